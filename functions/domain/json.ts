@@ -1,0 +1,97 @@
+/**
+ * JSON from outside, without losing big ids, and zod/mini issues turned into readable messages.
+ *
+ * `JSON.parse` silently rounds integers above 2^53 (Meta lead ids have 15-16 digits, Google's
+ * form and campaign ids are int64). `parseJson` keeps every integer that is not exactly
+ * representable as its decimal string; all other numbers parse as usual.
+ */
+import { isSafeNumber, parse } from 'lossless-json';
+import * as z from 'zod/mini';
+
+const INTEGER = /^-?\d+$/;
+
+function parseNumber(text: string): number | string {
+  if (isSafeNumber(text)) return Number(text);
+  return INTEGER.test(text) ? text : Number(text);
+}
+
+/** Parses JSON text; integers beyond Number.MAX_SAFE_INTEGER stay decimal strings. */
+export function parseJson(text: string): unknown {
+  return parse(text, null, parseNumber);
+}
+
+/**
+ * An integer id that came from outside: a safe integer stays a number, a bigger one is kept
+ * as its decimal string (never rounded). Digit strings are accepted as sent.
+ */
+export const externalId = z.union([
+  z.int(),
+  z.string().check(z.regex(/^\d{1,30}$/, 'must be an integer id')),
+]);
+export type ExternalId = z.infer<typeof externalId>;
+
+export interface IssueDetail {
+  /** Dotted path of the offending field, `""` for the whole body. */
+  field: string;
+  message: string;
+}
+
+interface IssueLike {
+  readonly code: string;
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  readonly expected?: unknown;
+  readonly input?: unknown;
+  readonly keys?: readonly string[];
+  readonly values?: readonly unknown[];
+  readonly minimum?: unknown;
+  readonly maximum?: unknown;
+  readonly format?: unknown;
+  readonly options?: readonly unknown[];
+}
+
+/** Dotted path (`profiles.meta.appSecret`, `interests.2`). */
+export function issuePath(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' && Number.isInteger(value)) return 'integer';
+  return typeof value;
+}
+
+/** One readable sentence for a zod issue; zod/mini ships no locale, so we word them here. */
+export function describeIssue(issue: IssueLike): string {
+  // A message written into the schema wins; zod/mini's own is always 'Invalid input'.
+  if (issue.message && issue.message !== 'Invalid input') return issue.message;
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return `is required (${String(issue.expected)})`;
+      return `must be ${String(issue.expected)}, got ${describeValue(issue.input)}`;
+    case 'invalid_value':
+      return `must be one of ${(issue.values ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'too_small':
+      return `must be at least ${String(issue.minimum)}`;
+    case 'too_big':
+      return `must be at most ${String(issue.maximum)}`;
+    case 'invalid_format':
+      return `must be a valid ${String(issue.format)}`;
+    case 'unrecognized_keys':
+      return `has unknown keys: ${(issue.keys ?? []).join(', ')}`;
+    case 'invalid_union':
+      return issue.options
+        ? `must be one of ${issue.options.map((v) => JSON.stringify(v)).join(', ')}`
+        : 'has an invalid value';
+    default:
+      return 'is invalid';
+  }
+}
+
+export function describeIssues(issues: readonly IssueLike[]): IssueDetail[] {
+  return issues.map((issue) => ({
+    field: issuePath(issue.path),
+    message: describeIssue(issue),
+  }));
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    env: { POWERTOOLS_DEV: 'false', POWERTOOLS_LOG_LEVEL: 'WARN' },
+  },
+});
