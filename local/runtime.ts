@@ -1,0 +1,195 @@
+/**
+ * The whole system on one machine (what `npm start` runs): the sandbox upstream, the effective
+ * configuration registered for in-process handlers, and the gateway. Each part is a service
+ * that is started in order and stopped in reverse order; the delivery worker and the report
+ * refresher join the list when they exist.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfigFile, setLocalConfig } from '../functions/shared/config-local.ts';
+import type { Config } from '../functions/shared/config-schema.ts';
+import { BINARY_MEDIA_TYPES } from '../infra/routes.ts';
+import { createGateway, routesFromTable } from './gateway.ts';
+
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DEMO_CONFIG = resolve(REPO_ROOT, 'config/demo.json');
+
+/** A problem with the environment or the machine that the user fixes: its message is enough. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+export interface LocalEnv {
+  port: number;
+  /** Undefined: no sandbox (`SANDBOX_PORT=0` or `UPSTREAM_URL` set). */
+  sandboxPort: number | undefined;
+  upstreamUrl: string | undefined;
+  configPath: string;
+  dataDir: string;
+}
+
+function portFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65_535) {
+    throw new StartupError(`${name} must be a port number from 0 to 65535, got "${raw}"`);
+  }
+  return port;
+}
+
+/** The contract's `npm start` environment, with its defaults. */
+export function readLocalEnv(env: NodeJS.ProcessEnv = process.env): LocalEnv {
+  const upstreamUrl = env.UPSTREAM_URL?.trim() || undefined;
+  if (upstreamUrl && !/^https?:\/\//.test(upstreamUrl)) {
+    throw new StartupError(`UPSTREAM_URL must be an http(s) URL, got "${upstreamUrl}"`);
+  }
+  if (upstreamUrl && !URL.canParse(upstreamUrl)) {
+    throw new StartupError(`UPSTREAM_URL is not a valid URL: "${upstreamUrl}"`);
+  }
+  const sandboxPort = portFrom(env, 'SANDBOX_PORT', 4010);
+  return {
+    port: portFrom(env, 'PORT', 3000),
+    sandboxPort: upstreamUrl || sandboxPort === 0 ? undefined : sandboxPort,
+    upstreamUrl,
+    configPath: env.LEADS_CONFIG?.trim() || DEMO_CONFIG,
+    dataDir: resolve(env.DATA_DIR?.trim() || '.data'),
+  };
+}
+
+/**
+ * The configuration handlers see. With a sandbox, the upstream is the sandbox, and a Meta
+ * profile whose Graph URL pointed at the configured upstream's origin points at the sandbox too.
+ * UPSTREAM_URL replaces the upstream base URL.
+ */
+export function effectiveConfig(
+  config: Config,
+  upstream: { sandboxUrl?: string | undefined; upstreamUrl?: string | undefined },
+): Config {
+  if (upstream.upstreamUrl) {
+    return { ...config, upstream: { ...config.upstream, baseUrl: upstream.upstreamUrl } };
+  }
+  if (!upstream.sandboxUrl) return config;
+  const configuredOrigin = new URL(config.upstream.baseUrl).origin;
+  const sandbox = new URL(upstream.sandboxUrl);
+  const profiles = Object.fromEntries(
+    Object.entries(config.profiles).map(([name, profile]) => {
+      if (profile.source !== 'meta') return [name, profile];
+      const graph = new URL(profile.graphBaseUrl);
+      if (graph.origin !== configuredOrigin) return [name, profile];
+      const rewritten = `${sandbox.origin}${graph.pathname}${graph.search}`;
+      return [name, { ...profile, graphBaseUrl: rewritten }];
+    }),
+  );
+  return {
+    ...config,
+    upstream: { ...config.upstream, baseUrl: upstream.sandboxUrl.replace(/\/+$/, '') },
+    profiles,
+  };
+}
+
+export interface LocalRuntime {
+  gatewayUrl: string;
+  /** Set when the sandbox runs. */
+  sandboxUrl: string | undefined;
+  /** The configuration handlers use (secrets included: never print it). */
+  config: Config;
+  configPath: string;
+  dataDir: string;
+  /** Stops every service, the last started first. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Request and error lines of the gateway; default silent. */
+  log?: (line: string) => void;
+}
+
+type Stop = () => Promise<void>;
+
+/**
+ * Starts sandbox (unless disabled) and gateway. Throws ConfigError for a bad configuration
+ * file, StartupError for a port in use; whatever was started is stopped again first.
+ */
+export async function startLocalRuntime(
+  env: LocalEnv,
+  options: StartOptions = {},
+): Promise<LocalRuntime> {
+  const fileConfig = loadConfigFile(env.configPath);
+  mkdirSync(env.dataDir, { recursive: true });
+  process.env.LEADS_RUNTIME = 'local';
+
+  const running: { name: string; stop: Stop }[] = [];
+  const stop = async () => {
+    const errors: Error[] = [];
+    for (const service of running.splice(0).reverse()) {
+      await service.stop().catch((error: unknown) => {
+        errors.push(new Error(`${service.name} did not stop cleanly`, { cause: error }));
+      });
+    }
+    if (errors.length > 0) {
+      throw new AggregateError(errors, errors.map((e) => e.message).join('; '));
+    }
+  };
+  let ready = false;
+
+  try {
+    let sandboxUrl: string | undefined;
+    if (env.sandboxPort !== undefined) {
+      const { createSandbox } = await import('../sandbox/server.ts');
+      const sandbox = await createSandbox({
+        port: env.sandboxPort,
+        host: '127.0.0.1',
+        username: fileConfig.upstream.username,
+        password: fileConfig.upstream.password,
+      }).catch((error: unknown) => rethrowListenError(error, 'SANDBOX_PORT', env.sandboxPort));
+      running.push({ name: 'sandbox', stop: () => sandbox.close() });
+      sandboxUrl = sandbox.url;
+    }
+
+    const config = effectiveConfig(fileConfig, { sandboxUrl, upstreamUrl: env.upstreamUrl });
+    setLocalConfig(config);
+    running.push({ name: 'config', stop: async () => setLocalConfig(undefined) });
+
+    // The delivery worker and the report refresher start here, before the gateway takes traffic.
+
+    const gateway = createGateway({
+      routes: routesFromTable(REPO_ROOT),
+      binaryMediaTypes: BINARY_MEDIA_TYPES,
+      health: () => ready,
+      log: options.log,
+    });
+    const gatewayUrl = await gateway
+      .listen(env.port)
+      .catch((error: unknown) => rethrowListenError(error, 'PORT', env.port));
+    running.push({ name: 'gateway', stop: () => gateway.close() });
+
+    ready = true;
+    return {
+      gatewayUrl,
+      sandboxUrl,
+      config,
+      configPath: env.configPath,
+      dataDir: env.dataDir,
+      stop: async () => {
+        ready = false;
+        await stop();
+      },
+    };
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+}
+
+function rethrowListenError(error: unknown, variable: string, port: number | undefined): never {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    throw new StartupError(`port ${port} is already in use: stop what uses it or set ${variable}`);
+  }
+  if (code === 'EACCES') {
+    throw new StartupError(`port ${port} needs more privileges: set ${variable} to another port`);
+  }
+  throw error;
+}

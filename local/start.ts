@@ -1,0 +1,118 @@
+/**
+ * `npm start`: the whole system on this machine. Environment (see CONTRACT.md): PORT (3000),
+ * SANDBOX_PORT (4010; 0 = none), UPSTREAM_URL (no sandbox, use this upstream), LEADS_CONFIG
+ * (config/demo.json), DATA_DIR (.data). Stops cleanly on SIGINT/SIGTERM.
+ */
+import { relative } from 'node:path';
+import { ConfigError } from '../functions/shared/config-local.ts';
+import { type LocalRuntime, readLocalEnv, StartupError, startLocalRuntime } from './runtime.ts';
+
+/** The sandbox's default password (CONTRACT.md); no secret, so the banner may show it. */
+const DEMO_PASSWORD = 'demo';
+
+/** How long stopping may take before the process gives up and exits 1. */
+const STOP_DEADLINE_MS = 15_000;
+
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? rel : path;
+}
+
+/** The lines printed once everything is up. */
+function banner(runtime: LocalRuntime): string {
+  const { gatewayUrl, sandboxUrl, config } = runtime;
+  const { username, password } = config.upstream;
+  const lines = [
+    'Leads gateway running locally',
+    `  gateway   ${gatewayUrl}`,
+    `  health    ${gatewayUrl}/health`,
+    sandboxUrl
+      ? `  sandbox   ${sandboxUrl}  (the upstream stand-in)`
+      : `  upstream  ${config.upstream.baseUrl}`,
+    `  config    ${shown(runtime.configPath)}`,
+    `  data      ${shown(runtime.dataDir)}`,
+    '',
+  ];
+  if (sandboxUrl) {
+    const prospect = {
+      name: 'Ana',
+      lastName: 'Souza',
+      email: 'ana.souza@example.com',
+      idBranch: 1,
+      ddi: '55',
+      cellphone: '11987654321',
+      marketingType: 'Site',
+    };
+    // Only the sandbox's well-known demo password is printed; curl prompts for any other.
+    const credentials = password === DEMO_PASSWORD ? `${username}:${password}` : username;
+    lines.push(
+      'Create a prospect in the sandbox:',
+      `  curl -u ${shellQuote(credentials)} -H 'Content-Type: application/json' ` +
+        `${sandboxUrl}/api/v1/prospects -d ${shellQuote(JSON.stringify(prospect))}`,
+    );
+  } else {
+    lines.push('Check the gateway:', `  curl ${gatewayUrl}/health`);
+  }
+  lines.push('', 'Ctrl+C stops everything.');
+  return lines.join('\n');
+}
+
+function fail(error: unknown): never {
+  if (error instanceof ConfigError || error instanceof StartupError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`cannot start: ${error instanceof Error ? error.stack : error}\n`);
+  }
+  process.exit(1);
+}
+
+function main(): void {
+  const starting = startLocalRuntime(readLocalEnv(), {
+    log: (line) => process.stdout.write(`[gateway] ${line}\n`),
+  });
+
+  // Installed first, so that a signal during start-up also stops whatever has started.
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting without waiting\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`${signal}: stopping...\n`);
+    setTimeout(() => {
+      process.stderr.write(`still stopping after ${STOP_DEADLINE_MS / 1000} s: exiting\n`);
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    starting
+      .then((runtime) => runtime.stop())
+      .then(
+        () => {
+          process.stdout.write('stopped\n');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          process.stderr.write(
+            `stopped with errors: ${error instanceof Error ? error.stack : error}\n`,
+          );
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  starting.then((runtime) => {
+    if (!stopping) process.stdout.write(`${banner(runtime)}\n`);
+  }, fail);
+}
+
+try {
+  main();
+} catch (error) {
+  fail(error);
+}

@@ -1,0 +1,143 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfigFile, localConfig } from '../../functions/shared/config-local.ts';
+import type { Profile } from '../../functions/shared/config-schema.ts';
+import {
+  DEMO_CONFIG,
+  effectiveConfig,
+  readLocalEnv,
+  StartupError,
+  startLocalRuntime,
+} from '../../local/runtime.ts';
+import { send } from '../helpers/gateway-http.ts';
+
+const demo = loadConfigFile(DEMO_CONFIG);
+const dir = mkdtempSync(join(tmpdir(), 'leads-runtime-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function graphBaseUrl(profile: Profile | undefined): string | undefined {
+  return profile?.source === 'meta' ? profile.graphBaseUrl : undefined;
+}
+
+describe('readLocalEnv', () => {
+  it('applies the contract defaults', () => {
+    expect(readLocalEnv({})).toEqual({
+      port: 3000,
+      sandboxPort: 4010,
+      upstreamUrl: undefined,
+      configPath: DEMO_CONFIG,
+      dataDir: resolve('.data'),
+    });
+  });
+
+  it('turns the sandbox off with SANDBOX_PORT=0 or UPSTREAM_URL', () => {
+    expect(readLocalEnv({ SANDBOX_PORT: '0', PORT: '0' })).toMatchObject({
+      port: 0,
+      sandboxPort: undefined,
+    });
+    expect(readLocalEnv({ UPSTREAM_URL: 'https://evo.example.com' })).toMatchObject({
+      sandboxPort: undefined,
+      upstreamUrl: 'https://evo.example.com',
+    });
+  });
+
+  it('refuses ports and URLs that cannot work', () => {
+    expect(() => readLocalEnv({ PORT: 'abc' })).toThrow(StartupError);
+    expect(() => readLocalEnv({ SANDBOX_PORT: '70000' })).toThrow(/SANDBOX_PORT/);
+    expect(() => readLocalEnv({ UPSTREAM_URL: 'evo.example.com' })).toThrow(/UPSTREAM_URL/);
+  });
+});
+
+describe('effectiveConfig', () => {
+  it('points the upstream and a Meta Graph URL on the same origin at the sandbox', () => {
+    // Act
+    const config = effectiveConfig(demo, { sandboxUrl: 'http://127.0.0.1:5555' });
+
+    // Assess
+    expect(config.upstream.baseUrl).toBe('http://127.0.0.1:5555');
+    expect(graphBaseUrl(config.profiles.meta)).toBe('http://127.0.0.1:5555/graph');
+    expect(config.upstream.password).toBe(demo.upstream.password);
+    expect(graphBaseUrl(demo.profiles.meta)).toBe('http://127.0.0.1:4010/graph');
+  });
+
+  it('leaves a Graph URL on another origin alone', () => {
+    // Prepare
+    const meta = demo.profiles.meta;
+    if (meta?.source !== 'meta') throw new Error('the demo has a meta profile');
+    const real = { ...meta, graphBaseUrl: 'https://graph.facebook.com/v21.0' };
+    const config = { ...demo, profiles: { ...demo.profiles, meta: real } };
+
+    // Act
+    const effective = effectiveConfig(config, { sandboxUrl: 'http://127.0.0.1:5555' });
+
+    // Assess
+    expect(graphBaseUrl(effective.profiles.meta)).toBe('https://graph.facebook.com/v21.0');
+  });
+
+  it('uses UPSTREAM_URL as the upstream', () => {
+    const config = effectiveConfig(demo, { upstreamUrl: 'https://evo.example.com' });
+    expect(config.upstream.baseUrl).toBe('https://evo.example.com');
+    expect(graphBaseUrl(config.profiles.meta)).toBe('http://127.0.0.1:4010/graph');
+  });
+});
+
+describe('startLocalRuntime', () => {
+  it('starts sandbox and gateway, registers the effective configuration, and stops both', async () => {
+    // Prepare
+    const dataDir = join(dir, 'data');
+
+    // Act
+    const runtime = await startLocalRuntime({
+      port: 0,
+      sandboxPort: 0,
+      upstreamUrl: undefined,
+      configPath: DEMO_CONFIG,
+      dataDir,
+    });
+
+    // Assess
+    try {
+      expect(existsSync(dataDir)).toBe(true);
+      expect(process.env.LEADS_RUNTIME).toBe('local');
+      expect(runtime.sandboxUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(localConfig().upstream.baseUrl).toBe(runtime.sandboxUrl);
+      const health = await send(`${runtime.gatewayUrl}/health`);
+      expect(health.status).toBe(200);
+      expect(health.json()).toEqual({ status: 'ok' });
+    } finally {
+      await runtime.stop();
+    }
+    expect(() => localConfig()).toThrow();
+    await expect(send(`${runtime.gatewayUrl}/health`)).rejects.toThrow();
+    await expect(send(`${runtime.sandboxUrl}/_sandbox/stats`)).rejects.toThrow();
+  });
+
+  it('explains a port in use and stops what it had started', async () => {
+    // Prepare
+    const first = await startLocalRuntime({
+      port: 0,
+      sandboxPort: undefined,
+      upstreamUrl: undefined,
+      configPath: DEMO_CONFIG,
+      dataDir: join(dir, 'data'),
+    });
+    const taken = Number(new URL(first.gatewayUrl).port);
+
+    // Act / Assess
+    try {
+      await expect(
+        startLocalRuntime({
+          port: taken,
+          sandboxPort: undefined,
+          upstreamUrl: undefined,
+          configPath: DEMO_CONFIG,
+          dataDir: join(dir, 'data'),
+        }),
+      ).rejects.toThrow(new RegExp(`port ${taken} is already in use.*PORT`));
+    } finally {
+      await first.stop();
+    }
+  });
+});

@@ -1,0 +1,147 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { send } from '../helpers/gateway-http.ts';
+import {
+  freePort,
+  type LocalProcess,
+  REPO_ROOT,
+  runLocalUntilExit,
+  startLocal,
+} from '../helpers/gateway-process.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'leads-start-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let running: LocalProcess | undefined;
+afterEach(async () => {
+  if (running && running.child.exitCode === null && running.child.signalCode === null) {
+    await running.stop('SIGKILL');
+  }
+  running = undefined;
+});
+
+/** The pieces of the printed `curl -u user:pass -H '...' URL -d '{...}'` line. */
+function parseCurl(stdout: string): { credentials: string; url: string; body: string } {
+  const match = /^\s*curl -u (\S+) -H 'Content-Type: application\/json' (\S+) -d '(.+)'$/m.exec(
+    stdout,
+  );
+  if (!match?.[1] || !match[2] || !match[3]) throw new Error(`no curl example in:\n${stdout}`);
+  return { credentials: match[1], url: match[2], body: match[3] };
+}
+
+describe('npm start (local/start.ts)', () => {
+  it('serves /health on PORT=0 without a sandbox and exits 0 on SIGTERM', async () => {
+    // Prepare
+    const dataDir = join(dir, 'data-no-sandbox');
+
+    // Act
+    running = await startLocal({ PORT: '0', SANDBOX_PORT: '0', DATA_DIR: dataDir });
+    const health = await send(`${running.gatewayUrl}/health`);
+    const unknown = await send(`${running.gatewayUrl}/nowhere`);
+    const code = await running.stop('SIGTERM');
+
+    // Assess
+    expect(running.gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(running.gatewayUrl).not.toMatch(/:0$/);
+    expect(running.sandboxUrl).toBeUndefined();
+    expect(health.status).toBe(200);
+    expect(health.json()).toEqual({ status: 'ok' });
+    expect(unknown.status).toBe(403);
+    expect(existsSync(dataDir)).toBe(true);
+    expect(code).toBe(0);
+    expect(running.stderr()).toBe('');
+  });
+
+  it('starts the sandbox, prints a curl that creates a prospect there, and exits 0 on SIGINT', async () => {
+    // Prepare
+    const sandboxPort = await freePort();
+
+    // Act
+    running = await startLocal({
+      PORT: '0',
+      SANDBOX_PORT: String(sandboxPort),
+      DATA_DIR: join(dir, 'data'),
+    });
+    const curl = parseCurl(running.stdout());
+    const created = await send(curl.url, {
+      method: 'POST',
+      headers: {
+        Authorization: `Basic ${Buffer.from(curl.credentials).toString('base64')}`,
+        'Content-Type': 'application/json',
+      },
+      body: curl.body,
+    });
+    const health = await send(`${running.gatewayUrl}/health`);
+    const code = await running.stop('SIGINT');
+
+    // Assess
+    expect(running.sandboxUrl).toBe(`http://127.0.0.1:${sandboxPort}`);
+    expect(running.stdout()).toContain(`${running.gatewayUrl}/health`);
+    expect(curl.url).toBe(`${running.sandboxUrl}/api/v1/prospects`);
+    expect(created.status, created.text()).toBe(200);
+    expect(created.json()).toMatchObject({ idProspect: expect.any(Number) });
+    expect(health.status).toBe(200);
+    expect(code).toBe(0);
+  });
+
+  it('stops `npm start` itself cleanly when npm gets SIGTERM', async () => {
+    // Act: a supervisor signals npm, not its child
+    running = await startLocal(
+      { PORT: '0', SANDBOX_PORT: '0', DATA_DIR: join(dir, 'data') },
+      { viaNpm: true },
+    );
+    const health = await send(`${running.gatewayUrl}/health`);
+    const code = await running.stop('SIGTERM');
+
+    // Assess: npm passed the signal on (the script execs node) and the gateway is gone
+    expect(health.status).toBe(200);
+    expect(code).toBe(0);
+    expect(running.stdout()).toMatch(/SIGTERM: stopping[\s\S]*stopped/);
+    await expect(send(`${running.gatewayUrl}/health`)).rejects.toThrow();
+  });
+
+  it('uses UPSTREAM_URL instead of a sandbox', async () => {
+    running = await startLocal({
+      PORT: '0',
+      UPSTREAM_URL: 'http://127.0.0.1:9/upstream',
+      DATA_DIR: join(dir, 'data'),
+    });
+    expect(running.sandboxUrl).toBeUndefined();
+    expect(running.stdout()).toMatch(/upstream\s+http:\/\/127\.0\.0\.1:9\/upstream/);
+    expect(await running.stop()).toBe(0);
+  });
+
+  it('exits 1 naming the key when LEADS_CONFIG is invalid, without a stack trace', async () => {
+    // Prepare
+    const config = JSON.parse(readFileSync(join(REPO_ROOT, 'config/demo.json'), 'utf8'));
+    delete config.upstream.password;
+    config.profiles.meta.graphBaseUrl = 'not a url';
+    const path = join(dir, 'bad.json');
+    writeFileSync(path, JSON.stringify(config));
+
+    // Act
+    const result = await runLocalUntilExit({ PORT: '0', SANDBOX_PORT: '0', LEADS_CONFIG: path });
+
+    // Assess
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(path);
+    expect(result.stderr).toMatch(/^\s*upstream\.password: is required/m);
+    expect(result.stderr).toMatch(/^\s*profiles\.meta\.graphBaseUrl: must be a valid url/im);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('exits 1 when LEADS_CONFIG does not exist, or PORT is not a port', async () => {
+    const missing = await runLocalUntilExit({
+      SANDBOX_PORT: '0',
+      LEADS_CONFIG: join(dir, 'missing.json'),
+    });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/missing\.json[\s\S]*does not exist/);
+
+    const badPort = await runLocalUntilExit({ PORT: 'http', SANDBOX_PORT: '0' });
+    expect(badPort.code).toBe(1);
+    expect(badPort.stderr).toMatch(/PORT must be a port number/);
+  });
+});
