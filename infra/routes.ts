@@ -11,7 +11,16 @@ export interface FunctionSpec {
   timeoutSeconds: number;
   memoryMb: number;
   description: string;
+  /**
+   * The Secrets Manager parts of the configuration it reads (least privilege): `upstream`
+   * credentials, the API `clients` list, or every profile's keys. Every function gets the
+   * non-secret settings.
+   */
+  secrets?: readonly ConfigSecret[];
 }
+
+/** The configuration secrets a deployed stack keeps (docs/deploy.md). */
+export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
 
 export const FUNCTIONS = {} as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;
@@ -23,6 +32,8 @@ export interface RouteSpec {
   /** API Gateway resource path, `{name}` for a path parameter. */
   path: string;
   fn?: FunctionName;
+  /** Per-method throttling on AWS (below the stage's); local ignores it. */
+  throttle?: { rateLimit: number; burstLimit: number };
 }
 
 export const ROUTES: readonly RouteSpec[] = [{ method: 'GET', path: '/health' }];

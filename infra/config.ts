@@ -1,0 +1,226 @@
+/**
+ * The deploy configuration: the same shape as the local configuration file (LEADS_CONFIG, see
+ * functions/shared/config-schema.ts) WITHOUT any secret value, plus what only a deployment
+ * needs (stage, secret names, API throttling). Secret values live in Secrets Manager under
+ * `secretsPrefix` (docs/deploy.md); a file that still holds one is refused.
+ *
+ * Path: context `-c config=path`, else env `LEADS_DEPLOY_CONFIG`, else config/deploy.example.json.
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import * as z from 'zod/mini';
+import { issuePath } from '../functions/domain/json.ts';
+import {
+  describeConfigIssue,
+  type Settings,
+  settingsSchema,
+} from '../functions/shared/config-aws.ts';
+import {
+  PROFILE_NAME,
+  PROFILE_SECRET_KEYS,
+  profileSchema,
+  SOURCES,
+  type SourceName,
+} from '../functions/shared/config-schema.ts';
+
+export const REPO_ROOT = join(import.meta.dirname, '..');
+export const DEFAULT_DEPLOY_CONFIG = join(REPO_ROOT, 'config', 'deploy.example.json');
+/** Context key and environment variable naming the deploy config file. */
+export const CONFIG_CONTEXT_KEY = 'config';
+export const CONFIG_ENV = 'LEADS_DEPLOY_CONFIG';
+
+const positive = z.number().check(z.positive('must be greater than 0'));
+const positiveInt = z.int().check(z.positive('must be greater than 0'));
+
+const apiSchema = z.strictObject({
+  /** Stage-wide steady requests per second (token bucket refill). */
+  rateLimit: z._default(positive, 25),
+  /** Stage-wide burst (bucket size). */
+  burstLimit: z._default(positiveInt, 50),
+  /** A regional WAFv2 web ACL to associate with the stage. */
+  webAclArn: z.optional(z.string().check(z.regex(/^arn:aws[a-z-]*:wafv2:/, 'must be a WAFv2 ARN'))),
+  /**
+   * Create API Gateway's account-wide CloudWatch Logs role (needed once per account and
+   * Region for execution logs). Set false when the account already has one.
+   */
+  cloudWatchRole: z._default(z.boolean(), true),
+});
+
+const deployConfigSchema = z.strictObject({
+  /** JSON editors' schema hint; ignored. */
+  $schema: z.optional(z.string()),
+  /** Names the stack (`leads-<stage>`), the API stage and, by default, the secrets. */
+  stage: z._default(
+    z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/, 'lower-case letters, digits and -')),
+    'prod',
+  ),
+  /** Secrets are `<secretsPrefix>/upstream`, `/clients`, `/profiles/<name>`; default `leads/<stage>`. */
+  secretsPrefix: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(/^[A-Za-z0-9_+=.@-]+(\/[A-Za-z0-9_+=.@-]+)*$/, 'letters, digits, /_+=.@- only'),
+      ),
+  ),
+  /** Pin the stack to one account and Region; omitted, the stack is environment-agnostic. */
+  account: z.optional(z.string().check(z.regex(/^\d{12}$/, 'must be a 12-digit account id'))),
+  region: z.optional(z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be a Region'))),
+  api: z.prefault(apiSchema, {}),
+  upstream: settingsSchema.shape.upstream,
+  profiles: z.record(
+    z
+      .string()
+      .check(z.regex(PROFILE_NAME, 'profile names are lower-case letters, digits, - and _')),
+    z.looseObject({ source: z.enum(SOURCES) }),
+  ),
+  report: settingsSchema.shape.report,
+});
+
+export type ApiConfig = z.infer<typeof apiSchema>;
+
+export interface DeployConfig {
+  stage: string;
+  secretsPrefix: string;
+  account?: string;
+  region?: string;
+  api: ApiConfig;
+  /** What functions receive as LEADS_SETTINGS: upstream, profiles and report, no secrets. */
+  settings: Settings;
+}
+
+/** A deploy configuration that cannot be used; one problem a line. */
+export class DeployConfigError extends Error {
+  override readonly name = 'DeployConfigError';
+
+  constructor(
+    readonly file: string,
+    readonly problems: readonly string[],
+    summary = 'invalid deploy configuration',
+  ) {
+    super([`${summary} in ${file}:`, ...problems.map((p) => `  ${p}`)].join('\n'));
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isSource(value: unknown): value is SourceName {
+  return (SOURCES as readonly unknown[]).includes(value);
+}
+
+/** Paths of secret values the file must not hold. */
+function secretValuesIn(raw: Record<string, unknown>): string[] {
+  const found: string[] = [];
+  if ('clients' in raw) found.push('clients');
+  if (isObject(raw.upstream)) {
+    for (const key of ['username', 'password']) {
+      if (key in raw.upstream) found.push(`upstream.${key}`);
+    }
+  }
+  if (isObject(raw.profiles)) {
+    for (const [name, profile] of Object.entries(raw.profiles)) {
+      if (!isObject(profile) || !isSource(profile.source)) continue;
+      for (const key of PROFILE_SECRET_KEYS[profile.source]) {
+        if (key in profile) found.push(`profiles.${name}.${key}`);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Checks a profile's non-secret fields with the full profile schema, the secret keys standing
+ * in as placeholders, and returns the normalised profile without them.
+ */
+function checkProfile(
+  name: string,
+  profile: { source: SourceName } & Record<string, unknown>,
+  problems: string[],
+): Settings['profiles'][string] | undefined {
+  const keys = PROFILE_SECRET_KEYS[profile.source];
+  const standIns = Object.fromEntries(keys.map((key) => [key, 'stand-in']));
+  const result = profileSchema.safeParse({ ...profile, ...standIns }, { reportInput: true });
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      problems.push(`profiles.${name}.${issuePath(issue.path)}: ${describeConfigIssue(issue)}`);
+    }
+    return undefined;
+  }
+  const settings: Record<string, unknown> = { ...result.data };
+  for (const key of keys) delete settings[key];
+  return settings as Settings['profiles'][string];
+}
+
+/** Validates an already-parsed deploy configuration; `file` only names the source in errors. */
+export function parseDeployConfig(raw: unknown, file = 'deploy configuration'): DeployConfig {
+  if (!isObject(raw)) throw new DeployConfigError(file, ['must be a JSON object']);
+  const secrets = secretValuesIn(raw);
+  if (secrets.length > 0) {
+    throw new DeployConfigError(
+      file,
+      secrets.map(
+        (path) =>
+          `${path}: secret values do not belong in a deploy configuration; the stack reads them from Secrets Manager (docs/deploy.md)`,
+      ),
+      'secret values',
+    );
+  }
+  const result = deployConfigSchema.safeParse(raw, { reportInput: true });
+  if (!result.success) {
+    throw new DeployConfigError(
+      file,
+      result.error.issues.map(
+        (i) => `${issuePath(i.path) || '(top level)'}: ${describeConfigIssue(i)}`,
+      ),
+    );
+  }
+  const config = result.data;
+  const problems: string[] = [];
+  const profiles: Settings['profiles'] = {};
+  for (const [name, profile] of Object.entries(config.profiles)) {
+    const checked = checkProfile(name, profile, problems);
+    if (checked) profiles[name] = checked;
+  }
+  if (problems.length > 0) throw new DeployConfigError(file, problems);
+  return {
+    stage: config.stage,
+    secretsPrefix: config.secretsPrefix ?? `leads/${config.stage}`,
+    ...(config.account !== undefined && { account: config.account }),
+    ...(config.region !== undefined && { region: config.region }),
+    api: config.api,
+    settings: { upstream: config.upstream, profiles, report: config.report },
+  };
+}
+
+/** Reads and validates a deploy configuration file. */
+export function loadDeployConfig(path: string): DeployConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new DeployConfigError(
+      path,
+      [`cannot read the file (${code})`],
+      'no deploy configuration',
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new DeployConfigError(path, [(error as Error).message], 'invalid JSON');
+  }
+  return parseDeployConfig(raw, path);
+}
+
+/** The deploy config path: context value, else LEADS_DEPLOY_CONFIG, else the example. */
+export function deployConfigPath(
+  contextValue: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const chosen = typeof contextValue === 'string' && contextValue ? contextValue : env[CONFIG_ENV];
+  if (!chosen) return DEFAULT_DEPLOY_CONFIG;
+  return isAbsolute(chosen) ? chosen : resolve(process.cwd(), chosen);
+}

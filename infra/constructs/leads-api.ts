@@ -1,0 +1,296 @@
+/**
+ * The gateway's REST API. REST rather than HTTP API because only REST has per-method and
+ * usage-plan throttling, request validation and AWS WAF, and because the local gateway
+ * emulates exactly its v1 Lambda proxy events.
+ *
+ * - Every body reaches Lambda as its exact bytes (BINARY_MEDIA_TYPES `*\/*`: signature checks).
+ * - Access logs as JSON in a log group, execution logs at ERROR (no bodies), X-Ray active.
+ * - Stage-wide throttling plus per-method limits (RouteSpec.throttle).
+ * - API Gateway's own errors (throttled, unknown route, ...) in the contract's error shape.
+ * - `addRoute(route, fn)` adds a Lambda proxy route from the route table (infra/routes.ts);
+ *   a route without a function is answered by the gateway itself (`GET /health`).
+ */
+import { Lazy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  type CfnStage,
+  ContentHandling,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  type Method,
+  MethodLoggingLevel,
+  MockIntegration,
+  PassthroughBehavior,
+  type RequestValidator,
+  type Resource,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { BINARY_MEDIA_TYPES, type RouteSpec } from '../routes.ts';
+
+export interface LeadsApiProps {
+  /** Stage name and `leads-<stage>` API name. */
+  stage: string;
+  /** Stage-wide steady rate (requests per second). */
+  rateLimit: number;
+  /** Stage-wide burst. */
+  burstLimit: number;
+  /** Regional WAFv2 web ACL to associate with the stage. */
+  webAclArn?: string;
+  /** Create API Gateway's account-wide CloudWatch role (once per account and Region). */
+  cloudWatchRole: boolean;
+  /** @default one month */
+  logRetention?: RetentionDays;
+}
+
+/** A route answered by API Gateway itself (a MOCK integration). */
+interface GatewayRoute {
+  statusCode: number;
+  body: unknown;
+  throttle: NonNullable<RouteSpec['throttle']>;
+}
+
+const GATEWAY_ROUTES: Record<string, GatewayRoute> = {
+  'GET /health': {
+    statusCode: 200,
+    body: { status: 'ok' },
+    throttle: { rateLimit: 5, burstLimit: 10 },
+  },
+};
+
+const JSON_CONTENT = "'application/json'";
+
+/** Gateway responses in the contract's `{"error": {"code", "message", "details"}}` shape. */
+const ERROR_TEMPLATE = JSON.stringify({
+  error: { code: '$context.error.responseType', message: '__MESSAGE__', details: [] },
+}).replace('"__MESSAGE__"', '$context.error.messageString');
+
+function methodSettingsPath(path: string): string {
+  // API Gateway's method settings escape the resource path's slashes as `~1`.
+  return `/${path.replaceAll('/', '~1')}`;
+}
+
+export class LeadsApi extends Construct {
+  readonly api: RestApi;
+  readonly accessLogs: LogGroup;
+  private readonly validator: RequestValidator;
+  private readonly methodThrottles: Array<{
+    httpMethod: string;
+    resourcePath: string;
+    throttlingRateLimit: number;
+    throttlingBurstLimit: number;
+  }> = [];
+
+  constructor(scope: Construct, id: string, props: LeadsApiProps) {
+    super(scope, id);
+    const retention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention });
+
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `leads-${props.stage}`,
+      description: 'Leads gateway: lead intake, prospects, debtors report, admin',
+      endpointTypes: [EndpointType.REGIONAL],
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      cloudWatchRole: props.cloudWatchRole,
+      deployOptions: {
+        stageName: props.stage,
+        tracingEnabled: true,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: AccessLogField.contextRequestId(),
+            extendedRequestId: AccessLogField.contextExtendedRequestId(),
+            requestTime: AccessLogField.contextRequestTime(),
+            ip: AccessLogField.contextIdentitySourceIp(),
+            userAgent: AccessLogField.contextIdentityUserAgent(),
+            httpMethod: AccessLogField.contextHttpMethod(),
+            resourcePath: AccessLogField.contextResourcePath(),
+            path: AccessLogField.contextPath(),
+            status: AccessLogField.contextStatus(),
+            responseLength: AccessLogField.contextResponseLength(),
+            responseLatency: AccessLogField.contextResponseLatency(),
+            integrationStatus: AccessLogField.contextIntegrationStatus(),
+            integrationLatency: AccessLogField.contextIntegrationLatency(),
+            errorType: AccessLogField.contextErrorResponseType(),
+            // The unquoted message: messageString comes with its own quotes.
+            errorMessage: AccessLogField.contextErrorMessage(),
+            xrayTraceId: AccessLogField.contextXrayTraceId(),
+          }),
+        ),
+        // Execution logs for failures only; never request or response bodies (PII, tokens).
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: false,
+        throttlingRateLimit: props.rateLimit,
+        throttlingBurstLimit: props.burstLimit,
+      },
+    });
+
+    // The stack outputs the URL under a stable name (ApiUrl) instead of RestApi's hashed one.
+    this.api.node.tryRemoveChild('Endpoint');
+
+    // Routes add their own method throttles after the stage exists.
+    const stage = this.api.deploymentStage.node.defaultChild as CfnStage;
+    const stageSettings = (Stack.of(this).resolve(stage.methodSettings) ?? []) as unknown[];
+    stage.methodSettings = Lazy.any({
+      produce: () => [...stageSettings, ...this.methodThrottles],
+    });
+
+    // Parameters declared by a route are required; a route may add a body model later.
+    this.validator = this.api.addRequestValidator('Validator', {
+      validateRequestBody: true,
+      validateRequestParameters: true,
+    });
+
+    this.addGatewayResponses();
+
+    if (props.webAclArn) {
+      new CfnWebACLAssociation(this, 'WebAcl', {
+        resourceArn: this.api.deploymentStage.stageArn,
+        webAclArn: props.webAclArn,
+      });
+    } else {
+      Validations.of(this.api.deploymentStage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'WAF costs a monthly fee per web ACL and rule; each route authenticates its caller (signature, token or Basic) and the stage and methods are throttled. Set api.webAclArn in the deploy config to associate a web ACL.',
+      });
+    }
+    if (props.cloudWatchRole) {
+      const role = this.api.node.tryFindChild('CloudWatchRole');
+      if (role) {
+        Validations.of(role).acknowledge({
+          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+          reason:
+            "API Gateway's account-wide logging role: the AWS managed policy is the documented one for it and is kept current by AWS.",
+        });
+      }
+    }
+  }
+
+  /** The stage's invoke URL (`https://.../<stage>/`). */
+  get url(): string {
+    return this.api.url;
+  }
+
+  /**
+   * Adds a route of the table: a Lambda proxy integration when `fn` is given, else the
+   * gateway's own answer (only known gateway routes, such as `GET /health`).
+   */
+  addRoute(route: RouteSpec, fn?: IFunction): Method {
+    const resource = this.api.root.resourceForPath(route.path);
+    const method = fn
+      ? this.addProxyMethod(resource, route, fn)
+      : this.addMockMethod(resource, route);
+    const throttle = route.throttle ?? GATEWAY_ROUTES[`${route.method} ${route.path}`]?.throttle;
+    if (throttle) {
+      this.methodThrottles.push({
+        httpMethod: route.method,
+        resourcePath: methodSettingsPath(route.path),
+        throttlingRateLimit: throttle.rateLimit,
+        throttlingBurstLimit: throttle.burstLimit,
+      });
+    }
+    return method;
+  }
+
+  private addProxyMethod(resource: Resource, route: RouteSpec, fn: IFunction): Method {
+    const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    const method = resource.addMethod(
+      route.method,
+      new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
+      {
+        requestValidator: this.validator,
+        requestParameters: Object.fromEntries(
+          pathParameters.map((name) => [`method.request.path.${name}`, true]),
+        ),
+      },
+    );
+    const reason =
+      'Callers are lead platforms and Basic-auth clients that can neither sign AWS requests nor hold Cognito tokens; the function authenticates each request itself (platform signature, profile token or key, Basic credentials checked against the clients secret).';
+    Validations.of(method).acknowledge(
+      { id: 'AwsSolutions-APIG4', reason },
+      { id: 'AwsSolutions-COG4', reason },
+    );
+    Validations.of(fn).acknowledge(
+      {
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'Invoked synchronously by API Gateway: the caller gets the error, so an asynchronous dead-letter queue never applies. Accepted leads are made durable by the function itself.',
+      },
+      {
+        id: 'Serverless-LambdaAsyncFailureDestination',
+        reason:
+          'Invoked synchronously by API Gateway: asynchronous failure destinations never apply.',
+      },
+    );
+    return method;
+  }
+
+  private addMockMethod(resource: Resource, route: RouteSpec): Method {
+    const key = `${route.method} ${route.path}`;
+    const answer = GATEWAY_ROUTES[key];
+    if (!answer) {
+      throw new Error(`route ${key} has no function and is not one the gateway answers itself`);
+    }
+    const statusCode = String(answer.statusCode);
+    const method = resource.addMethod(
+      route.method,
+      new MockIntegration({
+        // With binary media types `*/*` the request must be text for the template to apply.
+        contentHandling: ContentHandling.CONVERT_TO_TEXT,
+        passthroughBehavior: PassthroughBehavior.NEVER,
+        requestTemplates: { 'application/json': `{"statusCode": ${statusCode}}` },
+        integrationResponses: [
+          {
+            statusCode,
+            responseTemplates: { 'application/json': JSON.stringify(answer.body) },
+            responseParameters: { 'method.response.header.Content-Type': JSON_CONTENT },
+          },
+        ],
+      }),
+      {
+        requestValidator: this.validator,
+        methodResponses: [
+          { statusCode, responseParameters: { 'method.response.header.Content-Type': true } },
+        ],
+      },
+    );
+    const reason = `${key} is answered by API Gateway itself with a fixed body and reveals nothing; probes and monitors call it without credentials.`;
+    Validations.of(method).acknowledge(
+      { id: 'AwsSolutions-APIG4', reason },
+      { id: 'AwsSolutions-COG4', reason },
+    );
+    return method;
+  }
+
+  private addGatewayResponses(): void {
+    const responses: Array<[string, ResponseType, string?]> = [
+      ['Default4xx', ResponseType.DEFAULT_4XX],
+      ['Default5xx', ResponseType.DEFAULT_5XX],
+      // An unknown route: API Gateway says 403 "Missing Authentication Token"; say 404.
+      ['UnknownRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, '404'],
+    ];
+    for (const [id, type, statusCode] of responses) {
+      this.api.addGatewayResponse(id, {
+        type,
+        ...(statusCode && { statusCode }),
+        responseHeaders: { 'Content-Type': JSON_CONTENT },
+        templates: {
+          'application/json':
+            type === ResponseType.MISSING_AUTHENTICATION_TOKEN
+              ? JSON.stringify({
+                  error: { code: 'NOT_FOUND', message: 'No such route', details: [] },
+                })
+              : ERROR_TEMPLATE,
+        },
+      });
+    }
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * The house Lambda function: every function of the stack is a NodeFunction, so the stack only
+ * states what differs (entry, memory, timeout, description, environment).
+ *
+ * Fixed here: the newest Node.js runtime of this aws-cdk-lib (nodejs24.x), ARM64, X-Ray active,
+ * ESM bundle (`index.mjs`) minified with source maps, `process.env.LEADS_RUNTIME` defined as
+ * "aws" at bundle time so local-only branches are dropped, an explicit log group with a
+ * retention, a role that may write only to that log group, Powertools settings, and a check
+ * that the environment stays under Lambda's 4 KB limit.
+ */
+import { join } from 'node:path';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { type Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type CfnFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  NodejsFunction,
+  type NodejsFunctionProps,
+  OutputFormat,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+const REPO_ROOT = join(import.meta.dirname, '..', '..');
+
+/** The newest Node.js runtime this aws-cdk-lib offers (cdk-nag L1 wants the newest). */
+export const NODE_RUNTIME = Runtime.NODEJS_24_X;
+/** Lambda refuses a function whose environment variables exceed 4 KB in total. */
+export const LAMBDA_ENV_LIMIT_BYTES = 4096;
+/** Estimated length of a value only CloudFormation knows (an ARN, a queue URL). */
+const UNRESOLVED_VALUE_BYTES = 128;
+
+/** Lets esbuild's ESM output `require()` Node built-ins from bundled CommonJS code. */
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire as __leadsCreateRequire } from 'node:module'; const require = __leadsCreateRequire(import.meta.url);";
+
+export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+export interface NodeFunctionProps
+  extends Omit<
+    NodejsFunctionProps,
+    'entry' | 'runtime' | 'architecture' | 'tracing' | 'logGroup' | 'logRetention' | 'role'
+  > {
+  /** Entry file relative to the repository root (`functions/lead-intake/handler.ts`). */
+  entry: string;
+  /** @default 512 */
+  memorySize?: number;
+  /** @default 10 seconds */
+  timeout?: Duration;
+  /** @default one month */
+  logRetention?: RetentionDays;
+  /** POWERTOOLS_SERVICE_NAME. @default 'leads' */
+  serviceName?: string;
+  /** POWERTOOLS_METRICS_NAMESPACE. @default 'Leads' */
+  metricsNamespace?: string;
+  /** POWERTOOLS_LOG_LEVEL. @default 'INFO' */
+  logLevel?: PowertoolsLogLevel;
+}
+
+export class NodeFunction extends NodejsFunction {
+  /** The function's own log group (a sibling construct, `<id>Logs`). */
+  readonly logs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: NodeFunctionProps) {
+    const {
+      entry,
+      logRetention = RetentionDays.ONE_MONTH,
+      serviceName = 'leads',
+      metricsNamespace = 'Leads',
+      logLevel = 'INFO',
+      bundling,
+      environment,
+      ...rest
+    } = props;
+    // Created before the function (no `this` before super), so they are siblings of it.
+    const logs = new LogGroup(scope, `${id}Logs`, { retention: logRetention });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs the ${id} function`,
+    });
+    // Instead of the AWSLambdaBasicExecutionRole managed policy (logs:* on every group).
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logs.logGroupArn],
+      }),
+    );
+
+    super(scope, id, {
+      memorySize: 512,
+      timeout: Duration.seconds(10),
+      ...rest,
+      entry: join(REPO_ROOT, entry),
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      runtime: NODE_RUNTIME,
+      architecture: Architecture.ARM_64,
+      tracing: Tracing.ACTIVE,
+      logGroup: logs,
+      role,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        LEADS_RUNTIME: 'aws',
+        POWERTOOLS_SERVICE_NAME: serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+        POWERTOOLS_LOG_LEVEL: logLevel,
+        ...environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Resolve the ESM entry points of dependencies first (tree-shaking).
+        mainFields: ['module', 'main'],
+        // The AWS SDK comes with the runtime and stays external unless bundled on purpose;
+        // only bundled CommonJS code needs `require` inside an ESM bundle.
+        ...(bundling?.bundleAwsSDK && { banner: CREATE_REQUIRE_BANNER }),
+        ...bundling,
+        define: { 'process.env.LEADS_RUNTIME': JSON.stringify('aws'), ...bundling?.define },
+      },
+    });
+    this.logs = logs;
+
+    // X-Ray's PutTraceSegments/PutTelemetryRecords take no resource ARN (Tracing.ACTIVE). The
+    // acknowledgement covers them only: checkWildcards() fails synth for any other action.
+    const policy = role.node.tryFindChild('DefaultPolicy') as Policy | undefined;
+    if (policy) {
+      Validations.of(policy).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Only the X-Ray write actions (xray:PutTraceSegments, xray:PutTelemetryRecords) use Resource "*": X-Ray has no resource-level permissions. Synth fails if any other action gets Resource "*".',
+      });
+    }
+
+    this.node.addValidation({
+      validate: () => [...this.checkEnvironmentSize(), ...this.checkWildcards(policy)],
+    });
+  }
+
+  /** Only X-Ray's actions may have Resource "*" (see the IAM5 acknowledgement). */
+  private checkWildcards(policy: Policy | undefined): string[] {
+    if (!policy) return [];
+    const document = Stack.of(this).resolve(policy.document) as {
+      Statement?: Array<{ Effect: string; Action: string | string[]; Resource: unknown }>;
+    };
+    const offending = (document.Statement ?? [])
+      .filter((s) => s.Effect === 'Allow' && [s.Resource].flat().includes('*'))
+      .flatMap((s) => [s.Action].flat())
+      .filter((action) => !action.startsWith('xray:'));
+    if (offending.length === 0) return [];
+    return [
+      `${this.node.path} grants ${offending.join(', ')} on Resource "*": name the resource (only X-Ray's actions are acknowledged with a wildcard)`,
+    ];
+  }
+
+  /** Synth fails when the environment would not fit in Lambda's 4 KB. */
+  private checkEnvironmentSize(): string[] {
+    const resource = this.node.defaultChild as CfnFunction;
+    const resolved = Stack.of(this).resolve(resource.environment) as
+      | { variables?: Record<string, unknown> }
+      | undefined;
+    const variables = resolved?.variables ?? {};
+    const sizes = Object.entries(variables).map(([key, value]) => ({
+      key,
+      bytes: Buffer.byteLength(key) + estimateBytes(value),
+    }));
+    const total = sizes.reduce((sum, s) => sum + s.bytes, 0);
+    if (total <= LAMBDA_ENV_LIMIT_BYTES) return [];
+    const largest = sizes
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, 3)
+      .map((s) => `${s.key} ${s.bytes} B`)
+      .join(', ');
+    return [
+      `the environment variables of ${this.node.path} take about ${total} bytes, over Lambda's ${LAMBDA_ENV_LIMIT_BYTES}-byte limit (largest: ${largest}). Shorten the deploy config (LEADS_SETTINGS holds its upstream, profiles and report parts).`,
+    ];
+  }
+}
+
+/** Bytes a resolved environment value will take; values CloudFormation fills in are estimated. */
+function estimateBytes(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'object' && value !== null && 'Fn::Join' in value) {
+    const [separator, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+    const joined = parts.reduce<number>((sum, part) => sum + estimateBytes(part), 0);
+    return joined + Buffer.byteLength(separator) * Math.max(parts.length - 1, 0);
+  }
+  return UNRESOLVED_VALUE_BYTES;
+}

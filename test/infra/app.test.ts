@@ -1,0 +1,154 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type LeadsApp } from '../../infra/app.ts';
+import { LeadsApi } from '../../infra/constructs/leads-api.ts';
+import { LeadsSecrets } from '../../infra/constructs/leads-secrets.ts';
+import { NodeFunction } from '../../infra/constructs/node-function.ts';
+import {
+  acknowledgements,
+  addNagPacks,
+  cdkJsonContext,
+  deployConfig,
+  removeTempOutdirs,
+  synthViolations,
+  tempOutdir,
+  testApp,
+  testStack,
+  type Violation,
+} from './helpers.ts';
+
+afterAll(removeTempOutdirs);
+
+describe('the CDK app (config/deploy.example.json)', () => {
+  let built: LeadsApp;
+  let violations: Violation[];
+
+  beforeAll(() => {
+    // What `npx cdk synth` does: cdk.json's context, cdk-nag packs, CDK's own validation.
+    built = buildApp({
+      outdir: tempOutdir(),
+      context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] },
+    });
+    violations = synthViolations(built.app);
+  });
+
+  it('synthesizes with no unacknowledged cdk-nag (or CDK validation) error or warning', () => {
+    expect(violations).toEqual([]);
+  });
+
+  it('is environment-agnostic and holds the API, the secrets and the outputs', () => {
+    // Act
+    const template = Template.fromStack(built.stack);
+
+    // Assess
+    expect(built.stack.stackName).toBe('leads-prod');
+    expect(built.stack.environment).toBe('aws://unknown-account/unknown-region');
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 10);
+    expect(Object.keys(template.findOutputs('*')).sort()).toEqual([
+      'ApiUrl',
+      'SecretNames',
+      'SecretsPrefix',
+    ]);
+    template.hasOutput('SecretsPrefix', { Value: 'leads/prod' });
+    template.hasOutput('SecretNames', {
+      Value: Match.stringLikeRegexp(
+        '^leads/prod/upstream,leads/prod/clients,leads/prod/profiles/site,',
+      ),
+    });
+  });
+
+  it('gives every acknowledged finding a written reason, also in the template', () => {
+    // Act
+    const acks = acknowledgements(built.app);
+    const template = Template.fromStack(built.stack).toJSON() as {
+      Resources: Record<string, { Metadata?: { cdk_nag?: { rules_to_suppress: unknown[] } } }>;
+    };
+
+    // Assess
+    expect(acks.length).toBeGreaterThan(0);
+    for (const ack of acks) {
+      expect(ack.reason.length, `${ack.id} at ${ack.path}`).toBeGreaterThanOrEqual(40);
+    }
+    const ids = new Set(acks.map((a) => a.id));
+    expect(ids).toEqual(
+      new Set([
+        'AwsSolutions-SMG4',
+        'AwsSolutions-APIG3',
+        'AwsSolutions-APIG4',
+        'AwsSolutions-COG4',
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      ]),
+    );
+    // Acknowledged on the narrowest construct: never the app or the stack.
+    for (const ack of acks) expect(ack.path.split('/').length).toBeGreaterThan(2);
+    const audited = Object.values(template.Resources).flatMap(
+      (r) => r.Metadata?.cdk_nag?.rules_to_suppress ?? [],
+    );
+    expect(audited).toContainEqual({
+      id: 'AwsSolutions-SMG4',
+      reason: expect.stringContaining('rotate them by hand'),
+    });
+  });
+});
+
+describe('cdk-nag on the house constructs', () => {
+  it('passes a function behind a route that reads a secret', () => {
+    // Prepare
+    const app = testApp({ builtinCloudFormationValidation: true });
+    addNagPacks(app);
+    const stack = testStack(app);
+    const config = deployConfig();
+    const secrets = new LeadsSecrets(stack, 'Secrets', {
+      prefix: config.secretsPrefix,
+      settings: config.settings,
+    });
+    const api = new LeadsApi(stack, 'Gateway', {
+      stage: 'test',
+      rateLimit: 10,
+      burstLimit: 20,
+      cloudWatchRole: true,
+    });
+    const fn = new NodeFunction(stack, 'Intake', { entry: 'test/fixtures/functions/hello.ts' });
+    secrets.grantRead(fn, 'upstream', 'profiles');
+    api.addRoute({ method: 'GET', path: '/health' });
+    api.addRoute({ method: 'POST', path: '/leads/{profile}' }, fn);
+
+    // Act
+    const found = synthViolations(app);
+
+    // Assess
+    expect(found).toEqual([]);
+    const acks = acknowledgements(app);
+    expect(acks).toContainEqual(
+      expect.objectContaining({
+        path: 'test/IntakeRole/DefaultPolicy',
+        id: 'AwsSolutions-IAM5[Resource::*]',
+      }),
+    );
+    expect(acks).toContainEqual(
+      expect.objectContaining({ path: 'test/Intake', id: 'Serverless-LambdaDLQ' }),
+    );
+  });
+
+  it('reports an unacknowledged finding (the check is not vacuous)', () => {
+    // Prepare
+    const app = testApp();
+    addNagPacks(app);
+    new Secret(testStack(app), 'Bare', { removalPolicy: RemovalPolicy.DESTROY });
+
+    // Act
+    const found = synthViolations(app);
+
+    // Assess
+    expect(found).toContainEqual(
+      expect.objectContaining({
+        rule: 'AwsSolutions-SMG4',
+        severity: 'error',
+        paths: ['test/Bare/Resource'],
+      }),
+    );
+  });
+});

@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_DEPLOY_CONFIG,
+  DeployConfigError,
+  deployConfigPath,
+  loadDeployConfig,
+  parseDeployConfig,
+} from '../../infra/config.ts';
+
+const MINIMAL = {
+  upstream: { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 },
+  profiles: { site: { source: 'form' } },
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'leads-deploy-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function problemsOf(raw: unknown): string {
+  try {
+    parseDeployConfig(raw, 'deploy.json');
+  } catch (error) {
+    expect(error).toBeInstanceOf(DeployConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+describe('deploy config', () => {
+  it('reads the committed example: a gym with every kind of profile', () => {
+    // Act
+    const config = loadDeployConfig(DEFAULT_DEPLOY_CONFIG);
+
+    // Assess
+    expect(config.stage).toBe('prod');
+    expect(config.secretsPrefix).toBe('leads/prod');
+    expect(Object.keys(config.settings.profiles)).toEqual(
+      expect.arrayContaining(['site', 'meta', 'google', 'native']),
+    );
+    expect(config.settings.upstream.partnerTokenField).toBe('tokenGympass');
+  });
+
+  it('defaults stage, secret prefix, API limits and report, and normalises profiles', () => {
+    // Act
+    const config = parseDeployConfig({
+      ...MINIMAL,
+      stage: 'staging',
+      profiles: { meta: { source: 'meta' } },
+    });
+
+    // Assess
+    expect(config).toMatchObject({
+      stage: 'staging',
+      secretsPrefix: 'leads/staging',
+      api: { rateLimit: 25, burstLimit: 50, cloudWatchRole: true },
+      settings: {
+        upstream: { timeoutMs: 10_000, partnerTokenField: 'tokenPartner' },
+        report: { branches: [], refreshSeconds: 900 },
+        profiles: { meta: { source: 'meta', graphBaseUrl: 'https://graph.facebook.com/v21.0' } },
+      },
+    });
+  });
+
+  it('refuses secret values, naming where they are', () => {
+    // Act
+    const message = problemsOf({
+      ...MINIMAL,
+      upstream: { ...MINIMAL.upstream, password: 'hunter2' },
+      clients: [],
+      profiles: { site: { source: 'form', token: 't0k3n' }, native: { source: 'prospect' } },
+    });
+
+    // Assess
+    expect(message).toContain('upstream.password: secret values do not belong');
+    expect(message).toContain('clients: secret values do not belong');
+    expect(message).toContain('profiles.site.token: secret values do not belong');
+    expect(message).not.toContain('hunter2');
+    expect(message).not.toContain('t0k3n');
+  });
+
+  it('explains invalid settings one per line, with their path', () => {
+    // Act
+    const message = problemsOf({
+      ...MINIMAL,
+      stage: 'Prod!',
+      upstream: { ...MINIMAL.upstream, baseUrl: 'not a url' },
+      profiles: {
+        site: { source: 'form', redirectUrl: 'nowhere' },
+        Bad: { source: 'form' },
+      },
+    });
+
+    // Assess
+    expect(message).toMatch(/^invalid deploy configuration in deploy\.json:/);
+    expect(message).toContain('stage: lower-case letters, digits and -');
+    expect(message).toContain('upstream.baseUrl:');
+    expect(message).toContain('profiles.Bad: profile names are lower-case');
+  });
+
+  it('checks each profile with the full profile schema', () => {
+    // Act
+    const message = problemsOf({
+      ...MINIMAL,
+      profiles: { site: { source: 'form', redirectUrl: 'nowhere', defaults: { idBranch: 'x' } } },
+    });
+
+    // Assess
+    expect(message).toContain('profiles.site.redirectUrl:');
+    expect(message).toContain('profiles.site.defaults.idBranch:');
+  });
+
+  it('refuses unknown top-level keys (typos)', () => {
+    // Act
+    const message = problemsOf({ ...MINIMAL, stgae: 'dev' });
+
+    // Assess
+    expect(message).toContain('stgae');
+  });
+
+  it('names a file that is missing or not JSON', () => {
+    // Prepare
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{ "stage": ');
+
+    // Act / Assess
+    expect(() => loadDeployConfig(join(dir, 'missing.json'))).toThrow(/missing\.json.*\n.*ENOENT/);
+    expect(() => loadDeployConfig(broken)).toThrow(/invalid JSON in .*broken\.json/);
+  });
+
+  it('takes the path from context, else LEADS_DEPLOY_CONFIG, else the example', () => {
+    // Act / Assess
+    expect(deployConfigPath('config/deploy.json', { LEADS_DEPLOY_CONFIG: '/etc/x.json' })).toBe(
+      resolve('config/deploy.json'),
+    );
+    expect(deployConfigPath(undefined, { LEADS_DEPLOY_CONFIG: '/etc/x.json' })).toBe('/etc/x.json');
+    expect(deployConfigPath(undefined, {})).toBe(DEFAULT_DEPLOY_CONFIG);
+  });
+});

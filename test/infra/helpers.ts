@@ -1,0 +1,137 @@
+/** Shared set-up for the infra tests: apps with cdk.json's feature flags, cdk-nag reports. */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type AppProps, Stack, Validations } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { type DeployConfig, parseDeployConfig, REPO_ROOT } from '../../infra/config.ts';
+
+/** The feature flags and other context of cdk.json, as `cdk synth` passes them. */
+export function cdkJsonContext(): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  return cdkJson.context;
+}
+
+const outdirs: string[] = [];
+
+/** A fresh cloud assembly directory; removeTempOutdirs() deletes them (afterAll). */
+export function tempOutdir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'leads-cdk-'));
+  outdirs.push(dir);
+  return dir;
+}
+
+export function removeTempOutdirs(): void {
+  for (const dir of outdirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface TestAppOptions extends AppProps {
+  /** Run esbuild for NodejsFunctions (slow-ish); off by default. */
+  bundle?: boolean;
+}
+
+/**
+ * An app with cdk.json's flags, no bundling and no built-in CloudFormation validation (it
+ * takes seconds per synth; the app test keeps it on).
+ */
+export function testApp({ bundle = false, context, ...props }: TestAppOptions = {}): App {
+  return new App({
+    outdir: tempOutdir(),
+    builtinCloudFormationValidation: false,
+    ...props,
+    context: {
+      ...cdkJsonContext(),
+      ...(!bundle && { 'aws:cdk:bundling-stacks': [] }),
+      ...context,
+    },
+  });
+}
+
+export function testStack(app: App = testApp(), id = 'test'): Stack {
+  return new Stack(app, id);
+}
+
+/** A small deploy configuration with every kind of profile. */
+export function deployConfig(overrides: Record<string, unknown> = {}): DeployConfig {
+  return parseDeployConfig({
+    upstream: { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 },
+    profiles: {
+      site: { source: 'form', defaults: { idBranch: 1 } },
+      meta: { source: 'meta', forms: { '123': { idBranch: 2 } } },
+      native: { source: 'prospect' },
+    },
+    report: { branches: [1], refreshSeconds: 900 },
+    ...overrides,
+  });
+}
+
+export interface Violation {
+  plugin: string;
+  rule: string;
+  severity: string;
+  paths: string[];
+}
+
+interface ValidationReport {
+  pluginReports: Array<{
+    pluginName: string;
+    violations: Array<{
+      ruleName: string;
+      severity: string;
+      violatingConstructs: Array<{ constructPath: string }>;
+    }>;
+  }>;
+}
+
+/** Registers the same cdk-nag packs as infra/app.ts. */
+export function addNagPacks(app: App): void {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+}
+
+/**
+ * Synthesizes the app without failing on findings and returns every finding of the validation
+ * report (cdk-nag packs, CDK's own checks and annotations), errors and warnings alike.
+ */
+export function synthViolations(app: App): Violation[] {
+  const reportFile = join(app.outdir, 'validation-report.json');
+  try {
+    app.synth();
+  } catch (error) {
+    // Errors stop synthesis after the report is written; the report is what we want.
+    if (!existsSync(reportFile)) throw error;
+  }
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ValidationReport;
+  return report.pluginReports.flatMap((plugin) =>
+    plugin.violations.map((v) => ({
+      plugin: plugin.pluginName,
+      rule: v.ruleName,
+      severity: v.severity,
+      paths: v.violatingConstructs.map((c) => c.constructPath),
+    })),
+  );
+}
+
+/** Every acknowledgement in the tree: construct path, rule id, reason. */
+export function acknowledgements(app: App): Array<{ path: string; id: string; reason: string }> {
+  return app.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+          path: construct.node.path,
+          id: id.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
+}
+
+/** The logical id of the only resource of a type. */
+export function onlyLogicalId(template: Template, type: string): string {
+  const ids = Object.keys(template.findResources(type));
+  if (ids.length !== 1) throw new Error(`expected one ${type}, found ${ids.length}`);
+  return ids[0] as string;
+}

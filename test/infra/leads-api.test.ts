@@ -1,0 +1,216 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LeadsApi, type LeadsApiProps } from '../../infra/constructs/leads-api.ts';
+import { NodeFunction } from '../../infra/constructs/node-function.ts';
+import { onlyLogicalId, removeTempOutdirs, testStack } from './helpers.ts';
+
+const PROPS: LeadsApiProps = { stage: 'prod', rateLimit: 25, burstLimit: 50, cloudWatchRole: true };
+const HEALTH = { method: 'GET', path: '/health' } as const;
+
+function apiTemplate(props: Partial<LeadsApiProps> = {}, build?: (api: LeadsApi) => void) {
+  const stack = testStack();
+  const api = new LeadsApi(stack, 'Gateway', { ...PROPS, ...props });
+  api.addRoute(HEALTH);
+  build?.(api);
+  return Template.fromStack(stack);
+}
+
+/** A gateway-response template with its VTL variables filled in, parsed. */
+function renderErrorTemplate(template: string): unknown {
+  return JSON.parse(
+    template
+      .replace('$context.error.messageString', '"Too Many Requests"')
+      .replace('$context.error.responseType', 'THROTTLED'),
+  );
+}
+
+afterAll(removeTempOutdirs);
+
+describe('LeadsApi', () => {
+  it('is a regional REST API that hands every body to Lambda as bytes', () => {
+    // Act
+    const template = apiTemplate();
+
+    // Assess
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      Name: 'leads-prod',
+      BinaryMediaTypes: ['*/*'],
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+  });
+
+  it('writes JSON access logs to a log group kept one month, and traces with X-Ray', () => {
+    // Act
+    const template = apiTemplate();
+
+    // Assess
+    const stage = Object.values(template.findResources('AWS::ApiGateway::Stage'))[0] as {
+      Properties: { AccessLogSetting: { DestinationArn: unknown; Format: string } };
+    };
+    const format = JSON.parse(stage.Properties.AccessLogSetting.Format) as Record<string, string>;
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      ip: '$context.identity.sourceIp',
+      errorMessage: '$context.error.message',
+    });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'prod',
+      TracingEnabled: true,
+    });
+    const accessLogs = onlyLogicalId(template, 'AWS::Logs::LogGroup');
+    expect(JSON.stringify(stage.Properties.AccessLogSetting.DestinationArn)).toContain(accessLogs);
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('throttles the stage and each method that sets a limit; logs errors only, no bodies', () => {
+    // Act
+    const template = apiTemplate();
+
+    // Assess
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: 25,
+          ThrottlingBurstLimit: 50,
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+        }),
+        Match.objectLike({
+          HttpMethod: 'GET',
+          ResourcePath: '/~1health',
+          ThrottlingRateLimit: 5,
+          ThrottlingBurstLimit: 10,
+        }),
+      ]),
+    });
+  });
+
+  it('answers GET /health itself with {"status":"ok"}', () => {
+    // Act
+    const template = apiTemplate();
+
+    // Assess
+    const methods = template.findResources('AWS::ApiGateway::Method', {
+      Properties: { HttpMethod: 'GET', Integration: { Type: 'MOCK' } },
+    });
+    const [health] = Object.values(methods) as Array<{
+      Properties: {
+        Integration: {
+          ContentHandling: string;
+          RequestTemplates: Record<string, string>;
+          IntegrationResponses: Array<{
+            StatusCode: string;
+            ResponseTemplates: Record<string, string>;
+          }>;
+        };
+      };
+    }>;
+    expect(health).toBeDefined();
+    const integration = health?.Properties.Integration;
+    expect(integration?.ContentHandling).toBe('CONVERT_TO_TEXT');
+    expect(JSON.parse(integration?.RequestTemplates['application/json'] ?? '')).toEqual({
+      statusCode: 200,
+    });
+    const response = integration?.IntegrationResponses[0];
+    expect(response?.StatusCode).toBe('200');
+    expect(JSON.parse(response?.ResponseTemplates['application/json'] ?? '')).toEqual({
+      status: 'ok',
+    });
+  });
+
+  it("answers API Gateway's own errors in the contract's error shape", () => {
+    // Act
+    const template = apiTemplate();
+
+    // Assess
+    const responses = template.findResources('AWS::ApiGateway::GatewayResponse');
+    const byType = new Map(
+      Object.values(responses).map((r) => {
+        const p = (r as { Properties: Record<string, unknown> }).Properties;
+        return [p.ResponseType as string, p] as const;
+      }),
+    );
+    const jsonTemplate = (type: string) =>
+      (byType.get(type)?.ResponseTemplates as Record<string, string> | undefined)?.[
+        'application/json'
+      ] ?? '';
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
+      expect(renderErrorTemplate(jsonTemplate(type))).toEqual({
+        error: { code: 'THROTTLED', message: 'Too Many Requests', details: [] },
+      });
+    }
+    expect(byType.get('MISSING_AUTHENTICATION_TOKEN')?.StatusCode).toBe('404');
+    expect(JSON.parse(jsonTemplate('MISSING_AUTHENTICATION_TOKEN'))).toMatchObject({
+      error: { code: 'NOT_FOUND' },
+    });
+  });
+
+  it('adds Lambda proxy routes from the route table, with their own throttles', () => {
+    // Act
+    const template = apiTemplate({}, (api) => {
+      const fn = new NodeFunction(api, 'Intake', { entry: 'test/fixtures/functions/hello.ts' });
+      api.addRoute(
+        { method: 'POST', path: '/leads/{profile}', throttle: { rateLimit: 10, burstLimit: 20 } },
+        fn,
+      );
+    });
+
+    // Assess
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'POST',
+      AuthorizationType: 'NONE',
+      RequestParameters: { 'method.request.path.profile': true },
+      RequestValidatorId: Match.anyValue(),
+      Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: 'POST',
+          ResourcePath: '/~1leads~1{profile}',
+          ThrottlingRateLimit: 10,
+          ThrottlingBurstLimit: 20,
+        }),
+      ]),
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'apigateway.amazonaws.com',
+    });
+  });
+
+  it('refuses a route with no function that the gateway cannot answer itself', () => {
+    // Prepare
+    const api = new LeadsApi(testStack(), 'Gateway', PROPS);
+
+    // Act
+    const add = () => api.addRoute({ method: 'GET', path: '/reports/debtors' });
+
+    // Assess
+    expect(add).toThrow('route GET /reports/debtors has no function');
+  });
+
+  it('associates a WAF web ACL when the config names one', () => {
+    // Prepare
+    const webAclArn = 'arn:aws:wafv2:us-east-1:123456789012:regional/webacl/leads/abc';
+
+    // Act
+    const template = apiTemplate({ webAclArn });
+
+    // Assess
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: webAclArn });
+  });
+
+  it("creates API Gateway's CloudWatch role unless the account already has one", () => {
+    // Act
+    const withRole = apiTemplate();
+    const withoutRole = apiTemplate({ cloudWatchRole: false });
+
+    // Assess
+    withRole.resourceCountIs('AWS::ApiGateway::Account', 1);
+    withoutRole.resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+});

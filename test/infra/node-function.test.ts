@@ -1,0 +1,167 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Duration } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NodeFunction } from '../../infra/constructs/node-function.ts';
+import { onlyLogicalId, removeTempOutdirs, testApp, testStack } from './helpers.ts';
+
+const ENTRY = 'test/fixtures/functions/hello.ts';
+
+afterAll(removeTempOutdirs);
+
+describe('NodeFunction', () => {
+  it('fixes runtime, architecture, tracing, memory, timeout and the house environment', () => {
+    // Prepare
+    const stack = testStack();
+    new NodeFunction(stack, 'Hello', { entry: ENTRY, description: 'test' });
+
+    // Act
+    const template = Template.fromStack(stack);
+
+    // Assess
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      TracingConfig: { Mode: 'Active' },
+      Handler: 'index.handler',
+      MemorySize: 512,
+      Timeout: 10,
+      Environment: {
+        Variables: {
+          NODE_OPTIONS: '--enable-source-maps',
+          LEADS_RUNTIME: 'aws',
+          POWERTOOLS_SERVICE_NAME: 'leads',
+          POWERTOOLS_METRICS_NAMESPACE: 'Leads',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
+        },
+      },
+    });
+  });
+
+  it('logs to its own log group, kept one month, instead of the deprecated logRetention', () => {
+    // Prepare
+    const stack = testStack();
+    new NodeFunction(stack, 'Hello', { entry: ENTRY });
+
+    // Act
+    const template = Template.fromStack(stack);
+
+    // Assess
+    const logGroup = onlyLogicalId(template, 'AWS::Logs::LogGroup');
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      LoggingConfig: { LogGroup: { Ref: logGroup } },
+    });
+    template.resourceCountIs('Custom::LogRetention', 0);
+  });
+
+  it('may write to its log group only: no AWSLambdaBasicExecutionRole', () => {
+    // Prepare
+    const stack = testStack();
+    new NodeFunction(stack, 'Hello', { entry: ENTRY });
+
+    // Act
+    const template = Template.fromStack(stack);
+
+    // Assess
+    const logGroup = onlyLogicalId(template, 'AWS::Logs::LogGroup');
+    template.hasResourceProperties('AWS::IAM::Role', {
+      ManagedPolicyArns: Match.absent(),
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Effect: 'Allow',
+            Resource: { 'Fn::GetAtt': [logGroup, 'Arn'] },
+          },
+        ]),
+      },
+    });
+  });
+
+  it('lets a stack state only what differs', () => {
+    // Prepare
+    const stack = testStack();
+    new NodeFunction(stack, 'Hello', {
+      entry: ENTRY,
+      memorySize: 1024,
+      timeout: Duration.seconds(25),
+      serviceName: 'intake',
+      logLevel: 'DEBUG',
+      environment: { QUEUE_URL: 'https://sqs.example/queue' },
+    });
+
+    // Act
+    const template = Template.fromStack(stack);
+
+    // Assess
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      MemorySize: 1024,
+      Timeout: 25,
+      Environment: {
+        Variables: Match.objectLike({
+          POWERTOOLS_SERVICE_NAME: 'intake',
+          POWERTOOLS_LOG_LEVEL: 'DEBUG',
+          QUEUE_URL: 'https://sqs.example/queue',
+          LEADS_RUNTIME: 'aws',
+        }),
+      },
+    });
+  });
+
+  it('bundles ESM (index.mjs + source map) with local-only branches dropped', () => {
+    // Prepare
+    const app = testApp({ bundle: true });
+    const stack = testStack(app);
+    new NodeFunction(stack, 'Hello', { entry: ENTRY });
+
+    // Act
+    const assembly = app.synth();
+
+    // Assess
+    const assets = readdirSync(assembly.directory)
+      .filter((name) => name.startsWith('asset.'))
+      .map((name) => join(assembly.directory, name))
+      .filter((dir) => existsSync(join(dir, 'index.mjs')));
+    expect(assets).toHaveLength(1);
+    const dir = assets[0] as string;
+    expect(readdirSync(dir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+    expect(code).toMatch(/export\s*\{/);
+    expect(code).not.toContain('local-only branch');
+    expect(code).not.toContain('createRequire');
+  });
+
+  it('fails synth when the environment would exceed Lambda 4 KB', () => {
+    // Prepare
+    const app = testApp();
+    const stack = testStack(app);
+    const fn = new NodeFunction(stack, 'Hello', { entry: ENTRY });
+    fn.addEnvironment('LEADS_SETTINGS', JSON.stringify({ blob: 'x'.repeat(4100) }));
+
+    // Act
+    const synth = () => app.synth();
+
+    // Assess
+    expect(synth).toThrow(/test\/Hello take about \d+ bytes, over Lambda's 4096-byte limit/);
+    expect(synth).toThrow(/largest: LEADS_SETTINGS/);
+  });
+
+  it('fails synth when anything but X-Ray gets Resource "*" (the IAM5 acknowledgement is X-Ray only)', () => {
+    // Prepare
+    const app = testApp();
+    const fn = new NodeFunction(testStack(app), 'Hello', { entry: ENTRY });
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: ['*'] }));
+
+    // Act
+    const synth = () => app.synth();
+
+    // Assess
+    expect(synth).toThrow('test/Hello grants sqs:SendMessage on Resource "*"');
+  });
+});
