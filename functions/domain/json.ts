@@ -55,21 +55,49 @@ export function issuePath(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
+const EXPECTED: Record<string, string> = {
+  int: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+};
+
+function describeExpected(expected: unknown): string {
+  return EXPECTED[String(expected)] ?? String(expected);
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
 function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number' && Number.isInteger(value)) return 'integer';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : `${value}`;
+  if (typeof value === 'string') return 'a string';
   return typeof value;
 }
 
-/** One readable sentence for a zod issue; zod/mini ships no locale, so we word them here. */
-export function describeIssue(issue: IssueLike): string {
+/**
+ * One readable sentence for a zod issue; zod/mini ships no locale, so we word them here.
+ * `input` is the value that was parsed, to say what was received.
+ */
+export function describeIssue(issue: IssueLike, input?: unknown): string {
   // A message written into the schema wins; zod/mini's own is always 'Invalid input'.
   if (issue.message && issue.message !== 'Invalid input') return issue.message;
   switch (issue.code) {
-    case 'invalid_type':
-      if (issue.input === undefined) return `is required (${String(issue.expected)})`;
-      return `must be ${String(issue.expected)}, got ${describeValue(issue.input)}`;
+    case 'invalid_type': {
+      const received = issue.input !== undefined ? issue.input : valueAt(input, issue.path);
+      if (received === undefined) return `is required (${describeExpected(issue.expected)})`;
+      return `must be ${describeExpected(issue.expected)}, got ${describeValue(received)}`;
+    }
     case 'invalid_value':
       return `must be one of ${(issue.values ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'too_small':
@@ -89,9 +117,9 @@ export function describeIssue(issue: IssueLike): string {
   }
 }
 
-export function describeIssues(issues: readonly IssueLike[]): IssueDetail[] {
+export function describeIssues(issues: readonly IssueLike[], input?: unknown): IssueDetail[] {
   return issues.map((issue) => ({
     field: issuePath(issue.path),
-    message: describeIssue(issue),
+    message: describeIssue(issue, input),
   }));
 }

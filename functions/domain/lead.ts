@@ -1,0 +1,64 @@
+/**
+ * A lead as captured from any source, before it becomes a Prospect. Every source parser turns
+ * its payload into LeadCaptures; `mapLeadToProspect` is the one mapping from a capture to the
+ * seed's Prospect. Plain TypeScript: no AWS, no process.env.
+ */
+import type { Prospect } from './prospect.ts';
+
+/** One thing the person answered (or a hidden field the page filled in). */
+export interface LeadAnswer {
+  /** The source's key for it: a field name, a question ref, a Google column_id, a Meta question key. */
+  key: string;
+  /** A human label when the source gives one (Google column_name, Typeform title). */
+  label?: string;
+  value: string | readonly string[];
+}
+
+/** Sources' own names for what they are, used in notes and as the fallback marketingType. */
+export const SOURCE_LABELS = {
+  form: 'Site',
+  meta: 'Facebook/Instagram Lead Ads',
+  google: 'Google Ads',
+  typeform: 'Typeform',
+  webflow: 'Webflow',
+  rdstation: 'RD Station',
+  unbounce: 'Unbounce',
+  elementor: 'Elementor',
+  prospect: 'API',
+} as const;
+export type LeadSource = keyof typeof SOURCE_LABELS;
+
+export interface LeadCapture {
+  source: LeadSource;
+  /**
+   * What makes a redelivery recognisable: the platform's lead id (`meta:<leadgen_id>`), a client
+   * Idempotency-Key (`key:<value>`), or a content hash (`hash:<sha256>`, deduplicated within a window).
+   */
+  dedupKey: string;
+  /** True for the platforms' test leads (Google `is_test`, Meta's testing tool). */
+  isTest: boolean;
+  /** The platform's own lead id, when it has one (string: Meta ids exceed 2^53). */
+  externalId?: string;
+  /** The platform's form id, used to pick the profile's `forms.<id>` settings. */
+  formId?: string;
+  /** When the person submitted, ISO 8601, when the source says. */
+  submittedAt?: string;
+  answers: LeadAnswer[];
+  /** UTM parameters, click ids, campaign/ad/page ids and names: kept in notes. */
+  attribution: Record<string, string>;
+  /** Read numeric dates as day/month (Brazil) or month/day (US-style ad platforms). */
+  dateOrder?: 'DMY' | 'MDY';
+  /** What must still be fetched before the lead can be mapped (the Meta Graph lookup). */
+  pending?: { kind: 'meta-graph'; leadgenId: string };
+  /** For the `prospect` source: the Prospect exactly as the client sent it. */
+  prospect?: Prospect;
+}
+
+/** Result of mapping: the Prospect, what it still lacks, and what we noticed on the way. */
+export interface MappedLead {
+  prospect: Prospect;
+  /** Required Prospect fields we could not fill: the lead is parked with these as its reason. */
+  missing: string[];
+  /** Values we could not use (an invalid CPF, an unreadable date); also written into notes. */
+  warnings: string[];
+}

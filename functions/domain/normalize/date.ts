@@ -1,0 +1,193 @@
+/**
+ * Birthday normalisation: the date formats lead sources send → the seed's ISO 8601 date-time at
+ * UTC midnight (`1990-05-12T00:00:00.000Z`). Pure: no AWS, no process.env, never throws.
+ */
+
+export type DateOrder = 'DMY' | 'MDY';
+
+export type BirthdayOptions = {
+  /**
+   * How to read numeric `NN/NN/YYYY` dates: `DMY` (default; Brazil) or `MDY` (US-style forms, as
+   * Meta and Google can send). A per-source setting: the two cannot be told apart from the text.
+   */
+  order?: DateOrder;
+  /** The current instant, for the future and maximum-age checks (tests pass a fixed one). */
+  now?: Date;
+  /** Oldest accepted age in whole years; default 120. */
+  maxAgeYears?: number;
+};
+
+export type BirthdayResult = { birthday: string } | { error: string };
+
+type CalendarDate = { year: number; month: number; day: number };
+
+const MAX_INPUT_LENGTH = 64;
+const DEFAULT_MAX_AGE_YEARS = 120;
+
+/** English and Portuguese month names and abbreviations, lower case without accents. */
+const MONTHS: ReadonlyMap<string, number> = new Map(
+  [
+    ['january', 'jan', 'janeiro'],
+    ['february', 'feb', 'fevereiro', 'fev'],
+    ['march', 'mar', 'marco'],
+    ['april', 'apr', 'abril', 'abr'],
+    ['may', 'maio', 'mai'],
+    ['june', 'jun', 'junho'],
+    ['july', 'jul', 'julho'],
+    ['august', 'aug', 'agosto', 'ago'],
+    ['september', 'sep', 'sept', 'setembro', 'set'],
+    ['october', 'oct', 'outubro', 'out'],
+    ['november', 'nov', 'novembro'],
+    ['december', 'dec', 'dezembro', 'dez'],
+  ].flatMap((names, index) => names.map((name) => [name, index + 1] as const)),
+);
+
+/** Optional time and zone after a date; ignored (see {@link normalizeBirthday}). */
+const TIME = String.raw`(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?: ?(?:Z|[+-]\d{2}(?::?\d{2})?))?)?`;
+const ISO_DATE = new RegExp(String.raw`^(\d{4})([-/.])(\d{1,2})\2(\d{1,2})${TIME}$`, 'iu');
+const NUMERIC_DATE = new RegExp(String.raw`^(\d{1,2})([-/.])(\d{1,2})\2(\d+)${TIME}$`, 'iu');
+const COMPACT_DATE = /^\d{8}$/u;
+
+/**
+ * Normalise a birthday. Accepted, after trimming and collapsing whitespace:
+ * - ISO `YYYY-MM-DD` (also `/` or `.` separators), with an optional time and zone. The calendar
+ *   date is taken **as written** and the time and zone are ignored: a birthday is a date, and a
+ *   local midnight serialised as `1990-05-12T03:00:00Z` from Brazil (UTC−3) keeps its date;
+ * - `DD/MM/YYYY`, `DD-MM-YYYY`, `DD.MM.YYYY` (order `DMY`, the default), or `MM/DD/YYYY` with
+ *   order `MDY`; a day or month out of range is an error, never silently swapped;
+ * - eight bare digits (`19870419` or a mask-stripped `19041987`): read as `YYYYMMDD` and as
+ *   `DDMMYYYY`/`MMDDYYYY` (by order); a valid birthday comes from at most one reading, because
+ *   the year must start with 18, 19 or 20 and that is never a valid month;
+ * - month names in English or Portuguese, full or abbreviated, any case, with or without accents:
+ *   `April 19, 1987`, `19 April 1987`, `19 de abril de 1987`, `19/abr/1987`, `1º de maio de 1990`.
+ *
+ * Rejected: two-digit years (`12/05/90`: the century is a guess), impossible dates (`31/02/1990`),
+ * dates after today (UTC), ages over `maxAgeYears` (120), and anything else (weekday names, Excel
+ * serial numbers). Output always matches `/^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/`.
+ */
+export function normalizeBirthday(input: string, options: BirthdayOptions = {}): BirthdayResult {
+  if (typeof input !== 'string') return { error: 'birthday is not text' };
+  const text = input.trim().replace(/\s+/gu, ' ');
+  if (!text) return { error: 'birthday is empty' };
+  if (text.length > MAX_INPUT_LENGTH) return { error: 'birthday text is too long' };
+
+  const now = options.now ?? new Date();
+  if (Number.isNaN(now.getTime())) return { error: 'invalid `now` option' };
+  const order = options.order === 'MDY' ? 'MDY' : 'DMY';
+  const maxAge = options.maxAgeYears ?? DEFAULT_MAX_AGE_YEARS;
+
+  const parsed = parseDate(text, order, now, maxAge);
+  if ('error' in parsed) return parsed;
+  const problem = rangeProblem(parsed, now, maxAge);
+  if (problem) return { error: problem };
+  return { birthday: toIsoMidnight(parsed) };
+}
+
+function parseDate(
+  text: string,
+  order: DateOrder,
+  now: Date,
+  maxAge: number,
+): CalendarDate | { error: string } {
+  const iso = ISO_DATE.exec(text);
+  if (iso) return calendarDate(Number(iso[1]), Number(iso[3]), Number(iso[4]));
+
+  const numeric = NUMERIC_DATE.exec(text.replace(/ ?([-/.]) ?/gu, '$1'));
+  if (numeric) {
+    const [first, second, year] = [numeric[1], numeric[3], numeric[4]].map(Number) as [
+      number,
+      number,
+      number,
+    ];
+    const yearText = numeric[4] ?? '';
+    if (yearText.length === 2) return { error: 'two-digit years are ambiguous; use four digits' };
+    if (yearText.length !== 4) return { error: 'the year must have four digits' };
+    const [day, month] = order === 'DMY' ? [first, second] : [second, first];
+    const result = calendarDate(year, month, day);
+    if ('error' in result && month > 12 && day <= 12) {
+      const other = order === 'DMY' ? 'MM/DD/YYYY' : 'DD/MM/YYYY';
+      return { error: `${result.error} (read as ${order}; does the source send ${other}?)` };
+    }
+    return result;
+  }
+
+  if (COMPACT_DATE.test(text)) return compactDate(text, order, now, maxAge);
+
+  return namedMonthDate(text);
+}
+
+/** `YYYYMMDD` or `DDMMYYYY`/`MMDDYYYY`; at most one can be a plausible birthday. */
+function compactDate(
+  text: string,
+  order: DateOrder,
+  now: Date,
+  maxAge: number,
+): CalendarDate | { error: string } {
+  const part = (from: number, to: number) => Number(text.slice(from, to));
+  const [day, month] = order === 'DMY' ? [part(0, 2), part(2, 4)] : [part(2, 4), part(0, 2)];
+  const readings = [
+    calendarDate(part(0, 4), part(4, 6), part(6, 8)),
+    calendarDate(part(4, 8), month, day),
+  ];
+  const plausible = readings.filter(
+    (reading): reading is CalendarDate =>
+      !('error' in reading) && !rangeProblem(reading, now, maxAge),
+  );
+  const [only] = plausible;
+  if (only && plausible.length === 1) return only;
+  const dayFirst = order === 'DMY' ? 'DDMMYYYY' : 'MMDDYYYY';
+  return { error: `eight digits that are not a plausible birthday as YYYYMMDD or ${dayFirst}` };
+}
+
+function namedMonthDate(text: string): CalendarDate | { error: string } {
+  const tokens = text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[,/.-]/gu, ' ')
+    .split(' ')
+    .filter((token) => token && token !== 'de' && token !== 'of' && token !== 'the')
+    .map((token) => token.replace(/^(\d{1,2})(?:st|nd|rd|th|o|a)$/u, '$1'));
+  if (tokens.length !== 3) return { error: 'unrecognised date format' };
+  const [a = '', b = '', c = ''] = tokens;
+  const monthFirst = MONTHS.get(a);
+  const monthSecond = MONTHS.get(b);
+  let dayText: string;
+  let month: number;
+  if (monthFirst !== undefined) [dayText, month] = [b, monthFirst];
+  else if (monthSecond !== undefined) [dayText, month] = [a, monthSecond];
+  else return { error: 'unrecognised date format' };
+  if (!/^\d{1,2}$/u.test(dayText)) return { error: 'unrecognised date format' };
+  if (/^\d{2}$/u.test(c)) return { error: 'two-digit years are ambiguous; use four digits' };
+  if (!/^\d{4}$/u.test(c)) return { error: 'unrecognised date format' };
+  return calendarDate(Number(c), month, Number(dayText));
+}
+
+function calendarDate(year: number, month: number, day: number): CalendarDate | { error: string } {
+  if (year < 1000 || year > 9999) return { error: `year ${year} is out of range` };
+  if (month < 1 || month > 12) return { error: `month ${month} is out of range` };
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) {
+    return { error: `impossible date: month ${month} of ${year} has no day ${day}` };
+  }
+  return { year, month, day };
+}
+
+function rangeProblem(date: CalendarDate, now: Date, maxAge: number): string | undefined {
+  const today: CalendarDate = {
+    year: now.getUTCFullYear(),
+    month: now.getUTCMonth() + 1,
+    day: now.getUTCDate(),
+  };
+  const birthdayThisYearPassed =
+    today.month > date.month || (today.month === date.month && today.day >= date.day);
+  const age = today.year - date.year - (birthdayThisYearPassed ? 0 : 1);
+  if (age < 0) return 'birthday is in the future';
+  if (age > maxAge) return `birthday gives an age over ${maxAge} years`;
+  return undefined;
+}
+
+function toIsoMidnight({ year, month, day }: CalendarDate): string {
+  const pad = (value: number, width: number) => String(value).padStart(width, '0');
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T00:00:00.000Z`;
+}

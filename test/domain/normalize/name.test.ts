@@ -1,0 +1,163 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { normalizeName, splitFullName } from '../../../functions/domain/normalize/name.ts';
+
+const LOCALE = 'pt-BR';
+const collapse = (text: string) => text.split(/\s+/u).filter(Boolean).join(' ');
+const join = ({ name, lastName }: { name: string; lastName?: string }) =>
+  lastName === undefined ? name : `${name} ${lastName}`;
+const upper = (text: string) => text.toLocaleUpperCase(LOCALE);
+const lower = (text: string) => text.toLocaleLowerCase(LOCALE);
+/** The case rule's trigger: letters with case, all upper or all lower. */
+const isUniformCase = (text: string) =>
+  upper(text) !== lower(text) && (text === upper(text) || text === lower(text));
+/**
+ * Equal modulo the case rule: from ALL CAPS only letters were lowered, so lower-casing both sides
+ * must agree; from all lower case only letters were raised, so upper-casing both must agree.
+ * (Either way round alone would be wrong: 'ϰ' → 'Κ' → 'κ', 'ẞ' → 'ß' → 'SS'.)
+ */
+const expectSameModuloCase = (actual: string, typed: string) => {
+  if (!isUniformCase(typed)) expect(actual).toBe(typed);
+  else if (typed === upper(typed)) expect(lower(actual)).toBe(lower(typed));
+  else expect(upper(actual)).toBe(upper(typed));
+};
+
+const FIRST_NAMES = ['Maria', 'João', 'José', 'Ana', 'Luíza', 'Conceição', 'Ana-Clara', 'Íris'];
+const SURNAMES = ['Silva', 'Souza', 'Gonçalves', 'Araújo', "D'Ávila", 'Conceição', 'Brandão'];
+const PARTICLES = ['da', 'de', 'do', 'das', 'dos', 'e'];
+/** A realistic Brazilian full name in its canonical spelling, e.g. `Maria da Conceição e Silva`. */
+const canonicalName = fc
+  .tuple(
+    fc.constantFrom(...FIRST_NAMES),
+    fc.array(
+      fc.tuple(
+        fc.option(fc.constantFrom(...PARTICLES), { nil: undefined }),
+        fc.constantFrom(...SURNAMES),
+      ),
+      { maxLength: 3 },
+    ),
+  )
+  .map(([first, rest]) => [first, ...rest.flatMap(([p, s]) => (p ? [p, s] : [s]))].join(' '));
+const whitespace = fc.constantFrom(' ', '  ', '\t', '\u00a0', '\n', ' \u2003 ');
+
+describe('splitFullName', () => {
+  it.each([
+    ['Maria Souza', { name: 'Maria', lastName: 'Souza' }],
+    ['Maria da Silva', { name: 'Maria', lastName: 'da Silva' }],
+    ['  Maria   da\tSilva  ', { name: 'Maria', lastName: 'da Silva' }],
+    ['MARIA DA SILVA', { name: 'Maria', lastName: 'da Silva' }],
+    ['maria da silva', { name: 'Maria', lastName: 'da Silva' }],
+    ['JOÃO DOS SANTOS E SOUZA', { name: 'João', lastName: 'dos Santos e Souza' }],
+    ['ana-clara d’ávila', { name: 'Ana-Clara', lastName: 'D’Ávila' }],
+    ["LUÍZA D'ÁVILA", { name: 'Luíza', lastName: "D'Ávila" }],
+    ['José McDonald', { name: 'José', lastName: 'McDonald' }],
+    ['maria DA silva', { name: 'maria', lastName: 'DA silva' }],
+    ['Maria', { name: 'Maria' }],
+    ['MARIA', { name: 'Maria' }],
+    ['FirstName LastName', { name: 'FirstName', lastName: 'LastName' }],
+    ['', { name: '' }],
+    ['   ', { name: '' }],
+  ])('splits %j', (input, expected) => {
+    // Act
+    const result = splitFullName(input);
+
+    // Assess
+    expect(result).toEqual(expected);
+  });
+
+  it('gives { name: "" } for non-text input', () => {
+    expect(splitFullName(undefined as unknown as string)).toEqual({ name: '' });
+  });
+
+  it('joins back to the whitespace-collapsed input (exactly, unless the case rule applied)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' })),
+        (input) => {
+          expectSameModuloCase(join(splitFullName(input)), collapse(input));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('never puts whitespace in name, and never gives a blank or padded lastName', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' })), (input) => {
+        const { name, lastName } = splitFullName(input);
+        expect(name).not.toMatch(/\s/u);
+        if (lastName !== undefined) {
+          expect(lastName).toBe(collapse(lastName));
+          expect(lastName).not.toBe('');
+          expect(name).not.toBe('');
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('gives the canonical spelling for ALL CAPS and all-lower input, and keeps it as typed', () => {
+    fc.assert(
+      fc.property(canonicalName, whitespace, (canonical, space) => {
+        const expected = splitFullName(canonical);
+        const spaced = canonical.replaceAll(' ', space);
+        expect(join(expected)).toBe(canonical);
+        expect(splitFullName(upper(spaced))).toEqual(expected);
+        expect(splitFullName(lower(spaced))).toEqual(expected);
+      }),
+    );
+  });
+
+  it('is idempotent', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          canonicalName.map((n) => n.toUpperCase()),
+          fc.string(),
+        ),
+        (input) => {
+          const once = splitFullName(input);
+          expect(splitFullName(join(once))).toEqual(once);
+        },
+      ),
+    );
+  });
+});
+
+describe('normalizeName', () => {
+  it.each([
+    ['SILVA', 'Silva'],
+    ['DOS SANTOS', 'dos Santos'],
+    ['da silva', 'da Silva'],
+    ['MARIA DE LOURDES', 'Maria de Lourdes'],
+    ['DE', 'De'],
+    ['  conceição  ', 'Conceição'],
+    ['McDonald', 'McDonald'],
+    ['de Souza', 'de Souza'],
+    ['ÁLVARES CABRAL', 'Álvares Cabral'],
+    ['ΠΑΠΑΔΟΠΟΥΛΟΣ', 'Παπαδοπουλος'],
+    ['(MARIA)', '(Maria)'],
+    ['', ''],
+  ])('normalises %j to %j', (input, expected) => {
+    expect(normalizeName(input)).toBe(expected);
+  });
+
+  it('changes nothing but whitespace and the case rule', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' })), (input) => {
+        expectSameModuloCase(normalizeName(input), collapse(input));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps mixed case exactly as typed, whitespace aside', () => {
+    fc.assert(
+      fc.property(fc.string(), (input) => {
+        const collapsed = collapse(input);
+        fc.pre(!isUniformCase(collapsed));
+        expect(normalizeName(input)).toBe(collapsed);
+      }),
+    );
+  });
+});

@@ -1,0 +1,282 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BR_AREA_CODES, normalizePhone } from '../../../functions/domain/normalize/phone.ts';
+
+/** Area codes 10–99 that Anatel has not assigned. */
+const UNKNOWN_AREA_CODES = Array.from({ length: 90 }, (_, i) => String(i + 10)).filter(
+  (code) => !(BR_AREA_CODES as readonly string[]).includes(code),
+);
+/** Carrier selection codes accepted after the trunk 0 (`0 41 11 9...`). */
+const CARRIER_CODES = ['12', '14', '15', '21', '23', '31', '41', '43'];
+
+const digits = (length: number) =>
+  fc
+    .array(fc.integer({ min: 0, max: 9 }), { minLength: length, maxLength: length })
+    .map((d) => d.join(''));
+const areaCode = fc.constantFrom(...BR_AREA_CODES);
+/** A modern Brazilian mobile: DDD + 9 + eight digits. */
+const brMobile = fc.record({ ddd: areaCode, subscriber: digits(8).map((d) => `9${d}`) });
+/** A Brazilian landline: DDD + [2-5] + seven digits. */
+const brLandline = fc.record({
+  ddd: areaCode,
+  subscriber: fc
+    .tuple(fc.integer({ min: 2, max: 5 }), digits(7))
+    .map(([first, rest]) => `${first}${rest}`),
+});
+
+/** Ways people and systems write a Brazilian mobile, all meaning the same number. */
+const mobileVariant = fc.oneof(
+  fc.constantFrom(
+    (ddd: string, sub: string) => `${ddd}${sub}`,
+    (ddd: string, sub: string) => `(${ddd}) ${sub.slice(0, 5)}-${sub.slice(5)}`,
+    (ddd: string, sub: string) => `(${ddd})${sub.slice(0, 5)}-${sub.slice(5)}`,
+    (ddd: string, sub: string) => `${ddd} ${sub.slice(0, 5)} ${sub.slice(5)}`,
+    (ddd: string, sub: string) => `${ddd} ${sub.slice(0, 1)} ${sub.slice(1, 5)}-${sub.slice(5)}`,
+    (ddd: string, sub: string) => `${ddd}.${sub.slice(0, 5)}.${sub.slice(5)}`,
+    (ddd: string, sub: string) => `+55 ${ddd} ${sub.slice(0, 5)}-${sub.slice(5)}`,
+    (ddd: string, sub: string) => `+55 (${ddd}) ${sub}`,
+    (ddd: string, sub: string) => `+55${ddd}${sub}`,
+    (ddd: string, sub: string) => `55${ddd}${sub}`,
+    (ddd: string, sub: string) => `55 ${ddd} ${sub}`,
+    (ddd: string, sub: string) => `0${ddd}${sub}`,
+    (ddd: string, sub: string) => `0 (${ddd}) ${sub.slice(0, 5)}-${sub.slice(5)}`,
+    (ddd: string, sub: string) => `(0xx${ddd}) ${sub.slice(0, 5)}-${sub.slice(5)}`,
+    (ddd: string, sub: string) => `0055 ${ddd} ${sub}`,
+    (ddd: string, sub: string) => `  WhatsApp: (${ddd}) ${sub}  `,
+    (ddd: string, sub: string) => Number(`${ddd}${sub}`),
+    (ddd: string, sub: string) => Number(`55${ddd}${sub}`),
+  ),
+  fc
+    .constantFrom(...CARRIER_CODES)
+    .map((carrier) => (ddd: string, sub: string) => `0${carrier} ${ddd} ${sub}`),
+  // Any separator (or none) between any two digits, after an optional prefix.
+  fc
+    .tuple(
+      fc.constantFrom('', '+55 ', '+55', '55', '0'),
+      fc.array(fc.constantFrom('', ' ', '-', '.', ' - '), { minLength: 12, maxLength: 12 }),
+    )
+    .map(
+      ([prefix, separators]) =>
+        (ddd: string, sub: string) =>
+          prefix +
+          Array.from(`${ddd}${sub}`)
+            .map((digit, i) => `${digit}${separators[i] ?? ''}`)
+            .join('')
+            .replace(/[\s.-]+$/u, ''),
+    ),
+);
+
+const lonelySurrogates = fc
+  .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 })
+  .map((codes) => String.fromCharCode(...codes));
+
+describe('normalizePhone', () => {
+  it.each([
+    ['11 98765-4321', '55', '11987654321', 'MOBILE'],
+    ['(48) 99999-9999', '55', '48999999999', 'MOBILE'],
+    ['+55 11 98765-4321', '55', '11987654321', 'MOBILE'],
+    ['+5511987654321', '55', '11987654321', 'MOBILE'],
+    ['5511987654321', '55', '11987654321', 'MOBILE'],
+    ['011987654321', '55', '11987654321', 'MOBILE'],
+    ['0 41 11 98765-4321', '55', '11987654321', 'MOBILE'],
+    ['(0xx11) 98765-4321', '55', '11987654321', 'MOBILE'],
+    ['0055 11 98765-4321', '55', '11987654321', 'MOBILE'],
+    ['48 999999999', '55', '48999999999', 'MOBILE'],
+    ['(11) 3333-4444', '55', '1133334444', 'FIXED_LINE'],
+    ['+55 48 3222-1234', '55', '4832221234', 'FIXED_LINE'],
+    ['tel:+55-21-99999-9999', '55', '21999999999', 'MOBILE'],
+    ['１１ ９８７６５-４３２１', '55', '11987654321', 'MOBILE'],
+    ['+16505550123', '1', '6505550123', 'FIXED_LINE_OR_MOBILE'],
+    ['+351 912 345 678', '351', '912345678', 'MOBILE'],
+    ['14155552671', '1', '4155552671', 'FIXED_LINE_OR_MOBILE'],
+  ])('normalises %j to ddi %s, cellphone %s (%s)', (input, ddi, cellphone, type) => {
+    // Act
+    const result = normalizePhone(input);
+
+    // Assess
+    expect(result).toEqual({ ddi, cellphone, e164: `+${ddi}${cellphone}`, type });
+  });
+
+  it('accepts a phone sent as a JSON number (Webflow)', () => {
+    // Act
+    const national = normalizePhone(11987654321);
+    const withCountry = normalizePhone(5511987654321);
+    const us = normalizePhone(14155552671);
+
+    // Assess
+    expect(national).toMatchObject({ ddi: '55', cellphone: '11987654321' });
+    expect(withCountry).toMatchObject({ ddi: '55', cellphone: '11987654321' });
+    expect(us).toMatchObject({ ddi: '1', cellphone: '4155552671' });
+  });
+
+  it("rejects Webflow's sample number 15550000000, valid neither in BR nor as +1 555", () => {
+    // Act
+    const result = normalizePhone(15550000000);
+
+    // Assess
+    expect(result).toEqual({ error: 'not a valid phone number for BR' });
+  });
+
+  it('adds the ninth digit to a pre-2016 eight-digit mobile and says so', () => {
+    // Act
+    const result = normalizePhone('(11) 8765-4321');
+
+    // Assess
+    expect(result).toEqual({
+      ddi: '55',
+      cellphone: '11987654321',
+      e164: '+5511987654321',
+      type: 'MOBILE',
+      ninthDigitAdded: true,
+    });
+  });
+
+  it('does not "repair" a modern mobile that lost a digit (grouping 98765-432)', () => {
+    // Act
+    const result = normalizePhone('(11) 98765-432');
+
+    // Assess
+    expect(result).toHaveProperty('error');
+  });
+
+  it('keeps an extension apart (ramal)', () => {
+    // Act
+    const result = normalizePhone('(11) 3333-4444 ramal 22');
+
+    // Assess
+    expect(result).toMatchObject({ cellphone: '1133334444', ext: '22' });
+  });
+
+  it('reads national numbers in another default region', () => {
+    // Act
+    const result = normalizePhone('(650) 555-0123', 'US');
+
+    // Assess
+    expect(result).toMatchObject({ ddi: '1', cellphone: '6505550123' });
+  });
+
+  it.each([
+    ['', 'not a valid phone number: empty'],
+    ['   ', 'not a valid phone number: empty'],
+    ['abc', 'not a valid phone number for BR (no phone number found)'],
+    ['99999999', 'not a valid phone number for BR'],
+    ['+55 1', 'not a valid phone number for BR (too short)'],
+    ['(20) 98765-4321', 'not a valid phone number for BR (unknown area code (DDD) 20)'],
+    ['(56) 98765-4321', 'not a valid phone number for BR (unknown area code (DDD) 56)'],
+    ['56987654321', 'not a valid phone number for BR (unknown area code (DDD) 56)'],
+    ['11 98765-4321 / 11 3333-4444', 'not a valid phone number for BR (too long)'],
+    ['+1 555 000 0000', 'not a valid phone number for +1'],
+    ['9'.repeat(101), 'not a valid phone number: longer than 100 characters'],
+  ])('rejects %j with a readable reason', (input, error) => {
+    // Act
+    const result = normalizePhone(input);
+
+    // Assess
+    expect(result).toEqual({ error });
+  });
+
+  it.each([[1.5], [-11987654321], [Number.NaN], [Number.POSITIVE_INFINITY]])(
+    'rejects the non-phone number %s',
+    (input) => {
+      expect(normalizePhone(input)).toEqual({
+        error: 'not a valid phone number: a numeric phone must be a positive whole number',
+      });
+    },
+  );
+
+  it('rejects an unsupported default region', () => {
+    expect(normalizePhone('11987654321', 'XX')).toEqual({
+      error: "unsupported default region 'XX'",
+    });
+  });
+
+  it('gives the same ddi/cellphone for every way of writing a Brazilian mobile', () => {
+    fc.assert(
+      fc.property(brMobile, mobileVariant, ({ ddd, subscriber }, write) => {
+        const result = normalizePhone(write(ddd, subscriber));
+        expect(result).toEqual({
+          ddi: '55',
+          cellphone: `${ddd}${subscriber}`,
+          e164: `+55${ddd}${subscriber}`,
+          type: 'MOBILE',
+        });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('accepts Brazilian landlines and types them FIXED_LINE', () => {
+    fc.assert(
+      fc.property(brLandline, ({ ddd, subscriber }) => {
+        const result = normalizePhone(`(${ddd}) ${subscriber.slice(0, 4)}-${subscriber.slice(4)}`);
+        expect(result).toEqual({
+          ddi: '55',
+          cellphone: `${ddd}${subscriber}`,
+          e164: `+55${ddd}${subscriber}`,
+          type: 'FIXED_LINE',
+        });
+      }),
+    );
+  });
+
+  it('is idempotent: its e164 and its cellphone normalise to the same result', () => {
+    fc.assert(
+      fc.property(brMobile, mobileVariant, ({ ddd, subscriber }, write) => {
+        const first = normalizePhone(write(ddd, subscriber));
+        if (!('e164' in first)) throw new Error(`not normalised: ${first.error}`);
+        expect(normalizePhone(first.e164)).toEqual(first);
+        expect(normalizePhone(first.cellphone)).toEqual(first);
+      }),
+    );
+  });
+
+  it('never turns a mobile with an unassigned area code into a mobile or a foreign number', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...UNKNOWN_AREA_CODES),
+        digits(8),
+        fc.constantFrom('bare', 'formatted', 'number'),
+        (ddd, rest, style) => {
+          const national = `${ddd}9${rest}`;
+          const input =
+            style === 'bare'
+              ? national
+              : style === 'number'
+                ? Number(national)
+                : `(${ddd}) 9${rest.slice(0, 4)}-${rest.slice(4)}`;
+          const result = normalizePhone(input);
+          // Anatel's non-geographic 900 (premium) numbers are the only valid reading left.
+          if ('error' in result) return;
+          expect(result.ddi).toBe('55');
+          expect(result.type).not.toBe('MOBILE');
+        },
+      ),
+    );
+  });
+
+  it('never throws, and every success is self-consistent', () => {
+    const anyInput = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: 'grapheme' }),
+      lonelySurrogates,
+      fc.stringMatching(/^[+0-9 ()./-]{0,20}$/),
+      fc.double(),
+      fc.integer(),
+      fc.maxSafeNat(),
+    );
+    fc.assert(
+      fc.property(anyInput, (input) => {
+        const result = normalizePhone(input);
+        if ('error' in result) {
+          expect(result.error).toMatch(/^not a valid phone number/);
+          return;
+        }
+        expect(result.ddi).toMatch(/^[1-9]\d{0,2}$/);
+        expect(result.cellphone).toMatch(/^\d{4,14}$/);
+        expect(result.e164).toBe(`+${result.ddi}${result.cellphone}`);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
