@@ -1,0 +1,41 @@
+/**
+ * The lead queue on a standard SQS queue: one SendMessage per lead, body `{"leadId"}`.
+ * SQS delays a message at most 900 s: a longer delay is capped at 900 s, so the lead comes back
+ * earlier than asked (a caller that must wait longer has to delay it again). FIFO queues are
+ * refused: they take no per-message delay, and the ledger's claim already stops double sends.
+ */
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { encodeLeadMessage, type LeadQueue } from './lead-queue.ts';
+
+export const SQS_MAX_DELAY_SECONDS = 900;
+
+export interface SqsLeadQueueOptions {
+  client: SQSClient;
+  queueUrl: string;
+}
+
+/** Whole seconds within SQS's 0..900. */
+export function sqsDelaySeconds(delaySeconds: number | undefined): number | undefined {
+  if (delaySeconds === undefined) return undefined;
+  if (Number.isNaN(delaySeconds)) throw new RangeError('delaySeconds must be a number');
+  return Math.min(Math.max(Math.ceil(delaySeconds), 0), SQS_MAX_DELAY_SECONDS);
+}
+
+export function createSqsLeadQueue({ client, queueUrl }: SqsLeadQueueOptions): LeadQueue {
+  if (!queueUrl) throw new TypeError('createSqsLeadQueue: queueUrl is required');
+  if (queueUrl.endsWith('.fifo')) {
+    throw new TypeError('createSqsLeadQueue: FIFO queues are not supported (no per-message delay)');
+  }
+  return {
+    async send(leadId, options = {}) {
+      const delay = sqsDelaySeconds(options.delaySeconds);
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: queueUrl,
+          MessageBody: encodeLeadMessage(leadId),
+          ...(delay !== undefined && delay > 0 && { DelaySeconds: delay }),
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * A dynalite instance for one test file (in memory unless a data dir is given), and fresh
+ * ledger tables on it so that tests in the file do not see each other's leads.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ensureTable, startLocalDynamo } from '../../functions/shared/dynamodb-local.ts';
+import { LEDGER_TABLE_DEFINITION } from '../../functions/shared/lead-ledger-dynamodb.ts';
+
+export interface TestDynamo {
+  endpoint: string;
+  client: DynamoDBClient;
+  /** Creates an empty ledger table with a new name and returns the name. */
+  createLedgerTable(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestDynamo(dataDir?: string): Promise<TestDynamo> {
+  const local = await startLocalDynamo(dataDir === undefined ? {} : { dataDir });
+  let tables = 0;
+  return {
+    endpoint: local.endpoint,
+    client: local.client,
+    async createLedgerTable() {
+      tables += 1;
+      const name = `leads-test-${tables}`;
+      await ensureTable(local.client, LEDGER_TABLE_DEFINITION, name);
+      return name;
+    },
+    close: () => local.close(),
+  };
+}
