@@ -1,0 +1,233 @@
+/**
+ * The local stand-in for the SQS queue and its dead-letter queue, with SQS's semantics, kept in
+ * the local DynamoDB (dynalite on disk) so that a message survives a crash of the process:
+ * - `send` with an optional delay; a message becomes visible at `visibleAt`;
+ * - `receive` takes visible messages and hides each for the visibility timeout, counting the
+ *   receive; a message received more than `maxReceiveCount` times moves to the dead-letter queue
+ *   instead of being handed out (SQS's redrive policy);
+ * - `delete` by receipt handle (a stale receipt, after the message became visible again and was
+ *   received by someone else, deletes nothing); `changeVisibility` to hand a message back early
+ *   or delay its retry; `redrive` moves dead-letter messages back (SQS's StartMessageMoveTask).
+ * Each step is one conditional write, so two workers never receive the same message at once.
+ */
+import { randomBytes } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { DynamoTableDefinition } from './lead-ledger-dynamodb.ts';
+import type { LeadQueue, LeadQueueSendOptions } from './lead-queue.ts';
+
+export const LOCAL_QUEUE_TABLE_DEFINITION = {
+  partitionKey: { name: 'id', type: 'S' },
+  globalSecondaryIndexes: [],
+  billingMode: 'PAY_PER_REQUEST',
+} as const satisfies DynamoTableDefinition;
+
+export interface LocalQueueMessage {
+  id: string;
+  leadId: string;
+  receiptHandle: string;
+  receiveCount: number;
+  sentAt: number;
+}
+
+export interface LocalLeadQueue extends LeadQueue {
+  receive(options: {
+    max: number;
+    visibilityMs: number;
+    now?: number;
+  }): Promise<LocalQueueMessage[]>;
+  delete(receiptHandle: string): Promise<boolean>;
+  changeVisibility(receiptHandle: string, visibleInMs: number, now?: number): Promise<boolean>;
+  /** Messages waiting (visible or not) and in the dead-letter queue. */
+  depth(): Promise<{ queued: number; dead: number; oldestSentAt?: number }>;
+  /** Moves every dead-letter message back to the queue, receive count reset. */
+  redrive(now?: number): Promise<number>;
+}
+
+interface Item {
+  id: string;
+  leadId: string;
+  queue: 'main' | 'dead';
+  visibleAt: number;
+  receiveCount: number;
+  sentAt: number;
+  receipt?: string;
+}
+
+function isConditionFailure(error: unknown): boolean {
+  return (error as { name?: string }).name === 'ConditionalCheckFailedException';
+}
+
+export function createLocalLeadQueue(options: {
+  client: DynamoDBClient;
+  tableName: string;
+  maxReceiveCount: number;
+}): LocalLeadQueue {
+  const db = DynamoDBDocumentClient.from(options.client);
+  const TableName = options.tableName;
+
+  async function scan(queue: Item['queue']): Promise<Item[]> {
+    const items: Item[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new ScanCommand({
+          TableName,
+          FilterExpression: '#queue = :queue',
+          ExpressionAttributeNames: { '#queue': 'queue' },
+          ExpressionAttributeValues: { ':queue': queue },
+          ConsistentRead: true,
+          ExclusiveStartKey,
+        }),
+      );
+      items.push(...((page.Items ?? []) as Item[]));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  }
+
+  /** Receipt handles name the message: `<id>.<random>`. */
+  const messageId = (receiptHandle: string) => receiptHandle.split('.')[0] ?? '';
+
+  return {
+    async send(leadId: string, sendOptions: LeadQueueSendOptions = {}) {
+      const now = Date.now();
+      const item: Item = {
+        id: `${now.toString(36)}-${randomBytes(6).toString('hex')}`,
+        leadId,
+        queue: 'main',
+        visibleAt: now + (sendOptions.delaySeconds ?? 0) * 1000,
+        receiveCount: 0,
+        sentAt: now,
+      };
+      await db.send(new PutCommand({ TableName, Item: item }));
+    },
+
+    async receive({ max, visibilityMs, now = Date.now() }) {
+      const visible = (await scan('main'))
+        .filter((item) => item.visibleAt <= now)
+        .sort((a, b) => a.sentAt - b.sentAt || a.id.localeCompare(b.id));
+      const received: LocalQueueMessage[] = [];
+      for (const item of visible) {
+        if (received.length >= max) break;
+        const toDead = item.receiveCount >= options.maxReceiveCount;
+        const receipt = `${item.id}.${randomBytes(8).toString('hex')}`;
+        try {
+          await db.send(
+            new UpdateCommand({
+              TableName,
+              Key: { id: item.id },
+              ConditionExpression: '#queue = :main AND visibleAt = :seen',
+              UpdateExpression: toDead
+                ? 'SET #queue = :dead REMOVE receipt'
+                : 'SET visibleAt = :hidden, receiveCount = receiveCount + :one, receipt = :receipt',
+              ExpressionAttributeNames: { '#queue': 'queue' },
+              ExpressionAttributeValues: toDead
+                ? { ':main': 'main', ':seen': item.visibleAt, ':dead': 'dead' }
+                : {
+                    ':main': 'main',
+                    ':seen': item.visibleAt,
+                    ':hidden': now + visibilityMs,
+                    ':one': 1,
+                    ':receipt': receipt,
+                  },
+            }),
+          );
+        } catch (error) {
+          if (isConditionFailure(error)) continue; // another worker took it
+          throw error;
+        }
+        if (!toDead) {
+          received.push({
+            id: item.id,
+            leadId: item.leadId,
+            receiptHandle: receipt,
+            receiveCount: item.receiveCount + 1,
+            sentAt: item.sentAt,
+          });
+        }
+      }
+      return received;
+    },
+
+    async delete(receiptHandle) {
+      try {
+        await db.send(
+          new DeleteCommand({
+            TableName,
+            Key: { id: messageId(receiptHandle) },
+            ConditionExpression: 'receipt = :receipt',
+            ExpressionAttributeValues: { ':receipt': receiptHandle },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    async changeVisibility(receiptHandle, visibleInMs, now = Date.now()) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { id: messageId(receiptHandle) },
+            ConditionExpression: 'receipt = :receipt',
+            UpdateExpression: 'SET visibleAt = :visibleAt',
+            ExpressionAttributeValues: {
+              ':receipt': receiptHandle,
+              ':visibleAt': now + visibleInMs,
+            },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    async depth() {
+      const [queued, dead] = await Promise.all([scan('main'), scan('dead')]);
+      const oldest = queued.reduce<number | undefined>(
+        (min, item) => (min === undefined || item.sentAt < min ? item.sentAt : min),
+        undefined,
+      );
+      return { queued: queued.length, dead: dead.length, ...(oldest && { oldestSentAt: oldest }) };
+    },
+
+    async redrive(now = Date.now()) {
+      let moved = 0;
+      for (const item of await scan('dead')) {
+        try {
+          await db.send(
+            new UpdateCommand({
+              TableName,
+              Key: { id: item.id },
+              ConditionExpression: '#queue = :dead',
+              UpdateExpression: 'SET #queue = :main, visibleAt = :now, receiveCount = :zero',
+              ExpressionAttributeNames: { '#queue': 'queue' },
+              ExpressionAttributeValues: {
+                ':dead': 'dead',
+                ':main': 'main',
+                ':now': now,
+                ':zero': 0,
+              },
+            }),
+          );
+          moved += 1;
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+        }
+      }
+      return moved;
+    },
+  };
+}
