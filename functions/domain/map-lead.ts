@@ -86,7 +86,17 @@ alias(
   'telefone_celular',
   'numero_de_telefone',
 );
-alias('cpf', 'cpf', 'seu_cpf', 'documento', 'document', 'government_issued_id_cpf_br', 'cf_cpf');
+alias(
+  'cpf',
+  'cpf',
+  'seu_cpf',
+  'qual_o_seu_cpf',
+  'qual_seu_cpf',
+  'numero_do_cpf',
+  'documento',
+  'document',
+  'government_issued_id_cpf_br',
+);
 alias(
   'birthday',
   'birthday',
@@ -157,7 +167,9 @@ function targetOf(answer: LeadAnswer, fieldMap: Map<string, string>): Target | u
     if (mapped === 'name') return 'fullName';
     return (mapped === 'cellphone' ? 'phone' : mapped) as Target;
   }
-  return ALIASES[folded] ?? DIRECT[folded];
+  // RD Station prefixes its custom fields with `cf_` (`cf_celular`, `cf_data_de_nascimento`).
+  const unprefixed = folded.startsWith('cf_') ? folded.slice(3) : folded;
+  return ALIASES[folded] ?? DIRECT[folded] ?? ALIASES[unprefixed];
 }
 
 function toInteger(text: string): number | undefined {

@@ -22,6 +22,7 @@ import {
   profileSchema,
   reportConfigSchema,
   SOURCES,
+  type SourceName,
   type UpstreamConfig,
   upstreamConfigSchema,
 } from './config-schema.ts';
@@ -55,7 +56,11 @@ export function secretNames(prefix: string) {
 export const settingsSchema = z.object({
   upstream: z.omit(upstreamConfigSchema, { username: true, password: true }),
   profiles: z.record(z.string(), z.looseObject({ source: z.enum(SOURCES) })),
-  report: z._default(reportConfigSchema, { branches: [], refreshSeconds: 900 }),
+  report: z._default(reportConfigSchema, {
+    branches: [],
+    refreshSeconds: 900,
+    timeZone: 'America/Sao_Paulo',
+  }),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 export type SettingsInput = z.input<typeof settingsSchema>;
@@ -264,6 +269,12 @@ export function createAwsConfigSource(env: NodeJS.ProcessEnv = process.env): Aws
         `profile ${name}`,
         locateIn(secretName, keys, settingsPath),
       );
+    },
+
+    async profileNameFor(source: SourceName): Promise<string | undefined> {
+      return Object.entries(current().profiles).find(
+        ([, profile]) => profile.source === source,
+      )?.[0];
     },
 
     async report(): Promise<Config['report']> {

@@ -80,6 +80,8 @@ export function createLocalConfigSource(config: Config): ConfigSource {
     clients: async () => config.clients,
     profile: async (name) =>
       Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined,
+    profileNameFor: async (source) =>
+      Object.entries(config.profiles).find(([, profile]) => profile.source === source)?.[0],
     report: async () => config.report,
   };
 }
@@ -109,6 +111,7 @@ export function localConfigSource(): ConfigSource {
     upstream: async () => current().upstream(),
     clients: async () => current().clients(),
     profile: async (name) => current().profile(name),
+    profileNameFor: async (source) => current().profileNameFor(source),
     report: async () => current().report(),
   };
 }

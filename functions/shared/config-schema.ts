@@ -5,6 +5,7 @@
  * upstream and clients secrets) from AWS Secrets Manager: see functions/shared/runtime-config.ts.
  */
 import * as z from 'zod/mini';
+import { FIELD_MAP_TARGETS } from '../domain/map-lead.ts';
 import { prospectSchema } from '../domain/prospect.ts';
 
 const nonEmpty = z.string().check(z.trim(), z.minLength(1, 'must not be empty'));
@@ -49,7 +50,16 @@ const profileCommon = {
   /** Prospect fields applied to every lead of this profile. */
   defaults: prospectDefaults,
   /** A source's own question or field key → Prospect field (or `notes`). */
-  fieldMap: z.optional(z.record(z.string(), nonEmpty)),
+  fieldMap: z.optional(
+    z.record(
+      z.string(),
+      z.string().check(
+        z.refine((target) => FIELD_MAP_TARGETS.has(target), {
+          message: `must be one of: ${[...FIELD_MAP_TARGETS].join(', ')}`,
+        }),
+      ),
+    ),
+  ),
   /** Per form id (Meta form_id, Google form_id, Typeform form_id, Webflow formId...) overrides. */
   forms: z.optional(z.record(z.string(), z.partial(prospectSchema))),
   /** Browser origins allowed to post with CORS. */
@@ -110,9 +120,26 @@ export const PROFILE_SECRET_KEYS: Record<SourceName, readonly string[]> = {
 
 export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
+/** An IANA time zone name Node knows (`America/Sao_Paulo`). */
+const timeZone = z.string().check(
+  z.refine(
+    (zone) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an IANA time zone such as "America/Sao_Paulo"' },
+  ),
+);
+
 export const reportConfigSchema = z.object({
   branches: z.array(z.int().check(z.positive())),
   refreshSeconds: z._default(z.int().check(z.gte(60, 'must be at least 60')), 900),
+  /** The gym's time zone: "today" for days overdue and ageing. */
+  timeZone: z._default(timeZone, 'America/Sao_Paulo'),
 });
 
 export const configSchema = z.object({
@@ -124,6 +151,10 @@ export const configSchema = z.object({
       .check(z.regex(PROFILE_NAME, 'profile names are lower-case letters, digits, - and _')),
     profileSchema,
   ),
-  report: z._default(reportConfigSchema, { branches: [], refreshSeconds: 900 }),
+  report: z._default(reportConfigSchema, {
+    branches: [],
+    refreshSeconds: 900,
+    timeZone: 'America/Sao_Paulo',
+  }),
 });
 export type Config = z.infer<typeof configSchema>;

@@ -7,6 +7,48 @@ import type { IssueDetail } from '../domain/json.ts';
 
 export type Headers = Record<string, string>;
 
+/** An HTTP request independent of API Gateway: what use cases see. */
+export interface HttpRequest {
+  method: string;
+  /** Header names lower-cased; the last value of a repeated header. */
+  headers: Readonly<Record<string, string>>;
+  /** Query parameters, every value of a repeated key in order. */
+  query: Readonly<Record<string, readonly string[]>>;
+  /** The exact bytes received: signatures are computed over these. */
+  body: Buffer;
+  /** Media type, lower-cased, without parameters; `''` when absent. */
+  contentType: string;
+  receivedAt: Date;
+}
+
+/** The request an API Gateway (REST, v1) proxy event carries. */
+export function requestFromEvent(event: APIGatewayProxyEvent, now = new Date()): HttpRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  }
+  for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
+    const last = values?.at(-1);
+    if (last !== undefined) headers[name.toLowerCase()] = last;
+  }
+  const query: Record<string, readonly string[]> = {};
+  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
+    if (value !== undefined) query[name] = [value];
+  }
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (values?.length) query[name] = values;
+  }
+  const epoch = event.requestContext?.requestTimeEpoch;
+  return {
+    method: event.httpMethod.toUpperCase(),
+    headers,
+    query,
+    body: rawBody(event),
+    contentType: (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '',
+    receivedAt: typeof epoch === 'number' && epoch > 0 ? new Date(epoch) : now,
+  };
+}
+
 export function json(
   statusCode: number,
   body: unknown,

@@ -110,6 +110,24 @@ describe('mapLeadToProspect', () => {
     expect(prospect.notes?.startsWith('VIP')).toBe(true);
   });
 
+  it("reads RD Station's cf_ custom fields and common CPF question keys", () => {
+    const { prospect } = mapLeadToProspect(
+      capture({
+        answers: [
+          { key: 'cf_celular', value: '48 99999-8888' },
+          { key: 'cf_data_de_nascimento', value: '01/02/1985' },
+          { key: 'qual_o_seu_cpf?', value: '529.982.247-25' },
+        ],
+      }),
+      {},
+    );
+    expect(prospect).toMatchObject({
+      cellphone: '48999998888',
+      birthday: '1985-02-01T00:00:00.000Z',
+      cpf: '52998224725',
+    });
+  });
+
   it('ignores fieldMap targets it does not know, keeping the answer in notes', () => {
     const { prospect } = mapLeadToProspect(
       capture({ answers: [{ key: 'zap', value: '11987654321' }] }),

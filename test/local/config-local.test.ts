@@ -98,7 +98,11 @@ describe('loadConfigFile', () => {
     });
     expect(config.profiles.rd?.source).toBe('rdstation');
     expect(config.profiles.native?.source).toBe('prospect');
-    expect(config.report).toEqual({ branches: [1, 2, 3], refreshSeconds: 900 });
+    expect(config.report).toEqual({
+      branches: [1, 2, 3],
+      refreshSeconds: 900,
+      timeZone: 'America/Sao_Paulo',
+    });
   });
 
   it('names a missing upstream.password', () => {
@@ -150,6 +154,13 @@ describe('loadConfigFile', () => {
     expect(message).toMatch(
       /^\s*clients\.0\.roles\.1: must be one of "prospects:write", "report:read", "admin"$/m,
     );
+  });
+
+  it('names a fieldMap target that is not a Prospect field', () => {
+    const message = problemsAfter((c) => {
+      c.profiles.site.fieldMap = { qual_seu_cpf: 'cpf', zap: 'telefoneX' };
+    });
+    expect(message).toMatch(/^\s*profiles\.site\.fieldMap\.zap: must be one of: .*phone/m);
   });
 
   it('says what was received when a value has the wrong type', () => {

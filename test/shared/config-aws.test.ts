@@ -134,7 +134,11 @@ describe('createAwsConfigSource', () => {
 
     // Assess
     expect(clients).toEqual([{ username: 'ops', passwordHash: hash, roles: ['admin'] }]);
-    expect(report).toEqual({ branches: [1, 2], refreshSeconds: 600 });
+    expect(report).toEqual({
+      branches: [1, 2],
+      refreshSeconds: 600,
+      timeZone: 'America/Sao_Paulo',
+    });
   });
 
   it('asks Secrets Manager once for two reads (cached), again once after refresh()', async () => {

@@ -1,0 +1,412 @@
+/**
+ * The intake use case: `POST /leads/{profile}` (and its GET handshake and CORS preflight) and
+ * the seed's `POST /api/v1/prospects`. Authenticates the request with the profile's source,
+ * captures its leads, records each durably in the ledger before answering, enqueues what can be
+ * delivered, and answers the way the platform expects. No AWS imports: ports come in `deps`.
+ *
+ * Rules (docs/sources.md): unauthentic → 401/403, nothing stored. Authentic but unreadable →
+ * parked with the reason for ad platforms and form builders (they drop leads we answer with 4xx),
+ * 400 for plain forms and the Prospect API. Test leads → kept as `test`, not delivered unless the
+ * profile says so. A lead the mapping cannot complete → parked with the fields it lacks.
+ *
+ * The Prospect API (`prospect` source) waits a bounded time for the delivery, as the contract
+ * asks (`200 {"idProspect"}` when delivered in time); every other source answers at once, as its
+ * platform expects. After recording a queued Prospect it polls the ledger (200 ms, backing off
+ * to 1 s) until the lead reaches an outcome or the wait ends (PROSPECT_WAIT.budgetMs = 8 s,
+ * never closer than WAIT_RESERVE_MS to the function's timeout; API Gateway's 29 s bound is
+ * further still). The answer by the lead's state then:
+ * - `delivered` → 200 `{"idProspect": n}` (a duplicate of a delivered lead answers so at once);
+ * - `rejected` → 400 `{"error": {"code": "rejected_upstream", "message", "details": [the
+ *   upstream's mensagens]}, "leadId"}`: the caller of the seed API expects the upstream's 400;
+ *   it gets the same status and messages in the contract's error shape;
+ * - `queued`/`sending` when the wait ends → 202 `{"leadId", "status": "queued"}`; the lead is
+ *   still delivered later;
+ * - `parked` (required fields missing) → 202 `{"leadId", "status": "parked", "reason"}` at once:
+ *   it is kept, but nothing is delivered until an operator retries it, so `queued` would mislead;
+ * - `dead` or `test` → 202 with that status. A failure to read the ledger while waiting ends the
+ *   wait with the 202 queued answer: the lead is recorded and queued either way.
+ */
+import type { LeadCapture } from '../domain/lead.ts';
+import { mapLeadToProspect } from '../domain/map-lead.ts';
+import { authenticateClient, BASIC_CHALLENGE } from '../shared/client-auth.ts';
+import { PROFILE_SECRET_KEYS, type Profile } from '../shared/config-schema.ts';
+import type { ConfigSource } from '../shared/config-source.ts';
+import type { LeadLedger, LeadRecord, LeadStatus, NewLead } from '../shared/lead-ledger.ts';
+import { newLeadId, publicStatus } from '../shared/lead-ledger.ts';
+import type { LeadQueue } from '../shared/lead-queue.ts';
+import { ADAPTERS } from './adapters.ts';
+import type { IntakeRequest, PlatformResponse, SourceAdapter } from './source.ts';
+
+/** Request bodies above this are refused with 413 (a lead is a few KB; DynamoDB items ≤ 400 KB). */
+export const MAX_INTAKE_BODY_BYTES = 256 * 1024;
+
+/** How long a dedup key is remembered, by its kind (platform ids: as long as the ledger keeps leads). */
+const DEDUP_WINDOW_SECONDS: Record<string, number> = {
+  hash: 10 * 60,
+  key: 24 * 60 * 60,
+};
+
+const CORS_ALLOW_HEADERS = 'content-type, x-lead-token, idempotency-key';
+
+export interface IntakeEvents {
+  /** One structured event per accepted lead; never personal data. */
+  accepted(event: {
+    leadId: string;
+    profile: string;
+    source: string;
+    status: string;
+    duplicate: boolean;
+  }): void;
+  refused(event: { profile: string; status: number; code: string }): void;
+}
+
+/** How the Prospect API waits for its lead's delivery (see the module comment). */
+export interface ProspectWait {
+  /** The longest wait after recording the lead; 0 answers 202 at once. */
+  budgetMs: number;
+  /** The first poll of the ledger comes after this long... */
+  firstPollMs: number;
+  /** ...each next one 1.5 times later, up to this. */
+  maxPollMs: number;
+}
+
+export const PROSPECT_WAIT: ProspectWait = { budgetMs: 8000, firstPollMs: 200, maxPollMs: 1000 };
+
+/** The wait ends at least this long before the function's own timeout. */
+export const WAIT_RESERVE_MS = 1500;
+
+export interface IntakeDeps {
+  config: ConfigSource;
+  ledger: LeadLedger;
+  queue: LeadQueue;
+  events?: IntakeEvents;
+  now?: () => Date;
+  /** Overrides of PROSPECT_WAIT. */
+  prospectWait?: Partial<ProspectWait>;
+  /** Default: a timer. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** What the use case knows about the invocation running it. */
+export interface IntakeInvocation {
+  /** Lambda's context.getRemainingTimeInMillis. */
+  remainingMs(): number;
+}
+
+interface Accepted {
+  record: LeadRecord;
+  duplicate: boolean;
+}
+
+function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}) {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify(body),
+  } satisfies PlatformResponse;
+}
+
+function problem(
+  statusCode: number,
+  code: string,
+  message: string,
+  details: readonly unknown[] = [],
+  headers: Record<string, string> = {},
+): PlatformResponse {
+  return jsonResponse(statusCode, { error: { code, message, details } }, headers);
+}
+
+function corsHeaders(request: IntakeRequest, profile: Profile): Record<string, string> {
+  const origin = request.headers.origin;
+  if (!origin || !profile.allowedOrigins?.includes(origin)) return {};
+  return { 'access-control-allow-origin': origin, vary: 'Origin' };
+}
+
+function preflight(request: IntakeRequest, profile: Profile): PlatformResponse {
+  const cors = corsHeaders(request, profile);
+  if (!cors['access-control-allow-origin']) {
+    return problem(403, 'origin_not_allowed', 'this origin may not post to this profile');
+  }
+  return {
+    statusCode: 204,
+    headers: {
+      ...cors,
+      'access-control-allow-methods': 'POST, OPTIONS',
+      'access-control-allow-headers': CORS_ALLOW_HEADERS,
+      'access-control-max-age': '600',
+    },
+    body: '',
+  };
+}
+
+function dedupWindow(dedupKey: string): number | undefined {
+  return DEDUP_WINDOW_SECONDS[dedupKey.slice(0, dedupKey.indexOf(':'))];
+}
+
+/** Decides the first status of a captured lead, mapping it when nothing is pending. */
+type LeadState = Omit<NewLead, 'receivedAt' | 'profile'>;
+
+function initialState(capture: LeadCapture, profile: Profile): LeadState {
+  const base = { source: capture.source, dedupKey: capture.dedupKey, capture };
+  const dedupWindowSeconds = dedupWindow(capture.dedupKey);
+  const windowed = dedupWindowSeconds === undefined ? {} : { dedupWindowSeconds };
+  if (capture.isTest && !profile.deliverTestLeads) {
+    return { ...base, ...windowed, status: 'test' };
+  }
+  if (capture.pending) return { ...base, ...windowed, status: 'queued' };
+  const mapped = mapLeadToProspect(capture, profile);
+  if (mapped.missing.length) {
+    const reason = `required fields missing: ${mapped.missing.join(', ')}`;
+    return { ...base, ...windowed, status: 'parked', reason, prospect: mapped.prospect };
+  }
+  return { ...base, ...windowed, status: 'queued', prospect: mapped.prospect };
+}
+
+async function accept(
+  deps: IntakeDeps,
+  profileName: string,
+  lead: LeadState,
+  receivedAt: Date,
+): Promise<Accepted> {
+  const { lead: record, duplicate } = await deps.ledger.record({
+    ...lead,
+    profile: profileName,
+    receivedAt,
+  });
+  // A redelivery of a lead still queued is sent again: the first send may have failed after the
+  // ledger write. The forwarder's lease makes a second message harmless.
+  if (record.status === 'queued') await deps.queue.send(record.leadId);
+  deps.events?.accepted({
+    leadId: record.leadId,
+    profile: profileName,
+    source: record.source,
+    status: record.status,
+    duplicate,
+  });
+  return { record, duplicate };
+}
+
+/**
+ * The profile's own secrets taken out of a body we keep (Google puts its key in the body; a form
+ * may post its token as a field): a parked body is shown to operators and may reach the CRM.
+ */
+function redactSecrets(text: string, profile: Profile): string {
+  let redacted = text;
+  for (const key of PROFILE_SECRET_KEYS[profile.source]) {
+    const secret = (profile as Record<string, unknown>)[key];
+    if (typeof secret === 'string' && secret.length >= 4) {
+      redacted = redacted.replaceAll(secret, '[redacted]');
+    }
+  }
+  return redacted;
+}
+
+function isPlainHtmlForm(request: IntakeRequest): boolean {
+  return (
+    request.contentType === 'application/x-www-form-urlencoded' ||
+    request.contentType === 'multipart/form-data'
+  );
+}
+
+function answer(
+  adapter: SourceAdapter,
+  profile: Profile,
+  request: IntakeRequest,
+  leadIds: readonly string[],
+): PlatformResponse {
+  if (profile.redirectUrl && profile.source === 'form' && isPlainHtmlForm(request)) {
+    return { statusCode: 303, headers: { location: profile.redirectUrl }, body: '' };
+  }
+  const response = adapter.accepted(leadIds);
+  return { ...response, headers: { ...response.headers, ...corsHeaders(request, profile) } };
+}
+
+/**
+ * Handles one request to `/leads/{profile}`; for the Prospect API pass the name of the profile
+ * whose source is `prospect`.
+ */
+export async function handleIntake(
+  profileName: string,
+  request: IntakeRequest,
+  deps: IntakeDeps,
+  invocation?: IntakeInvocation,
+): Promise<PlatformResponse> {
+  const profile = await deps.config.profile(profileName);
+  // Refusals carry the CORS headers too, so an allowed page can read why it was refused.
+  const refuse = (response: PlatformResponse, code: string) => {
+    deps.events?.refused({ profile: profileName, status: response.statusCode, code });
+    const cors = profile ? corsHeaders(request, profile) : {};
+    return { ...response, headers: { ...response.headers, ...cors } };
+  };
+  if (!profile) {
+    return refuse(problem(404, 'unknown_profile', 'no such profile'), 'unknown_profile');
+  }
+  const adapter = ADAPTERS[profile.source] as SourceAdapter;
+
+  if (request.method === 'OPTIONS') return preflight(request, profile);
+  if (request.method === 'GET' && adapter.handshake) return adapter.handshake(request, profile);
+  if (request.method !== 'POST') {
+    return refuse(
+      problem(405, 'method_not_allowed', `${request.method} is not allowed here`, [], {
+        allow: adapter.handshake ? 'GET, POST, OPTIONS' : 'POST, OPTIONS',
+      }),
+      'method_not_allowed',
+    );
+  }
+  if (request.body.length > MAX_INTAKE_BODY_BYTES) {
+    return refuse(
+      problem(413, 'body_too_large', `the body exceeds ${MAX_INTAKE_BODY_BYTES} bytes`),
+      'body_too_large',
+    );
+  }
+
+  if (profile.source === 'prospect') {
+    const auth = await authenticateClient(
+      request.headers.authorization,
+      await deps.config.clients(),
+      'prospects:write',
+    );
+    if (!auth.ok) {
+      const headers = auth.status === 401 ? BASIC_CHALLENGE : {};
+      return refuse(problem(auth.status, auth.code, auth.message, [], headers), auth.code);
+    }
+  }
+  const authenticity = adapter.authenticate(request, profile);
+  if (!authenticity.ok) {
+    return refuse(
+      problem(authenticity.status, authenticity.code, authenticity.message),
+      authenticity.code,
+    );
+  }
+
+  const captured = await adapter.capture(request, profile);
+  if ('problem' in captured) {
+    if (!adapter.parkUnreadable) {
+      return refuse(
+        problem(400, 'invalid_body', captured.problem, captured.details ?? []),
+        'invalid_body',
+      );
+    }
+    const unreadable: LeadCapture = {
+      source: profile.source,
+      dedupKey: captured.dedupKey,
+      isTest: false,
+      answers: [
+        {
+          key: 'corpo_recebido',
+          label: 'Corpo recebido (não pôde ser lido)',
+          value: redactSecrets(request.body.toString('utf8').slice(0, 64 * 1024), profile),
+        },
+      ],
+      attribution: {},
+    };
+    const { record } = await accept(
+      deps,
+      profileName,
+      {
+        source: profile.source,
+        dedupKey: captured.dedupKey,
+        capture: unreadable,
+        status: 'parked',
+        reason: `unreadable body: ${captured.problem}`,
+      },
+      request.receivedAt,
+    );
+    return answer(adapter, profile, request, [record.leadId]);
+  }
+  if (captured.spam) {
+    // Bots learn nothing: the answer looks like any other, and nothing is stored.
+    return answer(
+      adapter,
+      profile,
+      request,
+      captured.leads.map(() => newLeadId()),
+    );
+  }
+
+  if (profile.source === 'prospect' && captured.leads.length === 1 && captured.leads[0]) {
+    const { record } = await accept(
+      deps,
+      profileName,
+      initialState(captured.leads[0], profile),
+      request.receivedAt,
+    );
+    const outcome = await waitForDelivery(record, deps, invocation);
+    const response = prospectAnswer(outcome, adapter);
+    return { ...response, headers: { ...response.headers, ...corsHeaders(request, profile) } };
+  }
+
+  const leadIds: string[] = [];
+  for (const capture of captured.leads) {
+    const { record } = await accept(
+      deps,
+      profileName,
+      initialState(capture, profile),
+      request.receivedAt,
+    );
+    leadIds.push(record.leadId);
+  }
+  return answer(adapter, profile, request, leadIds);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Prospect API's bounded wait
+
+const IN_FLIGHT: ReadonlySet<LeadStatus> = new Set(['queued', 'sending']);
+
+const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls the ledger until the lead leaves queued/sending or the wait ends; the lead as last read.
+ * A lead that is not in flight (a duplicate of a delivered one, a parked one) returns at once.
+ */
+async function waitForDelivery(
+  lead: LeadRecord,
+  deps: IntakeDeps,
+  invocation: IntakeInvocation | undefined,
+): Promise<LeadRecord> {
+  if (!IN_FLIGHT.has(lead.status)) return lead;
+  const wait = { ...PROSPECT_WAIT, ...deps.prospectWait };
+  const sleep = deps.sleep ?? timer;
+  const clock = () => (deps.now?.() ?? new Date()).getTime();
+  const remaining = invocation ? invocation.remainingMs() - WAIT_RESERVE_MS : wait.budgetMs;
+  const deadline = clock() + Math.min(wait.budgetMs, remaining);
+  let current = lead;
+  let delay = Math.max(wait.firstPollMs, 1);
+  for (let left = deadline - clock(); left > 0; left = deadline - clock()) {
+    await sleep(Math.min(delay, left));
+    try {
+      current = (await deps.ledger.get(lead.leadId)) ?? current;
+    } catch {
+      return current; // recorded and queued: the 202 answer stays true
+    }
+    if (!IN_FLIGHT.has(current.status)) return current;
+    delay = Math.min(delay * 1.5, Math.max(wait.maxPollMs, 1));
+  }
+  return current;
+}
+
+/** The Prospect API's answer for the lead's state (see the module comment). */
+function prospectAnswer(lead: LeadRecord, adapter: SourceAdapter): PlatformResponse {
+  switch (lead.status) {
+    case 'delivered':
+      return jsonResponse(200, { idProspect: lead.idProspect });
+    case 'rejected': {
+      const messages = lead.messages ?? [];
+      const message = `the upstream refused the Prospect: ${lead.reason ?? messages.join('; ')}`;
+      return jsonResponse(400, {
+        error: { code: 'rejected_upstream', message, details: messages },
+        leadId: lead.leadId,
+      });
+    }
+    case 'queued':
+    case 'sending':
+      return adapter.accepted([lead.leadId]);
+    default:
+      return jsonResponse(202, {
+        leadId: lead.leadId,
+        status: publicStatus(lead.status),
+        ...(lead.reason !== undefined && { reason: lead.reason }),
+      });
+  }
+}

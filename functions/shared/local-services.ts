@@ -1,0 +1,25 @@
+/**
+ * What the local runtime (local/runtime.ts) started for in-process handlers: the local DynamoDB
+ * and the table names. Handlers reach it through their local wiring; a Lambda never imports
+ * this module (its bundle drops the local branch).
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+export interface LocalServices {
+  dynamo: DynamoDBClient;
+  ledgerTable: string;
+  queueTable: string;
+  /** Receives before a message moves to the dead-letter queue (SQS's maxReceiveCount). */
+  maxReceiveCount: number;
+}
+
+let services: LocalServices | undefined;
+
+export function setLocalServices(value: LocalServices | undefined): void {
+  services = value;
+}
+
+export function localServices(): LocalServices {
+  if (!services) throw new Error('the local runtime has not started its services');
+  return services;
+}

@@ -1,0 +1,26 @@
+/**
+ * Structured logs and metrics (Powertools), shared by every function. Logs carry ids, statuses
+ * and codes, never personal data or secrets: callers pass only those. Locally the same logger
+ * writes JSON lines to stdout, and metrics are off unless POWERTOOLS_METRICS_DISABLED=false.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'leads';
+
+export const logger = new Logger({ serviceName });
+
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Leads',
+  serviceName,
+});
+
+/** Counts one occurrence of `name` (EMF, published by `flushMetrics`). */
+export function count(name: string, value = 1): void {
+  metrics.addMetric(name, MetricUnit.Count, value);
+}
+
+/** Publishes what was counted during this invocation; call once at its end. */
+export function flushMetrics(): void {
+  metrics.publishStoredMetrics();
+}
