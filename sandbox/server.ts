@@ -5,7 +5,8 @@
  * (`POST /_sandbox/faults`).
  *
  * Routes (paths under /api match case-insensitively and with a trailing slash, like ASP.NET):
- * - `POST /api/v1/prospects`, `GET /api/v1/receivables/debtors`: Basic auth, rate limits, faults.
+ * - `POST /api/v1/prospects`, `GET /api/v1/prospects` (lookup: prospect-lookup.ts),
+ *   `GET /api/v1/receivables/debtors`: Basic auth, rate limits, faults.
  * - `GET /graph/{leadgenId}`, `GET /graph/v{NN}.0/{leadgenId}`: Meta Graph lead lookup.
  * - `/_sandbox/*`: control routes without auth. The sandbox is meant to listen on loopback only
  *   (the default host is 127.0.0.1); never expose it.
@@ -17,6 +18,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import * as z from 'zod/mini';
+import { parseDebtorsQuery, queryDebtors } from '../functions/domain/debtors-query.ts';
 import { describeIssues, type IssueDetail, parseJson } from '../functions/domain/json.ts';
 import { basicCredentials } from '../functions/shared/http.ts';
 import {
@@ -27,9 +29,9 @@ import {
   MAX_DEMO_DEBTORS,
   mulberry32,
 } from './debtors-data.ts';
-import { parseDebtorsQuery, selectDebtors } from './debtors-query.ts';
 import { DEFAULT_FAULTS, parseFaults, type SandboxFaults } from './faults.ts';
 import { graphError, graphLeadAnswer, type MetaLead, normaliseMetaLead } from './meta-leads.ts';
+import { lookupProspects } from './prospect-lookup.ts';
 import { validateProspectBody } from './prospect-validation.ts';
 import { SlidingWindowRateLimiter } from './rate-limit.ts';
 
@@ -396,18 +398,26 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   async function listDebtors(ex: Exchange, url: URL): Promise<void> {
     const query = parseDebtorsQuery(url.searchParams);
     if (!query.ok) return json(ex, 400, { mensagens: query.messages });
-    return json(ex, 200, selectDebtors(currentRows(), query.query));
+    return json(ex, 200, queryDebtors(currentRows(), query.query));
   }
 
-  const API_ROUTES = new Map([
+  async function findProspects(ex: Exchange, url: URL): Promise<void> {
+    const found = lookupProspects(prospects, url.searchParams);
+    if (!found.ok) return json(ex, 400, { mensagens: found.messages });
+    return json(ex, 200, found.prospects);
+  }
+
+  type ApiRun = (ex: Exchange, url: URL, body: RequestBody) => Promise<void>;
+  /** Path → method → handler. */
+  const API_ROUTES = new Map<string, Record<string, ApiRun>>([
     [
       ROUTE_PROSPECTS,
       {
-        method: 'POST',
-        run: (ex: Exchange, _url: URL, body: RequestBody) => createProspect(ex, body),
+        POST: (ex, _url, body) => createProspect(ex, body),
+        GET: (ex, url) => findProspects(ex, url),
       },
     ],
-    [ROUTE_DEBTORS, { method: 'GET', run: (ex: Exchange, url: URL) => listDebtors(ex, url) }],
+    [ROUTE_DEBTORS, { GET: (ex, url) => listDebtors(ex, url) }],
   ]);
 
   // --- Meta Graph -------------------------------------------------------------------------
@@ -481,6 +491,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
           auth: 'HTTP Basic on /api/* (default demo/demo); none on /_sandbox/* and /graph/*',
           routes: [
             'POST /api/v1/prospects',
+            'GET /api/v1/prospects?email&cellphone&cpf&registerDateStart&take&skip',
             'GET /api/v1/receivables/debtors?take&skip&idBranch&debtStatus&memberStatus',
             'GET /graph/{leadgenId}?access_token&fields',
             'GET|POST /_sandbox/faults',
@@ -634,11 +645,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         );
       }
       if (!known) return json(ex, 404, { status: 404, error: 'Not Found' });
-      if (method !== known.method) {
-        return json(ex, 405, { status: 405, error: 'Method Not Allowed' }, { allow: known.method });
+      const run = Object.hasOwn(known, method) ? known[method] : undefined;
+      if (!run) {
+        const allow = Object.keys(known).sort().join(', ');
+        return json(ex, 405, { status: 405, error: 'Method Not Allowed' }, { allow });
       }
       if (!(await admit(ex))) return;
-      return known.run(ex, url, body);
+      return run(ex, url, body);
     }
 
     const body = await readBody(req);

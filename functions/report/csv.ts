@@ -1,0 +1,161 @@
+/**
+ * The debtors report as CSV that opens correctly, accents included, in Excel and LibreOffice
+ * set to Portuguese (Brazil), which is who reads it. Pure.
+ *
+ * Dialect `br` (the default):
+ * - UTF-8 with a byte order mark: without it Excel reads the file as Windows-1252 and shows
+ *   `JOÃƒO` for `JOÃO`. (No `sep=;` line: with it Excel ignores the BOM.)
+ * - `;` between fields: pt-BR Excel uses `,` as the decimal separator, so its list separator is
+ *   `;` and it splits a double-clicked `.csv` on `;` only.
+ * - Decimal comma in numbers (`149,90`): pt-BR Excel and LibreOffice read `149.90` as text (or
+ *   worse, a date), but `149,90` as a number they can sum. Amounts always carry two decimals;
+ *   there is no thousands separator.
+ * Dialect `intl` (`?dialect=intl`): `,` and a decimal point, for scripts and other locales.
+ *
+ * Both: CRLF line ends, RFC 4180 quoting (a field with the delimiter, `"`, CR or LF is quoted
+ * and its `"` doubled; names with line breaks stay one cell), dates as `YYYY-MM-DD` (or
+ * `YYYY-MM-DD HH:MM:SS` when they carry a time), which both programs recognise as dates, and a
+ * guard against formula injection: a text cell starting with `=`, `+`, `-`, `@`, tab or CR gets
+ * a leading `'`, so a debtor named `=HYPERLINK(...)` is shown, never run. Numbers we format
+ * ourselves (a negative `daysOverdue`) are not text and are not prefixed.
+ *
+ * Columns: the seed's debtor fields in the seed's order, then any other field the upstream
+ * sent (first-seen order), then our `daysOverdue` and `ageingBucket`. Headers are the field
+ * names, the same as the JSON's.
+ */
+import type { ReportRow } from './report-json.ts';
+
+export interface CsvDialect {
+  delimiter: ';' | ',';
+  decimal: ',' | '.';
+}
+
+export const CSV_DIALECTS = {
+  br: { delimiter: ';', decimal: ',' },
+  intl: { delimiter: ',', decimal: '.' },
+} as const satisfies Record<string, CsvDialect>;
+
+export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8; header=present';
+const BOM = '\uFEFF';
+const CRLF = '\r\n';
+
+/** The seed's debtor fields, in the seed's order. */
+export const SEED_DEBTOR_FIELDS = [
+  'memberId',
+  'name',
+  'memberStatus',
+  'receivableId',
+  'receivableIdOrigin',
+  'branchId',
+  'branchName',
+  'dueDate',
+  'paymentDate',
+  'registerDate',
+  'originalDueDate',
+  'chargeDate',
+  'daysLate',
+  'debtAmount',
+  'paymentType',
+  'idPaymentType',
+  'debtStatus',
+  'checkoutLink',
+  'checkoutLinkFullDebt',
+  'paymentOrigin',
+] as const;
+const COMPUTED_FIELDS = ['daysOverdue', 'ageingBucket'] as const;
+const DATE_FIELDS = new Set([
+  'dueDate',
+  'paymentDate',
+  'registerDate',
+  'originalDueDate',
+  'chargeDate',
+]);
+const MONEY_FIELDS = new Set(['debtAmount']);
+
+/** The columns for these rows: seed fields, extra upstream fields, then ours. */
+export function csvColumns(rows: readonly ReportRow[]): string[] {
+  const columns = new Set<string>(SEED_DEBTOR_FIELDS);
+  const computed = new Set<string>(COMPUTED_FIELDS);
+  for (const row of rows) {
+    for (const key of Object.keys(row)) if (!computed.has(key)) columns.add(key);
+  }
+  return [...columns, ...COMPUTED_FIELDS];
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** `'` before text a spreadsheet would take for a formula. */
+export function guardFormula(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+/** RFC 4180: quoted when it holds the delimiter, a quote, CR or LF; quotes doubled. */
+export function quoteField(text: string, delimiter: string): string {
+  if (text.includes(delimiter) || /["\r\n]/.test(text)) return `"${text.replaceAll('"', '""')}"`;
+  return text;
+}
+
+/** `2026-07-10T00:00:00` → `2026-07-10`; with a time, `2026-07-10 14:30:00`; else as sent. */
+export function spreadsheetDate(value: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?$/.exec(value);
+  if (!match) return value;
+  return match[2] === '00:00:00' ? (match[1] as string) : `${match[1]} ${match[2]}`;
+}
+
+function formatNumber(value: number, field: string, dialect: CsvDialect): string {
+  if (!Number.isFinite(value)) return '';
+  const text = MONEY_FIELDS.has(field) ? value.toFixed(2) : String(value);
+  return dialect.decimal === '.' ? text : text.replace('.', dialect.decimal);
+}
+
+/** One cell's text, before quoting. */
+export function cellText(value: unknown, field: string, dialect: CsvDialect): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number') return formatNumber(value, field, dialect);
+  if (typeof value === 'boolean') return String(value);
+  const text =
+    typeof value === 'string'
+      ? DATE_FIELDS.has(field)
+        ? spreadsheetDate(value)
+        : value
+      : JSON.stringify(value);
+  return guardFormula(text);
+}
+
+/** The rows as one CSV document (BOM, header line, CRLF after every line). */
+export function toCsv(rows: readonly ReportRow[], dialect: CsvDialect = CSV_DIALECTS.br): string {
+  const columns = csvColumns(rows);
+  const line = (cells: readonly string[]) =>
+    cells.map((cell) => quoteField(cell, dialect.delimiter)).join(dialect.delimiter);
+  const lines = [line(columns.map(guardFormula))];
+  for (const row of rows) {
+    const record = row as Record<string, unknown>;
+    lines.push(line(columns.map((column) => cellText(record[column], column, dialect))));
+  }
+  return `${BOM}${lines.join(CRLF)}${CRLF}`;
+}
+
+/** `YYYY-MM-DD` of an instant in a time zone (UTC when the zone is unknown). */
+export function localDate(instant: string | Date, timeZone: string): string {
+  const date = typeof instant === 'string' ? new Date(instant) : instant;
+  if (Number.isNaN(date.getTime())) return 'sem-data';
+  const format = (zone: string) =>
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(date);
+  try {
+    return format(timeZone);
+  } catch {
+    return format('UTC');
+  }
+}
+
+/** `devedores-2026-11-21.csv`; a page adds its row range: `devedores-2026-11-21-linhas-1-20000.csv`. */
+export function csvFileName(date: string, range?: { first: number; last: number }): string {
+  return range
+    ? `devedores-${date}-linhas-${range.first}-${range.last}.csv`
+    : `devedores-${date}.csv`;
+}

@@ -1,0 +1,32 @@
+/**
+ * The refresher's AWS adapters: configuration from LEADS_SETTINGS and Secrets Manager, the
+ * report bucket (S3), the `refresh` queue (SQS) for continuations. The variables are set by
+ * infra/constructs/debtors-report.ts.
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createAwsConfigSource } from '../shared/config-aws.ts';
+import { requireEnv } from '../shared/env.ts';
+import type { Pacer } from '../shared/pacer.ts';
+import { createS3ReportStore } from '../shared/report-store-s3.ts';
+import { createSqsReportTrigger } from '../shared/report-trigger-sqs.ts';
+import { type RefreshDeps, refreshEvents, upstreamSource } from './refresh.ts';
+
+export function awsRefreshDeps(options: { pacer?: Pacer } = {}): RefreshDeps {
+  const config = createAwsConfigSource();
+  return {
+    store: createS3ReportStore({
+      client: new S3Client({}),
+      bucket: requireEnv('REPORT_BUCKET_NAME'),
+    }),
+    trigger: createSqsReportTrigger({
+      client: new SQSClient({}),
+      queueUrl: requireEnv('REPORT_REFRESH_QUEUE_URL'),
+    }),
+    source: upstreamSource(config, {
+      ...(options.pacer && { pacer: options.pacer }),
+      onUnauthorized: () => config.refresh(),
+    }),
+    events: refreshEvents,
+  };
+}

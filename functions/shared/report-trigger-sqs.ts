@@ -1,0 +1,27 @@
+/**
+ * The report trigger on AWS: one SendMessage to the `refresh` queue, which the refresher Lambda
+ * consumes one message at a time (batch size 1, reserved concurrency 1: refreshes never overlap).
+ */
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { encodeRefreshMessage, type ReportTrigger, refreshMessage } from './report-trigger.ts';
+
+export interface SqsReportTriggerOptions {
+  client: SQSClient;
+  queueUrl: string;
+  now?: () => Date;
+}
+
+export function createSqsReportTrigger(options: SqsReportTriggerOptions): ReportTrigger {
+  if (!options.queueUrl) throw new TypeError('createSqsReportTrigger: queueUrl is required');
+  const now = options.now ?? (() => new Date());
+  return {
+    async requestRefresh(request = {}) {
+      await options.client.send(
+        new SendMessageCommand({
+          QueueUrl: options.queueUrl,
+          MessageBody: encodeRefreshMessage(refreshMessage(request, now())),
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,309 @@
+/**
+ * The debtors report's refresh half: where the snapshot lives, what refreshes it and when, and
+ * the alarms that say it is failing or old (docs/report.md).
+ *
+ * - Store: an S3 bucket (functions/shared/report-store-s3.ts keeps `debtors/current.json`,
+ *   `status.json`, `checkpoint.json`). S3, not DynamoDB: a snapshot of thousands of rows is
+ *   megabytes, beyond a DynamoDB item's 400 KB, and one PutObject replaces it atomically.
+ *   SSE-S3 (no key to grant), versioning for recovery (the ten newest earlier versions are kept,
+ *   older ones expire after a week), public access blocked, TLS enforced, retained with the
+ *   stack (it is cheap to keep and the only copy of the last good snapshot).
+ * - Refresh queue: a standard SQS queue of refresh requests (schedule, admin route,
+ *   continuations) with a dead-letter queue after 5 receives. The refresher consumes it with
+ *   batch size 1 and reserved concurrency 1, so two refreshes never overlap; its visibility
+ *   timeout is 6 × the refresher's timeout (AWS advice for Lambda event sources).
+ * - Refresher: a NodeFunction (functions/report/refresher-handler.ts), 1 GB, timeout
+ *   REFRESHER_TIMEOUT_SECONDS; it checkpoints and continues when an invocation runs short.
+ * - Schedule: EventBridge Scheduler sends `{"kind":"refresh","reason":"schedule"}` to the queue
+ *   every report.refreshSeconds (rounded up to whole minutes, Scheduler's unit); a tick that
+ *   cannot be delivered within one interval is dropped (the next one replaces it).
+ * - Alarms: a refresh failed (ReportRefreshFailed ≥ 1 in either of the last two refresh
+ *   intervals); the snapshot is stale (the largest ReportAgeSeconds over 2 × refreshSeconds
+ *   exceeds 2 × refreshSeconds, and no data at all counts as stale: a refresher that never runs
+ *   emits nothing); refresh messages in the dead-letter queue; refresher errors.
+ *
+ * Grants are least privilege and name each object: the refresher reads and writes the three
+ * keys and deletes the checkpoint; a reader (the report function) only gets the snapshot and
+ * the status; a trigger only sends to the queue. Both also get s3:ListBucket on this bucket:
+ * without it S3 answers a missing key (a fresh deploy) with 403 instead of 404.
+ */
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Grant } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
+import { SqsSendMessage } from 'aws-cdk-lib/aws-scheduler-targets';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { REFRESHER_TIMEOUT_SECONDS } from '../../functions/report/refresh.ts';
+import { REPORT_KEYS } from '../../functions/shared/report-store-s3.ts';
+import type { LeadsSecrets } from './leads-secrets.ts';
+import { NodeFunction } from './node-function.ts';
+
+/** What functions/report/refresher-wiring-aws.ts and wiring-aws.ts read. */
+export const REPORT_BUCKET_ENV = 'REPORT_BUCKET_NAME';
+export const REPORT_REFRESH_QUEUE_ENV = 'REPORT_REFRESH_QUEUE_URL';
+
+/** The refresher's metrics (functions/report/refresh.ts, refreshEvents). */
+export const REPORT_METRICS = {
+  failed: 'ReportRefreshFailed',
+  succeeded: 'ReportRefreshSucceeded',
+  age: 'ReportAgeSeconds',
+} as const;
+
+/** Receives of a refresh message before it moves to the dead-letter queue. */
+export const REFRESH_MAX_RECEIVE_COUNT = 5;
+/** Visibility timeout = this × the refresher's timeout. */
+export const VISIBILITY_FACTOR = 6;
+/** Earlier versions of each object kept whatever their age, and how long older ones stay. */
+export const NONCURRENT_VERSIONS_KEPT = 10;
+export const NONCURRENT_VERSION_DAYS = 7;
+
+/** CloudWatch alarms evaluate at most one day of periods shorter than an hour. */
+const MAX_ALARM_SPAN_SECONDS = 86_400;
+
+export interface DebtorsReportProps {
+  /** `leads-<stage>-report-refresher`. */
+  stage: string;
+  /** report.refreshSeconds of the deploy configuration. */
+  refreshSeconds: number;
+  /** The refresher reads the upstream credentials (and LEADS_SETTINGS) from here. */
+  secrets: LeadsSecrets;
+  /** @default REFRESHER_TIMEOUT_SECONDS (functions/report/refresh.ts) */
+  refresherTimeout?: Duration;
+  /** Where the functions' Powertools metrics go. @default 'Leads' */
+  metricsNamespace?: string;
+  /** The `service` dimension of those metrics. @default 'leads' */
+  serviceName?: string;
+}
+
+/** A whole number of minutes, in seconds, at least one minute. */
+function wholeMinutes(seconds: number): number {
+  return Math.max(60, Math.ceil(seconds / 60) * 60);
+}
+
+export class DebtorsReport extends Construct {
+  readonly bucket: Bucket;
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly refresher: NodeFunction;
+  readonly schedule: Schedule;
+  readonly alarms: {
+    refreshFailed: Alarm;
+    stale: Alarm;
+    deadLetters: Alarm;
+    refresherErrors: Alarm;
+  };
+
+  constructor(scope: Construct, id: string, props: DebtorsReportProps) {
+    super(scope, id);
+    const { refreshSeconds } = props;
+    if (!(Number.isFinite(refreshSeconds) && refreshSeconds >= 60)) {
+      throw new RangeError('DebtorsReport: refreshSeconds must be at least 60');
+    }
+    const timeout = props.refresherTimeout ?? Duration.seconds(REFRESHER_TIMEOUT_SECONDS);
+    const namespace = props.metricsNamespace ?? 'Leads';
+    const serviceName = props.serviceName ?? 'leads';
+
+    this.bucket = new Bucket(this, 'Bucket', {
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [
+        {
+          id: 'earlier-snapshots',
+          noncurrentVersionExpiration: Duration.days(NONCURRENT_VERSION_DAYS),
+          noncurrentVersionsToRetain: NONCURRENT_VERSIONS_KEPT,
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+        // Clearing the checkpoint leaves a delete marker: drop it once nothing is behind it.
+        { id: 'delete-markers', expiredObjectDeleteMarker: true },
+      ],
+    });
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Only the refresher writes this bucket and only the report function reads it, both through IAM roles that name each key; their calls are in CloudTrail. Server access logs would need a second bucket to hold a copy of what is already recorded.',
+    });
+
+    this.deadLetterQueue = new Queue(this, 'RefreshDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'Serverless-SQSRedrivePolicy',
+      reason:
+        'This is the dead-letter queue of the refresh queue: a refresh request ends here when the refresher could not record its outcome 5 times; it raises an alarm and is redriven or dropped by an operator (docs/report.md).',
+    });
+    this.queue = new Queue(this, 'RefreshQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // A request older than a day has long been replaced by the schedule's next ones.
+      retentionPeriod: Duration.days(1),
+      visibilityTimeout: Duration.seconds(timeout.toSeconds() * VISIBILITY_FACTOR),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: REFRESH_MAX_RECEIVE_COUNT },
+    });
+
+    this.refresher = new NodeFunction(this, 'Refresher', {
+      entry: 'functions/report/refresher-handler.ts',
+      functionName: `leads-${props.stage}-report-refresher`,
+      description:
+        'Debtors report refresh: pages the upstream per branch and replaces the snapshot',
+      memorySize: 1024,
+      timeout,
+      // One refresh at a time: a second message waits for the running one.
+      reservedConcurrentExecutions: 1,
+      metricsNamespace: namespace,
+      serviceName,
+    });
+    this.refresher.addEventSource(
+      new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }),
+    );
+    Validations.of(this.refresher).acknowledge(
+      {
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'Invoked only by its SQS event source mapping, which is synchronous: an asynchronous dead-letter queue never applies. A message the refresher fails on returns to the refresh queue and, after 5 receives, moves to its dead-letter queue (alarmed).',
+      },
+      {
+        id: 'Serverless-LambdaEventSourceMappingDestination',
+        reason:
+          "SQS event source mappings take no on-failure destination (only stream and Kafka sources do): failed refresh messages go to the refresh queue's dead-letter queue through its redrive policy, and an alarm watches it.",
+      },
+    );
+    props.secrets.grantRead(this.refresher, 'upstream');
+    this.grantRefresh(this.refresher);
+
+    const interval = wholeMinutes(refreshSeconds);
+    this.schedule = new Schedule(this, 'Schedule', {
+      description: `Asks for a debtors report refresh every ${interval / 60} minute(s)`,
+      schedule: ScheduleExpression.rate(Duration.seconds(interval)),
+      target: new SqsSendMessage(this.queue, {
+        input: ScheduleTargetInput.fromObject({ kind: 'refresh', reason: 'schedule' }),
+        maxEventAge: Duration.seconds(interval),
+        retryAttempts: 3,
+      }),
+    });
+
+    const metric = (metricName: string, statistic: string, periodSeconds: number) =>
+      new Metric({
+        namespace,
+        metricName,
+        dimensionsMap: { service: serviceName },
+        statistic,
+        period: Duration.seconds(periodSeconds),
+      });
+    const failurePeriod = Math.min(interval, MAX_ALARM_SPAN_SECONDS / 2);
+    const stalePeriod = Math.min(wholeMinutes(2 * refreshSeconds), MAX_ALARM_SPAN_SECONDS);
+    this.alarms = {
+      refreshFailed: new Alarm(this, 'RefreshFailedAlarm', {
+        alarmDescription:
+          'A debtors report refresh failed: the last snapshot is still served, marked stale. See lastError in debtors/status.json (docs/report.md, Alarms).',
+        metric: metric(REPORT_METRICS.failed, 'Sum', failurePeriod),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 2,
+        datapointsToAlarm: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      stale: new Alarm(this, 'StaleAlarm', {
+        alarmDescription: `The debtors report is older than ${2 * refreshSeconds} s (2 × refreshSeconds), or the refresher reported nothing: refreshes fail or do not run (docs/report.md, Alarms).`,
+        metric: metric(REPORT_METRICS.age, 'Maximum', stalePeriod),
+        threshold: 2 * refreshSeconds,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+      }),
+      deadLetters: new Alarm(this, 'RefreshDeadLetterAlarm', {
+        alarmDescription:
+          'Refresh requests reached the dead-letter queue: the refresher could not record their outcome (docs/report.md, Alarms).',
+        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      refresherErrors: new Alarm(this, 'RefresherErrorsAlarm', {
+        alarmDescription:
+          'The debtors report refresher threw (store or queue failure, timeout): see its log (docs/report.md, Alarms).',
+        metric: this.refresher.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    };
+  }
+
+  private objectArns(...keys: string[]): string[] {
+    return keys.map((key) => this.bucket.arnForObjects(key));
+  }
+
+  /** s3:ListBucket on this bucket only, so that a missing key reads as 404 (module comment). */
+  private grantList(fn: LambdaFunction): void {
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['s3:ListBucket'],
+      resourceArns: [this.bucket.bucketArn],
+    });
+  }
+
+  /** The refresher: read and write the three keys, delete the checkpoint, send continuations. */
+  private grantRefresh(fn: LambdaFunction): void {
+    fn.addEnvironment(REPORT_BUCKET_ENV, this.bucket.bucketName);
+    fn.addEnvironment(REPORT_REFRESH_QUEUE_ENV, this.queue.queueUrl);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['s3:GetObject', 's3:PutObject'],
+      resourceArns: this.objectArns(
+        REPORT_KEYS.current,
+        REPORT_KEYS.status,
+        REPORT_KEYS.checkpoint,
+      ),
+    });
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['s3:DeleteObject'],
+      resourceArns: this.objectArns(REPORT_KEYS.checkpoint),
+    });
+    this.grantList(fn);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['sqs:SendMessage'],
+      resourceArns: [this.queue.queueArn],
+    });
+  }
+
+  /**
+   * Lets `fn` read the snapshot and the refresh status (s3:GetObject on those two keys, no
+   * write, no checkpoint) and sets REPORT_BUCKET_NAME.
+   */
+  grantRead(fn: LambdaFunction): void {
+    fn.addEnvironment(REPORT_BUCKET_ENV, this.bucket.bucketName);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['s3:GetObject'],
+      resourceArns: this.objectArns(REPORT_KEYS.current, REPORT_KEYS.status),
+    });
+    this.grantList(fn);
+  }
+
+  /** Lets `fn` ask for a refresh: sqs:SendMessage on the refresh queue only, and its URL. */
+  grantTrigger(fn: LambdaFunction): void {
+    fn.addEnvironment(REPORT_REFRESH_QUEUE_ENV, this.queue.queueUrl);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['sqs:SendMessage'],
+      resourceArns: [this.queue.queueArn],
+    });
+  }
+}

@@ -1,0 +1,481 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPORT_KEYS } from '../../functions/shared/report-store-s3.ts';
+import { REPO_ROOT } from '../../infra/config.ts';
+import {
+  DebtorsReport,
+  REPORT_BUCKET_ENV,
+  REPORT_REFRESH_QUEUE_ENV,
+} from '../../infra/constructs/debtors-report.ts';
+import { LeadsSecrets } from '../../infra/constructs/leads-secrets.ts';
+import { LeadsStack } from '../../infra/leads-stack.ts';
+import {
+  acknowledgements,
+  addNagPacks,
+  deployConfig,
+  type PolicyStatementJson,
+  removeTempOutdirs,
+  roleStatements,
+  synthViolations,
+  testApp,
+  testStack,
+} from './helpers.ts';
+
+afterAll(removeTempOutdirs);
+
+interface Ids {
+  bucket: string;
+  queue: string;
+  dlq: string;
+  refresher: string;
+  refresherRole: string;
+  report: string;
+  reportRole: string;
+  upstreamSecret: string;
+  clientsSecret: string;
+}
+
+/** `METHOD /path` of every API method whose integration invokes the function `fnId`. */
+function routesOf(template: Template, fnId: string): string[] {
+  const resources = template.findResources('AWS::ApiGateway::Resource') as Record<
+    string,
+    { Properties: { PathPart: string; ParentId: { Ref?: string } } }
+  >;
+  const pathOf = (id: string | undefined): string => {
+    const resource = id === undefined ? undefined : resources[id];
+    if (!resource) return '';
+    return `${pathOf(resource.Properties.ParentId.Ref)}/${resource.Properties.PathPart}`;
+  };
+  const methods = Object.values(template.findResources('AWS::ApiGateway::Method')) as Array<{
+    Properties: { HttpMethod: string; ResourceId: { Ref?: string }; Integration: unknown };
+  }>;
+  return methods
+    .filter((m) => JSON.stringify(m.Properties.Integration).includes(`"${fnId}"`))
+    .map((m) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId.Ref) || '/'}`)
+    .sort();
+}
+
+/** The statements whose resources mention `text`, as `action → resources` strings. */
+function grantsOn(statements: PolicyStatementJson[], text: string): string[] {
+  return statements
+    .filter((s) => JSON.stringify(s.Resource).includes(text))
+    .flatMap((s) =>
+      s.Action.map((action) => {
+        const keys = s.Resource.map((r) => /\/debtors\/[a-z]+\.json/.exec(JSON.stringify(r))?.[0])
+          .filter(Boolean)
+          .sort()
+          .join(',');
+        return keys ? `${action} ${keys}` : action;
+      }),
+    )
+    .sort();
+}
+
+function allActions(statements: PolicyStatementJson[]): string[] {
+  return [...new Set(statements.flatMap((s) => s.Action))].sort();
+}
+
+describe('DebtorsReport in the stack', () => {
+  let stack: LeadsStack;
+  let template: Template;
+  let ids: Ids;
+  let refresherStatements: PolicyStatementJson[];
+  let reportStatements: PolicyStatementJson[];
+
+  beforeAll(() => {
+    stack = new LeadsStack(testApp(), 'leads-test', {
+      config: deployConfig({ report: { branches: [1, 2, 3], refreshSeconds: 900 } }),
+    });
+    template = Template.fromStack(stack);
+    const report = stack.functions.get('report');
+    if (!report) throw new Error('no report function');
+    const id = (construct: { node: { defaultChild?: unknown } }) =>
+      stack.getLogicalId(construct.node.defaultChild as CfnBucket);
+    ids = {
+      bucket: id(stack.report.bucket),
+      queue: stack.getLogicalId(stack.report.queue.node.defaultChild as CfnQueue),
+      dlq: stack.getLogicalId(stack.report.deadLetterQueue.node.defaultChild as CfnQueue),
+      refresher: stack.getLogicalId(stack.report.refresher.node.defaultChild as CfnFunction),
+      refresherRole: stack.getLogicalId(stack.report.refresher.role?.node.defaultChild as CfnRole),
+      report: stack.getLogicalId(report.node.defaultChild as CfnFunction),
+      reportRole: stack.getLogicalId(report.role?.node.defaultChild as CfnRole),
+      upstreamSecret: stack.getLogicalId(stack.secrets.upstream.node.defaultChild as CfnSecret),
+      clientsSecret: stack.getLogicalId(stack.secrets.clients.node.defaultChild as CfnSecret),
+    };
+    refresherStatements = roleStatements(template, ids.refresherRole);
+    reportStatements = roleStatements(template, ids.reportRole);
+  });
+
+  describe('the store', () => {
+    it('is an S3 bucket: SSE-S3, versioned, public access blocked, retained', () => {
+      template.hasResource('AWS::S3::Bucket', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: Match.objectLike({
+          BucketEncryption: {
+            ServerSideEncryptionConfiguration: [
+              { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+            ],
+          },
+          VersioningConfiguration: { Status: 'Enabled' },
+          PublicAccessBlockConfiguration: {
+            BlockPublicAcls: true,
+            BlockPublicPolicy: true,
+            IgnorePublicAcls: true,
+            RestrictPublicBuckets: true,
+          },
+          OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+        }),
+      });
+    });
+
+    it('refuses requests without TLS', () => {
+      template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: ids.bucket },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 's3:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    });
+
+    it('keeps the ten newest earlier versions, expires older ones after a week', () => {
+      template.hasResourceProperties('AWS::S3::Bucket', {
+        LifecycleConfiguration: {
+          Rules: Match.arrayWith([
+            Match.objectLike({
+              Status: 'Enabled',
+              NoncurrentVersionExpiration: { NoncurrentDays: 7, NewerNoncurrentVersions: 10 },
+              AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+            }),
+            Match.objectLike({ Status: 'Enabled', ExpiredObjectDeleteMarker: true }),
+          ]),
+        },
+      });
+    });
+  });
+
+  describe('the refresher', () => {
+    it('runs one at a time: reserved concurrency 1, 1 GB, a 300 s timeout', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: 'leads-prod-report-refresher',
+        ReservedConcurrentExecutions: 1,
+        MemorySize: 1024,
+        Timeout: 300,
+      });
+    });
+
+    it('consumes the refresh queue one message at a time, reporting failed items', () => {
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: ids.refresher },
+        EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
+        BatchSize: 1,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+
+    it('has a refresh queue with a dead-letter queue and a visibility of 6 × its timeout', () => {
+      template.hasResourceProperties('AWS::SQS::Queue', {
+        SqsManagedSseEnabled: true,
+        VisibilityTimeout: 1800,
+        MessageRetentionPeriod: 86_400,
+        RedrivePolicy: {
+          deadLetterTargetArn: { 'Fn::GetAtt': [ids.dlq, 'Arn'] },
+          maxReceiveCount: 5,
+        },
+      });
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: ids.queue }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    });
+
+    it('gets the bucket name and the queue URL', () => {
+      const fn = template.findResources('AWS::Lambda::Function')[ids.refresher] as {
+        Properties: { Environment: { Variables: Record<string, unknown> } };
+      };
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        [REPORT_BUCKET_ENV]: { Ref: ids.bucket },
+        [REPORT_REFRESH_QUEUE_ENV]: { Ref: ids.queue },
+        LEADS_SECRETS_PREFIX: 'leads/prod',
+      });
+    });
+
+    it('reads and writes only the three report keys and deletes only the checkpoint', () => {
+      expect(grantsOn(refresherStatements, ids.bucket)).toEqual([
+        's3:DeleteObject /debtors/checkpoint.json',
+        's3:GetObject /debtors/checkpoint.json,/debtors/current.json,/debtors/status.json',
+        's3:ListBucket',
+        's3:PutObject /debtors/checkpoint.json,/debtors/current.json,/debtors/status.json',
+      ]);
+    });
+
+    it('sends to and consumes the refresh queue, reads only the upstream secret', () => {
+      expect(grantsOn(refresherStatements, ids.queue)).toEqual([
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+      ]);
+      expect(grantsOn(refresherStatements, ids.upstreamSecret)).toEqual([
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+      ]);
+      expect(grantsOn(refresherStatements, ids.clientsSecret)).toEqual([]);
+      expect(grantsOn(refresherStatements, ids.dlq)).toEqual([]);
+    });
+
+    it('is granted nothing else: its whole action list', () => {
+      expect(allActions(refresherStatements)).toEqual([
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        's3:DeleteObject',
+        's3:GetObject',
+        's3:ListBucket',
+        's3:PutObject',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ]);
+    });
+
+    it('reads the variables the stack sets (functions/report/refresher-wiring-aws.ts)', () => {
+      const wiring = readFileSync(
+        join(REPO_ROOT, 'functions/report/refresher-wiring-aws.ts'),
+        'utf8',
+      );
+      expect(wiring).toContain(`requireEnv('${REPORT_BUCKET_ENV}')`);
+      expect(wiring).toContain(`requireEnv('${REPORT_REFRESH_QUEUE_ENV}')`);
+    });
+  });
+
+  describe('the schedule', () => {
+    it('sends a refresh request to the queue every refreshSeconds', () => {
+      template.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: 'rate(15 minutes)',
+        State: 'ENABLED',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: {
+          Arn: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
+          Input: JSON.stringify({ kind: 'refresh', reason: 'schedule' }),
+          RetryPolicy: { MaximumEventAgeInSeconds: 900, MaximumRetryAttempts: 3 },
+        },
+      });
+    });
+
+    it('has a role that may only send to the refresh queue', () => {
+      const schedule = Object.values(template.findResources('AWS::Scheduler::Schedule'))[0] as {
+        Properties: { Target: { RoleArn: { 'Fn::GetAtt': [string, string] } } };
+      };
+      const roleId = schedule.Properties.Target.RoleArn['Fn::GetAtt'][0];
+      const statements = roleStatements(template, roleId);
+      expect(statements).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['sqs:SendMessage'],
+          Resource: [{ 'Fn::GetAtt': [ids.queue, 'Arn'] }],
+        },
+      ]);
+    });
+  });
+
+  describe('the alarms', () => {
+    it('alarms on a failed refresh (≥ 1 in either of the last two intervals)', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Leads',
+        MetricName: 'ReportRefreshFailed',
+        Dimensions: [{ Name: 'service', Value: 'leads' }],
+        Statistic: 'Sum',
+        Period: 900,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 2,
+        DatapointsToAlarm: 1,
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    it('alarms on a snapshot older than 2 × refreshSeconds, and on no data at all', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Leads',
+        MetricName: 'ReportAgeSeconds',
+        Dimensions: [{ Name: 'service', Value: 'leads' }],
+        Statistic: 'Maximum',
+        Period: 1800,
+        Threshold: 1800,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'breaching',
+      });
+    });
+
+    it('alarms on dead-lettered refresh requests and on refresher errors', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.dlq, 'QueueName'] } }],
+        Threshold: 1,
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.refresher } }],
+        Threshold: 1,
+      });
+      // Its own four (the stack's delivery alarms are tested in delivery-observability.test.ts).
+      const own = Object.keys(template.findResources('AWS::CloudWatch::Alarm')).filter((id) =>
+        id.startsWith('DebtorsReport'),
+      );
+      expect(own).toHaveLength(4);
+    });
+  });
+
+  describe('the report function', () => {
+    it('serves the seed list, the reports and the admin refresh', () => {
+      expect(routesOf(template, ids.report)).toEqual([
+        'GET /api/v1/receivables/debtors',
+        'GET /reports/debtors',
+        'GET /reports/debtors.csv',
+        'GET /reports/debtors.html',
+        'POST /admin/reports/debtors/refresh',
+      ]);
+    });
+
+    it('gets the bucket name and the refresh queue URL', () => {
+      const fn = template.findResources('AWS::Lambda::Function')[ids.report] as {
+        Properties: { Environment: { Variables: Record<string, unknown> } };
+      };
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        [REPORT_BUCKET_ENV]: { Ref: ids.bucket },
+        [REPORT_REFRESH_QUEUE_ENV]: { Ref: ids.queue },
+      });
+    });
+
+    it('only reads the snapshot and the status, only sends to the refresh queue', () => {
+      expect(grantsOn(reportStatements, ids.bucket)).toEqual([
+        's3:GetObject /debtors/current.json,/debtors/status.json',
+        's3:ListBucket',
+      ]);
+      expect(grantsOn(reportStatements, ids.queue)).toEqual(['sqs:SendMessage']);
+      expect(grantsOn(reportStatements, ids.clientsSecret)).toEqual([
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+      ]);
+      expect(grantsOn(reportStatements, ids.upstreamSecret)).toEqual([]);
+    });
+
+    it('is granted nothing else: its whole action list', () => {
+      expect(allActions(reportStatements)).toEqual([
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        's3:GetObject',
+        's3:ListBucket',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+        'sqs:SendMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ]);
+    });
+  });
+
+  it('outputs the bucket name and the refresh queue URL', () => {
+    template.hasOutput('ReportBucketName', { Value: { Ref: ids.bucket } });
+    template.hasOutput('ReportRefreshQueueUrl', { Value: { Ref: ids.queue } });
+  });
+
+  it('keeps the store keys the adapters use', () => {
+    expect(REPORT_KEYS).toEqual({
+      current: 'debtors/current.json',
+      status: 'debtors/status.json',
+      checkpoint: 'debtors/checkpoint.json',
+    });
+  });
+});
+
+describe('DebtorsReport alone', () => {
+  function build(refreshSeconds: number) {
+    const app = testApp({ builtinCloudFormationValidation: true });
+    addNagPacks(app);
+    const stack = testStack(app);
+    const config = deployConfig();
+    const secrets = new LeadsSecrets(stack, 'Secrets', {
+      prefix: config.secretsPrefix,
+      settings: config.settings,
+    });
+    const report = new DebtorsReport(stack, 'Report', { stage: 'test', refreshSeconds, secrets });
+    return { app, stack, report };
+  }
+
+  it('passes cdk-nag, each acknowledgement with its reason on the narrowest construct', () => {
+    // Prepare
+    const { app } = build(900);
+
+    // Act
+    const found = synthViolations(app);
+
+    // Assess
+    expect(found).toEqual([]);
+    const acks = acknowledgements(app).filter((a) => a.path.startsWith('test/Report'));
+    expect(acks.map((a) => `${a.path} ${a.id}`).sort()).toEqual([
+      'test/Report/Bucket AwsSolutions-S1',
+      'test/Report/RefreshDeadLetterQueue Serverless-SQSRedrivePolicy',
+      'test/Report/Refresher Serverless-LambdaDLQ',
+      'test/Report/Refresher Serverless-LambdaEventSourceMappingDestination',
+      'test/Report/RefresherRole/DefaultPolicy AwsSolutions-IAM5[Resource::*]',
+    ]);
+    for (const ack of acks) expect(ack.reason.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('rounds the schedule up to whole minutes and sizes the alarms from refreshSeconds', () => {
+    // Act
+    const template = Template.fromStack(build(90).stack);
+
+    // Assess
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(2 minutes)',
+      Target: Match.objectLike({
+        RetryPolicy: Match.objectLike({ MaximumEventAgeInSeconds: 120 }),
+      }),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ReportAgeSeconds',
+      Period: 180,
+      Threshold: 180,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ReportRefreshFailed',
+      Period: 120,
+    });
+  });
+
+  it('refuses a refresh interval under a minute', () => {
+    expect(() => build(30)).toThrow(/at least 60/);
+  });
+});
