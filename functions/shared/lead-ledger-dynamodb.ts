@@ -6,8 +6,9 @@
  *
  * | item  | pk                                   | attributes |
  * |-------|--------------------------------------|------------|
- * | lead  | `lead#<leadId>`                      | kind='lead', leadId, profile, source, status, dedupKey, payload, attempts, lastError?, reason?, messages?, idProspect?, receivedAt, updatedAt, deliveredAt?, leaseUntil?, expiresAt?, gsi1pk=`status#<status>`, gsi1sk=`<receivedAt>#<leadId>` |
+ * | lead  | `lead#<leadId>`                      | kind='lead', leadId, profile, source, status, dedupKey, payload, attempts, lastError?, ambiguousSince?, reason?, messages?, idProspect?, receivedAt, updatedAt, deliveredAt?, leaseUntil?, expiresAt?, gsi1pk=`status#<status>`, gsi1sk=`<receivedAt>#<leadId>` |
  * | dedup | `dedup#<profile>#<sha256(dedupKey)>` | kind='dedup', leadId, profile, createdAt, expiresAt |
+ * | pacer | `pacer#upstream`                     | kind='pacer', next: the shared upstream pacing (pacer-dynamodb.ts) |
  *
  * No key (pk, gsi1pk, gsi1sk) carries personal data: lead ids are time + random, dedup keys
  * are hashed, statuses and timestamps are not personal. The capture and the prospect live in
@@ -52,6 +53,7 @@ import type { SourceName } from './config-schema.ts';
 import {
   boundMessages,
   boundText,
+  type FailureDetails,
   hashDedupKey,
   InvalidCursorError,
   isLeadId,
@@ -170,6 +172,7 @@ function decodeLead(item: Item): LeadRecord {
   if (typeof item.reason === 'string') record.reason = item.reason;
   if (Array.isArray(item.messages)) record.messages = item.messages.map(String);
   if (typeof item.lastError === 'string') record.lastError = item.lastError;
+  if (typeof item.ambiguousSince === 'string') record.ambiguousSince = item.ambiguousSince;
   if (typeof item.idProspect === 'string' || typeof item.idProspect === 'number') {
     record.idProspect = item.idProspect;
   }
@@ -227,6 +230,11 @@ function validateNewLead(lead: NewLead): void {
   if (window !== undefined && !(Number.isInteger(window) && window > 0)) {
     throw new RangeError('record: dedupWindowSeconds must be a positive integer');
   }
+}
+
+/** `ambiguousSince` to set, only when given (an undefined value in `set` would remove it). */
+function ambiguity(details: FailureDetails): Item {
+  return details.ambiguousSince === undefined ? {} : { ambiguousSince: details.ambiguousSince };
 }
 
 interface UpdateSpec {
@@ -502,17 +510,17 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       });
     },
 
-    async release(leadId, error, now) {
+    async release(leadId, error, now, details = {}) {
       return required(leadId, 'release', now, {
-        set: { lastError: boundText(error) },
+        set: { lastError: boundText(error), ...ambiguity(details) },
         remove: ['leaseUntil'],
-        attempts: 'increment',
+        ...(details.countAttempt !== false && { attempts: 'increment' as const }),
       });
     },
 
-    async markDead(leadId, error, now) {
+    async markDead(leadId, error, now, details = {}) {
       await required(leadId, 'markDead', now, {
-        set: { lastError: boundText(error) },
+        set: { lastError: boundText(error), ...ambiguity(details) },
         remove: ['leaseUntil'],
         attempts: 'increment',
       });

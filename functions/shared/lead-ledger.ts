@@ -59,6 +59,12 @@ export interface LeadRecord {
   /** Failed delivery attempts since the lead was (re)queued. */
   attempts: number;
   lastError?: string;
+  /**
+   * ISO 8601: when the first delivery attempt whose POST had an unknown outcome (timeout,
+   * network error, 5xx after sending) started. The upstream may have created the prospect, so
+   * the next attempt looks it up before posting again (docs/operations.md). Kept until delivered.
+   */
+  ambiguousSince?: string;
   idProspect?: ExternalId;
   /** ISO 8601. */
   receivedAt: string;
@@ -83,6 +89,17 @@ export interface NewLead {
   /** Why it is parked. */
   reason?: string;
   receivedAt: Date;
+}
+
+/** What a failed attempt adds to `release` / `markDead` (both optional, additive). */
+export interface FailureDetails {
+  /** Records `ambiguousSince` (ISO 8601). Nothing removes it: leaving it out keeps the old value. */
+  ambiguousSince?: string;
+  /**
+   * false: the failure says nothing about this lead (401, 429, a paused pacer), so `attempts`
+   * is left as it is. Default true. Only `release` reads it; `markDead` always counts.
+   */
+  countAttempt?: boolean;
 }
 
 export interface LeadPage {
@@ -111,10 +128,10 @@ export interface LeadLedger {
   markDelivered(leadId: string, idProspect: ExternalId, now: Date): Promise<void>;
   /** The upstream refused the lead for good (4xx with messages). From 'sending'. */
   markRejected(leadId: string, messages: readonly string[], now: Date): Promise<void>;
-  /** Back to 'queued' after a retryable failure: attempts+1, lastError. From 'sending'. */
-  release(leadId: string, error: string, now: Date): Promise<LeadRecord>;
+  /** Back to 'queued' after a retryable failure: attempts+1 (unless details.countAttempt is false), lastError. From 'sending'. */
+  release(leadId: string, error: string, now: Date, details?: FailureDetails): Promise<LeadRecord>;
   /** Retries exhausted (or the queue gave up on it): attempts+1, lastError. From 'queued' or 'sending'. */
-  markDead(leadId: string, error: string, now: Date): Promise<void>;
+  markDead(leadId: string, error: string, now: Date, details?: FailureDetails): Promise<void>;
   /** Cannot be sent until an operator acts (e.g. required fields missing). From 'queued' or 'sending'. */
   markParked(leadId: string, reason: string, now: Date): Promise<void>;
   /** Operator retry: parked/dead/rejected/test → queued (attempts reset); returns the record or undefined when not allowed. */

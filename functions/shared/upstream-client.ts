@@ -1,5 +1,6 @@
 /**
- * The upstream (EVO) client: create a prospect, list debtors, page through debtors.
+ * The upstream (EVO) client: create a prospect, look prospects up, list debtors, page through
+ * debtors.
  * Node's own fetch, no AWS imports, no HTTP library. Every body is parsed with `parseJson`
  * (ids above 2^53 stay strings) and checked with the model's schemas.
  *
@@ -32,7 +33,7 @@ import {
   MEMBER_STATUS,
   statusName,
 } from '../domain/debtors.ts';
-import { describeIssues, parseJson } from '../domain/json.ts';
+import { describeIssues, type ExternalId, externalId, parseJson } from '../domain/json.ts';
 import { type Prospect, type ProspectCreated, prospectCreatedSchema } from '../domain/prospect.ts';
 import type { Pacer } from './pacer.ts';
 
@@ -68,8 +69,38 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Filters of `findProspects`; the upstream returns prospects matching all of those given. */
+export interface ProspectQuery {
+  email?: string;
+  /** Digits without the country code, as stored (`11987654321`). */
+  cellphone?: string;
+  /** The CPF, 11 digits (formatting is removed). */
+  cpf?: string;
+  /** Only prospects registered at or after this moment. */
+  registeredSince?: Date;
+}
+
+/** A prospect found by `findProspects` (production's `ProspectsResumoApiViewModel`, narrowed). */
+export interface ProspectMatch {
+  idProspect: ExternalId;
+  name?: string;
+  lastName?: string;
+  email?: string;
+  cellphone?: string;
+  cpf?: string;
+  /** As sent by the upstream (production omits the zone). */
+  registerDate?: string;
+}
+
 export interface UpstreamClient {
   createProspect(prospect: Prospect, options?: CallOptions): Promise<ProspectCreated>;
+  /**
+   * `GET /api/v1/prospects`: at most one page (50) of prospects matching every filter given.
+   * Sent with production's parameter names (`email`, `phone`, `document`, `registerDateStart`;
+   * the sandbox also takes `cellphone` and `cpf`). Needs the key's "Prospects - Consulta"
+   * permission: without it the upstream answers 403 (`unauthorized`).
+   */
+  findProspects(query: ProspectQuery, options?: CallOptions): Promise<ProspectMatch[]>;
   listDebtors(query: DebtorsQuery, options?: CallOptions): Promise<DebtorsList>;
   /** Pages with take ≤ 50 until skip >= total or a short page; yields each page. */
   pageDebtors(
@@ -97,6 +128,8 @@ export interface UpstreamClientOptions {
 export const PROSPECTS_PATH = '/api/v1/prospects';
 export const DEBTORS_PATH = '/api/v1/receivables/debtors';
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Production documents 50 as the most any list endpoint returns. */
+export const MAX_PROSPECTS_PAGE = 50;
 /** Pacer pause after a 429 that carries no usable Retry-After (production's window is 1 s). */
 export const DEFAULT_RATE_LIMIT_PAUSE_MS = 1_000;
 /** Longest pacer pause a Retry-After can impose (production's widest quota is hourly). */
@@ -235,6 +268,55 @@ export function debtorsSearch(query: DebtorsQuery): URLSearchParams {
     params.set('skip', String(Math.max(0, Math.trunc(query.skip) || 0)));
   }
   return params;
+}
+
+/** `findProspects`' query string, in production's parameter names (see UpstreamClient). */
+export function prospectSearch(query: ProspectQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  const email = query.email?.trim();
+  if (email) params.set('email', email);
+  const phone = query.cellphone?.replace(/\D/g, '');
+  if (phone) params.set('phone', phone);
+  const cpf = query.cpf?.replace(/\D/g, '');
+  if (cpf) params.set('document', cpf);
+  if (query.registeredSince !== undefined) {
+    if (Number.isNaN(query.registeredSince.getTime())) {
+      throw new RangeError('findProspects: registeredSince is not a valid date');
+    }
+    params.set('registerDateStart', query.registeredSince.toISOString());
+  }
+  params.set('take', String(MAX_PROSPECTS_PAGE));
+  return params;
+}
+
+function optionalText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+/**
+ * One prospect of a lookup answer; undefined without a usable `idProspect`. Reads production's
+ * names (`firstName`, `document`) as well as the seed's (`name`, `cpf`).
+ */
+export function readProspectMatch(item: unknown): ProspectMatch | undefined {
+  if (!item || typeof item !== 'object' || Array.isArray(item)) return undefined;
+  const record = item as Record<string, unknown>;
+  const id = externalId.safeParse(record.idProspect);
+  if (!id.success) return undefined;
+  const match: ProspectMatch = { idProspect: id.data };
+  const fields = {
+    name: optionalText(record.name) ?? optionalText(record.firstName),
+    lastName: optionalText(record.lastName),
+    email: optionalText(record.email),
+    cellphone: optionalText(record.cellphone) ?? optionalText(record.phone),
+    cpf: optionalText(record.cpf) ?? optionalText(record.document),
+    registerDate: optionalText(record.registerDate),
+  };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) (match as unknown as Record<string, string>)[key] = value;
+  }
+  return match;
 }
 
 function clampTake(take: number): number {
@@ -410,6 +492,36 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     );
   }
 
+  async function findProspects(
+    query: ProspectQuery,
+    options: CallOptions = {},
+  ): Promise<ProspectMatch[]> {
+    const route = `GET ${PROSPECTS_PATH}`;
+    const answer = await call('GET', PROSPECTS_PATH, {
+      search: prospectSearch(query),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const parsed = parseBody(route, answer, 'expected a list of prospects');
+    const list = Array.isArray(parsed)
+      ? parsed
+      : parsed &&
+          typeof parsed === 'object' &&
+          Array.isArray((parsed as { results?: unknown }).results)
+        ? (parsed as { results: unknown[] }).results
+        : undefined;
+    if (!list) {
+      throw fail(
+        'unavailable',
+        `${route} answered ${answer.status} with something other than a list ("${quote(answer.body)}")`,
+        { status: answer.status },
+      );
+    }
+    return list.flatMap((item) => {
+      const match = readProspectMatch(item);
+      return match ? [match] : [];
+    });
+  }
+
   async function listDebtors(query: DebtorsQuery, options: CallOptions = {}): Promise<DebtorsList> {
     const route = `GET ${DEBTORS_PATH}`;
     const answer = await call('GET', DEBTORS_PATH, {
@@ -447,5 +559,5 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     }
   }
 
-  return { createProspect, listDebtors, pageDebtors };
+  return { createProspect, findProspects, listDebtors, pageDebtors };
 }

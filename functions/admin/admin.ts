@@ -1,0 +1,486 @@
+/**
+ * The admin use case: the operator's routes over the lead ledger, all behind Basic auth with the
+ * `admin` role (401 + challenge without valid credentials, 403 without the role). No AWS
+ * imports: the ledger, the queue and the dead-letter redrive come in `deps`.
+ *
+ * - `GET /admin/leads/{leadId}`: the contract's body (`leadId, profile, status, idProspect?,
+ *   attempts, lastError?, receivedAt, deliveredAt?`) plus `reason` (parked: what is missing;
+ *   rejected: the upstream's messages joined) and `messages` (rejected: the upstream's own list).
+ *   `status` is the public one: a lead being sent shows as `queued`; `parked` (waiting for an
+ *   operator, e.g. required fields missing) is shown as itself, an extension of the contract's
+ *   list. 400 for a malformed id, 404 for an unknown one. Never the capture or the Prospect:
+ *   they hold personal data.
+ * - `GET /admin/leads?status=&limit=&cursor=`: `{leads: [summaries], cursor?}`, oldest first
+ *   within a status. `status` is required, one of PUBLIC_STATUSES; `queued` lists `queued`
+ *   leads, then `sending` ones. `limit` 1..500 (default 50). `cursor` is the previous page's;
+ *   a lead changing status between pages may be missed or listed twice (no snapshot).
+ * - `POST /admin/leads/{leadId}/retry`: parked, dead, rejected or test → queued (attempts reset),
+ *   then sent to the queue: 202 `{leadId, status: "queued"}`. 409 `already_delivered` for a
+ *   delivered lead, 409 `already_queued` for a queued or sending one. When the queue refuses
+ *   the message the lead is put back (parked with its reason, anything else dead) and the answer
+ *   is 503, so that a later retry can still pick it up.
+ * - `POST /admin/replay`: requeues and sends every dead lead (paging through the `dead` listing),
+ *   then redrives the dead-letter queue: 202 `{requeued, skipped, more, redrive}`. `skipped`
+ *   counts leads that were no longer dead when their turn came (requeue refuses them), so running
+ *   it twice, or twice at once, sends nothing twice. `more: true` when it stopped early (time or
+ *   MAX_REPLAY_LEADS) with dead leads left: run it again.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { authenticateClient, BASIC_CHALLENGE } from '../shared/client-auth.ts';
+import type { ConfigSource } from '../shared/config-source.ts';
+import type { DlqRedrive, RedriveResult } from '../shared/dlq-redrive.ts';
+import type { HttpRequest } from '../shared/http.ts';
+import { json, problem } from '../shared/http.ts';
+import {
+  InvalidCursorError,
+  isLeadId,
+  type LeadLedger,
+  type LeadRecord,
+  type LeadStatus,
+  type LeadSummary,
+  type PublicLeadStatus,
+  toLeadSummary,
+} from '../shared/lead-ledger.ts';
+import type { LeadQueue } from '../shared/lead-queue.ts';
+
+export type AdminRoute = 'get-lead' | 'list-leads' | 'retry-lead' | 'replay';
+
+/** API Gateway resource path → route. */
+export const ADMIN_ROUTES: Readonly<Record<string, { route: AdminRoute; method: 'GET' | 'POST' }>> =
+  {
+    '/admin/leads/{leadId}': { route: 'get-lead', method: 'GET' },
+    '/admin/leads': { route: 'list-leads', method: 'GET' },
+    '/admin/leads/{leadId}/retry': { route: 'retry-lead', method: 'POST' },
+    '/admin/replay': { route: 'replay', method: 'POST' },
+  };
+
+/** The statuses `GET /admin/leads?status=` accepts (`queued` includes `sending`). */
+export const PUBLIC_STATUSES: readonly PublicLeadStatus[] = [
+  'queued',
+  'delivered',
+  'rejected',
+  'dead',
+  'test',
+  'parked',
+];
+
+export const DEFAULT_LIST_LIMIT = 50;
+export const MAX_LIST_LIMIT = 500;
+/** Leads one replay requeues at most; the answer says `more: true` when some are left. */
+export const MAX_REPLAY_LEADS = 2000;
+/** A replay stops requeueing when less than this is left of the invocation (for the redrive). */
+export const REPLAY_RESERVE_MS = 5000;
+const REPLAY_PAGE = 100;
+/** Requeue + send of this many leads at once. */
+const REPLAY_CONCURRENCY = 10;
+
+const NO_STORE = { 'cache-control': 'no-store' };
+
+/** The admin body of one lead: the contract's fields, `reason`, and `messages` when rejected. */
+export interface AdminLeadView extends LeadSummary {
+  messages?: string[];
+}
+
+export interface ReplayResult {
+  requeued: number;
+  skipped: number;
+  more: boolean;
+  redrive: RedriveResult;
+}
+
+/** Log lines and metrics: routes, lead ids, statuses, counts and the operator's name only. */
+export interface AdminEvents {
+  refused(event: { route: AdminRoute | 'unknown'; status: number; code: string }): void;
+  retried(event: { leadId: string; from: LeadStatus; client: string }): void;
+  replayed(event: {
+    requeued: number;
+    skipped: number;
+    more: boolean;
+    redrive: RedriveResult['status'];
+    client: string;
+  }): void;
+  /** The ledger, the queue or the redrive failed (answered 503). */
+  failed(event: { route: AdminRoute; error: unknown }): void;
+}
+
+export interface AdminDeps {
+  config: Pick<ConfigSource, 'clients'>;
+  ledger: LeadLedger;
+  queue: LeadQueue;
+  redrive: DlqRedrive;
+  events?: AdminEvents;
+  now?: () => Date;
+}
+
+/** What the use case knows about the invocation running it (Lambda's remaining time). */
+export interface Invocation {
+  remainingMs(): number;
+}
+
+export interface AdminRequest {
+  /** The API Gateway resource path (`/admin/leads/{leadId}`). */
+  resource: string;
+  pathParameters: Readonly<Record<string, string | undefined>> | null;
+  request: HttpRequest;
+}
+
+const SILENT: AdminEvents = { refused() {}, retried() {}, replayed() {}, failed() {} };
+
+/** A refusal worth an answer of its own (400/404/409/503), raised inside a route. */
+class AdminRefusal extends Error {
+  override readonly name = 'AdminRefusal';
+  constructor(
+    readonly code: string,
+    readonly result: APIGatewayProxyResult,
+  ) {
+    super(code);
+  }
+}
+
+function refusal(
+  status: number,
+  code: string,
+  message: string,
+  details: readonly string[] = [],
+  headers: Record<string, string> = {},
+): AdminRefusal {
+  return new AdminRefusal(
+    code,
+    problem(status, code, message, details, { ...NO_STORE, ...headers }),
+  );
+}
+
+export function toAdminLeadView(lead: LeadRecord): AdminLeadView {
+  return {
+    ...toLeadSummary(lead),
+    ...(lead.messages !== undefined && { messages: lead.messages }),
+  };
+}
+
+/** Answers one admin request. */
+export async function handleAdmin(
+  { resource, pathParameters, request }: AdminRequest,
+  deps: AdminDeps,
+  invocation?: Invocation,
+): Promise<APIGatewayProxyResult> {
+  const events = deps.events ?? SILENT;
+  const spec = ADMIN_ROUTES[resource];
+  const refuse = (result: APIGatewayProxyResult, code: string) => {
+    events.refused({ route: spec?.route ?? 'unknown', status: result.statusCode, code });
+    return result;
+  };
+  if (!spec) {
+    return refuse(
+      problem(404, 'not_found', `no admin route at ${resource}`, [], NO_STORE),
+      'not_found',
+    );
+  }
+  if (request.method !== spec.method) {
+    return refuse(
+      problem(405, 'method_not_allowed', `${request.method} is not allowed here`, [], {
+        ...NO_STORE,
+        allow: spec.method,
+      }),
+      'method_not_allowed',
+    );
+  }
+
+  const auth = await authenticateClient(
+    request.headers.authorization,
+    await deps.config.clients(),
+    'admin',
+  );
+  if (!auth.ok) {
+    const headers = { ...NO_STORE, ...(auth.status === 401 ? BASIC_CHALLENGE : {}) };
+    return refuse(problem(auth.status, auth.code, auth.message, [], headers), auth.code);
+  }
+
+  const context: RouteContext = {
+    deps,
+    request,
+    leadId: pathParameters?.leadId ?? '',
+    client: auth.client.username,
+    now: () => deps.now?.() ?? new Date(),
+    remainingMs: () => invocation?.remainingMs() ?? Number.POSITIVE_INFINITY,
+  };
+  try {
+    return await ROUTE_HANDLERS[spec.route](context);
+  } catch (error) {
+    if (error instanceof AdminRefusal) return refuse(error.result, error.code);
+    events.failed({ route: spec.route, error });
+    return refuse(
+      problem(503, 'unavailable', 'the lead store or queue could not be reached; try again', [], {
+        ...NO_STORE,
+        'retry-after': '5',
+      }),
+      'unavailable',
+    );
+  }
+}
+
+interface RouteContext {
+  deps: AdminDeps;
+  request: HttpRequest;
+  /** The `{leadId}` path parameter, `''` when the route has none. */
+  leadId: string;
+  /** The operator's username. */
+  client: string;
+  now(): Date;
+  remainingMs(): number;
+}
+
+type RouteHandler = (context: RouteContext) => Promise<APIGatewayProxyResult>;
+
+const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
+  'get-lead': getLead,
+  'list-leads': listLeads,
+  'retry-lead': retryLead,
+  replay,
+};
+
+function requireLeadId(leadId: string): string {
+  if (!isLeadId(leadId)) {
+    throw refusal(400, 'invalid_lead_id', 'not a lead id (ld_ followed by 22 characters)');
+  }
+  return leadId;
+}
+
+async function findLead(ledger: LeadLedger, leadId: string): Promise<LeadRecord> {
+  const lead = await ledger.get(leadId);
+  if (!lead) throw refusal(404, 'lead_not_found', `no lead ${leadId}`);
+  return lead;
+}
+
+async function getLead({ deps, leadId }: RouteContext): Promise<APIGatewayProxyResult> {
+  const lead = await findLead(deps.ledger, requireLeadId(leadId));
+  return json(200, toAdminLeadView(lead), NO_STORE);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listing
+
+/** Which ledger statuses one public status lists, in order. */
+function ledgerStatuses(status: PublicLeadStatus): readonly LeadStatus[] {
+  return status === 'queued' ? ['queued', 'sending'] : [status];
+}
+
+/** Where a listing goes on: a ledger status and, within it, the ledger's own cursor. */
+interface ListPosition {
+  status: LeadStatus;
+  cursor?: string;
+}
+
+function encodeListCursor(position: ListPosition): string {
+  const value = {
+    s: position.status,
+    ...(position.cursor !== undefined && { c: position.cursor }),
+  };
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+function decodeListCursor(cursor: string, statuses: readonly LeadStatus[]): ListPosition {
+  const invalid = () =>
+    refusal(400, 'invalid_cursor', 'the cursor does not belong to this listing');
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (typeof value !== 'object' || value === null) throw invalid();
+  const { s, c } = value as { s?: unknown; c?: unknown };
+  const status = statuses.find((candidate) => candidate === s);
+  if (!status || (c !== undefined && (typeof c !== 'string' || c === ''))) throw invalid();
+  return c === undefined ? { status } : { status, cursor: c };
+}
+
+/** The single value of a query parameter; a repeated one is refused. */
+function single(request: HttpRequest, name: string): string | undefined {
+  const values = request.query[name] ?? [];
+  if (values.length > 1) {
+    throw refusal(400, 'invalid_query', `give "${name}" once`);
+  }
+  return values[0];
+}
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_LIST_LIMIT;
+  const limit = Number(raw);
+  if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_LIST_LIMIT) {
+    throw refusal(400, 'invalid_limit', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
+  }
+  return limit;
+}
+
+async function listLeads({ deps, request }: RouteContext): Promise<APIGatewayProxyResult> {
+  const status = single(request, 'status');
+  const publicStatus = PUBLIC_STATUSES.find((candidate) => candidate === status);
+  if (!publicStatus) {
+    throw refusal(
+      400,
+      'invalid_status',
+      `status must be one of: ${PUBLIC_STATUSES.join(', ')}`,
+      PUBLIC_STATUSES,
+    );
+  }
+  const limit = parseLimit(single(request, 'limit'));
+  const statuses = ledgerStatuses(publicStatus);
+  const rawCursor = single(request, 'cursor');
+  let position: ListPosition | undefined =
+    rawCursor === undefined || rawCursor === ''
+      ? { status: statuses[0] as LeadStatus }
+      : decodeListCursor(rawCursor, statuses);
+
+  const leads: AdminLeadView[] = [];
+  while (position && leads.length < limit) {
+    let page: Awaited<ReturnType<LeadLedger['listByStatus']>>;
+    try {
+      page = await deps.ledger.listByStatus(position.status, {
+        limit: limit - leads.length,
+        ...(position.cursor !== undefined && { cursor: position.cursor }),
+      });
+    } catch (error) {
+      if (error instanceof InvalidCursorError) {
+        throw refusal(400, 'invalid_cursor', 'the cursor does not belong to this listing');
+      }
+      throw error;
+    }
+    leads.push(...page.leads.map(toAdminLeadView));
+    if (page.cursor !== undefined) {
+      position = { status: position.status, cursor: page.cursor };
+    } else {
+      const next: LeadStatus | undefined = statuses[statuses.indexOf(position.status) + 1];
+      position = next === undefined ? undefined : { status: next };
+    }
+  }
+  return json(200, { leads, ...(position && { cursor: encodeListCursor(position) }) }, NO_STORE);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retry and replay
+
+/**
+ * Sends a requeued lead; when the queue refuses, puts the lead back where an operator can act
+ * on it again (parked with its reason, else dead) and rethrows. A lead left `queued` without a
+ * message would wait forever, and a retry would call it already queued.
+ */
+async function sendRequeued(deps: AdminDeps, before: LeadRecord, now: () => Date): Promise<void> {
+  try {
+    await deps.queue.send(before.leadId);
+  } catch (error) {
+    const why = `requeued by an operator, but the queue refused the message: ${String(error)}`;
+    const restore =
+      before.status === 'parked'
+        ? deps.ledger.markParked(before.leadId, before.reason ?? why, now())
+        : deps.ledger.markDead(before.leadId, why, now());
+    await restore.catch(() => {});
+    throw error;
+  }
+}
+
+function whyNotRequeued(lead: LeadRecord): AdminRefusal {
+  if (lead.status === 'delivered') {
+    return refusal(
+      409,
+      'already_delivered',
+      `lead ${lead.leadId} was already delivered${lead.idProspect === undefined ? '' : ` as prospect ${lead.idProspect}`}`,
+    );
+  }
+  if (lead.status === 'queued' || lead.status === 'sending') {
+    return refusal(409, 'already_queued', `lead ${lead.leadId} is already queued for delivery`);
+  }
+  return refusal(409, 'conflict', `lead ${lead.leadId} changed while being retried; try again`);
+}
+
+async function retryLead(context: RouteContext): Promise<APIGatewayProxyResult> {
+  const { deps, now } = context;
+  const leadId = requireLeadId(context.leadId);
+  const before = await findLead(deps.ledger, leadId);
+  const requeued = await deps.ledger.requeue(leadId, now());
+  if (!requeued) throw whyNotRequeued((await deps.ledger.get(leadId)) ?? before);
+  try {
+    await sendRequeued(deps, before, now);
+  } catch (error) {
+    deps.events?.failed({ route: 'retry-lead', error });
+    throw refusal(
+      503,
+      'queue_unavailable',
+      `the queue refused lead ${leadId}; it stays ${before.status === 'parked' ? 'parked' : 'dead'}, retry later`,
+      [],
+      { 'retry-after': '5' },
+    );
+  }
+  deps.events?.retried({ leadId, from: before.status, client: context.client });
+  return json(202, { leadId, status: 'queued' }, NO_STORE);
+}
+
+async function replay(context: RouteContext): Promise<APIGatewayProxyResult> {
+  const { deps, now } = context;
+  let requeued = 0;
+  let skipped = 0;
+  let cursor: string | undefined;
+  let more = false;
+
+  const requeueOne = async (lead: LeadRecord) => {
+    if (!(await deps.ledger.requeue(lead.leadId, now()))) {
+      skipped += 1;
+      return;
+    }
+    await sendRequeued(deps, lead, now);
+    requeued += 1;
+  };
+
+  try {
+    do {
+      if (requeued + skipped >= MAX_REPLAY_LEADS || context.remainingMs() < REPLAY_RESERVE_MS) {
+        more = true;
+        break;
+      }
+      const page = await deps.ledger.listByStatus('dead', {
+        limit: Math.min(REPLAY_PAGE, MAX_REPLAY_LEADS - requeued - skipped),
+        ...(cursor !== undefined && { cursor }),
+      });
+      for (let i = 0; i < page.leads.length; i += REPLAY_CONCURRENCY) {
+        // Settled, not all: every started send finishes (or is put back) before we answer.
+        const batch = page.leads.slice(i, i + REPLAY_CONCURRENCY);
+        const failure = (await Promise.allSettled(batch.map(requeueOne))).find(
+          (outcome) => outcome.status === 'rejected',
+        );
+        if (failure) throw failure.reason;
+      }
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  } catch (error) {
+    deps.events?.failed({ route: 'replay', error });
+    throw refusal(
+      503,
+      'replay_interrupted',
+      `requeued ${requeued} dead leads, then the lead store or queue failed; run the replay again (it is safe to)`,
+      [],
+      { 'retry-after': '5' },
+    );
+  }
+
+  let redrive: RedriveResult;
+  try {
+    redrive = await deps.redrive.redrive();
+  } catch (error) {
+    deps.events?.failed({ route: 'replay', error });
+    throw refusal(
+      503,
+      'redrive_failed',
+      `requeued ${requeued} dead leads, but the dead-letter queue could not be redriven; run the replay again (it is safe to)`,
+      [],
+      { 'retry-after': '5' },
+    );
+  }
+  deps.events?.replayed({
+    requeued,
+    skipped,
+    more,
+    redrive: redrive.status,
+    client: context.client,
+  });
+  const body: ReplayResult = { requeued, skipped, more, redrive };
+  return json(202, body, NO_STORE);
+}

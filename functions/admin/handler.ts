@@ -1,0 +1,53 @@
+/**
+ * The admin Lambda: `GET /admin/leads`, `GET /admin/leads/{leadId}`,
+ * `POST /admin/leads/{leadId}/retry` and `POST /admin/replay` (admin.ts). Turns the proxy event
+ * into an admin request, runs the use case, answers. Wiring (AWS or local) is chosen once per
+ * container.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { requestFromEvent } from '../shared/http.ts';
+import { count, flushMetrics, logger } from '../shared/observability.ts';
+import { type AdminDeps, type AdminEvents, handleAdmin } from './admin.ts';
+
+const deps: Promise<Omit<AdminDeps, 'events'>> =
+  process.env.LEADS_RUNTIME === 'local'
+    ? import('./wiring-local.ts').then((m) => m.localAdminDeps())
+    : import('./wiring-aws.ts').then((m) => m.awsAdminDeps());
+
+/** Lead ids, statuses, counts and the operator's username: no lead content. */
+const adminEvents: AdminEvents = {
+  refused(event) {
+    logger.info('admin request refused', event);
+    count('AdminRefused');
+  },
+  retried(event) {
+    logger.info('lead retried by an operator', event);
+    count('LeadRetried');
+  },
+  replayed(event) {
+    logger.info('dead leads replayed', event);
+    count('LeadReplayed', event.requeued);
+  },
+  failed({ route, error }) {
+    logger.error('admin dependency failed', { route, error: String(error) });
+    count('AdminUnavailable');
+  },
+};
+
+export async function handler(
+  event: APIGatewayProxyEvent,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<APIGatewayProxyResult> {
+  const resolved = await deps;
+  const request = {
+    resource: event.resource,
+    pathParameters: event.pathParameters,
+    request: requestFromEvent(event),
+  };
+  const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
+  try {
+    return await handleAdmin(request, { ...resolved, events: adminEvents }, invocation);
+  } finally {
+    flushMetrics();
+  }
+}

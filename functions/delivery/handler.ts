@@ -1,0 +1,128 @@
+/**
+ * The forwarder Lambda: consumes the lead queue (SQS event source, ReportBatchItemFailures).
+ * Each record is one `{"leadId"}` message; records are processed one after the other (the
+ * upstream is paced across every instance anyway) with `forwardLead`:
+ * - `done` → the record succeeds and SQS deletes it;
+ * - `retry` → ChangeMessageVisibility to the delay (at most 12 h) on the record's receipt
+ *   handle, and the record is reported failed, so SQS hands it out again after that delay;
+ * - a poison message (not a lead message) is logged and acknowledged: redelivering it would
+ *   never help;
+ * - a record that no longer fits in the invocation's remaining time is not started: it goes
+ *   back with a short visibility;
+ * - an unexpected error (the ledger unreachable) fails the record without touching its
+ *   visibility: it comes back after the queue's visibility timeout, when the lease has expired.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { parseLeadMessage } from '../shared/lead-queue.ts';
+import { flushMetrics, logger } from '../shared/observability.ts';
+import { type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
+
+export interface DeliveryHandlerDeps {
+  forward: ForwardDeps;
+  sqs: SQSClient;
+  queueUrl: string;
+  now?: () => Date;
+}
+
+/** SQS's longest visibility timeout: 12 hours. */
+export const MAX_VISIBILITY_SECONDS = 43_200;
+/** Time kept back when deciding whether one more lead fits in the invocation. */
+const SAFETY_MS = 2_000;
+/** Visibility of a record not started for lack of time: soon, by another invocation. */
+const NOT_STARTED_SECONDS = 5;
+
+/** Marks a record failed so that SQS delivers it again after the visibility we set. */
+export class RetryLater extends Error {
+  override readonly name = 'RetryLater';
+  readonly delayMs: number;
+
+  constructor(delayMs: number, reason: string) {
+    super(`retry in ${delayMs} ms: ${reason}`);
+    this.delayMs = delayMs;
+  }
+}
+
+/** A delay in ms as SQS visibility seconds, within 0..12 h (rounded up). */
+export function visibilitySeconds(delayMs: number): number {
+  if (!Number.isFinite(delayMs)) return MAX_VISIBILITY_SECONDS;
+  return Math.min(Math.max(Math.ceil(delayMs / 1000), 0), MAX_VISIBILITY_SECONDS);
+}
+
+export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
+  const processor = new BatchProcessor(EventType.SQS);
+
+  async function setVisibility(record: SQSRecord, seconds: number): Promise<void> {
+    try {
+      await deps.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: deps.queueUrl,
+          ReceiptHandle: record.receiptHandle,
+          VisibilityTimeout: seconds,
+        }),
+      );
+    } catch (error) {
+      // The record still fails: it comes back after the queue's visibility timeout instead.
+      logger.warn('could not change a lead message visibility', {
+        messageId: record.messageId,
+        error: error instanceof Error ? error.name : String(error),
+      });
+    }
+  }
+
+  return async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+    try {
+      const access = await deps.forward.upstream();
+      const neededMs = leaseMsFor(access.timeoutMs, deps.forward.options) + SAFETY_MS;
+
+      const recordHandler = async (record: SQSRecord): Promise<string> => {
+        const message = parseLeadMessage(record.body);
+        if (!message) {
+          logger.error('poison message on the lead queue: acknowledged and dropped', {
+            messageId: record.messageId,
+          });
+          return 'poison';
+        }
+        if (context.getRemainingTimeInMillis() < neededMs) {
+          await setVisibility(record, NOT_STARTED_SECONDS);
+          throw new RetryLater(NOT_STARTED_SECONDS * 1000, 'not started: out of time');
+        }
+        let outcome: Awaited<ReturnType<typeof forwardLead>>;
+        try {
+          outcome = await forwardLead(message.leadId, deps.forward, deps.now);
+        } catch (error) {
+          logger.error(
+            'lead delivery failed; the message comes back after its visibility timeout',
+            {
+              leadId: message.leadId,
+              messageId: record.messageId,
+              error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+            },
+          );
+          throw error;
+        }
+        if (outcome.kind === 'done') return outcome.reason;
+        await setVisibility(record, visibilitySeconds(outcome.delayMs));
+        throw new RetryLater(outcome.delayMs, outcome.reason);
+      };
+
+      return await processPartialResponse(event, recordHandler, processor, {
+        context,
+        processInParallel: false,
+        // Retries are not errors: all records asking for a retry is a normal answer.
+        throwOnFullBatchFailure: false,
+      });
+    } finally {
+      flushMetrics();
+    }
+  };
+}
+
+let deployed: Promise<ReturnType<typeof createDeliveryHandler>> | undefined;
+
+/** The Lambda entry point, wired to AWS on first use. */
+export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  deployed ??= import('./wiring-aws.ts').then((m) => createDeliveryHandler(m.awsDeliveryDeps()));
+  return (await deployed)(event, context);
+}

@@ -1,0 +1,68 @@
+/**
+ * The forwarder's AWS adapters: configuration from LEADS_SETTINGS and Secrets Manager, the
+ * DynamoDB ledger (which also holds the shared pacer item), SQS for message visibility.
+ * Environment (set by the stack): LEDGER_TABLE_NAME, LEAD_QUEUE_URL, MAX_ATTEMPTS (optional,
+ * default 8), plus config-aws's LEADS_SETTINGS and LEADS_SECRETS_PREFIX.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createAwsConfigSource } from '../shared/config-aws.ts';
+import { requireEnv } from '../shared/env.ts';
+import { createDynamoLedger } from '../shared/lead-ledger-dynamodb.ts';
+import { createMetaGraph } from '../shared/meta-graph.ts';
+import { logger } from '../shared/observability.ts';
+import { createDynamoPacer } from '../shared/pacer-dynamodb.ts';
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_MAX_PACING_WAIT_MS,
+  forwardEvents,
+  upstreamAccess,
+} from './forward.ts';
+import type { DeliveryHandlerDeps } from './handler.ts';
+
+/** MAX_ATTEMPTS: a whole number ≥ 1, default 8. */
+export function maxAttemptsFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.MAX_ATTEMPTS?.trim();
+  if (!raw) return DEFAULT_MAX_ATTEMPTS;
+  const value = Number(raw);
+  if (!(Number.isInteger(value) && value >= 1)) {
+    throw new Error(`environment variable MAX_ATTEMPTS must be a whole number ≥ 1, got "${raw}"`);
+  }
+  return value;
+}
+
+export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryHandlerDeps {
+  const config = createAwsConfigSource(env);
+  const dynamo = new DynamoDBClient({});
+  const tableName = requireEnv('LEDGER_TABLE_NAME', env);
+  const options = {
+    maxAttempts: maxAttemptsFrom(env),
+    maxPacingWaitMs: DEFAULT_MAX_PACING_WAIT_MS,
+  };
+  return {
+    forward: {
+      ledger: createDynamoLedger({ client: dynamo, tableName }),
+      config,
+      upstream: upstreamAccess(config, (upstream) =>
+        createDynamoPacer({
+          client: dynamo,
+          tableName,
+          maxPerSecond: upstream.maxPerSecond,
+          maxPerMinute: upstream.maxPerMinute,
+          maxWaitMs: options.maxPacingWaitMs,
+          onError: (error) =>
+            logger.error('upstream pacer pause could not be written', {
+              error: error instanceof Error ? error.message : String(error),
+            }),
+        }),
+      ),
+      graph: createMetaGraph(),
+      events: forwardEvents,
+      // A 401 may mean the secret was rotated: the next read goes to Secrets Manager.
+      onUnauthorized: () => config.refresh(),
+      options,
+    },
+    sqs: new SQSClient({}),
+    queueUrl: requireEnv('LEAD_QUEUE_URL', env),
+  };
+}

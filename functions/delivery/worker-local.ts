@@ -1,0 +1,140 @@
+/**
+ * The local delivery worker: what the SQS event source and the forwarder Lambda do on AWS, in
+ * this process. It polls the local lead queue (lead-queue-local.ts, SQS semantics) and runs
+ * `forwardLead` on one message at a time:
+ * - `done` → delete the message;
+ * - `retry` → change its visibility to the delay, so it comes back then (a receive is counted
+ *   each time, and after maxReceiveCount receives it moves to the dead-letter queue, as on AWS);
+ * - an error thrown by forwardLead (the ledger unreachable...) → nothing: the message comes back
+ *   when its visibility timeout ends, like a Lambda that failed.
+ *
+ * `stop(deadlineMs)` (the runtime's SIGTERM path): stop polling, let the message in flight finish
+ * within the deadline, else hand it back at once (visibility 0). An attempt still running after
+ * that holds its lease on the lead; whoever receives the message next waits for the lease.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { isLeadId } from '../shared/lead-ledger.ts';
+import type { LocalLeadQueue, LocalQueueMessage } from '../shared/lead-queue-local.ts';
+import { logger } from '../shared/observability.ts';
+import { type ForwardDeps, type ForwardOutcome, forwardLead } from './forward.ts';
+
+export interface LocalWorkerOptions {
+  queue: LocalLeadQueue;
+  deps: ForwardDeps;
+  /** How long a received message stays hidden; longer than one attempt's lease. */
+  visibilityMs: number;
+  /** Pause between polls of an empty queue (or after a failed poll). */
+  pollMs: number;
+  /** The use case; forwardLead by default (tests may slow it down). */
+  forward?: (leadId: string, deps: ForwardDeps) => Promise<ForwardOutcome>;
+}
+
+export interface LocalWorker {
+  /** Resolves once stopped: in-flight work finished or handed back within `deadlineMs`. */
+  stop(deadlineMs: number): Promise<void>;
+}
+
+/** SQS's longest visibility timeout (12 h). */
+const MAX_VISIBILITY_MS = 12 * 60 * 60 * 1000;
+
+interface InFlight {
+  message: LocalQueueMessage;
+  done: Promise<void>;
+  /** Set by stop(): the message was handed back; the attempt must not touch it any more. */
+  handedBack: boolean;
+}
+
+export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
+  const { queue, deps, visibilityMs, pollMs } = options;
+  const forward = options.forward ?? ((leadId, d) => forwardLead(leadId, d));
+  const stopping = new AbortController();
+  let current: InFlight | undefined;
+
+  async function handle(flight: InFlight): Promise<void> {
+    const { message } = flight;
+    if (!isLeadId(message.leadId)) {
+      logger.error('poison message on the lead queue: deleted', { messageId: message.id });
+      await queue.delete(message.receiptHandle);
+      return;
+    }
+    let outcome: ForwardOutcome;
+    try {
+      outcome = await forward(message.leadId, deps);
+    } catch (error) {
+      if (!flight.handedBack) {
+        logger.error('lead delivery failed; the message comes back after its visibility timeout', {
+          leadId: message.leadId,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+      }
+      return;
+    }
+    if (flight.handedBack) return;
+    if (outcome.kind === 'done') {
+      await queue.delete(message.receiptHandle);
+    } else {
+      const wait = Math.min(Math.max(outcome.delayMs, 0), MAX_VISIBILITY_MS);
+      await queue.changeVisibility(message.receiptHandle, wait);
+    }
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      let message: LocalQueueMessage | undefined;
+      try {
+        [message] = await queue.receive({ max: 1, visibilityMs });
+      } catch (error) {
+        if (stopping.signal.aborted) return;
+        logger.error('local lead queue poll failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+      if (stopping.signal.aborted) {
+        // Received while stopping: give it straight back.
+        if (message) await queue.changeVisibility(message.receiptHandle, 0).catch(() => false);
+        return;
+      }
+      if (!message) {
+        await delay(pollMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+        continue;
+      }
+      const flight: InFlight = { message, done: Promise.resolve(), handedBack: false };
+      flight.done = handle(flight).catch((error: unknown) => {
+        if (flight.handedBack) return;
+        logger.error('local lead queue update failed', {
+          leadId: message.leadId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
+      current = flight;
+      await flight.done;
+      current = undefined;
+    }
+  }
+
+  const running = loop();
+
+  return {
+    async stop(deadlineMs) {
+      stopping.abort();
+      const flight = current;
+      if (flight) {
+        const cancel = new AbortController();
+        const timer = delay(Math.max(0, deadlineMs), 'deadline' as const, {
+          signal: cancel.signal,
+        }).catch(() => 'finished' as const);
+        const first = await Promise.race([flight.done.then(() => 'finished' as const), timer]);
+        cancel.abort();
+        if (first === 'deadline') {
+          flight.handedBack = true;
+          await queue.changeVisibility(flight.message.receiptHandle, 0).catch(() => false);
+          logger.warn('local worker stopped with a delivery in flight: message handed back', {
+            leadId: flight.message.leadId,
+          });
+          return;
+        }
+      }
+      await running;
+    },
+  };
+}

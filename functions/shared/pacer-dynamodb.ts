@@ -1,0 +1,279 @@
+/**
+ * Pacing shared by every process that calls the upstream with one key: a `Pacer` whose state is
+ * one DynamoDB item (in the ledger table, `pk = pacer#upstream`), scheduled with GCRA (the
+ * generic cell rate algorithm, i.e. slot scheduling).
+ *
+ * The item holds `next`: the epoch ms at which the next request may start. Every request is
+ * spaced `T` ms after the previous one, where
+ *
+ *     T = ceil(max(1000 / maxPerSecond, 60000 / maxPerMinute)) + marginMs
+ *
+ * `acquire` reserves the slot `max(now, next)` and moves `next` to `slot + T` in ONE conditional
+ * UpdateItem, then sleeps until its slot:
+ * - idle schedule (`next <= now`, or no item): `SET next = now + T` if `next <= now`;
+ * - busy schedule (`next > now`): `SET next = next + T` if `next > now` (an atomic increment,
+ *   so any number of concurrent callers each get their own slot without retrying).
+ * A caller whose condition failed (the schedule changed between idle and busy) tries the other
+ * form; there is no read-modify-write race and no lock. Starts are therefore at least `T` apart
+ * across all processes, so no window of 1 s holds more than maxPerSecond and no window of 60 s
+ * more than maxPerMinute, whatever the number of Lambda instances or local workers; the long-run
+ * rate is min(maxPerSecond, maxPerMinute / 60), which is the binding limit anyway.
+ *
+ * `marginMs` absorbs what separates a grant here from the upstream's count on arrival: timer
+ * lateness, network jitter, clock skew between machines (NTP keeps Lambda hosts within a few ms).
+ * Two arrivals can come closer than T only by that jitter, and it would take `limit` of them
+ * to squeeze an extra request into a window, so a margin of a few tens of ms is plenty.
+ *
+ * `pauseUntil(t)` (after a 429's Retry-After, or an auth failure) pushes `next` to at least `t`
+ * for every process. The port's `pauseUntil` is synchronous; the write is in flight until
+ * `flush()` resolves, and a Lambda must await `flush()` before returning (it may be frozen).
+ *
+ * `maxWaitMs`: a caller whose slot would be further away than this is refused with
+ * PacerWaitError (nothing reserved) instead of sleeping through it, so a function with a time
+ * budget can hand its work back to the queue for later (docs/operations.md).
+ *
+ * Why not reserved concurrency / MaximumConcurrency alone: docs/operations.md, "Pacing the
+ * upstream across instances".
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Pacer } from './pacer.ts';
+
+/** The pacer item's partition key in the ledger table. */
+export const UPSTREAM_PACER_KEY = 'pacer#upstream';
+/** Default margin added to the spacing (see the module comment). */
+export const DEFAULT_PACER_MARGIN_MS = 25;
+/** Conditional-write rounds before `acquire` gives up (only reached under a storm of pauses). */
+const MAX_ROUNDS = 50;
+/** Node's timers overflow above 2^31 - 1 ms. */
+const MAX_SLEEP_MS = 2_147_483_647;
+
+/** The slot is further away than the caller's `maxWaitMs`: nothing was reserved. */
+export class PacerWaitError extends Error {
+  override readonly name = 'PacerWaitError';
+  /** How long the caller would have had to wait, ms. */
+  readonly waitMs: number;
+
+  constructor(waitMs: number, maxWaitMs: number) {
+    super(
+      `the upstream pacer's next slot is ${Math.ceil(waitMs)} ms away (more than ${maxWaitMs})`,
+    );
+    this.waitMs = waitMs;
+  }
+}
+
+/** A Pacer whose pauses are written asynchronously: `flush` waits for them. */
+export interface SharedPacer extends Pacer {
+  /** Pushes the shared schedule to at least `epochMs` and resolves once it is written. */
+  pause(epochMs: number): Promise<void>;
+  /** Resolves when every `pauseUntil` so far has been written (or has failed and been logged). */
+  flush(): Promise<void>;
+  /** Spacing between starts, ms. */
+  readonly intervalMs: number;
+}
+
+export interface DynamoPacerOptions {
+  client: DynamoDBClient | DynamoDBDocumentClient;
+  /** The ledger table (any table with a string partition key `pk` will do). */
+  tableName: string;
+  /** Partition key of the pacer item; default `pacer#upstream` (one per upstream key). */
+  key?: string;
+  maxPerSecond: number;
+  maxPerMinute: number;
+  /** Added to every spacing; default 25 ms. */
+  marginMs?: number;
+  /** Refuse (PacerWaitError) rather than sleep longer than this; default: no limit. */
+  maxWaitMs?: number;
+  /** Epoch ms; `Date.now` by default. Pauses are in the same clock. */
+  now?: () => number;
+  /** Resolves after `ms`; rejects when `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Where a failed pause write is reported; default: nowhere (acquire still honours it locally). */
+  onError?: (error: unknown) => void;
+}
+
+/** T = ceil(max(1000 / perSecond, 60000 / perMinute)) + margin, in ms. */
+export function slotIntervalMs(maxPerSecond: number, maxPerMinute: number, marginMs = 0): number {
+  for (const [name, value] of [
+    ['maxPerSecond', maxPerSecond],
+    ['maxPerMinute', maxPerMinute],
+  ] as const) {
+    if (!Number.isFinite(value) || value <= 0) {
+      throw new RangeError(`${name} must be a positive number, got ${String(value)}`);
+    }
+  }
+  if (!Number.isFinite(marginMs) || marginMs < 0) {
+    throw new RangeError(`marginMs must be a non-negative number, got ${String(marginMs)}`);
+  }
+  return Math.ceil(Math.max(1_000 / maxPerSecond, 60_000 / maxPerMinute)) + marginMs;
+}
+
+function isConditionFailure(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { name?: unknown }).name === 'ConditionalCheckFailedException'
+  );
+}
+
+/** Rejects with `signal.reason` (not Node's AbortError) when aborted, as the Pacer port says. */
+async function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await delay(ms, undefined, signal ? { signal } : {});
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw error;
+  }
+}
+
+export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
+  const { tableName } = options;
+  const key = options.key ?? UPSTREAM_PACER_KEY;
+  const intervalMs = slotIntervalMs(
+    options.maxPerSecond,
+    options.maxPerMinute,
+    options.marginMs ?? DEFAULT_PACER_MARGIN_MS,
+  );
+  const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
+  if (!(maxWaitMs >= 0)) throw new RangeError('maxWaitMs must be ≥ 0');
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? defaultSleep;
+  const doc =
+    options.client instanceof DynamoDBDocumentClient
+      ? options.client
+      : DynamoDBDocumentClient.from(options.client);
+
+  /** The latest `next` this process wrote or saw: picks which write to try first. */
+  let hint = Number.NEGATIVE_INFINITY;
+  /** Pauses asked for here: honoured locally even if their write fails. */
+  let pausedUntil = Number.NEGATIVE_INFINITY;
+  const pending = new Set<Promise<void>>();
+
+  /** Idle schedule: the slot is `t`. False when `next > t` (busy) . */
+  async function takeIdle(t: number): Promise<boolean> {
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: key },
+          UpdateExpression: 'SET #next = :next, #kind = :kind',
+          ConditionExpression: 'attribute_not_exists(#next) OR #next <= :t',
+          ExpressionAttributeNames: { '#next': 'next', '#kind': 'kind' },
+          ExpressionAttributeValues: { ':next': t + intervalMs, ':t': t, ':kind': 'pacer' },
+        }),
+      );
+      hint = t + intervalMs;
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Busy schedule: the slot is the stored `next`. Undefined when idle or too far away. */
+  async function takeBusy(t: number): Promise<number | undefined> {
+    const bounded = Number.isFinite(maxWaitMs);
+    try {
+      const out = await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: key },
+          UpdateExpression: 'SET #next = #next + :interval',
+          ConditionExpression: bounded ? '#next > :t AND #next <= :limit' : '#next > :t',
+          ExpressionAttributeNames: { '#next': 'next' },
+          ExpressionAttributeValues: {
+            ':interval': intervalMs,
+            ':t': t,
+            ...(bounded && { ':limit': t + maxWaitMs }),
+          },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      const next = Number(out.Attributes?.next);
+      hint = next;
+      return next - intervalMs;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** The stored `next` (consistent read); undefined when there is no item yet. */
+  async function readNext(): Promise<number | undefined> {
+    const out = await doc.send(
+      new GetCommand({ TableName: tableName, Key: { pk: key }, ConsistentRead: true }),
+    );
+    const next = out.Item?.next;
+    return typeof next === 'number' ? next : undefined;
+  }
+
+  async function reserve(): Promise<number> {
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const t = now();
+      if (pausedUntil - t > maxWaitMs) throw new PacerWaitError(pausedUntil - t, maxWaitMs);
+      if (hint > t) {
+        const slot = await takeBusy(t);
+        if (slot !== undefined) return slot;
+        if (await takeIdle(t)) return t;
+      } else {
+        if (await takeIdle(t)) return t;
+        const slot = await takeBusy(t);
+        if (slot !== undefined) return slot;
+      }
+      // Neither: the schedule is beyond maxWaitMs, or it flipped between the two writes.
+      const stored = await readNext();
+      if (stored !== undefined) hint = stored;
+      const later = now();
+      if (stored !== undefined && stored - later > maxWaitMs) {
+        throw new PacerWaitError(stored - later, maxWaitMs);
+      }
+    }
+    throw new Error(`pacer ${key}: the schedule kept changing; try again`);
+  }
+
+  async function acquire(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    let slot = await reserve();
+    signal?.throwIfAborted();
+    // A pause this process asked for but could not write yet still holds it back.
+    slot = Math.max(slot, pausedUntil);
+    for (let wait = slot - now(); wait > 0; wait = slot - now()) {
+      // A slot reserved and then abandoned (abort) only leaves a gap: never too many requests.
+      await sleep(Math.min(wait, MAX_SLEEP_MS), signal);
+    }
+  }
+
+  async function pause(epochMs: number): Promise<void> {
+    if (!Number.isFinite(epochMs)) return;
+    pausedUntil = Math.max(pausedUntil, epochMs);
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: key },
+          UpdateExpression: 'SET #next = :until, #kind = :kind',
+          ConditionExpression: 'attribute_not_exists(#next) OR #next < :until',
+          ExpressionAttributeNames: { '#next': 'next', '#kind': 'kind' },
+          ExpressionAttributeValues: { ':until': epochMs, ':kind': 'pacer' },
+        }),
+      );
+      hint = Math.max(hint, epochMs);
+    } catch (error) {
+      // Already paused at least that long: nothing to do.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  function pauseUntil(epochMs: number): void {
+    const write = pause(epochMs).catch((error: unknown) => options.onError?.(error));
+    pending.add(write);
+    void write.finally(() => pending.delete(write));
+  }
+
+  async function flush(): Promise<void> {
+    while (pending.size > 0) await Promise.all([...pending]);
+  }
+
+  return { acquire, pauseUntil, pause, flush, intervalMs };
+}

@@ -1,0 +1,651 @@
+/**
+ * The admin use case (functions/admin/admin.ts) on a real ledger (dynalite) and the local lead
+ * queue, with the local dead-letter redrive: every route, auth, retries and their refusals,
+ * replay of dead leads with the DLQ redrive, and paging.
+ */
+import { randomBytes } from 'node:crypto';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type AdminDeps,
+  type AdminEvents,
+  handleAdmin,
+  MAX_LIST_LIMIT,
+  PUBLIC_STATUSES,
+} from '../../functions/admin/admin.ts';
+import type { LeadCapture } from '../../functions/domain/lead.ts';
+import type { Client } from '../../functions/shared/config-schema.ts';
+import type { DlqRedrive } from '../../functions/shared/dlq-redrive.ts';
+import { createLocalDlqRedrive } from '../../functions/shared/dlq-redrive-local.ts';
+import { ensureTable } from '../../functions/shared/dynamodb-local.ts';
+import type { HttpRequest } from '../../functions/shared/http.ts';
+import type { LeadLedger, LeadRecord, NewLead } from '../../functions/shared/lead-ledger.ts';
+import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
+import {
+  createLocalLeadQueue,
+  LOCAL_QUEUE_TABLE_DEFINITION,
+  type LocalLeadQueue,
+} from '../../functions/shared/lead-queue-local.ts';
+import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+
+const CLIENTS: Client[] = [
+  { username: 'ops', password: 'ops-secret', roles: ['prospects:write', 'admin'] },
+  { username: 'reporter', password: 'reporter-secret', roles: ['report:read'] },
+];
+const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+const OPS = basic('ops', 'ops-secret');
+const MAX_RECEIVE_COUNT = 2;
+
+let dynamo: TestDynamo;
+let tables = 0;
+beforeAll(async () => {
+  dynamo = await startTestDynamo();
+});
+afterAll(() => dynamo?.close());
+
+interface Harness {
+  deps: AdminDeps;
+  ledger: LeadLedger;
+  queue: LocalLeadQueue;
+  log: { retried: unknown[]; replayed: unknown[]; refused: unknown[]; failed: unknown[] };
+}
+
+let h: Harness;
+beforeEach(async () => {
+  tables += 1;
+  const ledgerTable = await dynamo.createLedgerTable();
+  const queueTable = `admin-queue-${tables}`;
+  await ensureTable(dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, queueTable);
+  const ledger = createDynamoLedger({ client: dynamo.client, tableName: ledgerTable });
+  const queue = createLocalLeadQueue({
+    client: dynamo.client,
+    tableName: queueTable,
+    maxReceiveCount: MAX_RECEIVE_COUNT,
+  });
+  const log: Harness['log'] = { retried: [], replayed: [], refused: [], failed: [] };
+  const events: AdminEvents = {
+    retried: (e) => log.retried.push(e),
+    replayed: (e) => log.replayed.push(e),
+    refused: (e) => log.refused.push(e),
+    failed: (e) => log.failed.push(e),
+  };
+  h = {
+    deps: {
+      config: { clients: async () => CLIENTS },
+      ledger,
+      queue,
+      redrive: createLocalDlqRedrive(queue),
+      events,
+    },
+    ledger,
+    queue,
+    log,
+  };
+});
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function request(
+  method: string,
+  query: Record<string, string | string[]> = {},
+  authorization: string | null = OPS,
+): HttpRequest {
+  return {
+    method,
+    headers: authorization === null ? {} : { authorization },
+    query: Object.fromEntries(
+      Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]),
+    ),
+    body: Buffer.alloc(0),
+    contentType: '',
+    receivedAt: new Date(),
+  };
+}
+
+interface Call {
+  resource: string;
+  leadId?: string;
+  method?: string;
+  query?: Record<string, string | string[]>;
+  authorization?: string | undefined;
+  deps?: AdminDeps;
+}
+
+async function call(
+  c: Call,
+): Promise<{ status: number; body: unknown; result: APIGatewayProxyResult }> {
+  const method =
+    c.method ?? (c.resource.endsWith('retry') || c.resource.endsWith('replay') ? 'POST' : 'GET');
+  const result = await handleAdmin(
+    {
+      resource: c.resource,
+      pathParameters: c.leadId === undefined ? null : { leadId: c.leadId },
+      request: request(method, c.query, 'authorization' in c ? (c.authorization ?? null) : OPS),
+    },
+    c.deps ?? h.deps,
+  );
+  return {
+    status: result.statusCode,
+    body: result.body ? JSON.parse(result.body) : undefined,
+    result,
+  };
+}
+
+const getLead = (leadId: string) => call({ resource: '/admin/leads/{leadId}', leadId });
+const retry = (leadId: string, deps?: AdminDeps) =>
+  call({ resource: '/admin/leads/{leadId}/retry', leadId, ...(deps && { deps }) });
+const replay = (deps?: AdminDeps) => call({ resource: '/admin/replay', ...(deps && { deps }) });
+const list = (query: Record<string, string | string[]>) =>
+  call({ resource: '/admin/leads', query });
+
+let seq = 0;
+const T0 = new Date('2026-03-02T12:00:00.000Z');
+
+function capture(dedupKey: string): LeadCapture {
+  return {
+    source: 'prospect',
+    dedupKey,
+    isTest: false,
+    answers: [],
+    attribution: {},
+    prospect: { name: 'Maria', lastName: 'Silva', email: 'maria@example.com' } as never,
+  };
+}
+
+/** Records a lead and moves it to `status` through the ledger's own transitions. */
+async function leadIn(
+  status: 'queued' | 'sending' | 'parked' | 'test' | 'dead' | 'rejected' | 'delivered',
+): Promise<LeadRecord> {
+  seq += 1;
+  const dedupKey = `key:${seq}-${randomBytes(4).toString('hex')}`;
+  const initial = status === 'parked' || status === 'test' ? status : 'queued';
+  const receivedAt = new Date(T0.getTime() + seq * 1000);
+  const lead: NewLead = {
+    profile: 'native',
+    source: 'prospect',
+    dedupKey,
+    capture: capture(dedupKey),
+    status: initial,
+    ...(initial === 'parked' && { reason: 'required fields missing: lastName' }),
+    receivedAt,
+  };
+  const { lead: record } = await h.ledger.record(lead);
+  const id = record.leadId;
+  const now = new Date();
+  switch (status) {
+    case 'sending':
+      await h.ledger.claim(id, 60_000, now);
+      break;
+    case 'dead':
+      await h.ledger.markDead(id, 'upstream 500 eight times', now);
+      break;
+    case 'rejected':
+      await h.ledger.claim(id, 60_000, now);
+      await h.ledger.markRejected(id, ['CPF inválido', 'E-mail inválido'], now);
+      break;
+    case 'delivered':
+      await h.ledger.claim(id, 60_000, now);
+      await h.ledger.markDelivered(id, 4321, now);
+      break;
+    default:
+      break;
+  }
+  return (await h.ledger.get(id)) as LeadRecord;
+}
+
+/** Every message waiting in the main queue (received with a long visibility). */
+async function queuedMessages(queue: LocalLeadQueue = h.queue): Promise<string[]> {
+  const messages = await queue.receive({ max: 10_000, visibilityMs: 600_000 });
+  return messages.map((m) => m.leadId).sort();
+}
+
+/** Puts a message for `leadId` into the dead-letter queue, as SQS would after its receives. */
+async function deadLetter(leadId: string): Promise<void> {
+  await h.queue.send(leadId);
+  let now = Date.now();
+  for (let i = 0; i <= MAX_RECEIVE_COUNT; i++) {
+    now += 10;
+    await h.queue.receive({ max: 10_000, visibilityMs: 1, now });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('admin auth', () => {
+  it.each([
+    '/admin/leads/{leadId}',
+    '/admin/leads',
+    '/admin/leads/{leadId}/retry',
+    '/admin/replay',
+  ])(
+    '%s answers 401 with a Basic challenge without or with wrong credentials',
+    async (resource) => {
+      const lead = await leadIn('dead');
+      for (const authorization of [undefined, basic('ops', 'wrong'), 'Bearer xyz']) {
+        const { status, body, result } = await call({
+          resource,
+          leadId: lead.leadId,
+          query: { status: 'dead' },
+          authorization,
+        });
+        expect(status).toBe(401);
+        expect(result.headers?.['www-authenticate']).toMatch(/^Basic realm=/);
+        expect(body).toMatchObject({
+          error: { code: 'unauthorized', message: expect.any(String) },
+        });
+      }
+      // Nothing was done on the way.
+      expect((await h.ledger.get(lead.leadId))?.status).toBe('dead');
+      expect(await queuedMessages()).toEqual([]);
+    },
+  );
+
+  it('answers 403 to a client without the admin role, and changes nothing', async () => {
+    const lead = await leadIn('parked');
+    const { status, body, result } = await call({
+      resource: '/admin/leads/{leadId}/retry',
+      leadId: lead.leadId,
+      authorization: basic('reporter', 'reporter-secret'),
+    });
+    expect(status).toBe(403);
+    expect(result.headers?.['www-authenticate']).toBeUndefined();
+    expect(body).toMatchObject({ error: { code: 'forbidden' } });
+    expect((await h.ledger.get(lead.leadId))?.status).toBe('parked');
+  });
+
+  it('answers 404 for an unknown resource and 405 for the wrong method', async () => {
+    expect((await call({ resource: '/admin/nothing' })).status).toBe(404);
+    const wrong = await call({ resource: '/admin/replay', method: 'GET' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.result.headers?.allow).toBe('POST');
+  });
+});
+
+describe('GET /admin/leads/{leadId}', () => {
+  it('answers the contract body of a delivered lead', async () => {
+    const lead = await leadIn('delivered');
+    const { status, body, result } = await getLead(lead.leadId);
+    expect(status).toBe(200);
+    expect(result.headers?.['cache-control']).toBe('no-store');
+    expect(body).toEqual({
+      leadId: lead.leadId,
+      profile: 'native',
+      status: 'delivered',
+      idProspect: 4321,
+      attempts: 0,
+      receivedAt: lead.receivedAt,
+      deliveredAt: lead.deliveredAt,
+    });
+  });
+
+  it('shows a lead being sent as queued', async () => {
+    const lead = await leadIn('sending');
+    expect((await getLead(lead.leadId)).body).toMatchObject({ status: 'queued' });
+  });
+
+  it('shows a parked lead with its reason and a rejected one with the upstream messages', async () => {
+    const parked = await leadIn('parked');
+    expect((await getLead(parked.leadId)).body).toMatchObject({
+      status: 'parked',
+      reason: 'required fields missing: lastName',
+    });
+    const rejected = await leadIn('rejected');
+    expect((await getLead(rejected.leadId)).body).toMatchObject({
+      status: 'rejected',
+      reason: 'CPF inválido; E-mail inválido',
+      messages: ['CPF inválido', 'E-mail inválido'],
+    });
+  });
+
+  it('shows a dead lead with its attempts and last error, and no lead content', async () => {
+    const lead = await leadIn('dead');
+    const { body } = await getLead(lead.leadId);
+    expect(body).toMatchObject({
+      status: 'dead',
+      attempts: 1,
+      lastError: 'upstream 500 eight times',
+    });
+    expect(JSON.stringify(body)).not.toMatch(/maria|Silva|capture|prospect"/i);
+  });
+
+  it('answers 400 for a malformed id and 404 for an unknown one', async () => {
+    const malformed = await getLead('not-a-lead');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ error: { code: 'invalid_lead_id' } });
+    const unknown = await getLead('ld_0000000000000000000000');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ error: { code: 'lead_not_found' } });
+    // Only the Lambda proxy result's own keys: API Gateway answers 502 to anything more.
+    expect(Object.keys(unknown.result).sort()).toEqual(['body', 'headers', 'statusCode']);
+  });
+});
+
+describe('GET /admin/leads?status=', () => {
+  it('lists the leads in one status, oldest first, as summaries', async () => {
+    const a = await leadIn('dead');
+    await leadIn('parked');
+    const b = await leadIn('dead');
+    const { status, body } = await list({ status: 'dead' });
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      leads: [
+        expect.objectContaining({ leadId: a.leadId, status: 'dead', attempts: 1 }),
+        expect.objectContaining({ leadId: b.leadId, status: 'dead' }),
+      ],
+    });
+  });
+
+  it('lists queued and sending leads under queued, and pages through both', async () => {
+    const q1 = await leadIn('queued');
+    const s1 = await leadIn('sending');
+    const q2 = await leadIn('queued');
+    const s2 = await leadIn('sending');
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const { status, body } = await list({
+        status: 'queued',
+        limit: '3',
+        ...(cursor && { cursor }),
+      });
+      expect(status).toBe(200);
+      const page = body as { leads: { leadId: string; status: string }[]; cursor?: string };
+      expect(page.leads.length).toBeLessThanOrEqual(3);
+      for (const lead of page.leads) expect(lead.status).toBe('queued');
+      seen.push(...page.leads.map((l) => l.leadId));
+      cursor = page.cursor;
+      pages += 1;
+    } while (cursor && pages < 10);
+    expect(seen).toEqual([q1.leadId, q2.leadId, s1.leadId, s2.leadId]);
+    expect(pages).toBeGreaterThanOrEqual(2);
+  });
+
+  it('pages with limit and cursor without repeating or losing a lead', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await leadIn('test')).leadId);
+    const first = (await list({ status: 'test', limit: '2' })).body as {
+      leads: { leadId: string }[];
+      cursor?: string;
+    };
+    expect(first.leads.map((l) => l.leadId)).toEqual(ids.slice(0, 2));
+    expect(first.cursor).toEqual(expect.any(String));
+    const rest: string[] = [];
+    let cursor = first.cursor;
+    while (cursor) {
+      const page = (await list({ status: 'test', limit: '2', cursor })).body as {
+        leads: { leadId: string }[];
+        cursor?: string;
+      };
+      rest.push(...page.leads.map((l) => l.leadId));
+      cursor = page.cursor;
+    }
+    expect(rest).toEqual(ids.slice(2));
+  });
+
+  it('answers an empty list for a status without leads', async () => {
+    expect((await list({ status: 'rejected' })).body).toEqual({ leads: [] });
+  });
+
+  it('refuses a missing or unknown status with 400 listing the valid ones', async () => {
+    for (const query of [
+      {},
+      { status: 'sending' },
+      { status: 'lost' },
+      { status: ['dead', 'test'] },
+    ] as Record<string, string | string[]>[]) {
+      const { status, body } = await list(query);
+      expect(status).toBe(400);
+      const error = (body as { error: { code: string; message: string; details: string[] } }).error;
+      if (!Array.isArray(query.status)) {
+        expect(error.code).toBe('invalid_status');
+        expect(error.details).toEqual([...PUBLIC_STATUSES]);
+        for (const s of PUBLIC_STATUSES) expect(error.message).toContain(s);
+      }
+    }
+  });
+
+  it('refuses a bad limit or a foreign cursor with 400', async () => {
+    for (const limit of ['0', '-1', 'ten', '1.5', String(MAX_LIST_LIMIT + 1)]) {
+      const { status, body } = await list({ status: 'dead', limit });
+      expect(status).toBe(400);
+      expect(body).toMatchObject({ error: { code: 'invalid_limit' } });
+    }
+    for (let i = 0; i < 3; i++) await leadIn('test');
+    const page = (await list({ status: 'test', limit: '1' })).body as { cursor: string };
+    for (const cursor of [
+      page.cursor,
+      'garbage',
+      Buffer.from('{"s":"test","c":"x"}').toString('base64url'),
+    ]) {
+      const { status, body } = await list({ status: 'dead', cursor });
+      expect(status).toBe(400);
+      expect(body).toMatchObject({ error: { code: 'invalid_cursor' } });
+    }
+  });
+});
+
+describe('POST /admin/leads/{leadId}/retry', () => {
+  it.each(['parked', 'dead', 'rejected', 'test'] as const)(
+    'requeues a %s lead, resets its attempts and sends it: 202 queued',
+    async (from) => {
+      const lead = await leadIn(from);
+      const { status, body } = await retry(lead.leadId);
+      expect(status).toBe(202);
+      expect(body).toEqual({ leadId: lead.leadId, status: 'queued' });
+      const after = await h.ledger.get(lead.leadId);
+      expect(after).toMatchObject({ status: 'queued', attempts: 0 });
+      expect(after?.reason).toBeUndefined();
+      expect(await queuedMessages()).toEqual([lead.leadId]);
+      expect(h.log.retried).toEqual([{ leadId: lead.leadId, from, client: 'ops' }]);
+    },
+  );
+
+  it('answers 409 already_delivered for a delivered lead, and sends nothing', async () => {
+    const lead = await leadIn('delivered');
+    const { status, body } = await retry(lead.leadId);
+    expect(status).toBe(409);
+    expect(body).toMatchObject({ error: { code: 'already_delivered' } });
+    expect((body as { error: { message: string } }).error.message).toContain('4321');
+    expect((await h.ledger.get(lead.leadId))?.status).toBe('delivered');
+    expect(await queuedMessages()).toEqual([]);
+  });
+
+  it.each(['queued', 'sending'] as const)(
+    'answers 409 already_queued for a %s lead, and sends nothing',
+    async (from) => {
+      const lead = await leadIn(from);
+      const { status, body } = await retry(lead.leadId);
+      expect(status).toBe(409);
+      expect(body).toMatchObject({ error: { code: 'already_queued' } });
+      expect((await h.ledger.get(lead.leadId))?.status).toBe(from);
+      expect(await queuedMessages()).toEqual([]);
+    },
+  );
+
+  it('answers 409 already_queued to a second retry of the same lead', async () => {
+    const lead = await leadIn('dead');
+    expect((await retry(lead.leadId)).status).toBe(202);
+    expect((await retry(lead.leadId)).body).toMatchObject({ error: { code: 'already_queued' } });
+    expect(await queuedMessages()).toEqual([lead.leadId]);
+  });
+
+  it('answers 400 for a malformed id and 404 for an unknown one', async () => {
+    expect((await retry('ld_short')).status).toBe(400);
+    expect((await retry('ld_0000000000000000000000')).status).toBe(404);
+  });
+
+  it('puts the lead back when the queue refuses the message, and answers 503', async () => {
+    const parked = await leadIn('parked');
+    const dead = await leadIn('dead');
+    const failing: AdminDeps = {
+      ...h.deps,
+      queue: {
+        send: async () => {
+          throw new Error('SQS is down');
+        },
+      },
+    };
+    const first = await retry(parked.leadId, failing);
+    expect(first.status).toBe(503);
+    expect(first.body).toMatchObject({ error: { code: 'queue_unavailable' } });
+    expect(await h.ledger.get(parked.leadId)).toMatchObject({
+      status: 'parked',
+      reason: 'required fields missing: lastName',
+    });
+    expect((await retry(dead.leadId, failing)).status).toBe(503);
+    expect((await h.ledger.get(dead.leadId))?.status).toBe('dead');
+    // Once the queue is back, the retry works.
+    expect((await retry(parked.leadId)).status).toBe(202);
+  });
+});
+
+describe('POST /admin/replay', () => {
+  it('requeues and sends every dead lead, leaves the others, and redrives the DLQ', async () => {
+    const dead = [await leadIn('dead'), await leadIn('dead'), await leadIn('dead')];
+    const parked = await leadIn('parked');
+    const delivered = await leadIn('delivered');
+    const stuck = await leadIn('queued'); // its message ended in the DLQ
+    await deadLetter(stuck.leadId);
+    expect(await h.queue.depth()).toMatchObject({ dead: 1 });
+
+    const { status, body } = await replay();
+    expect(status).toBe(202);
+    expect(body).toEqual({
+      requeued: 3,
+      skipped: 0,
+      more: false,
+      redrive: { status: 'moved', moved: 1 },
+    });
+    for (const lead of dead) {
+      expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 0 });
+    }
+    expect((await h.ledger.get(parked.leadId))?.status).toBe('parked');
+    expect((await h.ledger.get(delivered.leadId))?.status).toBe('delivered');
+    expect(await h.queue.depth()).toMatchObject({ dead: 0 });
+    expect(await queuedMessages()).toEqual([...dead.map((l) => l.leadId), stuck.leadId].sort());
+    expect(h.log.replayed).toEqual([
+      { requeued: 3, skipped: 0, more: false, redrive: 'moved', client: 'ops' },
+    ]);
+  });
+
+  it('is safe to run twice: the second run requeues and sends nothing', async () => {
+    const dead = [await leadIn('dead'), await leadIn('dead')];
+    expect((await replay()).body).toMatchObject({ requeued: 2 });
+    expect((await replay()).body).toEqual({
+      requeued: 0,
+      skipped: 0,
+      more: false,
+      redrive: { status: 'moved', moved: 0 },
+    });
+    expect(await queuedMessages()).toEqual(dead.map((l) => l.leadId).sort());
+  });
+
+  it('sends each dead lead once when two replays run at the same time', async () => {
+    const dead: string[] = [];
+    for (let i = 0; i < 12; i++) dead.push((await leadIn('dead')).leadId);
+    const [a, b] = await Promise.all([replay(), replay()]);
+    const total = (r: typeof a) => (r.body as { requeued: number }).requeued;
+    expect(total(a) + total(b)).toBe(12);
+    expect(await queuedMessages()).toEqual(dead.sort());
+  });
+
+  it('pages through more dead leads than one listing page holds', async () => {
+    const dead: string[] = [];
+    const leads = await Promise.all(Array.from({ length: 130 }, () => leadIn('dead')));
+    dead.push(...leads.map((l) => l.leadId));
+    const { body } = await replay();
+    expect(body).toMatchObject({ requeued: 130, more: false });
+    expect(await queuedMessages()).toEqual(dead.sort());
+    expect((await list({ status: 'dead' })).body).toEqual({ leads: [] });
+  });
+
+  it('answers 202 with nothing to do when there are no dead leads', async () => {
+    expect((await replay()).body).toEqual({
+      requeued: 0,
+      skipped: 0,
+      more: false,
+      redrive: { status: 'moved', moved: 0 },
+    });
+  });
+
+  it('reports a redrive that SQS runs asynchronously as it is', async () => {
+    await leadIn('dead');
+    const redrive: DlqRedrive = {
+      redrive: async () => ({ status: 'started', taskHandle: 'task-1' }),
+    };
+    expect((await replay({ ...h.deps, redrive })).body).toEqual({
+      requeued: 1,
+      skipped: 0,
+      more: false,
+      redrive: { status: 'started', taskHandle: 'task-1' },
+    });
+  });
+
+  it('answers 503 when the queue fails, leaving the unsent lead dead for the next run', async () => {
+    const lead = await leadIn('dead');
+    const failing: AdminDeps = {
+      ...h.deps,
+      queue: {
+        send: async () => {
+          throw new Error('SQS is down');
+        },
+      },
+    };
+    const { status, body } = await replay(failing);
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ error: { code: 'replay_interrupted' } });
+    expect((await h.ledger.get(lead.leadId))?.status).toBe('dead');
+    expect(h.log.failed).toHaveLength(1);
+    expect((await replay()).body).toMatchObject({ requeued: 1 });
+  });
+
+  it('answers 503 when the redrive fails, after requeueing the dead leads', async () => {
+    const lead = await leadIn('dead');
+    const redrive: DlqRedrive = {
+      redrive: async () => {
+        throw new Error('AccessDenied');
+      },
+    };
+    const { status, body } = await replay({ ...h.deps, redrive });
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ error: { code: 'redrive_failed' } });
+    expect((body as { error: { message: string } }).error.message).toContain('requeued 1');
+    expect((await h.ledger.get(lead.leadId))?.status).toBe('queued');
+  });
+
+  it('stops early with more: true when the invocation is running out of time', async () => {
+    await leadIn('dead');
+    const result = await handleAdmin(
+      { resource: '/admin/replay', pathParameters: null, request: request('POST') },
+      h.deps,
+      { remainingMs: () => 1000 },
+    );
+    expect(result.statusCode).toBe(202);
+    expect(JSON.parse(result.body)).toMatchObject({ requeued: 0, more: true });
+  });
+});
+
+describe('dependency failures', () => {
+  it('answers 503 when the ledger cannot be read', async () => {
+    const broken: AdminDeps = {
+      ...h.deps,
+      ledger: {
+        ...h.ledger,
+        get: async () => {
+          throw new Error('ECONNREFUSED');
+        },
+      },
+    };
+    const { status, body, result } = await call({
+      resource: '/admin/leads/{leadId}',
+      leadId: 'ld_0000000000000000000000',
+      deps: broken,
+    });
+    expect(status).toBe(503);
+    expect(result.headers?.['retry-after']).toBe('5');
+    expect(body).toMatchObject({ error: { code: 'unavailable' } });
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * The dead-letter redrive adapters: SQS StartMessageMoveTask (with the one-task-at-a-time rule)
+ * and the local queue's redrive.
+ */
+import {
+  ListMessageMoveTasksCommand,
+  SQSClient,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLocalDlqRedrive } from '../../functions/shared/dlq-redrive-local.ts';
+import { createSqsDlqRedrive } from '../../functions/shared/dlq-redrive-sqs.ts';
+import { ensureTable } from '../../functions/shared/dynamodb-local.ts';
+import { newLeadId } from '../../functions/shared/lead-ledger.ts';
+import {
+  createLocalLeadQueue,
+  LOCAL_QUEUE_TABLE_DEFINITION,
+} from '../../functions/shared/lead-queue-local.ts';
+import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+
+const DLQ_ARN = 'arn:aws:sqs:sa-east-1:123456789012:leads-dev-LeadQueueDeadLetterQueue-abc';
+const QUEUE_ARN = 'arn:aws:sqs:sa-east-1:123456789012:leads-dev-LeadQueueQueue-def';
+const sqs = mockClient(SQSClient);
+
+describe('createSqsDlqRedrive', () => {
+  beforeEach(() => {
+    sqs.reset();
+  });
+
+  const redrive = (maxPerSecond?: number) =>
+    createSqsDlqRedrive({
+      client: new SQSClient({}),
+      deadLetterQueueArn: DLQ_ARN,
+      queueArn: QUEUE_ARN,
+      ...(maxPerSecond !== undefined && { maxPerSecond }),
+    });
+
+  it('starts a move task from the DLQ to the lead queue when none runs', async () => {
+    // Prepare
+    sqs.on(ListMessageMoveTasksCommand).resolves({
+      Results: [{ Status: 'COMPLETED', SourceArn: DLQ_ARN, ApproximateNumberOfMessagesMoved: 3 }],
+    });
+    sqs.on(StartMessageMoveTaskCommand).resolves({ TaskHandle: 'handle-1' });
+
+    // Act
+    const result = await redrive(50).redrive();
+
+    // Assess
+    expect(result).toEqual({ status: 'started', taskHandle: 'handle-1' });
+    expect(sqs.commandCalls(ListMessageMoveTasksCommand)[0]?.args[0].input).toEqual({
+      SourceArn: DLQ_ARN,
+      MaxResults: 1,
+    });
+    expect(sqs.commandCalls(StartMessageMoveTaskCommand)[0]?.args[0].input).toEqual({
+      SourceArn: DLQ_ARN,
+      DestinationArn: QUEUE_ARN,
+      MaxNumberOfMessagesPerSecond: 50,
+    });
+  });
+
+  it('starts one when the DLQ never had a task, without a rate unless given', async () => {
+    sqs.on(ListMessageMoveTasksCommand).resolves({});
+    sqs.on(StartMessageMoveTaskCommand).resolves({ TaskHandle: 'handle-2' });
+    expect(await redrive().redrive()).toEqual({ status: 'started', taskHandle: 'handle-2' });
+    expect(sqs.commandCalls(StartMessageMoveTaskCommand)[0]?.args[0].input).toEqual({
+      SourceArn: DLQ_ARN,
+      DestinationArn: QUEUE_ARN,
+    });
+  });
+
+  it('reports a running task instead of starting a second one', async () => {
+    sqs.on(ListMessageMoveTasksCommand).resolves({
+      Results: [
+        {
+          Status: 'RUNNING',
+          TaskHandle: 'handle-0',
+          ApproximateNumberOfMessagesMoved: 4,
+          ApproximateNumberOfMessagesToMove: 10,
+        },
+      ],
+    });
+    expect(await redrive().redrive()).toEqual({
+      status: 'running',
+      taskHandle: 'handle-0',
+      moved: 4,
+      toMove: 10,
+    });
+    expect(sqs.commandCalls(StartMessageMoveTaskCommand)).toHaveLength(0);
+  });
+
+  it('reports the task that won a race to start', async () => {
+    sqs
+      .on(ListMessageMoveTasksCommand)
+      .resolvesOnce({ Results: [] })
+      .resolves({ Results: [{ Status: 'RUNNING', TaskHandle: 'theirs' }] });
+    sqs.on(StartMessageMoveTaskCommand).rejects(new Error('There is already a task running'));
+    expect(await redrive().redrive()).toEqual({ status: 'running', taskHandle: 'theirs' });
+  });
+
+  it('throws a start failure that is not a race', async () => {
+    sqs.on(ListMessageMoveTasksCommand).resolves({ Results: [] });
+    sqs.on(StartMessageMoveTaskCommand).rejects(new Error('AccessDenied'));
+    await expect(redrive().redrive()).rejects.toThrow('AccessDenied');
+  });
+
+  it('refuses what is not an SQS ARN and a bad rate', () => {
+    const client = new SQSClient({});
+    expect(() =>
+      createSqsDlqRedrive({ client, deadLetterQueueArn: 'https://sqs/x', queueArn: QUEUE_ARN }),
+    ).toThrow(/deadLetterQueueArn/);
+    expect(() =>
+      createSqsDlqRedrive({ client, deadLetterQueueArn: DLQ_ARN, queueArn: '' }),
+    ).toThrow(/queueArn/);
+    expect(() =>
+      createSqsDlqRedrive({
+        client,
+        deadLetterQueueArn: DLQ_ARN,
+        queueArn: QUEUE_ARN,
+        maxPerSecond: 0,
+      }),
+    ).toThrow(RangeError);
+  });
+});
+
+describe('createLocalDlqRedrive', () => {
+  let dynamo: TestDynamo;
+  beforeAll(async () => {
+    dynamo = await startTestDynamo();
+  });
+  afterAll(() => dynamo?.close());
+
+  it('moves every dead-letter message back, receive counts reset', async () => {
+    await ensureTable(dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, 'redrive-queue');
+    const queue = createLocalLeadQueue({
+      client: dynamo.client,
+      tableName: 'redrive-queue',
+      maxReceiveCount: 1,
+    });
+    const leadIds = [newLeadId(), newLeadId()];
+    for (const id of leadIds) await queue.send(id);
+    const now = Date.now();
+    await queue.receive({ max: 10, visibilityMs: 1, now });
+    await queue.receive({ max: 10, visibilityMs: 1, now: now + 10 });
+    expect(await queue.depth()).toMatchObject({ queued: 0, dead: 2 });
+
+    const redrive = createLocalDlqRedrive(queue);
+    expect(await redrive.redrive()).toEqual({ status: 'moved', moved: 2 });
+    expect(await redrive.redrive()).toEqual({ status: 'moved', moved: 0 });
+    const received = await queue.receive({ max: 10, visibilityMs: 60_000 });
+    expect(received.map((m) => m.leadId).sort()).toEqual([...leadIds].sort());
+    expect(received.every((m) => m.receiveCount === 1)).toBe(true);
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * The forwarder Lambda handler: Powertools' partial batch response over a dynalite ledger and the
+ * sandbox upstream, with SQS ChangeMessageVisibility faked by aws-sdk-client-mock.
+ */
+import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ForwardDeps } from '../../functions/delivery/forward.ts';
+import {
+  createDeliveryHandler,
+  MAX_VISIBILITY_SECONDS,
+  visibilitySeconds,
+} from '../../functions/delivery/handler.ts';
+import { encodeLeadMessage } from '../../functions/shared/lead-queue.ts';
+import { createLambdaContext } from '../../local/lambda-context.ts';
+import { type DeliveryHarness, formCapture, startDeliveryHarness } from './harness.ts';
+
+const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/leads-test-queue';
+const sqs = mockClient(SQSClient);
+
+let h: DeliveryHarness;
+beforeAll(async () => {
+  h = await startDeliveryHarness();
+});
+afterAll(async () => {
+  sqs.restore();
+  await h?.close();
+});
+beforeEach(async () => {
+  sqs.reset();
+  sqs.on(ChangeMessageVisibilityCommand).resolves({});
+  await h.reset();
+});
+
+let sequence = 0;
+function record(body: string): SQSRecord {
+  sequence += 1;
+  return {
+    messageId: `msg-${sequence}`,
+    receiptHandle: `receipt-${sequence}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'AIDATEST',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:leads-test-queue',
+    awsRegion: 'us-east-1',
+  };
+}
+
+function handlerWith(forward: ForwardDeps = h.deps()) {
+  return createDeliveryHandler({
+    forward,
+    sqs: new SQSClient({ region: 'us-east-1' }),
+    queueUrl: QUEUE_URL,
+  });
+}
+
+const context = (timeoutMs = 60_000) =>
+  createLambdaContext({ functionName: 'forwarder', timeoutMs });
+
+function visibilityCalls() {
+  return sqs.commandCalls(ChangeMessageVisibilityCommand).map((call) => call.args[0].input);
+}
+
+describe('delivery handler', () => {
+  it('reports only the records to retry, after delaying each with ChangeMessageVisibility', async () => {
+    // Prepare: one deliverable lead, one poison message, one lead another attempt is sending,
+    // one already delivered.
+    const deliverable = await h.record('site', formCapture());
+    const busy = await h.record('site', formCapture());
+    await h.ledger.claim(busy.leadId, 30_000, new Date());
+    const delivered = await h.record('site', formCapture());
+    await h.ledger.claim(delivered.leadId, 30_000, new Date());
+    await h.ledger.markDelivered(delivered.leadId, 4242, new Date());
+    const records = [
+      record(encodeLeadMessage(deliverable.leadId)),
+      record('{"not":"a lead"}'),
+      record(encodeLeadMessage(busy.leadId)),
+      record(encodeLeadMessage(delivered.leadId)),
+    ];
+
+    // Act
+    const response = await handlerWith()({ Records: records } as SQSEvent, context());
+
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: records[2]?.messageId }] });
+    expect(visibilityCalls()).toEqual([
+      {
+        QueueUrl: QUEUE_URL,
+        ReceiptHandle: records[2]?.receiptHandle,
+        VisibilityTimeout: expect.any(Number),
+      },
+    ]);
+    const seconds = visibilityCalls()[0]?.VisibilityTimeout ?? 0;
+    expect(seconds).toBeGreaterThanOrEqual(25);
+    expect(seconds).toBeLessThanOrEqual(31);
+    expect((await h.ledger.get(deliverable.leadId))?.status).toBe('delivered');
+    expect(await h.prospects()).toHaveLength(1);
+  });
+
+  it('answers every record failed, without throwing, when all of them must wait', async () => {
+    // Prepare: the upstream refuses the key.
+    const leads = [await h.record('site', formCapture()), await h.record('site', formCapture())];
+    const records = leads.map((lead) => record(encodeLeadMessage(lead.leadId)));
+
+    // Act
+    const response = await handlerWith(h.deps({ password: 'wrong' }))(
+      { Records: records } as SQSEvent,
+      context(),
+    );
+
+    // Assess: the first gets the 401, the second finds the shared pacer paused.
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(
+      records.map((r) => r.messageId),
+    );
+    const [first, second] = visibilityCalls();
+    expect(first?.VisibilityTimeout).toBeGreaterThanOrEqual(300);
+    expect(second?.VisibilityTimeout).toBeGreaterThanOrEqual(290);
+    for (const lead of leads) {
+      expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 0 });
+    }
+    expect(await h.calls('POST /api/v1/prospects')).toEqual({ '401': 1 });
+  });
+
+  it('does not start a lead that no longer fits in the invocation', async () => {
+    // Prepare: 10 s left, less than one attempt's lease.
+    const lead = await h.record('site', formCapture());
+    const records = [record(encodeLeadMessage(lead.leadId))];
+
+    // Act
+    const response = await handlerWith()({ Records: records } as SQSEvent, context(10_000));
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[0]?.messageId }]);
+    expect(visibilityCalls()).toEqual([
+      { QueueUrl: QUEUE_URL, ReceiptHandle: records[0]?.receiptHandle, VisibilityTimeout: 5 },
+    ]);
+    expect((await h.ledger.get(lead.leadId))?.status).toBe('queued');
+  });
+
+  it('fails a record whose attempt threw, leaving its visibility to the queue', async () => {
+    // Prepare: the ledger is unreachable for claims.
+    const lead = await h.record('site', formCapture());
+    const deps = h.deps();
+    const broken: ForwardDeps = {
+      ...deps,
+      ledger: { ...deps.ledger, claim: async () => Promise.reject(new Error('dynamo down')) },
+    };
+    const records = [record(encodeLeadMessage(lead.leadId))];
+
+    // Act
+    const response = await handlerWith(broken)({ Records: records } as SQSEvent, context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[0]?.messageId }]);
+    expect(visibilityCalls()).toEqual([]);
+  });
+
+  it('still fails the record when ChangeMessageVisibility fails', async () => {
+    sqs.on(ChangeMessageVisibilityCommand).rejects(new Error('ReceiptHandleIsInvalid'));
+    const lead = await h.record('site', formCapture());
+    await h.ledger.claim(lead.leadId, 30_000, new Date());
+    const records = [record(encodeLeadMessage(lead.leadId))];
+
+    const response = await handlerWith()({ Records: records } as SQSEvent, context());
+
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[0]?.messageId }]);
+  });
+
+  it('turns delays into visibility seconds within SQS limits', () => {
+    expect(visibilitySeconds(0)).toBe(0);
+    expect(visibilitySeconds(1)).toBe(1);
+    expect(visibilitySeconds(1_500)).toBe(2);
+    expect(visibilitySeconds(-5)).toBe(0);
+    expect(visibilitySeconds(24 * 3_600_000)).toBe(MAX_VISIBILITY_SECONDS);
+    expect(visibilitySeconds(Number.POSITIVE_INFINITY)).toBe(MAX_VISIBILITY_SECONDS);
+  });
+});

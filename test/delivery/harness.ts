@@ -1,0 +1,217 @@
+/**
+ * What the delivery suites share: a real sandbox upstream, dynalite with a fresh ledger table
+ * per test (the shared pacer item lives in it), a mutable configuration, recorded events, and
+ * ways to record leads and read what the sandbox received.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  type DeliveryPacer,
+  type ForwardDeps,
+  type ForwardEvent,
+  type ForwardMetric,
+  type ForwardOptions,
+  upstreamAccess,
+} from '../../functions/delivery/forward.ts';
+import type { LeadCapture } from '../../functions/domain/lead.ts';
+import type { Prospect } from '../../functions/domain/prospect.ts';
+import { createLocalConfigSource, parseConfig } from '../../functions/shared/config-local.ts';
+import type { Config, Profile } from '../../functions/shared/config-schema.ts';
+import type { LeadLedger, LeadRecord } from '../../functions/shared/lead-ledger.ts';
+import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
+import { createMetaGraph } from '../../functions/shared/meta-graph.ts';
+import { createDynamoPacer } from '../../functions/shared/pacer-dynamodb.ts';
+import { createSandbox, type Sandbox, type StoredProspect } from '../../sandbox/server.ts';
+import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+
+export const NO_LIMITS = { perSecond: 100_000, perMinute: 1_000_000 };
+
+export interface Recorded {
+  events: ForwardEvent[];
+  metrics: ForwardMetric[];
+}
+
+export interface DeliveryHarness {
+  sandbox: Sandbox;
+  dynamo: TestDynamo;
+  /** The current test's ledger table (fresh per test: call `reset`). */
+  table: string;
+  ledger: LeadLedger;
+  config: Config;
+  recorded: Recorded;
+  /** Fresh table and ledger, sandbox state and faults cleared, configuration restored. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+  deps(overrides?: DepsOverrides): ForwardDeps;
+  /** Records a queued lead of `profile` and returns it. */
+  record(profile: string, capture: LeadCapture, prospect?: Prospect): Promise<LeadRecord>;
+  setFaults(faults: Record<string, unknown>): Promise<void>;
+  prospects(): Promise<StoredProspect[]>;
+  /** Requests per status for a route of the sandbox (`POST /api/v1/prospects`). */
+  calls(route: string): Promise<Record<string, number>>;
+  registerMetaLead(lead: unknown): Promise<void>;
+}
+
+export interface DepsOverrides {
+  /** Clock of the pacer and of forwardLead's transitions, as an offset from real time. */
+  offsetMs?: number;
+  password?: string;
+  timeoutMs?: number;
+  options?: ForwardOptions;
+  fetch?: typeof fetch;
+  onUnauthorized?: () => void;
+  /** Pacer item key (default pacer#upstream in the test's table). */
+  pacerKey?: string;
+}
+
+export function formCapture(overrides: Partial<LeadCapture> = {}): LeadCapture {
+  const id = randomBytes(6).toString('hex');
+  return {
+    source: 'form',
+    dedupKey: `key:${id}`,
+    isTest: false,
+    answers: [
+      { key: 'name', value: 'Maria Souza' },
+      { key: 'email', value: `maria.${id}@example.com` },
+      { key: 'phone', value: '+55 11 98765-4321' },
+    ],
+    attribution: { utm_source: 'google' },
+    ...overrides,
+  };
+}
+
+/** Validated like a configuration file, so that the schema's defaults apply. */
+function baseConfig(sandboxUrl: string): Config {
+  return parseConfig({
+    upstream: {
+      baseUrl: sandboxUrl,
+      username: 'demo',
+      password: 'demo',
+      maxPerSecond: 50,
+      maxPerMinute: 3_000,
+      timeoutMs: 3_000,
+      partnerTokenField: 'tokenPartner',
+    },
+    clients: [],
+    profiles: {
+      site: { source: 'form', token: 'demo-form-token', defaults: { idBranch: 1 } },
+      native: { source: 'prospect' },
+      meta: {
+        source: 'meta',
+        appSecret: 'demo-meta-app-secret',
+        verifyToken: 'demo-meta-verify-token',
+        pageAccessToken: 'demo-meta-page-token',
+        graphBaseUrl: `${sandboxUrl}/graph`,
+        defaults: { idBranch: 2 },
+      },
+    } satisfies Record<string, Profile>,
+  });
+}
+
+export async function startDeliveryHarness(): Promise<DeliveryHarness> {
+  const sandbox = await createSandbox({ port: 0 });
+  const dynamo = await startTestDynamo();
+  const recorded: Recorded = { events: [], metrics: [] };
+  const harness: DeliveryHarness = {
+    sandbox,
+    dynamo,
+    table: '',
+    ledger: undefined as unknown as LeadLedger,
+    config: baseConfig(sandbox.url),
+    recorded,
+    async reset() {
+      harness.table = await dynamo.createLedgerTable();
+      harness.ledger = createDynamoLedger({ client: dynamo.client, tableName: harness.table });
+      harness.config = baseConfig(sandbox.url);
+      recorded.events.length = 0;
+      recorded.metrics.length = 0;
+      for (const path of ['/_sandbox/prospects', '/_sandbox/stats', '/_sandbox/rate-limit']) {
+        await fetch(`${sandbox.url}${path}`, { method: 'DELETE' });
+      }
+      await fetch(`${sandbox.url}/_sandbox/meta-leads`, { method: 'DELETE' });
+      await harness.setFaults({});
+    },
+    async close() {
+      await sandbox.close();
+      await dynamo.close();
+    },
+    deps(overrides = {}) {
+      const offset = overrides.offsetMs ?? 0;
+      const config = createLocalConfigSource(harness.config);
+      const upstreamConfig = {
+        upstream: async () => ({
+          ...harness.config.upstream,
+          ...(overrides.password !== undefined && { password: overrides.password }),
+          ...(overrides.timeoutMs !== undefined && { timeoutMs: overrides.timeoutMs }),
+        }),
+      };
+      const pacerFor = (upstream: Config['upstream']): DeliveryPacer =>
+        createDynamoPacer({
+          client: dynamo.client,
+          tableName: harness.table,
+          ...(overrides.pacerKey !== undefined && { key: overrides.pacerKey }),
+          maxPerSecond: upstream.maxPerSecond,
+          maxPerMinute: upstream.maxPerMinute,
+          maxWaitMs: overrides.options?.maxPacingWaitMs ?? 5_000,
+          now: () => Date.now() + offset,
+        });
+      return {
+        ledger: harness.ledger,
+        config,
+        upstream: upstreamAccess(
+          upstreamConfig,
+          pacerFor,
+          overrides.fetch ? { fetch: overrides.fetch } : {},
+        ),
+        graph: createMetaGraph(),
+        events: {
+          finished: (event) => recorded.events.push(event),
+          metric: (name) => recorded.metrics.push(name),
+        },
+        random: () => 0.5,
+        ...(overrides.onUnauthorized && { onUnauthorized: overrides.onUnauthorized }),
+        options: { ambiguousSettleMs: 0, ...overrides.options },
+      };
+    },
+    async record(profile, capture, prospect) {
+      const { lead } = await harness.ledger.record({
+        profile,
+        source: capture.source,
+        dedupKey: capture.dedupKey,
+        capture,
+        ...(prospect && { prospect }),
+        status: 'queued',
+        receivedAt: new Date(),
+      });
+      return lead;
+    },
+    async setFaults(faults) {
+      const response = await fetch(`${sandbox.url}/_sandbox/faults`, {
+        method: 'POST',
+        body: JSON.stringify({ ...NO_LIMITS, ...faults }),
+      });
+      if (!response.ok) throw new Error(`faults refused: ${await response.text()}`);
+    },
+    async prospects() {
+      return (await (await fetch(`${sandbox.url}/_sandbox/prospects`)).json()) as StoredProspect[];
+    },
+    async calls(route) {
+      const stats = (await (await fetch(`${sandbox.url}/_sandbox/stats`)).json()) as {
+        byRoute: Record<string, Record<string, number>>;
+      };
+      return stats.byRoute[route] ?? {};
+    },
+    async registerMetaLead(lead) {
+      const response = await fetch(`${sandbox.url}/_sandbox/meta-leads`, {
+        method: 'POST',
+        body: JSON.stringify(lead),
+      });
+      if (response.status !== 201) throw new Error(`meta lead refused: ${await response.text()}`);
+    },
+  };
+  return harness;
+}
+
+/** Offset clock for forwardLead's transitions. */
+export function offsetClock(offsetMs: number): () => Date {
+  return () => new Date(Date.now() + offsetMs);
+}

@@ -1,0 +1,157 @@
+/**
+ * The local delivery worker on the local queue (dynalite, SQS semantics): it drains a backlog
+ * with the real use case and sandbox, delays retries, and on stop hands the message in flight
+ * back when it cannot finish in time.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ForwardOutcome } from '../../functions/delivery/forward.ts';
+import { startLocalWorker } from '../../functions/delivery/worker-local.ts';
+import { ensureTable } from '../../functions/shared/dynamodb-local.ts';
+import {
+  createLocalLeadQueue,
+  LOCAL_QUEUE_TABLE_DEFINITION,
+  type LocalLeadQueue,
+} from '../../functions/shared/lead-queue-local.ts';
+import { type DeliveryHarness, formCapture, startDeliveryHarness } from './harness.ts';
+
+let h: DeliveryHarness;
+let queue: LocalLeadQueue;
+let queues = 0;
+
+beforeAll(async () => {
+  h = await startDeliveryHarness();
+});
+afterAll(() => h?.close());
+beforeEach(async () => {
+  await h.reset();
+  queues += 1;
+  const tableName = `leads-queue-test-${queues}`;
+  await ensureTable(h.dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, tableName);
+  queue = createLocalLeadQueue({ client: h.dynamo.client, tableName, maxReceiveCount: 8 });
+});
+
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A use case that takes `ms` and then answers `outcome`; resolves `started` when called. */
+function slowForward(ms: number, outcome: ForwardOutcome = { kind: 'done', reason: 'test' }) {
+  let calls = 0;
+  let signalStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => {
+    signalStarted = resolve;
+  });
+  return {
+    started,
+    calls: () => calls,
+    forward: async () => {
+      calls += 1;
+      signalStarted();
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return outcome;
+    },
+  };
+}
+
+describe('startLocalWorker', () => {
+  it('delivers a backlog one message at a time and empties the queue', async () => {
+    // Prepare
+    const leads = [];
+    for (let i = 0; i < 5; i += 1) {
+      const lead = await h.record('site', formCapture());
+      await queue.send(lead.leadId);
+      leads.push(lead);
+    }
+    await queue.send('not-a-lead-id');
+
+    // Act
+    const worker = startLocalWorker({ queue, deps: h.deps(), visibilityMs: 60_000, pollMs: 50 });
+    await until(async () => (await queue.depth()).queued === 0);
+    await worker.stop(5_000);
+
+    // Assess
+    for (const lead of leads) {
+      expect((await h.ledger.get(lead.leadId))?.status).toBe('delivered');
+    }
+    expect(await h.prospects()).toHaveLength(5);
+    expect(await queue.depth()).toEqual({ queued: 0, dead: 0 });
+  });
+
+  it('hides a message for the delay a retry asks for', async () => {
+    // Prepare
+    const slow = slowForward(0, { kind: 'retry', delayMs: 60_000, reason: 'test' });
+    const lead = await h.record('site', formCapture());
+    await queue.send(lead.leadId);
+
+    // Act
+    const worker = startLocalWorker({
+      queue,
+      deps: h.deps(),
+      visibilityMs: 1_000,
+      pollMs: 50,
+      forward: slow.forward,
+    });
+    await slow.started;
+    // Longer than the visibility timeout: had the delay not been applied, it would be back.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await worker.stop(1_000);
+
+    // Assess
+    expect(slow.calls()).toBe(1);
+    expect(await queue.receive({ max: 10, visibilityMs: 1_000 })).toEqual([]);
+    expect((await queue.depth()).queued).toBe(1);
+  });
+
+  it('lets the message in flight finish when it can within the deadline', async () => {
+    // Prepare
+    const slow = slowForward(300);
+    const lead = await h.record('site', formCapture());
+    await queue.send(lead.leadId);
+    const worker = startLocalWorker({
+      queue,
+      deps: h.deps(),
+      visibilityMs: 60_000,
+      pollMs: 50,
+      forward: slow.forward,
+    });
+    await slow.started;
+
+    // Act
+    await worker.stop(5_000);
+
+    // Assess: finished and deleted.
+    expect(await queue.depth()).toEqual({ queued: 0, dead: 0 });
+  });
+
+  it('hands the message in flight back when the deadline passes first', async () => {
+    // Prepare
+    const slow = slowForward(3_000);
+    const lead = await h.record('site', formCapture());
+    await queue.send(lead.leadId);
+    const worker = startLocalWorker({
+      queue,
+      deps: h.deps(),
+      visibilityMs: 60_000,
+      pollMs: 50,
+      forward: slow.forward,
+    });
+    await slow.started;
+
+    // Act
+    const stopping = Date.now();
+    await worker.stop(100);
+    const tookMs = Date.now() - stopping;
+
+    // Assess: visible again at once, for the next worker.
+    expect(tookMs).toBeLessThan(2_000);
+    const [again] = await queue.receive({ max: 1, visibilityMs: 60_000 });
+    expect(again).toMatchObject({ leadId: lead.leadId, receiveCount: 2 });
+    // The abandoned attempt ends later without touching the message it no longer owns.
+    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    expect((await queue.depth()).queued).toBe(1);
+  });
+});
