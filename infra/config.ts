@@ -66,6 +66,8 @@ const deployConfigSchema = z.strictObject({
   account: z.optional(z.string().check(z.regex(/^\d{12}$/, 'must be a 12-digit account id'))),
   region: z.optional(z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be a Region'))),
   api: z.prefault(apiSchema, {}),
+  /** Subscribed to the alarm topic (SNS asks the address to confirm once). */
+  alarmEmail: z.optional(z.email('must be an email address')),
   upstream: settingsSchema.shape.upstream,
   profiles: z.record(
     z
@@ -84,6 +86,8 @@ export interface DeployConfig {
   account?: string;
   region?: string;
   api: ApiConfig;
+  /** Where alarm notifications are emailed; none: subscribe to the AlarmTopicArn output. */
+  alarmEmail?: string;
   /** What functions receive as LEADS_SETTINGS: upstream, profiles and report, no secrets. */
   settings: Settings;
 }
@@ -189,6 +193,7 @@ export function parseDeployConfig(raw: unknown, file = 'deploy configuration'): 
     ...(config.account !== undefined && { account: config.account }),
     ...(config.region !== undefined && { region: config.region }),
     api: config.api,
+    ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
     settings: { upstream: config.upstream, profiles, report: config.report },
   };
 }

@@ -1,14 +1,22 @@
 /**
- * The leads gateway on AWS: the REST API, the configuration secrets, and one NodeFunction per
- * entry of the function table, wired to its routes. Resource details live in the constructs.
+ * The leads gateway on AWS: the REST API, the configuration secrets, the lead ledger (DynamoDB)
+ * and lead queue (SQS + DLQ), the debtors report (S3 store, refresh queue, refresher, schedule,
+ * alarms), lead delivery (the forwarder on the lead queue; alarms, alarm topic, dashboard), and
+ * one NodeFunction per entry of the function table, wired to its routes and given exactly the
+ * grants its spec `needs`. Resource details live in the constructs.
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from './config.ts';
+import { DebtorsReport } from './constructs/debtors-report.ts';
+import { DeliveryObservability } from './constructs/delivery-observability.ts';
+import { LeadForwarder } from './constructs/lead-forwarder.ts';
+import { LeadQueue } from './constructs/lead-queue.ts';
+import { LeadStore } from './constructs/lead-store.ts';
 import { LeadsApi } from './constructs/leads-api.ts';
 import { LeadsSecrets } from './constructs/leads-secrets.ts';
 import { NodeFunction } from './constructs/node-function.ts';
-import { FUNCTIONS, type FunctionSpec, ROUTES } from './routes.ts';
+import { FUNCTIONS, type FunctionNeed, type FunctionSpec, ROUTES } from './routes.ts';
 
 export interface LeadsStackProps extends StackProps {
   config: DeployConfig;
@@ -22,6 +30,11 @@ function pascalCase(name: string): string {
 export class LeadsStack extends Stack {
   readonly api: LeadsApi;
   readonly secrets: LeadsSecrets;
+  readonly store: LeadStore;
+  readonly queue: LeadQueue;
+  readonly report: DebtorsReport;
+  readonly forwarder: LeadForwarder;
+  readonly observability: DeliveryObservability;
   readonly functions: ReadonlyMap<string, NodeFunction>;
 
   constructor(scope: Construct, id: string, props: LeadsStackProps) {
@@ -33,6 +46,29 @@ export class LeadsStack extends Stack {
       settings: config.settings,
     });
     this.api = new LeadsApi(this, 'Gateway', { stage: config.stage, ...config.api });
+    this.store = new LeadStore(this, 'Ledger');
+    // Visibility timeout = 6 × the forwarder's timeout (LeadForwarder checks they agree).
+    this.queue = new LeadQueue(this, 'LeadQueue', {
+      consumerTimeout: Duration.seconds(FUNCTIONS.forwarder.timeoutSeconds),
+    });
+    // The debtors report's store, refresh queue, refresher, schedule and alarms.
+    this.report = new DebtorsReport(this, 'DebtorsReport', {
+      stage: config.stage,
+      refreshSeconds: config.settings.report.refreshSeconds,
+      secrets: this.secrets,
+    });
+
+    // Each need is one grant (plus the variable naming the resource); nothing else is granted.
+    const grants: Record<FunctionNeed, (fn: NodeFunction) => void> = {
+      'ledger:intake': (fn) => this.store.grantIntake(fn),
+      'ledger:forwarder': (fn) => this.store.grantForwarder(fn),
+      'ledger:admin': (fn) => this.store.grantAdmin(fn),
+      'queue:send': (fn) => this.queue.grantSend(fn),
+      'queue:visibility': (fn) => this.queue.grantChangeVisibility(fn),
+      'queue:redrive': (fn) => this.queue.grantRedrive(fn),
+      'report:read': (fn) => this.report.grantRead(fn),
+      'report:trigger': (fn) => this.report.grantTrigger(fn),
+    };
 
     const functions = new Map<string, NodeFunction>();
     const specs: Record<string, FunctionSpec> = FUNCTIONS;
@@ -43,8 +79,12 @@ export class LeadsStack extends Stack {
         description: spec.description,
         memorySize: spec.memoryMb,
         timeout: Duration.seconds(spec.timeoutSeconds),
+        ...(spec.reservedConcurrency !== undefined && {
+          reservedConcurrentExecutions: spec.reservedConcurrency,
+        }),
       });
       this.secrets.grantRead(fn, ...(spec.secrets ?? []));
+      for (const need of spec.needs ?? []) grants[need](fn);
       functions.set(name, fn);
     }
     this.functions = functions;
@@ -57,6 +97,30 @@ export class LeadsStack extends Stack {
       this.api.addRoute(route, fn);
     }
 
+    // Delivery: the forwarder consumes the lead queue; alarms and a dashboard watch it.
+    const fn = (name: string): NodeFunction => {
+      const found = functions.get(name);
+      if (!found) throw new Error(`the stack needs the ${name} function (infra/routes.ts)`);
+      return found;
+    };
+    this.forwarder = new LeadForwarder(this, 'Delivery', {
+      fn: fn('forwarder'),
+      queue: this.queue,
+    });
+    this.observability = new DeliveryObservability(this, 'Observability', {
+      stage: config.stage,
+      queue: this.queue,
+      forwarder: fn('forwarder'),
+      intake: fn('intake'),
+      api: this.api.api,
+      ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
+    });
+    // The debtors report's alarms notify the same topic.
+    for (const alarm of Object.values(this.report.alarms)) {
+      alarm.addAlarmAction(this.observability.alarmAction);
+      alarm.addOkAction(this.observability.alarmAction);
+    }
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'SecretsPrefix', {
       value: config.secretsPrefix,
@@ -65,6 +129,30 @@ export class LeadsStack extends Stack {
     new CfnOutput(this, 'SecretNames', {
       value: this.secrets.names.join(','),
       description: 'The secrets to fill in after the first deploy',
+    });
+    new CfnOutput(this, 'LedgerTableName', {
+      value: this.store.table.tableName,
+      description: 'DynamoDB table of the lead ledger (retained when the stack is deleted)',
+    });
+    new CfnOutput(this, 'LeadQueueUrl', {
+      value: this.queue.queue.queueUrl,
+      description: 'SQS queue of leads waiting for delivery',
+    });
+    new CfnOutput(this, 'LeadDeadLetterQueueUrl', {
+      value: this.queue.deadLetterQueue.queueUrl,
+      description: 'Dead-letter queue: lead messages that exhausted their receives (redrive)',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.observability.topic.topicArn,
+      description: 'SNS topic of every alarm: subscribe to it (docs/deploy.md, Alarms)',
+    });
+    new CfnOutput(this, 'ReportBucketName', {
+      value: this.report.bucket.bucketName,
+      description: 'S3 bucket of the debtors report (debtors/current.json, status.json; retained)',
+    });
+    new CfnOutput(this, 'ReportRefreshQueueUrl', {
+      value: this.report.queue.queueUrl,
+      description: 'SQS queue of debtors report refresh requests (docs/report.md)',
     });
   }
 }

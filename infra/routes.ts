@@ -17,12 +17,84 @@ export interface FunctionSpec {
    * non-secret settings.
    */
   secrets?: readonly ConfigSecret[];
+  /**
+   * The stateful resources it uses, each a least-privilege grant that also sets the variable
+   * naming the resource (the stack maps them to LeadStore / LeadQueue grants).
+   */
+  needs?: readonly FunctionNeed[];
+  /**
+   * Reserved concurrency: the most instances that may run at once, also the least kept free
+   * for it (a queue consumer's cap; see infra/constructs/lead-forwarder.ts). Unset: unreserved.
+   */
+  reservedConcurrency?: number;
 }
 
 /** The configuration secrets a deployed stack keeps (docs/deploy.md). */
 export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
 
-export const FUNCTIONS = {} as const satisfies Record<string, FunctionSpec>;
+/**
+ * - `ledger:intake`: record and read leads (LEDGER_TABLE_NAME);
+ * - `ledger:forwarder`: read leads and move them through delivery (LEDGER_TABLE_NAME);
+ * - `ledger:admin`: read, list by status, requeue and park leads (LEDGER_TABLE_NAME);
+ * - `queue:send`: send to the lead queue, nothing else (LEAD_QUEUE_URL);
+ * - `queue:visibility`: postpone a received lead message (LEAD_QUEUE_URL); the forwarder's SQS
+ *   event source grants receive and delete itself;
+ * - `queue:redrive`: move the dead-letter queue's messages back to the lead queue
+ *   (LEAD_QUEUE_ARN, LEAD_DLQ_ARN);
+ * - `report:read`: read the debtors snapshot and refresh status (REPORT_BUCKET_NAME);
+ * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL).
+ */
+export type FunctionNeed =
+  | 'ledger:intake'
+  | 'ledger:forwarder'
+  | 'ledger:admin'
+  | 'queue:send'
+  | 'queue:visibility'
+  | 'queue:redrive'
+  | 'report:read'
+  | 'report:trigger';
+
+export const FUNCTIONS = {
+  intake: {
+    entry: 'functions/intake/handler.ts',
+    timeoutSeconds: 10,
+    memoryMb: 512,
+    description: 'Lead intake: verifies, records and enqueues leads from forms and ad platforms',
+    secrets: ['clients', 'profiles'],
+    needs: ['ledger:intake', 'queue:send'],
+  },
+  report: {
+    entry: 'functions/report/handler.ts',
+    timeoutSeconds: 15,
+    memoryMb: 1024,
+    description:
+      'Debtors report: the seed list, JSON/CSV/HTML reports and the admin refresh, from the stored snapshot',
+    secrets: ['clients'],
+    needs: ['report:read', 'report:trigger'],
+  },
+  // No route: the lead queue invokes it (infra/constructs/lead-forwarder.ts). Its timeout sizes
+  // the queue's visibility timeout (6 ×) and its reserved concurrency caps the delivery.
+  forwarder: {
+    entry: 'functions/delivery/handler.ts',
+    timeoutSeconds: 60,
+    memoryMb: 512,
+    description:
+      'Lead delivery: sends queued leads upstream (Meta leads looked up in Graph first), retries with backoff',
+    // Upstream credentials; the profiles' keys for the Meta page tokens of the Graph lookup.
+    secrets: ['upstream', 'profiles'],
+    needs: ['ledger:forwarder', 'queue:visibility'],
+    reservedConcurrency: 2,
+  },
+  admin: {
+    entry: 'functions/admin/handler.ts',
+    timeoutSeconds: 15,
+    memoryMb: 256,
+    description:
+      'Lead admin: look up and list leads, retry one, replay the dead ones (DLQ redrive)',
+    secrets: ['clients'],
+    needs: ['ledger:admin', 'queue:send', 'queue:redrive'],
+  },
+} as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -36,7 +108,54 @@ export interface RouteSpec {
   throttle?: { rateLimit: number; burstLimit: number };
 }
 
-export const ROUTES: readonly RouteSpec[] = [{ method: 'GET', path: '/health' }];
+/** Webhook bursts (a campaign, a platform's retry storm) are absorbed here, not upstream. */
+const INTAKE_THROTTLE = { rateLimit: 50, burstLimit: 100 };
+/** Reports are read by people and dashboards; each answer may be megabytes. */
+const REPORT_THROTTLE = { rateLimit: 10, burstLimit: 20 };
+/** Admin reads: an operator (or a script) looking at leads, not a traffic source. */
+const ADMIN_READ_THROTTLE = { rateLimit: 5, burstLimit: 10 };
+/** Admin writes queue leads for delivery again: one at a time is plenty. */
+const ADMIN_WRITE_THROTTLE = { rateLimit: 1, burstLimit: 2 };
+
+export const ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/health' },
+  { method: 'POST', path: '/leads/{profile}', fn: 'intake', throttle: INTAKE_THROTTLE },
+  {
+    method: 'GET',
+    path: '/leads/{profile}',
+    fn: 'intake',
+    throttle: { rateLimit: 5, burstLimit: 10 },
+  },
+  { method: 'OPTIONS', path: '/leads/{profile}', fn: 'intake', throttle: INTAKE_THROTTLE },
+  { method: 'POST', path: '/api/v1/prospects', fn: 'intake', throttle: INTAKE_THROTTLE },
+  // Debtors report: served from the stored snapshot, never from the upstream.
+  {
+    method: 'GET',
+    path: '/api/v1/receivables/debtors',
+    fn: 'report',
+    throttle: REPORT_THROTTLE,
+  },
+  { method: 'GET', path: '/reports/debtors', fn: 'report', throttle: REPORT_THROTTLE },
+  { method: 'GET', path: '/reports/debtors.csv', fn: 'report', throttle: REPORT_THROTTLE },
+  { method: 'GET', path: '/reports/debtors.html', fn: 'report', throttle: REPORT_THROTTLE },
+  // A refresh pages the upstream: an admin asks for one now and then, not in a loop.
+  {
+    method: 'POST',
+    path: '/admin/reports/debtors/refresh',
+    fn: 'report',
+    throttle: { rateLimit: 1, burstLimit: 2 },
+  },
+  // Lead admin: Basic auth with the `admin` role, checked by the function.
+  { method: 'GET', path: '/admin/leads/{leadId}', fn: 'admin', throttle: ADMIN_READ_THROTTLE },
+  { method: 'GET', path: '/admin/leads', fn: 'admin', throttle: ADMIN_READ_THROTTLE },
+  {
+    method: 'POST',
+    path: '/admin/leads/{leadId}/retry',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+  },
+  { method: 'POST', path: '/admin/replay', fn: 'admin', throttle: ADMIN_WRITE_THROTTLE },
+];
 
 /**
  * Request bodies API Gateway hands to Lambda base64-encoded. `*\/*` makes every body arrive as

@@ -138,3 +138,19 @@ describe('deploy config', () => {
     expect(deployConfigPath(undefined, {})).toBe(DEFAULT_DEPLOY_CONFIG);
   });
 });
+
+describe('deploy config: alarmEmail', () => {
+  it('is optional, kept when given, and must be an email address', () => {
+    // Act
+    const without = parseDeployConfig(MINIMAL);
+    const withEmail = parseDeployConfig({ ...MINIMAL, alarmEmail: 'ops@example.com' });
+
+    // Assess
+    expect(without.alarmEmail).toBeUndefined();
+    expect('alarmEmail' in without).toBe(false);
+    expect(withEmail.alarmEmail).toBe('ops@example.com');
+    expect(problemsOf({ ...MINIMAL, alarmEmail: 'ops' })).toContain(
+      'alarmEmail: must be an email address',
+    );
+  });
+});

@@ -135,3 +135,32 @@ export function onlyLogicalId(template: Template, type: string): string {
   if (ids.length !== 1) throw new Error(`expected one ${type}, found ${ids.length}`);
   return ids[0] as string;
 }
+
+/** An IAM statement with Action and Resource always as lists. */
+export interface PolicyStatementJson {
+  Effect: string;
+  Action: string[];
+  Resource: unknown[];
+}
+
+/** Every statement of the policies attached to a role (by its logical id). */
+export function roleStatements(template: Template, roleLogicalId: string): PolicyStatementJson[] {
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')) as Array<{
+    Properties: {
+      Roles: unknown[];
+      PolicyDocument: {
+        Statement: Array<{ Effect: string; Action: string | string[]; Resource: unknown }>;
+      };
+    };
+  }>;
+  return policies
+    .filter((p) => JSON.stringify(p.Properties.Roles).includes(`"${roleLogicalId}"`))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement)
+    .map((s) => ({ Effect: s.Effect, Action: [s.Action].flat(), Resource: [s.Resource].flat() }));
+}
+
+/** The sorted actions of the statements whose resources mention `logicalId`. */
+export function actionsOn(statements: PolicyStatementJson[], logicalId: string): string[] {
+  const on = statements.filter((s) => JSON.stringify(s.Resource).includes(`"${logicalId}"`));
+  return [...new Set(on.flatMap((s) => s.Action))].sort();
+}

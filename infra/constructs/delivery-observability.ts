@@ -1,0 +1,328 @@
+/**
+ * Watching lead delivery: an alarm topic, the delivery alarms and a CloudWatch dashboard
+ * (docs/deploy.md, "Alarms and the dashboard").
+ *
+ * Alarms (each notifies the topic when it goes into ALARM and when it recovers):
+ * - dead letters: the lead queue's DLQ holds ≥ 1 message (ApproximateNumberOfMessagesVisible);
+ *   receives ran out without the forwarder finishing the lead (crashes, timeouts, throttles);
+ * - backlog: the oldest lead message is older than `maxMessageAge` (default 15 min:
+ *   ApproximateAgeOfOldestMessage); delivery is stuck or far behind (upstream down, pacing);
+ * - upstream auth: ≥ 1 UpstreamAuthFailure (the upstream or Graph refused our credentials):
+ *   every delivery fails until an operator fixes the secret, so one is enough;
+ * - dead leads: ≥ 1 LeadDead (the forwarder gave up after MAX_ATTEMPTS). Those messages are
+ *   deleted, not dead-lettered, so the DLQ alarm alone would miss them;
+ * - forwarder errors: the function threw or timed out (Lambda Errors ≥ 1).
+ * Missing data is "not breaching": no traffic is no problem. Thresholds count in 5-minute
+ * periods, one period to alarm: each of these is worth a look the first time.
+ *
+ * Custom metrics are Powertools EMF metrics: namespace POWERTOOLS_METRICS_NAMESPACE and the
+ * dimension `service` = POWERTOOLS_SERVICE_NAME, the NodeFunction defaults ('Leads', 'leads').
+ * Pass the same values here if a function is given others.
+ *
+ * Topic: encrypted with a customer managed KMS key (rotated yearly; about 1 USD a month),
+ * because CloudWatch cannot publish to a topic under the AWS managed `aws/sns` key: the key
+ * policy lets cloudwatch.amazonaws.com use it, and the topic policy lets alarms of this account
+ * publish (the TLS-only policy replaces SNS's default one, which allowed the account). An email
+ * subscription is added when the deploy config sets `alarmEmail` (the address confirms it once);
+ * otherwise subscribe to the AlarmTopicArn output.
+ */
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import type { LeadQueue } from './lead-queue.ts';
+
+/**
+ * The lead metrics the functions emit (count, EMF): the intake's (functions/intake/events.ts)
+ * and the forwarder's. A rename in a function must be made here too, or a widget goes blank
+ * and an alarm never fires.
+ */
+export const LEAD_METRICS = {
+  received: 'LeadReceived',
+  duplicate: 'LeadDuplicate',
+  refused: 'LeadRefused',
+  delivered: 'LeadDelivered',
+  rejected: 'LeadRejected',
+  retried: 'LeadRetried',
+  dead: 'LeadDead',
+  parked: 'LeadParked',
+  upstreamAuthFailure: 'UpstreamAuthFailure',
+} as const;
+
+export const DEFAULT_METRICS_NAMESPACE = 'Leads';
+export const DEFAULT_SERVICE_NAME = 'leads';
+export const DEFAULT_MAX_MESSAGE_AGE = Duration.minutes(15);
+/** The period every alarm and graph sums or maximises over. */
+export const ALARM_PERIOD = Duration.minutes(5);
+
+export interface DeliveryObservabilityProps {
+  /** `leads-<stage>-delivery` dashboard. */
+  stage: string;
+  queue: LeadQueue;
+  forwarder: IFunction;
+  intake: IFunction;
+  api: RestApi;
+  /** Subscribe this address to the alarm topic (confirmed once by email). */
+  alarmEmail?: string;
+  /** Backlog alarm: the oldest lead message is older than this. @default 15 minutes */
+  maxMessageAge?: Duration;
+  /** @default 'Leads' (NodeFunction's POWERTOOLS_METRICS_NAMESPACE) */
+  metricsNamespace?: string;
+  /** @default 'leads' (NodeFunction's POWERTOOLS_SERVICE_NAME) */
+  serviceName?: string;
+}
+
+export interface DeliveryAlarms {
+  deadLetters: Alarm;
+  backlog: Alarm;
+  upstreamAuth: Alarm;
+  deadLeads: Alarm;
+  forwarderErrors: Alarm;
+}
+
+export class DeliveryObservability extends Construct {
+  readonly key: Key;
+  readonly topic: Topic;
+  /** The action every alarm takes (also for alarms of other constructs). */
+  readonly alarmAction: SnsAction;
+  readonly alarms: DeliveryAlarms;
+  readonly dashboard: Dashboard;
+  private readonly namespace: string;
+  private readonly serviceName: string;
+
+  constructor(scope: Construct, id: string, props: DeliveryObservabilityProps) {
+    super(scope, id);
+    this.namespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
+    this.serviceName = props.serviceName ?? DEFAULT_SERVICE_NAME;
+    const maxAge = props.maxMessageAge ?? DEFAULT_MAX_MESSAGE_AGE;
+    const { queue, forwarder, intake, api } = props;
+
+    this.key = new Key(this, 'AlarmTopicKey', {
+      description: 'Encrypts the leads alarm topic; CloudWatch alarms may use it to publish',
+      enableKeyRotation: true,
+      // It only protects notifications in transit through SNS: nothing to keep after the stack.
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+    this.key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsToPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+      }),
+    );
+    this.topic = new Topic(this, 'AlarmTopic', {
+      displayName: `Leads ${props.stage} alarms`,
+      masterKey: this.key,
+      enforceSSL: true,
+    });
+    const stack = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowAlarmsOfThisAccount',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+          StringEquals: { 'aws:SourceAccount': stack.account },
+        },
+      }),
+    );
+    if (props.alarmEmail) {
+      const subscription = this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      Validations.of(subscription).acknowledge({
+        id: 'Serverless-SNSRedrivePolicy',
+        reason:
+          'An email subscription of the alarm topic: SNS retries email deliveries itself, and the alarm state and history stay in CloudWatch (and on the delivery dashboard); a dead-letter queue of undelivered alarm emails would be one more queue nobody reads.',
+      });
+    }
+    this.alarmAction = new SnsAction(this.topic);
+
+    const sum = { period: ALARM_PERIOD, statistic: 'Sum' };
+    const max = { period: ALARM_PERIOD, statistic: 'Maximum' };
+    this.alarms = {
+      deadLetters: this.alarm('DeadLetterAlarm', {
+        description:
+          'Lead messages reached the dead-letter queue: the forwarder could not finish them within maxReceiveCount receives. Fix the cause, then POST /admin/replay (docs/deploy.md, Alarms).',
+        metric: queue.deadLetterQueue.metricApproximateNumberOfMessagesVisible(max),
+        threshold: 1,
+      }),
+      backlog: this.alarm('BacklogAlarm', {
+        description: `The oldest lead waiting for delivery is older than ${maxAge.toHumanString()}: the upstream is down or refusing, or delivery is far behind (docs/deploy.md, Alarms).`,
+        metric: queue.queue.metricApproximateAgeOfOldestMessage(max),
+        threshold: maxAge.toSeconds(),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      }),
+      upstreamAuth: this.alarm('UpstreamAuthAlarm', {
+        description:
+          'The upstream (or Meta Graph) refused our credentials: deliveries wait until the upstream or profile secret is fixed (docs/deploy.md, Alarms).',
+        metric: this.leadMetric(LEAD_METRICS.upstreamAuthFailure, sum),
+        threshold: 1,
+      }),
+      deadLeads: this.alarm('DeadLeadsAlarm', {
+        description:
+          'Leads exhausted their delivery attempts (MAX_ATTEMPTS) and are dead in the ledger: see GET /admin/leads?status=dead, fix the cause, then POST /admin/replay (docs/deploy.md, Alarms).',
+        metric: this.leadMetric(LEAD_METRICS.dead, sum),
+        threshold: 1,
+      }),
+      forwarderErrors: this.alarm('ForwarderErrorsAlarm', {
+        description:
+          'The forwarder function failed a whole invocation (uncaught error or timeout): see its log (docs/deploy.md, Alarms).',
+        metric: forwarder.metricErrors(sum),
+        threshold: 1,
+      }),
+    };
+
+    const lead = (name: string, label: string) =>
+      this.leadMetric(name, { ...sum, label }) as IMetric;
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `leads-${props.stage}-delivery`,
+      defaultInterval: Duration.days(1),
+      widgets: [
+        [
+          new TextWidget({
+            markdown: `## Leads ${props.stage}: intake and delivery\nCounts per 5 minutes. Runbook: docs/deploy.md, "Alarms and the dashboard".`,
+            width: 24,
+            height: 2,
+          }),
+        ],
+        [
+          new AlarmStatusWidget({
+            title: 'Alarms',
+            alarms: Object.values(this.alarms),
+            width: 24,
+            height: 3,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Leads in',
+            left: [
+              lead(LEAD_METRICS.received, 'received'),
+              lead(LEAD_METRICS.duplicate, 'duplicate'),
+              lead(LEAD_METRICS.refused, 'refused'),
+              lead(LEAD_METRICS.parked, 'parked'),
+            ],
+            width: 12,
+          }),
+          new GraphWidget({
+            title: 'Leads out',
+            left: [
+              lead(LEAD_METRICS.delivered, 'delivered'),
+              lead(LEAD_METRICS.rejected, 'rejected'),
+              lead(LEAD_METRICS.retried, 'retried'),
+              lead(LEAD_METRICS.dead, 'dead'),
+              lead(LEAD_METRICS.upstreamAuthFailure, 'upstream auth failures'),
+            ],
+            width: 12,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Lead queue',
+            left: [
+              queue.queue.metricApproximateNumberOfMessagesVisible({ ...max, label: 'waiting' }),
+              queue.queue.metricApproximateNumberOfMessagesNotVisible({
+                ...max,
+                label: 'in flight or delayed',
+              }),
+              queue.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+                ...max,
+                label: 'dead-letter queue',
+              }),
+            ],
+            right: [
+              queue.queue.metricApproximateAgeOfOldestMessage({ ...max, label: 'oldest (s)' }),
+            ],
+            leftAnnotations: [{ value: 1, label: 'DLQ alarm', color: '#d62728' }],
+            rightAnnotations: [{ value: maxAge.toSeconds(), label: 'backlog alarm' }],
+            width: 12,
+          }),
+          new GraphWidget({
+            title: 'Forwarder',
+            left: [
+              forwarder.metricDuration({ period: ALARM_PERIOD, statistic: 'Average' }),
+              forwarder.metricDuration({ period: ALARM_PERIOD, statistic: 'p99' }),
+            ],
+            right: [
+              forwarder.metricErrors({ ...sum, label: 'errors' }),
+              forwarder.metricThrottles({ ...sum, label: 'throttles' }),
+              forwarder.metric('ConcurrentExecutions', { ...max, label: 'concurrency' }),
+            ],
+            width: 12,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'API and intake (the API counts every route)',
+            left: [
+              api.metricClientError({ ...sum, label: 'API 4XX' }),
+              api.metricServerError({ ...sum, label: 'API 5XX' }),
+              intake.metricErrors({ ...sum, label: 'intake function errors' }),
+            ],
+            right: [api.metricCount({ ...sum, label: 'API requests' })],
+            width: 24,
+          }),
+        ],
+      ],
+    });
+  }
+
+  /** A custom metric of the functions (Powertools EMF: namespace + `service`). */
+  leadMetric(metricName: string, options: { period: Duration; statistic: string; label?: string }) {
+    return new Metric({
+      namespace: this.namespace,
+      metricName,
+      dimensionsMap: { service: this.serviceName },
+      ...options,
+    });
+  }
+
+  private alarm(
+    id: string,
+    options: {
+      description: string;
+      metric: IMetric;
+      threshold: number;
+      comparisonOperator?: ComparisonOperator;
+    },
+  ): Alarm {
+    const alarm = new Alarm(this, id, {
+      alarmDescription: options.description,
+      metric: options.metric,
+      threshold: options.threshold,
+      comparisonOperator:
+        options.comparisonOperator ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(this.alarmAction);
+    alarm.addOkAction(this.alarmAction);
+    return alarm;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The lead ledger's DynamoDB table, built from LEDGER_TABLE_DEFINITION (the same shape the
+ * local runtime creates in dynalite): partition key `pk`, the sparse status index `gsi1`, TTL
+ * on `expiresAt`, on-demand capacity.
+ *
+ * Leads are never lost to a deploy: point-in-time recovery is on (35 days), the table has
+ * deletion protection, and it is retained when the stack is deleted or the table replaced.
+ * Encrypted with the AWS managed key (`aws/dynamodb`): no key to manage or grant, and its use
+ * shows in CloudTrail.
+ *
+ * Grants are per role and least privilege: each one lists exactly the DynamoDB actions the
+ * ledger operations of that role send (functions/shared/lead-ledger-dynamodb.ts), on the table
+ * (and, for listing, on the status index only), and gives the function LEDGER_TABLE_NAME.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
+import { Grant } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import {
+  type DynamoTableDefinition,
+  LEDGER_STATUS_INDEX,
+  LEDGER_TABLE_DEFINITION,
+} from '../../functions/shared/lead-ledger-dynamodb.ts';
+
+/** What functions/intake/wiring-aws.ts (and later the forwarder and admin) read. */
+export const LEDGER_TABLE_ENV = 'LEDGER_TABLE_NAME';
+
+/**
+ * The DynamoDB actions each ledger operation sends (lead-ledger-dynamodb.ts):
+ * - `record()`: conditional PutItem of the dedup item and of the lead item; GetItem of the
+ *   dedup item and of the lead (duplicates, crash recovery);
+ * - `get()`: GetItem (consistent read);
+ * - transitions (`claim`, `markDelivered`, `markRejected`, `release`, `markDead`,
+ *   `markParked`, `requeue`): one conditional UpdateItem, then GetItem to explain a refusal;
+ * - `listByStatus()`: Query on the status index.
+ * No operation scans or deletes (the TTL deletes).
+ */
+export const LEDGER_ACTIONS = {
+  /** record() + get(). */
+  intake: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+  /** get() + the delivery transitions. */
+  forwarder: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  /** get() + requeue/park on the table; listByStatus() on the index (LEDGER_INDEX_ACTIONS). */
+  admin: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+} as const;
+
+/** Actions on the status index: only listByStatus() reads it, only the admin lists. */
+export const LEDGER_INDEX_ACTIONS = ['dynamodb:Query'] as const;
+
+const ATTRIBUTE_TYPES = {
+  S: AttributeType.STRING,
+  N: AttributeType.NUMBER,
+  B: AttributeType.BINARY,
+} as const;
+
+const PROJECTIONS = { ALL: ProjectionType.ALL, KEYS_ONLY: ProjectionType.KEYS_ONLY } as const;
+
+type KeyDefinition = DynamoTableDefinition['partitionKey'];
+
+function attribute(key: KeyDefinition) {
+  return { name: key.name, type: ATTRIBUTE_TYPES[key.type] };
+}
+
+export class LeadStore extends Construct {
+  readonly table: Table;
+  /** ARN of the status index (`<table ARN>/index/gsi1`), the only index grants name. */
+  readonly statusIndexArn: string;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const definition: DynamoTableDefinition = LEDGER_TABLE_DEFINITION;
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: attribute(definition.partitionKey),
+      ...(definition.sortKey && { sortKey: attribute(definition.sortKey) }),
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      ...(definition.timeToLiveAttribute && {
+        timeToLiveAttribute: definition.timeToLiveAttribute,
+      }),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: true,
+      // Retained on stack deletion and on replacement: a lead is never lost to a deploy.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of definition.globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: attribute(index.partitionKey),
+        ...(index.sortKey && { sortKey: attribute(index.sortKey) }),
+        projectionType: PROJECTIONS[index.projection],
+      });
+    }
+    this.statusIndexArn = `${this.table.tableArn}/index/${LEDGER_STATUS_INDEX}`;
+  }
+
+  /** The intake: record() and get() only (GetItem, PutItem on the table). */
+  grantIntake(fn: LambdaFunction): void {
+    this.bind(fn);
+    this.grantTable(fn, LEDGER_ACTIONS.intake);
+  }
+
+  /** The forwarder: get() and the delivery transitions (GetItem, UpdateItem on the table). */
+  grantForwarder(fn: LambdaFunction): void {
+    this.bind(fn);
+    this.grantTable(fn, LEDGER_ACTIONS.forwarder);
+  }
+
+  /**
+   * The admin API: get(), requeue/park (GetItem, UpdateItem on the table) and listByStatus()
+   * (Query on the status index only; never on the table, so no one lists by `pk`).
+   */
+  grantAdmin(fn: LambdaFunction): void {
+    this.bind(fn);
+    this.grantTable(fn, LEDGER_ACTIONS.admin);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: [...LEDGER_INDEX_ACTIONS],
+      resourceArns: [this.statusIndexArn],
+    });
+  }
+
+  private bind(fn: LambdaFunction): void {
+    fn.addEnvironment(LEDGER_TABLE_ENV, this.table.tableName);
+  }
+
+  /**
+   * On the table ARN only: Table.grant() would add `<table>/index/*` as well. No KMS
+   * statement: the AWS managed key authorises callers through DynamoDB itself.
+   */
+  private grantTable(fn: LambdaFunction, actions: readonly string[]): void {
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: [...actions],
+      resourceArns: [this.table.tableArn],
+    });
+  }
+}

@@ -1,0 +1,279 @@
+import { Duration } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnTopic } from 'aws-cdk-lib/aws-sns';
+import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  DeliveryObservability,
+  type DeliveryObservabilityProps,
+  LEAD_METRICS,
+} from '../../infra/constructs/delivery-observability.ts';
+import { LeadQueue } from '../../infra/constructs/lead-queue.ts';
+import { NodeFunction } from '../../infra/constructs/node-function.ts';
+import {
+  acknowledgements,
+  addNagPacks,
+  onlyLogicalId,
+  removeTempOutdirs,
+  synthViolations,
+  testApp,
+  testStack,
+} from './helpers.ts';
+
+const ENTRY = 'test/fixtures/functions/hello.ts';
+
+type Extra = Partial<Omit<DeliveryObservabilityProps, 'queue' | 'forwarder' | 'intake' | 'api'>>;
+
+function observedStack(extra: Extra = {}, nag = false) {
+  const app = testApp();
+  if (nag) addNagPacks(app);
+  const stack = testStack(app);
+  const queue = new LeadQueue(stack, 'LeadQueue', { consumerTimeout: Duration.seconds(60) });
+  const forwarder = new NodeFunction(stack, 'Forwarder', { entry: ENTRY });
+  const intake = new NodeFunction(stack, 'Intake', { entry: ENTRY });
+  const api = new RestApi(stack, 'Api', { deploy: false });
+  api.root.addMethod('GET');
+  const observability = new DeliveryObservability(stack, 'Observability', {
+    stage: 'prod',
+    queue,
+    forwarder,
+    intake,
+    api,
+    ...extra,
+  });
+  const id = (q: typeof queue.queue) => stack.getLogicalId(q.node.defaultChild as CfnQueue);
+  return {
+    app,
+    stack,
+    observability,
+    ids: {
+      queue: id(queue.queue),
+      dlq: id(queue.deadLetterQueue),
+      forwarder: stack.getLogicalId(forwarder.node.defaultChild as CfnFunction),
+      topic: stack.getLogicalId(observability.topic.node.defaultChild as CfnTopic),
+    },
+    template: () => Template.fromStack(stack),
+  };
+}
+
+interface AlarmProps {
+  MetricName: string;
+  Namespace: string;
+  Dimensions?: Array<{ Name: string; Value: unknown }>;
+  Statistic: string;
+  Period: number;
+  Threshold: number;
+  ComparisonOperator: string;
+  EvaluationPeriods: number;
+  TreatMissingData: string;
+  AlarmActions: unknown[];
+  OKActions: unknown[];
+}
+
+function alarmsByMetric(template: Template): Record<string, AlarmProps> {
+  const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
+    Properties: AlarmProps;
+  }>;
+  return Object.fromEntries(alarms.map((a) => [a.Properties.MetricName, a.Properties]));
+}
+
+afterAll(removeTempOutdirs);
+
+describe('DeliveryObservability', () => {
+  const built = observedStack();
+  const template = built.template();
+  const alarms = alarmsByMetric(template);
+  const { ids } = built;
+
+  it('has exactly the five delivery alarms, one per metric', () => {
+    // Assess
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    expect(Object.keys(alarms).sort()).toEqual([
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateNumberOfMessagesVisible',
+      'Errors',
+      LEAD_METRICS.dead,
+      LEAD_METRICS.upstreamAuthFailure,
+    ]);
+  });
+
+  it('alarms on one message in the dead-letter queue', () => {
+    // Assess
+    expect(alarms.ApproximateNumberOfMessagesVisible).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.dlq, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+    });
+  });
+
+  it('alarms when the oldest lead message is older than 15 minutes, or the given age', () => {
+    // Prepare
+    const tighter = alarmsByMetric(
+      observedStack({ maxMessageAge: Duration.minutes(5) }).template(),
+    );
+
+    // Assess
+    expect(alarms.ApproximateAgeOfOldestMessage).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.queue, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 900,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(tighter.ApproximateAgeOfOldestMessage?.Threshold).toBe(300);
+  });
+
+  it('alarms on one upstream auth failure and one dead lead, in the functions own namespace', () => {
+    // Prepare
+    const forwarder = template.findResources('AWS::Lambda::Function')[ids.forwarder] as {
+      Properties: { Environment: { Variables: Record<string, string> } };
+    };
+    const { POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_SERVICE_NAME } =
+      forwarder.Properties.Environment.Variables;
+
+    // Assess: Powertools EMF publishes with the namespace and a `service` dimension.
+    for (const name of [LEAD_METRICS.upstreamAuthFailure, LEAD_METRICS.dead]) {
+      expect(alarms[name], name).toMatchObject({
+        Namespace: POWERTOOLS_METRICS_NAMESPACE,
+        Dimensions: [{ Name: 'service', Value: POWERTOOLS_SERVICE_NAME }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    }
+    expect(POWERTOOLS_METRICS_NAMESPACE).toBe('Leads');
+    expect(POWERTOOLS_SERVICE_NAME).toBe('leads');
+  });
+
+  it('alarms on one forwarder error', () => {
+    // Assess
+    expect(alarms.Errors).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.forwarder } }],
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
+  });
+
+  it('treats no data as fine and notifies the topic on alarm and on recovery', () => {
+    // Assess
+    for (const [name, alarm] of Object.entries(alarms)) {
+      expect(alarm.TreatMissingData, name).toBe('notBreaching');
+      expect(alarm.AlarmActions, name).toEqual([{ Ref: ids.topic }]);
+      expect(alarm.OKActions, name).toEqual([{ Ref: ids.topic }]);
+    }
+  });
+
+  it('encrypts the topic with a rotating key CloudWatch may use', () => {
+    // Prepare
+    const key = onlyLogicalId(template, 'AWS::KMS::Key');
+
+    // Assess
+    template.hasResourceProperties('AWS::SNS::Topic', {
+      KmsMasterKeyId: { 'Fn::GetAtt': [key, 'Arn'] },
+    });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('lets only this account alarms publish, and only over TLS', () => {
+    // Assess
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: ids.topic }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 'sns:Publish',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: {
+              ArnLike: { 'aws:SourceArn': Match.anyValue() },
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('subscribes the alarm email when one is configured, and nothing otherwise', () => {
+    // Prepare
+    const withEmail = observedStack({ alarmEmail: 'ops@example.com' }).template();
+
+    // Assess
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    withEmail.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+  });
+
+  it('draws a dashboard of leads, queue, dead letters, forwarder and intake', () => {
+    // Prepare
+    const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0] as {
+      Properties: { DashboardName: string; DashboardBody: unknown };
+    };
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+
+    // Assess
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    expect(dashboard.Properties.DashboardName).toBe('leads-prod-delivery');
+    for (const metric of [
+      ...Object.values(LEAD_METRICS),
+      'ApproximateNumberOfMessagesVisible',
+      'ApproximateNumberOfMessagesNotVisible',
+      'ApproximateAgeOfOldestMessage',
+      'Duration',
+      'Errors',
+      'Throttles',
+      '4XXError',
+      '5XXError',
+    ]) {
+      expect(body, metric).toContain(`\\"${metric}\\"`);
+    }
+  });
+
+  it('passes cdk-nag, with or without an email subscription', () => {
+    // Prepare
+    const plain = observedStack({}, true);
+    const withEmail = observedStack({ alarmEmail: 'ops@example.com' }, true);
+
+    const ours = (app: typeof plain.app) =>
+      synthViolations(app).filter((v) => v.paths.some((p) => p.startsWith('test/Observability')));
+
+    // Act / Assess (the bare API and functions around it are not under test)
+    expect(ours(plain.app)).toEqual([]);
+    expect(ours(withEmail.app)).toEqual([]);
+    const acks = (app: typeof plain.app) =>
+      acknowledgements(app).filter((a) => a.path.startsWith('test/Observability'));
+    expect(acks(plain.app)).toEqual([]);
+    expect(acks(withEmail.app)).toEqual([
+      {
+        path: 'test/Observability/AlarmTopic/ops@example.com',
+        id: 'Serverless-SNSRedrivePolicy',
+        reason: expect.stringContaining('email subscription'),
+      },
+    ]);
+  });
+});

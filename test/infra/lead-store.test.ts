@@ -1,0 +1,313 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { type LeadLedger, LeadStateError, newLeadId } from '../../functions/shared/lead-ledger.ts';
+import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
+import {
+  LEDGER_ACTIONS,
+  LEDGER_INDEX_ACTIONS,
+  LEDGER_TABLE_ENV,
+  LeadStore,
+} from '../../infra/constructs/lead-store.ts';
+import { NodeFunction } from '../../infra/constructs/node-function.ts';
+import {
+  onlyLogicalId,
+  type PolicyStatementJson,
+  removeTempOutdirs,
+  roleStatements,
+  testStack,
+} from './helpers.ts';
+
+const ENTRY = 'test/fixtures/functions/hello.ts';
+
+type Grant = 'grantIntake' | 'grantForwarder' | 'grantAdmin';
+
+/** A stack with the store and one function given `grant`; its template and ids. */
+function granted(grant: Grant) {
+  const stack = testStack();
+  const store = new LeadStore(stack, 'Ledger');
+  const fn = new NodeFunction(stack, 'Worker', { entry: ENTRY });
+  store[grant](fn);
+  const template = Template.fromStack(stack);
+  const table = onlyLogicalId(template, 'AWS::DynamoDB::Table');
+  const role = stack.getLogicalId(fn.role?.node.defaultChild as CfnRole);
+  const statements = roleStatements(template, role);
+  return { template, table, statements };
+}
+
+/** The statements that mention the table, its indexes or any KMS key. */
+function ledgerStatements(statements: PolicyStatementJson[], table: string) {
+  return statements.filter(
+    (s) =>
+      JSON.stringify(s.Resource).includes(`"${table}"`) ||
+      s.Action.some((a) => a.startsWith('dynamodb:') || a.startsWith('kms:')),
+  );
+}
+
+const tableArn = (table: string) => ({ 'Fn::GetAtt': [table, 'Arn'] });
+const indexArn = (table: string) => ({
+  'Fn::Join': ['', [tableArn(table), '/index/gsi1']],
+});
+
+afterAll(removeTempOutdirs);
+
+describe('LeadStore', () => {
+  it('is the ledger table: pk, GSI gsi1 (gsi1pk/gsi1sk, all attributes), TTL on expiresAt, on demand', () => {
+    // Act
+    const template = Template.fromStack(
+      (() => {
+        const stack = testStack();
+        new LeadStore(stack, 'Ledger');
+        return stack;
+      })(),
+    );
+
+    // Assess
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'gsi1',
+          KeySchema: [
+            { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+      AttributeDefinitions: Match.arrayWith([
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'gsi1pk', AttributeType: 'S' },
+        { AttributeName: 'gsi1sk', AttributeType: 'S' },
+      ]),
+    });
+  });
+
+  it('never loses leads to the stack: PITR, deletion protection, retained on delete and replace', () => {
+    // Prepare
+    const stack = testStack();
+    new LeadStore(stack, 'Ledger');
+
+    // Act
+    const template = Template.fromStack(stack);
+
+    // Assess
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+      }),
+    });
+  });
+
+  it('encrypts with the AWS managed key: no customer key to create or grant', () => {
+    // Prepare
+    const stack = testStack();
+    new LeadStore(stack, 'Ledger');
+
+    // Act
+    const template = Template.fromStack(stack);
+
+    // Assess
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      // SSE on without a key id is KMS with the AWS managed key aws/dynamodb (off: AWS owned).
+      SSESpecification: Match.objectEquals({ SSEEnabled: true }),
+    });
+    template.resourceCountIs('AWS::KMS::Key', 0);
+  });
+
+  it('grantIntake: GetItem and PutItem on the table only (no index, scan, delete or KMS), and the table name', () => {
+    // Act
+    const { template, table, statements } = granted('grantIntake');
+
+    // Assess
+    expect(ledgerStatements(statements, table)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: [tableArn(table)],
+      },
+    ]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ [LEDGER_TABLE_ENV]: { Ref: table } }) },
+    });
+    expect(LEDGER_TABLE_ENV).toBe('LEDGER_TABLE_NAME');
+  });
+
+  it('grantForwarder: GetItem and UpdateItem on the table only', () => {
+    // Act
+    const { table, statements } = granted('grantForwarder');
+
+    // Assess
+    expect(ledgerStatements(statements, table)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        Resource: [tableArn(table)],
+      },
+    ]);
+  });
+
+  it('grantAdmin: GetItem and UpdateItem on the table, Query on the status index only', () => {
+    // Act
+    const { table, statements } = granted('grantAdmin');
+
+    // Assess
+    const ledger = ledgerStatements(statements, table);
+    expect(ledger).toHaveLength(2);
+    expect(ledger).toContainEqual({
+      Effect: 'Allow',
+      Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      Resource: [tableArn(table)],
+    });
+    expect(ledger).toContainEqual({
+      Effect: 'Allow',
+      Action: ['dynamodb:Query'],
+      Resource: [indexArn(table)],
+    });
+  });
+});
+
+/**
+ * The grants against the code: run the ledger operations of each role on a mocked DynamoDB
+ * (success and conditional-failure paths) and compare the IAM actions of the calls made with
+ * what the role is granted. Equal, not a subset: a grant with an unused action fails too.
+ */
+describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
+  const ddb = mockClient(DynamoDBDocumentClient);
+  const NOW = new Date('2025-01-02T03:04:05.000Z');
+  const leadId = newLeadId(NOW);
+  const ITEM = {
+    pk: `lead#${leadId}`,
+    kind: 'lead',
+    leadId,
+    profile: 'site',
+    source: 'form',
+    status: 'queued',
+    dedupKey: 'hash:abc',
+    payload: JSON.stringify({
+      capture: {
+        source: 'form',
+        dedupKey: 'hash:abc',
+        isTest: false,
+        answers: [],
+        attribution: {},
+      },
+    }),
+    attempts: 0,
+    receivedAt: NOW.toISOString(),
+    updatedAt: NOW.toISOString(),
+  };
+  const conditionFailed = Object.assign(new Error('condition'), {
+    name: 'ConditionalCheckFailedException',
+  });
+
+  /** The IAM action of each call made so far; index reads as `<action> on index`. */
+  function actionsCalled(): { table: string[]; index: string[] } {
+    const table = new Set<string>();
+    const index = new Set<string>();
+    for (const call of ddb.calls()) {
+      const command = call.args[0] as { constructor: { name: string }; input: object };
+      const name = command.constructor.name.replace(/Command$/, '');
+      const action = `dynamodb:${['Get', 'Put', 'Update', 'Delete'].includes(name) ? `${name}Item` : name}`;
+      ('IndexName' in command.input ? index : table).add(action);
+    }
+    return { table: [...table].sort(), index: [...index].sort() };
+  }
+
+  function ledger(): LeadLedger {
+    return createDynamoLedger({
+      client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+      tableName: 'ledger',
+    });
+  }
+
+  /** Runs `operation` with writes succeeding, then with every condition failing. */
+  async function bothPaths(operation: (l: LeadLedger) => Promise<unknown>): Promise<void> {
+    ddb.on(GetCommand).resolves({ Item: ITEM });
+    ddb.on(PutCommand).resolves({});
+    ddb.on(UpdateCommand).resolves({ Attributes: ITEM });
+    ddb.on(QueryCommand).resolves({ Items: [ITEM] });
+    await operation(ledger());
+    ddb.on(PutCommand).rejects(conditionFailed);
+    ddb.on(UpdateCommand).rejects(conditionFailed);
+    await operation(ledger()).catch((error: unknown) => {
+      if (!(error instanceof LeadStateError)) throw error;
+    });
+  }
+
+  beforeEach(() => {
+    ddb.reset();
+  });
+
+  it('intake (record, get): GetItem and PutItem', async () => {
+    // Act
+    await bothPaths((l) =>
+      l.record({
+        profile: 'site',
+        source: 'form',
+        dedupKey: 'hash:abc',
+        capture: JSON.parse(ITEM.payload).capture,
+        status: 'queued',
+        receivedAt: NOW,
+      }),
+    );
+    // A dedup item whose lead was never written (a crashed writer): record() writes it.
+    ddb.on(GetCommand, { Key: { pk: ITEM.pk } }).resolves({});
+    ddb.on(PutCommand, { ConditionExpression: 'attribute_not_exists(pk)' }).resolves({});
+    await ledger().record({
+      profile: 'site',
+      source: 'form',
+      dedupKey: 'hash:abc',
+      capture: JSON.parse(ITEM.payload).capture,
+      status: 'queued',
+      receivedAt: NOW,
+    });
+    await bothPaths((l) => l.get(leadId));
+
+    // Assess
+    expect(actionsCalled()).toEqual({ table: [...LEDGER_ACTIONS.intake].sort(), index: [] });
+  });
+
+  it('forwarder (get and the delivery transitions): GetItem and UpdateItem', async () => {
+    // Act
+    await bothPaths((l) => l.get(leadId));
+    await bothPaths((l) => l.claim(leadId, 60_000, NOW));
+    await bothPaths((l) => l.markDelivered(leadId, '42', NOW));
+    await bothPaths((l) => l.markRejected(leadId, ['bad phone'], NOW));
+    await bothPaths((l) => l.release(leadId, 'HTTP 503', NOW));
+    await bothPaths((l) => l.markDead(leadId, 'HTTP 400', NOW));
+    await bothPaths((l) => l.markParked(leadId, 'no branch', NOW));
+
+    // Assess
+    expect(actionsCalled()).toEqual({ table: [...LEDGER_ACTIONS.forwarder].sort(), index: [] });
+  });
+
+  it('admin (get, list by status, requeue, park): GetItem, UpdateItem; Query on the index', async () => {
+    // Act
+    await bothPaths((l) => l.get(leadId));
+    await bothPaths((l) => l.listByStatus('dead'));
+    await bothPaths((l) => l.requeue(leadId, NOW));
+    await bothPaths((l) => l.markParked(leadId, 'operator', NOW));
+
+    // Assess
+    expect(actionsCalled()).toEqual({
+      table: [...LEDGER_ACTIONS.admin].sort(),
+      index: [...LEDGER_INDEX_ACTIONS],
+    });
+  });
+});

@@ -1,0 +1,402 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { CfnTopic } from 'aws-cdk-lib/aws-sns';
+import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../infra/config.ts';
+import { LEAD_QUEUE_URL_ENV } from '../../infra/constructs/lead-queue.ts';
+import { LEDGER_TABLE_ENV } from '../../infra/constructs/lead-store.ts';
+import { LeadsStack } from '../../infra/leads-stack.ts';
+import {
+  actionsOn,
+  deployConfig,
+  type PolicyStatementJson,
+  removeTempOutdirs,
+  roleStatements,
+  testApp,
+} from './helpers.ts';
+
+interface Ids {
+  table: string;
+  queue: string;
+  dlq: string;
+  intake: string;
+  intakeRole: string;
+}
+
+/** `METHOD /path` of every API method whose integration invokes the function `fnId`. */
+function routesOf(template: Template, fnId: string): string[] {
+  const resources = template.findResources('AWS::ApiGateway::Resource') as Record<
+    string,
+    { Properties: { PathPart: string; ParentId: { Ref?: string } } }
+  >;
+  const pathOf = (id: string | undefined): string => {
+    const resource = id === undefined ? undefined : resources[id];
+    if (!resource) return '';
+    return `${pathOf(resource.Properties.ParentId.Ref)}/${resource.Properties.PathPart}`;
+  };
+  const methods = Object.values(template.findResources('AWS::ApiGateway::Method')) as Array<{
+    Properties: { HttpMethod: string; ResourceId: { Ref?: string }; Integration: unknown };
+  }>;
+  return methods
+    .filter((m) => JSON.stringify(m.Properties.Integration).includes(`"${fnId}"`))
+    .map((m) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId.Ref) || '/'}`)
+    .sort();
+}
+
+describe('LeadsStack', () => {
+  let stack: LeadsStack;
+  let template: Template;
+  let ids: Ids;
+  let intakeStatements: PolicyStatementJson[];
+
+  beforeAll(() => {
+    stack = new LeadsStack(testApp(), 'leads-test', { config: deployConfig() });
+    template = Template.fromStack(stack);
+    const intake = stack.functions.get('intake');
+    if (!intake) throw new Error('no intake function');
+    ids = {
+      table: stack.getLogicalId(stack.store.table.node.defaultChild as CfnTable),
+      queue: stack.getLogicalId(stack.queue.queue.node.defaultChild as CfnQueue),
+      dlq: stack.getLogicalId(stack.queue.deadLetterQueue.node.defaultChild as CfnQueue),
+      intake: stack.getLogicalId(intake.node.defaultChild as CfnFunction),
+      intakeRole: stack.getLogicalId(intake.role?.node.defaultChild as CfnRole),
+    };
+    intakeStatements = roleStatements(template, ids.intakeRole);
+  });
+
+  afterAll(removeTempOutdirs);
+
+  it('creates one ledger table and the lead queue with its DLQ', () => {
+    // Assess
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    // The lead queue and its DLQ, and the debtors report's refresh queue and its DLQ.
+    template.resourceCountIs('AWS::SQS::Queue', 4);
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [ids.dlq, 'Arn'] },
+        maxReceiveCount: 8,
+      },
+    });
+  });
+
+  it('puts the intake function behind its four routes', () => {
+    // Assess
+    expect(routesOf(template, ids.intake)).toEqual([
+      'GET /leads/{profile}',
+      'OPTIONS /leads/{profile}',
+      'POST /api/v1/prospects',
+      'POST /leads/{profile}',
+    ]);
+  });
+
+  it('gives the intake the table name and the queue URL', () => {
+    // Act
+    const fn = template.findResources('AWS::Lambda::Function')[ids.intake] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+
+    // Assess
+    expect(fn.Properties.Environment.Variables).toMatchObject({
+      LEDGER_TABLE_NAME: { Ref: ids.table },
+      LEAD_QUEUE_URL: { Ref: ids.queue },
+    });
+  });
+
+  it('lets the intake only GetItem/PutItem on the table and only SendMessage on the queue', () => {
+    // Assess
+    const ledger = intakeStatements.filter((s) => JSON.stringify(s).includes(`"${ids.table}"`));
+    expect(ledger).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+      },
+    ]);
+    expect(actionsOn(intakeStatements, ids.queue)).toEqual(['sqs:SendMessage']);
+    expect(actionsOn(intakeStatements, ids.dlq)).toEqual([]);
+  });
+
+  it('grants the intake nothing else: its whole action list', () => {
+    // Act
+    const actions = [...new Set(intakeStatements.flatMap((s) => s.Action))].sort();
+
+    // Assess
+    expect(intakeStatements.every((s) => s.Effect === 'Allow')).toBe(true);
+    expect(actions).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+      'sqs:SendMessage',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+  });
+
+  it('outputs the table name, the queue URL and the DLQ URL', () => {
+    // Assess
+    template.hasOutput('LedgerTableName', { Value: { Ref: ids.table } });
+    template.hasOutput('LeadQueueUrl', { Value: { Ref: ids.queue } });
+    template.hasOutput('LeadDeadLetterQueueUrl', { Value: { Ref: ids.dlq } });
+  });
+
+  it('sets the variables the intake reads (functions/intake/wiring-aws.ts)', () => {
+    // Act
+    const wiring = readFileSync(join(REPO_ROOT, 'functions/intake/wiring-aws.ts'), 'utf8');
+
+    // Assess
+    expect(wiring).toContain(`requireEnv('${LEDGER_TABLE_ENV}')`);
+    expect(wiring).toContain(`requireEnv('${LEAD_QUEUE_URL_ENV}')`);
+  });
+});
+
+describe('LeadsStack: delivery and admin', () => {
+  let stack: LeadsStack;
+  let template: Template;
+  let ids: Ids & { forwarder: string; forwarderRole: string; admin: string; adminRole: string };
+  let forwarderStatements: PolicyStatementJson[];
+  let adminStatements: PolicyStatementJson[];
+
+  const variablesOf = (fnId: string) =>
+    (
+      template.findResources('AWS::Lambda::Function')[fnId] as {
+        Properties: { Environment: { Variables: Record<string, unknown> } };
+      }
+    ).Properties.Environment.Variables;
+  const allActions = (statements: PolicyStatementJson[]) =>
+    [...new Set(statements.flatMap((s) => s.Action))].sort();
+
+  beforeAll(() => {
+    stack = new LeadsStack(testApp(), 'leads-test', { config: deployConfig() });
+    template = Template.fromStack(stack);
+    const fn = (name: string) => {
+      const found = stack.functions.get(name);
+      if (!found) throw new Error(`no ${name} function`);
+      return {
+        id: stack.getLogicalId(found.node.defaultChild as CfnFunction),
+        role: stack.getLogicalId(found.role?.node.defaultChild as CfnRole),
+      };
+    };
+    ids = {
+      table: stack.getLogicalId(stack.store.table.node.defaultChild as CfnTable),
+      queue: stack.getLogicalId(stack.queue.queue.node.defaultChild as CfnQueue),
+      dlq: stack.getLogicalId(stack.queue.deadLetterQueue.node.defaultChild as CfnQueue),
+      intake: fn('intake').id,
+      intakeRole: fn('intake').role,
+      forwarder: fn('forwarder').id,
+      forwarderRole: fn('forwarder').role,
+      admin: fn('admin').id,
+      adminRole: fn('admin').role,
+    };
+    forwarderStatements = roleStatements(template, ids.forwarderRole);
+    adminStatements = roleStatements(template, ids.adminRole);
+  });
+
+  describe('the forwarder', () => {
+    it('consumes the lead queue: batches of 5, partial batch responses, MaximumConcurrency 2', () => {
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: ids.forwarder },
+        EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
+        BatchSize: 5,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: 2 },
+      });
+    });
+
+    it('runs 60 s with reserved concurrency 2; the queue hides a message 6 × 60 s', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: 'leads-prod-forwarder',
+        Timeout: 60,
+        MemorySize: 512,
+        ReservedConcurrentExecutions: 2,
+      });
+      const queue = template.findResources('AWS::SQS::Queue')[ids.queue] as {
+        Properties: { VisibilityTimeout: number; RedrivePolicy: unknown };
+      };
+      expect(queue.Properties.VisibilityTimeout).toBe(360);
+      expect(queue.Properties.RedrivePolicy).toEqual({
+        deadLetterTargetArn: { 'Fn::GetAtt': [ids.dlq, 'Arn'] },
+        maxReceiveCount: 8,
+      });
+    });
+
+    it('is behind no route', () => {
+      expect(routesOf(template, ids.forwarder)).toEqual([]);
+    });
+
+    it('gets the table name, the queue URL and MAX_ATTEMPTS 8', () => {
+      expect(variablesOf(ids.forwarder)).toMatchObject({
+        LEDGER_TABLE_NAME: { Ref: ids.table },
+        LEAD_QUEUE_URL: { Ref: ids.queue },
+        MAX_ATTEMPTS: '8',
+      });
+    });
+
+    it('may GetItem/UpdateItem the table, consume the queue, and nothing on the DLQ', () => {
+      expect(actionsOn(forwarderStatements, ids.table)).toEqual([
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+      ]);
+      expect(actionsOn(forwarderStatements, ids.queue)).toEqual([
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+      ]);
+      expect(actionsOn(forwarderStatements, ids.dlq)).toEqual([]);
+    });
+
+    it('is granted nothing else: its whole action list', () => {
+      expect(forwarderStatements.every((s) => s.Effect === 'Allow')).toBe(true);
+      expect(allActions(forwarderStatements)).toEqual([
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ]);
+    });
+
+    it('reads the upstream and profile secrets, not the API clients', () => {
+      const upstream = stack.getLogicalId(stack.secrets.upstream.node.defaultChild as CfnSecret);
+      const clients = stack.getLogicalId(stack.secrets.clients.node.defaultChild as CfnSecret);
+      const meta = stack.secrets.profiles.get('meta');
+      if (!meta) throw new Error('no meta profile secret');
+      const metaId = stack.getLogicalId(meta.node.defaultChild as CfnSecret);
+      expect(actionsOn(forwarderStatements, upstream)).toContain('secretsmanager:GetSecretValue');
+      expect(actionsOn(forwarderStatements, metaId)).toContain('secretsmanager:GetSecretValue');
+      expect(actionsOn(forwarderStatements, clients)).toEqual([]);
+    });
+  });
+
+  describe('the admin function', () => {
+    it('serves the four admin routes', () => {
+      expect(routesOf(template, ids.admin)).toEqual([
+        'GET /admin/leads',
+        'GET /admin/leads/{leadId}',
+        'POST /admin/leads/{leadId}/retry',
+        'POST /admin/replay',
+      ]);
+    });
+
+    it('gets the table name, the queue URL and both queue ARNs', () => {
+      expect(variablesOf(ids.admin)).toMatchObject({
+        LEDGER_TABLE_NAME: { Ref: ids.table },
+        LEAD_QUEUE_URL: { Ref: ids.queue },
+        LEAD_QUEUE_ARN: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
+        LEAD_DLQ_ARN: { 'Fn::GetAtt': [ids.dlq, 'Arn'] },
+      });
+    });
+
+    it('may start and list message move tasks on the DLQ only, and only send to the queue', () => {
+      const moveTasks = adminStatements.filter((s) =>
+        s.Action.some((a) => a.endsWith('MessageMoveTask') || a.endsWith('MessageMoveTasks')),
+      );
+      expect(moveTasks).toEqual([
+        {
+          Effect: 'Allow',
+          Action: [
+            'sqs:DeleteMessage',
+            'sqs:GetQueueAttributes',
+            'sqs:ListMessageMoveTasks',
+            'sqs:ReceiveMessage',
+            'sqs:StartMessageMoveTask',
+          ],
+          Resource: [{ 'Fn::GetAtt': [ids.dlq, 'Arn'] }],
+        },
+      ]);
+      expect(actionsOn(adminStatements, ids.queue)).toEqual(['sqs:SendMessage']);
+    });
+
+    it('may GetItem/UpdateItem the table and Query only the status index', () => {
+      expect(adminStatements).toContainEqual({
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+      });
+      const query = adminStatements.filter((s) => s.Action.includes('dynamodb:Query'));
+      expect(query).toHaveLength(1);
+      expect(JSON.stringify(query[0]?.Resource)).toContain('/index/gsi1');
+    });
+
+    it('is granted nothing else: its whole action list', () => {
+      expect(allActions(adminStatements)).toEqual([
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:ListMessageMoveTasks',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+        'sqs:StartMessageMoveTask',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ]);
+    });
+
+    it('sets the variables the admin reads (functions/admin/wiring-aws.ts)', () => {
+      const wiring = readFileSync(join(REPO_ROOT, 'functions/admin/wiring-aws.ts'), 'utf8');
+      for (const name of [
+        'LEDGER_TABLE_NAME',
+        'LEAD_QUEUE_URL',
+        'LEAD_QUEUE_ARN',
+        'LEAD_DLQ_ARN',
+      ]) {
+        expect(wiring).toContain(`'${name}'`);
+      }
+    });
+  });
+
+  it('keeps the intake send-only on SQS with the admin and forwarder added', () => {
+    const intake = roleStatements(template, ids.intakeRole);
+    expect(actionsOn(intake, ids.queue)).toEqual(['sqs:SendMessage']);
+    expect(actionsOn(intake, ids.dlq)).toEqual([]);
+  });
+
+  it('watches delivery: the five alarms notify the alarm topic, and so do the report alarms', () => {
+    const topic = stack.getLogicalId(stack.observability.topic.node.defaultChild as CfnTopic);
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
+      Properties: { AlarmActions?: unknown[] };
+    }>;
+    expect(alarms).toHaveLength(9);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: topic } });
+  });
+
+  it('subscribes alarmEmail from the deploy config', () => {
+    const withEmail = new LeadsStack(testApp(), 'leads-test', {
+      config: deployConfig({ alarmEmail: 'ops@example.com' }),
+    });
+    Template.fromStack(withEmail).hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+  });
+});
