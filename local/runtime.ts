@@ -9,11 +9,21 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfigFile, setLocalConfig } from '../functions/shared/config-local.ts';
 import type { Config } from '../functions/shared/config-schema.ts';
+import { startLocalDynamo } from '../functions/shared/dynamodb-local.ts';
+import { LEDGER_TABLE_DEFINITION } from '../functions/shared/lead-ledger-dynamodb.ts';
+import { LOCAL_QUEUE_TABLE_DEFINITION } from '../functions/shared/lead-queue-local.ts';
+import { setLocalServices } from '../functions/shared/local-services.ts';
 import { BINARY_MEDIA_TYPES } from '../infra/routes.ts';
 import { createGateway, routesFromTable } from './gateway.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DEMO_CONFIG = resolve(REPO_ROOT, 'config/demo.json');
+
+/** Local table names (the deployed stack names its own). */
+export const LOCAL_TABLES = { ledger: 'leads-ledger', queue: 'leads-queue' } as const;
+
+/** Receives before a message moves to the local dead-letter queue, as on AWS (infra). */
+export const LOCAL_MAX_RECEIVE_COUNT = 8;
 
 /** A problem with the environment or the machine that the user fixes: its message is enough. */
 export class StartupError extends Error {
@@ -104,6 +114,16 @@ export interface LocalRuntime {
 export interface StartOptions {
   /** Request and error lines of the gateway; default silent. */
   log?: (line: string) => void;
+  /** Run the delivery worker; default: on unless LEADS_WORKER is `off` (or `0`, `false`). */
+  worker?: boolean;
+}
+
+/** How long stopping waits for the delivery in flight before handing its message back. */
+export const WORKER_STOP_DEADLINE_MS = 10_000;
+
+/** LEADS_WORKER=off|0|false disables the local delivery worker. */
+export function workerEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !/^(off|0|false|no)$/i.test(env.LEADS_WORKER?.trim() ?? '');
 }
 
 type Stop = () => Promise<void>;
@@ -119,6 +139,11 @@ export async function startLocalRuntime(
   const fileConfig = loadConfigFile(env.configPath);
   mkdirSync(env.dataDir, { recursive: true });
   process.env.LEADS_RUNTIME = 'local';
+  // The AWS SDK warns on Node 20 about its releases from 2027; locally it only talks to dynalite,
+  // and the deployed functions run on Node 24. The warning would be noise on every start.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // CloudWatch metrics (EMF lines) mean nothing on this machine; logs stay on.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
   const running: { name: string; stop: Stop }[] = [];
   const stop = async () => {
@@ -152,7 +177,43 @@ export async function startLocalRuntime(
     setLocalConfig(config);
     running.push({ name: 'config', stop: async () => setLocalConfig(undefined) });
 
+    // The ledger and the queue: the same DynamoDB code as on AWS, on dynalite kept in DATA_DIR.
+    const dynamo = await startLocalDynamo({
+      dataDir: env.dataDir,
+      tables: [
+        { name: LOCAL_TABLES.ledger, definition: LEDGER_TABLE_DEFINITION },
+        { name: LOCAL_TABLES.queue, definition: LOCAL_QUEUE_TABLE_DEFINITION },
+      ],
+    }).catch((error: unknown) => {
+      throw new StartupError(error instanceof Error ? error.message : String(error));
+    });
+    running.push({ name: 'dynamodb', stop: () => dynamo.close() });
+    setLocalServices({
+      dynamo: dynamo.client,
+      ledgerTable: LOCAL_TABLES.ledger,
+      queueTable: LOCAL_TABLES.queue,
+      maxReceiveCount: LOCAL_MAX_RECEIVE_COUNT,
+    });
+    running.push({ name: 'services', stop: async () => setLocalServices(undefined) });
+
     // The delivery worker and the report refresher start here, before the gateway takes traffic.
+
+    // Lead delivery: the local worker drains the lead queue with the forwarder's use case
+    // (functions/delivery). Stopped right after the gateway, before the stores it uses.
+    if (options.worker ?? workerEnabled()) {
+      const { startLocalDelivery } = await import('../functions/delivery/wiring-local.ts');
+      const worker = await startLocalDelivery();
+      running.push({ name: 'delivery-worker', stop: () => worker.stop(WORKER_STOP_DEADLINE_MS) });
+    }
+
+    // Debtors report: a refresh at start (unless the stored one is fresh), then every
+    // report.refreshSeconds; the report lives in DATA_DIR/reports.
+    const { startLocalRefresher } = await import('../functions/report/refresher-wiring-local.ts');
+    const refresher = await startLocalRefresher({
+      dataDir: env.dataDir,
+      refreshSeconds: config.report.refreshSeconds,
+    });
+    running.push({ name: 'report-refresher', stop: () => refresher.stop() });
 
     const gateway = createGateway({
       routes: routesFromTable(REPO_ROOT),

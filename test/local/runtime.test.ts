@@ -133,9 +133,19 @@ describe('startLocalRuntime', () => {
           sandboxPort: undefined,
           upstreamUrl: undefined,
           configPath: DEMO_CONFIG,
-          dataDir: join(dir, 'data'),
+          dataDir: join(dir, 'other-data'),
         }),
       ).rejects.toThrow(new RegExp(`port ${taken} is already in use.*PORT`));
+      // A second runtime on the same DATA_DIR would corrupt its state: it is refused by name.
+      await expect(
+        startLocalRuntime({
+          port: 0,
+          sandboxPort: undefined,
+          upstreamUrl: undefined,
+          configPath: DEMO_CONFIG,
+          dataDir: join(dir, 'data'),
+        }),
+      ).rejects.toThrow(/data dir .* in use/);
     } finally {
       await first.stop();
     }

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { DEMO_CONFIG } from '../../local/runtime.ts';
 import { send } from '../helpers/gateway-http.ts';
 import {
   freePort,
@@ -36,8 +37,22 @@ describe('npm start (local/start.ts)', () => {
     // Prepare
     const dataDir = join(dir, 'data-no-sandbox');
 
+    // No upstream listens here, so the config asks for no report branches: the report refresh
+    // at start then makes no calls (a failing refresh rightly logs an error on stderr).
+    const configPath = join(dir, 'no-branches.json');
+    const demo = JSON.parse(readFileSync(DEMO_CONFIG, 'utf8')) as {
+      report: { branches: number[] };
+    };
+    demo.report.branches = [];
+    writeFileSync(configPath, JSON.stringify(demo));
+
     // Act
-    running = await startLocal({ PORT: '0', SANDBOX_PORT: '0', DATA_DIR: dataDir });
+    running = await startLocal({
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      DATA_DIR: dataDir,
+      LEADS_CONFIG: configPath,
+    });
     const health = await send(`${running.gatewayUrl}/health`);
     const unknown = await send(`${running.gatewayUrl}/nowhere`);
     const code = await running.stop('SIGTERM');

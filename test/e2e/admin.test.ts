@@ -1,0 +1,194 @@
+/**
+ * The admin routes through the local gateway: the same Lambda handler as on AWS, the ledger and
+ * the queue on the local DynamoDB. Basic auth with the `admin` role; a posted lead's status;
+ * the retry of a parked lead; listing and replay.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalLeadQueue } from '../../functions/shared/lead-queue-local.ts';
+import { localServices } from '../../functions/shared/local-services.ts';
+import { DEMO_SECRETS, loadLeadFixture } from '../helpers/lead-fixtures.ts';
+import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
+
+const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+// The prospect fixtures' Authorization header is ops:demo-ops-password.
+const OPS = basic('ops', 'demo-ops-password');
+
+/** API Gateway hands a function's WWW-Authenticate on as x-amzn-Remapped-WWW-Authenticate. */
+function challengeOf(response: Response): string | null {
+  return (
+    response.headers.get('www-authenticate') ??
+    response.headers.get('x-amzn-remapped-www-authenticate')
+  );
+}
+
+let rt: TestRuntime;
+beforeAll(async () => {
+  rt = await startTestRuntime({
+    upstream: TEST_UPSTREAM,
+    clients: [
+      { username: 'ops', password: 'demo-ops-password', roles: ['prospects:write', 'admin'] },
+      { username: 'reporter', password: 'demo-reporter-password', roles: ['report:read'] },
+    ],
+    profiles: {
+      site: { source: 'form', token: DEMO_SECRETS.form, defaults: { idBranch: 1 } },
+      native: { source: 'prospect' },
+    },
+  });
+});
+afterAll(() => rt?.stop());
+
+function admin(path: string, init: { method?: string; authorization?: string } = {}) {
+  const headers: Record<string, string> = {};
+  if (init.authorization !== undefined) headers.authorization = init.authorization;
+  return fetch(new URL(path, rt.url), { method: init.method ?? 'GET', headers });
+}
+
+async function postFormLead(): Promise<string> {
+  const response = await rt.send('/leads/site', loadLeadFixture('form', 'valid-urlencoded'));
+  expect(response.status).toBe(202);
+  return ((await response.json()) as { leadId: string }).leadId;
+}
+
+/** A Prospect without lastName: accepted and parked by the intake. */
+async function postParkedProspect(): Promise<string> {
+  const fixture = loadLeadFixture('prospect', 'valid');
+  const { lastName: _none, ...prospect } = JSON.parse(fixture.body) as Record<string, unknown>;
+  const response = await rt.send('/api/v1/prospects', {
+    ...fixture,
+    body: JSON.stringify({ ...prospect, email: `parked.${Date.now()}@exemplo.com` }),
+  });
+  expect(response.status).toBe(202);
+  const body = (await response.json()) as { leadId: string; status: string };
+  expect(body.status).toBe('parked');
+  return body.leadId;
+}
+
+describe('admin routes: auth', () => {
+  it('answer 401 with a Basic challenge without credentials or with a wrong password', async () => {
+    const leadId = await postFormLead();
+    for (const [path, method] of [
+      [`/admin/leads/${leadId}`, 'GET'],
+      ['/admin/leads?status=queued', 'GET'],
+      [`/admin/leads/${leadId}/retry`, 'POST'],
+      ['/admin/replay', 'POST'],
+    ] as const) {
+      for (const authorization of [undefined, basic('ops', 'wrong')]) {
+        const response = await admin(path, {
+          method,
+          ...(authorization !== undefined && { authorization }),
+        });
+        expect(response.status, `${method} ${path}`).toBe(401);
+        expect(challengeOf(response)).toMatch(/^Basic realm=/);
+        expect(await response.json()).toMatchObject({ error: { code: 'unauthorized' } });
+      }
+    }
+  });
+
+  it('answer 403 to a client without the admin role', async () => {
+    const leadId = await postFormLead();
+    const response = await admin(`/admin/leads/${leadId}`, {
+      authorization: basic('reporter', 'demo-reporter-password'),
+    });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error: { code: 'forbidden' } });
+  });
+});
+
+describe('GET /admin/leads/{leadId}', () => {
+  it('shows the status of a posted lead in the contract shape', async () => {
+    const leadId = await postFormLead();
+    const response = await admin(`/admin/leads/${leadId}`, { authorization: OPS });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      leadId,
+      profile: 'site',
+      status: 'queued',
+      attempts: 0,
+      receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+  });
+
+  it('answers 404 for an unknown lead and 400 for a malformed id', async () => {
+    const unknown = await admin('/admin/leads/ld_0000000000000000000000', { authorization: OPS });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: 'lead_not_found' } });
+    const malformed = await admin('/admin/leads/12345', { authorization: OPS });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: { code: 'invalid_lead_id' } });
+  });
+});
+
+describe('POST /admin/leads/{leadId}/retry', () => {
+  it('retries a parked lead: 202 queued, the lead is queued and a message is on the queue', async () => {
+    const leadId = await postParkedProspect();
+    const parked = await admin(`/admin/leads/${leadId}`, { authorization: OPS });
+    expect(await parked.json()).toMatchObject({
+      status: 'parked',
+      reason: 'required fields missing: lastName',
+    });
+    const listed = await admin('/admin/leads?status=parked', { authorization: OPS });
+    const { leads } = (await listed.json()) as { leads: { leadId: string }[] };
+    expect(leads.map((l) => l.leadId)).toContain(leadId);
+
+    const retried = await admin(`/admin/leads/${leadId}/retry`, {
+      method: 'POST',
+      authorization: OPS,
+    });
+    expect(retried.status).toBe(202);
+    expect(await retried.json()).toEqual({ leadId, status: 'queued' });
+
+    const after = await admin(`/admin/leads/${leadId}`, { authorization: OPS });
+    expect(await after.json()).toMatchObject({ leadId, status: 'queued', attempts: 0 });
+    const services = localServices();
+    const queue = createLocalLeadQueue({
+      client: services.dynamo,
+      tableName: services.queueTable,
+      maxReceiveCount: services.maxReceiveCount,
+    });
+    const messages = await queue.receive({ max: 1000, visibilityMs: 1 });
+    expect(messages.map((m) => m.leadId)).toContain(leadId);
+
+    const again = await admin(`/admin/leads/${leadId}/retry`, {
+      method: 'POST',
+      authorization: OPS,
+    });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ error: { code: 'already_queued' } });
+  });
+});
+
+describe('GET /admin/leads?status= and POST /admin/replay', () => {
+  it('refuses an unknown status with 400 listing the valid ones', async () => {
+    const response = await admin('/admin/leads?status=lost', { authorization: OPS });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; details: string[] } };
+    expect(body.error.code).toBe('invalid_status');
+    expect(body.error.details).toEqual([
+      'queued',
+      'delivered',
+      'rejected',
+      'dead',
+      'test',
+      'parked',
+    ]);
+  });
+
+  it('replays the dead leads and redrives the local dead-letter queue', async () => {
+    const leadId = await postFormLead();
+    await rt.ledger.markDead(leadId, 'upstream 500', new Date());
+    const response = await admin('/admin/replay', { method: 'POST', authorization: OPS });
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({
+      requeued: 1,
+      skipped: 0,
+      more: false,
+      redrive: { status: 'moved', moved: expect.any(Number) },
+    });
+    expect((await rt.ledger.get(leadId))?.status).toBe('queued');
+    const second = await admin('/admin/replay', { method: 'POST', authorization: OPS });
+    expect(await second.json()).toMatchObject({ requeued: 0 });
+  });
+});
