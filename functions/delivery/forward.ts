@@ -440,7 +440,16 @@ export async function forwardLead(
           return await holdBack(error.message, rateLimitDelay(error), 'rate-limited', keep);
         }
         if (error.kind === 'unavailable') {
-          return await fail(error.message, 'lookup-unavailable', keep);
+          // Not counted: this lead may already exist upstream and only a lookup can tell, so a
+          // failed lookup says nothing new about it and must not push it towards `dead`. The
+          // queue's maxReceiveCount still bounds it (DLQ, alarmed, replayable), as for 429s.
+          const delayMs = backoffMs(
+            claimed.attempts + 1,
+            random,
+            options.backoffBaseMs,
+            options.backoffCapMs,
+          );
+          return await holdBack(error.message, delayMs, 'lookup-unavailable', keep);
         }
         // unauthorized (the key may not read prospects) or rejected (the lookup's own query):
         // at-least-once wins, post anyway.

@@ -245,8 +245,10 @@ describe('forwardLead: the upstream fails', () => {
   });
 
   it('marks the lead dead after maxAttempts counted failures', async () => {
-    // Prepare
-    await h.setFaults({ errorRate: 1, errorStatus: 502 });
+    // Prepare: 404 (the endpoint is missing) is unavailable but not ambiguous, so every attempt
+    // posts again and counts. (After an ambiguous 5xx the retries look up first, and a failed
+    // lookup is not counted: see the next tests.)
+    await h.setFaults({ errorRate: 1, errorStatus: 404 });
     const lead = await h.record('site', formCapture());
     const deps = h.deps({ options: { maxAttempts: 3 } });
 
@@ -265,6 +267,29 @@ describe('forwardLead: the upstream fails', () => {
     expect(after).toEqual({ kind: 'done', reason: 'already-dead' });
     expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'dead', attempts: 3 });
     expect(h.recorded.metrics).toEqual(['LeadRetried', 'LeadRetried', 'LeadDead']);
+  });
+
+  it('does not count a failed lookup after an ambiguous POST against the lead', async () => {
+    // Prepare: every answer is a 502, so the POST is ambiguous and each lookup fails too.
+    await h.setFaults({ errorRate: 1, errorStatus: 502 });
+    const lead = await h.record('site', formCapture());
+    const deps = h.deps({ options: { maxAttempts: 2 } });
+
+    // Act
+    const outcomes = [];
+    for (let i = 0; i < 4; i += 1) outcomes.push(await forwardLead(lead.leadId, deps));
+
+    // Assess: one counted POST, then uncounted lookups; never dead, never posted twice.
+    expect(outcomes.map((o) => o.kind)).toEqual(['retry', 'retry', 'retry', 'retry']);
+    expect(outcomes.slice(1).map((o) => o.reason)).toEqual([
+      'lookup-unavailable',
+      'lookup-unavailable',
+      'lookup-unavailable',
+    ]);
+    expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 1 });
+    await h.setFaults({});
+    expect(await forwardLead(lead.leadId, deps)).toMatchObject({ kind: 'done' });
+    expect(await h.prospects()).toHaveLength(1);
   });
 
   it('after a timeout finds the prospect the upstream created and delivers it exactly once', async () => {
