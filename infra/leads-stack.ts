@@ -3,7 +3,8 @@
  * and lead queue (SQS + DLQ), the debtors report (S3 store, refresh queue, refresher, schedule,
  * alarms), lead delivery (the forwarder on the lead queue; alarms, alarm topic, dashboard), and
  * one NodeFunction per entry of the function table, wired to its routes and given exactly the
- * grants its spec `needs`. Resource details live in the constructs.
+ * grants its spec `needs`, and the Basic-auth authorizer in front of the routes marked
+ * `auth: 'basic'`. Resource details live in the constructs.
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
@@ -16,7 +17,7 @@ import { LeadStore } from './constructs/lead-store.ts';
 import { LeadsApi } from './constructs/leads-api.ts';
 import { LeadsSecrets } from './constructs/leads-secrets.ts';
 import { NodeFunction } from './constructs/node-function.ts';
-import { FUNCTIONS, type FunctionNeed, type FunctionSpec, ROUTES } from './routes.ts';
+import { BASIC_AUTH, FUNCTIONS, type FunctionNeed, type FunctionSpec, ROUTES } from './routes.ts';
 
 export interface LeadsStackProps extends StackProps {
   config: DeployConfig;
@@ -56,6 +57,8 @@ export class LeadsStack extends Stack {
       stage: config.stage,
       refreshSeconds: config.settings.report.refreshSeconds,
       secrets: this.secrets,
+      // One pacing budget for the account: the refresher paces on delivery's pacer item.
+      ledger: this.store,
     });
 
     // Each need is one grant (plus the variable naming the resource); nothing else is granted.
@@ -88,6 +91,13 @@ export class LeadsStack extends Stack {
       functions.set(name, fn);
     }
     this.functions = functions;
+
+    // The gateway checks Basic credentials itself on the routes marked `auth: 'basic'`.
+    const authorizer = functions.get(BASIC_AUTH.authorizer);
+    if (!authorizer) {
+      throw new Error(`the stack needs the ${BASIC_AUTH.authorizer} function (infra/routes.ts)`);
+    }
+    this.api.useBasicAuthorizer(authorizer);
 
     for (const route of ROUTES) {
       const fn = route.fn === undefined ? undefined : functions.get(route.fn);

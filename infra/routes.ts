@@ -85,6 +85,16 @@ export const FUNCTIONS = {
     needs: ['ledger:forwarder', 'queue:visibility'],
     reservedConcurrency: 2,
   },
+  // No route: API Gateway calls it before every `auth: 'basic'` route (BASIC_AUTH below).
+  authorizer: {
+    entry: 'functions/authorizer/handler.ts',
+    timeoutSeconds: 10,
+    // scrypt (the clients' password hashes) is CPU-bound: more memory is more CPU.
+    memoryMb: 512,
+    description:
+      'Basic-auth authorizer: lets a request carrying any API client credentials reach its route',
+    secrets: ['clients'],
+  },
   admin: {
     entry: 'functions/admin/handler.ts',
     timeoutSeconds: 15,
@@ -106,7 +116,47 @@ export interface RouteSpec {
   fn?: FunctionName;
   /** Per-method throttling on AWS (below the stage's); local ignores it. */
   throttle?: { rateLimit: number; burstLimit: number };
+  /**
+   * `basic`: the gateway itself asks for Basic credentials of a configured client before the
+   * function runs (BASIC_AUTH); the function still checks the client's role. Unset: the
+   * function authenticates the caller alone (webhooks: signatures, keys, tokens).
+   */
+  auth?: 'basic';
 }
+
+/**
+ * Basic authentication at the gateway, for the routes marked `auth: 'basic'`.
+ *
+ * API Gateway (REST, Lambda proxy) hands a function's `WWW-Authenticate` header to the client
+ * as `x-amzn-Remapped-WWW-Authenticate`, so a browser never shows its login prompt for a 401
+ * the function wrote. So the gateway answers that 401 itself: a REQUEST Lambda authorizer
+ * (functions/authorizer/handler.ts) on the `Authorization` header lets a request with the
+ * credentials of any configured client through (its decision cached per header value for
+ * `resultsCacheTtlSeconds`), and API Gateway's UNAUTHORIZED gateway response (no header, or the
+ * authorizer refused it) carries the challenge below. The functions keep checking roles (403).
+ * The CDK stack (infra/constructs/leads-api.ts) and the local gateway (local/gateway.ts) both
+ * read this object.
+ */
+export const BASIC_AUTH = {
+  /** The authorizer function (an entry of FUNCTIONS). */
+  authorizer: 'authorizer' satisfies FunctionName,
+  /** The identity source: without it API Gateway answers 401 without calling the authorizer. */
+  identityHeader: 'Authorization',
+  /** How long API Gateway reuses the authorizer's decision for the same header value. */
+  resultsCacheTtlSeconds: 300,
+  /** The UNAUTHORIZED gateway response: the contract's error shape and a Basic challenge. */
+  unauthorized: {
+    statusCode: 401,
+    headers: { 'WWW-Authenticate': 'Basic realm="leads", charset="UTF-8"' },
+    body: {
+      error: {
+        code: 'unauthorized',
+        message: 'valid Basic credentials are required',
+        details: [] as string[],
+      },
+    },
+  },
+} as const;
 
 /** Webhook bursts (a campaign, a platform's retry storm) are absorbed here, not upstream. */
 const INTAKE_THROTTLE = { rateLimit: 50, burstLimit: 100 };
@@ -127,34 +177,80 @@ export const ROUTES: readonly RouteSpec[] = [
     throttle: { rateLimit: 5, burstLimit: 10 },
   },
   { method: 'OPTIONS', path: '/leads/{profile}', fn: 'intake', throttle: INTAKE_THROTTLE },
-  { method: 'POST', path: '/api/v1/prospects', fn: 'intake', throttle: INTAKE_THROTTLE },
+  // From here on, API clients with Basic credentials: the gateway checks them (BASIC_AUTH).
+  {
+    method: 'POST',
+    path: '/api/v1/prospects',
+    fn: 'intake',
+    throttle: INTAKE_THROTTLE,
+    auth: 'basic',
+  },
   // Debtors report: served from the stored snapshot, never from the upstream.
   {
     method: 'GET',
     path: '/api/v1/receivables/debtors',
     fn: 'report',
     throttle: REPORT_THROTTLE,
+    auth: 'basic',
   },
-  { method: 'GET', path: '/reports/debtors', fn: 'report', throttle: REPORT_THROTTLE },
-  { method: 'GET', path: '/reports/debtors.csv', fn: 'report', throttle: REPORT_THROTTLE },
-  { method: 'GET', path: '/reports/debtors.html', fn: 'report', throttle: REPORT_THROTTLE },
+  {
+    method: 'GET',
+    path: '/reports/debtors',
+    fn: 'report',
+    throttle: REPORT_THROTTLE,
+    auth: 'basic',
+  },
+  {
+    method: 'GET',
+    path: '/reports/debtors.csv',
+    fn: 'report',
+    throttle: REPORT_THROTTLE,
+    auth: 'basic',
+  },
+  {
+    method: 'GET',
+    path: '/reports/debtors.html',
+    fn: 'report',
+    throttle: REPORT_THROTTLE,
+    auth: 'basic',
+  },
   // A refresh pages the upstream: an admin asks for one now and then, not in a loop.
   {
     method: 'POST',
     path: '/admin/reports/debtors/refresh',
     fn: 'report',
     throttle: { rateLimit: 1, burstLimit: 2 },
+    auth: 'basic',
   },
-  // Lead admin: Basic auth with the `admin` role, checked by the function.
-  { method: 'GET', path: '/admin/leads/{leadId}', fn: 'admin', throttle: ADMIN_READ_THROTTLE },
-  { method: 'GET', path: '/admin/leads', fn: 'admin', throttle: ADMIN_READ_THROTTLE },
+  // Lead admin: Basic auth at the gateway, the `admin` role checked by the function.
+  {
+    method: 'GET',
+    path: '/admin/leads/{leadId}',
+    fn: 'admin',
+    throttle: ADMIN_READ_THROTTLE,
+    auth: 'basic',
+  },
+  {
+    method: 'GET',
+    path: '/admin/leads',
+    fn: 'admin',
+    throttle: ADMIN_READ_THROTTLE,
+    auth: 'basic',
+  },
   {
     method: 'POST',
     path: '/admin/leads/{leadId}/retry',
     fn: 'admin',
     throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
   },
-  { method: 'POST', path: '/admin/replay', fn: 'admin', throttle: ADMIN_WRITE_THROTTLE },
+  {
+    method: 'POST',
+    path: '/admin/replay',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
+  },
 ];
 
 /**

@@ -4,9 +4,11 @@
  *
  * - Paging: per branch, `skip` = rows read so far, until `skip >= total` or a short page, so a
  *   refresh makes exactly Σ max(1, ceil(rows_b / 50)) page calls. Calls go through the
- *   upstream client's pacer (the same pacing as delivery). A 429 pauses the pacer until its
- *   Retry-After (the client does that) and the same page is asked again, at most
- *   `rateLimitRetries` times; any other failure fails the refresh.
+ *   upstream client's pacer: both wirings give it the account-wide DynamoDB pacer delivery uses
+ *   (sharedRefreshPacer), so a refresh and delivery share one budget. A 429 pauses the pacer
+ *   until its Retry-After (the client does that) and the same page is asked again, at most
+ *   `rateLimitRetries` times; any other failure fails the refresh. The pacer's pending pause
+ *   writes are awaited before a run returns (RefreshSource.flush).
  * - Checkpoints: before each page, if the invocation has less than `reserveMs` left, the
  *   refresh saves a checkpoint (position + every row read so far) and asks for a continuation
  *   through the trigger; the next run resumes there, so no page is fetched twice. A request
@@ -27,6 +29,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod/mini';
 import {
   type DebtorsList,
@@ -35,9 +38,11 @@ import {
   MAX_DEBTORS_PAGE,
 } from '../domain/debtors.ts';
 import { buildSnapshot, calendarDate, DEFAULT_REPORT_TIME_ZONE } from '../domain/debtors-report.ts';
+import type { UpstreamConfig } from '../shared/config-schema.ts';
 import type { ConfigSource } from '../shared/config-source.ts';
 import { count, logger, metrics } from '../shared/observability.ts';
-import { createPacer, type Pacer } from '../shared/pacer.ts';
+import type { Pacer } from '../shared/pacer.ts';
+import { createDynamoPacer, type SharedPacer } from '../shared/pacer-dynamodb.ts';
 import type { RefreshCheckpoint, RefreshStatus, ReportStore } from '../shared/report-store.ts';
 import type { RefreshMessage, ReportTrigger } from '../shared/report-trigger.ts';
 import {
@@ -69,6 +74,11 @@ export interface RefreshSource {
   report: { branches: readonly number[]; refreshSeconds: number; timeZone?: string | undefined };
   /** Called when the upstream refused the credentials (re-read secrets next time). */
   onUnauthorized?: () => void;
+  /**
+   * Resolves once the pacer's pause writes are done (pacer-dynamodb.ts writes them in the
+   * background); every run awaits it before returning, since a Lambda may be frozen after.
+   */
+  flush?: () => Promise<void>;
 }
 
 export interface RefreshEvents {
@@ -489,37 +499,48 @@ export async function refreshDebtors(
     });
     reportAge();
     return { status: 'failed', refreshId, pageCalls: progress?.pageCalls ?? 0, error: text };
+  } finally {
+    // A 429's pause must reach the shared schedule before the invocation ends (a failed write
+    // is reported by the pacer itself and still holds this run back).
+    await source?.flush?.().catch(() => undefined);
   }
 }
 
 // --- Wiring helpers shared by the AWS and local refresher -----------------------------------
 
-let sharedPacer: { key: string; pacer: Pacer } | undefined;
+/** The limits a pacer is built for. */
+export type PacerLimits = Pick<UpstreamConfig, 'maxPerSecond' | 'maxPerMinute'>;
 
 /**
- * The pacer of this process for the upstream's limits (one per process, reused across warm
- * invocations and refreshes; a new one when the limits change). Delivery will share a
- * cross-instance pacer of the same interface; pass it to upstreamSource then.
+ * The refresher's pacer for the upstream's limits: the account-wide DynamoDB pacer (the item
+ * `pacer#upstream` in the ledger table) that delivery uses too, so that a refresh's GETs and
+ * delivery's POSTs share one budget (docs/operations.md). No `maxWaitMs`: the refresh's own
+ * deadline bounds each wait (aborted, it checkpoints and continues), whereas a refused wait
+ * would continue at once and, during a long pause, spin through invocations.
  */
-export function processPacer(limits: { maxPerSecond: number; maxPerMinute: number }): Pacer {
-  const key = `${limits.maxPerSecond}/${limits.maxPerMinute}`;
-  if (sharedPacer?.key !== key) {
-    sharedPacer = {
-      key,
-      pacer: createPacer({
-        maxPerSecond: limits.maxPerSecond,
-        maxPerMinute: limits.maxPerMinute,
-        // The upstream counts a request on arrival, a little after the grant (pacer.ts).
-        marginMs: 50,
-      }),
-    };
-  }
-  return sharedPacer.pacer;
+export function sharedRefreshPacer(table: {
+  client: DynamoDBClient;
+  tableName: string;
+}): (limits: PacerLimits) => SharedPacer {
+  return (limits) =>
+    createDynamoPacer({
+      client: table.client,
+      tableName: table.tableName,
+      maxPerSecond: limits.maxPerSecond,
+      maxPerMinute: limits.maxPerMinute,
+      onError: (error) =>
+        logger.error('upstream pacer pause could not be written', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    });
 }
 
 export interface UpstreamSourceOptions {
-  /** Default: processPacer(upstream limits). */
-  pacer?: Pacer;
+  /**
+   * The pacer for the configured limits (asked again only when they change): sharedRefreshPacer
+   * in both wirings; tests may give a local one.
+   */
+  pacerFor: (limits: PacerLimits) => Pacer;
   fetch?: typeof fetch;
   /** Called after the upstream refused the credentials (AwsConfigSource.refresh). */
   onUnauthorized?: () => void;
@@ -528,23 +549,29 @@ export interface UpstreamSourceOptions {
 /** RefreshDeps.source over a ConfigSource: the report settings and a paced upstream client. */
 export function upstreamSource(
   config: Pick<ConfigSource, 'upstream' | 'report'>,
-  options: UpstreamSourceOptions = {},
+  options: UpstreamSourceOptions,
 ): () => Promise<RefreshSource> {
+  let paced: { key: string; pacer: Pacer } | undefined;
   return async () => {
     const [upstream, report] = await Promise.all([config.upstream(), config.report()]);
+    const key = `${upstream.maxPerSecond}/${upstream.maxPerMinute}`;
+    if (paced?.key !== key) paced = { key, pacer: options.pacerFor(upstream) };
+    const { pacer } = paced;
     const client = createUpstreamClient({
       baseUrl: upstream.baseUrl,
       username: upstream.username,
       password: upstream.password,
       timeoutMs: upstream.timeoutMs,
       partnerTokenField: upstream.partnerTokenField,
-      pacer: options.pacer ?? processPacer(upstream),
+      pacer,
       ...(options.fetch && { fetch: options.fetch }),
     });
+    const flush = (pacer as Partial<SharedPacer>).flush;
     return {
       client,
       report,
       ...(options.onUnauthorized && { onUnauthorized: options.onUnauthorized }),
+      ...(flush && { flush: () => flush.call(pacer) }),
     };
   };
 }

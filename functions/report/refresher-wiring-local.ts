@@ -9,10 +9,13 @@
  * snapshot is still fresh, then every `report.refreshSeconds`. Each run gets the Lambda's time
  * budget (REFRESHER_TIMEOUT_SECONDS), so a long refresh is cut short and continued through the
  * trigger exactly as on AWS. Stopping aborts the run in progress (its checkpoint is kept).
+ * Upstream calls are paced by the pacer item of the local ledger table, the one the local
+ * delivery worker uses, so the two share the upstream's limits as on AWS.
  */
 import { join } from 'node:path';
 import { snapshotAgeSeconds } from '../domain/debtors-report.ts';
 import { localConfigSource } from '../shared/config-local.ts';
+import { localServices } from '../shared/local-services.ts';
 import { logger } from '../shared/observability.ts';
 import type { Pacer } from '../shared/pacer.ts';
 import {
@@ -32,15 +35,29 @@ import {
   type RefreshDeps,
   refreshDebtors,
   refreshEvents,
+  sharedRefreshPacer,
   upstreamSource,
 } from './refresh.ts';
 
-/** The local adapters; the local runtime must have started the refresher (startLocalRefresher). */
+/**
+ * The local adapters; the local runtime must have started the refresher (startLocalRefresher)
+ * and its services: unless given a pacer, a refresh paces on the shared item of the local
+ * ledger table (localServices(), looked up when a refresh runs), as delivery does.
+ */
 export function localRefreshDeps(options: { pacer?: Pacer } = {}): RefreshDeps {
+  const { pacer } = options;
   return {
     store: localReportStore(),
     trigger: localReportTrigger(),
-    source: upstreamSource(localConfigSource(), options.pacer ? { pacer: options.pacer } : {}),
+    source: upstreamSource(localConfigSource(), {
+      pacerFor: (limits) => {
+        if (pacer) return pacer;
+        const services = localServices();
+        return sharedRefreshPacer({ client: services.dynamo, tableName: services.ledgerTable })(
+          limits,
+        );
+      },
+    }),
     events: refreshEvents,
   };
 }
@@ -50,7 +67,7 @@ export interface LocalRefresherOptions {
   dataDir: string;
   /** report.refreshSeconds of the configuration. */
   refreshSeconds: number;
-  /** Shared with delivery once it exists; default: the process pacer for the upstream limits. */
+  /** Default: the pacer item of the local ledger table (localServices()), shared with delivery. */
   pacer?: Pacer;
   /** Time budget of one run, as the Lambda's timeout. */
   budgetMs?: number;

@@ -71,6 +71,33 @@ async function passwordMatches(client: Client, credentials: BasicCredentials): P
   return true;
 }
 
+/** The client whose username and password these Basic credentials are, if any. */
+async function matchClient(
+  credentials: BasicCredentials,
+  clients: readonly Client[],
+): Promise<Client | undefined> {
+  // Every client is checked, so the time taken does not tell which usernames exist.
+  let match: Client | undefined;
+  for (const client of clients) {
+    const sameName = digestEqual(client.username, credentials.username);
+    if (sameName && (await passwordMatches(client, credentials))) match = client;
+  }
+  return match;
+}
+
+/**
+ * The client an `Authorization: Basic ...` header authenticates, whatever its roles; undefined
+ * when the header is missing, malformed or names no client with that password (the API
+ * Gateway authorizer's question; the functions then check the role).
+ */
+export async function verifyBasicClient(
+  authorization: string | undefined,
+  clients: readonly Client[],
+): Promise<Client | undefined> {
+  const credentials = basicCredentials(authorization);
+  return credentials ? matchClient(credentials, clients) : undefined;
+}
+
 /**
  * Authenticates `Authorization: Basic ...` against the clients and checks the role:
  * 401 without valid credentials, 403 when the client lacks the role.
@@ -89,12 +116,7 @@ export async function authenticateClient(
       message: 'Basic credentials are required',
     };
   }
-  // Every client is checked, so the time taken does not tell which usernames exist.
-  let match: Client | undefined;
-  for (const client of clients) {
-    const sameName = digestEqual(client.username, credentials.username);
-    if (sameName && (await passwordMatches(client, credentials))) match = client;
-  }
+  const match = await matchClient(credentials, clients);
   if (!match) {
     return { ok: false, status: 401, code: 'unauthorized', message: 'invalid credentials' };
   }

@@ -13,7 +13,8 @@
  *   batch size 1 and reserved concurrency 1, so two refreshes never overlap; its visibility
  *   timeout is 6 × the refresher's timeout (AWS advice for Lambda event sources).
  * - Refresher: a NodeFunction (functions/report/refresher-handler.ts), 1 GB, timeout
- *   REFRESHER_TIMEOUT_SECONDS; it checkpoints and continues when an invocation runs short.
+ *   REFRESHER_TIMEOUT_SECONDS; it checkpoints and continues when an invocation runs short. It
+ *   paces its upstream calls on the pacer item of the ledger table, with delivery.
  * - Schedule: EventBridge Scheduler sends `{"kind":"refresh","reason":"schedule"}` to the queue
  *   every report.refreshSeconds (rounded up to whole minutes, Scheduler's unit); a tick that
  *   cannot be delivered within one interval is dropped (the next one replaces it).
@@ -39,6 +40,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { REFRESHER_TIMEOUT_SECONDS } from '../../functions/report/refresh.ts';
 import { REPORT_KEYS } from '../../functions/shared/report-store-s3.ts';
+import type { LeadStore } from './lead-store.ts';
 import type { LeadsSecrets } from './leads-secrets.ts';
 import { NodeFunction } from './node-function.ts';
 
@@ -71,6 +73,11 @@ export interface DebtorsReportProps {
   refreshSeconds: number;
   /** The refresher reads the upstream credentials (and LEADS_SETTINGS) from here. */
   secrets: LeadsSecrets;
+  /**
+   * The ledger table holding the account-wide upstream pacer item that delivery paces on: the
+   * refresher paces on it too (LeadStore.grantPacer: that item only, and LEDGER_TABLE_NAME).
+   */
+  ledger: LeadStore;
   /** @default REFRESHER_TIMEOUT_SECONDS (functions/report/refresh.ts) */
   refresherTimeout?: Duration;
   /** Where the functions' Powertools metrics go. @default 'Leads' */
@@ -178,6 +185,7 @@ export class DebtorsReport extends Construct {
       },
     );
     props.secrets.grantRead(this.refresher, 'upstream');
+    props.ledger.grantPacer(this.refresher);
     this.grantRefresh(this.refresher);
 
     const interval = wholeMinutes(refreshSeconds);

@@ -10,7 +10,9 @@
  *
  * Grants are per role and least privilege: each one lists exactly the DynamoDB actions the
  * ledger operations of that role send (functions/shared/lead-ledger-dynamodb.ts), on the table
- * (and, for listing, on the status index only), and gives the function LEDGER_TABLE_NAME.
+ * (and, for listing, on the status index only), and gives the function LEDGER_TABLE_NAME. The
+ * table also holds the account-wide upstream pacer item (functions/shared/pacer-dynamodb.ts):
+ * grantPacer gives a function that item alone.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import {
@@ -28,6 +30,7 @@ import {
   LEDGER_STATUS_INDEX,
   LEDGER_TABLE_DEFINITION,
 } from '../../functions/shared/lead-ledger-dynamodb.ts';
+import { UPSTREAM_PACER_KEY } from '../../functions/shared/pacer-dynamodb.ts';
 
 /** What functions/intake/wiring-aws.ts (and later the forwarder and admin) read. */
 export const LEDGER_TABLE_ENV = 'LEDGER_TABLE_NAME';
@@ -53,6 +56,12 @@ export const LEDGER_ACTIONS = {
 
 /** Actions on the status index: only listByStatus() reads it, only the admin lists. */
 export const LEDGER_INDEX_ACTIONS = ['dynamodb:Query'] as const;
+
+/**
+ * The DynamoDB actions of the account-wide upstream pacer (pacer-dynamodb.ts): conditional
+ * UpdateItem to take a slot or pause the schedule, GetItem (consistent) to read it back.
+ */
+export const PACER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
 
 const ATTRIBUTE_TYPES = {
   S: AttributeType.STRING,
@@ -124,6 +133,24 @@ export class LeadStore extends Construct {
       grantee: fn,
       actions: [...LEDGER_INDEX_ACTIONS],
       resourceArns: [this.statusIndexArn],
+    });
+  }
+
+  /**
+   * A function that only paces its upstream calls (the report refresher): GetItem and
+   * UpdateItem on the table, restricted by `dynamodb:LeadingKeys` to the pacer item
+   * (`pacer#upstream`), so it can neither read nor change a lead. The forwarder needs no extra
+   * grant: its own covers the pacer item.
+   */
+  grantPacer(fn: LambdaFunction): void {
+    this.bind(fn);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: [...PACER_ACTIONS],
+      resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [UPSTREAM_PACER_KEY] },
+      },
     });
   }
 

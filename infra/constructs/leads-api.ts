@@ -9,20 +9,27 @@
  * - API Gateway's own errors (throttled, unknown route, ...) in the contract's error shape.
  * - `addRoute(route, fn)` adds a Lambda proxy route from the route table (infra/routes.ts);
  *   a route without a function is answered by the gateway itself (`GET /health`).
+ * - Routes marked `auth: 'basic'` get the Basic-auth REQUEST authorizer (`useBasicAuthorizer`,
+ *   BASIC_AUTH in infra/routes.ts): API Gateway answers missing or refused credentials itself,
+ *   with a 401 that carries `WWW-Authenticate` (the UNAUTHORIZED gateway response), which a
+ *   browser turns into its login prompt. A function's own WWW-Authenticate never reaches a
+ *   browser: API Gateway renames it x-amzn-Remapped-WWW-Authenticate.
  */
-import { Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
   type CfnStage,
   ContentHandling,
   EndpointType,
+  IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
   type Method,
   MethodLoggingLevel,
   MockIntegration,
   PassthroughBehavior,
+  RequestAuthorizer,
   type RequestValidator,
   type Resource,
   ResponseType,
@@ -32,7 +39,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { BINARY_MEDIA_TYPES, type RouteSpec } from '../routes.ts';
+import { BASIC_AUTH, BINARY_MEDIA_TYPES, type RouteSpec } from '../routes.ts';
 
 export interface LeadsApiProps {
   /** Stage name and `leads-<stage>` API name. */
@@ -80,6 +87,9 @@ export class LeadsApi extends Construct {
   readonly api: RestApi;
   readonly accessLogs: LogGroup;
   private readonly validator: RequestValidator;
+  /** The Basic-auth authorizer's function (useBasicAuthorizer) and, once a route uses it, itself. */
+  private basicAuthorizerFn: IFunction | undefined;
+  private basicAuthorizer: RequestAuthorizer | undefined;
   private readonly methodThrottles: Array<{
     httpMethod: string;
     resourcePath: string;
@@ -180,6 +190,46 @@ export class LeadsApi extends Construct {
   }
 
   /**
+   * The function of the Basic-auth REQUEST authorizer (functions/authorizer/handler.ts) for the
+   * routes marked `auth: 'basic'`; call it before adding them.
+   */
+  useBasicAuthorizer(fn: IFunction): void {
+    if (this.basicAuthorizerFn)
+      throw new Error('LeadsApi: the Basic-auth authorizer is already set');
+    this.basicAuthorizerFn = fn;
+    Validations.of(fn).acknowledge(
+      {
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'Invoked synchronously by API Gateway as a request authorizer: the gateway answers the caller from its result, so an asynchronous dead-letter queue never applies.',
+      },
+      {
+        id: 'Serverless-LambdaAsyncFailureDestination',
+        reason:
+          'Invoked synchronously by API Gateway as a request authorizer: asynchronous failure destinations never apply.',
+      },
+    );
+  }
+
+  /** The REQUEST authorizer on the Authorization header, created for the first route using it. */
+  private requestAuthorizer(route: RouteSpec): RequestAuthorizer {
+    if (this.basicAuthorizer) return this.basicAuthorizer;
+    const handler = this.basicAuthorizerFn;
+    if (!handler) {
+      throw new Error(
+        `route ${route.method} ${route.path} needs Basic auth: call useBasicAuthorizer(fn) first`,
+      );
+    }
+    this.basicAuthorizer = new RequestAuthorizer(this, 'BasicAuthorizer', {
+      handler,
+      authorizerName: 'basic',
+      identitySources: [IdentitySource.header(BASIC_AUTH.identityHeader)],
+      resultsCacheTtl: Duration.seconds(BASIC_AUTH.resultsCacheTtlSeconds),
+    });
+    return this.basicAuthorizer;
+  }
+
+  /**
    * Adds a route of the table: a Lambda proxy integration when `fn` is given, else the
    * gateway's own answer (only known gateway routes, such as `GET /health`).
    */
@@ -202,6 +252,7 @@ export class LeadsApi extends Construct {
 
   private addProxyMethod(resource: Resource, route: RouteSpec, fn: IFunction): Method {
     const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    const basic = route.auth === 'basic';
     const method = resource.addMethod(
       route.method,
       new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
@@ -210,14 +261,23 @@ export class LeadsApi extends Construct {
         requestParameters: Object.fromEntries(
           pathParameters.map((name) => [`method.request.path.${name}`, true]),
         ),
+        ...(basic && { authorizer: this.requestAuthorizer(route) }),
       },
     );
-    const reason =
-      'Callers are lead platforms and Basic-auth clients that can neither sign AWS requests nor hold Cognito tokens; the function authenticates each request itself (platform signature, profile token or key, Basic credentials checked against the clients secret).';
-    Validations.of(method).acknowledge(
-      { id: 'AwsSolutions-APIG4', reason },
-      { id: 'AwsSolutions-COG4', reason },
-    );
+    if (basic) {
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-COG4',
+        reason:
+          'Callers are Basic-auth API clients (scripts, integrations, a manager in a browser) that cannot hold Cognito tokens; a Lambda REQUEST authorizer checks their credentials against the clients secret, and the function checks their role.',
+      });
+    } else {
+      const reason =
+        'Callers are lead platforms that can neither sign AWS requests nor hold Cognito tokens; the function authenticates each request itself (platform signature over the raw body, profile token or key).';
+      Validations.of(method).acknowledge(
+        { id: 'AwsSolutions-APIG4', reason },
+        { id: 'AwsSolutions-COG4', reason },
+      );
+    }
     Validations.of(fn).acknowledge(
       {
         id: 'Serverless-LambdaDLQ',
@@ -277,6 +337,19 @@ export class LeadsApi extends Construct {
       // An unknown route: API Gateway says 403 "Missing Authentication Token"; say 404.
       ['UnknownRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, '404'],
     ];
+    // Missing or refused Basic credentials (the authorizer): a challenge a browser answers.
+    const { unauthorized } = BASIC_AUTH;
+    this.api.addGatewayResponse('Unauthorized', {
+      type: ResponseType.UNAUTHORIZED,
+      statusCode: String(unauthorized.statusCode),
+      responseHeaders: {
+        'Content-Type': JSON_CONTENT,
+        ...Object.fromEntries(
+          Object.entries(unauthorized.headers).map(([name, value]) => [name, `'${value}'`]),
+        ),
+      },
+      templates: { 'application/json': JSON.stringify(unauthorized.body) },
+    });
     for (const [id, type, statusCode] of responses) {
       this.api.addGatewayResponse(id, {
         type,

@@ -2,7 +2,8 @@
  * The dashboard in a real browser (Chromium through playwright-core), served by the local
  * runtime: the figures it shows are the JSON report's, the ageing chart has one bar per bucket,
  * the search filters the list ignoring accents, and the page runs under its CSP without a
- * single violation. Leaves a screenshot in test/artifacts/dashboard.png.
+ * single violation. The browser logs in with its own Basic prompt (httpCredentials only): the
+ * gateway's 401 carries a real WWW-Authenticate. Leaves a screenshot in test/artifacts/dashboard.png.
  */
 import { mkdirSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -66,13 +67,11 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
-  // httpCredentials answers a Basic challenge, but API Gateway (and so the local gateway)
-  // renames an integration's WWW-Authenticate to x-amzn-Remapped-WWW-Authenticate, so the
-  // browser never sees one (`send: 'always'` only applies to Playwright's API requests). The
-  // credentials therefore also go up front, as a client behind API Gateway must send them.
+  // Only httpCredentials, no Authorization header up front: the browser first gets the
+  // gateway's 401 with a real WWW-Authenticate (the Basic-auth authorizer, as on API Gateway)
+  // and answers that challenge with the credentials, as a person does at the login prompt.
   const context = await browser.newContext({
     httpCredentials: CREDENTIALS,
-    extraHTTPHeaders: AUTH,
     viewport: { width: 1280, height: 900 },
     locale: 'pt-BR',
   });
@@ -165,6 +164,22 @@ describe('the debtors dashboard in Chromium', () => {
     for (const link of links) {
       expect(link.rel).toBe('noopener noreferrer');
       expect(link.href).toMatch(/^https?:\/\//);
+    }
+  });
+
+  it('is asked for credentials: a browser without them meets a real Basic challenge', async () => {
+    // The page above loaded with httpCredentials alone (Playwright sends them only when
+    // challenged). Without credentials Chromium takes the 401 as a login prompt it cannot
+    // answer (an authentication error), not as a page to render, as it did while the challenge
+    // reached it only as x-amzn-Remapped-WWW-Authenticate.
+    const anonymous = await browser.newContext();
+    try {
+      const page = await anonymous.newPage();
+      await expect(page.goto(new URL('/reports/debtors.html', rt.url).href)).rejects.toThrow(
+        /ERR_INVALID_AUTH_CREDENTIALS/,
+      );
+    } finally {
+      await anonymous.close();
     }
   });
 

@@ -6,6 +6,7 @@ import { buildApp, type LeadsApp } from '../../infra/app.ts';
 import { LeadsApi } from '../../infra/constructs/leads-api.ts';
 import { LeadsSecrets } from '../../infra/constructs/leads-secrets.ts';
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
+import { ROUTES } from '../../infra/routes.ts';
 import {
   acknowledgements,
   addNagPacks,
@@ -50,8 +51,9 @@ describe('the CDK app (config/deploy.example.json)', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     // The lead queue and the report's refresh queue, each with its dead-letter queue.
     template.resourceCountIs('AWS::SQS::Queue', 4);
-    // intake, report, forwarder, admin, the report refresher.
-    template.resourceCountIs('AWS::Lambda::Function', 5);
+    // intake, report, forwarder, the Basic-auth authorizer, admin, the report refresher.
+    template.resourceCountIs('AWS::Lambda::Function', 6);
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     expect(Object.keys(template.findOutputs('*')).sort()).toEqual([
@@ -93,7 +95,8 @@ describe('the CDK app (config/deploy.example.json)', () => {
         'AwsSolutions-APIG4',
         'AwsSolutions-COG4',
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        // The intake function: X-Ray's wildcard, and no async DLQ behind a synchronous route.
+        // The functions: X-Ray's wildcard, and no async DLQ behind a synchronous route or
+        // behind the authorizer (API Gateway calls both synchronously).
         'AwsSolutions-IAM5[Resource::*]',
         'Serverless-LambdaDLQ',
         'Serverless-LambdaAsyncFailureDestination',
@@ -111,6 +114,20 @@ describe('the CDK app (config/deploy.example.json)', () => {
       expect(ack.path, ack.id).not.toBe(built.app.node.path);
       expect(ack.path, ack.id).not.toBe(built.stack.node.path);
     }
+    // APIG4 (no authorization) is acknowledged on exactly the routes without `auth: 'basic'`
+    // (webhooks and /health); the Basic routes satisfy it with the authorizer.
+    const methodOf = (path: string) => {
+      const parts = path.replace(`${built.stack.node.path}/Gateway/Api/Default`, '').split('/');
+      return `${parts.pop()} ${parts.join('/')}`;
+    };
+    const apig4 = acks.filter((a) => a.id === 'AwsSolutions-APIG4').map((a) => methodOf(a.path));
+    expect(apig4.sort()).toEqual(
+      ROUTES.filter((r) => r.auth !== 'basic')
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    );
+    const cog4 = acks.filter((a) => a.id === 'AwsSolutions-COG4').map((a) => methodOf(a.path));
+    expect(cog4.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     const audited = Object.values(template.Resources).flatMap(
       (r) => r.Metadata?.cdk_nag?.rules_to_suppress ?? [],
     );

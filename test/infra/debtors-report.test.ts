@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UPSTREAM_PACER_KEY } from '../../functions/shared/pacer-dynamodb.ts';
 import { REPORT_KEYS } from '../../functions/shared/report-store-s3.ts';
 import { REPO_ROOT } from '../../infra/config.ts';
 import {
@@ -14,6 +16,7 @@ import {
   REPORT_BUCKET_ENV,
   REPORT_REFRESH_QUEUE_ENV,
 } from '../../infra/constructs/debtors-report.ts';
+import { LEDGER_TABLE_ENV, LeadStore, PACER_ACTIONS } from '../../infra/constructs/lead-store.ts';
 import { LeadsSecrets } from '../../infra/constructs/leads-secrets.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
 import {
@@ -31,6 +34,7 @@ import {
 afterAll(removeTempOutdirs);
 
 interface Ids {
+  table: string;
   bucket: string;
   queue: string;
   dlq: string;
@@ -99,6 +103,7 @@ describe('DebtorsReport in the stack', () => {
     const id = (construct: { node: { defaultChild?: unknown } }) =>
       stack.getLogicalId(construct.node.defaultChild as CfnBucket);
     ids = {
+      table: stack.getLogicalId(stack.store.table.node.defaultChild as CfnTable),
       bucket: id(stack.report.bucket),
       queue: stack.getLogicalId(stack.report.queue.node.defaultChild as CfnQueue),
       dlq: stack.getLogicalId(stack.report.deadLetterQueue.node.defaultChild as CfnQueue),
@@ -216,8 +221,36 @@ describe('DebtorsReport in the stack', () => {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         [REPORT_BUCKET_ENV]: { Ref: ids.bucket },
         [REPORT_REFRESH_QUEUE_ENV]: { Ref: ids.queue },
+        [LEDGER_TABLE_ENV]: { Ref: ids.table },
         LEADS_SECRETS_PREFIX: 'leads/prod',
       });
+    });
+
+    it("paces on delivery's pacer item: GetItem/UpdateItem on that one item of the ledger", () => {
+      // Act: the statements as written, conditions included (roleStatements drops them).
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')) as Array<{
+        Properties: {
+          Roles: unknown[];
+          PolicyDocument: { Statement: Array<{ Resource: unknown; [key: string]: unknown }> };
+        };
+      }>;
+      const onTable = policies
+        .filter((p) => JSON.stringify(p.Properties.Roles).includes(`"${ids.refresherRole}"`))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement)
+        .filter((s) => JSON.stringify(s.Resource).includes(`"${ids.table}"`));
+
+      // Assess
+      expect(onTable).toEqual([
+        {
+          Effect: 'Allow',
+          Action: [...PACER_ACTIONS],
+          Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+          Condition: {
+            'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [UPSTREAM_PACER_KEY] },
+          },
+        },
+      ]);
+      expect(UPSTREAM_PACER_KEY).toBe('pacer#upstream');
     });
 
     it('reads and writes only the three report keys and deletes only the checkpoint', () => {
@@ -248,6 +281,8 @@ describe('DebtorsReport in the stack', () => {
 
     it('is granted nothing else: its whole action list', () => {
       expect(allActions(refresherStatements)).toEqual([
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         's3:DeleteObject',
@@ -274,6 +309,8 @@ describe('DebtorsReport in the stack', () => {
       );
       expect(wiring).toContain(`requireEnv('${REPORT_BUCKET_ENV}')`);
       expect(wiring).toContain(`requireEnv('${REPORT_REFRESH_QUEUE_ENV}')`);
+      expect(wiring).toContain(`requireEnv('${LEDGER_TABLE_ENV}')`);
+      expect(wiring).toContain('sharedRefreshPacer(');
     });
   });
 
@@ -429,7 +466,13 @@ describe('DebtorsReport alone', () => {
       prefix: config.secretsPrefix,
       settings: config.settings,
     });
-    const report = new DebtorsReport(stack, 'Report', { stage: 'test', refreshSeconds, secrets });
+    const ledger = new LeadStore(stack, 'Ledger');
+    const report = new DebtorsReport(stack, 'Report', {
+      stage: 'test',
+      refreshSeconds,
+      secrets,
+      ledger,
+    });
     return { app, stack, report };
   }
 

@@ -13,10 +13,16 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { type LeadLedger, LeadStateError, newLeadId } from '../../functions/shared/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
 import {
+  createDynamoPacer,
+  PacerWaitError,
+  UPSTREAM_PACER_KEY,
+} from '../../functions/shared/pacer-dynamodb.ts';
+import {
   LEDGER_ACTIONS,
   LEDGER_INDEX_ACTIONS,
   LEDGER_TABLE_ENV,
   LeadStore,
+  PACER_ACTIONS,
 } from '../../infra/constructs/lead-store.ts';
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
 import {
@@ -29,7 +35,7 @@ import {
 
 const ENTRY = 'test/fixtures/functions/hello.ts';
 
-type Grant = 'grantIntake' | 'grantForwarder' | 'grantAdmin';
+type Grant = 'grantIntake' | 'grantForwarder' | 'grantAdmin' | 'grantPacer';
 
 /** A stack with the store and one function given `grant`; its template and ids. */
 function granted(grant: Grant) {
@@ -162,6 +168,35 @@ describe('LeadStore', () => {
     ]);
   });
 
+  it('grantPacer: GetItem and UpdateItem on the pacer item only (LeadingKeys), and the table name', () => {
+    // Act
+    const { template, table, statements } = granted('grantPacer');
+
+    // Assess
+    expect(ledgerStatements(statements, table)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        Resource: [tableArn(table)],
+      },
+    ]);
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Resource: tableArn(table),
+            Condition: {
+              'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['pacer#upstream'] },
+            },
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ [LEDGER_TABLE_ENV]: { Ref: table } }) },
+    });
+  });
+
   it('grantAdmin: GetItem and UpdateItem on the table, Query on the status index only', () => {
     // Act
     const { table, statements } = granted('grantAdmin');
@@ -183,7 +218,7 @@ describe('LeadStore', () => {
 });
 
 /**
- * The grants against the code: run the ledger operations of each role on a mocked DynamoDB
+ * The grants against the code: run the ledger operations of each role (and the pacer's) on a mocked DynamoDB
  * (success and conditional-failure paths) and compare the IAM actions of the calls made with
  * what the role is granted. Equal, not a subset: a grant with an unused action fails too.
  */
@@ -295,6 +330,38 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
 
     // Assess
     expect(actionsCalled()).toEqual({ table: [...LEDGER_ACTIONS.forwarder].sort(), index: [] });
+  });
+
+  it('pacer (take a slot idle or busy, refuse a far one, pause): GetItem, UpdateItem on its item', async () => {
+    // Prepare: a busy schedule far ahead, so every path runs (idle fails, busy fails, read).
+    let now = 1_000_000;
+    const pacer = createDynamoPacer({
+      client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+      tableName: 'ledger',
+      maxPerSecond: 5,
+      maxPerMinute: 100,
+      maxWaitMs: 1_000,
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
+
+    // Act
+    ddb.on(UpdateCommand).resolves({ Attributes: { next: now + 5_000 } });
+    await pacer.acquire();
+    ddb.on(UpdateCommand).rejects(conditionFailed);
+    ddb.on(GetCommand).resolves({ Item: { pk: UPSTREAM_PACER_KEY, next: now + 60_000 } });
+    await expect(pacer.acquire()).rejects.toThrow(PacerWaitError);
+    pacer.pauseUntil(now + 120_000);
+    await pacer.flush();
+
+    // Assess
+    expect(actionsCalled()).toEqual({ table: [...PACER_ACTIONS].sort(), index: [] });
+    const keys = ddb.calls().map((call) => (call.args[0].input as { Key?: unknown }).Key);
+    expect(new Set(keys.map((key) => JSON.stringify(key)))).toEqual(
+      new Set([JSON.stringify({ pk: UPSTREAM_PACER_KEY })]),
+    );
   });
 
   it('admin (get, list by status, requeue, park): GetItem, UpdateItem; Query on the index', async () => {

@@ -1,11 +1,14 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BASIC_CHALLENGE } from '../../functions/shared/client-auth.ts';
 import { LeadsApi, type LeadsApiProps } from '../../infra/constructs/leads-api.ts';
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
+import { BASIC_AUTH } from '../../infra/routes.ts';
 import { onlyLogicalId, removeTempOutdirs, testStack } from './helpers.ts';
 
 const PROPS: LeadsApiProps = { stage: 'prod', rateLimit: 25, burstLimit: 50, cloudWatchRole: true };
 const HEALTH = { method: 'GET', path: '/health' } as const;
+const ENTRY = 'test/fixtures/functions/hello.ts';
 
 function apiTemplate(props: Partial<LeadsApiProps> = {}, build?: (api: LeadsApi) => void) {
   const stack = testStack();
@@ -180,6 +183,86 @@ describe('LeadsApi', () => {
       Action: 'lambda:InvokeFunction',
       Principal: 'apigateway.amazonaws.com',
     });
+  });
+
+  it("puts the Basic-auth REQUEST authorizer in front of a route marked auth: 'basic'", () => {
+    // Act
+    const template = apiTemplate({}, (api) => {
+      const authorizer = new NodeFunction(api, 'Authorizer', { entry: ENTRY });
+      const fn = new NodeFunction(api, 'Report', { entry: ENTRY });
+      api.useBasicAuthorizer(authorizer);
+      api.addRoute({ method: 'GET', path: '/reports/debtors', auth: 'basic' }, fn);
+      api.addRoute({ method: 'GET', path: '/reports/other', auth: 'basic' }, fn);
+      api.addRoute({ method: 'POST', path: '/leads/{profile}' }, fn);
+    });
+
+    // Assess: one authorizer on the Authorization header, its decisions cached 300 s
+    const authorizerId = onlyLogicalId(template, 'AWS::ApiGateway::Authorizer');
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 300,
+      AuthorizerUri: Match.anyValue(),
+    });
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method')) as Array<{
+      Properties: { HttpMethod: string; AuthorizationType?: string; AuthorizerId?: unknown };
+    }>;
+    const custom = methods.filter((m) => m.Properties.AuthorizationType === 'CUSTOM');
+    expect(custom).toHaveLength(2);
+    for (const method of custom) {
+      expect(method.Properties.AuthorizerId).toEqual({ Ref: authorizerId });
+    }
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'POST',
+      AuthorizationType: 'NONE',
+    });
+    // API Gateway may invoke the authorizer function.
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'apigateway.amazonaws.com',
+      SourceArn: Match.objectLike({
+        'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/authorizers/')])],
+      }),
+    });
+  });
+
+  it('answers missing or refused Basic credentials with 401, a WWW-Authenticate challenge and the error shape', () => {
+    // Act
+    const template = apiTemplate();
+
+    // Assess
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'UNAUTHORIZED',
+      StatusCode: '401',
+      ResponseParameters: {
+        'gatewayresponse.header.WWW-Authenticate': `'Basic realm="leads", charset="UTF-8"'`,
+        'gatewayresponse.header.Content-Type': "'application/json'",
+      },
+    });
+    const [response] = Object.values(
+      template.findResources('AWS::ApiGateway::GatewayResponse', {
+        Properties: { ResponseType: 'UNAUTHORIZED' },
+      }),
+    ) as Array<{ Properties: { ResponseTemplates: Record<string, string> } }>;
+    expect(JSON.parse(response?.Properties.ResponseTemplates['application/json'] ?? '')).toEqual({
+      error: { code: 'unauthorized', message: expect.any(String), details: [] },
+    });
+    // The same challenge the functions send (functions/shared/client-auth.ts).
+    expect(BASIC_AUTH.unauthorized.headers['WWW-Authenticate']).toBe(
+      BASIC_CHALLENGE['www-authenticate'],
+    );
+  });
+
+  it("refuses an auth: 'basic' route before the authorizer's function is set", () => {
+    // Prepare
+    const api = new LeadsApi(testStack(), 'Gateway', PROPS);
+    const fn = new NodeFunction(api, 'Report', { entry: ENTRY });
+
+    // Act
+    const add = () => api.addRoute({ method: 'GET', path: '/reports/x', auth: 'basic' }, fn);
+
+    // Assess
+    expect(add).toThrow(/needs Basic auth: call useBasicAuthorizer/);
   });
 
   it('refuses a route with no function that the gateway cannot answer itself', () => {

@@ -12,6 +12,7 @@ import { REPO_ROOT } from '../../infra/config.ts';
 import { LEAD_QUEUE_URL_ENV } from '../../infra/constructs/lead-queue.ts';
 import { LEDGER_TABLE_ENV } from '../../infra/constructs/lead-store.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
+import { ROUTES } from '../../infra/routes.ts';
 import {
   actionsOn,
   deployConfig,
@@ -370,6 +371,90 @@ describe('LeadsStack: delivery and admin', () => {
       ]) {
         expect(wiring).toContain(`'${name}'`);
       }
+    });
+  });
+
+  describe('the Basic-auth authorizer', () => {
+    /** `METHOD /path` of the API methods with the given authorization type. */
+    const methodsWith = (authorizationType: string) => {
+      const resources = template.findResources('AWS::ApiGateway::Resource') as Record<
+        string,
+        { Properties: { PathPart: string; ParentId: { Ref?: string } } }
+      >;
+      const pathOf = (id: string | undefined): string => {
+        const resource = id === undefined ? undefined : resources[id];
+        if (!resource) return '';
+        return `${pathOf(resource.Properties.ParentId.Ref)}/${resource.Properties.PathPart}`;
+      };
+      const methods = Object.values(template.findResources('AWS::ApiGateway::Method')) as Array<{
+        Properties: { HttpMethod: string; ResourceId: { Ref?: string }; AuthorizationType: string };
+      }>;
+      return methods
+        .filter((m) => m.Properties.AuthorizationType === authorizationType)
+        .map((m) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId.Ref) || '/'}`)
+        .sort();
+    };
+
+    it('guards exactly the Basic-auth routes: prospects, debtors, reports and admin', () => {
+      expect(methodsWith('CUSTOM')).toEqual([
+        'GET /admin/leads',
+        'GET /admin/leads/{leadId}',
+        'GET /api/v1/receivables/debtors',
+        'GET /reports/debtors',
+        'GET /reports/debtors.csv',
+        'GET /reports/debtors.html',
+        'POST /admin/leads/{leadId}/retry',
+        'POST /admin/replay',
+        'POST /admin/reports/debtors/refresh',
+        'POST /api/v1/prospects',
+      ]);
+      // Webhook senders authenticate with signatures, keys or tokens; /health is open.
+      expect(methodsWith('NONE')).toEqual([
+        'GET /health',
+        'GET /leads/{profile}',
+        'OPTIONS /leads/{profile}',
+        'POST /leads/{profile}',
+      ]);
+      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(10);
+    });
+
+    it('is the authorizer function, on the Authorization header, cached 300 s', () => {
+      const fn = stack.functions.get('authorizer');
+      if (!fn) throw new Error('no authorizer function');
+      const fnId = stack.getLogicalId(fn.node.defaultChild as CfnFunction);
+      const authorizer = Object.values(
+        template.findResources('AWS::ApiGateway::Authorizer'),
+      )[0] as {
+        Properties: Record<string, unknown>;
+      };
+      expect(authorizer.Properties).toMatchObject({
+        Type: 'REQUEST',
+        IdentitySource: 'method.request.header.Authorization',
+        AuthorizerResultTtlInSeconds: 300,
+      });
+      expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(`"${fnId}"`);
+      expect(routesOf(template, fnId)).toEqual([]);
+    });
+
+    it('reads only the API clients secret and is granted nothing else', () => {
+      const fn = stack.functions.get('authorizer');
+      const role = stack.getLogicalId(fn?.role?.node.defaultChild as CfnRole);
+      const statements = roleStatements(template, role);
+      const clients = stack.getLogicalId(stack.secrets.clients.node.defaultChild as CfnSecret);
+      const upstream = stack.getLogicalId(stack.secrets.upstream.node.defaultChild as CfnSecret);
+      expect(actionsOn(statements, clients)).toEqual([
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+      ]);
+      expect(actionsOn(statements, upstream)).toEqual([]);
+      expect(allActions(statements)).toEqual([
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ]);
     });
   });
 

@@ -1,30 +1,43 @@
 /**
  * The refresher as the local runtime runs it: the refresh service (a refresh at start, then on
  * a timer) and the Lambda handler with the local wiring, continuing a refresh cut short through
- * the local trigger, all against a real sandbox.
+ * the local trigger, all against a real sandbox, paced on the local ledger table's pacer item.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DebtorsList } from '../../functions/domain/debtors.ts';
 import type { LocalRefresher } from '../../functions/report/refresher-wiring-local.ts';
 import { parseConfig, setLocalConfig } from '../../functions/shared/config-local.ts';
-import { createPacer } from '../../functions/shared/pacer.ts';
+import { setLocalServices } from '../../functions/shared/local-services.ts';
+import { UPSTREAM_PACER_KEY } from '../../functions/shared/pacer-dynamodb.ts';
 import { localReportStore } from '../../functions/shared/report-store-file.ts';
 import { localReportTrigger } from '../../functions/shared/report-trigger-local.ts';
 import { createSandbox, type Sandbox, type SandboxStats } from '../../sandbox/server.ts';
+import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 
 const DEBTORS_ROUTE = 'GET /api/v1/receivables/debtors';
 const AUTH = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
 
 let sandbox: Sandbox;
+let dynamo: TestDynamo;
+let ledgerTable: string;
 let dataDir: string;
 let refresher: LocalRefresher | undefined;
 
 beforeAll(async () => {
   process.env.LEADS_RUNTIME = 'local';
+  dynamo = await startTestDynamo();
+  ledgerTable = await dynamo.createLedgerTable();
+  setLocalServices({
+    dynamo: dynamo.client,
+    ledgerTable,
+    queueTable: 'unused',
+    maxReceiveCount: 8,
+  });
   sandbox = await createSandbox({ port: 0, debtors: { count: 260, branches: [1, 2, 3], seed: 3 } });
   await fetch(`${sandbox.url}/_sandbox/faults`, {
     method: 'POST',
@@ -54,17 +67,16 @@ afterEach(async () => {
 
 afterAll(async () => {
   setLocalConfig(undefined);
+  setLocalServices(undefined);
   await sandbox.close();
+  await dynamo.close();
 });
 
 async function start(refreshSeconds = 900, keepDir = false): Promise<LocalRefresher> {
   if (!keepDir) dataDir = mkdtempSync(join(tmpdir(), 'leads-refresher-'));
   const { startLocalRefresher } = await import('../../functions/report/refresher-wiring-local.ts');
-  refresher = await startLocalRefresher({
-    dataDir,
-    refreshSeconds,
-    pacer: createPacer({ maxPerSecond: 1000, maxPerMinute: 100_000 }),
-  });
+  // No pacer given: the shared one on the local ledger table, as in the runtime.
+  refresher = await startLocalRefresher({ dataDir, refreshSeconds });
   return refresher;
 }
 
@@ -119,6 +131,11 @@ describe('the local refresh service', () => {
     expect(existsSync(join(dataDir, 'reports', 'current.json'))).toBe(true);
     expect(readdirSync(join(dataDir, 'reports')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     expect(localReportTrigger()).toBe(service.trigger);
+    // Paced on delivery's item of the ledger table.
+    const pacer = await dynamo.client.send(
+      new GetItemCommand({ TableName: ledgerTable, Key: { pk: { S: UPSTREAM_PACER_KEY } } }),
+    );
+    expect(Number(pacer.Item?.next?.N)).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it('does not page the upstream again at a restart while the stored snapshot is fresh', async () => {

@@ -7,16 +7,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Debtor, DebtorsList } from '../../functions/domain/debtors.ts';
 import { queryDebtors } from '../../functions/domain/debtors-query.ts';
 import { type DebtorsSnapshot, isStale } from '../../functions/domain/debtors-report.ts';
 import {
   PAGE_SIZE,
+  type PacerLimits,
   type RefreshDeps,
   type RefreshOutcome,
   refreshDebtors,
+  upstreamSource,
 } from '../../functions/report/refresh.ts';
+import { createLocalConfigSource, parseConfig } from '../../functions/shared/config-local.ts';
 import { createPacer, type Pacer } from '../../functions/shared/pacer.ts';
 import type { ReportStore } from '../../functions/shared/report-store.ts';
 import { createFileReportStore } from '../../functions/shared/report-store-file.ts';
@@ -620,5 +623,76 @@ describe('requests already answered', () => {
     expect(outcome.status).toBe('skipped');
     expect(await debtorCalls()).toBe(calls * 2);
     expect(later.status).toBe('succeeded');
+  });
+});
+
+describe('the upstream source and its pacer', () => {
+  const config = (maxPerSecond: number) =>
+    createLocalConfigSource(
+      parseConfig({
+        upstream: {
+          baseUrl: sandbox.url,
+          username: 'demo',
+          password: 'demo',
+          maxPerSecond,
+          maxPerMinute: 100_000,
+        },
+        clients: [],
+        profiles: {},
+        report: { branches: BRANCHES, refreshSeconds: 900 },
+      }),
+    );
+
+  it('asks for a pacer once per set of limits', async () => {
+    // Prepare
+    let limits = config(1000);
+    const pacerFor = vi.fn((_limits: PacerLimits) => fastPacer());
+    const source = upstreamSource(
+      { upstream: () => limits.upstream(), report: () => limits.report() },
+      { pacerFor },
+    );
+
+    // Act
+    await source();
+    await source();
+    limits = config(500);
+    await source();
+
+    // Assess
+    expect(pacerFor.mock.calls.map(([l]) => l.maxPerSecond)).toEqual([1000, 500]);
+  });
+
+  it("awaits the shared pacer's pause writes (flush) before a run returns, whatever its outcome", async () => {
+    // Prepare: the sandbox's real limits against a fast pacer, so pages draw 429s and pauses.
+    await prepare(400, BRANCHES, {});
+    const base = fastPacer();
+    const writes: string[] = [];
+    const pacer = {
+      acquire: (signal?: AbortSignal) => base.acquire(signal),
+      pauseUntil: (epochMs: number) => {
+        base.pauseUntil(epochMs);
+        writes.push('pending');
+      },
+      flush: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        writes.splice(0, writes.length, ...writes.map(() => 'written'));
+      },
+    };
+    const h = harness();
+    const source = upstreamSource(config(1000), { pacerFor: () => pacer });
+
+    // Act
+    const succeeded = await h.run(undefined, { source });
+    await prepare(400, BRANCHES, { perSecond: 1, perMinute: 1 });
+    const failed = await h.run(refreshMessage({ reason: 'admin' }), {
+      source,
+      rateLimitRetries: 0,
+    });
+
+    // Assess
+    expect(succeeded.status).toBe('succeeded');
+    expect(failed.status).toBe('failed');
+    expect(writes.length).toBeGreaterThan(0);
+    expect(writes.every((w) => w === 'written')).toBe(true);
   });
 });
