@@ -5,7 +5,10 @@
  * (403 unknown route, 413 body too large, 502 handler failure, 504 timeout).
  *
  * Routes come from infra/routes.ts, the table the CDK stack deploys; handler modules are
- * imported on first use so that start-up stays fast.
+ * imported on first use so that start-up stays fast. A route marked `auth: 'basic'` runs the
+ * Basic-auth REQUEST authorizer first, as API Gateway does (local/gateway-authorizer.ts): its
+ * 401 is the gateway's own answer and carries a real WWW-Authenticate header, while a
+ * function's WWW-Authenticate is remapped as API Gateway remaps it.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -15,7 +18,18 @@ import { pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import { header } from '../functions/shared/http.ts';
-import { FUNCTIONS, type FunctionSpec, ROUTES, type RouteSpec } from '../infra/routes.ts';
+import {
+  BASIC_AUTH,
+  FUNCTIONS,
+  type FunctionSpec,
+  ROUTES,
+  type RouteSpec,
+} from '../infra/routes.ts';
+import {
+  type AuthorizerHandler,
+  type GatewayAuthorizer,
+  runAuthorizer,
+} from './gateway-authorizer.ts';
 import {
   createLambdaContext,
   invokeHandler,
@@ -411,29 +425,39 @@ export function responseHeaders(
     merged.set(name.toLowerCase(), { name, values: values.map(String) });
   }
   const out: Record<string, string[]> = {};
+  // The gateway's own answers (gateway responses) keep their headers as they are.
+  const remap = !GATEWAY_ANSWERS.has(result);
   for (const [lower, { name, values }] of merged) {
     if (DROPPED_RESPONSE_HEADERS.has(lower)) continue;
-    out[REMAPPED_RESPONSE_HEADERS.has(lower) ? `x-amzn-Remapped-${name}` : name] = values;
+    const remapped = remap && REMAPPED_RESPONSE_HEADERS.has(lower);
+    out[remapped ? `x-amzn-Remapped-${name}` : name] = values;
   }
   if (!merged.has('content-type')) out['Content-Type'] = ['application/json'];
   out['x-amzn-RequestId'] = [requestId];
   return out;
 }
 
-/** A response API Gateway writes itself (`{"message": ...}`), as a proxy result. */
+/** The results API Gateway writes itself: their headers are not remapped. */
+const GATEWAY_ANSWERS = new WeakSet<APIGatewayProxyResult>();
+
+/** A response API Gateway writes itself (`{"message": ...}` by default), as a proxy result. */
 function gatewayResponse(
   statusCode: number,
-  body: Record<string, string>,
+  body: unknown,
   errorType?: string,
+  headers: Record<string, string> = {},
 ): APIGatewayProxyResult {
-  return {
+  const result = {
     statusCode,
     headers: {
       'Content-Type': 'application/json',
       ...(errorType ? { 'x-amzn-ErrorType': errorType } : {}),
+      ...headers,
     },
     body: JSON.stringify(body),
   };
+  GATEWAY_ANSWERS.add(result);
+  return result;
 }
 
 const INTERNAL_ERROR = gatewayResponse(
@@ -458,6 +482,8 @@ export interface GatewayRoute {
   /** Default 3 (Lambda's default). */
   timeoutSeconds?: number;
   memoryMb?: number;
+  /** A REQUEST Lambda authorizer run before the handler (CUSTOM authorization). */
+  authorizer?: GatewayAuthorizer;
 }
 
 export interface GatewayOptions {
@@ -490,6 +516,7 @@ interface ResolvedRoute {
   timeoutMs: number;
   memoryMb: number;
   getHandler: () => Promise<ProxyHandler>;
+  authorizer?: GatewayAuthorizer & { getHandler: () => Promise<AuthorizerHandler> };
 }
 
 function memoize<T>(load: () => Promise<T>): () => Promise<T> {
@@ -503,12 +530,15 @@ function memoize<T>(load: () => Promise<T>): () => Promise<T> {
   };
 }
 
-function resolveRoute(route: GatewayRoute): ResolvedRoute {
+function resolveRoute(
+  route: GatewayRoute,
+  authorizers = new Map<GatewayAuthorizer, NonNullable<ResolvedRoute['authorizer']>>(),
+): ResolvedRoute {
   const { handler, load } = route;
   const getHandler = handler ? async () => handler : load ? memoize(load) : undefined;
   if (!getHandler) throw new Error(`route ${route.method} ${route.path} has no handler`);
   const name = `${route.method}${route.path}`.replace(/[^A-Za-z0-9-]+/g, '-').replace(/-$/, '');
-  return {
+  const resolved: ResolvedRoute = {
     method: route.method,
     path: route.path,
     functionName: route.functionName ?? name,
@@ -516,6 +546,21 @@ function resolveRoute(route: GatewayRoute): ResolvedRoute {
     memoryMb: route.memoryMb ?? 128,
     getHandler,
   };
+  const { authorizer } = route;
+  if (authorizer) {
+    // One authorizer shared by many routes is loaded once.
+    let shared = authorizers.get(authorizer);
+    if (!shared) {
+      const { handler: own, load: loadOwn } = authorizer;
+      const getOwn = own ? async () => own : loadOwn ? memoize(loadOwn) : undefined;
+      if (!getOwn)
+        throw new Error(`route ${route.method} ${route.path}: authorizer has no handler`);
+      shared = { ...authorizer, getHandler: getOwn };
+      authorizers.set(authorizer, shared);
+    }
+    resolved.authorizer = shared;
+  }
+  return resolved;
 }
 
 function describeError(error: unknown): string {
@@ -556,8 +601,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       body: JSON.stringify({ status: ready ? 'ok' : 'starting' }),
     };
   };
+  const authorizers = new Map<GatewayAuthorizer, NonNullable<ResolvedRoute['authorizer']>>();
   const table = createRouteTable([
-    ...options.routes.map(resolveRoute),
+    ...options.routes.map((route) => resolveRoute(route, authorizers)),
     resolveRoute({
       method: 'GET',
       path: '/health',
@@ -578,12 +624,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       log(`${route.functionName}: ${problem}`);
       return response;
     };
-    let handler: ProxyHandler;
-    try {
-      handler = await route.getHandler();
-    } catch (error) {
-      return fail(`cannot load the handler: ${describeError(error)}`);
-    }
     const event = toProxyEvent(
       {
         method: req.method ?? 'GET',
@@ -596,6 +636,21 @@ export function createGateway(options: GatewayOptions): Gateway {
       matched,
       { binaryMediaTypes: options.binaryMediaTypes, stage, requestId },
     );
+    if (route.authorizer) {
+      const outcome = await runAuthorizer(route.authorizer, event);
+      if (!outcome.allowed) {
+        const { statusCode, body, headers } = outcome.answer;
+        if (outcome.problem) log(`${route.functionName}: ${outcome.problem}`);
+        return gatewayResponse(statusCode, body, undefined, headers);
+      }
+      event.requestContext.authorizer = outcome.context;
+    }
+    let handler: ProxyHandler;
+    try {
+      handler = await route.getHandler();
+    } catch (error) {
+      return fail(`cannot load the handler: ${describeError(error)}`);
+    }
     const context = createLambdaContext({
       functionName: route.functionName,
       timeoutMs: route.timeoutMs,
@@ -649,14 +704,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   const server = createServer((req, res) => {
     const started = Date.now();
     const requestId = randomUUID();
+    // The path only: query strings carry tokens (`?token=`, Meta's `hub.verify_token`).
+    const logged = `${req.method} ${pathOf(req.url ?? '/')}`;
     respond(req, requestId).then(
       (result) => {
         const status = write(res, result, requestId);
-        log(`${req.method} ${req.url} ${status} ${Date.now() - started}ms`);
+        log(`${logged} ${status} ${Date.now() - started}ms`);
       },
       (error: unknown) => {
         // Only reading the request can fail here: the client went away.
-        log(`${req.method} ${req.url} aborted: ${describeError(error)}`);
+        log(`${logged} aborted: ${describeError(error)}`);
         res.destroy();
       },
     );
@@ -693,36 +750,58 @@ export function createGateway(options: GatewayOptions): Gateway {
 // ---------------------------------------------------------------------------------------------
 // The deployed route table
 
+/** Imports an entry module's `handler` (relative to `root`). */
+function handlerLoader<T>(root: string, entry: string): () => Promise<T> {
+  const url = pathToFileURL(resolve(root, entry)).href;
+  return async () => {
+    const module = (await import(url)) as { handler?: unknown };
+    if (typeof module.handler !== 'function') {
+      throw new Error(`${entry} does not export a handler function`);
+    }
+    return module.handler as T;
+  };
+}
+
 /**
  * Gateway routes for infra/routes.ts: each route with a function gets a loader that imports
- * the function's entry module (relative to `root`) on first use. Routes without a function are
- * the gateway's own (only `GET /health` today) and are left to createGateway.
+ * the function's entry module (relative to `root`) on first use, and a route marked
+ * `auth: 'basic'` the Basic-auth authorizer of BASIC_AUTH (one for all of them). Routes without
+ * a function are the gateway's own (only `GET /health` today) and are left to createGateway.
  */
 export function routesFromTable(
   root: string,
   routes: readonly RouteSpec[] = ROUTES,
   functions: Readonly<Record<string, FunctionSpec>> = FUNCTIONS,
 ): GatewayRoute[] {
+  let basic: GatewayAuthorizer | undefined;
+  const basicAuthorizer = (): GatewayAuthorizer => {
+    if (basic) return basic;
+    const spec = functions[BASIC_AUTH.authorizer];
+    if (!spec) throw new Error(`unknown authorizer function ${BASIC_AUTH.authorizer}`);
+    const { statusCode, headers, body } = BASIC_AUTH.unauthorized;
+    basic = {
+      load: handlerLoader<AuthorizerHandler>(root, spec.entry),
+      identityHeader: BASIC_AUTH.identityHeader,
+      unauthorized: { statusCode, headers: { ...headers }, body },
+      functionName: BASIC_AUTH.authorizer,
+      timeoutSeconds: spec.timeoutSeconds,
+      memoryMb: spec.memoryMb,
+    };
+    return basic;
+  };
   return routes.flatMap((route) => {
     if (!route.fn) return [];
     const spec = functions[route.fn];
     if (!spec) throw new Error(`route ${route.method} ${route.path}: unknown function ${route.fn}`);
-    const url = pathToFileURL(resolve(root, spec.entry)).href;
-    const load = async () => {
-      const module = (await import(url)) as { handler?: unknown };
-      if (typeof module.handler !== 'function') {
-        throw new Error(`${spec.entry} does not export a handler function`);
-      }
-      return module.handler as ProxyHandler;
-    };
     return [
       {
         method: route.method,
         path: route.path,
-        load,
+        load: handlerLoader<ProxyHandler>(root, spec.entry),
         functionName: route.fn,
         timeoutSeconds: spec.timeoutSeconds,
         memoryMb: spec.memoryMb,
+        ...(route.auth === 'basic' && { authorizer: basicAuthorizer() }),
       },
     ];
   });

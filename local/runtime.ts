@@ -207,7 +207,8 @@ export async function startLocalRuntime(
     }
 
     // Debtors report: a refresh at start (unless the stored one is fresh), then every
-    // report.refreshSeconds; the report lives in DATA_DIR/reports.
+    // report.refreshSeconds; the report lives in DATA_DIR/reports. Its upstream calls are paced
+    // on the same pacer item of the local ledger table as the delivery worker's.
     const { startLocalRefresher } = await import('../functions/report/refresher-wiring-local.ts');
     const refresher = await startLocalRefresher({
       dataDir: env.dataDir,
