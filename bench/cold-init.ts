@@ -1,0 +1,246 @@
+/**
+ * Cold init of each deployed function: bundled as NodeFunction bundles it (ESM, minified,
+ * node24 target, the AWS SDK external, `process.env.LEADS_RUNTIME` defined as "aws"), then
+ * imported by fresh `node` processes. The baseline is a bundle of just the AWS SDK clients the
+ * function's wiring-aws constructs, built and imported the same way, so the ratio is the
+ * function's own weight on top of the SDK it cannot avoid.
+ *
+ * Each child measures `performance.now()` around `await import(bundle)` and again once the
+ * lazily imported wiring has run (one macrotask later): the handlers create their AWS adapters
+ * in a promise started at import, so that is the init a first invocation waits for.
+ */
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { emitFigures, type Figure, figure, median, progress, runNode } from './lib.ts';
+
+const REPO_ROOT = join(import.meta.dirname, '..');
+/** Inside node_modules so that the bundles resolve the external AWS SDK as on Lambda. */
+const OUT_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'leads-bench', `init-${process.pid}`);
+const RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
+
+type Sdk = 'dynamodb' | 'sqs' | 's3' | 'secrets';
+
+/** Entries of infra/routes.ts FUNCTIONS and infra/constructs/debtors-report.ts (refresher). */
+const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
+  { name: 'intake', entry: 'functions/intake/handler.ts', sdk: ['dynamodb', 'sqs', 'secrets'] },
+  { name: 'report', entry: 'functions/report/handler.ts', sdk: ['s3', 'sqs', 'secrets'] },
+  {
+    name: 'forwarder',
+    entry: 'functions/delivery/handler.ts',
+    sdk: ['dynamodb', 'sqs', 'secrets'],
+  },
+  { name: 'admin', entry: 'functions/admin/handler.ts', sdk: ['dynamodb', 'sqs', 'secrets'] },
+  {
+    name: 'refresher',
+    entry: 'functions/report/refresher-handler.ts',
+    sdk: ['dynamodb', 's3', 'sqs', 'secrets'],
+  },
+  { name: 'authorizer', entry: 'functions/authorizer/handler.ts', sdk: ['secrets'] },
+];
+
+/** The SDK-only baseline: the clients constructed as wiring-aws constructs them. */
+const SDK_SOURCE: Record<Sdk, { imports: string; construct: string }> = {
+  dynamodb: {
+    imports:
+      "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nimport { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';",
+    construct: 'DynamoDBDocumentClient.from(new DynamoDBClient({}))',
+  },
+  sqs: {
+    imports: "import { SQSClient } from '@aws-sdk/client-sqs';",
+    construct: 'new SQSClient({})',
+  },
+  s3: {
+    imports: "import { S3Client } from '@aws-sdk/client-s3';",
+    construct: 'new S3Client({})',
+  },
+  secrets: {
+    imports: "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';",
+    construct: 'new SecretsManagerClient({})',
+  },
+};
+
+/** Dummy values for every variable a wiring-aws reads: nothing is called at import. */
+const FUNCTION_ENV: NodeJS.ProcessEnv = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'AKIDBENCH',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  LEADS_RUNTIME: 'aws',
+  POWERTOOLS_SERVICE_NAME: 'leads',
+  POWERTOOLS_METRICS_NAMESPACE: 'Leads',
+  POWERTOOLS_LOG_LEVEL: 'WARN',
+  LEDGER_TABLE_NAME: 'bench-ledger',
+  LEAD_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-leads',
+  LEAD_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:bench-leads',
+  LEAD_DLQ_ARN: 'arn:aws:sqs:us-east-1:000000000000:bench-leads-dlq',
+  REPORT_BUCKET_NAME: 'bench-report',
+  REPORT_REFRESH_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-refresh',
+  LEADS_SECRETS_PREFIX: 'leads/bench',
+  LEADS_SETTINGS: JSON.stringify({
+    upstream: {
+      baseUrl: 'https://upstream.invalid',
+      maxPerSecond: 4,
+      maxPerMinute: 36,
+      timeoutMs: 10_000,
+      partnerTokenField: 'tokenPartner',
+    },
+    profiles: {},
+    report: { branches: [1], refreshSeconds: 900, timeZone: 'America/Sao_Paulo' },
+  }),
+};
+
+/** The child: import, then one macrotask for the wiring started at import. */
+const CHILD = `
+const t0 = performance.now();
+await import(process.argv[1]);
+const t1 = performance.now();
+await new Promise((resolve) => setImmediate(resolve));
+const t2 = performance.now();
+const m = process.memoryUsage();
+process.stdout.write(JSON.stringify({ importMs: t1 - t0, initMs: t2 - t0, rss: m.rss, heap: m.heapUsed }));
+`;
+
+interface Bundle {
+  file: string;
+  bytes: number;
+  metafile: Metafile;
+}
+
+async function bundle(
+  name: string,
+  entry: { path: string } | { contents: string },
+): Promise<Bundle> {
+  const outfile = join(OUT_DIR, name, 'index.mjs');
+  const result = await build({
+    ...('path' in entry
+      ? { entryPoints: [entry.path] }
+      : { stdin: { contents: entry.contents, resolveDir: REPO_ROOT, loader: 'js' } }),
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    mainFields: ['module', 'main'],
+    external: ['@aws-sdk/*'],
+    define: { 'process.env.LEADS_RUNTIME': JSON.stringify('aws') },
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return { file: outfile, bytes: statSync(outfile).size, metafile: result.metafile };
+}
+
+/** Bytes of the bundle by package (or `(project)` for the repository's own code). */
+export function heaviestInputs(metafile: Metafile, top = 4): { what: string; kb: number }[] {
+  const byPackage = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [path, input] of Object.entries(output.inputs)) {
+      const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+      const key = match?.[1] ?? '(project)';
+      byPackage.set(key, (byPackage.get(key) ?? 0) + input.bytesInOutput);
+    }
+  }
+  return [...byPackage]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([what, bytes]) => ({ what, kb: Math.round(bytes / 1024) }));
+}
+
+interface Sample {
+  importMs: number;
+  initMs: number;
+  rss: number;
+}
+
+async function importOnce(file: string): Promise<Sample> {
+  const out = await runNode(['--input-type=module', '-e', CHILD, pathToFileURL(file).href], {
+    env: FUNCTION_ENV,
+    cwd: OUT_DIR,
+    timeoutMs: 30_000,
+  });
+  return JSON.parse(out) as Sample;
+}
+
+export async function coldInit(): Promise<Figure[]> {
+  rmSync(OUT_DIR, { recursive: true, force: true });
+  mkdirSync(OUT_DIR, { recursive: true });
+  const figures: Figure[] = [];
+  try {
+    for (const fn of FUNCTIONS) {
+      const own = await bundle(fn.name, { path: join(REPO_ROOT, fn.entry) });
+      const sdkSource = [
+        ...fn.sdk.map((s) => SDK_SOURCE[s].imports),
+        `export const clients = [${fn.sdk.map((s) => SDK_SOURCE[s].construct).join(', ')}];`,
+      ].join('\n');
+      const sdk = await bundle(`${fn.name}-sdk`, { contents: sdkSource });
+      writeFileSync(join(OUT_DIR, `${fn.name}-sdk.js`), sdkSource);
+
+      // Interleaved, so both see the same load from the machine's other work.
+      const ownRuns: Sample[] = [];
+      const sdkRuns: Sample[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        ownRuns.push(await importOnce(own.file));
+        sdkRuns.push(await importOnce(sdk.file));
+      }
+      const ownMs = median(ownRuns.map((r) => r.initMs));
+      const sdkMs = median(sdkRuns.map((r) => r.initMs));
+      const heaviest = heaviestInputs(own.metafile)
+        .map((h) => `${h.what} ${h.kb} KB`)
+        .join(', ');
+      progress(
+        `init ${fn.name}: ${ownMs.toFixed(1)} ms (SDK only ${sdkMs.toFixed(1)} ms), bundle ${Math.round(own.bytes / 1024)} KB; heaviest: ${heaviest}`,
+      );
+      figures.push(
+        figure(
+          `init ${fn.name} (median of ${RUNS})`,
+          ownMs,
+          'ms',
+          `SDK clients only (${fn.sdk.join('+')})`,
+          sdkMs,
+          `import ${median(ownRuns.map((r) => r.importMs)).toFixed(1)} ms; RSS ${Math.round(median(ownRuns.map((r) => r.rss)) / 1048576)} MB vs ${Math.round(median(sdkRuns.map((r) => r.rss)) / 1048576)} MB; heaviest in bundle: ${heaviest}`,
+        ),
+        // The SDK is external, so its own bundle is a few hundred bytes: no meaningful ratio.
+        figure(`bundle ${fn.name}`, own.bytes / 1024, 'KB', 'SDK-only bundle (SDK external)', 0),
+      );
+    }
+    figures.push(await phoneMetadata());
+  } finally {
+    rmSync(OUT_DIR, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+/** What intake's and the forwarder's largest dependency costs: max vs min metadata, one parse. */
+async function phoneMetadata(): Promise<Figure> {
+  const source = (set: string) =>
+    `import { parsePhoneNumberFromString } from 'libphonenumber-js/${set}';\nexport const n = parsePhoneNumberFromString('+5511987654321')?.getType?.();`;
+  const max = await bundle('phone-max', { contents: source('max') });
+  const min = await bundle('phone-min', { contents: source('min') });
+  const maxRuns: Sample[] = [];
+  const minRuns: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    maxRuns.push(await importOnce(max.file));
+    minRuns.push(await importOnce(min.file));
+  }
+  const maxMs = median(maxRuns.map((r) => r.initMs));
+  const minMs = median(minRuns.map((r) => r.initMs));
+  progress(
+    `init libphonenumber-js/max + one parse: ${maxMs.toFixed(1)} ms (min: ${minMs.toFixed(1)} ms)`,
+  );
+  return figure(
+    'init libphonenumber-js/max + 1 parse',
+    maxMs,
+    'ms',
+    'libphonenumber-js/min + 1 parse',
+    minMs,
+    `bundles ${Math.round(max.bytes / 1024)} KB vs ${Math.round(min.bytes / 1024)} KB`,
+  );
+}
+
+if (import.meta.filename === process.argv[1]) {
+  emitFigures(await coldInit());
+}
