@@ -53,10 +53,10 @@ import { DEFAULT_GRAPH_TIMEOUT_MS, type MetaGraph, MetaGraphError } from '../sha
 import { count, logger } from '../shared/observability.ts';
 import type { Pacer } from '../shared/pacer.ts';
 import {
-  createUpstreamClient,
   type ProspectMatch,
   type UpstreamClient,
   UpstreamError,
+  upstreamClientFor,
 } from '../shared/upstream-client.ts';
 
 export type ForwardOutcome =
@@ -619,15 +619,7 @@ export function upstreamAccess(
       pacer = pacerFor(upstream);
       pacers.set(limits, pacer);
     }
-    const client = createUpstreamClient({
-      baseUrl: upstream.baseUrl,
-      username: upstream.username,
-      password: upstream.password,
-      timeoutMs: upstream.timeoutMs,
-      partnerTokenField: upstream.partnerTokenField,
-      pacer,
-      ...(options.fetch && { fetch: options.fetch }),
-    });
+    const client = upstreamClientFor(upstream, pacer, options.fetch);
     cached = { key, access: { client, pacer, timeoutMs: upstream.timeoutMs } };
     return cached.access;
   };

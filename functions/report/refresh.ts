@@ -46,9 +46,9 @@ import { createDynamoPacer, type SharedPacer } from '../shared/pacer-dynamodb.ts
 import type { RefreshCheckpoint, RefreshStatus, ReportStore } from '../shared/report-store.ts';
 import type { RefreshMessage, ReportTrigger } from '../shared/report-trigger.ts';
 import {
-  createUpstreamClient,
   type UpstreamClient,
   UpstreamError,
+  upstreamClientFor,
 } from '../shared/upstream-client.ts';
 
 /** Rows per page: production's maximum. */
@@ -557,15 +557,7 @@ export function upstreamSource(
     const key = `${upstream.maxPerSecond}/${upstream.maxPerMinute}`;
     if (paced?.key !== key) paced = { key, pacer: options.pacerFor(upstream) };
     const { pacer } = paced;
-    const client = createUpstreamClient({
-      baseUrl: upstream.baseUrl,
-      username: upstream.username,
-      password: upstream.password,
-      timeoutMs: upstream.timeoutMs,
-      partnerTokenField: upstream.partnerTokenField,
-      pacer,
-      ...(options.fetch && { fetch: options.fetch }),
-    });
+    const client = upstreamClientFor(upstream, pacer, options.fetch);
     const flush = (pacer as Partial<SharedPacer>).flush;
     return {
       client,

@@ -35,6 +35,7 @@ import {
 } from '../domain/debtors.ts';
 import { describeIssues, type ExternalId, externalId, parseJson } from '../domain/json.ts';
 import { type Prospect, type ProspectCreated, prospectCreatedSchema } from '../domain/prospect.ts';
+import type { UpstreamConfig } from './config-schema.ts';
 import type { Pacer } from './pacer.ts';
 
 export type UpstreamErrorKind = 'rejected' | 'unauthorized' | 'rate-limited' | 'unavailable';
@@ -323,6 +324,23 @@ function clampTake(take: number): number {
   const whole = Math.trunc(take);
   if (!Number.isFinite(whole) || whole < 1) return 1;
   return Math.min(MAX_DEBTORS_PAGE, whole);
+}
+
+/** The client for the configured upstream, calling through `pacer`. */
+export function upstreamClientFor(
+  upstream: UpstreamConfig,
+  pacer: Pacer,
+  fetchImpl?: typeof fetch,
+): UpstreamClient {
+  return createUpstreamClient({
+    baseUrl: upstream.baseUrl,
+    username: upstream.username,
+    password: upstream.password,
+    timeoutMs: upstream.timeoutMs,
+    partnerTokenField: upstream.partnerTokenField,
+    pacer,
+    ...(fetchImpl && { fetch: fetchImpl }),
+  });
 }
 
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
