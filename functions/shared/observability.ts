@@ -22,5 +22,6 @@ export function count(name: string, value = 1): void {
 
 /** Publishes what was counted during this invocation; call once at its end. */
 export function flushMetrics(): void {
-  metrics.publishStoredMetrics();
+  // Nothing counted (a report GET, a 304): publishing would only log a warning per invocation.
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
 }

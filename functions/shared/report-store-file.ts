@@ -12,7 +12,7 @@
  * keeps, so a snapshot has the same ETag wherever it is stored.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DebtorsSnapshot } from '../domain/debtors-report.ts';
 import type {
@@ -110,6 +110,19 @@ export interface FileReportStoreOptions {
 export function createFileReportStore({ dir }: FileReportStoreOptions): ReportStore {
   const path = (name: keyof typeof REPORT_FILES) => join(dir, REPORT_FILES[name]);
 
+  /** Which file is at `file` now (inode, size, mtime), or undefined when there is none. */
+  async function fileIdentity(file: string): Promise<string | undefined> {
+    try {
+      const info = await stat(file, { bigint: true });
+      return `${info.ino}:${info.size}:${info.mtimeNs}`;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  let cached: { identity: string; stored: StoredSnapshot } | undefined;
+
   /** Contents of a file, or undefined when it does not exist. */
   async function read(name: keyof typeof REPORT_FILES): Promise<string | undefined> {
     try {
@@ -142,9 +155,16 @@ export function createFileReportStore({ dir }: FileReportStoreOptions): ReportSt
 
   return {
     async readSnapshot(): Promise<StoredSnapshot | undefined> {
+      // Parsing a large snapshot costs hundreds of milliseconds: keep the last one while the file
+      // is the same one (a write renames a new file over it, so its inode changes).
+      const identity = await fileIdentity(path('current'));
+      if (identity === undefined) return undefined;
+      if (cached?.identity === identity) return cached.stored;
       const text = await read('current');
       if (text === undefined) return undefined;
-      return { snapshot: parseSnapshot(text, path('current')), etag: contentEtag(text) };
+      const stored = { snapshot: parseSnapshot(text, path('current')), etag: contentEtag(text) };
+      cached = { identity, stored };
+      return stored;
     },
 
     async writeSnapshot(snapshot: DebtorsSnapshot): Promise<StoredSnapshot> {

@@ -81,6 +81,20 @@ describe('createFileReportStore', () => {
     expect(readdirSync(dir).sort()).toEqual([REPORT_FILES.current]);
   });
 
+  it('parses a snapshot once while the file stays the same, and sees every replacement', async () => {
+    const dir = tempDir();
+    const store = createFileReportStore({ dir });
+    const reader = createFileReportStore({ dir });
+    await store.writeSnapshot(snapshot(20, 1));
+    const first = await reader.readSnapshot();
+    expect(await reader.readSnapshot()).toBe(first);
+
+    await store.writeSnapshot(snapshot(30, 2));
+    const second = await reader.readSnapshot();
+    expect(second?.snapshot.rows).toHaveLength(30);
+    expect(second?.etag).not.toBe(first?.etag);
+  });
+
   it('writes and reads back the status and the checkpoint with its rows, and clears it', async () => {
     // Prepare
     const dir = tempDir();
