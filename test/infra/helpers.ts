@@ -164,3 +164,23 @@ export function actionsOn(statements: PolicyStatementJson[], logicalId: string):
   const on = statements.filter((s) => JSON.stringify(s.Resource).includes(`"${logicalId}"`));
   return [...new Set(on.flatMap((s) => s.Action))].sort();
 }
+
+/** `METHOD /path` of every API method whose integration invokes the function `fnId`. */
+export function routesOf(template: Template, fnId: string): string[] {
+  const resources = template.findResources('AWS::ApiGateway::Resource') as Record<
+    string,
+    { Properties: { PathPart: string; ParentId: { Ref?: string } } }
+  >;
+  const pathOf = (id: string | undefined): string => {
+    const resource = id === undefined ? undefined : resources[id];
+    if (!resource) return '';
+    return `${pathOf(resource.Properties.ParentId.Ref)}/${resource.Properties.PathPart}`;
+  };
+  const methods = Object.values(template.findResources('AWS::ApiGateway::Method')) as Array<{
+    Properties: { HttpMethod: string; ResourceId: { Ref?: string }; Integration: unknown };
+  }>;
+  return methods
+    .filter((m) => JSON.stringify(m.Properties.Integration).includes(`"${fnId}"`))
+    .map((m) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId.Ref) || '/'}`)
+    .sort();
+}
