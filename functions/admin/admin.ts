@@ -26,7 +26,6 @@
  *   MAX_REPLAY_LEADS) with dead leads left: run it again.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { authenticateClient, BASIC_CHALLENGE } from '../shared/client-auth.ts';
 import type { ConfigSource } from '../shared/config-source.ts';
 import type { DlqRedrive, RedriveResult } from '../shared/dlq-redrive.ts';
 import type { HttpRequest } from '../shared/http.ts';
@@ -42,6 +41,7 @@ import {
   toLeadSummary,
 } from '../shared/lead-ledger.ts';
 import type { LeadQueue } from '../shared/lead-queue.ts';
+import { admitCaller, NO_STORE } from '../shared/route-guard.ts';
 
 export type AdminRoute = 'get-lead' | 'list-leads' | 'retry-lead' | 'replay';
 
@@ -73,8 +73,6 @@ export const REPLAY_RESERVE_MS = 5000;
 const REPLAY_PAGE = 100;
 /** Requeue + send of this many leads at once. */
 const REPLAY_CONCURRENCY = 10;
-
-const NO_STORE = { 'cache-control': 'no-store' };
 
 /** The admin body of one lead: the contract's fields, `reason`, and `messages` when rejected. */
 export interface AdminLeadView extends LeadSummary {
@@ -169,45 +167,28 @@ export async function handleAdmin(
     events.refused({ route: spec?.route ?? 'unknown', status: result.statusCode, code });
     return result;
   };
-  if (!spec) {
-    return refuse(
-      problem(404, 'not_found', `no admin route at ${resource}`, [], NO_STORE),
-      'not_found',
-    );
-  }
-  if (request.method !== spec.method) {
-    return refuse(
-      problem(405, 'method_not_allowed', `${request.method} is not allowed here`, [], {
-        ...NO_STORE,
-        allow: spec.method,
-      }),
-      'method_not_allowed',
-    );
-  }
-
-  const auth = await authenticateClient(
-    request.headers.authorization,
-    await deps.config.clients(),
-    'admin',
+  const admission = await admitCaller(
+    spec && { ...spec, role: 'admin' as const },
+    request,
+    () => deps.config.clients(),
+    `no admin route at ${resource}`,
   );
-  if (!auth.ok) {
-    const headers = { ...NO_STORE, ...(auth.status === 401 ? BASIC_CHALLENGE : {}) };
-    return refuse(problem(auth.status, auth.code, auth.message, [], headers), auth.code);
-  }
+  if (!admission.ok) return refuse(admission.result, admission.code);
+  const { route: admitted, client } = admission;
 
   const context: RouteContext = {
     deps,
     request,
     leadId: pathParameters?.leadId ?? '',
-    client: auth.client.username,
+    client: client.username,
     now: () => deps.now?.() ?? new Date(),
     remainingMs: () => invocation?.remainingMs() ?? Number.POSITIVE_INFINITY,
   };
   try {
-    return await ROUTE_HANDLERS[spec.route](context);
+    return await ROUTE_HANDLERS[admitted.route](context);
   } catch (error) {
     if (error instanceof AdminRefusal) return refuse(error.result, error.code);
-    events.failed({ route: spec.route, error });
+    events.failed({ route: admitted.route, error });
     return refuse(
       problem(503, 'unavailable', 'the lead store or queue could not be reached; try again', [], {
         ...NO_STORE,

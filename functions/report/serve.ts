@@ -19,7 +19,6 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { parseDebtorsQuery, queryDebtors } from '../domain/debtors-query.ts';
 import { isStale } from '../domain/debtors-report.ts';
 import type { IssueDetail } from '../domain/json.ts';
-import { authenticateClient, BASIC_CHALLENGE } from '../shared/client-auth.ts';
 import type { Role } from '../shared/config-schema.ts';
 import type { ConfigSource } from '../shared/config-source.ts';
 import type { HttpRequest } from '../shared/http.ts';
@@ -35,6 +34,7 @@ import {
 } from '../shared/http-cache.ts';
 import type { RefreshStatus, ReportStore, StoredSnapshot } from '../shared/report-store.ts';
 import type { ReportTrigger } from '../shared/report-trigger.ts';
+import { admitCaller, NO_STORE } from '../shared/route-guard.ts';
 import { CSV_CONTENT_TYPE, CSV_DIALECTS, csvFileName, localDate, toCsv } from './csv.ts';
 import {
   DASHBOARD_HEADERS,
@@ -73,8 +73,6 @@ export const REPORT_CACHE_CONTROL = 'private, max-age=60';
 /** Retry-After of the 503 before the first snapshot exists. */
 export const NOT_READY_RETRY_SECONDS = 30;
 
-const NO_STORE = { 'cache-control': 'no-store' };
-
 /** Log lines and metrics: routes, statuses and codes only. */
 export interface ReportEvents {
   served(event: { route: ReportRoute; status: number }): void;
@@ -106,33 +104,20 @@ export async function serveReport(
     events.refused({ route: spec?.route ?? 'unknown', status: result.statusCode, code });
     return result;
   };
-  if (!spec)
-    return refuse(problem(404, 'not_found', `no report at ${resource}`, [], NO_STORE), 'not_found');
-  if (request.method !== spec.method) {
-    return refuse(
-      problem(405, 'method_not_allowed', `${request.method} is not allowed here`, [], {
-        ...NO_STORE,
-        allow: spec.method,
-      }),
-      'method_not_allowed',
-    );
-  }
-
-  const auth = await authenticateClient(
-    request.headers.authorization,
-    await deps.config.clients(),
-    spec.role,
+  const admission = await admitCaller(
+    spec,
+    request,
+    () => deps.config.clients(),
+    `no report at ${resource}`,
   );
-  if (!auth.ok) {
-    const headers = { ...NO_STORE, ...(auth.status === 401 ? BASIC_CHALLENGE : {}) };
-    return refuse(problem(auth.status, auth.code, auth.message, [], headers), auth.code);
-  }
+  if (!admission.ok) return refuse(admission.result, admission.code);
+  const { route: admitted, client } = admission;
 
-  if (spec.route === 'refresh') {
+  if (admitted.route === 'refresh') {
     try {
       await deps.trigger.requestRefresh({ reason: 'admin' });
     } catch (error) {
-      events.failed({ route: spec.route, error });
+      events.failed({ route: admitted.route, error });
       return refuse(
         problem(503, 'refresh_unavailable', 'the refresh could not be requested; try again', [], {
           ...NO_STORE,
@@ -141,7 +126,7 @@ export async function serveReport(
         'refresh_unavailable',
       );
     }
-    events.refreshRequested({ client: auth.client.username });
+    events.refreshRequested({ client: client.username });
     return json(202, { status: 'refresh_requested' }, NO_STORE);
   }
 
@@ -150,7 +135,7 @@ export async function serveReport(
   try {
     [stored, status] = await Promise.all([deps.store.readSnapshot(), deps.store.readStatus()]);
   } catch (error) {
-    events.failed({ route: spec.route, error });
+    events.failed({ route: admitted.route, error });
     return refuse(
       problem(503, 'report_unavailable', 'the report cannot be read right now; try again', [], {
         ...NO_STORE,
@@ -181,8 +166,8 @@ export async function serveReport(
     now,
     stale: isStale(stored.snapshot, status, now, refreshSeconds),
   };
-  const result = await ROUTE_HANDLERS[spec.route](context);
-  events.served({ route: spec.route, status: result.statusCode });
+  const result = await ROUTE_HANDLERS[admitted.route](context);
+  events.served({ route: admitted.route, status: result.statusCode });
   return result;
 }
 
