@@ -19,7 +19,7 @@
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { verifyBasicClient } from '../shared/client-auth.ts';
-import type { Client } from '../shared/config-schema.ts';
+import type { Client } from '../shared/client-schema.ts';
 import { header } from '../shared/http.ts';
 
 export type BasicAuthDecision =

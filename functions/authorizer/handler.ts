@@ -13,7 +13,7 @@ import { authorizeBasic } from './basic-auth.ts';
 const config: Promise<Pick<ConfigSource, 'clients'>> =
   process.env.LEADS_RUNTIME === 'local'
     ? import('../shared/config-local.ts').then((m) => m.localConfigSource())
-    : import('../shared/config-aws.ts').then((m) => m.createAwsConfigSource());
+    : import('../shared/secrets-aws.ts').then((m) => m.createAwsClientsSource());
 
 export async function handler(
   event: APIGatewayRequestAuthorizerEvent,

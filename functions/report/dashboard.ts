@@ -63,24 +63,36 @@ export function pickDashboardRows(rows: readonly ReportRow[], limit: number): Re
 // ---------------------------------------------------------------------------------------------
 // Formatting (pt-BR)
 
-const money = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
-const compactMoney = new Intl.NumberFormat('pt-BR', {
-  style: 'currency',
-  currency: 'BRL',
-  notation: 'compact',
-  maximumSignificantDigits: 3,
-});
-const integer = new Intl.NumberFormat('pt-BR');
+// Built on first use: ICU's first pt-BR currency formatter costs ~10 ms, which the JSON and CSV
+// routes, served by the same function, should not pay at cold start.
+let formats: {
+  money: Intl.NumberFormat;
+  compactMoney: Intl.NumberFormat;
+  integer: Intl.NumberFormat;
+};
+function fmt(): typeof formats {
+  formats ??= {
+    money: new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }),
+    compactMoney: new Intl.NumberFormat('pt-BR', {
+      style: 'currency',
+      currency: 'BRL',
+      notation: 'compact',
+      maximumSignificantDigits: 3,
+    }),
+    integer: new Intl.NumberFormat('pt-BR'),
+  };
+  return formats;
+}
 
 export function formatMoney(value: number): string {
-  return money.format(value);
+  return fmt().money.format(value);
 }
 
 /** `R$ 15,9 mil` from a thousand up, whole reais below (chart labels). */
 function shortMoney(value: number): string {
   return Math.abs(value) >= 1000
-    ? compactMoney.format(value)
-    : money.format(Math.round(value)).replace(/,00$/, '');
+    ? fmt().compactMoney.format(value)
+    : fmt().money.format(Math.round(value)).replace(/,00$/, '');
 }
 
 function formatDateTime(iso: string | undefined, timeZone: string): string {
@@ -342,7 +354,7 @@ function countOf(totals: Record<string, BucketTotal>, name: string): number {
 }
 
 function debts(n: number): string {
-  return `${integer.format(n)} ${n === 1 ? 'débito' : 'débitos'}`;
+  return `${fmt().integer.format(n)} ${n === 1 ? 'débito' : 'débitos'}`;
 }
 
 /** Vertical bars, one per ageing bucket, height by amount, with amount and count labels. */
@@ -383,7 +395,7 @@ function branchTable(byBranch: DashboardView['byBranch']): string {
     .map(
       (b) => `<tr data-branch="${b.branchId}">
   <td>${escapeHtml(b.branchName ?? `Unidade ${b.branchId}`)}</td>
-  <td class="num">${integer.format(b.open.count + b.recovered.count)}</td>
+  <td class="num">${fmt().integer.format(b.open.count + b.recovered.count)}</td>
   <td class="num">${escapeHtml(formatMoney(b.open.amount))}</td>
   <td class="num">${escapeHtml(formatMoney(b.recovered.amount))}</td>
 </tr>`,
@@ -394,7 +406,7 @@ function branchTable(byBranch: DashboardView['byBranch']): string {
 <tbody>
 ${rows || '<tr><td colspan="4">Nenhuma unidade no relatório.</td></tr>'}
 </tbody>
-<tfoot><tr><td>Total</td><td class="num">${integer.format(sum((b) => b.open.count + b.recovered.count))}</td><td class="num">${escapeHtml(formatMoney(sum((b) => b.open.amount)))}</td><td class="num">${escapeHtml(formatMoney(sum((b) => b.recovered.amount)))}</td></tr></tfoot>
+<tfoot><tr><td>Total</td><td class="num">${fmt().integer.format(sum((b) => b.open.count + b.recovered.count))}</td><td class="num">${escapeHtml(formatMoney(sum((b) => b.open.amount)))}</td><td class="num">${escapeHtml(formatMoney(sum((b) => b.recovered.amount)))}</td></tr></tfoot>
 </table>`;
 }
 
@@ -411,7 +423,7 @@ function memberStatusLine(byMemberStatus: DashboardView['byMemberStatus']): stri
     .sort(([, a], [, b]) => b.count - a.count)
     .map(
       ([name, total]) =>
-        `<span class="stat"><span class="stat-label">${escapeHtml(MEMBER_STATUS_LABELS[name.toLowerCase()] ?? name)}</span> ${integer.format(total.count)}</span>`,
+        `<span class="stat"><span class="stat-label">${escapeHtml(MEMBER_STATUS_LABELS[name.toLowerCase()] ?? name)}</span> ${fmt().integer.format(total.count)}</span>`,
     );
   if (parts.length === 0) return '';
   return `<p class="members" id="member-status">Débitos por situação do membro: ${parts.join(' · ')}</p>`;
@@ -454,7 +466,7 @@ export function renderDashboard(view: DashboardView): string {
   const truncated = view.rows.length < view.totalRows;
   const csv = escapeHtml(view.csvHref);
   const notice = truncated
-    ? `<p class="notice" id="truncated">Mostrando ${integer.format(view.rows.length)} de ${integer.format(view.totalRows)} débitos (os em aberto mais atrasados primeiro). <a href="${csv}">Baixe o CSV</a> para ver todos.</p>`
+    ? `<p class="notice" id="truncated">Mostrando ${fmt().integer.format(view.rows.length)} de ${fmt().integer.format(view.totalRows)} débitos (os em aberto mais atrasados primeiro). <a href="${csv}">Baixe o CSV</a> para ver todos.</p>`
     : '';
   return `<!doctype html>
 <html lang="pt-BR">
@@ -472,7 +484,7 @@ export function renderDashboard(view: DashboardView): string {
     <h1>Devedores</h1>
     <p class="meta">Gerado em <strong>${escapeHtml(formatDateTime(view.generatedAt, view.timeZone))}</strong>
       (<span id="age" data-generated-at="${escapeHtml(view.generatedAt)}">${escapeHtml(describeAge(view.ageSeconds))}</span>)
-      · ${integer.format(view.totalRows)} débitos${view.stale ? ' · <strong>desatualizado</strong>' : ''}</p>
+      · ${fmt().integer.format(view.totalRows)} débitos${view.stale ? ' · <strong>desatualizado</strong>' : ''}</p>
   </div>
   <nav class="actions"><a href="${csv}" download>Baixar CSV</a><a href="${escapeHtml(view.jsonHref)}">JSON</a></nav>
 </header>

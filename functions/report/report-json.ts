@@ -335,7 +335,12 @@ function matches(row: ReportRow, filters: ReportFilters, words: readonly string[
   return true;
 }
 
-const collator = new Intl.Collator('pt-BR', { sensitivity: 'base', numeric: true });
+// Built on first sort (~10 ms for ICU's first pt-BR collator, kept out of the cold start).
+let collator: Intl.Collator | undefined;
+function nameCollator(): Intl.Collator {
+  collator ??= new Intl.Collator('pt-BR', { sensitivity: 'base', numeric: true });
+  return collator;
+}
 
 function sortValue(row: ReportRow, field: SortField): string | number | undefined {
   switch (field) {
@@ -365,7 +370,7 @@ function compareRows(keys: readonly SortKey[]) {
       const order =
         typeof left === 'string' && typeof right === 'string'
           ? field === 'name'
-            ? collator.compare(left, right)
+            ? nameCollator().compare(left, right)
             : left < right
               ? -1
               : left > right

@@ -5,7 +5,7 @@
  * time; a verified hash is remembered briefly so scrypt's deliberate cost is not paid per request.
  */
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import type { Client, Role } from './config-schema.ts';
+import type { Client, Role } from './client-schema.ts';
 import { type BasicCredentials, basicCredentials } from './http.ts';
 
 export type ClientAuth =

@@ -7,12 +7,11 @@
 import * as z from 'zod/mini';
 import { FIELD_MAP_TARGETS } from '../domain/map-lead.ts';
 import { prospectSchema } from '../domain/prospect.ts';
+import { clientSchema, nonEmpty } from './client-schema.ts';
 
-const nonEmpty = z.string().check(z.trim(), z.minLength(1, 'must not be empty'));
+export { type Client, clientSchema, ROLES, type Role } from './client-schema.ts';
+
 const positive = z.number().check(z.positive('must be greater than 0'));
-
-export const ROLES = ['prospects:write', 'report:read', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
 
 export const upstreamConfigSchema = z.object({
   baseUrl: z.url(),
@@ -26,22 +25,6 @@ export const upstreamConfigSchema = z.object({
   partnerTokenField: z._default(z.enum(['tokenPartner', 'tokenGympass']), 'tokenPartner'),
 });
 export type UpstreamConfig = z.infer<typeof upstreamConfigSchema>;
-
-export const clientSchema = z
-  .object({
-    username: nonEmpty,
-    /** Plain password: local files only. */
-    password: z.optional(nonEmpty),
-    /** `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`; what a deployed stack keeps. */
-    passwordHash: z.optional(nonEmpty),
-    roles: z.array(z.enum(ROLES)),
-  })
-  .check(
-    z.refine((c) => c.password !== undefined || c.passwordHash !== undefined, {
-      message: 'needs either "password" or "passwordHash"',
-    }),
-  );
-export type Client = z.infer<typeof clientSchema>;
 
 /** Prospect fields a profile supplies when a lead does not carry them. */
 const prospectDefaults = z.optional(z.partial(prospectSchema));

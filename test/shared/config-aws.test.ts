@@ -11,6 +11,7 @@ import {
   createAwsConfigSource,
   type SettingsInput,
 } from '../../functions/shared/config-aws.ts';
+import { createAwsClientsSource } from '../../functions/shared/secrets-aws.ts';
 
 const secretsManager = mockClient(SecretsManagerClient);
 
@@ -274,6 +275,33 @@ describe('createAwsConfigSource', () => {
     expect(badJson.message).toBe('LEADS_SETTINGS is not valid JSON');
     expect(invalid.message).toMatch(/^LEADS_SETTINGS is invalid:\n {2}upstream\.baseUrl: /);
     expect(invalid.message).toContain('upstream.maxPerMinute: is required (a number)');
+    expect(noPrefix.message).toBe('LEADS_SECRETS_PREFIX is not set');
+  });
+});
+
+describe('createAwsClientsSource (the authorizer: clients only)', () => {
+  it('reads the clients secret without LEADS_SETTINGS, refusing placeholders and plain passwords', async () => {
+    // Prepare
+    const hash = 'scrypt$16384$8$1$c2FsdA==$aGFzaA==';
+    secret('leads/test/clients', [{ username: 'ops', passwordHash: hash, roles: ['report:read'] }]);
+    secret('leads/other/clients', { clients: 'REPLACE_ME' });
+    secret('leads/plain/clients', [{ username: 'ops', password: 'plain-pass', roles: ['admin'] }]);
+
+    // Act
+    const clients = await createAwsClientsSource({ LEADS_SECRETS_PREFIX: 'leads/test' }).clients();
+    const placeholder = await failure(
+      createAwsClientsSource({ LEADS_SECRETS_PREFIX: 'leads/other' }).clients(),
+    );
+    const plain = await failure(
+      createAwsClientsSource({ LEADS_SECRETS_PREFIX: 'leads/plain' }).clients(),
+    );
+    const noPrefix = await failure(createAwsClientsSource({}).clients());
+
+    // Assess
+    expect(clients).toEqual([{ username: 'ops', passwordHash: hash, roles: ['report:read'] }]);
+    expect(placeholder.message).toContain('secret leads/other/clients still holds the placeholder');
+    expect(plain.message).toContain('keeps "passwordHash" only');
+    expect(plain.message).not.toContain('plain-pass');
     expect(noPrefix.message).toBe('LEADS_SECRETS_PREFIX is not set');
   });
 });

@@ -1,0 +1,27 @@
+/**
+ * The API clients of the configuration (Basic auth for the Prospect API, the report and the
+ * admin routes), apart from the rest of config-schema.ts so that the authorizer, which needs
+ * only these, does not build every profile and Prospect schema at cold start.
+ */
+import * as z from 'zod/mini';
+
+export const nonEmpty = z.string().check(z.trim(), z.minLength(1, 'must not be empty'));
+
+export const ROLES = ['prospects:write', 'report:read', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const clientSchema = z
+  .object({
+    username: nonEmpty,
+    /** Plain password: local files only. */
+    password: z.optional(nonEmpty),
+    /** `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`; what a deployed stack keeps. */
+    passwordHash: z.optional(nonEmpty),
+    roles: z.array(z.enum(ROLES)),
+  })
+  .check(
+    z.refine((c) => c.password !== undefined || c.passwordHash !== undefined, {
+      message: 'needs either "password" or "passwordHash"',
+    }),
+  );
+export type Client = z.infer<typeof clientSchema>;
