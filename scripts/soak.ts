@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { BENCH_SOURCES, benchConfig, leadRequest } from '../bench/leads.ts';
+import { benchConfig, leadRequest, SOAK_SOURCES } from '../bench/leads.ts';
 import { LEAD_STATUSES } from '../functions/shared/lead-ledger.ts';
 import { createDynamoLedger } from '../functions/shared/lead-ledger-dynamodb.ts';
 import { localServices } from '../functions/shared/local-services.ts';
@@ -91,7 +91,7 @@ let refused = 0;
 let redeliveredNewId = 0;
 
 async function post(n: number, redelivery: boolean): Promise<void> {
-  const source = BENCH_SOURCES[n % BENCH_SOURCES.length] ?? 'form';
+  const source = SOAK_SOURCES[n % SOAK_SOURCES.length] ?? 'form';
   const request = leadRequest(source, 'soak', n);
   posts += 1;
   try {
