@@ -293,12 +293,23 @@ export function describeFilters(filters: ReportFilters): Record<string, unknown>
   };
 }
 
-/** Every row of the snapshot with its two computed fields, in the snapshot's order. */
-export function reportRows(snapshot: DebtorsSnapshot): ReportRow[] {
-  return snapshot.rows.map((row, index) => {
-    const days = snapshot.daysOverdue[index] ?? null;
-    return { ...row, daysOverdue: days, ageingBucket: days === null ? null : ageingBucket(days) };
-  });
+const rowsOf = new WeakMap<DebtorsSnapshot, readonly ReportRow[]>();
+
+/**
+ * Every row of the snapshot with its two computed fields, in the snapshot's order. Built once
+ * per snapshot object (the stores keep the parsed snapshot between requests): copying 10,000
+ * rows cost tens of milliseconds per request. Callers filter and sort copies, never the rows.
+ */
+export function reportRows(snapshot: DebtorsSnapshot): readonly ReportRow[] {
+  let rows = rowsOf.get(snapshot);
+  if (!rows) {
+    rows = snapshot.rows.map((row, index) => {
+      const days = snapshot.daysOverdue[index] ?? null;
+      return { ...row, daysOverdue: days, ageingBucket: days === null ? null : ageingBucket(days) };
+    });
+    rowsOf.set(snapshot, rows);
+  }
+  return rows;
 }
 
 /** The date part (`YYYY-MM-DD`) of an ISO date-time, or undefined. */

@@ -200,6 +200,8 @@ export function createFileReportStore({ dir }: FileReportStoreOptions): ReportSt
 let localDir: string | undefined;
 
 /** Registers the local report directory (the local runtime: DATA_DIR/reports); undefined clears. */
+let localStore: { dir: string; store: ReportStore } | undefined;
+
 export function setLocalReportDir(dir: string | undefined): void {
   localDir = dir;
 }
@@ -207,5 +209,9 @@ export function setLocalReportDir(dir: string | undefined): void {
 /** The file store in the registered directory; throws when the local runtime has not set one. */
 export function localReportStore(): ReportStore {
   if (!localDir) throw new Error('the local runtime has not registered the report directory');
-  return createFileReportStore({ dir: localDir });
+  // One store per directory, so that its parsed snapshot is kept between requests.
+  if (localStore?.dir !== localDir) {
+    localStore = { dir: localDir, store: createFileReportStore({ dir: localDir }) };
+  }
+  return localStore.store;
 }

@@ -7,8 +7,10 @@ import { buildSnapshot, type DebtorsSnapshot } from '../../functions/domain/debt
 import {
   contentEtag,
   createFileReportStore,
+  localReportStore,
   REPORT_FILES,
   ReportStoreError,
+  setLocalReportDir,
 } from '../../functions/shared/report-store-file.ts';
 import { generateDebtors } from '../../sandbox/debtors-data.ts';
 
@@ -93,6 +95,23 @@ describe('createFileReportStore', () => {
     const second = await reader.readSnapshot();
     expect(second?.snapshot.rows).toHaveLength(30);
     expect(second?.etag).not.toBe(first?.etag);
+  });
+
+  it('keeps the parsed snapshot between requests through the registered local store', async () => {
+    const dir = tempDir();
+    setLocalReportDir(dir);
+    try {
+      await createFileReportStore({ dir }).writeSnapshot(snapshot(20, 3));
+      // Each report request looks the store up again (functions/report/wiring-local.ts).
+      const first = await localReportStore().readSnapshot();
+      expect(await localReportStore().readSnapshot()).toBe(first);
+
+      const other = tempDir();
+      setLocalReportDir(other);
+      expect(await localReportStore().readSnapshot()).toBeUndefined();
+    } finally {
+      setLocalReportDir(undefined);
+    }
   });
 
   it('writes and reads back the status and the checkpoint with its rows, and clears it', async () => {
