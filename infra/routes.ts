@@ -82,7 +82,8 @@ export const FUNCTIONS = {
       'Lead delivery: sends queued leads upstream (Meta leads looked up in Graph first), retries with backoff',
     // Upstream credentials; the profiles' keys for the Meta page tokens of the Graph lookup.
     secrets: ['upstream', 'profiles'],
-    needs: ['ledger:forwarder', 'queue:visibility'],
+    // queue:send: a lead held back by a 401, 429 or the pacer is re-sent as a fresh message.
+    needs: ['ledger:forwarder', 'queue:visibility', 'queue:send'],
     reservedConcurrency: 2,
   },
   // No route: API Gateway calls it before every `auth: 'basic'` route (BASIC_AUTH below).

@@ -50,7 +50,7 @@ import type { ConfigSource } from '../shared/config-source.ts';
 import type { FailureDetails, LeadLedger, LeadRecord, LeadStatus } from '../shared/lead-ledger.ts';
 import { LeadStateError } from '../shared/lead-ledger.ts';
 import { DEFAULT_GRAPH_TIMEOUT_MS, type MetaGraph, MetaGraphError } from '../shared/meta-graph.ts';
-import { count, logger } from '../shared/observability.ts';
+import { count, logger, seconds } from '../shared/observability.ts';
 import type { Pacer } from '../shared/pacer.ts';
 import {
   type ProspectMatch,
@@ -59,9 +59,15 @@ import {
   upstreamClientFor,
 } from '../shared/upstream-client.ts';
 
+/**
+ * `retry.counted`: whether this attempt counted against maxAttempts. A retry that was not counted
+ * (401, 429, pacing, Graph, a failed lookup, a duplicate message) says nothing about the lead,
+ * so the caller sends a fresh message with the delay instead of delaying this one: a long
+ * incident then uses up no SQS receives and puts nothing in the dead-letter queue.
+ */
 export type ForwardOutcome =
   | { kind: 'done'; reason: string; delayMs?: undefined }
-  | { kind: 'retry'; delayMs: number; reason: string };
+  | { kind: 'retry'; delayMs: number; reason: string; counted: boolean };
 
 export type ForwardMetric =
   | 'LeadDelivered'
@@ -88,6 +94,8 @@ export interface ForwardEvent {
   errorStatus?: number;
   /** Anything worth a note (`lookup-not-permitted`, `found-by-lookup`). */
   note?: string;
+  /** On a retry: seconds since the lead was received (the `LeadWaitingSeconds` metric). */
+  waitingSeconds?: number;
 }
 
 export interface ForwardEvents {
@@ -244,6 +252,9 @@ export const forwardEvents: ForwardEvents = {
     const failed = event.errorKind !== undefined;
     if (failed || event.status === 'dead') logger.warn('lead delivery attempt', { ...event });
     else logger.info('lead delivery attempt', { ...event });
+    // Alarmed (LeadWaitingAlarm): a held-back lead is re-sent as a new message, so the queue's
+    // age of oldest message no longer tells how long a lead has waited.
+    if (event.waitingSeconds !== undefined) seconds('LeadWaitingSeconds', event.waitingSeconds);
   },
   metric(name) {
     count(name);
@@ -279,11 +290,20 @@ export async function forwardLead(
   const leaseMs = leaseMsFor(access.timeoutMs, deps.options);
 
   const event: ForwardEvent = { leadId, outcome: 'done', reason: '' };
-  const finish = (outcome: ForwardOutcome, status?: LeadStatus): ForwardOutcome => {
+  const finish = (
+    outcome: ForwardOutcome,
+    status?: LeadStatus,
+    lead?: Pick<LeadRecord, 'receivedAt'>,
+  ): ForwardOutcome => {
+    const receivedMs = lead ? Date.parse(lead.receivedAt) : Number.NaN;
     Object.assign(event, {
       outcome: outcome.kind,
       reason: outcome.reason,
       ...(outcome.kind === 'retry' && { delayMs: outcome.delayMs }),
+      ...(outcome.kind === 'retry' &&
+        Number.isFinite(receivedMs) && {
+          waitingSeconds: Math.max(0, Math.round((now().getTime() - receivedMs) / 1000)),
+        }),
       ...(status && { status }),
     });
     events.finished(event);
@@ -314,8 +334,14 @@ export async function forwardLead(
     // Another attempt holds the lease (a duplicate message): come back when it has run out.
     const leaseLeft = current.leaseUntil ? Date.parse(current.leaseUntil) - now().getTime() : 0;
     return finish(
-      { kind: 'retry', delayMs: Math.max(leaseLeft, 0) + 1_000, reason: 'lease-held' },
+      {
+        kind: 'retry',
+        delayMs: Math.max(leaseLeft, 0) + 1_000,
+        reason: 'lease-held',
+        counted: false,
+      },
       current.status,
+      current,
     );
   }
   Object.assign(event, { profile: lead.profile, attempt: lead.attempts + 1 });
@@ -338,7 +364,11 @@ export async function forwardLead(
   ): Promise<ForwardOutcome> => {
     await deps.ledger.release(leadId, error, now(), { ...details, countAttempt: false });
     events.metric('LeadRetried');
-    return finish({ kind: 'retry', delayMs: Math.ceil(delayMs), reason: code }, 'queued');
+    return finish(
+      { kind: 'retry', delayMs: Math.ceil(delayMs), reason: code, counted: false },
+      'queued',
+      claimed,
+    );
   };
 
   /** A counted failure: retry with backoff, or dead once maxAttempts is reached. */
@@ -360,7 +390,7 @@ export async function forwardLead(
       minDelayMs,
       backoffMs(attempt, random, options.backoffBaseMs, options.backoffCapMs),
     );
-    return finish({ kind: 'retry', delayMs, reason: code }, 'queued');
+    return finish({ kind: 'retry', delayMs, reason: code, counted: true }, 'queued', claimed);
   };
 
   const noteError = (error: { kind: string; status?: number | undefined }) => {

@@ -3,8 +3,13 @@
  * Each record is one `{"leadId"}` message; records are processed one after the other (the
  * upstream is paced across every instance anyway) with `forwardLead`:
  * - `done` → the record succeeds and SQS deletes it;
- * - `retry` → ChangeMessageVisibility to the delay (at most 12 h) on the record's receipt
- *   handle, and the record is reported failed, so SQS hands it out again after that delay;
+ * - `retry` that was not counted against the lead (401, 429, pacing: forward.ts) → a fresh
+ *   message for the lead, delayed (at most 900 s; a longer wait is re-sent again), and the record
+ *   succeeds: a long incident then uses up no receives and fills no dead-letter queue. If that
+ *   send fails, the record is handled as a counted retry;
+ * - `retry` that was counted → ChangeMessageVisibility to the delay (at most 12 h) on the
+ *   record's receipt handle, and the record is reported failed, so SQS hands it out again after
+ *   that delay; its receive count bounds it with the queue's maxReceiveCount;
  * - a poison message (not a lead message) is logged and acknowledged: redelivering it would
  *   never help;
  * - a record that no longer fits in the invocation's remaining time is not started: it goes
@@ -15,7 +20,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { parseLeadMessage } from '../shared/lead-queue.ts';
+import { type LeadQueue, MAX_QUEUE_DELAY_SECONDS, parseLeadMessage } from '../shared/lead-queue.ts';
 import { flushMetrics, logger } from '../shared/observability.ts';
 import { type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
 
@@ -23,6 +28,8 @@ export interface DeliveryHandlerDeps {
   forward: ForwardDeps;
   sqs: SQSClient;
   queueUrl: string;
+  /** The same lead queue, to re-send a lead whose retry was not counted. */
+  queue: LeadQueue;
   now?: () => Date;
 }
 
@@ -71,6 +78,22 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
     }
   }
 
+  /** A fresh message for the lead after `delayMs` (capped); false when it could not be sent. */
+  async function requeue(record: SQSRecord, leadId: string, delayMs: number): Promise<boolean> {
+    try {
+      const delaySeconds = Math.min(visibilitySeconds(delayMs), MAX_QUEUE_DELAY_SECONDS);
+      await deps.queue.send(leadId, { delaySeconds });
+      return true;
+    } catch (error) {
+      logger.warn('could not re-send a held-back lead; its message is delayed instead', {
+        leadId,
+        messageId: record.messageId,
+        error: error instanceof Error ? error.name : String(error),
+      });
+      return false;
+    }
+  }
+
   return async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
     try {
       const access = await deps.forward.upstream();
@@ -103,6 +126,9 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
           throw error;
         }
         if (outcome.kind === 'done') return outcome.reason;
+        if (!outcome.counted && (await requeue(record, message.leadId, outcome.delayMs))) {
+          return `re-sent: ${outcome.reason}`;
+        }
         await setVisibility(record, visibilitySeconds(outcome.delayMs));
         throw new RetryLater(outcome.delayMs, outcome.reason);
       };

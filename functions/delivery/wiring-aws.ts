@@ -1,6 +1,7 @@
 /**
  * The forwarder's AWS adapters: configuration from LEADS_SETTINGS and Secrets Manager, the
- * DynamoDB ledger (which also holds the shared pacer item), SQS for message visibility.
+ * DynamoDB ledger (which also holds the shared pacer item), SQS for message visibility and for
+ * re-sending a held-back lead.
  * Environment (set by the stack): LEDGER_TABLE_NAME, LEAD_QUEUE_URL, MAX_ATTEMPTS (optional,
  * default 8), plus config-aws's LEADS_SETTINGS and LEADS_SECRETS_PREFIX.
  */
@@ -9,6 +10,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../shared/config-aws.ts';
 import { requireEnv } from '../shared/env.ts';
 import { createDynamoLedger } from '../shared/lead-ledger-dynamodb.ts';
+import { createSqsLeadQueue } from '../shared/lead-queue-sqs.ts';
 import { createMetaGraph } from '../shared/meta-graph.ts';
 import { logger } from '../shared/observability.ts';
 import { createDynamoPacer } from '../shared/pacer-dynamodb.ts';
@@ -34,6 +36,8 @@ export function maxAttemptsFrom(env: NodeJS.ProcessEnv): number {
 export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryHandlerDeps {
   const config = createAwsConfigSource(env);
   const dynamo = new DynamoDBClient({});
+  const sqs = new SQSClient({});
+  const queueUrl = requireEnv('LEAD_QUEUE_URL', env);
   const tableName = requireEnv('LEDGER_TABLE_NAME', env);
   const options = {
     maxAttempts: maxAttemptsFrom(env),
@@ -62,7 +66,8 @@ export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryH
       onUnauthorized: () => config.refresh(),
       options,
     },
-    sqs: new SQSClient({}),
-    queueUrl: requireEnv('LEAD_QUEUE_URL', env),
+    sqs,
+    queueUrl,
+    queue: createSqsLeadQueue({ client: sqs, queueUrl }),
   };
 }

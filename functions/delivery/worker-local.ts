@@ -3,8 +3,11 @@
  * this process. It polls the local lead queue (lead-queue-local.ts, SQS semantics) and runs
  * `forwardLead` on one message at a time:
  * - `done` → delete the message;
- * - `retry` → change its visibility to the delay, so it comes back then (a receive is counted
- *   each time, and after maxReceiveCount receives it moves to the dead-letter queue, as on AWS);
+ * - `retry` not counted against the lead (401, 429, pacing) → a fresh message after the delay
+ *   (at most 900 s, as SQS) and the old one deleted, as the forwarder Lambda does (handler.ts);
+ * - `retry` counted → change its visibility to the delay, so it comes back then (a receive is
+ *   counted each time, and after maxReceiveCount receives it moves to the dead-letter queue, as
+ *   on AWS);
  * - an error thrown by forwardLead (the ledger unreachable...) → nothing: the message comes back
  *   when its visibility timeout ends, like a Lambda that failed.
  *
@@ -14,6 +17,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { isLeadId } from '../shared/lead-ledger.ts';
+import { MAX_QUEUE_DELAY_SECONDS } from '../shared/lead-queue.ts';
 import type { LocalLeadQueue, LocalQueueMessage } from '../shared/lead-queue-local.ts';
 import { logger } from '../shared/observability.ts';
 import { type ForwardDeps, type ForwardOutcome, forwardLead } from './forward.ts';
@@ -50,6 +54,21 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   const stopping = new AbortController();
   let current: InFlight | undefined;
 
+  /** A fresh message for the lead after `delayMs` (capped as SQS caps it); false on failure. */
+  async function requeue(leadId: string, delayMs: number): Promise<boolean> {
+    const delaySeconds = Math.min(Math.max(Math.ceil(delayMs / 1000), 0), MAX_QUEUE_DELAY_SECONDS);
+    try {
+      await queue.send(leadId, { delaySeconds });
+      return true;
+    } catch (error) {
+      logger.warn('could not re-send a held-back lead; its message is delayed instead', {
+        leadId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return false;
+    }
+  }
+
   async function handle(flight: InFlight): Promise<void> {
     const { message } = flight;
     if (!isLeadId(message.leadId)) {
@@ -71,6 +90,8 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
     }
     if (flight.handedBack) return;
     if (outcome.kind === 'done') {
+      await queue.delete(message.receiptHandle);
+    } else if (!outcome.counted && (await requeue(message.leadId, outcome.delayMs))) {
       await queue.delete(message.receiptHandle);
     } else {
       const wait = Math.min(Math.max(outcome.delayMs, 0), MAX_VISIBILITY_MS);

@@ -5,9 +5,9 @@
  * refused: they take no per-message delay, and the ledger's claim already stops double sends.
  */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { encodeLeadMessage, type LeadQueue } from './lead-queue.ts';
+import { encodeLeadMessage, type LeadQueue, MAX_QUEUE_DELAY_SECONDS } from './lead-queue.ts';
 
-export const SQS_MAX_DELAY_SECONDS = 900;
+export const SQS_MAX_DELAY_SECONDS = MAX_QUEUE_DELAY_SECONDS;
 
 export interface SqsLeadQueueOptions {
   client: SQSClient;

@@ -6,6 +6,9 @@
  */
 import { isLeadId } from './lead-ledger.ts';
 
+/** The longest delay a queue message can take (SQS: 900 s); a longer wait is re-sent again. */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+
 export interface LeadQueueSendOptions {
   /** Deliver no earlier than this many seconds from now (backoff, Retry-After). */
   delaySeconds?: number;

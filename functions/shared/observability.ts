@@ -20,6 +20,11 @@ export function count(name: string, value = 1): void {
   metrics.addMetric(name, MetricUnit.Count, value);
 }
 
+/** Records a duration in seconds under `name` (EMF; alarms take its Maximum). */
+export function seconds(name: string, value: number): void {
+  metrics.addMetric(name, MetricUnit.Seconds, value);
+}
+
 /** Publishes what was counted during this invocation; call once at its end. */
 export function flushMetrics(): void {
   // Nothing counted (a report GET, a 304): publishing would only log a warning per invocation.

@@ -7,6 +7,10 @@
  *   receives ran out without the forwarder finishing the lead (crashes, timeouts, throttles);
  * - backlog: the oldest lead message is older than `maxMessageAge` (default 15 min:
  *   ApproximateAgeOfOldestMessage); delivery is stuck or far behind (upstream down, pacing);
+ * - waiting leads: a lead held back (401, 429, pacing) had waited longer than `maxMessageAge`
+ *   since it was received (LeadWaitingSeconds, Maximum). Held-back leads are re-sent as fresh
+ *   messages (functions/delivery/handler.ts), so the queue's message age no longer shows their
+ *   wait; this alarm does;
  * - upstream auth: ≥ 1 UpstreamAuthFailure (the upstream or Graph refused our credentials):
  *   every delivery fails until an operator fixes the secret, so one is enough;
  * - dead leads: ≥ 1 LeadDead (the forwarder gave up after MAX_ATTEMPTS). Those messages are
@@ -63,6 +67,8 @@ export const LEAD_METRICS = {
   dead: 'LeadDead',
   parked: 'LeadParked',
   upstreamAuthFailure: 'UpstreamAuthFailure',
+  /** Seconds since a held-back lead was received (a value, not a count). */
+  waiting: 'LeadWaitingSeconds',
 } as const;
 
 export const DEFAULT_METRICS_NAMESPACE = 'Leads';
@@ -91,6 +97,7 @@ export interface DeliveryObservabilityProps {
 export interface DeliveryAlarms {
   deadLetters: Alarm;
   backlog: Alarm;
+  waitingLeads: Alarm;
   upstreamAuth: Alarm;
   deadLeads: Alarm;
   forwarderErrors: Alarm;
@@ -178,6 +185,12 @@ export class DeliveryObservability extends Construct {
         threshold: maxAge.toSeconds(),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       }),
+      waitingLeads: this.alarm('WaitingLeadsAlarm', {
+        description: `A lead held back by the upstream (401, 429) or the pacer has waited more than ${maxAge.toHumanString()} since it was received (docs/deploy.md, Alarms).`,
+        metric: this.leadMetric(LEAD_METRICS.waiting, max),
+        threshold: maxAge.toSeconds(),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      }),
       upstreamAuth: this.alarm('UpstreamAuthAlarm', {
         description:
           'The upstream (or Meta Graph) refused our credentials: deliveries wait until the upstream or profile secret is fixed (docs/deploy.md, Alarms).',
@@ -258,9 +271,13 @@ export class DeliveryObservability extends Construct {
             ],
             right: [
               queue.queue.metricApproximateAgeOfOldestMessage({ ...max, label: 'oldest (s)' }),
+              this.leadMetric(LEAD_METRICS.waiting, {
+                ...max,
+                label: 'longest held-back wait (s)',
+              }),
             ],
             leftAnnotations: [{ value: 1, label: 'DLQ alarm', color: '#d62728' }],
-            rightAnnotations: [{ value: maxAge.toSeconds(), label: 'backlog alarm' }],
+            rightAnnotations: [{ value: maxAge.toSeconds(), label: 'backlog and waiting alarms' }],
             width: 12,
           }),
           new GraphWidget({

@@ -18,14 +18,16 @@
  *   stall the whole queue; more would only wait on the pacer.
  * - Timeouts: the function must not run longer than LeadQueue.consumerTimeout (the queue's
  *   visibility timeout is 6 × that), or a batch still in work would be handed out again.
- * - MAX_ATTEMPTS (default 8): delivery attempts before the forwarder marks a lead dead. The
- *   queue's maxReceiveCount (8) bounds the receives that are not counted attempts (401s, 429s,
- *   pacer waits, crashes, timeouts: functions/delivery/forward.ts); those messages end in the
- *   DLQ, which is alarmed and redriven by the admin replay.
+ * - MAX_ATTEMPTS (default 8): delivery attempts before the forwarder marks a lead dead. Retries
+ *   that are not counted (401s, 429s, pacer waits: functions/delivery/forward.ts) are re-sent as
+ *   fresh messages (sqs:SendMessage, the function's `queue:send` need), so they use no receives;
+ *   the queue's maxReceiveCount (8) bounds the rest (crashes, timeouts); those messages end in
+ *   the DLQ, which is alarmed and redriven by the admin replay.
  *
  * Grants: the event source grants what consuming needs (sqs:ReceiveMessage, DeleteMessage,
- * ChangeMessageVisibility, GetQueueAttributes, GetQueueUrl on the lead queue only); the ledger and
- * the explicit ChangeMessageVisibility come from the function's `needs` (infra/routes.ts).
+ * ChangeMessageVisibility, GetQueueAttributes, GetQueueUrl on the lead queue only); the ledger,
+ * the explicit ChangeMessageVisibility and SendMessage come from the function's `needs`
+ * (infra/routes.ts).
  */
 import { Validations } from 'aws-cdk-lib';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';

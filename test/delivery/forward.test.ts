@@ -95,7 +95,7 @@ describe('forwardLead: delivery', () => {
 
     // Assess
     expect(unknown).toEqual({ kind: 'done', reason: 'unknown-lead' });
-    expect(held).toMatchObject({ kind: 'retry', reason: 'lease-held' });
+    expect(held).toMatchObject({ kind: 'retry', reason: 'lease-held', counted: false });
     expect(held.delayMs).toBeGreaterThan(15_000);
     expect(held.delayMs).toBeLessThanOrEqual(21_000);
     expect(await h.calls(POSTS)).toEqual({});
@@ -137,6 +137,23 @@ describe('forwardLead: the upstream refuses', () => {
     expect(await h.calls(POSTS)).toEqual({ '400': 1 });
   });
 
+  it('says on every retry how long the lead has waited since it was received', async () => {
+    // Prepare: a lead received 20 minutes before this attempt, the upstream refusing the key.
+    const lead = await h.record('site', formCapture());
+
+    // Act
+    const outcome = await forwardLead(
+      lead.leadId,
+      h.deps({ password: 'wrong' }),
+      offsetClock(20 * 60_000),
+    );
+
+    // Assess: what the LeadWaitingSeconds metric (and its alarm) is fed with.
+    expect(outcome).toMatchObject({ kind: 'retry', counted: false });
+    expect(h.recorded.events[0]?.waitingSeconds).toBeGreaterThanOrEqual(1_200);
+    expect(h.recorded.events[0]?.waitingSeconds).toBeLessThan(1_210);
+  });
+
   it('keeps the lead on 401, pauses every instance and retries once the pause is over', async () => {
     // Prepare
     const lead = await h.record('site', formCapture());
@@ -150,7 +167,7 @@ describe('forwardLead: the upstream refuses', () => {
     );
 
     // Assess: kept (queued, attempt not counted), paused, counted, told to come back later.
-    expect(outcome).toMatchObject({ kind: 'retry', reason: 'unauthorized' });
+    expect(outcome).toMatchObject({ kind: 'retry', reason: 'unauthorized', counted: false });
     expect(outcome.delayMs).toBeGreaterThanOrEqual(FIVE_MINUTES);
     expect(outcome.delayMs).toBeLessThan(FIVE_MINUTES + 10_000);
     const kept = await h.ledger.get(lead.leadId);
@@ -172,7 +189,7 @@ describe('forwardLead: the upstream refuses', () => {
     );
     // A second attempt within the pause does not reach the upstream at all.
     const during = await forwardLead(lead.leadId, h.deps());
-    expect(during).toMatchObject({ kind: 'retry', reason: 'pacer-busy' });
+    expect(during).toMatchObject({ kind: 'retry', reason: 'pacer-busy', counted: false });
     expect(await h.calls(POSTS)).toEqual({ '401': 1 });
 
     // Act: later, with the key fixed.
@@ -198,7 +215,7 @@ describe('forwardLead: the upstream refuses', () => {
     const outcome = await forwardLead(lead.leadId, h.deps());
 
     // Assess
-    expect(outcome).toMatchObject({ kind: 'retry', reason: 'rate-limited' });
+    expect(outcome).toMatchObject({ kind: 'retry', reason: 'rate-limited', counted: false });
     expect(outcome.delayMs).toBeGreaterThanOrEqual(55_000);
     expect(outcome.delayMs).toBeLessThanOrEqual(61_000);
     expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 0 });
@@ -232,7 +249,12 @@ describe('forwardLead: the upstream fails', () => {
     const second = await forwardLead(lead.leadId, h.deps());
 
     // Assess: full jitter with random() = 0.5 over base 2 s → 1 s.
-    expect(first).toEqual({ kind: 'retry', delayMs: 1_000, reason: 'ambiguous-post' });
+    expect(first).toEqual({
+      kind: 'retry',
+      delayMs: 1_000,
+      reason: 'ambiguous-post',
+      counted: true,
+    });
     expect(second).toEqual({ kind: 'done', reason: 'delivered' });
     expect(await h.calls(POSTS)).toEqual({ '503': 1, '200': 1 });
     expect(await h.calls(LOOKUPS)).toEqual({ '200': 1 });

@@ -1,8 +1,8 @@
 /**
  * The forwarder Lambda handler: Powertools' partial batch response over a dynalite ledger and the
- * sandbox upstream, with SQS ChangeMessageVisibility faked by aws-sdk-client-mock.
+ * sandbox upstream, with SQS (ChangeMessageVisibility, SendMessage) faked by aws-sdk-client-mock.
  */
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   visibilitySeconds,
 } from '../../functions/delivery/handler.ts';
 import { encodeLeadMessage } from '../../functions/shared/lead-queue.ts';
+import { createSqsLeadQueue } from '../../functions/shared/lead-queue-sqs.ts';
 import { createLambdaContext } from '../../local/lambda-context.ts';
 import { type DeliveryHarness, formCapture, startDeliveryHarness } from './harness.ts';
 
@@ -30,6 +31,7 @@ afterAll(async () => {
 beforeEach(async () => {
   sqs.reset();
   sqs.on(ChangeMessageVisibilityCommand).resolves({});
+  sqs.on(SendMessageCommand).resolves({ MessageId: 'resent' });
   await h.reset();
 });
 
@@ -55,10 +57,12 @@ function record(body: string): SQSRecord {
 }
 
 function handlerWith(forward: ForwardDeps = h.deps()) {
+  const client = new SQSClient({ region: 'us-east-1' });
   return createDeliveryHandler({
     forward,
-    sqs: new SQSClient({ region: 'us-east-1' }),
+    sqs: client,
     queueUrl: QUEUE_URL,
+    queue: createSqsLeadQueue({ client, queueUrl: QUEUE_URL }),
   });
 }
 
@@ -69,8 +73,12 @@ function visibilityCalls() {
   return sqs.commandCalls(ChangeMessageVisibilityCommand).map((call) => call.args[0].input);
 }
 
+function sendCalls() {
+  return sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input);
+}
+
 describe('delivery handler', () => {
-  it('reports only the records to retry, after delaying each with ChangeMessageVisibility', async () => {
+  it('re-sends a lead whose retry was not counted, and acknowledges the final and poison records', async () => {
     // Prepare: one deliverable lead, one poison message, one lead another attempt is sending,
     // one already delivered.
     const deliverable = await h.record('site', formCapture());
@@ -89,23 +97,47 @@ describe('delivery handler', () => {
     // Act
     const response = await handlerWith()({ Records: records } as SQSEvent, context());
 
-    // Assess
-    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: records[2]?.messageId }] });
-    expect(visibilityCalls()).toEqual([
+    // Assess: the busy lead comes back as a new message once the other attempt's lease is over,
+    // so waiting on it costs its message no receive.
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(visibilityCalls()).toEqual([]);
+    expect(sendCalls()).toEqual([
       {
         QueueUrl: QUEUE_URL,
-        ReceiptHandle: records[2]?.receiptHandle,
-        VisibilityTimeout: expect.any(Number),
+        MessageBody: encodeLeadMessage(busy.leadId),
+        DelaySeconds: expect.any(Number),
       },
     ]);
-    const seconds = visibilityCalls()[0]?.VisibilityTimeout ?? 0;
+    const seconds = sendCalls()[0]?.DelaySeconds ?? 0;
     expect(seconds).toBeGreaterThanOrEqual(25);
     expect(seconds).toBeLessThanOrEqual(31);
     expect((await h.ledger.get(deliverable.leadId))?.status).toBe('delivered');
     expect(await h.prospects()).toHaveLength(1);
   });
 
-  it('answers every record failed, without throwing, when all of them must wait', async () => {
+  it('delays a counted retry on its own message with ChangeMessageVisibility and reports it failed', async () => {
+    // Prepare: the upstream answers 500 (counted against the lead).
+    await h.setFaults({ errorRate: 1, errorStatus: 500 });
+    const lead = await h.record('site', formCapture());
+    const records = [record(encodeLeadMessage(lead.leadId))];
+
+    // Act
+    const response = await handlerWith()({ Records: records } as SQSEvent, context());
+
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]?.messageId }] });
+    expect(sendCalls()).toEqual([]);
+    expect(visibilityCalls()).toEqual([
+      {
+        QueueUrl: QUEUE_URL,
+        ReceiptHandle: records[0]?.receiptHandle,
+        VisibilityTimeout: expect.any(Number),
+      },
+    ]);
+    expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 1 });
+  });
+
+  it('re-sends every lead held back by a refused key, capped at SQS’s 900 s delay', async () => {
     // Prepare: the upstream refuses the key.
     const leads = [await h.record('site', formCapture()), await h.record('site', formCapture())];
     const records = leads.map((lead) => record(encodeLeadMessage(lead.leadId)));
@@ -116,17 +148,43 @@ describe('delivery handler', () => {
       context(),
     );
 
-    // Assess: the first gets the 401, the second finds the shared pacer paused.
-    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(
-      records.map((r) => r.messageId),
+    // Assess: the first gets the 401, the second finds the shared pacer paused; both wait about
+    // 5 min as new messages, and the records they came in are done.
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(sendCalls().map((call) => call.MessageBody)).toEqual(
+      leads.map((lead) => encodeLeadMessage(lead.leadId)),
     );
-    const [first, second] = visibilityCalls();
-    expect(first?.VisibilityTimeout).toBeGreaterThanOrEqual(300);
-    expect(second?.VisibilityTimeout).toBeGreaterThanOrEqual(290);
+    for (const call of sendCalls()) {
+      expect(call.DelaySeconds).toBeGreaterThanOrEqual(290);
+      expect(call.DelaySeconds).toBeLessThanOrEqual(900);
+    }
+    expect(visibilityCalls()).toEqual([]);
     for (const lead of leads) {
       expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 0 });
     }
     expect(await h.calls('POST /api/v1/prospects')).toEqual({ '401': 1 });
+  });
+
+  it('falls back to delaying the record itself when the lead cannot be re-sent', async () => {
+    // Prepare
+    sqs.on(SendMessageCommand).rejects(new Error('AccessDenied'));
+    const lead = await h.record('site', formCapture());
+    await h.ledger.claim(lead.leadId, 30_000, new Date());
+    const records = [record(encodeLeadMessage(lead.leadId))];
+
+    // Act
+    const response = await handlerWith()({ Records: records } as SQSEvent, context());
+
+    // Assess: the message is not lost; it comes back through its own visibility.
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]?.messageId }] });
+    expect(sendCalls()).toHaveLength(1);
+    expect(visibilityCalls()).toEqual([
+      {
+        QueueUrl: QUEUE_URL,
+        ReceiptHandle: records[0]?.receiptHandle,
+        VisibilityTimeout: expect.any(Number),
+      },
+    ]);
   });
 
   it('does not start a lead that no longer fits in the invocation', async () => {
@@ -165,8 +223,8 @@ describe('delivery handler', () => {
 
   it('still fails the record when ChangeMessageVisibility fails', async () => {
     sqs.on(ChangeMessageVisibilityCommand).rejects(new Error('ReceiptHandleIsInvalid'));
+    await h.setFaults({ errorRate: 1, errorStatus: 500 });
     const lead = await h.record('site', formCapture());
-    await h.ledger.claim(lead.leadId, 30_000, new Date());
     const records = [record(encodeLeadMessage(lead.leadId))];
 
     const response = await handlerWith()({ Records: records } as SQSEvent, context());

@@ -81,9 +81,9 @@ describe('startLocalWorker', () => {
     expect(await queue.depth()).toEqual({ queued: 0, dead: 0 });
   });
 
-  it('hides a message for the delay a retry asks for', async () => {
+  it('hides a message for the delay a counted retry asks for', async () => {
     // Prepare
-    const slow = slowForward(0, { kind: 'retry', delayMs: 60_000, reason: 'test' });
+    const slow = slowForward(0, { kind: 'retry', delayMs: 60_000, reason: 'test', counted: true });
     const lead = await h.record('site', formCapture());
     await queue.send(lead.leadId);
 
@@ -104,6 +104,67 @@ describe('startLocalWorker', () => {
     expect(slow.calls()).toBe(1);
     expect(await queue.receive({ max: 10, visibilityMs: 1_000 })).toEqual([]);
     expect((await queue.depth()).queued).toBe(1);
+  });
+
+  it('re-sends a lead whose retries are not counted, so it never reaches the dead-letter queue', async () => {
+    // Prepare: the use case holds the lead back 12 times (more than maxReceiveCount, 8), as a
+    // long 429 storm or a refused key would, then delivers it.
+    const lead = await h.record('site', formCapture());
+    await queue.send(lead.leadId);
+    let calls = 0;
+    const forward = async (): Promise<ForwardOutcome> => {
+      calls += 1;
+      return calls <= 12
+        ? { kind: 'retry', delayMs: 0, reason: 'rate-limited', counted: false }
+        : { kind: 'done', reason: 'delivered' };
+    };
+
+    // Act
+    const worker = startLocalWorker({
+      queue,
+      deps: h.deps(),
+      visibilityMs: 60_000,
+      pollMs: 20,
+      forward,
+    });
+    await until(async () => calls >= 13 && (await queue.depth()).queued === 0);
+    await worker.stop(1_000);
+
+    // Assess
+    expect(calls).toBe(13);
+    expect(await queue.depth()).toEqual({ queued: 0, dead: 0 });
+  });
+
+  it('delays a re-sent lead as asked, at most 900 s like SQS', async () => {
+    // Prepare
+    const slow = slowForward(0, {
+      kind: 'retry',
+      delayMs: 3_600_000,
+      reason: 'unauthorized',
+      counted: false,
+    });
+    const lead = await h.record('site', formCapture());
+    await queue.send(lead.leadId);
+    const worker = startLocalWorker({
+      queue,
+      deps: h.deps(),
+      visibilityMs: 1_000,
+      pollMs: 50,
+      forward: slow.forward,
+    });
+    await slow.started;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await worker.stop(1_000);
+
+    // Act: look 899 s and 901 s ahead.
+    const early = await queue.receive({ max: 10, visibilityMs: 1_000, now: Date.now() + 899_000 });
+    const due = await queue.receive({ max: 10, visibilityMs: 1_000, now: Date.now() + 901_000 });
+
+    // Assess: one message, the new one (received for the first time), due after 900 s.
+    expect(slow.calls()).toBe(1);
+    expect(early).toEqual([]);
+    expect(due.map((m) => [m.leadId, m.receiveCount])).toEqual([[lead.leadId, 1]]);
+    expect(await queue.depth()).toMatchObject({ queued: 1, dead: 0 });
   });
 
   it('lets the message in flight finish when it can within the deadline', async () => {

@@ -15,6 +15,9 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalLeadQueue } from '../../functions/shared/lead-queue-local.ts';
+import { localServices } from '../../functions/shared/local-services.ts';
+import { LOCAL_MAX_RECEIVE_COUNT } from '../../local/runtime.ts';
 import type { SandboxStats, StoredProspect } from '../../sandbox/server.ts';
 import {
   type AcceptedLead,
@@ -238,6 +241,40 @@ describe('delivery to the sandbox under faults (local runtime, worker on)', () =
         : [];
     });
     expect(early).toEqual([]);
+  });
+
+  it('a 429 storm longer than the queue allows receives: delivered with no replay, nothing dead-lettered', {
+    timeout: 90_000,
+  }, async () => {
+    const services = localServices();
+    const queue = createLocalLeadQueue({
+      client: services.dynamo,
+      tableName: services.queueTable,
+      maxReceiveCount: services.maxReceiveCount,
+    });
+    // More 429s than two leads could take as receives of their first messages.
+    const refusals = 2 * (LOCAL_MAX_RECEIVE_COUNT + 2);
+
+    const outcome = await scenario(
+      'long-storm',
+      2,
+      { errorRate: 1, errorStatus: 429 },
+      async () => {
+        await waitUntil(
+          `${refusals} × 429 from the sandbox`,
+          () => sandbox.stats(),
+          (s) => answered(s, 429) >= refusals,
+          { timeoutMs: 60_000 },
+        );
+        await sandbox.setFaults({});
+      },
+      80_000,
+    );
+
+    expect(checkExactlyOnce(outcome.accepted, outcome.ledger, outcome.prospects)).toEqual(ALL_GOOD);
+    expect(answered(outcome.stats, 429)).toBeGreaterThanOrEqual(refusals);
+    expect(outcome.ledger.map((lead) => lead.attempts)).toEqual([0, 0]);
+    expect(await queue.depth()).toMatchObject({ queued: 0, dead: 0 });
   });
 
   it('latency above the client timeout: prospects created but answered late, found by lookup, never posted twice', {

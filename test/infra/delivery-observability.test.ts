@@ -87,16 +87,34 @@ describe('DeliveryObservability', () => {
   const alarms = alarmsByMetric(template);
   const { ids } = built;
 
-  it('has exactly the five delivery alarms, one per metric', () => {
+  it('has exactly the six delivery alarms, one per metric', () => {
     // Assess
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
     expect(Object.keys(alarms).sort()).toEqual([
       'ApproximateAgeOfOldestMessage',
       'ApproximateNumberOfMessagesVisible',
       'Errors',
       LEAD_METRICS.dead,
+      LEAD_METRICS.waiting,
       LEAD_METRICS.upstreamAuthFailure,
     ]);
+  });
+
+  it('alarms when a held-back lead has waited longer than the same age since it was received', () => {
+    // Prepare: held-back leads are re-sent as new messages, whose age starts again.
+    const tighter = alarmsByMetric(
+      observedStack({ maxMessageAge: Duration.minutes(5) }).template(),
+    );
+
+    // Assess
+    expect(alarms[LEAD_METRICS.waiting]).toMatchObject({
+      Namespace: 'Leads',
+      Dimensions: [{ Name: 'service', Value: 'leads' }],
+      Statistic: 'Maximum',
+      Threshold: 900,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(tighter[LEAD_METRICS.waiting]?.Threshold).toBe(300);
   });
 
   it('alarms on one message in the dead-letter queue', () => {

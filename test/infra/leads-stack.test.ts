@@ -226,7 +226,7 @@ describe('LeadsStack: delivery and admin', () => {
       });
     });
 
-    it('may GetItem/UpdateItem the table, consume the queue, and nothing on the DLQ', () => {
+    it('may GetItem/UpdateItem the table, consume and re-send to the queue, and nothing on the DLQ', () => {
       expect(actionsOn(forwarderStatements, ids.table)).toEqual([
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
@@ -237,6 +237,7 @@ describe('LeadsStack: delivery and admin', () => {
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',
         'sqs:ReceiveMessage',
+        'sqs:SendMessage',
       ]);
       expect(actionsOn(forwarderStatements, ids.dlq)).toEqual([]);
     });
@@ -255,6 +256,7 @@ describe('LeadsStack: delivery and admin', () => {
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',
         'sqs:ReceiveMessage',
+        'sqs:SendMessage',
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
       ]);
@@ -445,12 +447,12 @@ describe('LeadsStack: delivery and admin', () => {
     expect(actionsOn(intake, ids.dlq)).toEqual([]);
   });
 
-  it('watches delivery: the five alarms notify the alarm topic, and so do the report alarms', () => {
+  it('watches delivery: the six alarms notify the alarm topic, and so do the report alarms', () => {
     const topic = stack.getLogicalId(stack.observability.topic.node.defaultChild as CfnTopic);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
       Properties: { AlarmActions?: unknown[] };
     }>;
-    expect(alarms).toHaveLength(9);
+    expect(alarms).toHaveLength(10);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     template.hasOutput('AlarmTopicArn', { Value: { Ref: topic } });
