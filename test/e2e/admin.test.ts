@@ -6,35 +6,36 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalLeadQueue } from '../../functions/shared/lead-queue-local.ts';
 import { localServices } from '../../functions/shared/local-services.ts';
-import { DEMO_SECRETS, loadLeadFixture } from '../helpers/lead-fixtures.ts';
-import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
+import { basicHeader } from '../helpers/abuse-kit.ts';
+import {
+  DEMO_CLIENTS,
+  DEMO_SECRETS,
+  loadLeadFixture,
+  prospectWithoutLastName,
+} from '../helpers/lead-fixtures.ts';
+import {
+  basicChallengeOf,
+  expectErrorCode,
+  leadIdOf,
+  startTestRuntime,
+  type TestRuntime,
+  testConfig,
+} from '../helpers/local-runtime.ts';
 
-const basic = (user: string, password: string) =>
-  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 // The prospect fixtures' Authorization header is ops:demo-ops-password.
-const OPS = basic('ops', 'demo-ops-password');
-
-/** API Gateway hands a function's WWW-Authenticate on as x-amzn-Remapped-WWW-Authenticate. */
-function challengeOf(response: Response): string | null {
-  return (
-    response.headers.get('www-authenticate') ??
-    response.headers.get('x-amzn-remapped-www-authenticate')
-  );
-}
+const OPS = basicHeader('ops', 'demo-ops-password');
 
 let rt: TestRuntime;
 beforeAll(async () => {
-  rt = await startTestRuntime({
-    upstream: TEST_UPSTREAM,
-    clients: [
-      { username: 'ops', password: 'demo-ops-password', roles: ['prospects:write', 'admin'] },
-      { username: 'reporter', password: 'demo-reporter-password', roles: ['report:read'] },
-    ],
-    profiles: {
-      site: { source: 'form', token: DEMO_SECRETS.form, defaults: { idBranch: 1 } },
-      native: { source: 'prospect' },
-    },
-  });
+  rt = await startTestRuntime(
+    testConfig(
+      {
+        site: { source: 'form', token: DEMO_SECRETS.form, defaults: { idBranch: 1 } },
+        native: { source: 'prospect' },
+      },
+      DEMO_CLIENTS,
+    ),
+  );
 });
 afterAll(() => rt?.stop());
 
@@ -47,17 +48,15 @@ function admin(path: string, init: { method?: string; authorization?: string } =
 async function postFormLead(): Promise<string> {
   const response = await rt.send('/leads/site', loadLeadFixture('form', 'valid-urlencoded'));
   expect(response.status).toBe(202);
-  return ((await response.json()) as { leadId: string }).leadId;
+  return leadIdOf(response);
 }
 
 /** A Prospect without lastName: accepted and parked by the intake. */
 async function postParkedProspect(): Promise<string> {
-  const fixture = loadLeadFixture('prospect', 'valid');
-  const { lastName: _none, ...prospect } = JSON.parse(fixture.body) as Record<string, unknown>;
-  const response = await rt.send('/api/v1/prospects', {
-    ...fixture,
-    body: JSON.stringify({ ...prospect, email: `parked.${Date.now()}@exemplo.com` }),
-  });
+  const response = await rt.send(
+    '/api/v1/prospects',
+    prospectWithoutLastName(`parked.${Date.now()}@exemplo.com`),
+  );
   expect(response.status).toBe(202);
   const body = (await response.json()) as { leadId: string; status: string };
   expect(body.status).toBe('parked');
@@ -73,13 +72,13 @@ describe('admin routes: auth', () => {
       [`/admin/leads/${leadId}/retry`, 'POST'],
       ['/admin/replay', 'POST'],
     ] as const) {
-      for (const authorization of [undefined, basic('ops', 'wrong')]) {
+      for (const authorization of [undefined, basicHeader('ops', 'wrong')]) {
         const response = await admin(path, {
           method,
           ...(authorization !== undefined && { authorization }),
         });
         expect(response.status, `${method} ${path}`).toBe(401);
-        expect(challengeOf(response)).toMatch(/^Basic realm=/);
+        expect(basicChallengeOf(response)).toMatch(/^Basic realm=/);
         expect(await response.json()).toMatchObject({ error: { code: 'unauthorized' } });
       }
     }
@@ -88,10 +87,9 @@ describe('admin routes: auth', () => {
   it('answer 403 to a client without the admin role', async () => {
     const leadId = await postFormLead();
     const response = await admin(`/admin/leads/${leadId}`, {
-      authorization: basic('reporter', 'demo-reporter-password'),
+      authorization: basicHeader('reporter', 'demo-reporter-password'),
     });
-    expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({ error: { code: 'forbidden' } });
+    await expectErrorCode(response, 403, 'forbidden');
   });
 });
 
@@ -113,11 +111,9 @@ describe('GET /admin/leads/{leadId}', () => {
 
   it('answers 404 for an unknown lead and 400 for a malformed id', async () => {
     const unknown = await admin('/admin/leads/ld_0000000000000000000000', { authorization: OPS });
-    expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toMatchObject({ error: { code: 'lead_not_found' } });
+    await expectErrorCode(unknown, 404, 'lead_not_found');
     const malformed = await admin('/admin/leads/12345', { authorization: OPS });
-    expect(malformed.status).toBe(400);
-    expect(await malformed.json()).toMatchObject({ error: { code: 'invalid_lead_id' } });
+    await expectErrorCode(malformed, 400, 'invalid_lead_id');
   });
 });
 
@@ -155,8 +151,7 @@ describe('POST /admin/leads/{leadId}/retry', () => {
       method: 'POST',
       authorization: OPS,
     });
-    expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({ error: { code: 'already_queued' } });
+    await expectErrorCode(again, 409, 'already_queued');
   });
 });
 

@@ -4,8 +4,17 @@
  * will be delivered, duplicates, spam, CORS and refusals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_SECRETS, loadLeadFixture } from '../helpers/lead-fixtures.ts';
-import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
+import { expectNotesContain } from '../helpers/lead-assertions.ts';
+import { DEMO_SECRETS, loadLeadFixture, MARIA_CONCEICAO } from '../helpers/lead-fixtures.ts';
+import {
+  expectErrorCode,
+  expectQueuedAnswer,
+  expectSameLead,
+  leadIdOf,
+  startTestRuntime,
+  type TestRuntime,
+  testConfig,
+} from '../helpers/local-runtime.ts';
 
 const site = {
   source: 'form',
@@ -17,54 +26,34 @@ const site = {
 
 let rt: TestRuntime;
 beforeAll(async () => {
-  rt = await startTestRuntime({
-    upstream: TEST_UPSTREAM,
-    clients: [],
-    profiles: {
-      site,
-      obrigado: { ...site, redirectUrl: 'https://lp.example.com/obrigado' },
-    },
-  });
+  rt = await startTestRuntime(
+    testConfig({ site, obrigado: { ...site, redirectUrl: 'https://lp.example.com/obrigado' } }),
+  );
 });
 afterAll(() => rt?.stop());
-
-async function leadIdOf(response: Response): Promise<string> {
-  const body = (await response.json()) as { leadId: string };
-  return body.leadId;
-}
 
 describe('POST /leads/{profile} with a plain HTML form', () => {
   it('accepts the form, records it and maps it to the Prospect field by field', async () => {
     const response = await rt.send('/leads/site', loadLeadFixture('form', 'valid-urlencoded'));
-    expect(response.status).toBe(202);
+    const lead = await expectQueuedAnswer(rt, response, 202);
     expect(response.headers.get('access-control-allow-origin')).toBe('https://lp.example.com');
-    const leadId = await leadIdOf(response);
-
-    const lead = await rt.ledger.get(leadId);
     expect(lead).toMatchObject({ profile: 'site', source: 'form', status: 'queued' });
     expect(lead?.prospect).toMatchObject({
-      name: 'Maria',
-      lastName: 'José da Conceição',
-      email: 'maria.conceicao@exemplo.com.br',
-      ddi: '55',
-      cellphone: '11987654321',
-      cpf: '52998224725',
-      birthday: '1990-05-12T00:00:00.000Z',
-      gender: 'F',
+      ...MARIA_CONCEICAO,
       idBranch: 1,
       marketingType: 'Site',
     });
-    expect(lead?.prospect?.notes).toContain('Quero conhecer a unidade Paulista');
-    expect(lead?.prospect?.notes).toContain('utm_campaign=matricula-verao');
-    expect(lead?.prospect?.notes).toContain('gclid=Cj0KCQiA4L67BhDUARIsADWrl7Ekq9xY');
+    expectNotesContain(lead?.prospect?.notes, [
+      'Quero conhecer a unidade Paulista',
+      'utm_campaign=matricula-verao',
+      'gclid=Cj0KCQiA4L67BhDUARIsADWrl7Ekq9xY',
+    ]);
   });
 
   it('answers a redelivery with the same lead, never a second one', async () => {
     const fixture = loadLeadFixture('form', 'redelivery-urlencoded');
     const first = await leadIdOf(await rt.send('/leads/site', fixture));
-    const second = await rt.send('/leads/site', fixture);
-    expect(second.status).toBe(202);
-    expect(await leadIdOf(second)).toBe(first);
+    await expectSameLead(await rt.send('/leads/site', fixture), 202, first);
     const queued = await rt.ledger.listByStatus('queued', { limit: 100 });
     expect(queued.leads.filter((lead) => lead.leadId === first)).toHaveLength(1);
   });
@@ -73,10 +62,9 @@ describe('POST /leads/{profile} with a plain HTML form', () => {
     const before = (await rt.ledger.listByStatus('queued', { limit: 100 })).leads.length;
     const fixture = loadLeadFixture('form', 'valid-urlencoded');
     const wrong = await rt.send('/leads/site?token=nope', fixture);
-    expect(wrong.status).toBe(403);
+    await expectErrorCode(wrong, 403, 'invalid_token');
     // The page is allowed to read why (the fixture posts from https://lp.example.com).
     expect(wrong.headers.get('access-control-allow-origin')).toBe('https://lp.example.com');
-    expect(await wrong.json()).toMatchObject({ error: { code: 'invalid_token' } });
     const missing = await rt.send('/leads/site?x=1', fixture);
     expect(missing.status).toBe(401);
     expect((await rt.ledger.listByStatus('queued', { limit: 100 })).leads.length).toBe(before);

@@ -5,8 +5,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeadRecord } from '../../functions/shared/lead-ledger.ts';
-import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
-import { PLATFORM_SECRETS, platformBody } from '../helpers/platform-fixtures.ts';
+import { expectNotesContain } from '../helpers/lead-assertions.ts';
+import {
+  expectErrorCode,
+  startTestRuntime,
+  type TestRuntime,
+  testConfig,
+} from '../helpers/local-runtime.ts';
+import {
+  GOOGLE_TEST_PERSON,
+  JOAO_SILVA,
+  PLATFORM_SECRETS,
+  platformBody,
+} from '../helpers/platform-fixtures.ts';
 
 /** The lead's form_id: above 2^53, so a naive JSON.parse would read 9007199254740992. */
 const FORM_ID = '9007199254740993';
@@ -21,11 +32,9 @@ const google = {
 
 let rt: TestRuntime;
 beforeAll(async () => {
-  rt = await startTestRuntime({
-    upstream: TEST_UPSTREAM,
-    clients: [],
-    profiles: { google, 'google-live': { ...google, deliverTestLeads: true } },
-  });
+  rt = await startTestRuntime(
+    testConfig({ google, 'google-live': { ...google, deliverTestLeads: true } }),
+  );
 });
 afterAll(() => rt?.stop());
 
@@ -37,6 +46,18 @@ async function leadsWithId(profile: string, leadId: string): Promise<LeadRecord[
 async function expectEmptyObject(response: Response): Promise<void> {
   expect(response.status).toBe(200);
   expect(await response.text()).toBe('{}');
+}
+
+/** Posts Google's "Send test data" lead to `profile`; the one record it made there. */
+async function postTestLead(profile: string): Promise<LeadRecord | undefined> {
+  const body = platformBody('google', 'test-lead.json');
+  await expectEmptyObject(await rt.post(`/leads/${profile}`, body, JSON_HEADERS));
+  const [lead, ...others] = await leadsWithId(
+    profile,
+    'TeSter-123-ABCDEFGHIJKLMNOPQRSTUVWXYZ-abc-0123456789',
+  );
+  expect(others).toHaveLength(0);
+  return lead;
 }
 
 describe('POST /leads/{profile} with a Google Ads lead form webhook', () => {
@@ -64,13 +85,8 @@ describe('POST /leads/{profile} with a Google Ads lead form webhook', () => {
       },
     });
     expect(lead?.prospect).toMatchObject({
-      name: 'João',
-      lastName: 'da Silva',
-      email: 'joao.silva@example.com',
-      ddi: '55',
-      cellphone: '21998765432',
-      // A custom question typed by a Brazilian audience: DD/MM/YYYY.
-      birthday: '1990-05-12T00:00:00.000Z',
+      // The birthday is a custom question typed by a Brazilian audience: DD/MM/YYYY.
+      ...JOAO_SILVA,
       // forms.<form_id> wins over defaults, which fill what the form does not set.
       idBranch: 5,
       currentStep: 'Lead Google',
@@ -79,14 +95,14 @@ describe('POST /leads/{profile} with a Google Ads lead form webhook', () => {
     expect(lead?.prospect?.cpf).toBeUndefined();
     expect(lead?.prospect?.gender).toBeUndefined();
     const notes = lead?.prospect?.notes ?? '';
-    expect(notes).toContain(
+    expectNotesContain(notes, [
       `Lead recebido via Google Ads, formulário ${FORM_ID}, lead Cj0KCQjw-lead-0001-BR.`,
-    );
-    expect(notes).toContain('Qual horário você prefere treinar?: Manhã');
-    expect(notes).toContain('Postal Code: 20040-002');
-    expect(notes).toContain('City: Rio de Janeiro');
-    expect(notes).toContain('gcl_id=Cj0KCQjwmYzIBhC6ARIsAHA3IkQ');
-    expect(notes).toContain('campaign_id=21876543210987654');
+      'Qual horário você prefere treinar?: Manhã',
+      'Postal Code: 20040-002',
+      'City: Rio de Janeiro',
+      'gcl_id=Cj0KCQjwmYzIBhC6ARIsAHA3IkQ',
+      'campaign_id=21876543210987654',
+    ]);
     // The shared key never reaches the CRM.
     expect(notes).not.toContain(PLATFORM_SECRETS.google);
   });
@@ -111,8 +127,7 @@ describe('POST /leads/{profile} with a Google Ads lead form webhook', () => {
       JSON.stringify({ ...lead, lead_id: 'other-lead', google_key: 'demo-google-kez' }),
       JSON_HEADERS,
     );
-    expect(wrong.status).toBe(403);
-    expect(await wrong.json()).toMatchObject({ error: { code: 'invalid_key' } });
+    await expectErrorCode(wrong, 403, 'invalid_key');
 
     const { google_key: _none, ...keyless } = lead;
     const missing = await rt.post(
@@ -120,43 +135,22 @@ describe('POST /leads/{profile} with a Google Ads lead form webhook', () => {
       JSON.stringify({ ...keyless, lead_id: 'other-lead' }),
       JSON_HEADERS,
     );
-    expect(missing.status).toBe(401);
-    expect(await missing.json()).toMatchObject({ error: { code: 'missing_key' } });
+    await expectErrorCode(missing, 401, 'missing_key');
     expect(await rt.countLeads()).toBe(before);
     expect(await leadsWithId('google', 'other-lead')).toHaveLength(0);
   });
 
   it('keeps a test lead ("Send test data") as `test`, not queued', async () => {
-    const body = platformBody('google', 'test-lead.json');
-    await expectEmptyObject(await rt.post('/leads/google', body, JSON_HEADERS));
-    const [lead, ...others] = await leadsWithId(
-      'google',
-      'TeSter-123-ABCDEFGHIJKLMNOPQRSTUVWXYZ-abc-0123456789',
-    );
-    expect(others).toHaveLength(0);
+    const lead = await postTestLead('google');
     expect(lead).toMatchObject({ status: 'test', capture: { isTest: true } });
     const queued = await rt.ledger.listByStatus('queued', { limit: 100 });
     expect(queued.leads.some((l) => l.leadId === lead?.leadId)).toBe(false);
   });
 
   it('queues a test lead when the profile says deliverTestLeads', async () => {
-    const body = platformBody('google', 'test-lead.json');
-    await expectEmptyObject(await rt.post('/leads/google-live', body, JSON_HEADERS));
-    const [lead, ...others] = await leadsWithId(
-      'google-live',
-      'TeSter-123-ABCDEFGHIJKLMNOPQRSTUVWXYZ-abc-0123456789',
-    );
-    expect(others).toHaveLength(0);
+    const lead = await postTestLead('google-live');
     expect(lead).toMatchObject({ status: 'queued', capture: { isTest: true } });
-    expect(lead?.prospect).toMatchObject({
-      name: 'FirstName',
-      lastName: 'LastName',
-      email: 'test@example.com',
-      ddi: '1',
-      cellphone: '6505550123',
-      cpf: '52998224725',
-      idBranch: 4,
-    });
+    expect(lead?.prospect).toMatchObject({ ...GOOGLE_TEST_PERSON, idBranch: 4 });
     expect(lead?.prospect?.notes).toContain('LEAD DE TESTE');
   });
 
@@ -186,8 +180,7 @@ describe('POST /leads/{profile} with a Google Ads lead form webhook', () => {
       platformBody('google', 'malformed.txt'),
       JSON_HEADERS,
     );
-    expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ error: { code: 'missing_key' } });
+    await expectErrorCode(response, 401, 'missing_key');
     expect(await rt.countLeads()).toBe(before);
   });
 });

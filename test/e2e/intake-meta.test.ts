@@ -11,9 +11,18 @@ import { completeMetaCapture } from '../../functions/intake/sources/meta.ts';
 import type { Profile } from '../../functions/shared/config-schema.ts';
 import type { LeadRecord } from '../../functions/shared/lead-ledger.ts';
 import { createMetaGraph } from '../../functions/shared/meta-graph.ts';
-import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
+import { expectNotesContain } from '../helpers/lead-assertions.ts';
+import {
+  expectErrorCode,
+  expectParked,
+  leadIdOf,
+  startTestRuntime,
+  type TestRuntime,
+  testConfig,
+} from '../helpers/local-runtime.ts';
 import {
   flipOneByte,
+  MARIA_SOUZA,
   metaSignature,
   PLATFORM_SECRETS,
   platformBody,
@@ -26,13 +35,12 @@ const FORM_ID = '9234567890123457';
 const PAGE_ID = '153125381133';
 
 const WEBHOOK = platformBody('meta', 'webhook-two-entries.json');
+const JSON_HEADERS = { 'content-type': 'application/json' };
 
 let rt: TestRuntime;
 beforeAll(async () => {
-  rt = await startTestRuntime({
-    upstream: TEST_UPSTREAM,
-    clients: [],
-    profiles: {
+  rt = await startTestRuntime(
+    testConfig({
       meta: {
         source: 'meta',
         appSecret: PLATFORM_SECRETS.metaAppSecret,
@@ -43,16 +51,13 @@ beforeAll(async () => {
         defaults: { idBranch: 2, marketingType: 'Meta Ads' },
         forms: { [FORM_ID]: { idBranch: 3 } },
       },
-    },
-  });
+    }),
+  );
 });
 afterAll(() => rt?.stop());
 
 function signed(body: Buffer, secret: string = PLATFORM_SECRETS.metaAppSecret) {
-  return {
-    'content-type': 'application/json',
-    'x-hub-signature-256': metaSignature(body, secret, 'sha256'),
-  };
+  return { ...JSON_HEADERS, 'x-hub-signature-256': metaSignature(body, secret, 'sha256') };
 }
 
 /** The profile as the runtime's handlers see it (graphBaseUrl rewritten to the sandbox). */
@@ -159,26 +164,19 @@ describe('POST /leads/{profile} with a Meta leadgen webhook', () => {
     expect(capture.formId).toBe(FORM_ID);
     expect(mapped.missing).toEqual([]);
     expect(mapped.prospect).toMatchObject({
-      name: 'Maria',
-      lastName: 'Souza',
-      email: 'maria.souza@example.com',
-      ddi: '55',
-      cellphone: '11987654321',
-      // Meta's date_of_birth is MM/DD/YYYY.
-      birthday: '1990-05-12T00:00:00.000Z',
+      // Her birthday read from Meta's date_of_birth, which is MM/DD/YYYY.
+      ...MARIA_SOUZA,
       gender: 'F',
-      cpf: '52998224725',
       // forms.<form_id> wins over defaults; defaults fill the rest.
       idBranch: 3,
       marketingType: 'Meta Ads',
     });
-    const notes = mapped.prospect.notes ?? '';
-    expect(notes).toContain(
+    expectNotesContain(mapped.prospect.notes ?? '', [
       `Lead recebido via Facebook/Instagram Lead Ads, formulário ${FORM_ID}, lead ${LEAD_ID}.`,
-    );
-    expect(notes).toContain('qual_unidade_voce_prefere?: Centro');
-    expect(notes).toContain('campaign_id=23851234567890125');
-    expect(notes).toContain('platform=ig');
+      'qual_unidade_voce_prefere?: Centro',
+      'campaign_id=23851234567890125',
+      'platform=ig',
+    ]);
   });
 
   it('recognises a Lead Ads Testing Tool lead once completed (a decision: the webhook cannot tell)', async () => {
@@ -207,19 +205,17 @@ describe('POST /leads/{profile} with a Meta leadgen webhook', () => {
   it('refuses a body changed by one byte or another secret with 403, no signature with 401, and stores nothing', async () => {
     const before = await rt.countLeads();
     const changed = await rt.post('/leads/meta', flipOneByte(WEBHOOK), signed(WEBHOOK));
-    expect(changed.status).toBe(403);
-    expect(await changed.json()).toMatchObject({ error: { code: 'invalid_signature' } });
+    await expectErrorCode(changed, 403, 'invalid_signature');
     const other = await rt.post('/leads/meta', WEBHOOK, signed(WEBHOOK, 'another-app-secret'));
     expect(other.status).toBe(403);
-    const missing = await rt.post('/leads/meta', WEBHOOK, { 'content-type': 'application/json' });
-    expect(missing.status).toBe(401);
-    expect(await missing.json()).toMatchObject({ error: { code: 'missing_signature' } });
+    const missing = await rt.post('/leads/meta', WEBHOOK, JSON_HEADERS);
+    await expectErrorCode(missing, 401, 'missing_signature');
     expect(await rt.countLeads()).toBe(before);
   });
 
   it('accepts the legacy sha1 X-Hub-Signature', async () => {
     const response = await rt.post('/leads/meta', WEBHOOK, {
-      'content-type': 'application/json',
+      ...JSON_HEADERS,
       'x-hub-signature': metaSignature(WEBHOOK, PLATFORM_SECRETS.metaAppSecret, 'sha1'),
     });
     expect(response.status).toBe(200);
@@ -228,18 +224,15 @@ describe('POST /leads/{profile} with a Meta leadgen webhook', () => {
   it('parks an authentic but unreadable webhook with its reason and still answers 200', async () => {
     const truncated = platformBody('meta', 'webhook-malformed.txt');
     const response = await rt.post('/leads/meta', truncated, signed(truncated));
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as Accepted;
-    expect(await rt.ledger.get(body.leadId ?? '')).toMatchObject({
+    await expectParked(rt, response, {
       profile: 'meta',
-      status: 'parked',
       reason: 'unreadable body: body is not JSON',
     });
 
     const noId = platformBody('meta', 'webhook-no-leadgen-id.json');
     const second = await rt.post('/leads/meta', noId, signed(noId));
     expect(second.status).toBe(200);
-    const parked = await rt.ledger.get(((await second.json()) as Accepted).leadId ?? '');
+    const parked = await rt.ledger.get(await leadIdOf(second));
     expect(parked).toMatchObject({ status: 'parked' });
     expect(parked?.reason).toMatch(/^unreadable body: .*leadgen_id is missing/);
   });

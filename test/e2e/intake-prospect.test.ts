@@ -5,54 +5,37 @@
  * exists (then 200 `{idProspect}` when it delivers in time).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadLeadFixture } from '../helpers/lead-fixtures.ts';
-import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
+import { basicHeader } from '../helpers/abuse-kit.ts';
+import {
+  DEMO_CLIENTS,
+  loadLeadFixture,
+  prospectWithoutLastName,
+} from '../helpers/lead-fixtures.ts';
+import {
+  basicChallengeOf,
+  expectParked,
+  expectQueuedAnswer,
+  expectSameLead,
+  leadIdOf,
+  startTestRuntime,
+  type TestRuntime,
+  testConfig,
+} from '../helpers/local-runtime.ts';
 
 const PATH = '/api/v1/prospects';
-const basic = (user: string, password: string) =>
-  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-
-/**
- * The Basic challenge of a 401. API Gateway (REST, Lambda proxy) hands the function's
- * WWW-Authenticate to the client as `x-amzn-Remapped-WWW-Authenticate`, and the local gateway
- * does the same; either name carries the challenge.
- */
-function challengeOf(response: Response): string | null {
-  return (
-    response.headers.get('www-authenticate') ??
-    response.headers.get('x-amzn-remapped-www-authenticate')
-  );
-}
 
 let rt: TestRuntime;
 beforeAll(async () => {
-  rt = await startTestRuntime({
-    upstream: TEST_UPSTREAM,
-    clients: [
-      // The fixtures' Authorization header is ops:demo-ops-password.
-      { username: 'ops', password: 'demo-ops-password', roles: ['prospects:write', 'admin'] },
-      { username: 'reporter', password: 'demo-reporter-password', roles: ['report:read'] },
-    ],
-    profiles: {
-      native: { source: 'prospect', defaults: { visit: 4 } },
-    },
-  });
+  rt = await startTestRuntime(
+    testConfig({ native: { source: 'prospect', defaults: { visit: 4 } } }, DEMO_CLIENTS),
+  );
 });
 afterAll(() => rt?.stop());
-
-async function leadIdOf(response: Response): Promise<string> {
-  const body = (await response.json()) as { leadId: string };
-  return body.leadId;
-}
 
 describe('POST /api/v1/prospects', () => {
   it('accepts a Prospect with 202 queued and keeps it field by field', async () => {
     const response = await rt.send(PATH, loadLeadFixture('prospect', 'valid'));
-    expect(response.status).toBe(202);
-    const body = (await response.json()) as { leadId: string; status: string };
-    expect(body).toEqual({ leadId: expect.stringMatching(/^ld_/), status: 'queued' });
-
-    const lead = await rt.ledger.get(body.leadId);
+    const lead = await expectQueuedAnswer(rt, response, 202);
     expect(lead).toMatchObject({ profile: 'native', source: 'prospect', status: 'queued' });
     expect(lead?.prospect).toMatchObject({
       name: 'Rafael',
@@ -80,21 +63,21 @@ describe('POST /api/v1/prospects', () => {
 
     const none = await rt.send(PATH, { ...fixture, headers: unauthenticated });
     expect(none.status).toBe(401);
-    expect(challengeOf(none)).toMatch(/^Basic realm=/);
+    expect(basicChallengeOf(none)).toMatch(/^Basic realm=/);
     expect(await none.json()).toMatchObject({ error: { code: expect.any(String) } });
 
     const wrong = await rt.send(PATH, fixture, {
-      headers: { Authorization: basic('ops', 'not-the-password') },
+      headers: { Authorization: basicHeader('ops', 'not-the-password') },
     });
     expect(wrong.status).toBe(401);
-    expect(challengeOf(wrong)).toMatch(/^Basic realm=/);
+    expect(basicChallengeOf(wrong)).toMatch(/^Basic realm=/);
     expect(await rt.countLeads()).toBe(before);
   });
 
   it('answers 403 to a client without the prospects:write role, and stores nothing', async () => {
     const before = await rt.countLeads();
     const response = await rt.send(PATH, loadLeadFixture('prospect', 'valid'), {
-      headers: { Authorization: basic('reporter', 'demo-reporter-password') },
+      headers: { Authorization: basicHeader('reporter', 'demo-reporter-password') },
     });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: { code: expect.any(String) } });
@@ -108,9 +91,7 @@ describe('POST /api/v1/prospects', () => {
     const leadId = await leadIdOf(first);
     const before = await rt.countLeads();
 
-    const again = await rt.send(PATH, fixture);
-    expect(again.status).toBe(202);
-    expect(await leadIdOf(again)).toBe(leadId);
+    await expectSameLead(await rt.send(PATH, fixture), 202, leadId);
     expect(await rt.countLeads()).toBe(before);
     expect((await rt.leads('native')).filter((l) => l.leadId === leadId)).toHaveLength(1);
   });
@@ -119,8 +100,7 @@ describe('POST /api/v1/prospects', () => {
     const first = await leadIdOf(await rt.send(PATH, loadLeadFixture('prospect', 'valid')));
     const before = await rt.countLeads();
     const retry = await rt.send(PATH, loadLeadFixture('prospect', 'redelivery'));
-    expect(retry.status).toBe(202);
-    expect(await leadIdOf(retry)).toBe(first);
+    await expectSameLead(retry, 202, first);
     expect(await rt.countLeads()).toBe(before);
   });
 
@@ -156,19 +136,9 @@ describe('POST /api/v1/prospects', () => {
   });
 
   it('accepts a Prospect without lastName with 202 and parks it, saying lastName is missing', async () => {
-    const fixture = loadLeadFixture('prospect', 'valid');
-    const { lastName: _none, ...prospect } = JSON.parse(fixture.body) as Record<string, unknown>;
-    const response = await rt.send(PATH, {
-      ...fixture,
-      body: JSON.stringify({ ...prospect, email: 'sem.sobrenome@exemplo.com' }),
-    });
-    expect(response.status).toBe(202);
-    const lead = await rt.ledger.get(await leadIdOf(response));
-    expect(lead).toMatchObject({
-      profile: 'native',
-      status: 'parked',
-      reason: 'required fields missing: lastName',
-    });
+    const response = await rt.send(PATH, prospectWithoutLastName('sem.sobrenome@exemplo.com'));
+    const parked = { profile: 'native', reason: 'required fields missing: lastName' };
+    const lead = await expectParked(rt, response, parked, 202);
     expect(lead?.prospect).toMatchObject({ name: 'Rafael', email: 'sem.sobrenome@exemplo.com' });
   });
 });

@@ -5,18 +5,30 @@
  * token travels in the URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
-import { PLATFORM_SECRETS, platformBody } from '../helpers/platform-fixtures.ts';
+import { expectNotesContain } from '../helpers/lead-assertions.ts';
+import {
+  expectErrorCode,
+  expectParked,
+  expectQueuedAnswer,
+  startTestRuntime,
+  type TestRuntime,
+  testConfig,
+} from '../helpers/local-runtime.ts';
+import {
+  ANA_LIMA,
+  CARLOS_PEREIRA,
+  MARIA_SOUZA,
+  PLATFORM_SECRETS,
+  platformBody,
+} from '../helpers/platform-fixtures.ts';
 
 const URL_WITH_TOKEN = `/leads/rd?token=${PLATFORM_SECRETS.rdstation}`;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 let rt: TestRuntime;
 beforeAll(async () => {
-  rt = await startTestRuntime({
-    upstream: TEST_UPSTREAM,
-    clients: [],
-    profiles: {
+  rt = await startTestRuntime(
+    testConfig({
       rd: {
         source: 'rdstation',
         token: PLATFORM_SECRETS.rdstation,
@@ -24,10 +36,14 @@ beforeAll(async () => {
         // The conversion identifier is the form id: one conversion, one branch.
         forms: { 'aula-experimental': { idBranch: 7, currentStep: 'Aula experimental' } },
       },
-    },
-  });
+    }),
+  );
 });
 afterAll(() => rt?.stop());
+
+/** Posts test/fixtures/leads/rdstation/<file> with the profile token in the URL. */
+const postFixture = (file: string) =>
+  rt.post(URL_WITH_TOKEN, platformBody('rdstation', file), JSON_HEADERS);
 
 interface Accepted {
   leadId?: string;
@@ -37,16 +53,7 @@ interface Accepted {
 
 describe('POST /leads/{profile} with an RD Station webhook', () => {
   it('accepts a current WEBHOOK.CONVERTED event with 200 and maps it field by field', async () => {
-    const response = await rt.post(
-      URL_WITH_TOKEN,
-      platformBody('rdstation', 'current.json'),
-      JSON_HEADERS,
-    );
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as Accepted;
-    expect(body).toEqual({ leadId: expect.stringMatching(/^ld_/), status: 'queued' });
-
-    const lead = await rt.ledger.get(body.leadId ?? '');
+    const lead = await expectQueuedAnswer(rt, await postFixture('current.json'), 200);
     expect(lead).toMatchObject({
       profile: 'rd',
       source: 'rdstation',
@@ -55,38 +62,29 @@ describe('POST /leads/{profile} with an RD Station webhook', () => {
         'rd:c2f3d2b3-7a1e-4a6f-9b0e-5d4c3b2a1f00:aula-experimental:2025-05-02T13:10:02.871Z',
       capture: { formId: 'aula-experimental', externalId: 'c2f3d2b3-7a1e-4a6f-9b0e-5d4c3b2a1f00' },
     });
+    // The mobile phone is the cellphone; the landline goes to notes.
     expect(lead?.prospect).toMatchObject({
-      name: 'Ana',
-      lastName: 'Paula Lima',
-      email: 'ana.lima@example.com',
-      // The mobile phone is the cellphone; the landline goes to notes.
-      ddi: '55',
-      cellphone: '48991234567',
-      cpf: '52998224725',
-      birthday: '1990-05-12T00:00:00.000Z',
+      ...ANA_LIMA,
       idBranch: 7,
       currentStep: 'Aula experimental',
       marketingType: 'RD Station',
     });
     expect(lead?.prospect?.gender).toBeUndefined();
-    const notes = lead?.prospect?.notes ?? '';
-    expect(notes).toContain('Lead recebido via RD Station, formulário aula-experimental');
-    expect(notes).toContain('personal_phone: (48) 3222-1234');
-    expect(notes).toContain('job_title: Analista');
-    expect(notes).toContain('city: Florianópolis');
-    expect(notes).toContain('cf_objetivo: Emagrecer, Condicionamento');
-    expect(notes).toContain('cf_unidade: Centro');
-    expect(notes).toContain('company: Empresa Exemplo');
-    expect(notes).toContain('channel=Busca Paga | Google');
-    expect(notes).toContain('tags=aula-experimental, unidade-centro');
+    expectNotesContain(lead?.prospect?.notes ?? '', [
+      'Lead recebido via RD Station, formulário aula-experimental',
+      'personal_phone: (48) 3222-1234',
+      'job_title: Analista',
+      'city: Florianópolis',
+      'cf_objetivo: Emagrecer, Condicionamento',
+      'cf_unidade: Centro',
+      'company: Empresa Exemplo',
+      'channel=Busca Paga | Google',
+      'tags=aula-experimental, unidade-centro',
+    ]);
   });
 
   it('records two leads for a legacy request carrying two', async () => {
-    const response = await rt.post(
-      URL_WITH_TOKEN,
-      platformBody('rdstation', 'legacy-two-leads.json'),
-      JSON_HEADERS,
-    );
+    const response = await postFixture('legacy-two-leads.json');
     expect(response.status).toBe(200);
     const body = (await response.json()) as Accepted;
     expect(body).toEqual({
@@ -99,31 +97,22 @@ describe('POST /leads/{profile} with an RD Station webhook', () => {
     const maria = await rt.ledger.get(mariaId ?? '');
     expect(maria).toMatchObject({ profile: 'rd', status: 'queued' });
     expect(maria?.prospect).toMatchObject({
-      name: 'Maria',
-      lastName: 'Souza',
-      email: 'maria.souza@example.com',
-      ddi: '55',
-      cellphone: '11987654321',
-      cpf: '52998224725',
-      birthday: '1990-05-12T00:00:00.000Z',
+      ...MARIA_SOUZA,
       idBranch: 7,
       // The last conversion's origin: the UTM source is the marketing type.
       marketingType: 'google',
     });
-    const mariaNotes = maria?.prospect?.notes ?? '';
-    expect(mariaNotes).toContain('Melhor horário para contato: Manhã');
-    expect(mariaNotes).toContain('Unidade: Centro');
-    expect(mariaNotes).toContain('utm_campaign=aula-experimental-maio');
-    expect(mariaNotes).toContain('utm_term=academia centro');
+    expectNotesContain(maria?.prospect?.notes ?? '', [
+      'Melhor horário para contato: Manhã',
+      'Unidade: Centro',
+      'utm_campaign=aula-experimental-maio',
+      'utm_term=academia centro',
+    ]);
 
     const carlos = await rt.ledger.get(carlosId ?? '');
     expect(carlos).toMatchObject({ profile: 'rd', status: 'queued' });
     expect(carlos?.prospect).toMatchObject({
-      name: 'Carlos',
-      lastName: 'Pereira',
-      email: 'carlos.pereira@example.com',
-      ddi: '55',
-      cellphone: '21998765432',
+      ...CARLOS_PEREIRA,
       idBranch: 7,
       // `(direct)` is an analytics placeholder, not a source.
       marketingType: 'RD Station',
@@ -133,11 +122,9 @@ describe('POST /leads/{profile} with an RD Station webhook', () => {
   });
 
   it('answers a redelivery with the same leads, never new ones', async () => {
-    const body = platformBody('rdstation', 'legacy-two-leads.json');
-    const first = ((await (await rt.post(URL_WITH_TOKEN, body, JSON_HEADERS)).json()) as Accepted)
-      .leadIds;
+    const first = ((await (await postFixture('legacy-two-leads.json')).json()) as Accepted).leadIds;
     const before = await rt.countLeads();
-    const again = await rt.post(URL_WITH_TOKEN, body, JSON_HEADERS);
+    const again = await postFixture('legacy-two-leads.json');
     expect(again.status).toBe(200);
     expect(((await again.json()) as Accepted).leadIds).toEqual(first);
     expect(await rt.countLeads()).toBe(before);
@@ -151,28 +138,17 @@ describe('POST /leads/{profile} with an RD Station webhook', () => {
     const before = await rt.countLeads();
     const body = platformBody('rdstation', 'current.json');
     const wrong = await rt.post('/leads/rd?token=demo-rd-tokem', body, JSON_HEADERS);
-    expect(wrong.status).toBe(403);
-    expect(await wrong.json()).toMatchObject({ error: { code: 'invalid_token' } });
+    await expectErrorCode(wrong, 403, 'invalid_token');
     const header = await rt.post('/leads/rd', body, { ...JSON_HEADERS, 'x-lead-token': 'nope' });
     expect(header.status).toBe(403);
     const missing = await rt.post('/leads/rd', body, JSON_HEADERS);
-    expect(missing.status).toBe(401);
-    expect(await missing.json()).toMatchObject({ error: { code: 'missing_token' } });
+    await expectErrorCode(missing, 401, 'missing_token');
     expect(await rt.countLeads()).toBe(before);
   });
 
   it('parks a truncated body with its reason and still answers 200', async () => {
-    const response = await rt.post(
-      URL_WITH_TOKEN,
-      platformBody('rdstation', 'malformed.txt'),
-      JSON_HEADERS,
-    );
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as Accepted;
-    const lead = await rt.ledger.get(body.leadId ?? '');
-    expect(lead).toMatchObject({
+    await expectParked(rt, await postFixture('malformed.txt'), {
       profile: 'rd',
-      status: 'parked',
       reason: 'unreadable body: body is not JSON',
     });
   });

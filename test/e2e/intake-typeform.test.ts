@@ -4,9 +4,20 @@
  * over the raw body; answers keyed by field `ref`, hidden fields as attribution or answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
+import { expectNotesContain } from '../helpers/lead-assertions.ts';
+import {
+  expectErrorCode,
+  expectParked,
+  expectQueuedAnswer,
+  expectSameLead,
+  leadIdOf,
+  startTestRuntime,
+  type TestRuntime,
+  testConfig,
+} from '../helpers/local-runtime.ts';
 import {
   flipOneByte,
+  MARIA_SOUZA,
   PLATFORM_SECRETS,
   platformBody,
   typeformSignature,
@@ -14,45 +25,34 @@ import {
 
 const FORM_ID = 'lT4Z3j';
 const RESPONSE_TOKEN = 'a3a12ec67a1365927098a606107fac15';
+const JSON_HEADERS = { 'content-type': 'application/json' };
 
 let rt: TestRuntime;
 beforeAll(async () => {
-  rt = await startTestRuntime({
-    upstream: TEST_UPSTREAM,
-    clients: [],
-    profiles: {
+  rt = await startTestRuntime(
+    testConfig({
       typeform: {
         source: 'typeform',
         secret: PLATFORM_SECRETS.typeform,
         defaults: { idBranch: 1, visit: 4 },
         forms: { [FORM_ID]: { idBranch: 6 } },
       },
-    },
-  });
+    }),
+  );
 });
 afterAll(() => rt?.stop());
 
 function signedHeaders(body: Buffer, secret: string = PLATFORM_SECRETS.typeform) {
-  return {
-    'content-type': 'application/json',
-    'typeform-signature': typeformSignature(body, secret),
-  };
+  return { ...JSON_HEADERS, 'typeform-signature': typeformSignature(body, secret) };
 }
 
-async function leadIdOf(response: Response): Promise<string> {
-  const body = (await response.json()) as { leadId: string };
-  return body.leadId;
-}
+/** Posts `body` to the typeform profile, signed over its own bytes. */
+const postSigned = (body: Buffer) => rt.post('/leads/typeform', body, signedHeaders(body));
 
 describe('POST /leads/{profile} with a Typeform webhook', () => {
   it('accepts a signed form_response with 200 and maps it field by field', async () => {
-    const body = platformBody('typeform', 'form-response.json');
-    const response = await rt.post('/leads/typeform', body, signedHeaders(body));
-    expect(response.status).toBe(200);
-    const answer = (await response.json()) as { leadId: string; status: string };
-    expect(answer).toEqual({ leadId: expect.stringMatching(/^ld_/), status: 'queued' });
-
-    const lead = await rt.ledger.get(answer.leadId);
+    const response = await postSigned(platformBody('typeform', 'form-response.json'));
+    const lead = await expectQueuedAnswer(rt, response, 200);
     expect(lead).toMatchObject({
       profile: 'typeform',
       source: 'typeform',
@@ -65,40 +65,34 @@ describe('POST /leads/{profile} with a Typeform webhook', () => {
       },
     });
     expect(lead?.prospect).toMatchObject({
-      name: 'Maria',
-      lastName: 'Souza',
-      email: 'maria.souza@example.com',
-      ddi: '55',
-      cellphone: '11987654321',
-      cpf: '52998224725',
-      birthday: '1990-05-12T00:00:00.000Z',
+      ...MARIA_SOUZA,
       gender: 'F',
       idBranch: 6,
       visit: 4,
       marketingType: 'facebook',
     });
     const notes = lead?.prospect?.notes ?? '';
-    expect(notes).toContain(`Lead recebido via Typeform, formulário ${FORM_ID}`);
-    // Unmapped answers under their question titles.
-    expect(notes).toContain('Quais seus objetivos?: Emagrecer, Condicionamento');
-    expect(notes).toContain('Quantos dias por semana?: 3');
-    expect(notes).toContain('Já treinou em academia?: Não');
-    expect(notes).toContain('Seu Instagram: https://instagram.com/maria.souza');
-    // A hidden field that is no UTM is an answer; UTMs and click ids are the origin.
-    expect(notes).toContain('unidade: Centro');
-    expect(notes).toContain('utm_medium=cpc');
-    expect(notes).toContain('utm_campaign=lancamento');
-    expect(notes).toContain('fbclid=IwAR2F4-dbP0l7Mn1IawQQGCINEz7PYXQvwjNwB_qa2ofrHyiLjcbCRxTDMgk');
+    expectNotesContain(notes, [
+      `Lead recebido via Typeform, formulário ${FORM_ID}`,
+      // Unmapped answers under their question titles.
+      'Quais seus objetivos?: Emagrecer, Condicionamento',
+      'Quantos dias por semana?: 3',
+      'Já treinou em academia?: Não',
+      'Seu Instagram: https://instagram.com/maria.souza',
+      // A hidden field that is no UTM is an answer; UTMs and click ids are the origin.
+      'unidade: Centro',
+      'utm_medium=cpc',
+      'utm_campaign=lancamento',
+      'fbclid=IwAR2F4-dbP0l7Mn1IawQQGCINEz7PYXQvwjNwB_qa2ofrHyiLjcbCRxTDMgk',
+    ]);
     expect(notes).not.toContain('gclid');
   });
 
   it('answers a redelivery with the same lead', async () => {
     const body = platformBody('typeform', 'form-response.json');
-    const first = await leadIdOf(await rt.post('/leads/typeform', body, signedHeaders(body)));
+    const first = await leadIdOf(await postSigned(body));
     const before = await rt.countLeads();
-    const again = await rt.post('/leads/typeform', body, signedHeaders(body));
-    expect(again.status).toBe(200);
-    expect(await leadIdOf(again)).toBe(first);
+    await expectSameLead(await postSigned(body), 200, first);
     expect(await rt.countLeads()).toBe(before);
     expect((await rt.leads('typeform')).filter((l) => l.leadId === first)).toHaveLength(1);
   });
@@ -107,15 +101,14 @@ describe('POST /leads/{profile} with a Typeform webhook', () => {
     const before = await rt.countLeads();
     const body = platformBody('typeform', 'form-response.json');
     const changed = await rt.post('/leads/typeform', flipOneByte(body), signedHeaders(body));
-    expect(changed.status).toBe(403);
-    expect(await changed.json()).toMatchObject({ error: { code: 'invalid_signature' } });
+    await expectErrorCode(changed, 403, 'invalid_signature');
 
     const other = await rt.post('/leads/typeform', body, signedHeaders(body, 'another-secret'));
     expect(other.status).toBe(403);
 
     // Typeform's signature is base64: the same HMAC in hex is not accepted.
     const hex = await rt.post('/leads/typeform', body, {
-      'content-type': 'application/json',
+      ...JSON_HEADERS,
       'typeform-signature': `sha256=${Buffer.from(
         typeformSignature(body, PLATFORM_SECRETS.typeform).slice(7),
         'base64',
@@ -123,20 +116,15 @@ describe('POST /leads/{profile} with a Typeform webhook', () => {
     });
     expect(hex.status).toBe(403);
 
-    const missing = await rt.post('/leads/typeform', body, { 'content-type': 'application/json' });
-    expect(missing.status).toBe(401);
-    expect(await missing.json()).toMatchObject({ error: { code: 'missing_signature' } });
+    const missing = await rt.post('/leads/typeform', body, JSON_HEADERS);
+    await expectErrorCode(missing, 401, 'missing_signature');
     expect(await rt.countLeads()).toBe(before);
   });
 
   it('parks a truncated signed body with its reason and still answers 200', async () => {
-    const body = platformBody('typeform', 'malformed.txt');
-    const response = await rt.post('/leads/typeform', body, signedHeaders(body));
-    expect(response.status).toBe(200);
-    const lead = await rt.ledger.get(await leadIdOf(response));
-    expect(lead).toMatchObject({
+    const response = await postSigned(platformBody('typeform', 'malformed.txt'));
+    await expectParked(rt, response, {
       profile: 'typeform',
-      status: 'parked',
       reason: 'unreadable body: body is not JSON',
     });
   });

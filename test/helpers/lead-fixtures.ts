@@ -28,8 +28,70 @@ export const DEMO_SECRETS = {
   webflow: 'demo-webflow-client-secret',
 } as const;
 
+/**
+ * The API clients of the e2e configurations that post the prospect fixtures: their
+ * Authorization header is ops:demo-ops-password. Demo values, like every secret here.
+ */
+export const DEMO_CLIENTS = [
+  { username: 'ops', password: 'demo-ops-password', roles: ['prospects:write', 'admin'] },
+  { username: 'reporter', password: 'demo-reporter-password', roles: ['report:read'] },
+] as const;
+
 /** When the fixtures' requests arrive, unless a test says otherwise. */
 export const RECEIVED_AT = new Date('2025-01-15T17:35:20.000Z');
+
+/*
+ * The people the fixtures carry, as every mapping of them must find them: the Prospect fields
+ * that come from the person. Branch, step and origin depend on the profile, so tests state those.
+ */
+
+/** form/valid-urlencoded.json */
+export const MARIA_CONCEICAO = {
+  name: 'Maria',
+  lastName: 'José da Conceição',
+  email: 'maria.conceicao@exemplo.com.br',
+  ddi: '55',
+  cellphone: '11987654321',
+  cpf: '52998224725',
+  birthday: '1990-05-12T00:00:00.000Z',
+  gender: 'F',
+} as const;
+
+/** unbounce/valid.json */
+export const ANA_GONCALVES = {
+  name: 'Ana',
+  lastName: 'Beatriz Gonçalves',
+  email: 'ana.goncalves@exemplo.com.br',
+  ddi: '55',
+  cellphone: '31988887777',
+  cpf: '12345678909',
+  birthday: '1992-11-23T00:00:00.000Z',
+  gender: 'F',
+} as const;
+
+/** elementor/default-mode.json and elementor/advanced-mode.json */
+export const CARLOS_LIMA = {
+  name: 'Carlos',
+  lastName: 'Eduardo Lima',
+  email: 'carlos.lima@exemplo.com',
+  ddi: '55',
+  cellphone: '41991234567',
+  cpf: '39053344705',
+  birthday: '1987-04-19T00:00:00.000Z',
+  gender: 'M',
+} as const;
+
+/** webflow/valid.json (the phone sent as a JSON number) */
+export const FERNANDA_SANTOS = {
+  name: 'Fernanda',
+  lastName: 'Oliveira Santos',
+  email: 'fernanda.santos@exemplo.com',
+  ddi: '55',
+  cellphone: '21998765432',
+  cpf: '85351346893',
+  birthday: '1995-08-30T00:00:00.000Z',
+  gender: 'F',
+} as const;
 
 const ROOT = new URL('../fixtures/leads/', import.meta.url);
 
@@ -80,6 +142,16 @@ export function toIntakeRequest(fixture: LeadFixture, over: RequestOverrides = {
     contentType: mediaType(headers['content-type']),
     receivedAt: over.receivedAt ?? RECEIVED_AT,
   };
+}
+
+/**
+ * prospect/valid.json without its lastName, and with another e-mail (so that it is not a
+ * redelivery): a Prospect the intake accepts and parks for the missing field.
+ */
+export function prospectWithoutLastName(email: string): LeadFixture {
+  const fixture = loadLeadFixture('prospect', 'valid');
+  const { lastName: _none, ...prospect } = JSON.parse(fixture.body) as Record<string, unknown>;
+  return { ...fixture, body: JSON.stringify({ ...prospect, email }) };
 }
 
 /** Loads `test/fixtures/leads/<source>/<name>.json` as an IntakeRequest. */

@@ -1,11 +1,13 @@
 /**
  * The whole local runtime in this test process (what `npm start` runs: sandbox, local DynamoDB,
  * gateway), on ephemeral ports with a fresh DATA_DIR and a test configuration, plus ways to post
- * fixtures through the gateway and to read the ledger behind it.
+ * fixtures through the gateway, to read the ledger behind it, and the assertions the e2e intake
+ * tests share about the gateway's answers.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { Config } from '../../functions/shared/config-schema.ts';
 import {
   LEAD_STATUSES,
@@ -137,3 +139,80 @@ export const TEST_UPSTREAM: Config['upstream'] = {
   timeoutMs: 5000,
   partnerTokenField: 'tokenPartner',
 };
+
+/** A test configuration: {@link TEST_UPSTREAM}, these profiles, and no API clients unless given. */
+export function testConfig(
+  profiles: Record<string, unknown>,
+  clients: readonly Record<string, unknown>[] = [],
+) {
+  return { upstream: TEST_UPSTREAM, clients, profiles };
+}
+
+/** The `leadId` of an accepted request's JSON answer. */
+export async function leadIdOf(response: Response): Promise<string> {
+  const body = (await response.json()) as { leadId: string };
+  return body.leadId;
+}
+
+/**
+ * The Basic challenge of a 401. API Gateway (REST, Lambda proxy) hands the function's
+ * WWW-Authenticate to the client as `x-amzn-Remapped-WWW-Authenticate`, and the local gateway
+ * does the same; either name carries the challenge.
+ */
+export function basicChallengeOf(response: Response): string | null {
+  return (
+    response.headers.get('www-authenticate') ??
+    response.headers.get('x-amzn-remapped-www-authenticate')
+  );
+}
+
+/**
+ * Asserts that one lead was accepted and queued: the HTTP `status`, then the answer
+ * `{ leadId: 'ld_…', status: 'queued' }`. Resolves the ledger's record of that lead.
+ */
+export async function expectQueuedAnswer(
+  rt: TestRuntime,
+  response: Response,
+  status: number,
+): Promise<LeadRecord | undefined> {
+  expect(response.status).toBe(status);
+  const body = (await response.json()) as { leadId: string; status: string };
+  expect(body).toEqual({ leadId: expect.stringMatching(/^ld_/), status: 'queued' });
+  return rt.ledger.get(body.leadId);
+}
+
+/**
+ * Asserts that the request was answered with `status` (200 unless told: the platforms drop a
+ * lead on any other answer) and its lead parked under `profile` with `reason`. Resolves the record.
+ */
+export async function expectParked(
+  rt: TestRuntime,
+  response: Response,
+  parked: { profile: string; reason: string },
+  status = 200,
+): Promise<LeadRecord | undefined> {
+  expect(response.status).toBe(status);
+  const lead = await rt.ledger.get(await leadIdOf(response));
+  expect(lead).toMatchObject({ profile: parked.profile, status: 'parked', reason: parked.reason });
+  return lead;
+}
+
+/** Asserts that a redelivery was answered with `status` and the lead it repeats. */
+export async function expectSameLead(
+  response: Response,
+  status: number,
+  leadId: string,
+): Promise<void> {
+  expect(response.status).toBe(status);
+  expect(await leadIdOf(response)).toBe(leadId);
+}
+
+/** Asserts an error answer (a refusal, an unknown lead...): its HTTP `status` and JSON error `code`. */
+export async function expectErrorCode(
+  response: Response,
+  status: number,
+  code: string,
+): Promise<void> {
+  expect(response.status).toBe(status);
+  expect(await response.json()).toMatchObject({ error: { code } });
+}

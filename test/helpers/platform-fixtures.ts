@@ -23,6 +23,66 @@ export const PLATFORM_SECRETS = {
 /** When the fixtures' requests arrive, unless a test says otherwise. */
 export const RECEIVED_AT = new Date('2025-05-02T13:10:20.000Z');
 
+/*
+ * The people the platform fixtures carry, as every mapping of them must find them: the Prospect
+ * fields that come from the person. Branch, step and origin depend on the profile, and gender on
+ * whether the platform asks, so tests state those.
+ */
+
+/**
+ * meta/graph-lead.json, typeform/form-response.json and the first lead of
+ * rdstation/legacy-two-leads.json (born 12 May 1990, written day-first or month-first).
+ */
+export const MARIA_SOUZA = {
+  name: 'Maria',
+  lastName: 'Souza',
+  email: 'maria.souza@example.com',
+  ddi: '55',
+  cellphone: '11987654321',
+  cpf: '52998224725',
+  birthday: '1990-05-12T00:00:00.000Z',
+} as const;
+
+/** The second lead of rdstation/legacy-two-leads.json. */
+export const CARLOS_PEREIRA = {
+  name: 'Carlos',
+  lastName: 'Pereira',
+  email: 'carlos.pereira@example.com',
+  ddi: '55',
+  cellphone: '21998765432',
+} as const;
+
+/** rdstation/current.json: the mobile phone is the cellphone, cf_cpf the CPF. */
+export const ANA_LIMA = {
+  name: 'Ana',
+  lastName: 'Paula Lima',
+  email: 'ana.lima@example.com',
+  ddi: '55',
+  cellphone: '48991234567',
+  cpf: '52998224725',
+  birthday: '1990-05-12T00:00:00.000Z',
+} as const;
+
+/** google/lead.json: no CPF; the birthday comes from a custom question, DD/MM/YYYY. */
+export const JOAO_SILVA = {
+  name: 'João',
+  lastName: 'da Silva',
+  email: 'joao.silva@example.com',
+  ddi: '55',
+  cellphone: '21998765432',
+  birthday: '1990-05-12T00:00:00.000Z',
+} as const;
+
+/** google/test-lead.json: Google's "Send test data" placeholders, CPF column included. */
+export const GOOGLE_TEST_PERSON = {
+  name: 'FirstName',
+  lastName: 'LastName',
+  email: 'test@example.com',
+  ddi: '1',
+  cellphone: '6505550123',
+  cpf: '52998224725',
+} as const;
+
 const ROOT = new URL('../fixtures/leads/', import.meta.url);
 
 /** The exact bytes of `test/fixtures/leads/<source>/<file>`. */

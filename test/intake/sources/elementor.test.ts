@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../../functions/domain/lead.ts';
-import { mapLeadToProspect } from '../../../functions/domain/map-lead.ts';
-import type { CaptureResult, IntakeRequest } from '../../../functions/intake/source.ts';
+import type { IntakeRequest } from '../../../functions/intake/source.ts';
 import { elementorSource } from '../../../functions/intake/sources/elementor.ts';
 import type { Profile } from '../../../functions/shared/config-schema.ts';
-import { DEMO_SECRETS, leadRequest } from '../../helpers/lead-fixtures.ts';
+import {
+  CONTENT_HASH_KEY,
+  expectNotesContain,
+  mapCleanly,
+  problemOf,
+  theLead,
+} from '../../helpers/lead-assertions.ts';
+import { CARLOS_LIMA, DEMO_SECRETS, leadRequest } from '../../helpers/lead-fixtures.ts';
 
 type ElementorProfile = Extract<Profile, { source: 'elementor' }>;
 
@@ -17,19 +23,10 @@ const profile: ElementorProfile = {
 /** Golden dedup key of default-mode.json (see form.test.ts for why it is pinned). */
 const DEFAULT_MODE_HASH = 'hash:61502805f65834ef2a058213103ec7c154947a4708517a151377a5ab03fb3d78';
 
-async function captureOne(request: IntakeRequest): Promise<LeadCapture> {
-  const result = await elementorSource.capture(request, profile);
-  if (!('leads' in result)) throw new Error(`expected leads, got problem: ${result.problem}`);
-  expect(result.leads).toHaveLength(1);
-  return result.leads[0] as LeadCapture;
-}
+const resultOf = (request: IntakeRequest) => elementorSource.capture(request, profile);
+const captureOne = async (request: IntakeRequest) => theLead(await resultOf(request));
 
-function problemOf(result: CaptureResult): string {
-  if (!('problem' in result)) throw new Error('expected a problem');
-  expect(result.dedupKey).toMatch(/^hash:[0-9a-f]{64}$/);
-  return result.problem;
-}
-
+/** The attribution both modes carry: hidden UTMs, the page URL and the form name. */
 const ATTRIBUTION = {
   utm_source: 'instagram',
   utm_medium: 'social',
@@ -39,24 +36,19 @@ const ATTRIBUTION = {
 };
 
 function expectCarlos(capture: LeadCapture): void {
-  const { prospect, missing, warnings } = mapLeadToProspect(capture, profile);
-  expect(missing).toEqual([]);
-  expect(warnings).toEqual([]);
-  expect(prospect.name).toBe('Carlos');
-  expect(prospect.lastName).toBe('Eduardo Lima');
-  expect(prospect.email).toBe('carlos.lima@exemplo.com');
-  expect(prospect.ddi).toBe('55');
-  expect(prospect.cellphone).toBe('41991234567');
-  expect(prospect.cpf).toBe('39053344705');
-  expect(prospect.birthday).toBe('1987-04-19T00:00:00.000Z');
-  expect(prospect.gender).toBe('M');
-  expect(prospect.idBranch).toBe(2);
-  expect(prospect.currentStep).toBe('Aula experimental');
-  expect(prospect.marketingType).toBe('instagram');
-  expect(prospect.notes).toContain('Lead recebido via Elementor, formulário a1b2c3d.');
-  expect(prospect.notes).toContain('Modalidades de interesse: Musculação, Natação');
-  expect(prospect.notes).toContain('utm_source=instagram; utm_medium=social');
-  expect(prospect.notes).toContain('page_url=https://academia.example.com.br/aula-experimental/');
+  const prospect = mapCleanly(capture, profile);
+  expect(prospect).toMatchObject({
+    ...CARLOS_LIMA,
+    idBranch: 2,
+    currentStep: 'Aula experimental',
+    marketingType: 'instagram',
+  });
+  expectNotesContain(prospect.notes, [
+    'Lead recebido via Elementor, formulário a1b2c3d.',
+    'Modalidades de interesse: Musculação, Natação',
+    'utm_source=instagram; utm_medium=social',
+    'page_url=https://academia.example.com.br/aula-experimental/',
+  ]);
   // Neither the visitor's IP nor their browser is kept anywhere.
   expect(JSON.stringify({ capture, prospect })).not.toMatch(/177\.10\.20\.30|Mozilla|Android/);
 }
@@ -81,13 +73,7 @@ describe('elementor source', () => {
           { key: 'Sexo', value: 'Masculino' },
           { key: 'Modalidades de interesse', value: 'Musculação, Natação' },
         ],
-        attribution: {
-          utm_source: 'instagram',
-          utm_medium: 'social',
-          utm_campaign: 'aula-experimental',
-          page_url: 'https://academia.example.com.br/aula-experimental/',
-          form_name: 'Aula experimental',
-        },
+        attribution: ATTRIBUTION,
       });
     });
 
@@ -115,15 +101,9 @@ describe('elementor source', () => {
         { key: 'sexo', label: 'Sexo', value: 'Masculino' },
         { key: 'modalidades', label: 'Modalidades de interesse', value: ['Musculação', 'Natação'] },
       ]);
-      expect(capture.attribution).toEqual({
-        form_name: 'Aula experimental',
-        utm_source: 'instagram',
-        utm_medium: 'social',
-        utm_campaign: 'aula-experimental',
-        page_url: 'https://academia.example.com.br/aula-experimental/',
-      });
+      expect(capture.attribution).toEqual(ATTRIBUTION);
       expect(capture.formId).toBe('a1b2c3d');
-      expect(capture.dedupKey).toMatch(/^hash:[0-9a-f]{64}$/);
+      expect(capture.dedupKey).toMatch(CONTENT_HASH_KEY);
       expect(Object.keys(capture.attribution).sort()).toEqual(Object.keys(ATTRIBUTION).sort());
     });
 
@@ -134,10 +114,7 @@ describe('elementor source', () => {
     it('flags a filled honeypot (the profile field) as spam', async () => {
       const body =
         'form%5Bid%5D=a1b2c3d&fields%5Bname%5D%5Bvalue%5D=Bot&fields%5B_hp%5D%5Bid%5D=_hp&fields%5B_hp%5D%5Bvalue%5D=x';
-      const result = await elementorSource.capture(
-        leadRequest('elementor', 'advanced-mode', { body }),
-        profile,
-      );
+      const result = await resultOf(leadRequest('elementor', 'advanced-mode', { body }));
       if (!('leads' in result)) throw new Error('expected leads');
       expect(result.spam).toBe(true);
       expect(result.leads[0]?.answers).toEqual([{ key: 'name', value: 'Bot' }]);
@@ -146,19 +123,13 @@ describe('elementor source', () => {
 
   describe('capture, unreadable bodies', () => {
     it('says what is wrong, without personal data', async () => {
-      const malformed = problemOf(
-        await elementorSource.capture(leadRequest('elementor', 'malformed'), profile),
-      );
+      const malformed = problemOf(await resultOf(leadRequest('elementor', 'malformed')));
       expect(malformed).toBe('body is not valid JSON');
-      const noFields = await elementorSource.capture(
+      const noFields = await resultOf(
         leadRequest('elementor', 'advanced-mode', { body: 'form%5Bid%5D=a1b2c3d' }),
-        profile,
       );
       expect(problemOf(noFields)).toBe('advanced-mode body without a fields[...] object');
-      const empty = await elementorSource.capture(
-        leadRequest('elementor', 'default-mode', { body: '' }),
-        profile,
-      );
+      const empty = await resultOf(leadRequest('elementor', 'default-mode', { body: '' }));
       expect(problemOf(empty)).toBe('the body has no fields');
       expect(malformed).not.toContain('Carlos');
     });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LeadCapture } from '../../../functions/domain/lead.ts';
 import { mapLeadToProspect } from '../../../functions/domain/map-lead.ts';
-import type { CaptureResult, IntakeRequest } from '../../../functions/intake/source.ts';
+import type { IntakeRequest } from '../../../functions/intake/source.ts';
 import {
   attributionKeyOf,
   fieldsHash,
@@ -9,7 +8,14 @@ import {
 } from '../../../functions/intake/sources/form.ts';
 import { authenticateToken } from '../../../functions/intake/token.ts';
 import type { Profile } from '../../../functions/shared/config-schema.ts';
-import { DEMO_SECRETS, leadRequest } from '../../helpers/lead-fixtures.ts';
+import {
+  CONTENT_HASH_KEY,
+  expectNotesContain,
+  mapCleanly,
+  problemOf,
+  theLead,
+} from '../../helpers/lead-assertions.ts';
+import { DEMO_SECRETS, leadRequest, MARIA_CONCEICAO } from '../../helpers/lead-fixtures.ts';
 
 type FormProfile = Extract<Profile, { source: 'form' }>;
 
@@ -20,18 +26,8 @@ const profile: FormProfile = {
   fieldMap: { qual_seu_cpf: 'cpf' },
 };
 
-async function captureOne(request: IntakeRequest, p: FormProfile = profile): Promise<LeadCapture> {
-  const result = await formSource.capture(request, p);
-  if (!('leads' in result)) throw new Error(`expected leads, got problem: ${result.problem}`);
-  expect(result.leads).toHaveLength(1);
-  return result.leads[0] as LeadCapture;
-}
-
-function problemOf(result: CaptureResult): string {
-  if (!('problem' in result)) throw new Error('expected a problem');
-  expect(result.dedupKey).toMatch(/^hash:[0-9a-f]{64}$/);
-  return result.problem;
-}
+const resultOf = (request: IntakeRequest) => formSource.capture(request, profile);
+const captureOne = async (request: IntakeRequest) => theLead(await resultOf(request));
 
 /**
  * Golden dedup key of valid-urlencoded.json: a changed hashing would let every redelivery in
@@ -75,20 +71,9 @@ describe('form source', () => {
       // Prepare
       const capture = await captureOne(leadRequest('form', 'valid-urlencoded'));
       // Act
-      const { prospect, missing, warnings } = mapLeadToProspect(capture, profile);
+      const prospect = mapCleanly(capture, profile);
       // Assess
-      expect(missing).toEqual([]);
-      expect(warnings).toEqual([]);
-      expect(prospect.name).toBe('Maria');
-      expect(prospect.lastName).toBe('José da Conceição');
-      expect(prospect.email).toBe('maria.conceicao@exemplo.com.br');
-      expect(prospect.ddi).toBe('55');
-      expect(prospect.cellphone).toBe('11987654321');
-      expect(prospect.cpf).toBe('52998224725');
-      expect(prospect.birthday).toBe('1990-05-12T00:00:00.000Z');
-      expect(prospect.gender).toBe('F');
-      expect(prospect.idBranch).toBe(1);
-      expect(prospect.marketingType).toBe('Site');
+      expect(prospect).toMatchObject({ ...MARIA_CONCEICAO, idBranch: 1, marketingType: 'Site' });
       expect(prospect.notes).toBe(
         [
           'Lead recebido via Site.',
@@ -145,12 +130,10 @@ describe('form source', () => {
         gender: 'M',
         idBranch: 1,
       });
-      expect(prospect.notes).toContain(
+      expectNotesContain(prospect.notes, [
         'idade: 39\naceita_whatsapp: true\nunidade: Barra da Tijuca',
-      );
-      expect(prospect.notes).toContain(
         'Origem: utm_source=zapier; utm_campaign=planilha-indicacoes',
-      );
+      ]);
     });
 
     it('prefers the Idempotency-Key header to the field, and refuses a key that is not visible ASCII', async () => {
@@ -158,9 +141,8 @@ describe('form source', () => {
         leadRequest('form', 'zapier-json', { headers: { 'Idempotency-Key': 'n8n-run-42' } }),
       );
       expect(viaHeader.dedupKey).toBe('key:n8n-run-42');
-      const bad = await formSource.capture(
+      const bad = await resultOf(
         leadRequest('form', 'zapier-json', { headers: { 'Idempotency-Key': 'chave com espaço' } }),
-        profile,
       );
       expect(problemOf(bad)).toBe('the idempotency key must be 1 to 255 visible ASCII characters');
     });
@@ -182,7 +164,7 @@ describe('form source', () => {
         utm_medium: 'social',
         fbclid: 'IwAR2F4k9dM1vQ7xZ3eT8uY6pL0sNcRbWhJgKfA5',
       });
-      expect(capture.dedupKey).toMatch(/^hash:[0-9a-f]{64}$/);
+      expect(capture.dedupKey).toMatch(CONTENT_HASH_KEY);
       const { prospect } = mapLeadToProspect(capture, profile);
       expect(prospect).toMatchObject({
         name: 'Ana',
@@ -210,10 +192,10 @@ describe('form source', () => {
 
     it('flags a filled honeypot as spam, and never makes the honeypot an answer', async () => {
       // Act
-      const result = await formSource.capture(leadRequest('form', 'honeypot'), profile);
+      const result = await resultOf(leadRequest('form', 'honeypot'));
       // Assess
       expect('leads' in result && result.spam).toBe(true);
-      const clean = await formSource.capture(leadRequest('form', 'valid-urlencoded'), profile);
+      const clean = await resultOf(leadRequest('form', 'valid-urlencoded'));
       expect('spam' in clean).toBe(false);
     });
 
@@ -239,24 +221,19 @@ describe('form source', () => {
     });
 
     it('says what is wrong with malformed bodies, without personal data', async () => {
-      const json = problemOf(
-        await formSource.capture(leadRequest('form', 'malformed-json'), profile),
-      );
+      const json = problemOf(await resultOf(leadRequest('form', 'malformed-json')));
       expect(json).toBe('body is not valid JSON');
-      const multipart = problemOf(
-        await formSource.capture(leadRequest('form', 'malformed-multipart'), profile),
-      );
+      const multipart = problemOf(await resultOf(leadRequest('form', 'malformed-multipart')));
       expect(multipart).toBe(
         'multipart/form-data body could not be read (does the boundary match?)',
       );
       const empty = problemOf(
-        await formSource.capture(leadRequest('form', 'valid-urlencoded', { body: '' }), profile),
+        await resultOf(leadRequest('form', 'valid-urlencoded', { body: '' })),
       );
       expect(empty).toBe('the body has no fields');
       const hiddenOnly = problemOf(
-        await formSource.capture(
+        await resultOf(
           leadRequest('form', 'valid-urlencoded', { body: 'utm_source=google&nome=&_hp=' }),
-          profile,
         ),
       );
       expect(hiddenOnly).toBe('the body has no answers, only hidden or empty fields');

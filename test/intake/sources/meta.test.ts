@@ -4,7 +4,14 @@ import { mapLeadToProspect } from '../../../functions/domain/map-lead.ts';
 import { completeMetaCapture, metaId, metaSource } from '../../../functions/intake/sources/meta.ts';
 import { readGraphLead } from '../../../functions/shared/meta-graph.ts';
 import {
+  CONTENT_HASH_KEY,
+  expectSameDedupKeys,
+  leadsIn,
+  mapCleanly,
+} from '../../helpers/lead-assertions.ts';
+import {
   flipOneByte,
+  MARIA_SOUZA,
   metaSignature,
   PLATFORM_SECRETS,
   type ProfileOf,
@@ -36,9 +43,7 @@ function signed(body: Buffer, headers: Record<string, string> = {}) {
 }
 
 async function leadsOf(body: Buffer): Promise<LeadCapture[]> {
-  const result = await metaSource.capture(signed(body), profile);
-  if (!('leads' in result)) throw new Error(`expected leads, got problem ${result.problem}`);
-  return result.leads;
+  return leadsIn(await metaSource.capture(signed(body), profile));
 }
 
 function handshake(query: Record<string, string[]>) {
@@ -187,9 +192,7 @@ describe('metaSource.capture', () => {
   });
 
   it('gives a redelivery of the same body the same dedup keys', async () => {
-    const first = (await leadsOf(WEBHOOK)).map((lead) => lead.dedupKey);
-    const again = (await leadsOf(Buffer.from(WEBHOOK))).map((lead) => lead.dedupKey);
-    expect(again).toEqual(first);
+    await expectSameDedupKeys(leadsOf, WEBHOOK);
   });
 
   it('captures nothing from a notification without leadgen changes', async () => {
@@ -220,7 +223,7 @@ describe('metaSource.capture', () => {
     // Assess
     expect(result).toEqual({
       problem: 'body is not JSON',
-      dedupKey: expect.stringMatching(/^hash:[0-9a-f]{64}$/),
+      dedupKey: expect.stringMatching(CONTENT_HASH_KEY),
     });
     expect(again).toEqual(result);
   });
@@ -306,24 +309,15 @@ describe('completeMetaCapture + mapLeadToProspect', () => {
 
   it('maps the completed lead to the Prospect field by field', () => {
     // Act
-    const { prospect, missing, warnings } = mapLeadToProspect(
-      completeMetaCapture(paid, graphLead),
-      profile,
-    );
+    const prospect = mapCleanly(completeMetaCapture(paid, graphLead), profile);
 
-    // Assess
-    expect(missing).toEqual([]);
-    expect(warnings).toEqual([]);
-    expect(prospect.name).toBe('Maria');
-    expect(prospect.lastName).toBe('Souza');
-    expect(prospect.email).toBe('maria.souza@example.com');
-    expect(prospect.ddi).toBe('55');
-    expect(prospect.cellphone).toBe('11987654321');
-    expect(prospect.birthday).toBe('1990-05-12T00:00:00.000Z'); // 05/12 read month-first
-    expect(prospect.gender).toBe('F');
-    expect(prospect.cpf).toBe('52998224725');
-    expect(prospect.idBranch).toBe(3); // forms.<form_id> over defaults
-    expect(prospect.marketingType).toBe('Facebook/Instagram Lead Ads');
+    // Assess: her date_of_birth 05/12/1990 is read month-first.
+    expect(prospect).toMatchObject({
+      ...MARIA_SOUZA,
+      gender: 'F',
+      idBranch: 3, // forms.<form_id> over defaults
+      marketingType: 'Facebook/Instagram Lead Ads',
+    });
     expect(prospect.notes).toBe(
       [
         'Lead recebido via Facebook/Instagram Lead Ads, formulário 9234567890123457, lead 9444444444444449.',

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { LeadCapture } from '../../../functions/domain/lead.ts';
-import { mapLeadToProspect } from '../../../functions/domain/map-lead.ts';
-import type { CaptureResult, IntakeRequest } from '../../../functions/intake/source.ts';
+import type { IntakeRequest } from '../../../functions/intake/source.ts';
 import { prospectSource, readProspect } from '../../../functions/intake/sources/prospect.ts';
 import type { Profile } from '../../../functions/shared/config-schema.ts';
+import { mapCleanly, problemOf, theLead } from '../../helpers/lead-assertions.ts';
 import { leadRequest } from '../../helpers/lead-fixtures.ts';
 
 type ProspectProfile = Extract<Profile, { source: 'prospect' }>;
@@ -29,27 +28,14 @@ const RAFAEL = {
 /** Golden dedup key of valid.json (see form.test.ts for why it is pinned). */
 const VALID_HASH = 'hash:5424b7b3859462ae8ecb84a90f58a697866f3bd48bd88733ea53295046c0d1e3';
 
-function captured(result: CaptureResult | Promise<CaptureResult>): LeadCapture {
-  if (result instanceof Promise) throw new Error('prospect captures synchronously');
-  if (!('leads' in result)) throw new Error(`expected leads, got problem: ${result.problem}`);
-  expect(result.leads).toHaveLength(1);
-  return result.leads[0] as LeadCapture;
-}
-
-function problemOf(result: CaptureResult | Promise<CaptureResult>): string {
-  if (result instanceof Promise) throw new Error('prospect captures synchronously');
-  if (!('problem' in result)) throw new Error('expected a problem');
-  expect(result.dedupKey).toMatch(/^hash:[0-9a-f]{64}$/);
-  return result.problem;
-}
-
+/** Prospect captures synchronously: theLead and problemOf fail on a promise. */
 const capture = (request: IntakeRequest) => prospectSource.capture(request, profile);
 
 describe('prospect source', () => {
   describe('capture', () => {
     it('keeps the validated Prospect as sent, with no answers', () => {
       // Act
-      const lead = captured(capture(leadRequest('prospect', 'valid')));
+      const lead = theLead(capture(leadRequest('prospect', 'valid')));
       // Assess
       expect(lead).toEqual({
         source: 'prospect',
@@ -63,38 +49,38 @@ describe('prospect source', () => {
 
     it('maps it to itself, the client winning over the profile defaults', () => {
       // Prepare
-      const lead = captured(capture(leadRequest('prospect', 'valid')));
+      const lead = theLead(capture(leadRequest('prospect', 'valid')));
       // Act
-      const { prospect, missing, warnings } = mapLeadToProspect(lead, profile);
+      const prospect = mapCleanly(lead, profile);
       // Assess
-      expect(missing).toEqual([]);
-      expect(warnings).toEqual([]);
-      expect(prospect.name).toBe('Rafael');
-      expect(prospect.lastName).toBe('Souza Pereira');
-      expect(prospect.email).toBe('rafael.pereira@exemplo.com');
-      expect(prospect.ddi).toBe('55');
-      expect(prospect.cellphone).toBe('11987654321');
-      expect(prospect.cpf).toBe('04715829649');
-      expect(prospect.gender).toBe('M');
-      expect(prospect.idBranch).toBe(3);
-      expect(prospect.visit).toBe(4);
-      expect(prospect.marketingType).toBe('Indicação');
-      expect(prospect.interests).toEqual([1, 4]);
+      expect(prospect).toMatchObject({
+        name: 'Rafael',
+        lastName: 'Souza Pereira',
+        email: 'rafael.pereira@exemplo.com',
+        ddi: '55',
+        cellphone: '11987654321',
+        cpf: '04715829649',
+        gender: 'M',
+        idBranch: 3,
+        visit: 4,
+        marketingType: 'Indicação',
+        interests: [1, 4],
+      });
       expect(prospect.notes).toBe(
         'Indicado pelo aluno Paulo (matrícula 4521).\n\nLead recebido via API.',
       );
     });
 
     it('recognises a retry of the same Prospect whatever its formatting and key order', () => {
-      expect(captured(capture(leadRequest('prospect', 'redelivery'))).dedupKey).toBe(VALID_HASH);
+      expect(theLead(capture(leadRequest('prospect', 'redelivery'))).dedupKey).toBe(VALID_HASH);
       const other = leadRequest('prospect', 'valid', {
         body: JSON.stringify({ ...RAFAEL, email: 'rafael@exemplo.com' }),
       });
-      expect(captured(capture(other)).dedupKey).not.toBe(VALID_HASH);
+      expect(theLead(capture(other)).dedupKey).not.toBe(VALID_HASH);
     });
 
     it('uses the Idempotency-Key header when there is one', () => {
-      expect(captured(capture(leadRequest('prospect', 'idempotent'))).dedupKey).toBe(
+      expect(theLead(capture(leadRequest('prospect', 'idempotent'))).dedupKey).toBe(
         'key:8d2f6c1e-3b7a-4e9d-a5c4-0f1e2d3c4b5a',
       );
       const bad = leadRequest('prospect', 'idempotent', { headers: { 'Idempotency-Key': 'á' } });
@@ -105,7 +91,7 @@ describe('prospect source', () => {
 
     it('keeps unknown fields, as production does', () => {
       const body = JSON.stringify({ ...RAFAEL, address: { city: 'São Paulo' } });
-      const lead = captured(capture(leadRequest('prospect', 'valid', { body })));
+      const lead = theLead(capture(leadRequest('prospect', 'valid', { body })));
       expect(lead.prospect).toMatchObject({ address: { city: 'São Paulo' } });
     });
 

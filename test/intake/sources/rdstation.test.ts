@@ -3,6 +3,15 @@ import type { LeadCapture } from '../../../functions/domain/lead.ts';
 import { mapLeadToProspect } from '../../../functions/domain/map-lead.ts';
 import { rdstationSource } from '../../../functions/intake/sources/rdstation.ts';
 import {
+  CONTENT_HASH_KEY,
+  expectSameDedupKeys,
+  leadsIn,
+  mapCleanly,
+} from '../../helpers/lead-assertions.ts';
+import {
+  ANA_LIMA,
+  CARLOS_PEREIRA,
+  MARIA_SOUZA,
   PLATFORM_SECRETS,
   type ProfileOf,
   platformBody,
@@ -22,12 +31,12 @@ const CURRENT = platformBody('rdstation', 'current.json');
 const LEGACY = platformBody('rdstation', 'legacy-two-leads.json');
 
 async function leadsOf(body: Buffer): Promise<LeadCapture[]> {
-  const result = await rdstationSource.capture(
-    platformRequest(body, { query: { token: [PLATFORM_SECRETS.rdstation] } }),
-    profile,
+  return leadsIn(
+    await rdstationSource.capture(
+      platformRequest(body, { query: { token: [PLATFORM_SECRETS.rdstation] } }),
+      profile,
+    ),
   );
-  if (!('leads' in result)) throw new Error(`expected leads, got problem ${result.problem}`);
-  return result.leads;
 }
 
 describe('rdstationSource.authenticate', () => {
@@ -131,7 +140,7 @@ describe('rdstationSource.capture: current payload', () => {
     const [again] = await leadsOf(Buffer.from(body));
 
     // Assess
-    expect(first?.dedupKey).toMatch(/^hash:[0-9a-f]{64}$/);
+    expect(first?.dedupKey).toMatch(CONTENT_HASH_KEY);
     expect(again?.dedupKey).toBe(first?.dedupKey);
   });
 });
@@ -192,9 +201,7 @@ describe('rdstationSource.capture: legacy payload', () => {
   });
 
   it('gives a redelivery of the same body the same dedup keys', async () => {
-    const first = (await leadsOf(LEGACY)).map((lead) => lead.dedupKey);
-    const again = (await leadsOf(Buffer.from(LEGACY))).map((lead) => lead.dedupKey);
-    expect(again).toEqual(first);
+    await expectSameDedupKeys(leadsOf, LEGACY);
   });
 
   it('captures nothing from an empty leads list', async () => {
@@ -224,7 +231,7 @@ describe('rdstationSource.capture: unreadable bodies', () => {
     ],
   ])('reports %s as a structural problem', async (_, body, problem) => {
     const result = await rdstationSource.capture(platformRequest(body), profile);
-    expect(result).toEqual({ problem, dedupKey: expect.stringMatching(/^hash:[0-9a-f]{64}$/) });
+    expect(result).toEqual({ problem, dedupKey: expect.stringMatching(CONTENT_HASH_KEY) });
   });
 });
 
@@ -232,20 +239,10 @@ describe('rdstationSource + mapLeadToProspect', () => {
   it('maps the current contact field by field (mobile is the cellphone, cf_cpf the CPF)', async () => {
     // Act
     const [lead] = await leadsOf(CURRENT);
-    const { prospect, missing, warnings } = mapLeadToProspect(lead as LeadCapture, profile);
+    const prospect = mapCleanly(lead as LeadCapture, profile);
 
     // Assess
-    expect(missing).toEqual([]);
-    expect(warnings).toEqual([]);
-    expect(prospect.name).toBe('Ana');
-    expect(prospect.lastName).toBe('Paula Lima');
-    expect(prospect.email).toBe('ana.lima@example.com');
-    expect(prospect.ddi).toBe('55');
-    expect(prospect.cellphone).toBe('48991234567');
-    expect(prospect.cpf).toBe('52998224725');
-    expect(prospect.birthday).toBe('1990-05-12T00:00:00.000Z');
-    expect(prospect.idBranch).toBe(5);
-    expect(prospect.marketingType).toBe('RD Station');
+    expect(prospect).toMatchObject({ ...ANA_LIMA, idBranch: 5, marketingType: 'RD Station' });
     expect(prospect.notes).toBe(
       [
         'Lead recebido via RD Station, formulário aula-experimental, lead c2f3d2b3-7a1e-4a6f-9b0e-5d4c3b2a1f00.',
@@ -271,26 +268,8 @@ describe('rdstationSource + mapLeadToProspect', () => {
     );
 
     // Assess
-    expect(maria).toMatchObject({
-      name: 'Maria',
-      lastName: 'Souza',
-      email: 'maria.souza@example.com',
-      ddi: '55',
-      cellphone: '11987654321',
-      cpf: '52998224725',
-      birthday: '1990-05-12T00:00:00.000Z',
-      idBranch: 5,
-      marketingType: 'google',
-    });
-    expect(carlos).toMatchObject({
-      name: 'Carlos',
-      lastName: 'Pereira',
-      email: 'carlos.pereira@example.com',
-      ddi: '55',
-      cellphone: '21998765432',
-      idBranch: 5,
-      marketingType: 'RD Station',
-    });
+    expect(maria).toMatchObject({ ...MARIA_SOUZA, idBranch: 5, marketingType: 'google' });
+    expect(carlos).toMatchObject({ ...CARLOS_PEREIRA, idBranch: 5, marketingType: 'RD Station' });
   });
 });
 

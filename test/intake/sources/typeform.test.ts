@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../../functions/domain/lead.ts';
-import { mapLeadToProspect } from '../../../functions/domain/map-lead.ts';
 import { typeformSource } from '../../../functions/intake/sources/typeform.ts';
+import { CONTENT_HASH_KEY, mapCleanly, theLead } from '../../helpers/lead-assertions.ts';
 import {
   flipOneByte,
+  MARIA_SOUZA,
   PLATFORM_SECRETS,
   type ProfileOf,
   platformBody,
@@ -26,10 +27,7 @@ function signed(body: Buffer) {
 }
 
 async function leadOf(body: Buffer): Promise<LeadCapture> {
-  const result = await typeformSource.capture(signed(body), profile);
-  if (!('leads' in result)) throw new Error(`expected leads, got problem ${result.problem}`);
-  expect(result.leads).toHaveLength(1);
-  return result.leads[0] as LeadCapture;
+  return theLead(await typeformSource.capture(signed(body), profile));
 }
 
 interface Payload {
@@ -199,28 +197,22 @@ describe('typeformSource.capture', () => {
     ],
   ])('reports %s as a problem without personal data', async (_, body, problem) => {
     const result = await typeformSource.capture(signed(body), profile);
-    expect(result).toEqual({ problem, dedupKey: expect.stringMatching(/^hash:[0-9a-f]{64}$/) });
+    expect(result).toEqual({ problem, dedupKey: expect.stringMatching(CONTENT_HASH_KEY) });
   });
 });
 
 describe('typeformSource + mapLeadToProspect', () => {
   it('maps the full response field by field', async () => {
     // Act
-    const { prospect, missing, warnings } = mapLeadToProspect(await leadOf(RESPONSE), profile);
+    const prospect = mapCleanly(await leadOf(RESPONSE), profile);
 
     // Assess
-    expect(missing).toEqual([]);
-    expect(warnings).toEqual([]);
-    expect(prospect.name).toBe('Maria');
-    expect(prospect.lastName).toBe('Souza');
-    expect(prospect.email).toBe('maria.souza@example.com');
-    expect(prospect.ddi).toBe('55');
-    expect(prospect.cellphone).toBe('11987654321');
-    expect(prospect.cpf).toBe('52998224725');
-    expect(prospect.birthday).toBe('1990-05-12T00:00:00.000Z');
-    expect(prospect.gender).toBe('F');
-    expect(prospect.idBranch).toBe(1);
-    expect(prospect.marketingType).toBe('facebook'); // utm_source
+    expect(prospect).toMatchObject({
+      ...MARIA_SOUZA,
+      gender: 'F',
+      idBranch: 1,
+      marketingType: 'facebook', // utm_source
+    });
     expect(prospect.notes).toBe(
       [
         'Lead recebido via Typeform, formulário lT4Z3j, lead a3a12ec67a1365927098a606107fac15.',

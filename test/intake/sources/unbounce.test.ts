@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { LeadCapture } from '../../../functions/domain/lead.ts';
-import { mapLeadToProspect } from '../../../functions/domain/map-lead.ts';
-import type { CaptureResult, IntakeRequest } from '../../../functions/intake/source.ts';
+import type { IntakeRequest } from '../../../functions/intake/source.ts';
 import { unbounceSource } from '../../../functions/intake/sources/unbounce.ts';
 import type { Profile } from '../../../functions/shared/config-schema.ts';
-import { DEMO_SECRETS, leadRequest } from '../../helpers/lead-fixtures.ts';
+import {
+  expectNotesContain,
+  mapCleanly,
+  problemOf,
+  theLead,
+} from '../../helpers/lead-assertions.ts';
+import { ANA_GONCALVES, DEMO_SECRETS, leadRequest } from '../../helpers/lead-fixtures.ts';
 
 type UnbounceProfile = Extract<Profile, { source: 'unbounce' }>;
 
@@ -19,21 +23,8 @@ const profile: UnbounceProfile = {
 /** Golden dedup key of valid.json (see form.test.ts for why it is pinned). */
 const VALID_HASH = 'hash:026195acfe82b721f19180e499a50dc1b1d562d72f24d3b06e8035b4e7da2554';
 
-async function captureOne(
-  request: IntakeRequest,
-  p: UnbounceProfile = profile,
-): Promise<LeadCapture> {
-  const result = await unbounceSource.capture(request, p);
-  if (!('leads' in result)) throw new Error(`expected leads, got problem: ${result.problem}`);
-  expect(result.leads).toHaveLength(1);
-  return result.leads[0] as LeadCapture;
-}
-
-function problemOf(result: CaptureResult): string {
-  if (!('problem' in result)) throw new Error('expected a problem');
-  expect(result.dedupKey).toMatch(/^hash:[0-9a-f]{64}$/);
-  return result.problem;
-}
+const resultOf = (request: IntakeRequest) => unbounceSource.capture(request, profile);
+const captureOne = async (request: IntakeRequest) => theLead(await resultOf(request));
 
 /** A valid.json-shaped body with another data.json. */
 function withData(data: string): string {
@@ -43,6 +34,9 @@ function withData(data: string): string {
     ['data.json', data],
   ]).toString();
 }
+
+/** valid.json's request carrying `body` instead. */
+const validWith = (body: string) => leadRequest('unbounce', 'valid', { body });
 
 describe('unbounce source', () => {
   describe('capture', () => {
@@ -83,25 +77,14 @@ describe('unbounce source', () => {
       // Prepare
       const capture = await captureOne(leadRequest('unbounce', 'valid'));
       // Act
-      const { prospect, missing, warnings } = mapLeadToProspect(capture, profile);
+      const prospect = mapCleanly(capture, profile);
       // Assess
-      expect(missing).toEqual([]);
-      expect(warnings).toEqual([]);
-      expect(prospect.name).toBe('Ana');
-      expect(prospect.lastName).toBe('Beatriz Gonçalves');
-      expect(prospect.email).toBe('ana.goncalves@exemplo.com.br');
-      expect(prospect.ddi).toBe('55');
-      expect(prospect.cellphone).toBe('31988887777');
-      expect(prospect.cpf).toBe('12345678909');
-      expect(prospect.birthday).toBe('1992-11-23T00:00:00.000Z');
-      expect(prospect.gender).toBe('F');
-      expect(prospect.idBranch).toBe(5);
-      expect(prospect.marketingType).toBe('LP Verão');
-      expect(prospect.notes).toContain(`Lead recebido via Unbounce, formulário ${PAGE_ID}.`);
-      expect(prospect.notes).toContain('qual_seu_objetivo: Hipertrofia, Saúde e bem-estar');
-      expect(prospect.notes).toContain(
+      expect(prospect).toMatchObject({ ...ANA_GONCALVES, idBranch: 5, marketingType: 'LP Verão' });
+      expectNotesContain(prospect.notes, [
+        `Lead recebido via Unbounce, formulário ${PAGE_ID}.`,
+        'qual_seu_objetivo: Hipertrofia, Saúde e bem-estar',
         'utm_source=facebook; utm_medium=cpc; utm_campaign=verao-2025; fbclid=IwAR0x7YqL2mN8pK4sT1vW9zB3cD6eF5gH',
-      );
+      ]);
     });
 
     it('recognises a redelivery whatever the key order, and the PHP-renamed data_json', async () => {
@@ -113,23 +96,17 @@ describe('unbounce source', () => {
 
     it('gives another page or other answers another dedup key', async () => {
       const data = '{"nome":["Ana"],"email":["ana@exemplo.com"]}';
-      const a = await captureOne(leadRequest('unbounce', 'valid', { body: withData(data) }));
-      const b = await captureOne(
-        leadRequest('unbounce', 'valid', { body: withData(data).replace('7c1b', '8d2c') }),
-      );
-      const c = await captureOne(
-        leadRequest('unbounce', 'valid', { body: withData(data.replace('Ana"', 'Ane"')) }),
-      );
+      const a = await captureOne(validWith(withData(data)));
+      const b = await captureOne(validWith(withData(data).replace('7c1b', '8d2c')));
+      const c = await captureOne(validWith(withData(data.replace('Ana"', 'Ane"'))));
       expect(new Set([a.dedupKey, b.dedupKey, c.dedupKey]).size).toBe(3);
     });
 
     it('accepts bare values and numbers in data.json, and skips nested objects and blanks', async () => {
       const capture = await captureOne(
-        leadRequest('unbounce', 'valid', {
-          body: withData(
-            '{"nome":"Ana","telefone":[31988887777],"extra":[{"x":1}],"obs":[""," "]}',
-          ),
-        }),
+        validWith(
+          withData('{"nome":"Ana","telefone":[31988887777],"extra":[{"x":1}],"obs":[""," "]}'),
+        ),
       );
       expect(capture.answers).toEqual([
         { key: 'nome', value: 'Ana' },
@@ -139,28 +116,17 @@ describe('unbounce source', () => {
     });
 
     it('flags a filled honeypot field as spam', async () => {
-      const result = await unbounceSource.capture(
-        leadRequest('unbounce', 'valid', { body: withData('{"nome":["Bot"],"_hp":["x"]}') }),
-        profile,
-      );
+      const result = await resultOf(validWith(withData('{"nome":["Bot"],"_hp":["x"]}')));
       expect('leads' in result && result.spam).toBe(true);
     });
 
     it('says what is wrong with data.json, without its content', async () => {
-      const malformed = problemOf(
-        await unbounceSource.capture(leadRequest('unbounce', 'malformed'), profile),
-      );
+      const malformed = problemOf(await resultOf(leadRequest('unbounce', 'malformed')));
       expect(malformed).toBe('data.json is not valid JSON');
       expect(malformed).not.toContain('Ana');
-      const missing = await unbounceSource.capture(
-        leadRequest('unbounce', 'valid', { body: `page_id=${PAGE_ID}&nome=Ana` }),
-        profile,
-      );
+      const missing = await resultOf(validWith(`page_id=${PAGE_ID}&nome=Ana`));
       expect(problemOf(missing)).toBe('data.json is missing');
-      const notObject = await unbounceSource.capture(
-        leadRequest('unbounce', 'valid', { body: withData('["Ana"]') }),
-        profile,
-      );
+      const notObject = await resultOf(validWith(withData('["Ana"]')));
       expect(problemOf(notObject)).toBe('data.json is not a JSON object');
     });
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { LeadCapture } from '../../../functions/domain/lead.ts';
-import { mapLeadToProspect } from '../../../functions/domain/map-lead.ts';
-import type { CaptureResult, IntakeRequest } from '../../../functions/intake/source.ts';
+import type { IntakeRequest } from '../../../functions/intake/source.ts';
 import { webflowSource } from '../../../functions/intake/sources/webflow.ts';
 import type { Profile } from '../../../functions/shared/config-schema.ts';
+import { mapCleanly, problemOf, theLead } from '../../helpers/lead-assertions.ts';
 import {
   DEMO_SECRETS,
+  FERNANDA_SANTOS,
   leadRequest,
   RECEIVED_AT,
   signWebflow,
@@ -27,19 +27,9 @@ function signed(name = 'valid', timestampMs?: number): IntakeRequest {
   return signWebflow(leadRequest('webflow', name), DEMO_SECRETS.webflow, timestampMs);
 }
 
-async function captureOne(request: IntakeRequest): Promise<LeadCapture> {
-  const result = await webflowSource.capture(request, profile);
-  if (!('leads' in result)) throw new Error(`expected leads, got problem: ${result.problem}`);
-  expect(result.leads).toHaveLength(1);
-  return result.leads[0] as LeadCapture;
-}
-
-function problemOf(result: CaptureResult | Promise<CaptureResult>): string {
-  if (result instanceof Promise) throw new Error('webflow captures synchronously');
-  if (!('problem' in result)) throw new Error('expected a problem');
-  expect(result.dedupKey).toMatch(/^hash:[0-9a-f]{64}$/);
-  return result.problem;
-}
+/** Webflow captures synchronously: problemOf fails on a promise. */
+const resultOf = (request: IntakeRequest) => webflowSource.capture(request, profile);
+const captureOne = async (request: IntakeRequest) => theLead(await resultOf(request));
 
 describe('webflow source', () => {
   describe('capture', () => {
@@ -79,20 +69,9 @@ describe('webflow source', () => {
       // Prepare
       const capture = await captureOne(signed());
       // Act
-      const { prospect, missing, warnings } = mapLeadToProspect(capture, profile);
+      const prospect = mapCleanly(capture, profile);
       // Assess
-      expect(missing).toEqual([]);
-      expect(warnings).toEqual([]);
-      expect(prospect.name).toBe('Fernanda');
-      expect(prospect.lastName).toBe('Oliveira Santos');
-      expect(prospect.email).toBe('fernanda.santos@exemplo.com');
-      expect(prospect.ddi).toBe('55');
-      expect(prospect.cellphone).toBe('21998765432');
-      expect(prospect.cpf).toBe('85351346893');
-      expect(prospect.birthday).toBe('1995-08-30T00:00:00.000Z');
-      expect(prospect.gender).toBe('F');
-      expect(prospect.idBranch).toBe(7);
-      expect(prospect.marketingType).toBe('google');
+      expect(prospect).toMatchObject({ ...FERNANDA_SANTOS, idBranch: 7, marketingType: 'google' });
       expect(prospect.notes).toBe(
         [
           `Lead recebido via Webflow, formulário ${FORM_ID}, lead 6787f0a4c2b1d3e4f5a6b7c8.`,
@@ -135,17 +114,13 @@ describe('webflow source', () => {
     it('flags a filled honeypot as spam', async () => {
       const body =
         '{"triggerType":"form_submission","payload":{"id":"x2","data":{"Nome":"Bot","_hp":"http://spam.example"}}}';
-      const result = await webflowSource.capture(
-        leadRequest('webflow', 'valid', { body }),
-        profile,
-      );
+      const result = await resultOf(leadRequest('webflow', 'valid', { body }));
       expect('leads' in result && result.spam).toBe(true);
     });
 
     it('says what is wrong with an unreadable body, without its content', () => {
-      const capture = (body: string) =>
-        webflowSource.capture(leadRequest('webflow', 'valid', { body }), profile);
-      expect(problemOf(webflowSource.capture(leadRequest('webflow', 'malformed'), profile))).toBe(
+      const capture = (body: string) => resultOf(leadRequest('webflow', 'valid', { body }));
+      expect(problemOf(resultOf(leadRequest('webflow', 'malformed')))).toBe(
         'body is not valid JSON',
       );
       expect(problemOf(capture('[]'))).toBe('the body is not a JSON object');
