@@ -1,7 +1,7 @@
 /**
  * `npm run soak [-- --minutes N]`: mixed lead traffic on loopback through the whole local
  * runtime (gateway, delivery worker, sandbox upstream) while the sandbox's faults change
- * (errors, latency, a brief outage), some leads posted twice. Then it waits for the queue to
+ * (errors, latency, a brief outage, a rate limit below our pace), some leads posted twice. Then it waits for the queue to
  * drain and prints what a user would check: leads accepted, delivered, duplicated (more than
  * one sandbox prospect for a lead), lost (accepted but never reaching the sandbox), and the
  * process's memory sampled every 10 s. Bounded: traffic for `--minutes` (default 3), then at
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { benchConfig, leadRequest, SOAK_SOURCES } from '../bench/leads.ts';
 import { LEAD_STATUSES } from '../functions/shared/lead-ledger.ts';
 import { createDynamoLedger } from '../functions/shared/lead-ledger-dynamodb.ts';
+import { createLocalLeadQueue } from '../functions/shared/lead-queue-local.ts';
 import { localServices } from '../functions/shared/local-services.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
 import type { StoredProspect } from '../sandbox/server.ts';
@@ -43,6 +44,8 @@ const FAULTS: { seconds: number; name: string; faults: Record<string, unknown> }
   { seconds: 20, name: 'errorRate 0.3 (500)', faults: { errorRate: 0.3 } },
   { seconds: 15, name: 'latency 1500 ms', faults: { latencyMs: 1500 } },
   { seconds: 5, name: 'outage', faults: { outage: true } },
+  // Below the pacer's 10/s: 429s, which hold leads back without counting an attempt.
+  { seconds: 15, name: 'rate limit 1/s (429s)', faults: { perSecond: 1 } },
 ];
 
 function log(line: string): void {
@@ -152,6 +155,12 @@ try {
 
   const services = localServices();
   const ledger = createDynamoLedger({ client: services.dynamo, tableName: services.ledgerTable });
+  const queueDepth = () =>
+    createLocalLeadQueue({
+      client: services.dynamo,
+      tableName: services.queueTable,
+      maxReceiveCount: services.maxReceiveCount,
+    }).depth();
   const byStatus = async () => {
     const counts: Record<string, number> = {};
     for (const status of LEAD_STATUSES) {
@@ -183,6 +192,9 @@ try {
     const match = /\.soak(\d+)@/i.exec(email);
     if (match) perLead.set(Number(match[1]), (perLead.get(Number(match[1])) ?? 0) + 1);
   }
+  const stats = (await (await fetch(`${sandbox}/_sandbox/stats`)).json()) as {
+    byRoute: Record<string, Record<string, number>>;
+  };
   const delivered = [...accepted.keys()].filter((k) => (perLead.get(k) ?? 0) > 0).length;
   const duplicated = [...perLead.values()].filter((c) => c > 1).length;
   const lost = [...accepted.keys()].filter((k) => !perLead.has(k)).length;
@@ -202,6 +214,8 @@ try {
     ledgerByStatus: counts,
     drainSeconds: drainedIn,
     sandboxProspects: prospects.length,
+    sandboxAnswers: stats.byRoute,
+    deadLettered: (await queueDepth()).dead,
     memory,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
