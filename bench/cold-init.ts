@@ -1,18 +1,20 @@
 /**
- * Cold init of each deployed function: bundled as NodeFunction bundles it (ESM, minified,
- * node24 target, the AWS SDK external, `process.env.LEADS_RUNTIME` defined as "aws"), then
- * imported by fresh `node` processes. The baseline is a bundle of just the AWS SDK clients the
- * function's wiring-aws constructs, built and imported the same way, so the ratio is the
- * function's own weight on top of the SDK it cannot avoid.
+ * Cold init of each deployed function: the bundle `cdk synth` writes for it (the stack is
+ * synthesized in this process from config/deploy.example.json, NodeFunction's esbuild settings:
+ * ESM, minified, the AWS SDK external, `process.env.LEADS_RUNTIME` defined as "aws"), copied
+ * where the external SDK resolves and imported by fresh `node` processes. The baseline is a
+ * bundle of just the AWS SDK clients the function's wiring-aws constructs, built with the same
+ * settings, so the ratio is the function's own weight on top of the SDK it cannot avoid.
  *
  * Each child measures `performance.now()` around `await import(bundle)` and again once the
  * lazily imported wiring has run (one macrotask later): the handlers create their AWS adapters
  * in a promise started at import, so that is the init a first invocation waits for.
  */
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { buildApp } from '../infra/app.ts';
 import { emitFigures, type Figure, figure, median, progress, runNode } from './lib.ts';
 
 const REPO_ROOT = join(import.meta.dirname, '..');
@@ -22,7 +24,11 @@ const RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
 
 type Sdk = 'dynamodb' | 'sqs' | 's3' | 'secrets';
 
-/** Entries of infra/routes.ts FUNCTIONS and infra/constructs/debtors-report.ts (refresher). */
+/**
+ * Entries of infra/routes.ts FUNCTIONS and infra/constructs/debtors-report.ts (refresher); `name`
+ * is the stack's function name without `leads-<stage>-`. The bench fails if the stack has a
+ * function missing here.
+ */
 const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
   { name: 'intake', entry: 'functions/intake/handler.ts', sdk: ['dynamodb', 'sqs', 'secrets'] },
   { name: 'report', entry: 'functions/report/handler.ts', sdk: ['s3', 'sqs', 'secrets'] },
@@ -33,7 +39,7 @@ const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
   },
   { name: 'admin', entry: 'functions/admin/handler.ts', sdk: ['dynamodb', 'sqs', 'secrets'] },
   {
-    name: 'refresher',
+    name: 'report-refresher',
     entry: 'functions/report/refresher-handler.ts',
     sdk: ['dynamodb', 's3', 'sqs', 'secrets'],
   },
@@ -63,6 +69,8 @@ const SDK_SOURCE: Record<Sdk, { imports: string; construct: string }> = {
 
 /** Dummy values for every variable a wiring-aws reads: nothing is called at import. */
 const FUNCTION_ENV: NodeJS.ProcessEnv = {
+  // As NodeFunction sets it on every deployed function (stack traces in the bundle's sources).
+  NODE_OPTIONS: '--enable-source-maps',
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'AKIDBENCH',
   AWS_SECRET_ACCESS_KEY: 'bench',
@@ -166,13 +174,56 @@ export function heaviestInputs(metafile: Metafile, top = 4): { what: string; kb:
     .map(([what, bytes]) => ({ what, kb: Math.round(bytes / 1024) }));
 }
 
+interface LambdaResource {
+  Type: string;
+  Properties?: { FunctionName?: unknown };
+  Metadata?: Record<string, unknown>;
+}
+
+/**
+ * Synthesizes the stack with bundling into OUT_DIR/cdk.out and returns each of our functions'
+ * bundle (`leads-<stage>-<name>` → its asset's index.mjs), as `cdk synth` would write them.
+ */
+function synthesizedBundles(): Map<string, string> {
+  const outdir = join(OUT_DIR, 'cdk.out');
+  const { context } = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  const { app, stack, config } = buildApp({
+    outdir,
+    // As the CLI sets it: each function's resource names its asset directory.
+    context: { ...context, 'aws:cdk:enable-asset-metadata': true },
+    builtinCloudFormationValidation: false,
+  });
+  const template = app.synth().getStackArtifact(stack.artifactId).template as {
+    Resources: Record<string, LambdaResource>;
+  };
+  const prefix = `leads-${config.stage}-`;
+  const bundles = new Map<string, string>();
+  for (const resource of Object.values(template.Resources)) {
+    const name = resource.Properties?.FunctionName;
+    const asset = resource.Metadata?.['aws:asset:path'];
+    if (resource.Type !== 'AWS::Lambda::Function' || typeof asset !== 'string') continue;
+    if (typeof name === 'string' && name.startsWith(prefix)) {
+      bundles.set(name.slice(prefix.length), join(outdir, asset, 'index.mjs'));
+    }
+  }
+  const missing = [...bundles.keys()].filter((name) => !FUNCTIONS.some((f) => f.name === name));
+  if (missing.length > 0) throw new Error(`bench/cold-init.ts: add ${missing.join(', ')}`);
+  return bundles;
+}
+
 interface Sample {
   importMs: number;
   initMs: number;
   rss: number;
 }
 
-async function importOnce(file: string, sdkFirst?: string): Promise<Sample> {
+async function importOnce(
+  file: string,
+  sdkFirst?: string,
+  env: NodeJS.ProcessEnv = FUNCTION_ENV,
+): Promise<Sample> {
   const args = sdkFirst
     ? [
         '--input-type=module',
@@ -183,7 +234,7 @@ async function importOnce(file: string, sdkFirst?: string): Promise<Sample> {
       ]
     : ['--input-type=module', '-e', CHILD, pathToFileURL(file).href];
   const out = await runNode(args, {
-    env: FUNCTION_ENV,
+    env,
     cwd: OUT_DIR,
     timeoutMs: 30_000,
   });
@@ -195,8 +246,19 @@ export async function coldInit(): Promise<Figure[]> {
   mkdirSync(OUT_DIR, { recursive: true });
   const figures: Figure[] = [];
   try {
+    progress('init: synthesizing the stack with bundling');
+    const synthesized = synthesizedBundles();
     for (const fn of FUNCTIONS) {
-      const own = await bundle(fn.name, { path: join(REPO_ROOT, fn.entry) });
+      const asset = synthesized.get(fn.name);
+      if (!asset) throw new Error(`the synthesized stack has no function ${fn.name}`);
+      // Beside the others, inside node_modules, so the external AWS SDK resolves as on Lambda.
+      const file = join(OUT_DIR, fn.name, 'index.mjs');
+      mkdirSync(join(OUT_DIR, fn.name), { recursive: true });
+      copyFileSync(asset, file);
+      copyFileSync(`${asset}.map`, `${file}.map`);
+      // What the bundle is made of: an esbuild metafile of the same entry and settings.
+      const composition = await bundle(`${fn.name}-metafile`, { path: join(REPO_ROOT, fn.entry) });
+      const own = { file, bytes: statSync(file).size, metafile: composition.metafile };
       const sdkSource = [
         ...fn.sdk.map((s) => SDK_SOURCE[s].imports),
         `export const clients = [${fn.sdk.map((s) => SDK_SOURCE[s].construct).join(', ')}];`,
@@ -243,11 +305,35 @@ export async function coldInit(): Promise<Figure[]> {
         figure(`bundle ${fn.name}`, own.bytes / 1024, 'KB', 'SDK-only bundle (SDK external)', 0),
       );
     }
+    figures.push(await sourceMapCost(join(OUT_DIR, 'intake', 'index.mjs')));
     figures.push(await phoneMetadata());
   } finally {
     rmSync(OUT_DIR, { recursive: true, force: true });
   }
   return figures;
+}
+
+/** What `--enable-source-maps` (set on every deployed function) adds to intake's init. */
+async function sourceMapCost(file: string): Promise<Figure> {
+  const withMaps: Sample[] = [];
+  const without: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    withMaps.push(await importOnce(file));
+    without.push(await importOnce(file, undefined, { ...FUNCTION_ENV, NODE_OPTIONS: '' }));
+  }
+  const withMs = median(withMaps.map((r) => r.initMs));
+  const withoutMs = median(without.map((r) => r.initMs));
+  progress(
+    `init intake with --enable-source-maps ${withMs.toFixed(1)} ms, without ${withoutMs.toFixed(1)} ms`,
+  );
+  return figure(
+    'init intake with --enable-source-maps (as deployed)',
+    withMs,
+    'ms',
+    'the same bundle without it',
+    withoutMs,
+    `source map ${Math.round(statSync(`${file}.map`).size / 1024)} KB`,
+  );
 }
 
 /** What intake's and the forwarder's largest dependency costs: max vs min metadata, one parse. */
