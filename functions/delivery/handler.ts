@@ -20,9 +20,9 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type LeadQueue, MAX_QUEUE_DELAY_SECONDS, parseLeadMessage } from '../shared/lead-queue.ts';
+import { type LeadQueue, parseLeadMessage } from '../shared/lead-queue.ts';
 import { flushMetrics, logger } from '../shared/observability.ts';
-import { type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
+import { type ForwardDeps, forwardLead, leaseMsFor, resendHeldBack } from './forward.ts';
 
 export interface DeliveryHandlerDeps {
   forward: ForwardDeps;
@@ -78,22 +78,6 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
     }
   }
 
-  /** A fresh message for the lead after `delayMs` (capped); false when it could not be sent. */
-  async function requeue(record: SQSRecord, leadId: string, delayMs: number): Promise<boolean> {
-    try {
-      const delaySeconds = Math.min(visibilitySeconds(delayMs), MAX_QUEUE_DELAY_SECONDS);
-      await deps.queue.send(leadId, { delaySeconds });
-      return true;
-    } catch (error) {
-      logger.warn('could not re-send a held-back lead; its message is delayed instead', {
-        leadId,
-        messageId: record.messageId,
-        error: error instanceof Error ? error.name : String(error),
-      });
-      return false;
-    }
-  }
-
   return async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
     try {
       const access = await deps.forward.upstream();
@@ -126,7 +110,12 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
           throw error;
         }
         if (outcome.kind === 'done') return outcome.reason;
-        if (!outcome.counted && (await requeue(record, message.leadId, outcome.delayMs))) {
+        const resent =
+          !outcome.counted &&
+          (await resendHeldBack(deps.queue, message.leadId, outcome.delayMs, {
+            messageId: record.messageId,
+          }));
+        if (resent) {
           return `re-sent: ${outcome.reason}`;
         }
         await setVisibility(record, visibilitySeconds(outcome.delayMs));

@@ -17,10 +17,9 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { isLeadId } from '../shared/lead-ledger.ts';
-import { MAX_QUEUE_DELAY_SECONDS } from '../shared/lead-queue.ts';
 import type { LocalLeadQueue, LocalQueueMessage } from '../shared/lead-queue-local.ts';
 import { logger } from '../shared/observability.ts';
-import { type ForwardDeps, type ForwardOutcome, forwardLead } from './forward.ts';
+import { type ForwardDeps, type ForwardOutcome, forwardLead, resendHeldBack } from './forward.ts';
 
 export interface LocalWorkerOptions {
   queue: LocalLeadQueue;
@@ -54,21 +53,6 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   const stopping = new AbortController();
   let current: InFlight | undefined;
 
-  /** A fresh message for the lead after `delayMs` (capped as SQS caps it); false on failure. */
-  async function requeue(leadId: string, delayMs: number): Promise<boolean> {
-    const delaySeconds = Math.min(Math.max(Math.ceil(delayMs / 1000), 0), MAX_QUEUE_DELAY_SECONDS);
-    try {
-      await queue.send(leadId, { delaySeconds });
-      return true;
-    } catch (error) {
-      logger.warn('could not re-send a held-back lead; its message is delayed instead', {
-        leadId,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return false;
-    }
-  }
-
   async function handle(flight: InFlight): Promise<void> {
     const { message } = flight;
     if (!isLeadId(message.leadId)) {
@@ -91,7 +75,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
     if (flight.handedBack) return;
     if (outcome.kind === 'done') {
       await queue.delete(message.receiptHandle);
-    } else if (!outcome.counted && (await requeue(message.leadId, outcome.delayMs))) {
+    } else if (!outcome.counted && (await resendHeldBack(queue, message.leadId, outcome.delayMs))) {
       await queue.delete(message.receiptHandle);
     } else {
       const wait = Math.min(Math.max(outcome.delayMs, 0), MAX_VISIBILITY_MS);
