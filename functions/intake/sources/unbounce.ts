@@ -12,8 +12,12 @@
  *   `submittedAt`, `page_url`/`page_name`/`variant` are attribution when not given at top level.
  * - Attribution: `page_id`, `page_name`, `variant`, `page_url`; `formId` is the `page_id` too, so
  *   a profile's `forms.<page_id>` can set the branch of one landing page.
- * - Dedup: `hash:` of the page id and the `data.json` content (keys sorted, so a redelivery with
- *   another key order is recognised). Unbounce's retry policy is not documented.
+ * - Dedup: the SHA-256 of the page id and the `data.json` content (keys sorted, so a redelivery
+ *   with another key order is recognised). With Unbounce's submission stamp (`date_submitted` +
+ *   `time_submitted`, to the minute) in it, that content names one submission, so the key is
+ *   `unbounce:<sha256>`, kept as long as a platform's lead id: Unbounce's retry policy is not
+ *   documented, and a retry hours later is still the same lead, while the same person
+ *   submitting again gets a new stamp. Without the stamp it is a windowed `hash:` (10 minutes).
  * - Auth: the profile token (`?token=` or `X-Lead-Token`); Unbounce signs nothing.
  * - Unreadable bodies are parked (`parkUnreadable`): Unbounce would drop a lead refused with 4xx.
  * - Answer: 200 `{"leadId": "...", "status": "queued"}`.
@@ -84,15 +88,16 @@ async function captureUnbounce(
   }
 
   const pageId = attribution.page_id;
+  const submittedAt = submittedAtOf(data.date_submitted, data.time_submitted);
+  const contentHash = sha256Hex(canonicalJson(['unbounce', pageId ?? '', data]));
   const capture: LeadCapture = {
     source: 'unbounce',
-    dedupKey: `hash:${sha256Hex(canonicalJson(['unbounce', pageId ?? '', data]))}`,
+    dedupKey: submittedAt ? `unbounce:${contentHash}` : `hash:${contentHash}`,
     isTest: false,
     answers,
     attribution,
   };
   if (pageId) capture.formId = pageId;
-  const submittedAt = submittedAtOf(data.date_submitted, data.time_submitted);
   if (submittedAt) capture.submittedAt = submittedAt;
   return spam ? { leads: [capture], spam: true } : { leads: [capture] };
 }

@@ -21,7 +21,8 @@ const profile: UnbounceProfile = {
 };
 
 /** Golden dedup key of valid.json (see form.test.ts for why it is pinned). */
-const VALID_HASH = 'hash:026195acfe82b721f19180e499a50dc1b1d562d72f24d3b06e8035b4e7da2554';
+/** valid.json carries Unbounce's submission stamp: a lasting submission key, not a windowed hash. */
+const VALID_HASH = 'unbounce:026195acfe82b721f19180e499a50dc1b1d562d72f24d3b06e8035b4e7da2554';
 
 const resultOf = (request: IntakeRequest) => unbounceSource.capture(request, profile);
 const captureOne = async (request: IntakeRequest) => theLead(await resultOf(request));
@@ -100,6 +101,21 @@ describe('unbounce source', () => {
       const b = await captureOne(validWith(withData(data).replace('7c1b', '8d2c')));
       const c = await captureOne(validWith(withData(data.replace('Ana"', 'Ane"'))));
       expect(new Set([a.dedupKey, b.dedupKey, c.dedupKey]).size).toBe(3);
+    });
+
+    it('keys a stamped submission for good, and the same answers submitted a minute later anew', async () => {
+      const stamped = (time: string) =>
+        `{"nome":["Ana"],"email":["ana@exemplo.com"],"date_submitted":["2025-01-15"],"time_submitted":["${time}"]}`;
+      const first = await captureOne(validWith(withData(stamped('02:35 PM UTC'))));
+      const retry = await captureOne(validWith(withData(stamped('02:35 PM UTC'))));
+      const again = await captureOne(validWith(withData(stamped('02:36 PM UTC'))));
+      const unstamped = await captureOne(validWith(withData('{"nome":["Ana"]}')));
+
+      expect(first.dedupKey).toMatch(/^unbounce:[0-9a-f]{64}$/);
+      expect(retry.dedupKey).toBe(first.dedupKey);
+      expect(again.dedupKey).not.toBe(first.dedupKey);
+      // Without Unbounce's stamp the content may come again legitimately: a windowed hash.
+      expect(unstamped.dedupKey).toMatch(/^hash:[0-9a-f]{64}$/);
     });
 
     it('accepts bare values and numbers in data.json, and skips nested objects and blanks', async () => {
