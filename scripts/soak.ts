@@ -33,6 +33,14 @@ if (!(MINUTES > 0 && MINUTES <= 60 && RATE > 0 && RATE <= 50)) {
   throw new Error('--minutes must be in (0, 60] and --rate in (0, 50]');
 }
 const REDELIVERY = 0.15;
+/** Sources whose dedup key lasts as long as the ledger: a platform id, a stamped submission. */
+const LASTING_KEYS: ReadonlySet<string> = new Set(['webflow', 'unbounce']);
+/**
+ * Leads of the other sources (keyed by a 10-minute content hash, docs/sources.md) are redelivered
+ * within this, as a platform retry or a second click would be; after 10 minutes the same answers
+ * are a new lead by design, which this soak would count as a duplicate.
+ */
+const HASH_REDELIVERY_SECONDS = 300;
 const LIMITS = { maxPerSecond: 10, maxPerMinute: 300 };
 const SANDBOX_LIMITS = { perSecond: 11, perMinute: 330 };
 const DRAIN_LIMIT_MS = 5 * 60_000;
@@ -93,8 +101,18 @@ let redeliveries = 0;
 let refused = 0;
 let redeliveredNewId = 0;
 
+const sourceOf = (n: number) => SOAK_SOURCES[n % SOAK_SOURCES.length] ?? 'form';
+
+/** Which earlier lead a redelivery repeats: any, or a recent one for content-hash sources. */
+function redeliveryOf(lead: number): number {
+  const earlier = Math.floor(Math.random() * lead);
+  if (LASTING_KEYS.has(sourceOf(earlier))) return earlier;
+  const recent = Math.max(0, lead - HASH_REDELIVERY_SECONDS * RATE);
+  return recent + Math.floor(Math.random() * (lead - recent));
+}
+
 async function post(n: number, redelivery: boolean): Promise<void> {
-  const source = SOAK_SOURCES[n % SOAK_SOURCES.length] ?? 'form';
+  const source = sourceOf(n);
   const request = leadRequest(source, 'soak', n);
   posts += 1;
   try {
@@ -142,8 +160,7 @@ try {
     track(post(lead, false));
     if (lead > 5 && Math.random() < REDELIVERY) {
       redeliveries += 1;
-      const earlier = Math.floor(Math.random() * lead);
-      track(post(earlier, true));
+      track(post(redeliveryOf(lead), true));
     }
     await delay(1000 / RATE);
   }

@@ -41,9 +41,42 @@ interface LevelDb {
 // dynalite is CommonJS without type declarations; `level` is its own LevelDB binding.
 const requireCjs = createRequire(import.meta.url);
 const dynalite = requireCjs('dynalite') as (options: DynaliteOptions) => Server;
-const { Level } = createRequire(requireCjs.resolve('dynalite'))('level') as {
+const requireFromDynalite = createRequire(requireCjs.resolve('dynalite'));
+const { Level } = requireFromDynalite('level') as {
   Level: new (path: string) => LevelDb;
 };
+
+interface LevelIterator {
+  close(): Promise<void>;
+  return?: () => Promise<IteratorReturnResult<undefined>>;
+}
+
+/**
+ * dynalite 4 reads every Scan and Query through a stream over a level iterator and, once the
+ * stream ends, releases the iterator with `iterator.return()`. abstract-level 3's iterators
+ * have `close()` but no `return()`, so each Scan or Query left its iterator open in the
+ * database until the process ended: the soak found the local worker's polls (a Scan 4 times a
+ * second) growing the heap and LevelDB's memory without bound. A `return` that closes the
+ * iterator, on the classes dynalite's `level` uses, releases them.
+ */
+function closeLevelIteratorsWhenStreamsEnd(): void {
+  // Resolved from classic-level, dynalite's on-disk store, so the classes are the ones it uses.
+  const fromLevel = createRequire(requireFromDynalite.resolve('level'));
+  const fromClassicLevel = createRequire(fromLevel.resolve('classic-level'));
+  const classes = fromClassicLevel('abstract-level') as Record<
+    string,
+    { prototype: LevelIterator } | undefined
+  >;
+  for (const name of ['AbstractIterator', 'AbstractKeyIterator', 'AbstractValueIterator']) {
+    const prototype = classes[name]?.prototype;
+    if (!prototype || typeof prototype.return === 'function') continue;
+    prototype.return = async function (this: LevelIterator) {
+      await this.close();
+      return { done: true, value: undefined };
+    };
+  }
+}
+closeLevelIteratorsWhenStreamsEnd();
 
 /**
  * Opens and closes the LevelDB at `path` once. dynalite opens it lazily and, when the open
