@@ -49,7 +49,7 @@ import type { Profile, UpstreamConfig } from '../shared/config-schema.ts';
 import type { ConfigSource } from '../shared/config-source.ts';
 import type { FailureDetails, LeadLedger, LeadRecord, LeadStatus } from '../shared/lead-ledger.ts';
 import { LeadStateError } from '../shared/lead-ledger.ts';
-import { type LeadQueue, MAX_QUEUE_DELAY_SECONDS } from '../shared/lead-queue.ts';
+import type { LeadQueue } from '../shared/lead-queue.ts';
 import { DEFAULT_GRAPH_TIMEOUT_MS, type MetaGraph, MetaGraphError } from '../shared/meta-graph.ts';
 import { count, logger, seconds } from '../shared/observability.ts';
 import type { Pacer } from '../shared/pacer.ts';
@@ -621,8 +621,8 @@ export async function forwardLead(
 // --- what the queue consumers share --------------------------------------------------------
 
 /**
- * A fresh message for a held-back lead (a retry that was not counted), delayed by `delayMs`
- * rounded up to seconds and capped at MAX_QUEUE_DELAY_SECONDS (a longer wait is re-sent again).
+ * A fresh message for a held-back lead (a retry that was not counted), delayed by `delayMs` as
+ * far as the queue allows (`queueDelaySeconds`: at most 900 s; a longer wait is re-sent again).
  * False when it could not be sent: the caller then delays the message it holds instead.
  */
 export async function resendHeldBack(
@@ -631,9 +631,8 @@ export async function resendHeldBack(
   delayMs: number,
   log: Record<string, unknown> = {},
 ): Promise<boolean> {
-  const delaySeconds = Math.min(Math.max(Math.ceil(delayMs / 1000), 0), MAX_QUEUE_DELAY_SECONDS);
   try {
-    await queue.send(leadId, { delaySeconds });
+    await queue.send(leadId, { delaySeconds: delayMs / 1000 });
     return true;
   } catch (error) {
     logger.warn('could not re-send a held-back lead; its message is delayed instead', {

@@ -1,7 +1,8 @@
 /**
  * The local stand-in for the SQS queue and its dead-letter queue, with SQS's semantics, kept in
  * the local DynamoDB (dynalite on disk) so that a message survives a crash of the process:
- * - `send` with an optional delay; a message becomes visible at `visibleAt`;
+ * - `send` with an optional delay, capped at 900 s as SQS caps it (`queueDelaySeconds`); a
+ *   message becomes visible at `visibleAt`;
  * - `receive` takes visible messages and hides each for the visibility timeout, counting the
  *   receive; a message received more than `maxReceiveCount` times moves to the dead-letter queue
  *   instead of being handed out (SQS's redrive policy);
@@ -20,7 +21,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { DynamoTableDefinition } from './lead-ledger-dynamodb.ts';
-import type { LeadQueue, LeadQueueSendOptions } from './lead-queue.ts';
+import { type LeadQueue, type LeadQueueSendOptions, queueDelaySeconds } from './lead-queue.ts';
 
 export const LOCAL_QUEUE_TABLE_DEFINITION = {
   partitionKey: { name: 'id', type: 'S' },
@@ -102,7 +103,7 @@ export function createLocalLeadQueue(options: {
         id: `${now.toString(36)}-${randomBytes(6).toString('hex')}`,
         leadId,
         queue: 'main',
-        visibleAt: now + (sendOptions.delaySeconds ?? 0) * 1000,
+        visibleAt: now + (queueDelaySeconds(sendOptions.delaySeconds) ?? 0) * 1000,
         receiveCount: 0,
         sentAt: now,
       };

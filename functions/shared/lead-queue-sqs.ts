@@ -5,20 +5,11 @@
  * refused: they take no per-message delay, and the ledger's claim already stops double sends.
  */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { encodeLeadMessage, type LeadQueue, MAX_QUEUE_DELAY_SECONDS } from './lead-queue.ts';
-
-export const SQS_MAX_DELAY_SECONDS = MAX_QUEUE_DELAY_SECONDS;
+import { encodeLeadMessage, type LeadQueue, queueDelaySeconds } from './lead-queue.ts';
 
 export interface SqsLeadQueueOptions {
   client: SQSClient;
   queueUrl: string;
-}
-
-/** Whole seconds within SQS's 0..900. */
-export function sqsDelaySeconds(delaySeconds: number | undefined): number | undefined {
-  if (delaySeconds === undefined) return undefined;
-  if (Number.isNaN(delaySeconds)) throw new RangeError('delaySeconds must be a number');
-  return Math.min(Math.max(Math.ceil(delaySeconds), 0), SQS_MAX_DELAY_SECONDS);
 }
 
 export function createSqsLeadQueue({ client, queueUrl }: SqsLeadQueueOptions): LeadQueue {
@@ -28,7 +19,7 @@ export function createSqsLeadQueue({ client, queueUrl }: SqsLeadQueueOptions): L
   }
   return {
     async send(leadId, options = {}) {
-      const delay = sqsDelaySeconds(options.delaySeconds);
+      const delay = queueDelaySeconds(options.delaySeconds);
       await client.send(
         new SendMessageCommand({
           QueueUrl: queueUrl,

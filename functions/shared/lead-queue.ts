@@ -9,6 +9,17 @@ import { isLeadId } from './lead-ledger.ts';
 /** The longest delay a queue message can take (SQS: 900 s); a longer wait is re-sent again. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 
+/**
+ * A requested delay as the queue applies it: whole seconds (rounded up) within
+ * 0..MAX_QUEUE_DELAY_SECONDS, so a longer delay comes back earlier than asked. Every adapter
+ * sends with this, so the local queue delays exactly as SQS does.
+ */
+export function queueDelaySeconds(delaySeconds: number | undefined): number | undefined {
+  if (delaySeconds === undefined) return undefined;
+  if (Number.isNaN(delaySeconds)) throw new RangeError('delaySeconds must be a number');
+  return Math.min(Math.max(Math.ceil(delaySeconds), 0), MAX_QUEUE_DELAY_SECONDS);
+}
+
 export interface LeadQueueSendOptions {
   /** Deliver no earlier than this many seconds from now (backoff, Retry-After). */
   delaySeconds?: number;

@@ -2,8 +2,8 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { newLeadId } from '../../functions/shared/lead-ledger.ts';
-import { parseLeadMessage } from '../../functions/shared/lead-queue.ts';
-import { createSqsLeadQueue, sqsDelaySeconds } from '../../functions/shared/lead-queue-sqs.ts';
+import { parseLeadMessage, queueDelaySeconds } from '../../functions/shared/lead-queue.ts';
+import { createSqsLeadQueue } from '../../functions/shared/lead-queue-sqs.ts';
 
 const QUEUE_URL = 'https://sqs.sa-east-1.amazonaws.com/123456789012/leads-dev-delivery';
 const sqs = mockClient(SQSClient);
@@ -44,7 +44,7 @@ describe('createSqsLeadQueue', () => {
     // Assess
     const delays = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input.DelaySeconds);
     expect(delays).toEqual([2, 900, undefined]);
-    expect(sqsDelaySeconds(-5)).toBe(0);
+    expect(queueDelaySeconds(-5)).toBe(0);
   });
 
   it('passes SQS failures to the caller', async () => {
