@@ -10,11 +10,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { issuePath } from '../functions/domain/json.ts';
-import {
-  describeConfigIssue,
-  type Settings,
-  settingsSchema,
-} from '../functions/shared/config-aws.ts';
+import { type Settings, settingsSchema } from '../functions/shared/config-aws.ts';
 import {
   PROFILE_NAME,
   PROFILE_SECRET_KEYS,
@@ -22,6 +18,7 @@ import {
   SOURCES,
   type SourceName,
 } from '../functions/shared/config-schema.ts';
+import { describeConfigIssue } from '../functions/shared/secrets-aws.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..');
 export const DEFAULT_DEPLOY_CONFIG = join(REPO_ROOT, 'config', 'deploy.example.json');

@@ -36,15 +36,6 @@ import {
   validate,
 } from './secrets-aws.ts';
 
-export {
-  AwsConfigError,
-  describeConfigIssue,
-  SECRET_MAX_AGE_SECONDS,
-  SECRET_PLACEHOLDER,
-  SECRETS_PREFIX_ENV,
-  secretNames,
-} from './secrets-aws.ts';
-
 /** Environment variable holding the non-secret settings as JSON (see `Settings`). */
 export const SETTINGS_ENV = 'LEADS_SETTINGS';
 

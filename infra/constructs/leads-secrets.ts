@@ -19,14 +19,16 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import {
-  SECRET_PLACEHOLDER,
-  SECRETS_PREFIX_ENV,
   SETTINGS_ENV,
   type Settings,
-  secretNames,
   UPSTREAM_SECRET_KEYS,
 } from '../../functions/shared/config-aws.ts';
 import { PROFILE_SECRET_KEYS } from '../../functions/shared/config-schema.ts';
+import {
+  SECRET_PLACEHOLDER,
+  SECRETS_PREFIX_ENV,
+  secretNames,
+} from '../../functions/shared/secrets-aws.ts';
 import type { ConfigSecret } from '../routes.ts';
 
 /** The key CloudFormation fills with a random string at creation. */

@@ -6,12 +6,8 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  AwsConfigError,
-  createAwsConfigSource,
-  type SettingsInput,
-} from '../../functions/shared/config-aws.ts';
-import { createAwsClientsSource } from '../../functions/shared/secrets-aws.ts';
+import { createAwsConfigSource, type SettingsInput } from '../../functions/shared/config-aws.ts';
+import { AwsConfigError, createAwsClientsSource } from '../../functions/shared/secrets-aws.ts';
 
 const secretsManager = mockClient(SecretsManagerClient);
 
