@@ -57,6 +57,21 @@ function slowForward(ms: number, outcome: ForwardOutcome = { kind: 'done', reaso
   };
 }
 
+/** One lead recorded and queued, and a worker started on it with `slow`, which it has called. */
+async function workOnOneLead(slow: ReturnType<typeof slowForward>, visibilityMs: number) {
+  const lead = await h.record('site', formCapture());
+  await queue.send(lead.leadId);
+  const worker = startLocalWorker({
+    queue,
+    deps: h.deps(),
+    visibilityMs,
+    pollMs: 50,
+    forward: slow.forward,
+  });
+  await slow.started;
+  return { lead, worker };
+}
+
 describe('startLocalWorker', () => {
   it('delivers a backlog one message at a time and empties the queue', async () => {
     // Prepare
@@ -84,18 +99,9 @@ describe('startLocalWorker', () => {
   it('hides a message for the delay a counted retry asks for', async () => {
     // Prepare
     const slow = slowForward(0, { kind: 'retry', delayMs: 60_000, reason: 'test', counted: true });
-    const lead = await h.record('site', formCapture());
-    await queue.send(lead.leadId);
 
     // Act
-    const worker = startLocalWorker({
-      queue,
-      deps: h.deps(),
-      visibilityMs: 1_000,
-      pollMs: 50,
-      forward: slow.forward,
-    });
-    await slow.started;
+    const { worker } = await workOnOneLead(slow, 1_000);
     // Longer than the visibility timeout: had the delay not been applied, it would be back.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await worker.stop(1_000);
@@ -143,16 +149,7 @@ describe('startLocalWorker', () => {
       reason: 'unauthorized',
       counted: false,
     });
-    const lead = await h.record('site', formCapture());
-    await queue.send(lead.leadId);
-    const worker = startLocalWorker({
-      queue,
-      deps: h.deps(),
-      visibilityMs: 1_000,
-      pollMs: 50,
-      forward: slow.forward,
-    });
-    await slow.started;
+    const { lead, worker } = await workOnOneLead(slow, 1_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await worker.stop(1_000);
 
@@ -170,16 +167,7 @@ describe('startLocalWorker', () => {
   it('lets the message in flight finish when it can within the deadline', async () => {
     // Prepare
     const slow = slowForward(300);
-    const lead = await h.record('site', formCapture());
-    await queue.send(lead.leadId);
-    const worker = startLocalWorker({
-      queue,
-      deps: h.deps(),
-      visibilityMs: 60_000,
-      pollMs: 50,
-      forward: slow.forward,
-    });
-    await slow.started;
+    const { worker } = await workOnOneLead(slow, 60_000);
 
     // Act
     await worker.stop(5_000);
@@ -191,16 +179,7 @@ describe('startLocalWorker', () => {
   it('hands the message in flight back when the deadline passes first', async () => {
     // Prepare
     const slow = slowForward(3_000);
-    const lead = await h.record('site', formCapture());
-    await queue.send(lead.leadId);
-    const worker = startLocalWorker({
-      queue,
-      deps: h.deps(),
-      visibilityMs: 60_000,
-      pollMs: 50,
-      forward: slow.forward,
-    });
-    await slow.started;
+    const { lead, worker } = await workOnOneLead(slow, 60_000);
 
     // Act
     const stopping = Date.now();
