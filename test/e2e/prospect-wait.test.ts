@@ -14,8 +14,7 @@ import {
   type IntakeDeps,
   type IntakeInvocation,
 } from '../../functions/intake/intake.ts';
-import type { Client, Profile } from '../../functions/shared/config-schema.ts';
-import type { ConfigSource } from '../../functions/shared/config-source.ts';
+import { createLocalConfigSource, parseConfig } from '../../functions/shared/config-local.ts';
 import type { LeadLedger } from '../../functions/shared/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
@@ -25,7 +24,12 @@ import {
   leadRequest,
   loadLeadFixture,
 } from '../helpers/lead-fixtures.ts';
-import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
+import {
+  startTestRuntime,
+  TEST_UPSTREAM,
+  type TestRuntime,
+  testConfig,
+} from '../helpers/local-runtime.ts';
 
 const PATH = '/api/v1/prospects';
 
@@ -48,21 +52,17 @@ function prospectFixture(
 // The use case, with a stand-in worker on the ledger
 
 describe('the bounded wait (use case)', () => {
-  const CLIENTS: Client[] = [
-    { username: 'ops', password: 'demo-ops-password', roles: ['prospects:write'] },
-  ];
-  const PROFILES: Record<string, Profile> = {
-    native: { source: 'prospect' } as Profile,
-    site: { source: 'form', token: DEMO_SECRETS.form } as Profile,
-  };
-  const config: ConfigSource = {
-    upstream: async () => TEST_UPSTREAM,
-    clients: async () => CLIENTS,
-    profile: async (name) => PROFILES[name],
-    profileNameFor: async (source) =>
-      Object.entries(PROFILES).find(([, p]) => p.source === source)?.[0],
-    report: async () => ({ branches: [1], refreshSeconds: 900, timeZone: 'America/Sao_Paulo' }),
-  };
+  const config = createLocalConfigSource(
+    parseConfig(
+      testConfig(
+        {
+          native: { source: 'prospect' },
+          site: { source: 'form', token: DEMO_SECRETS.form },
+        },
+        [{ username: 'ops', password: 'demo-ops-password', roles: ['prospects:write'] }],
+      ),
+    ),
+  );
 
   let dynamo: TestDynamo;
   let ledger: LeadLedger;

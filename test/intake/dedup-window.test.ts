@@ -6,24 +6,20 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handleIntake, type IntakeDeps } from '../../functions/intake/intake.ts';
-import type { Profile } from '../../functions/shared/config-schema.ts';
-import type { ConfigSource } from '../../functions/shared/config-source.ts';
+import { createLocalConfigSource, parseConfig } from '../../functions/shared/config-local.ts';
 import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 import { DEMO_SECRETS, leadRequest } from '../helpers/lead-fixtures.ts';
-import { TEST_UPSTREAM } from '../helpers/local-runtime.ts';
+import { testConfig } from '../helpers/local-runtime.ts';
 
-const PROFILES: Record<string, Profile> = {
-  site: { source: 'form', token: DEMO_SECRETS.form } as Profile,
-  unbounce: { source: 'unbounce', token: DEMO_SECRETS.unbounce } as Profile,
-};
-const config: ConfigSource = {
-  upstream: async () => TEST_UPSTREAM,
-  clients: async () => [],
-  profile: async (name) => PROFILES[name],
-  profileNameFor: async () => undefined,
-  report: async () => ({ branches: [1], refreshSeconds: 900, timeZone: 'America/Sao_Paulo' }),
-};
+const config = createLocalConfigSource(
+  parseConfig(
+    testConfig({
+      site: { source: 'form', token: DEMO_SECRETS.form },
+      unbounce: { source: 'unbounce', token: DEMO_SECRETS.unbounce },
+    }),
+  ),
+);
 const ELEVEN_MINUTES = 11 * 60_000;
 const UNBOUNCE: [string, string] = ['unbounce', 'valid'];
 const FORM: [string, string] = ['form', 'valid-urlencoded'];
