@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Config } from '../functions/shared/config-schema.ts';
+import { basicHeader } from '../test/helpers/abuse-kit.ts';
 import {
   DEMO_SECRETS,
   type LeadFixture,
@@ -148,8 +149,7 @@ function fromRequestFixture(source: RequestSource, u: Unique): LeadHttpRequest {
   }
   if (source === 'prospect') {
     // The fixture's credentials are the e2e tests' client; the bench configures its own.
-    const credentials = `${API_CLIENT.username}:${API_CLIENT.password}`;
-    headers = { ...headers, Authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
+    headers = { ...headers, Authorization: basicHeader(API_CLIENT.username, API_CLIENT.password) };
   }
   return {
     method: fixture.method ?? 'POST',

@@ -23,6 +23,7 @@ import { refreshMessage } from '../functions/shared/report-trigger.ts';
 import { BINARY_MEDIA_TYPES } from '../infra/routes.ts';
 import { toProxyEvent } from '../local/gateway.ts';
 import { createSandbox } from '../sandbox/server.ts';
+import { basicHeader } from '../test/helpers/abuse-kit.ts';
 import { benchConfig } from './leads.ts';
 import { emitFigures, type Figure, figure, percentile, progress } from './lib.ts';
 
@@ -87,7 +88,7 @@ async function refreshInto(
 }
 
 function reportEvent(path: string, query: string): APIGatewayProxyEvent {
-  const auth = `Basic ${Buffer.from('ops:ops-secret').toString('base64')}`;
+  const auth = basicHeader('ops', 'ops-secret');
   return toProxyEvent(
     {
       method: 'GET',

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ExternalId } from '../../functions/domain/json.ts';
 import type { SandboxStats, StoredProspect } from '../../sandbox/server.ts';
+import { basicHeader } from './abuse-kit.ts';
 import { DEMO_SECRETS } from './lead-fixtures.ts';
 import { TEST_UPSTREAM } from './local-runtime.ts';
 
@@ -261,7 +262,7 @@ const ADMIN_STATUSES = ['queued', 'delivered', 'rejected', 'dead', 'test', 'park
 
 /** Every lead of every status through `GET /admin/leads` (pages followed). */
 export async function adminLeads(gatewayUrl: string): Promise<LedgerLead[]> {
-  const authorization = `Basic ${Buffer.from(`${OPERATOR.username}:${OPERATOR.password}`).toString('base64')}`;
+  const authorization = basicHeader(OPERATOR.username, OPERATOR.password);
   const found: LedgerLead[] = [];
   for (const status of ADMIN_STATUSES) {
     let cursor: string | undefined;
