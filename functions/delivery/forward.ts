@@ -253,8 +253,8 @@ export const forwardEvents: ForwardEvents = {
     const failed = event.errorKind !== undefined;
     if (failed || event.status === 'dead') logger.warn('lead delivery attempt', { ...event });
     else logger.info('lead delivery attempt', { ...event });
-    // Alarmed (LeadWaitingAlarm): a held-back lead is re-sent as a new message, so the queue's
-    // age of oldest message no longer tells how long a lead has waited.
+    // Every retry, counted or not (WaitingLeadsAlarm): a held-back lead is re-sent as a new
+    // message, so the queue's age of oldest message no longer tells how long a lead has waited.
     if (event.waitingSeconds !== undefined) seconds('LeadWaitingSeconds', event.waitingSeconds);
   },
   metric(name) {

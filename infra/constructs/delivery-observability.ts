@@ -7,8 +7,8 @@
  *   receives ran out without the forwarder finishing the lead (crashes, timeouts, throttles);
  * - backlog: the oldest lead message is older than `maxMessageAge` (default 15 min:
  *   ApproximateAgeOfOldestMessage); delivery is stuck or far behind (upstream down, pacing);
- * - waiting leads: a lead held back (401, 429, pacing) had waited longer than `maxMessageAge`
- *   since it was received (LeadWaitingSeconds, Maximum). Held-back leads are re-sent as fresh
+ * - waiting leads: a lead going back for a retry had waited longer than `maxMessageAge` since
+ *   it was received (LeadWaitingSeconds, Maximum, recorded on every retry). Held-back leads are re-sent as fresh
  *   messages (functions/delivery/handler.ts), so the queue's message age no longer shows their
  *   wait; this alarm does;
  * - upstream auth: ≥ 1 UpstreamAuthFailure (the upstream or Graph refused our credentials):
@@ -67,7 +67,7 @@ export const LEAD_METRICS = {
   dead: 'LeadDead',
   parked: 'LeadParked',
   upstreamAuthFailure: 'UpstreamAuthFailure',
-  /** Seconds since a held-back lead was received (a value, not a count). */
+  /** Seconds since a lead going back for a retry was received (a value, not a count). */
   waiting: 'LeadWaitingSeconds',
 } as const;
 
@@ -186,7 +186,7 @@ export class DeliveryObservability extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       }),
       waitingLeads: this.alarm('WaitingLeadsAlarm', {
-        description: `A lead held back by the upstream (401, 429) or the pacer has waited more than ${maxAge.toHumanString()} since it was received (docs/deploy.md, Alarms).`,
+        description: `A lead still waiting for delivery (held back by the upstream or the pacer, or retrying after errors) has waited more than ${maxAge.toHumanString()} since it was received (docs/deploy.md, Alarms).`,
         metric: this.leadMetric(LEAD_METRICS.waiting, max),
         threshold: maxAge.toSeconds(),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -273,7 +273,7 @@ export class DeliveryObservability extends Construct {
               queue.queue.metricApproximateAgeOfOldestMessage({ ...max, label: 'oldest (s)' }),
               this.leadMetric(LEAD_METRICS.waiting, {
                 ...max,
-                label: 'longest held-back wait (s)',
+                label: 'longest wait of a retried lead (s)',
               }),
             ],
             leftAnnotations: [{ value: 1, label: 'DLQ alarm', color: '#d62728' }],
