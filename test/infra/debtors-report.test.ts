@@ -23,6 +23,7 @@ import {
   acknowledgements,
   addNagPacks,
   deployConfig,
+  environmentOf,
   type PolicyStatementJson,
   removeTempOutdirs,
   roleStatements,
@@ -196,10 +197,7 @@ describe('DebtorsReport in the stack', () => {
     });
 
     it('gets the bucket name and the queue URL', () => {
-      const fn = template.findResources('AWS::Lambda::Function')[ids.refresher] as {
-        Properties: { Environment: { Variables: Record<string, unknown> } };
-      };
-      expect(fn.Properties.Environment.Variables).toMatchObject({
+      expect(environmentOf(template, ids.refresher)).toMatchObject({
         [REPORT_BUCKET_ENV]: { Ref: ids.bucket },
         [REPORT_REFRESH_QUEUE_ENV]: { Ref: ids.queue },
         [LEDGER_TABLE_ENV]: { Ref: ids.table },
@@ -386,10 +384,7 @@ describe('DebtorsReport in the stack', () => {
     });
 
     it('gets the bucket name and the refresh queue URL', () => {
-      const fn = template.findResources('AWS::Lambda::Function')[ids.report] as {
-        Properties: { Environment: { Variables: Record<string, unknown> } };
-      };
-      expect(fn.Properties.Environment.Variables).toMatchObject({
+      expect(environmentOf(template, ids.report)).toMatchObject({
         [REPORT_BUCKET_ENV]: { Ref: ids.bucket },
         [REPORT_REFRESH_QUEUE_ENV]: { Ref: ids.queue },
       });

@@ -15,6 +15,7 @@ import { NodeFunction } from '../../infra/constructs/node-function.ts';
 import {
   acknowledgements,
   addNagPacks,
+  environmentOf,
   onlyLogicalId,
   removeTempOutdirs,
   synthViolations,
@@ -148,11 +149,10 @@ describe('DeliveryObservability', () => {
 
   it('alarms on one upstream auth failure and one dead lead, in the functions own namespace', () => {
     // Prepare
-    const forwarder = template.findResources('AWS::Lambda::Function')[ids.forwarder] as {
-      Properties: { Environment: { Variables: Record<string, string> } };
-    };
-    const { POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_SERVICE_NAME } =
-      forwarder.Properties.Environment.Variables;
+    const { POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_SERVICE_NAME } = environmentOf(
+      template,
+      ids.forwarder,
+    );
 
     // Assess: Powertools EMF publishes with the namespace and a `service` dimension.
     for (const name of [LEAD_METRICS.upstreamAuthFailure, LEAD_METRICS.dead]) {

@@ -165,6 +165,15 @@ export function actionsOn(statements: PolicyStatementJson[], logicalId: string):
   return [...new Set(on.flatMap((s) => s.Action))].sort();
 }
 
+/** The environment variables of the function `fnId` (logical id) as the template has them. */
+export function environmentOf(template: Template, fnId: string): Record<string, unknown> {
+  const fn = template.findResources('AWS::Lambda::Function')[fnId] as
+    | { Properties: { Environment?: { Variables?: Record<string, unknown> } } }
+    | undefined;
+  if (!fn) throw new Error(`no function ${fnId} in the template`);
+  return fn.Properties.Environment?.Variables ?? {};
+}
+
 /** `METHOD /path` of every API method whose integration invokes the function `fnId`. */
 export function routesOf(template: Template, fnId: string): string[] {
   const resources = template.findResources('AWS::ApiGateway::Resource') as Record<

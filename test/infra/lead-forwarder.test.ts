@@ -17,6 +17,7 @@ import {
   acknowledgements,
   actionsOn,
   addNagPacks,
+  environmentOf,
   removeTempOutdirs,
   roleStatements,
   synthViolations,
@@ -119,11 +120,7 @@ describe('LeadForwarder', () => {
     const byDefault = forwarderStack();
     const twelve = forwarderStack({ props: { maxAttempts: 12 } });
     const variables = (f: ReturnType<typeof forwarderStack>) =>
-      (
-        f.template().findResources('AWS::Lambda::Function')[f.ids.fn] as {
-          Properties: { Environment: { Variables: Record<string, unknown> } };
-        }
-      ).Properties.Environment.Variables;
+      environmentOf(f.template(), f.ids.fn);
 
     // Assess
     expect(variables(byDefault)[MAX_ATTEMPTS_ENV]).toBe('8');

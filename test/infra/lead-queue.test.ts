@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +16,7 @@ import { NodeFunction } from '../../infra/constructs/node-function.ts';
 import {
   acknowledgements,
   addNagPacks,
+  environmentOf,
   removeTempOutdirs,
   roleStatements,
   synthViolations,
@@ -205,11 +207,7 @@ describe('LeadQueue delivery and redrive grants', () => {
     const t = template();
     const role = stack.getLogicalId(fn.role?.node.defaultChild as CfnRole);
     const sqs = roleStatements(t, role).filter((s) => s.Action.some((a) => a.startsWith('sqs:')));
-    const variables = (
-      Object.values(t.findResources('AWS::Lambda::Function'))[0] as {
-        Properties: { Environment: { Variables: Record<string, unknown> } };
-      }
-    ).Properties.Environment.Variables;
+    const variables = environmentOf(t, stack.getLogicalId(fn.node.defaultChild as CfnFunction));
     return { sqs, variables, queueId, dlqId };
   }
 

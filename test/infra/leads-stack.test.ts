@@ -16,6 +16,7 @@ import { ROUTES } from '../../infra/routes.ts';
 import {
   actionsOn,
   deployConfig,
+  environmentOf,
   type PolicyStatementJson,
   removeTempOutdirs,
   roleStatements,
@@ -83,12 +84,10 @@ describe('LeadsStack', () => {
 
   it('gives the intake the table name and the queue URL', () => {
     // Act
-    const fn = template.findResources('AWS::Lambda::Function')[ids.intake] as {
-      Properties: { Environment: { Variables: Record<string, unknown> } };
-    };
+    const variables = environmentOf(template, ids.intake);
 
     // Assess
-    expect(fn.Properties.Environment.Variables).toMatchObject({
+    expect(variables).toMatchObject({
       LEDGER_TABLE_NAME: { Ref: ids.table },
       LEAD_QUEUE_URL: { Ref: ids.queue },
     });
@@ -151,12 +150,7 @@ describe('LeadsStack: delivery and admin', () => {
   let forwarderStatements: PolicyStatementJson[];
   let adminStatements: PolicyStatementJson[];
 
-  const variablesOf = (fnId: string) =>
-    (
-      template.findResources('AWS::Lambda::Function')[fnId] as {
-        Properties: { Environment: { Variables: Record<string, unknown> } };
-      }
-    ).Properties.Environment.Variables;
+  const variablesOf = (fnId: string) => environmentOf(template, fnId);
   const allActions = (statements: PolicyStatementJson[]) =>
     [...new Set(statements.flatMap((s) => s.Action))].sort();
 
