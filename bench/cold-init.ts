@@ -25,13 +25,13 @@ const RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
 type Sdk = 'dynamodb' | 'sqs' | 's3' | 'secrets';
 
 /**
- * Entries of infra/routes.ts FUNCTIONS and infra/constructs/debtors-report.ts (refresher); `name`
+ * Entries of functions/kernel/routes.ts FUNCTIONS and infra/constructs/debtors-report.ts (refresher); `name`
  * is the stack's function name without `leads-<stage>-`. The bench fails if the stack has a
  * function missing here.
  */
 const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
   { name: 'intake', entry: 'functions/intake/handler.ts', sdk: ['dynamodb', 'sqs', 'secrets'] },
-  { name: 'report', entry: 'functions/report/handler.ts', sdk: ['s3', 'sqs', 'secrets'] },
+  { name: 'report', entry: 'functions/report/serve/handler.ts', sdk: ['s3', 'sqs', 'secrets'] },
   {
     name: 'forwarder',
     entry: 'functions/delivery/handler.ts',
@@ -40,7 +40,7 @@ const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
   { name: 'admin', entry: 'functions/admin/handler.ts', sdk: ['dynamodb', 'sqs', 'secrets'] },
   {
     name: 'report-refresher',
-    entry: 'functions/report/refresher-handler.ts',
+    entry: 'functions/report/refresh/handler.ts',
     sdk: ['dynamodb', 's3', 'sqs', 'secrets'],
   },
   { name: 'authorizer', entry: 'functions/authorizer/handler.ts', sdk: ['secrets'] },

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { DEFAULT_PACER_MARGIN_MS, slotIntervalMs } from '../functions/shared/pacer-dynamodb.ts';
+import { DEFAULT_PACER_MARGIN_MS, slotIntervalMs } from '../functions/upstream/pacer-dynamodb.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
 import type { SandboxStats } from '../sandbox/server.ts';
 import { benchConfig, leadRequest } from './leads.ts';

@@ -24,8 +24,8 @@ import { join } from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { WAIT_RESERVE_MS } from '../functions/intake/intake.ts';
-import { localServices } from '../functions/shared/local-services.ts';
-import { BINARY_MEDIA_TYPES } from '../infra/routes.ts';
+import { localServices } from '../functions/kernel/local-services.ts';
+import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { toProxyEvent } from '../local/gateway.ts';
 import { REPO_ROOT, startLocalRuntime } from '../local/runtime.ts';
 import {

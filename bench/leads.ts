@@ -7,7 +7,7 @@
  * the configuration the local runtime runs them with.
  */
 import { createHash } from 'node:crypto';
-import type { Config } from '../functions/shared/config-schema.ts';
+import type { Config } from '../functions/config/config-schema.ts';
 import { basicHeader } from '../test/helpers/abuse-kit.ts';
 import {
   DEMO_SECRETS,

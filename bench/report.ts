@@ -9,18 +9,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { refreshDebtors, sharedRefreshPacer, upstreamSource } from '../functions/report/refresh.ts';
 import {
   localConfigSource,
   parseConfig,
   setLocalConfig,
-} from '../functions/shared/config-local.ts';
-import { startLocalDynamo } from '../functions/shared/dynamodb-local.ts';
-import { LEDGER_TABLE_DEFINITION } from '../functions/shared/lead-ledger-dynamodb.ts';
-import { DEFAULT_PACER_MARGIN_MS, slotIntervalMs } from '../functions/shared/pacer-dynamodb.ts';
-import { createFileReportStore, setLocalReportDir } from '../functions/shared/report-store-file.ts';
-import { refreshMessage } from '../functions/shared/report-trigger.ts';
-import { BINARY_MEDIA_TYPES } from '../infra/routes.ts';
+} from '../functions/config/config-local.ts';
+import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
+import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
+import {
+  refreshDebtors,
+  sharedRefreshPacer,
+  upstreamSource,
+} from '../functions/report/refresh/refresh.ts';
+import {
+  createFileReportStore,
+  setLocalReportDir,
+} from '../functions/report/store/report-store-file.ts';
+import { refreshMessage } from '../functions/report/trigger/report-trigger.ts';
+import { DEFAULT_PACER_MARGIN_MS, slotIntervalMs } from '../functions/upstream/pacer-dynamodb.ts';
+import { startLocalDynamo } from '../local/dynamodb-local.ts';
 import { toProxyEvent } from '../local/gateway.ts';
 import { createSandbox } from '../sandbox/server.ts';
 import { basicHeader } from '../test/helpers/abuse-kit.ts';
@@ -140,7 +147,7 @@ export async function reportBench(): Promise<Figure[]> {
     const snapshot = await createFileReportStore({ dir: serveDir }).readSnapshot();
     const rows =
       (snapshot?.snapshot as unknown as { rows?: Record<string, unknown>[] })?.rows ?? [];
-    const { handler } = (await import('../functions/report/handler.ts')) as {
+    const { handler } = (await import('../functions/report/serve/handler.ts')) as {
       handler: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
     };
     const cases = [

@@ -1,6 +1,6 @@
 /**
  * The deploy configuration: the same shape as the local configuration file (LEADS_CONFIG, see
- * functions/shared/config-schema.ts) WITHOUT any secret value, plus what only a deployment
+ * functions/config/config-schema.ts) WITHOUT any secret value, plus what only a deployment
  * needs (stage, secret names, API throttling). Secret values live in Secrets Manager under
  * `secretsPrefix` (docs/deploy.md); a file that still holds one is refused.
  *
@@ -9,16 +9,16 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
-import { issuePath } from '../functions/domain/json.ts';
-import { type Settings, settingsSchema } from '../functions/shared/config-aws.ts';
+import { type Settings, settingsSchema } from '../functions/config/config-aws.ts';
 import {
   PROFILE_NAME,
   PROFILE_SECRET_KEYS,
   profileSchema,
   SOURCES,
   type SourceName,
-} from '../functions/shared/config-schema.ts';
-import { describeConfigIssue } from '../functions/shared/secrets-aws.ts';
+} from '../functions/config/config-schema.ts';
+import { describeConfigIssue } from '../functions/config/secrets-aws.ts';
+import { issuePath } from '../functions/domain/json.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..');
 export const DEFAULT_DEPLOY_CONFIG = join(REPO_ROOT, 'config', 'deploy.example.json');

@@ -8,6 +8,13 @@
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import {
+  BASIC_AUTH,
+  FUNCTIONS,
+  type FunctionNeed,
+  type FunctionSpec,
+  ROUTES,
+} from '../functions/kernel/routes.ts';
 import type { DeployConfig } from './config.ts';
 import { DebtorsReport } from './constructs/debtors-report.ts';
 import { DeliveryObservability } from './constructs/delivery-observability.ts';
@@ -17,7 +24,6 @@ import { LeadStore } from './constructs/lead-store.ts';
 import { LeadsApi } from './constructs/leads-api.ts';
 import { LeadsSecrets } from './constructs/leads-secrets.ts';
 import { NodeFunction } from './constructs/node-function.ts';
-import { BASIC_AUTH, FUNCTIONS, type FunctionNeed, type FunctionSpec, ROUTES } from './routes.ts';
 
 export interface LeadsStackProps extends StackProps {
   config: DeployConfig;
@@ -95,7 +101,9 @@ export class LeadsStack extends Stack {
     // The gateway checks Basic credentials itself on the routes marked `auth: 'basic'`.
     const authorizer = functions.get(BASIC_AUTH.authorizer);
     if (!authorizer) {
-      throw new Error(`the stack needs the ${BASIC_AUTH.authorizer} function (infra/routes.ts)`);
+      throw new Error(
+        `the stack needs the ${BASIC_AUTH.authorizer} function (functions/kernel/routes.ts)`,
+      );
     }
     this.api.useBasicAuthorizer(authorizer);
 
@@ -110,7 +118,8 @@ export class LeadsStack extends Stack {
     // Delivery: the forwarder consumes the lead queue; alarms and a dashboard watch it.
     const fn = (name: string): NodeFunction => {
       const found = functions.get(name);
-      if (!found) throw new Error(`the stack needs the ${name} function (infra/routes.ts)`);
+      if (!found)
+        throw new Error(`the stack needs the ${name} function (functions/kernel/routes.ts)`);
       return found;
     };
     this.forwarder = new LeadForwarder(this, 'Delivery', {

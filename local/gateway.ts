@@ -4,7 +4,7 @@
  * writes its APIGatewayProxyResult back the way API Gateway does, gateway errors included
  * (403 unknown route, 413 body too large, 502 handler failure, 504 timeout).
  *
- * Routes come from infra/routes.ts, the table the CDK stack deploys; handler modules are
+ * Routes come from functions/kernel/routes.ts, the table the CDK stack deploys; handler modules are
  * imported on first use so that start-up stays fast. A route marked `auth: 'basic'` runs the
  * Basic-auth REQUEST authorizer first, as API Gateway does (local/gateway-authorizer.ts): its
  * 401 is the gateway's own answer and carries a real WWW-Authenticate header, while a
@@ -17,14 +17,14 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-lambda';
-import { header } from '../functions/shared/http.ts';
+import { header } from '../functions/kernel/http.ts';
 import {
   BASIC_AUTH,
   FUNCTIONS,
   type FunctionSpec,
   ROUTES,
   type RouteSpec,
-} from '../infra/routes.ts';
+} from '../functions/kernel/routes.ts';
 import {
   type AuthorizerHandler,
   type GatewayAuthorizer,
@@ -763,7 +763,7 @@ function handlerLoader<T>(root: string, entry: string): () => Promise<T> {
 }
 
 /**
- * Gateway routes for infra/routes.ts: each route with a function gets a loader that imports
+ * Gateway routes for functions/kernel/routes.ts: each route with a function gets a loader that imports
  * the function's entry module (relative to `root`) on first use, and a route marked
  * `auth: 'basic'` the Basic-auth authorizer of BASIC_AUTH (one for all of them). Routes without
  * a function are the gateway's own (only `GET /health` today) and are left to createGateway.

@@ -7,13 +7,13 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfigFile, setLocalConfig } from '../functions/shared/config-local.ts';
-import type { Config } from '../functions/shared/config-schema.ts';
-import { startLocalDynamo } from '../functions/shared/dynamodb-local.ts';
-import { LEDGER_TABLE_DEFINITION } from '../functions/shared/lead-ledger-dynamodb.ts';
-import { LOCAL_QUEUE_TABLE_DEFINITION } from '../functions/shared/lead-queue-local.ts';
-import { setLocalServices } from '../functions/shared/local-services.ts';
-import { BINARY_MEDIA_TYPES } from '../infra/routes.ts';
+import { loadConfigFile, setLocalConfig } from '../functions/config/config-local.ts';
+import type { Config } from '../functions/config/config-schema.ts';
+import { setLocalServices } from '../functions/kernel/local-services.ts';
+import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
+import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
+import { LOCAL_QUEUE_TABLE_DEFINITION } from '../functions/ledger/lead-queue-local.ts';
+import { startLocalDynamo } from './dynamodb-local.ts';
 import { createGateway, routesFromTable } from './gateway.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -209,7 +209,7 @@ export async function startLocalRuntime(
     // Debtors report: a refresh at start (unless the stored one is fresh), then every
     // report.refreshSeconds; the report lives in DATA_DIR/reports. Its upstream calls are paced
     // on the same pacer item of the local ledger table as the delivery worker's.
-    const { startLocalRefresher } = await import('../functions/report/refresher-wiring-local.ts');
+    const { startLocalRefresher } = await import('../functions/report/refresh/wiring-local.ts');
     const refresher = await startLocalRefresher({
       dataDir: env.dataDir,
       refreshSeconds: config.report.refreshSeconds,

@@ -4,7 +4,7 @@
  * (config/demo.json), DATA_DIR (.data). Stops cleanly on SIGINT/SIGTERM.
  */
 import { relative } from 'node:path';
-import { ConfigError } from '../functions/shared/config-local.ts';
+import { ConfigError } from '../functions/config/config-local.ts';
 import { type LocalRuntime, readLocalEnv, StartupError, startLocalRuntime } from './runtime.ts';
 
 /** The sandbox's default password (CONTRACT.md); no secret, so the banner may show it. */

@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import * as z from 'zod/mini';
 import { parseDebtorsQuery, queryDebtors } from '../functions/domain/debtors-query.ts';
 import { describeIssues, type IssueDetail, parseJson } from '../functions/domain/json.ts';
-import { basicCredentials } from '../functions/shared/http.ts';
+import { basicCredentials } from '../functions/kernel/http.ts';
 import {
   DEFAULT_DEBTORS_SETTINGS,
   type DemoDebtor,

@@ -4,7 +4,7 @@
  * (`printf '%s\n' "$PW" | npm run -s hash-password`) to keep it off the screen.
  */
 import { createInterface } from 'node:readline';
-import { hashPassword } from '../functions/shared/client-auth.ts';
+import { hashPassword } from '../functions/kernel/client-auth.ts';
 
 async function readPassword(): Promise<string> {
   const lines = createInterface({ input: process.stdin, terminal: false });

@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { benchConfig, leadRequest, SOAK_SOURCES } from '../bench/leads.ts';
-import { LEAD_STATUSES } from '../functions/shared/lead-ledger.ts';
-import { createDynamoLedger } from '../functions/shared/lead-ledger-dynamodb.ts';
-import { createLocalLeadQueue } from '../functions/shared/lead-queue-local.ts';
-import { localServices } from '../functions/shared/local-services.ts';
+import { localServices } from '../functions/kernel/local-services.ts';
+import { LEAD_STATUSES } from '../functions/ledger/lead-ledger.ts';
+import { createDynamoLedger } from '../functions/ledger/lead-ledger-dynamodb.ts';
+import { createLocalLeadQueue } from '../functions/ledger/lead-queue-local.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
 import type { StoredProspect } from '../sandbox/server.ts';
 

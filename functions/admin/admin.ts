@@ -26,10 +26,10 @@
  *   MAX_REPLAY_LEADS) with dead leads left: run it again.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { ConfigSource } from '../shared/config-source.ts';
-import type { DlqRedrive, RedriveResult } from '../shared/dlq-redrive.ts';
-import type { HttpRequest } from '../shared/http.ts';
-import { json, problem } from '../shared/http.ts';
+import type { ConfigSource } from '../config/config-source.ts';
+import type { HttpRequest } from '../kernel/http.ts';
+import { json, problem } from '../kernel/http.ts';
+import { admitCaller, NO_STORE } from '../kernel/route-guard.ts';
 import {
   InvalidCursorError,
   isLeadId,
@@ -39,9 +39,9 @@ import {
   type LeadSummary,
   type PublicLeadStatus,
   toLeadSummary,
-} from '../shared/lead-ledger.ts';
-import type { LeadQueue } from '../shared/lead-queue.ts';
-import { admitCaller, NO_STORE } from '../shared/route-guard.ts';
+} from '../ledger/lead-ledger.ts';
+import type { LeadQueue } from '../ledger/lead-queue.ts';
+import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
 
 export type AdminRoute = 'get-lead' | 'list-leads' | 'retry-lead' | 'replay';
 

@@ -5,8 +5,8 @@
  * container.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { requestFromEvent } from '../shared/http.ts';
-import { count, flushMetrics, logger } from '../shared/observability.ts';
+import { requestFromEvent } from '../kernel/http.ts';
+import { count, flushMetrics, logger } from '../kernel/observability.ts';
 import { type AdminDeps, type AdminEvents, handleAdmin } from './admin.ts';
 
 const deps: Promise<Omit<AdminDeps, 'events'>> =

@@ -4,17 +4,17 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createAwsConfigSource } from '../shared/config-aws.ts';
-import { createSqsDlqRedrive } from '../shared/dlq-redrive-sqs.ts';
-import { requireEnv } from '../shared/env.ts';
-import { createDynamoLedger } from '../shared/lead-ledger-dynamodb.ts';
-import { createSqsLeadQueue } from '../shared/lead-queue-sqs.ts';
+import { createAwsConfigSource } from '../config/config-aws.ts';
+import { requireEnv } from '../kernel/env.ts';
+import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
+import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
 import type { AdminDeps } from './admin.ts';
+import { createSqsDlqRedrive } from './dlq-redrive-sqs.ts';
 
 /**
  * The variables the stack sets for this function. IAM it needs: the ledger table and its status
  * index (GetItem, Query, UpdateItem), sqs:SendMessage on the lead queue, and the redrive's
- * permissions (functions/shared/dlq-redrive-sqs.ts).
+ * permissions (functions/admin/dlq-redrive-sqs.ts).
  */
 export const ADMIN_ENV = {
   ledgerTable: 'LEDGER_TABLE_NAME',

@@ -2,12 +2,12 @@
  * The admin function's local adapters: the config file, the ledger and the queue on the local
  * DynamoDB, and the local queue's own redrive.
  */
-import { localConfigSource } from '../shared/config-local.ts';
-import { createLocalDlqRedrive } from '../shared/dlq-redrive-local.ts';
-import { createDynamoLedger } from '../shared/lead-ledger-dynamodb.ts';
-import { createLocalLeadQueue } from '../shared/lead-queue-local.ts';
-import { localServices } from '../shared/local-services.ts';
+import { localConfigSource } from '../config/config-local.ts';
+import { localServices } from '../kernel/local-services.ts';
+import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
+import { createLocalLeadQueue } from '../ledger/lead-queue-local.ts';
 import type { AdminDeps } from './admin.ts';
+import { createLocalDlqRedrive } from './dlq-redrive-local.ts';
 
 export function localAdminDeps(): Omit<AdminDeps, 'events'> {
   const services = localServices();

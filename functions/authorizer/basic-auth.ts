@@ -1,10 +1,10 @@
 /**
  * The Basic-auth authorizer's decision (pure: the clients come from the caller). API Gateway
- * calls the authorizer Lambda (handler.ts) before every `auth: 'basic'` route (infra/routes.ts,
+ * calls the authorizer Lambda (handler.ts) before every `auth: 'basic'` route (functions/kernel/routes.ts,
  * BASIC_AUTH) with the REST API REQUEST authorizer event:
  *
  * - valid Basic credentials of any configured client (plain or scrypt-hashed password,
- *   functions/shared/client-auth.ts) → Allow, with the client's username as principal and in
+ *   functions/kernel/client-auth.ts) → Allow, with the client's username as principal and in
  *   the context (`requestContext.authorizer.username` in the function's event);
  * - no `Authorization` header, a malformed one or wrong credentials → refused; the handler then
  *   throws `Unauthorized`, which API Gateway answers with its UNAUTHORIZED gateway response
@@ -18,9 +18,9 @@
  * refuse the client's next route.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { verifyBasicClient } from '../shared/client-auth.ts';
-import type { Client } from '../shared/client-schema.ts';
-import { header } from '../shared/http.ts';
+import { verifyBasicClient } from '../kernel/client-auth.ts';
+import type { Client } from '../kernel/client-schema.ts';
+import { header } from '../kernel/http.ts';
 
 export type BasicAuthDecision =
   | { allow: true; username: string; result: APIGatewayAuthorizerResult }

@@ -1,19 +1,19 @@
 /**
- * The Basic-auth REQUEST authorizer Lambda (infra/routes.ts, BASIC_AUTH): reads the API clients
+ * The Basic-auth REQUEST authorizer Lambda (functions/kernel/routes.ts, BASIC_AUTH): reads the API clients
  * (Secrets Manager on AWS, the configuration file locally) and lets basic-auth.ts decide.
  * Refused credentials throw `Unauthorized`, API Gateway's way to answer 401 (its UNAUTHORIZED
  * gateway response, with the Basic challenge); any other failure (the clients cannot be read)
  * throws as itself, which API Gateway answers with 500. Never logs credentials.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import type { ConfigSource } from '../shared/config-source.ts';
-import { logger } from '../shared/observability.ts';
+import type { ConfigSource } from '../config/config-source.ts';
+import { logger } from '../kernel/observability.ts';
 import { authorizeBasic } from './basic-auth.ts';
 
 const config: Promise<Pick<ConfigSource, 'clients'>> =
   process.env.LEADS_RUNTIME === 'local'
-    ? import('../shared/config-local.ts').then((m) => m.localConfigSource())
-    : import('../shared/secrets-aws.ts').then((m) => m.createAwsClientsSource());
+    ? import('../config/config-local.ts').then((m) => m.localConfigSource())
+    : import('../config/secrets-aws.ts').then((m) => m.createAwsClientsSource());
 
 export async function handler(
   event: APIGatewayRequestAuthorizerEvent,

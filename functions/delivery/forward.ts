@@ -4,7 +4,7 @@
  * says what the caller should do with the message: `done` (delete it) or `retry` after
  * `delayMs` (hand it back to the queue for that long). No AWS imports: ports come in `deps`.
  *
- * Steps, each a conditional write on the lead (functions/shared/lead-ledger.ts):
+ * Steps, each a conditional write on the lead (functions/ledger/lead-ledger.ts):
  * 1. `claim` with a lease longer than everything this attempt may wait for (Graph lookup,
  *    pacing, prospect lookup, POST). A final lead → done (never posted again); lease held by
  *    another attempt → retry once that lease has run out. A lead found `sending` with an expired
@@ -40,25 +40,26 @@
  * Logs and metrics carry lead ids, profiles, statuses, attempt numbers and error kinds, never
  * personal data and never the upstream's messages (they may quote what the person typed).
  */
+
+import type { Profile, UpstreamConfig } from '../config/config-schema.ts';
+import type { ConfigSource } from '../config/config-source.ts';
 import type { ExternalId } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { mapLeadToProspect } from '../domain/map-lead.ts';
 import type { Prospect } from '../domain/prospect.ts';
-import { completeMetaCapture } from '../intake/sources/meta.ts';
-import type { Profile, UpstreamConfig } from '../shared/config-schema.ts';
-import type { ConfigSource } from '../shared/config-source.ts';
-import type { FailureDetails, LeadLedger, LeadRecord, LeadStatus } from '../shared/lead-ledger.ts';
-import { LeadStateError } from '../shared/lead-ledger.ts';
-import type { LeadQueue } from '../shared/lead-queue.ts';
-import { DEFAULT_GRAPH_TIMEOUT_MS, type MetaGraph, MetaGraphError } from '../shared/meta-graph.ts';
-import { count, logger, seconds } from '../shared/observability.ts';
-import type { Pacer } from '../shared/pacer.ts';
+import { count, logger, seconds } from '../kernel/observability.ts';
+import type { FailureDetails, LeadLedger, LeadRecord, LeadStatus } from '../ledger/lead-ledger.ts';
+import { LeadStateError } from '../ledger/lead-ledger.ts';
+import type { LeadQueue } from '../ledger/lead-queue.ts';
+import { completeMetaCapture } from '../sources/meta.ts';
+import { DEFAULT_GRAPH_TIMEOUT_MS, type MetaGraph, MetaGraphError } from '../sources/meta-graph.ts';
+import type { Pacer } from '../upstream/pacer.ts';
 import {
   type ProspectMatch,
   type UpstreamClient,
   UpstreamError,
   upstreamClientFor,
-} from '../shared/upstream-client.ts';
+} from '../upstream/upstream-client.ts';
 
 /**
  * `retry.counted`: whether this attempt counted against maxAttempts. A retry that was not counted
@@ -247,7 +248,7 @@ function newestId(matches: readonly ProspectMatch[]): ExternalId | undefined {
   return best?.idProspect;
 }
 
-/** Logs and EMF metrics through Powertools (functions/shared/observability.ts). */
+/** Logs and EMF metrics through Powertools (functions/kernel/observability.ts). */
 export const forwardEvents: ForwardEvents = {
   finished(event) {
     const failed = event.errorKind !== undefined;

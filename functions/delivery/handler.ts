@@ -20,8 +20,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type LeadQueue, parseLeadMessage } from '../shared/lead-queue.ts';
-import { flushMetrics, logger } from '../shared/observability.ts';
+import { flushMetrics, logger } from '../kernel/observability.ts';
+import { type LeadQueue, parseLeadMessage } from '../ledger/lead-queue.ts';
 import { type ForwardDeps, forwardLead, leaseMsFor, resendHeldBack } from './forward.ts';
 
 export interface DeliveryHandlerDeps {

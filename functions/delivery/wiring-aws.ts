@@ -7,13 +7,13 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createAwsConfigSource } from '../shared/config-aws.ts';
-import { requireEnv } from '../shared/env.ts';
-import { createDynamoLedger } from '../shared/lead-ledger-dynamodb.ts';
-import { createSqsLeadQueue } from '../shared/lead-queue-sqs.ts';
-import { createMetaGraph } from '../shared/meta-graph.ts';
-import { logger } from '../shared/observability.ts';
-import { createDynamoPacer } from '../shared/pacer-dynamodb.ts';
+import { createAwsConfigSource } from '../config/config-aws.ts';
+import { requireEnv } from '../kernel/env.ts';
+import { logger } from '../kernel/observability.ts';
+import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
+import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
+import { createMetaGraph } from '../sources/meta-graph.ts';
+import { createDynamoPacer } from '../upstream/pacer-dynamodb.ts';
 import {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_MAX_PACING_WAIT_MS,

@@ -17,13 +17,13 @@
  * - `LEADS_VISIBILITY_MS`: how long a received message stays hidden, so how soon a message
  *   whose worker was killed comes back (lease + 30 s); must be longer than the lease.
  */
-import { localConfigSource } from '../shared/config-local.ts';
-import { createDynamoLedger } from '../shared/lead-ledger-dynamodb.ts';
-import { createLocalLeadQueue, type LocalLeadQueue } from '../shared/lead-queue-local.ts';
-import { localServices } from '../shared/local-services.ts';
-import { createMetaGraph } from '../shared/meta-graph.ts';
-import { logger } from '../shared/observability.ts';
-import { createDynamoPacer } from '../shared/pacer-dynamodb.ts';
+import { localConfigSource } from '../config/config-local.ts';
+import { localServices } from '../kernel/local-services.ts';
+import { logger } from '../kernel/observability.ts';
+import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
+import { createLocalLeadQueue, type LocalLeadQueue } from '../ledger/lead-queue-local.ts';
+import { createMetaGraph } from '../sources/meta-graph.ts';
+import { createDynamoPacer } from '../upstream/pacer-dynamodb.ts';
 import {
   DEFAULT_MAX_PACING_WAIT_MS,
   type ForwardDeps,

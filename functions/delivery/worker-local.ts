@@ -16,9 +16,9 @@
  * that holds its lease on the lead; whoever receives the message next waits for the lease.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { isLeadId } from '../shared/lead-ledger.ts';
-import type { LocalLeadQueue, LocalQueueMessage } from '../shared/lead-queue-local.ts';
-import { logger } from '../shared/observability.ts';
+import { logger } from '../kernel/observability.ts';
+import { isLeadId } from '../ledger/lead-ledger.ts';
+import type { LocalLeadQueue, LocalQueueMessage } from '../ledger/lead-queue-local.ts';
 import { type ForwardDeps, type ForwardOutcome, forwardLead, resendHeldBack } from './forward.ts';
 
 export interface LocalWorkerOptions {

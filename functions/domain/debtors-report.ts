@@ -438,7 +438,7 @@ export function snapshotAgeSeconds(
 /**
  * Whether the snapshot must be served marked stale: there is none, it is older than twice the
  * refresh interval, or the last refresh failed (`failures` counts failures since the last
- * success; the refresh status of functions/shared/report-store.ts).
+ * success; the refresh status of functions/report/store/report-store.ts).
  */
 export function isStale(
   snapshot: Pick<DebtorsSnapshot, 'generatedAt'> | undefined,

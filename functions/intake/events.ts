@@ -1,5 +1,5 @@
 /** The intake's log lines and metrics: lead ids, profiles, statuses and codes only. */
-import { count, logger } from '../shared/observability.ts';
+import { count, logger } from '../kernel/observability.ts';
 import type { IntakeEvents } from './intake.ts';
 
 export const intakeEvents: IntakeEvents = {

@@ -4,8 +4,8 @@
  * is chosen once per container.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { requestFromEvent } from '../shared/http.ts';
-import { flushMetrics } from '../shared/observability.ts';
+import { requestFromEvent } from '../kernel/http.ts';
+import { flushMetrics } from '../kernel/observability.ts';
 import { handleIntake, type IntakeDeps } from './intake.ts';
 
 const deps: Promise<IntakeDeps> =

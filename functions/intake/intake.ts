@@ -26,16 +26,17 @@
  * - `dead` or `test` → 202 with that status. A failure to read the ledger while waiting ends the
  *   wait with the 202 queued answer: the lead is recorded and queued either way.
  */
+
+import { PROFILE_SECRET_KEYS, type Profile } from '../config/config-schema.ts';
+import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { mapLeadToProspect } from '../domain/map-lead.ts';
-import { authenticateClient, BASIC_CHALLENGE } from '../shared/client-auth.ts';
-import { PROFILE_SECRET_KEYS, type Profile } from '../shared/config-schema.ts';
-import type { ConfigSource } from '../shared/config-source.ts';
-import type { LeadLedger, LeadRecord, LeadStatus, NewLead } from '../shared/lead-ledger.ts';
-import { newLeadId, publicStatus } from '../shared/lead-ledger.ts';
-import type { LeadQueue } from '../shared/lead-queue.ts';
-import { ADAPTERS } from './adapters.ts';
-import type { IntakeRequest, PlatformResponse, SourceAdapter } from './source.ts';
+import { authenticateClient, BASIC_CHALLENGE } from '../kernel/client-auth.ts';
+import type { LeadLedger, LeadRecord, LeadStatus, NewLead } from '../ledger/lead-ledger.ts';
+import { newLeadId, publicStatus } from '../ledger/lead-ledger.ts';
+import type { LeadQueue } from '../ledger/lead-queue.ts';
+import { ADAPTERS } from '../sources/registry.ts';
+import type { IntakeRequest, PlatformResponse, SourceAdapter } from '../sources/source.ts';
 
 /** Request bodies above this are refused with 413 (a lead is a few KB; DynamoDB items ≤ 400 KB). */
 export const MAX_INTAKE_BODY_BYTES = 256 * 1024;

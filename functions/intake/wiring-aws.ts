@@ -1,10 +1,10 @@
 /** The intake's AWS adapters: configuration from Secrets Manager, the DynamoDB ledger, SQS. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createAwsConfigSource } from '../shared/config-aws.ts';
-import { requireEnv } from '../shared/env.ts';
-import { createDynamoLedger } from '../shared/lead-ledger-dynamodb.ts';
-import { createSqsLeadQueue } from '../shared/lead-queue-sqs.ts';
+import { createAwsConfigSource } from '../config/config-aws.ts';
+import { requireEnv } from '../kernel/env.ts';
+import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
+import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
 import { intakeEvents } from './events.ts';
 import type { IntakeDeps } from './intake.ts';
 

@@ -1,8 +1,8 @@
 /** The intake's local adapters: the config file, the ledger and queue on the local DynamoDB. */
-import { localConfigSource } from '../shared/config-local.ts';
-import { createDynamoLedger } from '../shared/lead-ledger-dynamodb.ts';
-import { createLocalLeadQueue } from '../shared/lead-queue-local.ts';
-import { localServices } from '../shared/local-services.ts';
+import { localConfigSource } from '../config/config-local.ts';
+import { localServices } from '../kernel/local-services.ts';
+import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
+import { createLocalLeadQueue } from '../ledger/lead-queue-local.ts';
 import { intakeEvents } from './events.ts';
 import type { IntakeDeps } from './intake.ts';
 

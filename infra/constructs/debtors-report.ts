@@ -2,7 +2,7 @@
  * The debtors report's refresh half: where the snapshot lives, what refreshes it and when, and
  * the alarms that say it is failing or old (docs/report.md).
  *
- * - Store: an S3 bucket (functions/shared/report-store-s3.ts keeps `debtors/current.json`,
+ * - Store: an S3 bucket (functions/report/store/report-store-s3.ts keeps `debtors/current.json`,
  *   `status.json`, `checkpoint.json`). S3, not DynamoDB: a snapshot of thousands of rows is
  *   megabytes, beyond a DynamoDB item's 400 KB, and one PutObject replaces it atomically.
  *   SSE-S3 (no key to grant), versioning for recovery (the ten newest earlier versions are kept,
@@ -12,7 +12,7 @@
  *   continuations) with a dead-letter queue after 5 receives. The refresher consumes it with
  *   batch size 1 and reserved concurrency 1, so two refreshes never overlap; its visibility
  *   timeout is 6 × the refresher's timeout (AWS advice for Lambda event sources).
- * - Refresher: a NodeFunction (functions/report/refresher-handler.ts), 1 GB, timeout
+ * - Refresher: a NodeFunction (functions/report/refresh/handler.ts), 1 GB, timeout
  *   REFRESHER_TIMEOUT_SECONDS; it checkpoints and continues when an invocation runs short. It
  *   paces its upstream calls on the pacer item of the ledger table, with delivery.
  * - Schedule: EventBridge Scheduler sends `{"kind":"refresh","reason":"schedule"}` to the queue
@@ -38,17 +38,17 @@ import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/a
 import { SqsSendMessage } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { REFRESHER_TIMEOUT_SECONDS } from '../../functions/report/refresh.ts';
-import { REPORT_KEYS } from '../../functions/shared/report-store-s3.ts';
+import { REFRESHER_TIMEOUT_SECONDS } from '../../functions/report/refresh/refresh.ts';
+import { REPORT_KEYS } from '../../functions/report/store/report-store-s3.ts';
 import type { LeadStore } from './lead-store.ts';
 import type { LeadsSecrets } from './leads-secrets.ts';
 import { NodeFunction } from './node-function.ts';
 
-/** What functions/report/refresher-wiring-aws.ts and wiring-aws.ts read. */
+/** What functions/report/refresh/wiring-aws.ts and wiring-aws.ts read. */
 export const REPORT_BUCKET_ENV = 'REPORT_BUCKET_NAME';
 export const REPORT_REFRESH_QUEUE_ENV = 'REPORT_REFRESH_QUEUE_URL';
 
-/** The refresher's metrics (functions/report/refresh.ts, refreshEvents). */
+/** The refresher's metrics (functions/report/refresh/refresh.ts, refreshEvents). */
 export const REPORT_METRICS = {
   failed: 'ReportRefreshFailed',
   succeeded: 'ReportRefreshSucceeded',
@@ -78,7 +78,7 @@ export interface DebtorsReportProps {
    * refresher paces on it too (LeadStore.grantPacer: that item only, and LEDGER_TABLE_NAME).
    */
   ledger: LeadStore;
-  /** @default REFRESHER_TIMEOUT_SECONDS (functions/report/refresh.ts) */
+  /** @default REFRESHER_TIMEOUT_SECONDS (functions/report/refresh/refresh.ts) */
   refresherTimeout?: Duration;
   /** Where the functions' Powertools metrics go. @default 'Leads' */
   metricsNamespace?: string;
@@ -158,7 +158,7 @@ export class DebtorsReport extends Construct {
     });
 
     this.refresher = new NodeFunction(this, 'Refresher', {
-      entry: 'functions/report/refresher-handler.ts',
+      entry: 'functions/report/refresh/handler.ts',
       functionName: `leads-${props.stage}-report-refresher`,
       description:
         'Debtors report refresh: pages the upstream per branch and replaces the snapshot',

@@ -13,7 +13,7 @@
  *   MaximumConcurrency. Reserving also keeps two instances free whatever else the account runs.
  *   These caps only bound how many forwarders exist; the upstream's rate (about 5/s and 40/min
  *   per IP) is kept by the shared pacer, a token slot in the ledger table that every forwarder
- *   instance takes before a call (functions/shared/pacer-dynamodb.ts), so two instances do not
+ *   instance takes before a call (functions/upstream/pacer-dynamodb.ts), so two instances do not
  *   double the rate. Two rather than one so that a slow Graph lookup or upstream answer does not
  *   stall the whole queue; more would only wait on the pacer.
  * - Timeouts: the function must not run longer than LeadQueue.consumerTimeout (the queue's
@@ -27,7 +27,7 @@
  * Grants: the event source grants what consuming needs (sqs:ReceiveMessage, DeleteMessage,
  * ChangeMessageVisibility, GetQueueAttributes, GetQueueUrl on the lead queue only); the ledger,
  * the explicit ChangeMessageVisibility and SendMessage come from the function's `needs`
- * (infra/routes.ts).
+ * (functions/kernel/routes.ts).
  */
 import { Validations } from 'aws-cdk-lib';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';

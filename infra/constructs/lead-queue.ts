@@ -1,7 +1,7 @@
 /**
  * The lead queue: a standard SQS queue the intake sends `{"leadId"}` messages to and the
  * forwarder consumes, with a dead-letter queue. Standard, not FIFO: the queue adapter
- * (functions/shared/lead-queue-sqs.ts) needs per-message delays, which FIFO queues refuse, and
+ * (functions/ledger/lead-queue-sqs.ts) needs per-message delays, which FIFO queues refuse, and
  * the ledger's claim already stops double deliveries.
  *
  * - Both queues: SQS-managed server-side encryption (no KMS key, so no KMS grant) and a policy

@@ -9,9 +9,9 @@
  * shows in CloudTrail.
  *
  * Grants are per role and least privilege: each one lists exactly the DynamoDB actions the
- * ledger operations of that role send (functions/shared/lead-ledger-dynamodb.ts), on the table
+ * ledger operations of that role send (functions/ledger/lead-ledger-dynamodb.ts), on the table
  * (and, for listing, on the status index only), and gives the function LEDGER_TABLE_NAME. The
- * table also holds the account-wide upstream pacer item (functions/shared/pacer-dynamodb.ts):
+ * table also holds the account-wide upstream pacer item (functions/upstream/pacer-dynamodb.ts):
  * grantPacer gives a function that item alone.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
@@ -29,8 +29,8 @@ import {
   type DynamoTableDefinition,
   LEDGER_STATUS_INDEX,
   LEDGER_TABLE_DEFINITION,
-} from '../../functions/shared/lead-ledger-dynamodb.ts';
-import { UPSTREAM_PACER_KEY } from '../../functions/shared/pacer-dynamodb.ts';
+} from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 
 /** What functions/intake/wiring-aws.ts (and later the forwarder and admin) read. */
 export const LEDGER_TABLE_ENV = 'LEDGER_TABLE_NAME';

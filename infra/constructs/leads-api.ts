@@ -7,10 +7,10 @@
  * - Access logs as JSON in a log group, execution logs at ERROR (no bodies), X-Ray active.
  * - Stage-wide throttling plus per-method limits (RouteSpec.throttle).
  * - API Gateway's own errors (throttled, unknown route, ...) in the contract's error shape.
- * - `addRoute(route, fn)` adds a Lambda proxy route from the route table (infra/routes.ts);
+ * - `addRoute(route, fn)` adds a Lambda proxy route from the route table (functions/kernel/routes.ts);
  *   a route without a function is answered by the gateway itself (`GET /health`).
  * - Routes marked `auth: 'basic'` get the Basic-auth REQUEST authorizer (`useBasicAuthorizer`,
- *   BASIC_AUTH in infra/routes.ts): API Gateway answers missing or refused credentials itself,
+ *   BASIC_AUTH in functions/kernel/routes.ts): API Gateway answers missing or refused credentials itself,
  *   with a 401 that carries `WWW-Authenticate` (the UNAUTHORIZED gateway response), which a
  *   browser turns into its login prompt. A function's own WWW-Authenticate never reaches a
  *   browser: API Gateway renames it x-amzn-Remapped-WWW-Authenticate.
@@ -39,7 +39,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { BASIC_AUTH, BINARY_MEDIA_TYPES, type RouteSpec } from '../routes.ts';
+import { BASIC_AUTH, BINARY_MEDIA_TYPES, type RouteSpec } from '../../functions/kernel/routes.ts';
 
 export interface LeadsApiProps {
   /** Stage name and `leads-<stage>` API name. */

@@ -22,14 +22,14 @@ import {
   SETTINGS_ENV,
   type Settings,
   UPSTREAM_SECRET_KEYS,
-} from '../../functions/shared/config-aws.ts';
-import { PROFILE_SECRET_KEYS } from '../../functions/shared/config-schema.ts';
+} from '../../functions/config/config-aws.ts';
+import { PROFILE_SECRET_KEYS } from '../../functions/config/config-schema.ts';
 import {
   SECRET_PLACEHOLDER,
   SECRETS_PREFIX_ENV,
   secretNames,
-} from '../../functions/shared/secrets-aws.ts';
-import type { ConfigSecret } from '../routes.ts';
+} from '../../functions/config/secrets-aws.ts';
+import type { ConfigSecret } from '../../functions/kernel/routes.ts';
 
 /** The key CloudFormation fills with a random string at creation. */
 export const GENERATED_KEY = 'generated';

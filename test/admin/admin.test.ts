@@ -13,19 +13,19 @@ import {
   MAX_LIST_LIMIT,
   PUBLIC_STATUSES,
 } from '../../functions/admin/admin.ts';
+import type { DlqRedrive } from '../../functions/admin/dlq-redrive.ts';
+import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
+import type { Client } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import type { Client } from '../../functions/shared/config-schema.ts';
-import type { DlqRedrive } from '../../functions/shared/dlq-redrive.ts';
-import { createLocalDlqRedrive } from '../../functions/shared/dlq-redrive-local.ts';
-import { ensureTable } from '../../functions/shared/dynamodb-local.ts';
-import type { HttpRequest } from '../../functions/shared/http.ts';
-import type { LeadLedger, LeadRecord, NewLead } from '../../functions/shared/lead-ledger.ts';
-import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
+import type { HttpRequest } from '../../functions/kernel/http.ts';
+import type { LeadLedger, LeadRecord, NewLead } from '../../functions/ledger/lead-ledger.ts';
+import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import {
   createLocalLeadQueue,
   LOCAL_QUEUE_TABLE_DEFINITION,
   type LocalLeadQueue,
-} from '../../functions/shared/lead-queue-local.ts';
+} from '../../functions/ledger/lead-queue-local.ts';
+import { ensureTable } from '../../local/dynamodb-local.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 
 const CLIENTS: Client[] = [

@@ -9,14 +9,14 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLocalDlqRedrive } from '../../functions/shared/dlq-redrive-local.ts';
-import { createSqsDlqRedrive } from '../../functions/shared/dlq-redrive-sqs.ts';
-import { ensureTable } from '../../functions/shared/dynamodb-local.ts';
-import { newLeadId } from '../../functions/shared/lead-ledger.ts';
+import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
+import { createSqsDlqRedrive } from '../../functions/admin/dlq-redrive-sqs.ts';
+import { newLeadId } from '../../functions/ledger/lead-ledger.ts';
 import {
   createLocalLeadQueue,
   LOCAL_QUEUE_TABLE_DEFINITION,
-} from '../../functions/shared/lead-queue-local.ts';
+} from '../../functions/ledger/lead-queue-local.ts';
+import { ensureTable } from '../../local/dynamodb-local.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 
 const DLQ_ARN = 'arn:aws:sqs:sa-east-1:123456789012:leads-dev-LeadQueueDeadLetterQueue-abc';

@@ -6,9 +6,9 @@
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBasic, stageWildcard } from '../../functions/authorizer/basic-auth.ts';
-import { hashPassword } from '../../functions/shared/client-auth.ts';
-import { parseConfig, setLocalConfig } from '../../functions/shared/config-local.ts';
-import type { Client } from '../../functions/shared/config-schema.ts';
+import { parseConfig, setLocalConfig } from '../../functions/config/config-local.ts';
+import type { Client } from '../../functions/config/config-schema.ts';
+import { hashPassword } from '../../functions/kernel/client-auth.ts';
 
 const METHOD_ARN =
   'arn:aws:execute-api:sa-east-1:123456789012:abc123defg/prod/GET/reports/debtors.html';

@@ -12,12 +12,12 @@ import {
   type LeadHttpRequest,
   leadRequest,
 } from '../../bench/leads.ts';
+import { parseConfig } from '../../functions/config/config-local.ts';
+import type { Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import { ADAPTERS } from '../../functions/intake/adapters.ts';
-import type { IntakeRequest, SourceAdapter } from '../../functions/intake/source.ts';
-import { authenticateClient } from '../../functions/shared/client-auth.ts';
-import { parseConfig } from '../../functions/shared/config-local.ts';
-import type { Profile } from '../../functions/shared/config-schema.ts';
+import { authenticateClient } from '../../functions/kernel/client-auth.ts';
+import { ADAPTERS } from '../../functions/sources/registry.ts';
+import type { IntakeRequest, SourceAdapter } from '../../functions/sources/source.ts';
 import { mediaType } from '../helpers/lead-fixtures.ts';
 import { flipOneByte } from '../helpers/platform-fixtures.ts';
 

@@ -5,6 +5,7 @@
  */
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Profile } from '../../functions/config/config-schema.ts';
 import {
   backoffMs,
   forwardLead,
@@ -14,9 +15,8 @@ import {
 } from '../../functions/delivery/forward.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { mapLeadToProspect } from '../../functions/domain/map-lead.ts';
-import type { Profile } from '../../functions/shared/config-schema.ts';
-import { createDynamoPacer, PacerWaitError } from '../../functions/shared/pacer-dynamodb.ts';
-import { prospectBody, UpstreamError } from '../../functions/shared/upstream-client.ts';
+import { createDynamoPacer, PacerWaitError } from '../../functions/upstream/pacer-dynamodb.ts';
+import { prospectBody, UpstreamError } from '../../functions/upstream/upstream-client.ts';
 import { type DeliveryHarness, formCapture, offsetClock, startDeliveryHarness } from './harness.ts';
 
 const POSTS = 'POST /api/v1/prospects';

@@ -12,8 +12,8 @@ import {
   MAX_VISIBILITY_SECONDS,
   visibilitySeconds,
 } from '../../functions/delivery/handler.ts';
-import { encodeLeadMessage } from '../../functions/shared/lead-queue.ts';
-import { createSqsLeadQueue } from '../../functions/shared/lead-queue-sqs.ts';
+import { encodeLeadMessage } from '../../functions/ledger/lead-queue.ts';
+import { createSqsLeadQueue } from '../../functions/ledger/lead-queue-sqs.ts';
 import { createLambdaContext } from '../../local/lambda-context.ts';
 import { type DeliveryHarness, formCapture, startDeliveryHarness } from './harness.ts';
 

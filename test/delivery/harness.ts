@@ -4,6 +4,8 @@
  * ways to record leads and read what the sandbox received.
  */
 import { randomBytes } from 'node:crypto';
+import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
+import type { Config, Profile } from '../../functions/config/config-schema.ts';
 import {
   type DeliveryPacer,
   type ForwardDeps,
@@ -14,12 +16,10 @@ import {
 } from '../../functions/delivery/forward.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
-import { createLocalConfigSource, parseConfig } from '../../functions/shared/config-local.ts';
-import type { Config, Profile } from '../../functions/shared/config-schema.ts';
-import type { LeadLedger, LeadRecord } from '../../functions/shared/lead-ledger.ts';
-import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
-import { createMetaGraph } from '../../functions/shared/meta-graph.ts';
-import { createDynamoPacer } from '../../functions/shared/pacer-dynamodb.ts';
+import type { LeadLedger, LeadRecord } from '../../functions/ledger/lead-ledger.ts';
+import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { createMetaGraph } from '../../functions/sources/meta-graph.ts';
+import { createDynamoPacer } from '../../functions/upstream/pacer-dynamodb.ts';
 import { createSandbox, type Sandbox, type StoredProspect } from '../../sandbox/server.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 

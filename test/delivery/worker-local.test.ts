@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ForwardOutcome } from '../../functions/delivery/forward.ts';
 import { startLocalWorker } from '../../functions/delivery/worker-local.ts';
-import { ensureTable } from '../../functions/shared/dynamodb-local.ts';
 import {
   createLocalLeadQueue,
   LOCAL_QUEUE_TABLE_DEFINITION,
   type LocalLeadQueue,
-} from '../../functions/shared/lead-queue-local.ts';
+} from '../../functions/ledger/lead-queue-local.ts';
+import { ensureTable } from '../../local/dynamodb-local.ts';
 import { type DeliveryHarness, formCapture, startDeliveryHarness } from './harness.ts';
 
 let h: DeliveryHarness;

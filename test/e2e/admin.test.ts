@@ -4,8 +4,8 @@
  * the retry of a parked lead; listing and replay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalLeadQueue } from '../../functions/shared/lead-queue-local.ts';
-import { localServices } from '../../functions/shared/local-services.ts';
+import { localServices } from '../../functions/kernel/local-services.ts';
+import { createLocalLeadQueue } from '../../functions/ledger/lead-queue-local.ts';
 import { basicHeader } from '../helpers/abuse-kit.ts';
 import {
   DEMO_CLIENTS,

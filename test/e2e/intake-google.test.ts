@@ -4,7 +4,7 @@
  * (`google_key`); Google expects 200 with `{}`, so the lead is found in the ledger by its id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LeadRecord } from '../../functions/shared/lead-ledger.ts';
+import type { LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import { expectNotesContain } from '../helpers/lead-assertions.ts';
 import {
   expectErrorCode,

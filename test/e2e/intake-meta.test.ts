@@ -6,11 +6,11 @@
  * records, and that the completion path works on what it recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Profile } from '../../functions/config/config-schema.ts';
 import { mapLeadToProspect } from '../../functions/domain/map-lead.ts';
-import { completeMetaCapture } from '../../functions/intake/sources/meta.ts';
-import type { Profile } from '../../functions/shared/config-schema.ts';
-import type { LeadRecord } from '../../functions/shared/lead-ledger.ts';
-import { createMetaGraph } from '../../functions/shared/meta-graph.ts';
+import type { LeadRecord } from '../../functions/ledger/lead-ledger.ts';
+import { completeMetaCapture } from '../../functions/sources/meta.ts';
+import { createMetaGraph } from '../../functions/sources/meta-graph.ts';
 import { expectNotesContain } from '../helpers/lead-assertions.ts';
 import {
   expectErrorCode,

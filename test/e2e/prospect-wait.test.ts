@@ -9,14 +9,14 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
 import {
   handleIntake,
   type IntakeDeps,
   type IntakeInvocation,
 } from '../../functions/intake/intake.ts';
-import { createLocalConfigSource, parseConfig } from '../../functions/shared/config-local.ts';
-import type { LeadLedger } from '../../functions/shared/lead-ledger.ts';
-import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
+import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
+import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 import {
   DEMO_SECRETS,

@@ -3,8 +3,8 @@
  * ledger tables on it so that tests in the file do not see each other's leads.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTable, startLocalDynamo } from '../../functions/shared/dynamodb-local.ts';
-import { LEDGER_TABLE_DEFINITION } from '../../functions/shared/lead-ledger-dynamodb.ts';
+import { LEDGER_TABLE_DEFINITION } from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { ensureTable, startLocalDynamo } from '../../local/dynamodb-local.ts';
 
 export interface TestDynamo {
   endpoint: string;

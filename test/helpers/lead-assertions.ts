@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { type MappingProfile, mapLeadToProspect } from '../../functions/domain/map-lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
-import type { CaptureResult } from '../../functions/intake/source.ts';
+import type { CaptureResult } from '../../functions/sources/source.ts';
 
 /** A content-hash dedup key, as an unreadable body or a hashed lead gets. */
 export const CONTENT_HASH_KEY = /^hash:[0-9a-f]{64}$/;

@@ -9,7 +9,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { IntakeRequest } from '../../functions/intake/source.ts';
+import type { IntakeRequest } from '../../functions/sources/source.ts';
 
 export interface LeadFixture {
   description: string;

@@ -8,14 +8,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { Config } from '../../functions/shared/config-schema.ts';
+import type { Config } from '../../functions/config/config-schema.ts';
+import { localServices } from '../../functions/kernel/local-services.ts';
 import {
   LEAD_STATUSES,
   type LeadLedger,
   type LeadRecord,
-} from '../../functions/shared/lead-ledger.ts';
-import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
-import { localServices } from '../../functions/shared/local-services.ts';
+} from '../../functions/ledger/lead-ledger.ts';
+import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.ts';
 import type { LeadFixture } from './lead-fixtures.ts';
 

@@ -7,8 +7,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { IntakeRequest } from '../../functions/intake/source.ts';
-import type { Profile } from '../../functions/shared/config-schema.ts';
+import type { Profile } from '../../functions/config/config-schema.ts';
+import type { IntakeRequest } from '../../functions/sources/source.ts';
 
 /** Demo secrets of the test profiles: never real ones. */
 export const PLATFORM_SECRETS = {

@@ -2,11 +2,11 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../functions/kernel/routes.ts';
 import { buildApp, type LeadsApp } from '../../infra/app.ts';
 import { LeadsApi } from '../../infra/constructs/leads-api.ts';
 import { LeadsSecrets } from '../../infra/constructs/leads-secrets.ts';
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
-import { ROUTES } from '../../infra/routes.ts';
 import {
   acknowledgements,
   addNagPacks,

@@ -8,8 +8,8 @@ import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UPSTREAM_PACER_KEY } from '../../functions/shared/pacer-dynamodb.ts';
-import { REPORT_KEYS } from '../../functions/shared/report-store-s3.ts';
+import { REPORT_KEYS } from '../../functions/report/store/report-store-s3.ts';
+import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 import { REPO_ROOT } from '../../infra/config.ts';
 import {
   DebtorsReport,
@@ -281,9 +281,9 @@ describe('DebtorsReport in the stack', () => {
       ]);
     });
 
-    it('reads the variables the stack sets (functions/report/refresher-wiring-aws.ts)', () => {
+    it('reads the variables the stack sets (functions/report/refresh/wiring-aws.ts)', () => {
       const wiring = readFileSync(
-        join(REPO_ROOT, 'functions/report/refresher-wiring-aws.ts'),
+        join(REPO_ROOT, 'functions/report/refresh/wiring-aws.ts'),
         'utf8',
       );
       expect(wiring).toContain(`requireEnv('${REPORT_BUCKET_ENV}')`);

@@ -10,13 +10,13 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { type LeadLedger, LeadStateError, newLeadId } from '../../functions/shared/lead-ledger.ts';
-import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
+import { type LeadLedger, LeadStateError, newLeadId } from '../../functions/ledger/lead-ledger.ts';
+import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import {
   createDynamoPacer,
   PacerWaitError,
   UPSTREAM_PACER_KEY,
-} from '../../functions/shared/pacer-dynamodb.ts';
+} from '../../functions/upstream/pacer-dynamodb.ts';
 import {
   LEDGER_ACTIONS,
   LEDGER_INDEX_ACTIONS,

@@ -1,9 +1,9 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BASIC_CHALLENGE } from '../../functions/shared/client-auth.ts';
+import { BASIC_CHALLENGE } from '../../functions/kernel/client-auth.ts';
+import { BASIC_AUTH } from '../../functions/kernel/routes.ts';
 import { LeadsApi, type LeadsApiProps } from '../../infra/constructs/leads-api.ts';
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
-import { BASIC_AUTH } from '../../infra/routes.ts';
 import { onlyLogicalId, removeTempOutdirs, testStack } from './helpers.ts';
 
 const PROPS: LeadsApiProps = { stage: 'prod', rateLimit: 25, burstLimit: 50, cloudWatchRole: true };
@@ -247,7 +247,7 @@ describe('LeadsApi', () => {
     expect(JSON.parse(response?.Properties.ResponseTemplates['application/json'] ?? '')).toEqual({
       error: { code: 'unauthorized', message: expect.any(String), details: [] },
     });
-    // The same challenge the functions send (functions/shared/client-auth.ts).
+    // The same challenge the functions send (functions/kernel/client-auth.ts).
     expect(BASIC_AUTH.unauthorized.headers['WWW-Authenticate']).toBe(
       BASIC_CHALLENGE['www-authenticate'],
     );

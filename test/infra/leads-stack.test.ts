@@ -8,11 +8,11 @@ import type { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnTopic } from 'aws-cdk-lib/aws-sns';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../functions/kernel/routes.ts';
 import { REPO_ROOT } from '../../infra/config.ts';
 import { LEAD_QUEUE_URL_ENV } from '../../infra/constructs/lead-queue.ts';
 import { LEDGER_TABLE_ENV } from '../../infra/constructs/lead-store.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
-import { ROUTES } from '../../infra/routes.ts';
 import {
   actionsOn,
   deployConfig,

@@ -5,9 +5,9 @@
  * again 11 minutes later.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
 import { handleIntake, type IntakeDeps } from '../../functions/intake/intake.ts';
-import { createLocalConfigSource, parseConfig } from '../../functions/shared/config-local.ts';
-import { createDynamoLedger } from '../../functions/shared/lead-ledger-dynamodb.ts';
+import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 import { DEMO_SECRETS, leadRequest } from '../helpers/lead-fixtures.ts';
 import { testConfig } from '../helpers/local-runtime.ts';

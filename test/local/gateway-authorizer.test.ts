@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseConfig, setLocalConfig } from '../../functions/shared/config-local.ts';
-import { setLocalReportDir } from '../../functions/shared/report-store-file.ts';
+import { parseConfig, setLocalConfig } from '../../functions/config/config-local.ts';
+import { BASIC_AUTH, ROUTES } from '../../functions/kernel/routes.ts';
+import { setLocalReportDir } from '../../functions/report/store/report-store-file.ts';
 import { REPO_ROOT } from '../../infra/config.ts';
-import { BASIC_AUTH, ROUTES } from '../../infra/routes.ts';
 import { routesFromTable } from '../../local/gateway.ts';
 import {
   type AuthorizerHandler,

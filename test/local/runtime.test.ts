@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfigFile, localConfig } from '../../functions/shared/config-local.ts';
-import type { Profile } from '../../functions/shared/config-schema.ts';
+import { loadConfigFile, localConfig } from '../../functions/config/config-local.ts';
+import type { Profile } from '../../functions/config/config-schema.ts';
 import {
   DEMO_CONFIG,
   effectiveConfig,

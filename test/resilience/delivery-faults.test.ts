@@ -15,8 +15,8 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalLeadQueue } from '../../functions/shared/lead-queue-local.ts';
-import { localServices } from '../../functions/shared/local-services.ts';
+import { localServices } from '../../functions/kernel/local-services.ts';
+import { createLocalLeadQueue } from '../../functions/ledger/lead-queue-local.ts';
 import { LOCAL_MAX_RECEIVE_COUNT } from '../../local/runtime.ts';
 import type { SandboxStats, StoredProspect } from '../../sandbox/server.ts';
 import {

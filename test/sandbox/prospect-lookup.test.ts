@@ -8,7 +8,7 @@ import {
   prospectSearch,
   readProspectMatch,
   UpstreamError,
-} from '../../functions/shared/upstream-client.ts';
+} from '../../functions/upstream/upstream-client.ts';
 import { lookupProspects } from '../../sandbox/prospect-lookup.ts';
 import { type Harness, NO_LIMITS, startSandbox, validProspect } from './helpers.ts';
 

@@ -1,0 +1,261 @@
+/**
+ * The gateway's route table: one source of truth for the deployed REST API (infra/) and the
+ * local gateway (local/gateway.ts). Pure data: no CDK imports, so the local runtime can load it.
+ *
+ * `fn` names an entry of FUNCTIONS; a route without `fn` is answered by the gateway itself
+ * (a mock integration on AWS, the gateway's own code locally).
+ */
+export interface FunctionSpec {
+  /** Entry file, relative to the repository root; it exports `handler`. */
+  entry: string;
+  timeoutSeconds: number;
+  memoryMb: number;
+  description: string;
+  /**
+   * The Secrets Manager parts of the configuration it reads (least privilege): `upstream`
+   * credentials, the API `clients` list, or every profile's keys. Every function gets the
+   * non-secret settings.
+   */
+  secrets?: readonly ConfigSecret[];
+  /**
+   * The stateful resources it uses, each a least-privilege grant that also sets the variable
+   * naming the resource (the stack maps them to LeadStore / LeadQueue grants).
+   */
+  needs?: readonly FunctionNeed[];
+  /**
+   * Reserved concurrency: the most instances that may run at once, also the least kept free
+   * for it (a queue consumer's cap; see infra/constructs/lead-forwarder.ts). Unset: unreserved.
+   */
+  reservedConcurrency?: number;
+}
+
+/** The configuration secrets a deployed stack keeps (docs/deploy.md). */
+export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
+
+/**
+ * - `ledger:intake`: record and read leads (LEDGER_TABLE_NAME);
+ * - `ledger:forwarder`: read leads and move them through delivery (LEDGER_TABLE_NAME);
+ * - `ledger:admin`: read, list by status, requeue and park leads (LEDGER_TABLE_NAME);
+ * - `queue:send`: send to the lead queue, nothing else (LEAD_QUEUE_URL);
+ * - `queue:visibility`: postpone a received lead message (LEAD_QUEUE_URL); the forwarder's SQS
+ *   event source grants receive and delete itself;
+ * - `queue:redrive`: move the dead-letter queue's messages back to the lead queue
+ *   (LEAD_QUEUE_ARN, LEAD_DLQ_ARN);
+ * - `report:read`: read the debtors snapshot and refresh status (REPORT_BUCKET_NAME);
+ * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL).
+ */
+export type FunctionNeed =
+  | 'ledger:intake'
+  | 'ledger:forwarder'
+  | 'ledger:admin'
+  | 'queue:send'
+  | 'queue:visibility'
+  | 'queue:redrive'
+  | 'report:read'
+  | 'report:trigger';
+
+export const FUNCTIONS = {
+  intake: {
+    entry: 'functions/intake/handler.ts',
+    timeoutSeconds: 10,
+    memoryMb: 512,
+    description: 'Lead intake: verifies, records and enqueues leads from forms and ad platforms',
+    secrets: ['clients', 'profiles'],
+    needs: ['ledger:intake', 'queue:send'],
+  },
+  report: {
+    entry: 'functions/report/serve/handler.ts',
+    timeoutSeconds: 15,
+    memoryMb: 1024,
+    description:
+      'Debtors report: the seed list, JSON/CSV/HTML reports and the admin refresh, from the stored snapshot',
+    secrets: ['clients'],
+    needs: ['report:read', 'report:trigger'],
+  },
+  // No route: the lead queue invokes it (infra/constructs/lead-forwarder.ts). Its timeout sizes
+  // the queue's visibility timeout (6 ×) and its reserved concurrency caps the delivery.
+  forwarder: {
+    entry: 'functions/delivery/handler.ts',
+    timeoutSeconds: 60,
+    memoryMb: 512,
+    description:
+      'Lead delivery: sends queued leads upstream (Meta leads looked up in Graph first), retries with backoff',
+    // Upstream credentials; the profiles' keys for the Meta page tokens of the Graph lookup.
+    secrets: ['upstream', 'profiles'],
+    // queue:send: a lead held back by a 401, 429 or the pacer is re-sent as a fresh message.
+    needs: ['ledger:forwarder', 'queue:visibility', 'queue:send'],
+    reservedConcurrency: 2,
+  },
+  // No route: API Gateway calls it before every `auth: 'basic'` route (BASIC_AUTH below).
+  authorizer: {
+    entry: 'functions/authorizer/handler.ts',
+    timeoutSeconds: 10,
+    // scrypt (the clients' password hashes) is CPU-bound: more memory is more CPU.
+    memoryMb: 512,
+    description:
+      'Basic-auth authorizer: lets a request carrying any API client credentials reach its route',
+    secrets: ['clients'],
+  },
+  admin: {
+    entry: 'functions/admin/handler.ts',
+    timeoutSeconds: 15,
+    memoryMb: 256,
+    description:
+      'Lead admin: look up and list leads, retry one, replay the dead ones (DLQ redrive)',
+    secrets: ['clients'],
+    needs: ['ledger:admin', 'queue:send', 'queue:redrive'],
+  },
+} as const satisfies Record<string, FunctionSpec>;
+export type FunctionName = keyof typeof FUNCTIONS;
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+export interface RouteSpec {
+  method: HttpMethod;
+  /** API Gateway resource path, `{name}` for a path parameter. */
+  path: string;
+  fn?: FunctionName;
+  /** Per-method throttling on AWS (below the stage's); local ignores it. */
+  throttle?: { rateLimit: number; burstLimit: number };
+  /**
+   * `basic`: the gateway itself asks for Basic credentials of a configured client before the
+   * function runs (BASIC_AUTH); the function still checks the client's role. Unset: the
+   * function authenticates the caller alone (webhooks: signatures, keys, tokens).
+   */
+  auth?: 'basic';
+}
+
+/**
+ * Basic authentication at the gateway, for the routes marked `auth: 'basic'`.
+ *
+ * API Gateway (REST, Lambda proxy) hands a function's `WWW-Authenticate` header to the client
+ * as `x-amzn-Remapped-WWW-Authenticate`, so a browser never shows its login prompt for a 401
+ * the function wrote. So the gateway answers that 401 itself: a REQUEST Lambda authorizer
+ * (functions/authorizer/handler.ts) on the `Authorization` header lets a request with the
+ * credentials of any configured client through (its decision cached per header value for
+ * `resultsCacheTtlSeconds`), and API Gateway's UNAUTHORIZED gateway response (no header, or the
+ * authorizer refused it) carries the challenge below. The functions keep checking roles (403).
+ * The CDK stack (infra/constructs/leads-api.ts) and the local gateway (local/gateway.ts) both
+ * read this object.
+ */
+export const BASIC_AUTH = {
+  /** The authorizer function (an entry of FUNCTIONS). */
+  authorizer: 'authorizer' satisfies FunctionName,
+  /** The identity source: without it API Gateway answers 401 without calling the authorizer. */
+  identityHeader: 'Authorization',
+  /** How long API Gateway reuses the authorizer's decision for the same header value. */
+  resultsCacheTtlSeconds: 300,
+  /** The UNAUTHORIZED gateway response: the contract's error shape and a Basic challenge. */
+  unauthorized: {
+    statusCode: 401,
+    headers: { 'WWW-Authenticate': 'Basic realm="leads", charset="UTF-8"' },
+    body: {
+      error: {
+        code: 'unauthorized',
+        message: 'valid Basic credentials are required',
+        details: [] as string[],
+      },
+    },
+  },
+} as const;
+
+/** Webhook bursts (a campaign, a platform's retry storm) are absorbed here, not upstream. */
+const INTAKE_THROTTLE = { rateLimit: 50, burstLimit: 100 };
+/** Reports are read by people and dashboards; each answer may be megabytes. */
+const REPORT_THROTTLE = { rateLimit: 10, burstLimit: 20 };
+/** Admin reads: an operator (or a script) looking at leads, not a traffic source. */
+const ADMIN_READ_THROTTLE = { rateLimit: 5, burstLimit: 10 };
+/** Admin writes queue leads for delivery again: one at a time is plenty. */
+const ADMIN_WRITE_THROTTLE = { rateLimit: 1, burstLimit: 2 };
+
+export const ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/health' },
+  { method: 'POST', path: '/leads/{profile}', fn: 'intake', throttle: INTAKE_THROTTLE },
+  {
+    method: 'GET',
+    path: '/leads/{profile}',
+    fn: 'intake',
+    throttle: { rateLimit: 5, burstLimit: 10 },
+  },
+  { method: 'OPTIONS', path: '/leads/{profile}', fn: 'intake', throttle: INTAKE_THROTTLE },
+  // From here on, API clients with Basic credentials: the gateway checks them (BASIC_AUTH).
+  {
+    method: 'POST',
+    path: '/api/v1/prospects',
+    fn: 'intake',
+    throttle: INTAKE_THROTTLE,
+    auth: 'basic',
+  },
+  // Debtors report: served from the stored snapshot, never from the upstream.
+  {
+    method: 'GET',
+    path: '/api/v1/receivables/debtors',
+    fn: 'report',
+    throttle: REPORT_THROTTLE,
+    auth: 'basic',
+  },
+  {
+    method: 'GET',
+    path: '/reports/debtors',
+    fn: 'report',
+    throttle: REPORT_THROTTLE,
+    auth: 'basic',
+  },
+  {
+    method: 'GET',
+    path: '/reports/debtors.csv',
+    fn: 'report',
+    throttle: REPORT_THROTTLE,
+    auth: 'basic',
+  },
+  {
+    method: 'GET',
+    path: '/reports/debtors.html',
+    fn: 'report',
+    throttle: REPORT_THROTTLE,
+    auth: 'basic',
+  },
+  // A refresh pages the upstream: an admin asks for one now and then, not in a loop.
+  {
+    method: 'POST',
+    path: '/admin/reports/debtors/refresh',
+    fn: 'report',
+    throttle: { rateLimit: 1, burstLimit: 2 },
+    auth: 'basic',
+  },
+  // Lead admin: Basic auth at the gateway, the `admin` role checked by the function.
+  {
+    method: 'GET',
+    path: '/admin/leads/{leadId}',
+    fn: 'admin',
+    throttle: ADMIN_READ_THROTTLE,
+    auth: 'basic',
+  },
+  {
+    method: 'GET',
+    path: '/admin/leads',
+    fn: 'admin',
+    throttle: ADMIN_READ_THROTTLE,
+    auth: 'basic',
+  },
+  {
+    method: 'POST',
+    path: '/admin/leads/{leadId}/retry',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
+  },
+  {
+    method: 'POST',
+    path: '/admin/replay',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
+  },
+];
+
+/**
+ * Request bodies API Gateway hands to Lambda base64-encoded. `*\/*` makes every body arrive as
+ * its exact bytes, which signature checks over the raw body need.
+ */
+export const BINARY_MEDIA_TYPES = ['*/*'] as const;

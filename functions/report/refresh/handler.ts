@@ -1,0 +1,46 @@
+/**
+ * The refresher Lambda: consumes the `refresh` SQS queue (batch size 1, reserved concurrency 1,
+ * so refreshes never overlap) and runs each message through the refresh use case with the
+ * invocation's remaining time, so a long refresh checkpoints and continues in the next one.
+ * A refresh that fails is recorded in the status and the message is consumed (the next schedule
+ * tick retries); only a failure to record the outcome (the store) returns the message to the
+ * queue, and after maxReceiveCount to the dead-letter queue. Wiring (AWS or local) is chosen
+ * once per container.
+ */
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { flushMetrics, logger } from '../../kernel/observability.ts';
+import { decodeRefreshMessage } from '../trigger/report-trigger.ts';
+import { type RefreshDeps, refreshDebtors } from './refresh.ts';
+
+const deps: Promise<RefreshDeps> =
+  process.env.LEADS_RUNTIME === 'local'
+    ? import('./wiring-local.ts').then((m) => m.localRefreshDeps())
+    : import('./wiring-aws.ts').then((m) => m.awsRefreshDeps());
+
+export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  const resolved = await deps;
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  try {
+    for (const record of event.Records) {
+      const sentAt = new Date(Number(record.attributes?.SentTimestamp));
+      const message = decodeRefreshMessage(record.body, sentAt);
+      if (!message) {
+        logger.warn('not a refresh message: dropped', { messageId: record.messageId });
+        continue;
+      }
+      try {
+        const remainingMs = () => context.getRemainingTimeInMillis();
+        await refreshDebtors({ ...resolved, remainingMs }, message);
+      } catch (error) {
+        logger.error('refresh outcome not recorded: the message goes back to the queue', {
+          messageId: record.messageId,
+          error,
+        });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }
+  } finally {
+    flushMetrics();
+  }
+  return { batchItemFailures };
+}

@@ -1,0 +1,46 @@
+/**
+ * The report Lambda: `GET /api/v1/receivables/debtors`, `GET /reports/debtors` (`.csv`,
+ * `.html`) and `POST /admin/reports/debtors/refresh`, all served from the stored snapshot by
+ * serve.ts. Wiring (AWS or local) is chosen once per container.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { requestFromEvent } from '../../kernel/http.ts';
+import { count, flushMetrics, logger } from '../../kernel/observability.ts';
+import { type ReportDeps, type ReportEvents, serveReport } from './serve.ts';
+
+const deps: Promise<Omit<ReportDeps, 'events'>> =
+  process.env.LEADS_RUNTIME === 'local'
+    ? import('./wiring-local.ts').then((m) => m.localReportDeps())
+    : import('./wiring-aws.ts').then((m) => m.awsReportDeps());
+
+/** Routes, statuses and codes only: no query values (they may hold names), no credentials. */
+const reportEvents: ReportEvents = {
+  served(event) {
+    if (event.status >= 400) logger.info('report request refused', event);
+    count(event.status === 304 ? 'ReportNotModified' : 'ReportServed');
+  },
+  refused(event) {
+    logger.info('report request refused', event);
+    count(event.code === 'report_not_ready' ? 'ReportNotReady' : 'ReportRefused');
+  },
+  refreshRequested(event) {
+    logger.info('report refresh requested', event);
+    count('ReportRefreshRequested');
+  },
+  failed({ route, error }) {
+    logger.error('report dependency failed', { route, error: String(error) });
+    count('ReportUnavailable');
+  },
+};
+
+export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const resolved = await deps;
+  try {
+    return await serveReport(event.resource, requestFromEvent(event), {
+      ...resolved,
+      events: reportEvents,
+    });
+  } finally {
+    flushMetrics();
+  }
+}

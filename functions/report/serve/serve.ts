@@ -1,0 +1,442 @@
+/**
+ * The report function's use case: the five routes of the debtors report, each behind Basic
+ * auth (`report:read`, `admin` for the refresh), answered from the stored snapshot only. It
+ * never calls the upstream: the refresher does, on its schedule or when asked here.
+ *
+ * - `GET /api/v1/receivables/debtors`: the seed's list (`results`, `total`, `summary`) with the
+ *   upstream's own parameters and meaning (take ≤ 50, clamped as production does).
+ * - `GET /reports/debtors`: the report as JSON, with filters, sort and paging (report-json.ts).
+ * - `GET /reports/debtors.csv`: the same rows as CSV (csv.ts), unpaged unless it would not fit.
+ * - `GET /reports/debtors.html`: the dashboard (dashboard.ts).
+ * - `POST /admin/reports/debtors/refresh`: asks the refresher to run now (202).
+ *
+ * Every GET carries a weak ETag (stored snapshot etag + route + normalised query + whatever
+ * else the body shows, e.g. the stale flag), answers `If-None-Match` with 304, is
+ * `Cache-Control: private, max-age=60` with `Vary: Accept-Encoding, Authorization`, is gzipped
+ * when the client accepts it, and always fits in one Lambda response (http-cache.ts).
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { Role } from '../../config/config-schema.ts';
+import type { ConfigSource } from '../../config/config-source.ts';
+import { parseDebtorsQuery, queryDebtors } from '../../domain/debtors-query.ts';
+import { isStale } from '../../domain/debtors-report.ts';
+import type { IssueDetail } from '../../domain/json.ts';
+import type { HttpRequest } from '../../kernel/http.ts';
+import { json, problem } from '../../kernel/http.ts';
+import { admitCaller, NO_STORE } from '../../kernel/route-guard.ts';
+import type { RefreshStatus, ReportStore, StoredSnapshot } from '../store/report-store.ts';
+import type { ReportTrigger } from '../trigger/report-trigger.ts';
+import { CSV_CONTENT_TYPE, CSV_DIALECTS, csvFileName, localDate, toCsv } from './csv.ts';
+import {
+  DASHBOARD_HEADERS,
+  type DashboardView,
+  MAX_DASHBOARD_ROWS,
+  pickDashboardRows,
+  renderDashboard,
+} from './dashboard.ts';
+import {
+  type CachePolicy,
+  encodeResponse,
+  entityTag,
+  fitsResponseLimit,
+  MAX_RESPONSE_BYTES,
+  notModified,
+  serialisedSize,
+} from './http-cache.ts';
+import {
+  describeFilters,
+  filteredSummary,
+  parseReportQuery,
+  reportRows,
+  selectReportRows,
+} from './report-json.ts';
+
+export type ReportRoute = 'debtors-list' | 'report-json' | 'report-csv' | 'report-html' | 'refresh';
+
+interface RouteSpec {
+  route: ReportRoute;
+  method: 'GET' | 'POST';
+  role: Role;
+}
+
+/** API Gateway resource path → route. */
+export const REPORT_ROUTES: Readonly<Record<string, RouteSpec>> = {
+  '/api/v1/receivables/debtors': { route: 'debtors-list', method: 'GET', role: 'report:read' },
+  '/reports/debtors': { route: 'report-json', method: 'GET', role: 'report:read' },
+  '/reports/debtors.csv': { route: 'report-csv', method: 'GET', role: 'report:read' },
+  '/reports/debtors.html': { route: 'report-html', method: 'GET', role: 'report:read' },
+  '/admin/reports/debtors/refresh': { route: 'refresh', method: 'POST', role: 'admin' },
+};
+
+/** Cache-Control of every 200/304 GET: private (per credentials), reused for a minute. */
+export const REPORT_CACHE_CONTROL = 'private, max-age=60';
+/** Retry-After of the 503 before the first snapshot exists. */
+export const NOT_READY_RETRY_SECONDS = 30;
+
+/** Log lines and metrics: routes, statuses and codes only. */
+export interface ReportEvents {
+  served(event: { route: ReportRoute; status: number }): void;
+  refused(event: { route: ReportRoute | 'unknown'; status: number; code: string }): void;
+  refreshRequested(event: { client: string }): void;
+  /** The store or the trigger failed (answered 503). */
+  failed(event: { route: ReportRoute; error: unknown }): void;
+}
+
+export interface ReportDeps {
+  config: Pick<ConfigSource, 'clients' | 'report'>;
+  store: Pick<ReportStore, 'readSnapshot' | 'readStatus'>;
+  trigger: Pick<ReportTrigger, 'requestRefresh'>;
+  events?: ReportEvents;
+  now?: () => Date;
+}
+
+const SILENT: ReportEvents = { served() {}, refused() {}, refreshRequested() {}, failed() {} };
+
+/** Answers one request to `resource` (the API Gateway resource path). */
+export async function serveReport(
+  resource: string,
+  request: HttpRequest,
+  deps: ReportDeps,
+): Promise<APIGatewayProxyResult> {
+  const events = deps.events ?? SILENT;
+  const spec = REPORT_ROUTES[resource];
+  const refuse = (result: APIGatewayProxyResult, code: string) => {
+    events.refused({ route: spec?.route ?? 'unknown', status: result.statusCode, code });
+    return result;
+  };
+  const admission = await admitCaller(
+    spec,
+    request,
+    () => deps.config.clients(),
+    `no report at ${resource}`,
+  );
+  if (!admission.ok) return refuse(admission.result, admission.code);
+  const { route: admitted, client } = admission;
+
+  if (admitted.route === 'refresh') {
+    try {
+      await deps.trigger.requestRefresh({ reason: 'admin' });
+    } catch (error) {
+      events.failed({ route: admitted.route, error });
+      return refuse(
+        problem(503, 'refresh_unavailable', 'the refresh could not be requested; try again', [], {
+          ...NO_STORE,
+          'retry-after': String(NOT_READY_RETRY_SECONDS),
+        }),
+        'refresh_unavailable',
+      );
+    }
+    events.refreshRequested({ client: client.username });
+    return json(202, { status: 'refresh_requested' }, NO_STORE);
+  }
+
+  let stored: StoredSnapshot | undefined;
+  let status: RefreshStatus;
+  try {
+    [stored, status] = await Promise.all([deps.store.readSnapshot(), deps.store.readStatus()]);
+  } catch (error) {
+    events.failed({ route: admitted.route, error });
+    return refuse(
+      problem(503, 'report_unavailable', 'the report cannot be read right now; try again', [], {
+        ...NO_STORE,
+        'retry-after': String(NOT_READY_RETRY_SECONDS),
+      }),
+      'report_unavailable',
+    );
+  }
+  if (!stored) {
+    return refuse(
+      problem(
+        503,
+        'report_not_ready',
+        'the debtors report has not been built yet; try again shortly',
+        [],
+        { ...NO_STORE, 'retry-after': String(NOT_READY_RETRY_SECONDS) },
+      ),
+      'report_not_ready',
+    );
+  }
+
+  const now = deps.now?.() ?? new Date();
+  const { refreshSeconds } = await deps.config.report();
+  const context: ServeContext = {
+    request,
+    stored,
+    status,
+    now,
+    stale: isStale(stored.snapshot, status, now, refreshSeconds),
+  };
+  const result = await ROUTE_HANDLERS[admitted.route](context);
+  events.served({ route: admitted.route, status: result.statusCode });
+  return result;
+}
+
+interface ServeContext {
+  request: HttpRequest;
+  stored: StoredSnapshot;
+  status: RefreshStatus;
+  now: Date;
+  stale: boolean;
+}
+
+type RouteHandler = (
+  context: ServeContext,
+) => APIGatewayProxyResult | Promise<APIGatewayProxyResult>;
+
+const ROUTE_HANDLERS: Record<Exclude<ReportRoute, 'refresh'>, RouteHandler> = {
+  'debtors-list': serveDebtorsList,
+  'report-json': serveReportJson,
+  'report-csv': serveCsv,
+  'report-html': serveDashboard,
+};
+
+function invalidQuery(details: readonly IssueDetail[]): APIGatewayProxyResult {
+  const fields = [...new Set(details.map((d) => d.field))].join(', ');
+  return problem(400, 'invalid_query', `invalid query parameters: ${fields}`, details, NO_STORE);
+}
+
+function policyFor(stored: StoredSnapshot, ...parts: string[]): CachePolicy {
+  return { etag: entityTag(stored.etag, ...parts), cacheControl: REPORT_CACHE_CONTROL };
+}
+
+/** What the refresh status shows (`undefined` fields as `null`), also part of the ETag. */
+function refreshStatusOf(status: RefreshStatus) {
+  return {
+    lastSucceededAt: status.lastSucceededAt ?? null,
+    lastFailedAt: status.lastFailedAt ?? null,
+    lastError: status.lastError ?? null,
+    failures: status.failures,
+  };
+}
+
+function ageSecondsOf(generatedAt: string, now: Date): number {
+  const generated = Date.parse(generatedAt);
+  return Number.isNaN(generated) ? 0 : Math.max(0, Math.floor((now.getTime() - generated) / 1000));
+}
+
+/** 400 when an answer would not fit in a Lambda response: says how to ask for less. */
+function tooLarge(result: APIGatewayProxyResult, advice: string): APIGatewayProxyResult {
+  const megabytes = (serialisedSize(result) / 1024 / 1024).toFixed(1);
+  return problem(
+    400,
+    'response_too_large',
+    `the answer would be ${megabytes} MB, over the ${MAX_RESPONSE_BYTES / 1024 / 1024} MB one response can carry; ${advice}`,
+    [],
+    NO_STORE,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /api/v1/receivables/debtors
+
+/** The request's query as the upstream's parser reads it (every value of a repeated key). */
+function searchParams(query: Readonly<Record<string, readonly string[]>>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, values] of Object.entries(query)) {
+    for (const value of values) params.append(key, value);
+  }
+  return params;
+}
+
+/**
+ * The upstream's parameters with the upstream's meaning, through the upstream's own parser
+ * (docs/upstream.md): names match case-insensitively, an empty value is absent, unknown
+ * parameters are ignored, `take` above 50 is clamped to 50, statuses by code or name.
+ */
+function serveDebtorsList({ request, stored }: ServeContext): APIGatewayProxyResult {
+  const parsed = parseDebtorsQuery(searchParams(request.query));
+  if (!parsed.ok) {
+    return problem(400, 'invalid_query', 'invalid query parameters', parsed.messages, NO_STORE);
+  }
+  const policy = policyFor(stored, 'debtors-list', JSON.stringify(parsed.query));
+  const cached = notModified(request, policy);
+  if (cached) return cached;
+  const page = queryDebtors(stored.snapshot.rows, parsed.query);
+  const body = JSON.stringify({ results: page.results, total: page.total, summary: page.summary });
+  const result = encodeResponse(
+    request,
+    { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body },
+    policy,
+  );
+  return fitsResponseLimit(result) ? result : tooLarge(result, 'ask for a smaller take');
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /reports/debtors
+
+function serveReportJson({
+  request,
+  stored,
+  status,
+  now,
+  stale,
+}: ServeContext): APIGatewayProxyResult {
+  const { snapshot } = stored;
+  const parsed = parseReportQuery(request.query, 'json', snapshot.rows);
+  if (!parsed.ok) return invalidQuery(parsed.details);
+  const paging = parsed.paging ?? { take: 0, skip: 0 };
+  const refreshStatus = refreshStatusOf(status);
+  const filters = describeFilters(parsed.filters);
+  const policy = policyFor(
+    stored,
+    'report-json',
+    JSON.stringify({ filters, paging }),
+    stale ? 'stale' : 'fresh',
+    JSON.stringify(refreshStatus),
+  );
+  const cached = notModified(request, policy);
+  if (cached) return cached;
+
+  const selected = selectReportRows(reportRows(snapshot), parsed.filters);
+  const body = JSON.stringify({
+    generatedAt: snapshot.generatedAt,
+    ageSeconds: ageSecondsOf(snapshot.generatedAt, now),
+    stale,
+    refreshStatus,
+    timeZone: snapshot.timeZone,
+    branches: snapshot.branches,
+    summary: snapshot.summary,
+    summarySource: snapshot.summarySource,
+    byBranch: snapshot.byBranch,
+    byDebtStatus: snapshot.byDebtStatus,
+    byMemberStatus: snapshot.byMemberStatus,
+    ageing: snapshot.ageing,
+    ageingUndated: snapshot.ageingUndated,
+    warnings: snapshot.warnings,
+    filters,
+    total: selected.length,
+    filteredSummary: filteredSummary(selected),
+    take: paging.take,
+    skip: paging.skip,
+    results: selected.slice(paging.skip, paging.skip + paging.take),
+  });
+  const result = encodeResponse(
+    request,
+    { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body },
+    policy,
+  );
+  return fitsResponseLimit(result) ? result : tooLarge(result, 'ask for a smaller take');
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /reports/debtors.csv
+
+/** A page size (a round number) whose CSV fits comfortably, from the size of all `rows`. */
+function suggestedTake(rows: number, bytes: number): number {
+  const perRow = bytes / Math.max(1, rows);
+  const fits = Math.floor((MAX_RESPONSE_BYTES * 0.8) / Math.max(1, perRow));
+  const unit = fits >= 10_000 ? 5000 : fits >= 1000 ? 1000 : fits >= 100 ? 100 : 1;
+  return Math.max(1, Math.floor(fits / unit) * unit);
+}
+
+function serveCsv({ request, stored }: ServeContext): APIGatewayProxyResult {
+  const { snapshot } = stored;
+  const parsed = parseReportQuery(request.query, 'csv', snapshot.rows);
+  if (!parsed.ok) return invalidQuery(parsed.details);
+  const policy = policyFor(
+    stored,
+    'report-csv',
+    JSON.stringify({ filters: describeFilters(parsed.filters), paging: parsed.paging ?? null }),
+    parsed.dialect,
+  );
+  const cached = notModified(request, policy);
+  if (cached) return cached;
+
+  const selected = selectReportRows(reportRows(snapshot), parsed.filters);
+  const paging = parsed.paging;
+  const rows = paging ? selected.slice(paging.skip, paging.skip + paging.take) : selected;
+  const date = localDate(snapshot.generatedAt, snapshot.timeZone);
+  const range =
+    paging && rows.length > 0
+      ? { first: paging.skip + 1, last: paging.skip + rows.length }
+      : undefined;
+  const result = encodeResponse(
+    request,
+    {
+      statusCode: 200,
+      headers: {
+        'content-type': CSV_CONTENT_TYPE,
+        'content-disposition': `attachment; filename="${csvFileName(date, range)}"`,
+        'x-total-count': String(selected.length),
+      },
+      body: toCsv(rows, CSV_DIALECTS[parsed.dialect]),
+    },
+    policy,
+  );
+  if (fitsResponseLimit(result)) return result;
+
+  const take = suggestedTake(rows.length, serialisedSize(result));
+  const skip = paging?.skip ?? 0;
+  const pages: string[] = [];
+  for (let s = skip; s < Math.min(skip + rows.length, skip + take * 4); s += take)
+    pages.push(String(s));
+  const megabytes = (serialisedSize(result) / 1024 / 1024).toFixed(1);
+  const encoding = result.isBase64Encoded ? ' gzip-compressed' : '';
+  return problem(
+    400,
+    'csv_too_large',
+    `the CSV of ${rows.length} rows would be ${megabytes} MB${encoding}, over the ` +
+      `${MAX_RESPONSE_BYTES / 1024 / 1024} MB one response can carry. Download it in pages: ` +
+      `add take=${take} and skip=${pages.join(', then skip=')}${rows.length > take * 4 ? '...' : ''} ` +
+      `(same filters) until a page has fewer than ${take} rows; X-Total-Count gives the total. ` +
+      'Sending Accept-Encoding: gzip makes each page smaller.',
+    [
+      { field: 'take', message: `use at most ${take} rows per request` },
+      { field: 'skip', message: `0, ${take}, ${2 * take}... (the rows already downloaded)` },
+    ],
+    { ...NO_STORE, 'x-total-count': String(selected.length) },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /reports/debtors.html
+
+function serveDashboard({
+  request,
+  stored,
+  status,
+  now,
+  stale,
+}: ServeContext): APIGatewayProxyResult {
+  const { snapshot } = stored;
+  const refreshStatus = refreshStatusOf(status);
+  const policy = policyFor(
+    stored,
+    'report-html',
+    stale ? 'stale' : 'fresh',
+    JSON.stringify(refreshStatus),
+  );
+  const cached = notModified(request, policy);
+  if (cached) return cached;
+
+  const all = reportRows(snapshot);
+  const view: DashboardView = {
+    generatedAt: snapshot.generatedAt,
+    ageSeconds: ageSecondsOf(snapshot.generatedAt, now),
+    stale,
+    status,
+    timeZone: snapshot.timeZone,
+    summary: snapshot.summary,
+    summarySource: snapshot.summarySource,
+    byBranch: snapshot.byBranch,
+    byDebtStatus: snapshot.byDebtStatus,
+    byMemberStatus: snapshot.byMemberStatus,
+    ageing: snapshot.ageing,
+    totalRows: all.length,
+    rows: [],
+    csvHref: 'debtors.csv',
+    jsonHref: 'debtors',
+  };
+  // Rows with very long fields could make even 2,000 rows too big: halve until the page fits.
+  let result: APIGatewayProxyResult | undefined;
+  for (let limit = MAX_DASHBOARD_ROWS; limit >= 1; limit = Math.floor(limit / 2)) {
+    view.rows = pickDashboardRows(all, limit);
+    result = encodeResponse(
+      request,
+      { statusCode: 200, headers: { ...DASHBOARD_HEADERS }, body: renderDashboard(view) },
+      policy,
+    );
+    if (fitsResponseLimit(result)) return result;
+  }
+  return tooLarge(result as APIGatewayProxyResult, 'download the CSV instead');
+}

@@ -1,0 +1,55 @@
+/**
+ * The report function's AWS adapters: configuration (clients) from Secrets Manager, the S3
+ * report store (read only) and the SQS refresh trigger (send only).
+ *
+ * A warm container keeps the last snapshot it read for SNAPSHOT_REUSE_MS, so a dashboard's burst
+ * of requests (page, JSON, CSV) does not download and parse megabytes from S3 for each one; a
+ * new snapshot is therefore served at most that long after it is written.
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createAwsConfigSource } from '../../config/config-aws.ts';
+import { requireEnv } from '../../kernel/env.ts';
+import type { ReportStore, StoredSnapshot } from '../store/report-store.ts';
+import { createS3ReportStore } from '../store/report-store-s3.ts';
+import { createSqsReportTrigger } from '../trigger/report-trigger-sqs.ts';
+import type { ReportDeps } from './serve.ts';
+
+/** The variables the stack sets for this function (infra grants). */
+export const REPORT_ENV = {
+  bucket: 'REPORT_BUCKET_NAME',
+  refreshQueue: 'REPORT_REFRESH_QUEUE_URL',
+} as const;
+
+export const SNAPSHOT_REUSE_MS = 15_000;
+
+/** readSnapshot answered from memory for `reuseMs` after each read; readStatus always read. */
+export function reuseSnapshot(
+  store: Pick<ReportStore, 'readSnapshot' | 'readStatus'>,
+  reuseMs = SNAPSHOT_REUSE_MS,
+  clock: () => number = Date.now,
+): Pick<ReportStore, 'readSnapshot' | 'readStatus'> {
+  let kept: { value: StoredSnapshot; until: number } | undefined;
+  return {
+    async readSnapshot() {
+      if (kept && kept.until > clock()) return kept.value;
+      const value = await store.readSnapshot();
+      kept = value ? { value, until: clock() + reuseMs } : undefined;
+      return value;
+    },
+    readStatus: () => store.readStatus(),
+  };
+}
+
+export function awsReportDeps(): Omit<ReportDeps, 'events'> {
+  return {
+    config: createAwsConfigSource(),
+    store: reuseSnapshot(
+      createS3ReportStore({ client: new S3Client({}), bucket: requireEnv(REPORT_ENV.bucket) }),
+    ),
+    trigger: createSqsReportTrigger({
+      client: new SQSClient({}),
+      queueUrl: requireEnv(REPORT_ENV.refreshQueue),
+    }),
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * The report store on AWS: three objects under `debtors/` in the report bucket.
+ *
+ * | key                       | body                                 | written                    |
+ * |---------------------------|--------------------------------------|----------------------------|
+ * | `debtors/current.json`    | the snapshot, gzip-compressed JSON   | once per successful refresh |
+ * | `debtors/status.json`     | the refresh status, JSON             | start, success, failure    |
+ * | `debtors/checkpoint.json` | `{checkpoint, rows}`, gzip JSON      | when a refresh is cut short |
+ *
+ * Why S3 and not DynamoDB: a snapshot of 5,000 rows is megabytes of JSON, far beyond a DynamoDB
+ * item's 400 KB; one PutObject replaces an object in one step (readers get the old object or
+ * the new one, never a mix), and bucket versioning keeps earlier snapshots for recovery.
+ *
+ * The snapshot's ETag is the hash of its uncompressed JSON (contentEtag), kept in the object's
+ * metadata (`x-amz-meta-content-etag`) so a reader need not hash megabytes; S3's own ETag is a
+ * hash of the compressed bytes and not used. A missing object reads as undefined (a fresh
+ * deploy has none): that needs s3:ListBucket on the prefix, without which S3 answers 403
+ * instead of 404 (infra/constructs/debtors-report.ts grants it).
+ */
+import { gunzipSync, gzipSync } from 'node:zlib';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import type { DebtorsSnapshot } from '../../domain/debtors-report.ts';
+import type {
+  RefreshCheckpoint,
+  RefreshStatus,
+  ReportStore,
+  StoredSnapshot,
+} from './report-store.ts';
+import { contentEtag, parseCheckpoint, parseSnapshot, parseStatus } from './report-store-file.ts';
+
+export const REPORT_PREFIX = 'debtors/';
+export const REPORT_KEYS = {
+  current: `${REPORT_PREFIX}current.json`,
+  status: `${REPORT_PREFIX}status.json`,
+  checkpoint: `${REPORT_PREFIX}checkpoint.json`,
+} as const;
+
+/** Object metadata holding the snapshot's ETag (S3 lower-cases metadata names). */
+export const ETAG_METADATA = 'content-etag';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+export interface S3ReportStoreOptions {
+  client: S3Client;
+  bucket: string;
+}
+
+function isNotFound(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
+}
+
+/** Gzip bodies are recognised by their magic bytes, so a plain JSON object reads too. */
+function unzip(bytes: Uint8Array): string {
+  const gzipped = bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1];
+  return Buffer.from(gzipped ? gunzipSync(bytes) : bytes).toString('utf8');
+}
+
+export function createS3ReportStore({ client, bucket }: S3ReportStoreOptions): ReportStore {
+  if (!bucket) throw new TypeError('createS3ReportStore: bucket is required');
+
+  async function get(
+    key: string,
+  ): Promise<{ text: string; metadata: Record<string, string> } | undefined> {
+    try {
+      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      if (!answer.Body) return undefined;
+      const bytes = await answer.Body.transformToByteArray();
+      return { text: unzip(bytes), metadata: answer.Metadata ?? {} };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async function put(
+    key: string,
+    text: string,
+    options: { gzip: boolean; metadata?: Record<string, string> },
+  ): Promise<void> {
+    await client.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: options.gzip ? gzipSync(text) : text,
+        ContentType: JSON_TYPE,
+        ...(options.gzip && { ContentEncoding: 'gzip' }),
+        CacheControl: 'no-store',
+        ...(options.metadata && { Metadata: options.metadata }),
+      }),
+    );
+  }
+
+  const where = (key: string) => `s3://${bucket}/${key}`;
+
+  return {
+    async readSnapshot(): Promise<StoredSnapshot | undefined> {
+      const object = await get(REPORT_KEYS.current);
+      if (!object) return undefined;
+      const snapshot = parseSnapshot(object.text, where(REPORT_KEYS.current));
+      return { snapshot, etag: object.metadata[ETAG_METADATA] ?? contentEtag(object.text) };
+    },
+
+    async writeSnapshot(snapshot: DebtorsSnapshot): Promise<StoredSnapshot> {
+      const text = JSON.stringify(snapshot);
+      const etag = contentEtag(text);
+      await put(REPORT_KEYS.current, text, { gzip: true, metadata: { [ETAG_METADATA]: etag } });
+      return { snapshot, etag };
+    },
+
+    async readStatus(): Promise<RefreshStatus> {
+      const object = await get(REPORT_KEYS.status);
+      return object ? parseStatus(object.text, where(REPORT_KEYS.status)) : { failures: 0 };
+    },
+
+    async writeStatus(status: RefreshStatus): Promise<void> {
+      await put(REPORT_KEYS.status, JSON.stringify(status), { gzip: false });
+    },
+
+    async readCheckpoint() {
+      const object = await get(REPORT_KEYS.checkpoint);
+      return object ? parseCheckpoint(object.text, where(REPORT_KEYS.checkpoint)) : undefined;
+    },
+
+    async writeCheckpoint(checkpoint: RefreshCheckpoint, rows: readonly unknown[]): Promise<void> {
+      await put(REPORT_KEYS.checkpoint, JSON.stringify({ checkpoint, rows }), { gzip: true });
+    },
+
+    async clearCheckpoint(): Promise<void> {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: REPORT_KEYS.checkpoint }));
+    },
+  };
+}

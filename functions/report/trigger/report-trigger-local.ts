@@ -1,0 +1,93 @@
+/**
+ * The report trigger on one machine: an in-process stand-in for the `refresh` queue and its
+ * consumer. Requests are run one at a time, in order, by the `run` function the local refresher
+ * gives (functions/report/refresh/wiring-local.ts), as reserved concurrency 1 does on AWS.
+ * A request made while the same kind of request is already waiting is merged into it: the
+ * waiting run starts after both were made, so it satisfies both.
+ *
+ * `requestRefresh` only queues (like SendMessage): it resolves before the refresh runs. A run
+ * that throws is reported to `onError` and the next request still runs.
+ *
+ * The local runtime registers the trigger (setLocalReportTrigger) so that other handlers' local
+ * wiring (the admin refresh route) reach it through localReportTrigger().
+ */
+import {
+  type RefreshMessage,
+  type RefreshRequest,
+  type ReportTrigger,
+  refreshMessage,
+} from './report-trigger.ts';
+
+export interface LocalReportTriggerOptions {
+  run: (message: RefreshMessage) => Promise<unknown>;
+  onError?: (error: unknown, message: RefreshMessage) => void;
+  now?: () => Date;
+}
+
+export interface LocalReportTrigger extends ReportTrigger {
+  /** Resolves when nothing is waiting or running. */
+  idle(): Promise<void>;
+  /** Refuses further requests (they are dropped) and waits for the run in progress. */
+  close(): Promise<void>;
+}
+
+export function createLocalReportTrigger(options: LocalReportTriggerOptions): LocalReportTrigger {
+  const now = options.now ?? (() => new Date());
+  const waiting: RefreshMessage[] = [];
+  let draining: Promise<void> | undefined;
+  let closed = false;
+
+  async function drain(): Promise<void> {
+    // Like a queue's consumer, the run starts after the request has returned.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let message = waiting.shift(); message; message = waiting.shift()) {
+      try {
+        await options.run(message);
+      } catch (error) {
+        options.onError?.(error, message);
+      }
+      if (closed) waiting.length = 0;
+    }
+  }
+
+  function kick(): void {
+    if (draining) return;
+    draining = drain().finally(() => {
+      draining = undefined;
+      if (waiting.length > 0 && !closed) kick();
+    });
+  }
+
+  return {
+    async requestRefresh(request: RefreshRequest = {}) {
+      if (closed) return;
+      const message = refreshMessage(request, now());
+      if (!waiting.some((queued) => queued.kind === message.kind)) waiting.push(message);
+      kick();
+    },
+    async idle() {
+      while (draining) await draining;
+    },
+    async close() {
+      closed = true;
+      waiting.length = 0;
+      while (draining) await draining;
+    },
+  };
+}
+
+let registered: LocalReportTrigger | undefined;
+
+/** Registers the local runtime's trigger (undefined clears it). */
+export function setLocalReportTrigger(trigger: LocalReportTrigger | undefined): void {
+  registered = trigger;
+}
+
+/**
+ * The registered trigger (tests may await its `idle()`); throws when the local runtime has not
+ * started the refresher.
+ */
+export function localReportTrigger(): LocalReportTrigger {
+  if (!registered) throw new Error('the local runtime has not started the report refresher');
+  return registered;
+}

@@ -1,0 +1,240 @@
+/**
+ * The `form` source: plain HTML forms posted straight to the endpoint, and Zapier / Make / n8n
+ * style hooks (flat JSON or form data with whatever names the user typed).
+ *
+ * - Every field is an answer keyed by its name (`objetivo[]` is read as `objetivo`; repeated keys
+ *   give a list), except: attribution fields (UTM parameters, click ids, page URL, referrer, form
+ *   id and name; see {@link attributionKeyOf}), the honeypot, `idempotency_key` and `token`.
+ *   Blank values are skipped, values are trimmed. The mapping (map-lead.ts) decides what each
+ *   answer is; nothing here depends on the profile's fieldMap.
+ * - Honeypot: the field named by the profile's `honeypotField`, default `_hp` (`website`, the
+ *   other common name, is a real question on some forms, so it must be chosen explicitly).
+ *   Filled, it marks the result `spam: true`; it is never an answer.
+ * - Dedup: `key:<value>` from the `Idempotency-Key` header or an `idempotency_key` field, else
+ *   `hash:<sha256>` of the body's fields (see {@link fieldsHash}); the use case adds the window.
+ * - Auth: the profile token (`?token=` or `X-Lead-Token`).
+ * - Answer: 202 `{"leadId": "...", "status": "queued"}` (`leadIds` for several): the lead is
+ *   durably queued, not yet delivered, as on `POST /api/v1/prospects`.
+ *
+ * The helpers exported below are the rules every field-based source shares (Unbounce, Elementor,
+ * Webflow reuse them).
+ */
+import { createHash } from 'node:crypto';
+import type { LeadAnswer, LeadCapture, LeadSource } from '../domain/lead.ts';
+import { foldKey } from '../domain/map-lead.ts';
+import { type Field, groupFields, isPlainObject, readFields } from './body.ts';
+import type { CaptureResult, IntakeRequest, PlatformResponse, SourceAdapter } from './source.ts';
+import { authenticateToken } from './token.ts';
+
+/** The honeypot field when the profile names none. */
+export const DEFAULT_HONEYPOT_FIELD = '_hp';
+
+/** Folded field name → the attribution key it is kept under. */
+const ATTRIBUTION_KEYS: ReadonlyMap<string, string> = new Map([
+  ...[
+    'utm_source',
+    'utm_medium',
+    'utm_campaign',
+    'utm_term',
+    'utm_content',
+    'utm_id',
+    'gclid',
+    'gbraid',
+    'wbraid',
+    'fbclid',
+    'ttclid',
+    'msclkid',
+    'li_fat_id',
+  ].map((key) => [key, key] as const),
+  ['page_url', 'page_url'],
+  ['pageurl', 'page_url'],
+  ['referrer', 'referrer'],
+  ['referer', 'referrer'],
+  ['form_id', 'form_id'],
+  ['formid', 'form_id'],
+  ['form_name', 'form_name'],
+  ['formname', 'form_name'],
+]);
+
+/**
+ * The attribution key a field name stands for (`UTM_Source`, `utm-source` → `utm_source`;
+ * `pageUrl` → `page_url`), or undefined for an answer.
+ */
+export function attributionKeyOf(name: string): string | undefined {
+  return ATTRIBUTION_KEYS.get(foldKey(name));
+}
+
+const IDEMPOTENCY_FIELDS = new Set(['idempotency_key', 'idempotencykey']);
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `key:<value>` for a client idempotency key (header first, then field), undefined when there is
+ * none, or a problem when it is not 1–255 visible ASCII characters.
+ */
+export function idempotencyKey(
+  request: Pick<IntakeRequest, 'headers'>,
+  fields: readonly Field[] = [],
+): { dedupKey: string } | { problem: string } | undefined {
+  const header = request.headers[IDEMPOTENCY_HEADER]?.trim();
+  const field = fields.find((f) => isIdempotencyField(f.key) && f.value.trim())?.value.trim();
+  const value = header || field;
+  if (!value) return undefined;
+  if (!IDEMPOTENCY_KEY.test(value)) {
+    return { problem: 'the idempotency key must be 1 to 255 visible ASCII characters' };
+  }
+  return { dedupKey: `key:${value}` };
+}
+
+function isIdempotencyField(key: string): boolean {
+  return IDEMPOTENCY_FIELDS.has(foldKey(key));
+}
+
+/** A field that must never become an answer: it would carry the profile's secret into notes. */
+function isTokenField(key: string): boolean {
+  return foldKey(key) === 'token';
+}
+
+/** `objetivo[]` → `objetivo`: PHP-style list names, as checkbox groups are often named. */
+function answerKey(key: string): string {
+  return key.endsWith('[]') && key.length > 2 ? key.slice(0, -2) : key;
+}
+
+/** A list of values as a LeadAnswer value: trimmed, blanks dropped; undefined when none is left. */
+export function answerValue(values: readonly string[]): LeadAnswer['value'] | undefined {
+  const kept = values.map((v) => v.trim()).filter((v) => v !== '');
+  if (kept.length === 0) return undefined;
+  return kept.length === 1 ? (kept[0] as string) : kept;
+}
+
+export interface SplitFields {
+  answers: LeadAnswer[];
+  attribution: Record<string, string>;
+  /** The honeypot field arrived with a value. */
+  spam: boolean;
+}
+
+/**
+ * Sorts fields into answers and attribution: see the module comment for the rules. The first
+ * non-blank value of an attribution field wins.
+ */
+export function splitFields(fields: readonly Field[], honeypotField: string): SplitFields {
+  const answers: LeadAnswer[] = [];
+  const attribution: Record<string, string> = {};
+  let spam = false;
+  for (const { key: rawKey, values } of groupFields(
+    fields.map((f) => ({ key: answerKey(f.key), value: f.value })),
+  )) {
+    const value = answerValue(values);
+    if (rawKey === honeypotField) {
+      if (value !== undefined) spam = true;
+      continue;
+    }
+    if (value === undefined || isIdempotencyField(rawKey) || isTokenField(rawKey)) continue;
+    const attributionKey = attributionKeyOf(rawKey);
+    if (attributionKey) {
+      attribution[attributionKey] ??= typeof value === 'string' ? value : (value[0] as string);
+      continue;
+    }
+    answers.push({ key: rawKey, value });
+  }
+  return { answers, attribution, spam };
+}
+
+/**
+ * `hash:<hex sha256>` over what a lead said, independent of any profile setting and of field
+ * order: the source name and the `[key, value]` pairs, values trimmed, blanks dropped, sorted,
+ * as JSON. A redelivery of the same body, or the same fields in another order or encoding
+ * (urlencoded, multipart, flat JSON), gives the same key.
+ */
+export function fieldsHash(
+  source: LeadSource,
+  fields: Iterable<readonly [string, string]>,
+): string {
+  const pairs: Array<[string, string]> = [];
+  for (const [key, value] of fields) {
+    const text = value.trim();
+    if (text) pairs.push([key.normalize('NFC'), text.normalize('NFC')]);
+  }
+  pairs.sort(([ak, av], [bk, bv]) => compare(ak, bk) || compare(av, bv));
+  return `hash:${sha256Hex(JSON.stringify([source, pairs]))}`;
+}
+
+/** JSON with object keys sorted at every level: equal content, equal text (for content hashes). */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** `hash:<hex sha256>` of raw bytes: the dedup key of a body that could not be read. */
+export function rawBodyHash(body: Uint8Array): string {
+  return `hash:${sha256Hex(body)}`;
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A JSON success answer carrying the lead id(s): `leadId` for one, `leadIds` for several. */
+export function acceptedJson(
+  statusCode: number,
+  leadIds: readonly string[],
+  extra: Record<string, string> = {},
+): PlatformResponse {
+  const ids = leadIds.length === 1 ? { leadId: leadIds[0] } : { leadIds: [...leadIds] };
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...ids, ...extra }),
+  };
+}
+
+async function captureForm(
+  request: IntakeRequest,
+  profile: { honeypotField?: string | undefined },
+): Promise<CaptureResult> {
+  const read = await readFields(request);
+  if ('problem' in read) return { problem: read.problem, dedupKey: rawBodyHash(request.body) };
+  const { answers, attribution, spam } = splitFields(
+    read.fields,
+    profile.honeypotField ?? DEFAULT_HONEYPOT_FIELD,
+  );
+  const idempotency = idempotencyKey(request, read.fields);
+  if (idempotency && 'problem' in idempotency) {
+    return { problem: idempotency.problem, dedupKey: rawBodyHash(request.body) };
+  }
+  if (!spam && answers.length === 0) {
+    const problem = read.fields.length
+      ? 'the body has no answers, only hidden or empty fields'
+      : 'the body has no fields';
+    return { problem, dedupKey: rawBodyHash(request.body) };
+  }
+  const hashed = read.fields
+    .filter((f) => !isIdempotencyField(f.key))
+    .map((f) => [answerKey(f.key), f.value] as const);
+  const capture: LeadCapture = {
+    source: 'form',
+    dedupKey: idempotency?.dedupKey ?? fieldsHash('form', hashed),
+    isTest: false,
+    answers,
+    attribution,
+  };
+  if (attribution.form_id) capture.formId = attribution.form_id;
+  return spam ? { leads: [capture], spam: true } : { leads: [capture] };
+}
+
+export const formSource: SourceAdapter<'form'> = {
+  source: 'form',
+  authenticate: (request, profile) => authenticateToken(request, profile.token),
+  capture: captureForm,
+  parkUnreadable: false,
+  accepted: (leadIds) => acceptedJson(202, leadIds, { status: 'queued' }),
+};

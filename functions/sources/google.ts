@@ -1,0 +1,149 @@
+/**
+ * Google Ads lead form asset webhook: a JSON `WebhookLead` with the shared key in the body.
+ *
+ * - Authentication: `google_key` compared in constant time with the profile's key. There is no
+ *   header, so the body must be read to authenticate: a body that is not a JSON object, or has no
+ *   string `google_key`, cannot carry the key → 401 `missing_key`; a wrong key → 403
+ *   `invalid_key`. Only then is an unreadable lead parked (a JSON body with the right key but
+ *   no `lead_id`, say).
+ * - Capture: answers from `user_column_data[]`. Standard questions are keyed by their `column_id`
+ *   enum name (`FULL_NAME`, `EMAIL`, `PHONE_NUMBER`, `GOVERNMENT_ISSUED_ID_CPF_BR`...), which
+ *   map-lead folds onto its aliases; a custom question (a `column_id` that is not an upper-case enum
+ *   name) is keyed by its question text, `column_name`. `column_name` is always the label.
+ *   Ids (form, campaign, ad group, creative, asset group; int64) and `gcl_id` go to attribution as
+ *   exact strings; `is_test` marks test leads ("Send test data").
+ * - Dates: Google has no birthday question; a date typed into a custom question by a Brazilian
+ *   audience reads as DD/MM/YYYY, so the capture uses `DMY`.
+ */
+import { parseJson } from '../domain/json.ts';
+import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import { safeEqual } from '../kernel/crypto.ts';
+import { rawBodyHash } from './form.ts';
+import type { Authenticity, CaptureResult, IntakeRequest, SourceAdapter } from './source.ts';
+
+/**
+ * `LeadFormFieldUserInputType` names: standard contact questions, government ids and the
+ * vertical qualifying questions all look like this, so any such `column_id` is kept as the key.
+ */
+const ENUM_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
+
+const ATTRIBUTION_IDS = [
+  'form_id',
+  'campaign_id',
+  'adgroup_id',
+  'creative_id',
+  'asset_group_id',
+] as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function readPayload(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const payload = parseJson(body.toString('utf8'));
+    return isRecord(payload) ? payload : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An int64 id as an exact decimal string (parseJson keeps big ones as strings); 0 → undefined. */
+function idString(value: unknown): string | undefined {
+  const raw = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  if (typeof raw !== 'string') return undefined;
+  const text = raw.trim();
+  if (!/^\d{1,30}$/.test(text) || /^0+$/.test(text)) return undefined;
+  return text;
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+}
+
+/** An unreadable body: parked under the hash of its bytes. */
+function problem(message: string, body: Buffer): CaptureResult {
+  return { problem: message, dedupKey: rawBodyHash(body) };
+}
+
+function authenticate(request: IntakeRequest, profile: { key: string }): Authenticity {
+  const key = readPayload(request.body)?.google_key;
+  if (typeof key !== 'string' || !key) {
+    return {
+      ok: false,
+      status: 401,
+      code: 'missing_key',
+      message: 'The body must be a JSON lead carrying "google_key".',
+    };
+  }
+  if (safeEqual(key, profile.key)) return { ok: true };
+  return { ok: false, status: 403, code: 'invalid_key', message: 'The google_key is not valid.' };
+}
+
+function answerOf(column: Record<string, unknown>): LeadAnswer | undefined {
+  const value = column.string_value;
+  if (typeof value !== 'string') return undefined;
+  const columnId = nonEmpty(column.column_id);
+  const columnName = nonEmpty(column.column_name);
+  const key = columnId && ENUM_NAME.test(columnId) ? columnId : (columnName ?? columnId);
+  if (!key) return undefined;
+  return columnName ? { key, label: columnName, value } : { key, value };
+}
+
+function capture(request: IntakeRequest): CaptureResult {
+  const payload = readPayload(request.body);
+  if (!payload) return problem('body is not a JSON object', request.body);
+  const leadId = nonEmpty(payload.lead_id) ?? idString(payload.lead_id);
+  if (!leadId) return problem('lead_id is missing', request.body);
+  const columns = payload.user_column_data ?? [];
+  if (!Array.isArray(columns)) {
+    return problem('user_column_data is not an array', request.body);
+  }
+
+  const answers: LeadAnswer[] = [];
+  for (const [index, column] of columns.entries()) {
+    if (!isRecord(column)) {
+      return problem(`user_column_data[${index}] is not an object`, request.body);
+    }
+    const answer = answerOf(column);
+    if (answer) answers.push(answer);
+  }
+
+  const attribution: Record<string, string> = {};
+  for (const key of ATTRIBUTION_IDS) {
+    const id = idString(payload[key]);
+    if (id) attribution[key] = id;
+  }
+  const gclId = nonEmpty(payload.gcl_id);
+  if (gclId) attribution.gcl_id = gclId;
+  const stage = nonEmpty(payload.lead_stage);
+  if (stage) attribution.lead_stage = stage;
+
+  const lead: LeadCapture = {
+    source: 'google',
+    dedupKey: `google:${leadId}`,
+    isTest: payload.is_test === true || payload.is_test === 'true',
+    externalId: leadId,
+    answers,
+    attribution,
+    dateOrder: 'DMY',
+  };
+  if (attribution.form_id) lead.formId = attribution.form_id;
+  const submitted = nonEmpty(payload.lead_submit_time);
+  const date = submitted ? new Date(submitted) : undefined;
+  if (date && Number.isFinite(date.getTime())) lead.submittedAt = date.toISOString();
+  return { leads: [lead] };
+}
+
+export const googleSource: SourceAdapter<'google'> = {
+  source: 'google',
+  authenticate,
+  capture,
+  parkUnreadable: true,
+  // Google expects exactly `{}` on success.
+  accepted: () => ({
+    statusCode: 200,
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  }),
+};

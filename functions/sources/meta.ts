@@ -1,0 +1,235 @@
+/**
+ * Meta (Facebook / Instagram) Lead Ads: the `leadgen` page webhook.
+ *
+ * - Handshake (GET): `hub.mode=subscribe` and `hub.verify_token` (or PHP's `hub_mode`,
+ *   `hub_verify_token`) equal to the profile's verifyToken → 200 text/plain echoing
+ *   `hub.challenge`; anything else → 403.
+ * - Authentication (POST): `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(raw body, appSecret)>`,
+ *   or the legacy `X-Hub-Signature: sha1=<hex>` when the 256 one is absent. Missing → 401,
+ *   mismatch → 403.
+ * - Capture: one lead per `leadgen` change (entries × changes; other fields are ignored). The
+ *   webhook carries ids only, so every capture is `pending` a Graph lookup; the forwarder fetches
+ *   the lead (functions/sources/meta-graph.ts) and merges it with `completeMetaCapture`.
+ *
+ * Test leads: the webhook cannot tell them apart (organic leads also lack `ad_id`), so a capture is
+ * never marked as a test here. After the lookup, a lead whose answers are the Lead Ads Testing
+ * Tool's placeholders (`<test lead: dummy data for email>`) is marked as a test. A test lead
+ * created through `POST /{form_id}/test_leads` with real-looking `field_data` cannot be told from
+ * an organic lead by any field, and is delivered as a real one.
+ */
+import { parseJson } from '../domain/json.ts';
+import type { LeadCapture } from '../domain/lead.ts';
+import { hmacSha1, hmacSha256, safeEqual } from '../kernel/crypto.ts';
+import { acceptedJson, rawBodyHash } from './form.ts';
+import type { MetaGraphLead } from './meta-graph.ts';
+import type {
+  Authenticity,
+  CaptureResult,
+  IntakeRequest,
+  PlatformResponse,
+  SourceAdapter,
+} from './source.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const SHA256_HEADER = /^sha256=([0-9a-f]{64})$/i;
+const SHA1_HEADER = /^sha1=([0-9a-f]{40})$/i;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * A Meta id as an exact decimal string. Numbers come from `parseJson`, which keeps integers
+ * above 2^53 as strings; `0`, negatives, fractions and non-digits give undefined.
+ */
+export function metaId(value: unknown): string | undefined {
+  const raw = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  if (typeof raw !== 'string') return undefined;
+  const text = raw.trim();
+  if (!/^\d{1,30}$/.test(text) || /^0+$/.test(text)) return undefined;
+  return text;
+}
+
+/** Webhook `created_time`: epoch seconds (number or digits) or an ISO string → ISO 8601. */
+function createdAt(value: unknown): string | undefined {
+  let date: Date | undefined;
+  const seconds = typeof value === 'string' && /^\d{9,11}$/.test(value) ? Number(value) : value;
+  if (typeof seconds === 'number' && Number.isSafeInteger(seconds) && seconds > 0) {
+    date = new Date(seconds * 1000);
+  } else if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value.trim())) {
+    date = new Date(value.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  }
+  return date && Number.isFinite(date.getTime()) ? date.toISOString() : undefined;
+}
+
+/** An unreadable body: parked under the hash of its bytes. */
+function problem(message: string, body: Buffer): CaptureResult {
+  return { problem: message, dedupKey: rawBodyHash(body) };
+}
+
+function queryValue(request: IntakeRequest, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = request.query[name]?.[0];
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+function authenticate(request: IntakeRequest, profile: { appSecret: string }): Authenticity {
+  const sha256 = request.headers['x-hub-signature-256'];
+  const sha1 = request.headers['x-hub-signature'];
+  const header = sha256 ?? sha1;
+  if (header === undefined || !header.trim()) {
+    return {
+      ok: false,
+      status: 401,
+      code: 'missing_signature',
+      message: 'The X-Hub-Signature-256 header is required.',
+    };
+  }
+  const match = (sha256 !== undefined ? SHA256_HEADER : SHA1_HEADER).exec(header.trim());
+  const expected =
+    sha256 !== undefined
+      ? hmacSha256(profile.appSecret, request.body)
+      : hmacSha1(profile.appSecret, request.body);
+  // A malformed header is compared anyway (against nothing), so that both paths cost the same.
+  const given = match?.[1] ? Buffer.from(match[1], 'hex') : Buffer.alloc(0);
+  if (safeEqual(given, expected) && match) return { ok: true };
+  return {
+    ok: false,
+    status: 403,
+    code: 'invalid_signature',
+    message: `The ${sha256 !== undefined ? 'X-Hub-Signature-256' : 'X-Hub-Signature'} header does not match the body.`,
+  };
+}
+
+function capture(request: IntakeRequest): CaptureResult {
+  let payload: unknown;
+  try {
+    payload = parseJson(request.body.toString('utf8'));
+  } catch {
+    return problem('body is not JSON', request.body);
+  }
+  if (!isRecord(payload)) return problem('body is not a JSON object', request.body);
+  if (!Array.isArray(payload.entry)) {
+    return problem('body has no "entry" array', request.body);
+  }
+
+  const leads: LeadCapture[] = [];
+  for (const [e, entry] of payload.entry.entries()) {
+    if (!isRecord(entry)) return problem(`entry[${e}] is not an object`, request.body);
+    // Entries of other subscriptions (messaging...) have no `changes`; they carry no lead.
+    if (entry.changes === undefined) continue;
+    if (!Array.isArray(entry.changes)) {
+      return problem(`entry[${e}].changes is not an array`, request.body);
+    }
+    for (const [c, change] of entry.changes.entries()) {
+      if (!isRecord(change)) {
+        return problem(`entry[${e}].changes[${c}] is not an object`, request.body);
+      }
+      if (change.field !== 'leadgen') continue;
+      const value = change.value;
+      const where = `entry[${e}].changes[${c}].value`;
+      if (!isRecord(value)) return problem(`${where} is not an object`, request.body);
+      const leadgenId = metaId(value.leadgen_id);
+      // One unreadable lead parks the whole request: capturing the others would hide it.
+      if (!leadgenId) {
+        return problem(`${where}.leadgen_id is missing or not an id`, request.body);
+      }
+      leads.push(leadFromChange(leadgenId, value, metaId(entry.id)));
+    }
+  }
+  return { leads };
+}
+
+function leadFromChange(
+  leadgenId: string,
+  value: Record<string, unknown>,
+  entryId: string | undefined,
+): LeadCapture {
+  const attribution: Record<string, string> = {};
+  const ids = {
+    page_id: metaId(value.page_id) ?? entryId,
+    ad_id: metaId(value.ad_id),
+    adgroup_id: metaId(value.adgroup_id),
+    form_id: metaId(value.form_id),
+  };
+  for (const [key, id] of Object.entries(ids)) if (id) attribution[key] = id;
+  const lead: LeadCapture = {
+    source: 'meta',
+    dedupKey: `meta:${leadgenId}`,
+    isTest: false,
+    externalId: leadgenId,
+    answers: [],
+    attribution,
+    // Meta's date questions (date_of_birth) come as MM/DD/YYYY.
+    dateOrder: 'MDY',
+    pending: { kind: 'meta-graph', leadgenId },
+  };
+  if (ids.form_id) lead.formId = ids.form_id;
+  const submittedAt = createdAt(value.created_time);
+  if (submittedAt) lead.submittedAt = submittedAt;
+  return lead;
+}
+
+/**
+ * The capture once its Graph lookup is done: the answers from Graph, the webhook's ids completed
+ * (never overwritten) by Graph's, `isTest` set when Graph shows a testing-tool lead, and no
+ * longer pending. Pure; the forwarder calls it before `mapLeadToProspect`.
+ */
+export function completeMetaCapture(capture: LeadCapture, graphLead: MetaGraphLead): LeadCapture {
+  // Idempotent: a capture already completed (or never pending) is returned as it is.
+  if (!capture.pending) return capture;
+  const { pending: _done, ...rest } = capture;
+  const completed: LeadCapture = {
+    ...rest,
+    answers: [...capture.answers, ...graphLead.answers],
+    attribution: { ...graphLead.attribution, ...capture.attribution },
+    isTest: capture.isTest || graphLead.isTest === true,
+  };
+  const formId = capture.formId ?? graphLead.formId;
+  if (formId) {
+    completed.formId = formId;
+    completed.attribution.form_id ??= formId;
+  }
+  const submittedAt = capture.submittedAt ?? graphLead.createdTime;
+  if (submittedAt) completed.submittedAt = submittedAt;
+  return completed;
+}
+
+function handshake(request: IntakeRequest, profile: { verifyToken: string }): PlatformResponse {
+  const mode = queryValue(request, 'hub.mode', 'hub_mode');
+  const token = queryValue(request, 'hub.verify_token', 'hub_verify_token');
+  const challenge = queryValue(request, 'hub.challenge', 'hub_challenge');
+  // Compare even when absent, so that the answer time says nothing about the token.
+  const tokenMatches = safeEqual(token ?? '', profile.verifyToken) && token !== undefined;
+  if (mode === 'subscribe' && tokenMatches && challenge !== undefined) {
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
+      body: challenge,
+    };
+  }
+  return {
+    statusCode: 403,
+    headers: { 'content-type': JSON_TYPE },
+    body: JSON.stringify({
+      error: {
+        code: 'forbidden',
+        message:
+          'The subscription handshake needs hub.mode=subscribe, the verify token and a challenge.',
+        details: [],
+      },
+    }),
+  };
+}
+
+export const metaSource: SourceAdapter<'meta'> = {
+  source: 'meta',
+  authenticate,
+  capture,
+  parkUnreadable: true,
+  // Meta ignores the body of its 200; it carries the lead ids for people testing with curl.
+  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  handshake,
+};

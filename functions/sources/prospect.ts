@@ -1,0 +1,83 @@
+/**
+ * The `prospect` source: the seed's own Prospect JSON, as `POST /api/v1/prospects` receives it
+ * (`application/json-patch+json` or `application/json`; the `+json` family, `text/json` and a
+ * missing content type are read as JSON too).
+ *
+ * - Capture: the body validated with `prospectSchema` (unknown fields kept, as production does)
+ *   becomes `capture.prospect`, with no answers and no attribution. An invalid body is a problem
+ *   naming each bad field (`invalid Prospect: email: must be a string, got an integer`), never
+ *   its value; {@link readProspect} also gives the details as a list for an error response.
+ * - Dedup: `key:<Idempotency-Key header>` when present, else `hash:` of the body's canonical JSON
+ *   (keys sorted), so a retry of the same Prospect is recognised whatever its formatting.
+ * - Auth: Basic auth against the configured clients with role `prospects:write`. The adapter does
+ *   not see the clients, so its `authenticate` always passes: the use case checks Basic auth
+ *   before calling it. Never route this source without that check.
+ * - Answer: 202 `{"leadId": "...", "status": "queued"}`; the use case answers 200
+ *   `{"idProspect": n}` instead when the delivery completes in time.
+ */
+import type { IssueDetail } from '../domain/json.ts';
+import { describeIssues } from '../domain/json.ts';
+import type { LeadCapture } from '../domain/lead.ts';
+import { type Prospect, prospectSchema } from '../domain/prospect.ts';
+import { isJsonType, isPlainObject, parseJsonText } from './body.ts';
+import { acceptedJson, canonicalJson, idempotencyKey, rawBodyHash, sha256Hex } from './form.ts';
+import type { CaptureResult, IntakeRequest, SourceAdapter } from './source.ts';
+
+export type ProspectRead =
+  | { prospect: Prospect; body: unknown }
+  | { problem: string; details: IssueDetail[] };
+
+/** Reads and validates a Prospect body; `details` lists each bad field (empty for a bad body). */
+export function readProspect(request: Pick<IntakeRequest, 'body' | 'contentType'>): ProspectRead {
+  const type = request.contentType;
+  if (type !== '' && !isJsonType(type)) {
+    return {
+      problem: 'the content type must be application/json or application/json-patch+json',
+      details: [],
+    };
+  }
+  if (request.body.toString('utf8').trim() === '') {
+    return { problem: 'the body is empty; expected a Prospect', details: [] };
+  }
+  const parsed = parseJsonText(request.body);
+  if ('problem' in parsed) return { ...parsed, details: [] };
+  if (!isPlainObject(parsed.value)) {
+    return { problem: 'the body must be a JSON object (a Prospect)', details: [] };
+  }
+  const result = prospectSchema.safeParse(parsed.value);
+  if (!result.success) {
+    const details = describeIssues(result.error.issues, parsed.value);
+    const list = details.map((d) => `${d.field || '(body)'}: ${d.message}`).join('; ');
+    return { problem: `invalid Prospect: ${list}`, details };
+  }
+  return { prospect: result.data, body: parsed.value };
+}
+
+function captureProspect(request: IntakeRequest): CaptureResult {
+  const read = readProspect(request);
+  if ('problem' in read) {
+    return { problem: read.problem, details: read.details, dedupKey: rawBodyHash(request.body) };
+  }
+  const idempotency = idempotencyKey(request);
+  if (idempotency && 'problem' in idempotency) {
+    return { problem: idempotency.problem, dedupKey: rawBodyHash(request.body) };
+  }
+  const capture: LeadCapture = {
+    source: 'prospect',
+    dedupKey: idempotency?.dedupKey ?? `hash:${sha256Hex(canonicalJson(['prospect', read.body]))}`,
+    isTest: false,
+    answers: [],
+    attribution: {},
+    prospect: read.prospect,
+  };
+  return { leads: [capture] };
+}
+
+export const prospectSource: SourceAdapter<'prospect'> = {
+  source: 'prospect',
+  /** Always passes: Basic auth (`prospects:write`) is checked by the use case, which has the clients. */
+  authenticate: () => ({ ok: true }),
+  capture: captureProspect,
+  parkUnreadable: false,
+  accepted: (leadIds) => acceptedJson(202, leadIds, { status: 'queued' }),
+};

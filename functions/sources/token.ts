@@ -1,0 +1,51 @@
+/**
+ * The shared-token check of the sources that have no signature (plain forms, Zapier-style hooks,
+ * Unbounce, Elementor, RD Station): the profile's `token`, sent as `?token=` or as the header
+ * `X-Lead-Token` (the contract). Compared in constant time; messages never echo what was sent.
+ */
+
+import { safeEqual } from '../kernel/crypto.ts';
+import type { Authenticity, IntakeRequest } from './source.ts';
+
+export const TOKEN_HEADER = 'x-lead-token';
+export const TOKEN_QUERY = 'token';
+
+/**
+ * The token a request presents: the `X-Lead-Token` header when present and not blank, else the
+ * first non-empty `?token=` value.
+ */
+export function presentedToken(
+  request: Pick<IntakeRequest, 'headers' | 'query'>,
+): string | undefined {
+  const header = request.headers[TOKEN_HEADER]?.trim();
+  if (header) return header;
+  return request.query[TOKEN_QUERY]?.find((value) => value !== '');
+}
+
+/**
+ * `{ ok: true }` when the request presents `expected`; 401 `missing_token` when it presents none,
+ * 403 `invalid_token` when it presents another.
+ */
+export function authenticateToken(
+  request: Pick<IntakeRequest, 'headers' | 'query'>,
+  expected: string,
+): Authenticity {
+  const token = presentedToken(request);
+  if (token === undefined) {
+    return {
+      ok: false,
+      status: 401,
+      code: 'missing_token',
+      message: 'This endpoint needs the profile token: pass ?token= or the X-Lead-Token header.',
+    };
+  }
+  if (!safeEqual(token, expected)) {
+    return {
+      ok: false,
+      status: 403,
+      code: 'invalid_token',
+      message: 'The token is not valid for this profile.',
+    };
+  }
+  return { ok: true };
+}

@@ -1,0 +1,249 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  createLocalConfigSource,
+  loadConfigFile,
+  localConfigSource,
+  setLocalConfig,
+} from '../../functions/config/config-local.ts';
+import { REPO_ROOT } from '../helpers/gateway-process.ts';
+
+const DEMO = join(REPO_ROOT, 'config/demo.json');
+const dir = mkdtempSync(join(tmpdir(), 'leads-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Obj = Record<string, unknown>;
+/** The demo file as loosely typed JSON, to break it in tests. */
+interface Json {
+  upstream: Obj;
+  clients: [Obj, Obj, Obj];
+  profiles: { site: Obj; meta: Obj };
+}
+
+function demo(): Json {
+  return JSON.parse(readFileSync(DEMO, 'utf8')) as Json;
+}
+
+let files = 0;
+function writeConfig(content: unknown): string {
+  const path = join(dir, `config-${++files}.json`);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  return path;
+}
+
+/** The ConfigError thrown for a file, for assertions on its message. */
+function errorFor(path: string): ConfigError {
+  try {
+    loadConfigFile(path);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`${path} loaded without error`);
+}
+
+/** The message for the demo configuration after `edit`. */
+function problemsAfter(edit: (config: Json) => void): string {
+  const config = demo();
+  edit(config);
+  const path = writeConfig(config);
+  const error = errorFor(path);
+  expect(error.message).toContain(path);
+  return error.message;
+}
+
+describe('loadConfigFile', () => {
+  it('loads and validates the committed demo configuration', () => {
+    // Act
+    const config = loadConfigFile(DEMO);
+
+    // Assess
+    expect(config.upstream).toMatchObject({
+      baseUrl: 'http://127.0.0.1:4010',
+      username: 'demo',
+      password: 'demo',
+      maxPerSecond: 4,
+      maxPerMinute: 36,
+    });
+    expect(config.clients.map((c) => [c.username, c.roles])).toEqual([
+      ['ops', ['prospects:write', 'report:read', 'admin']],
+      ['reporter', ['report:read']],
+      ['writer', ['prospects:write']],
+    ]);
+    expect(config.clients[0]?.password).toBe('ops-secret');
+    expect(Object.keys(config.profiles)).toEqual([
+      'site',
+      'meta',
+      'google',
+      'typeform',
+      'webflow',
+      'rd',
+      'unbounce',
+      'elementor',
+      'native',
+    ]);
+    expect(config.profiles.site).toMatchObject({
+      source: 'form',
+      allowedOrigins: ['https://lp.example.com'],
+      defaults: { idBranch: 1, marketingType: 'Site' },
+      fieldMap: { qual_seu_cpf: 'cpf' },
+    });
+    expect(config.profiles.meta).toMatchObject({
+      source: 'meta',
+      graphBaseUrl: 'http://127.0.0.1:4010/graph',
+      forms: { '1234567890': { idBranch: 3 } },
+    });
+    expect(config.profiles.rd?.source).toBe('rdstation');
+    expect(config.profiles.native?.source).toBe('prospect');
+    expect(config.report).toEqual({
+      branches: [1, 2, 3],
+      refreshSeconds: 900,
+      timeZone: 'America/Sao_Paulo',
+    });
+  });
+
+  it('names a missing upstream.password', () => {
+    const message = problemsAfter((c) => {
+      delete c.upstream.password;
+    });
+    expect(message).toMatch(/^\s*upstream\.password: is required/m);
+  });
+
+  it('names a base URL that is not a URL', () => {
+    const message = problemsAfter((c) => {
+      c.upstream.baseUrl = 'not a url';
+    });
+    expect(message).toMatch(/^\s*upstream\.baseUrl: must be a valid url/im);
+  });
+
+  it('names a rate limit of 0', () => {
+    const message = problemsAfter((c) => {
+      c.upstream.maxPerSecond = 0;
+    });
+    expect(message).toMatch(/^\s*upstream\.maxPerSecond: must be greater than 0$/m);
+  });
+
+  it('names an unknown profile source and lists the known ones', () => {
+    const message = problemsAfter((c) => {
+      c.profiles.site.source = 'myspace';
+    });
+    expect(message).toMatch(/^\s*profiles\.site\.source: must be one of .*"form".*"prospect"/m);
+  });
+
+  it('names a Meta profile without appSecret', () => {
+    const message = problemsAfter((c) => {
+      delete c.profiles.meta.appSecret;
+    });
+    expect(message).toMatch(/^\s*profiles\.meta\.appSecret: is required/m);
+  });
+
+  it('names a client with neither password nor passwordHash', () => {
+    const message = problemsAfter((c) => {
+      delete c.clients[1].password;
+    });
+    expect(message).toMatch(/^\s*clients\.1: needs either "password" or "passwordHash"$/m);
+  });
+
+  it('names an unknown role and lists the known ones', () => {
+    const message = problemsAfter((c) => {
+      c.clients[0].roles = ['admin', 'superuser'];
+    });
+    expect(message).toMatch(
+      /^\s*clients\.0\.roles\.1: must be one of "prospects:write", "report:read", "admin"$/m,
+    );
+  });
+
+  it('names a fieldMap target that is not a Prospect field', () => {
+    const message = problemsAfter((c) => {
+      c.profiles.site.fieldMap = { qual_seu_cpf: 'cpf', zap: 'telefoneX' };
+    });
+    expect(message).toMatch(/^\s*profiles\.site\.fieldMap\.zap: must be one of: .*phone/m);
+  });
+
+  it('says what was received when a value has the wrong type', () => {
+    const message = problemsAfter((c) => {
+      c.upstream.username = 42;
+    });
+    expect(message).toMatch(/^\s*upstream\.username: must be .*string.*, got .*integer/m);
+  });
+
+  it('lists every problem, one per line', () => {
+    // Prepare
+    const config = demo();
+    delete config.upstream.password;
+    config.upstream.maxPerMinute = -1;
+    delete config.profiles.meta.verifyToken;
+
+    // Act
+    const error = errorFor(writeConfig(config));
+
+    // Assess
+    expect(error.problems.map((p) => p.field)).toEqual([
+      'upstream.password',
+      'upstream.maxPerMinute',
+      'profiles.meta.verifyToken',
+    ]);
+    expect(error.message.split('\n')).toHaveLength(4);
+  });
+
+  it('reports invalid JSON with its line and column', () => {
+    // Prepare
+    const path = writeConfig('{\n  "upstream": {\n    "baseUrl": ,\n  }\n}\n');
+
+    // Act
+    const error = errorFor(path);
+
+    // Assess
+    expect(error.message).toMatch(/Invalid JSON in .*config-\d+\.json/);
+    expect(error.message).toContain('line 3, column 16');
+  });
+
+  it('reports a missing file', () => {
+    const error = errorFor(join(dir, 'nowhere.json'));
+    expect(error.message).toMatch(/nowhere\.json/);
+    expect(error.message).toMatch(/does not exist/);
+  });
+
+  it('reports a directory given as the file', () => {
+    expect(errorFor(dir).message).toMatch(/is a directory/);
+  });
+});
+
+describe('createLocalConfigSource', () => {
+  const config = loadConfigFile(DEMO);
+  const source = createLocalConfigSource(config);
+
+  it('serves each part of the configuration', async () => {
+    await expect(source.upstream()).resolves.toBe(config.upstream);
+    await expect(source.clients()).resolves.toBe(config.clients);
+    await expect(source.report()).resolves.toBe(config.report);
+    await expect(source.profile('site')).resolves.toBe(config.profiles.site);
+  });
+
+  it('answers undefined for unknown profiles, object prototype names included', async () => {
+    await expect(source.profile('nope')).resolves.toBeUndefined();
+    await expect(source.profile('constructor')).resolves.toBeUndefined();
+    await expect(source.profile('__proto__')).resolves.toBeUndefined();
+  });
+});
+
+describe('localConfigSource', () => {
+  afterEach(() => setLocalConfig(undefined));
+
+  it('fails clearly until a configuration is registered, then serves it', async () => {
+    // Prepare: a source created before start-up, as a handler module would
+    const source = localConfigSource();
+    await expect(source.upstream()).rejects.toThrow(/setLocalConfig/);
+
+    // Act
+    const config = loadConfigFile(DEMO);
+    setLocalConfig(config);
+
+    // Assess
+    await expect(source.upstream()).resolves.toBe(config.upstream);
+    await expect(source.profile('meta')).resolves.toBe(config.profiles.meta);
+  });
+});

@@ -1,0 +1,764 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { LeadCapture } from '../../functions/domain/lead.ts';
+import {
+  hashDedupKey,
+  InvalidCursorError,
+  isLeadId,
+  type LeadLedger,
+  LeadStateError,
+  leadIdTime,
+  type NewLead,
+  newLeadId,
+  publicStatus,
+  toLeadSummary,
+} from '../../functions/ledger/lead-ledger.ts';
+import {
+  createDynamoLedger,
+  LEDGER_TABLE_DEFINITION,
+  LeadTooLargeError,
+} from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { createLocalDynamoClient, startLocalDynamo } from '../../local/dynamodb-local.ts';
+import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+
+const EMAIL = 'maria.silva@example.com';
+const T0 = new Date('2026-03-02T12:00:00.000Z');
+const LEASE_MS = 30_000;
+
+/** T0 plus some seconds. */
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+
+function capture(overrides: Partial<LeadCapture> = {}): LeadCapture {
+  return {
+    source: 'form',
+    dedupKey: `key:${EMAIL}`,
+    isTest: false,
+    answers: [
+      { key: 'name', value: 'Maria Silva' },
+      { key: 'email', value: EMAIL },
+      { key: 'phone', value: '+55 11 91234-5678' },
+    ],
+    attribution: { utm_source: 'google', gclid: 'abc123' },
+    ...overrides,
+  };
+}
+
+function newLead(overrides: Partial<NewLead> = {}): NewLead {
+  return {
+    profile: 'site',
+    source: 'form',
+    dedupKey: `key:${EMAIL}`,
+    capture: capture(),
+    prospect: { name: 'Maria', lastName: 'Silva', email: EMAIL, idBranch: 1 },
+    status: 'queued',
+    receivedAt: T0,
+    ...overrides,
+  };
+}
+
+let dynamo: TestDynamo;
+let doc: DynamoDBDocumentClient;
+let tableName: string;
+let ledger: LeadLedger;
+
+beforeAll(async () => {
+  dynamo = await startTestDynamo();
+  doc = DynamoDBDocumentClient.from(dynamo.client);
+});
+afterAll(() => dynamo.close());
+beforeEach(async () => {
+  tableName = await dynamo.createLedgerTable();
+  ledger = createDynamoLedger({ client: dynamo.client, tableName });
+});
+
+async function scanTable(name = tableName): Promise<Record<string, unknown>[]> {
+  const out = await doc.send(new ScanCommand({ TableName: name, ConsistentRead: true }));
+  return out.Items ?? [];
+}
+
+/** Records a lead and claims it. */
+async function recordClaimed(overrides: Partial<NewLead> = {}) {
+  const { lead } = await ledger.record(newLead(overrides));
+  const claimed = await ledger.claim(lead.leadId, LEASE_MS, at(1));
+  expect(claimed?.status).toBe('sending');
+  return lead.leadId;
+}
+
+describe('newLeadId', () => {
+  it('makes short ids that sort by time and carry nothing but time and randomness', () => {
+    // Prepare
+    const times = [0, 1, 999, 1000, 60_000, 86_400_000].map((ms) => new Date(T0.getTime() + ms));
+
+    // Act
+    const ids = times.map((time) => newLeadId(time));
+
+    // Assess
+    for (const id of ids) expect(id).toMatch(/^ld_[0-9A-HJKMNP-TV-Z]{22}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids.map((id) => leadIdTime(id).toISOString())).toEqual(
+      times.map((t) => t.toISOString()),
+    );
+    expect(new Set(Array.from({ length: 1000 }, () => newLeadId(T0))).size).toBe(1000);
+    expect(isLeadId('ld_not-an-id')).toBe(false);
+  });
+});
+
+describe('createDynamoLedger', () => {
+  describe('record', () => {
+    it('records a new lead and reads it back as it was given', async () => {
+      // Act
+      const { lead, duplicate } = await ledger.record(newLead());
+      const read = await ledger.get(lead.leadId);
+
+      // Assess
+      expect(duplicate).toBe(false);
+      expect(isLeadId(lead.leadId)).toBe(true);
+      expect(lead).toEqual({
+        leadId: lead.leadId,
+        profile: 'site',
+        source: 'form',
+        status: 'queued',
+        dedupKey: `key:${EMAIL}`,
+        capture: capture(),
+        prospect: { name: 'Maria', lastName: 'Silva', email: EMAIL, idBranch: 1 },
+        attempts: 0,
+        receivedAt: T0.toISOString(),
+        updatedAt: T0.toISOString(),
+      });
+      expect(read).toEqual(lead);
+      expect(toLeadSummary(lead)).toEqual({
+        leadId: lead.leadId,
+        profile: 'site',
+        status: 'queued',
+        attempts: 0,
+        receivedAt: T0.toISOString(),
+      });
+    });
+
+    it('returns the existing lead for the same key within the window', async () => {
+      // Prepare
+      const first = await ledger.record(newLead({ dedupWindowSeconds: 3600 }));
+
+      // Act
+      const again = await ledger.record(
+        newLead({ dedupWindowSeconds: 3600, receivedAt: at(3599) }),
+      );
+
+      // Assess
+      expect(again).toEqual({ lead: first.lead, duplicate: true });
+    });
+
+    it('records a new lead for the same key once the window has passed', async () => {
+      // Prepare
+      const first = await ledger.record(newLead({ dedupWindowSeconds: 3600 }));
+
+      // Act
+      const later = await ledger.record(
+        newLead({ dedupWindowSeconds: 3600, receivedAt: at(3601) }),
+      );
+      const laterStill = await ledger.record(
+        newLead({ dedupWindowSeconds: 3600, receivedAt: at(3700) }),
+      );
+
+      // Assess
+      expect(later.duplicate).toBe(false);
+      expect(later.lead.leadId).not.toBe(first.lead.leadId);
+      expect(laterStill).toEqual({ lead: later.lead, duplicate: true });
+      expect(await ledger.get(first.lead.leadId)).toEqual(first.lead);
+    });
+
+    it('keeps a key without a window for as long as the ledger keeps leads', async () => {
+      // Prepare
+      const short = createDynamoLedger({ client: dynamo.client, tableName, retentionDays: 1 });
+      const first = await short.record(newLead());
+
+      // Act
+      const nextDay = await short.record(newLead({ receivedAt: at(86_000) }));
+      const twoDaysLater = await short.record(newLead({ receivedAt: at(2 * 86_400) }));
+
+      // Assess
+      expect(nextDay).toEqual({ lead: first.lead, duplicate: true });
+      expect(twoDaysLater.duplicate).toBe(false);
+    });
+
+    it('deduplicates per profile', async () => {
+      // Act
+      const site = await ledger.record(newLead());
+      const other = await ledger.record(newLead({ profile: 'landing' }));
+
+      // Assess
+      expect(other.duplicate).toBe(false);
+      expect(other.lead.leadId).not.toBe(site.lead.leadId);
+    });
+
+    it('creates exactly one lead out of 10 concurrent records of the same key', async () => {
+      // Act
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => ledger.record(newLead({ receivedAt: at(i % 3) }))),
+      );
+
+      // Assess
+      expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.lead.leadId)).size).toBe(1);
+      const items = await scanTable();
+      expect(items.filter((item) => item.kind === 'lead')).toHaveLength(1);
+      expect(items.filter((item) => item.kind === 'dedup')).toHaveLength(1);
+    });
+
+    it('writes the lead on the next record() after a crash between the dedup and lead writes', async () => {
+      // Prepare: a client whose first lead put fails, as if the process died right there.
+      const crashing = createLocalDynamoClient(dynamo.endpoint);
+      let crashed = false;
+      crashing.middlewareStack.add(
+        (next, context) => async (args) => {
+          const input = JSON.stringify(args.input);
+          if (!crashed && context.commandName?.startsWith('Put') && input.includes('"lead#')) {
+            crashed = true;
+            throw new Error('simulated crash');
+          }
+          return next(args);
+        },
+        { step: 'initialize', name: 'crashBeforeLeadPut' },
+      );
+      const crashingLedger = createDynamoLedger({ client: crashing, tableName });
+      await expect(crashingLedger.record(newLead())).rejects.toThrow('simulated crash');
+      const [orphan] = await scanTable();
+
+      // Act
+      const retried = await crashingLedger.record(newLead({ receivedAt: at(5) }));
+      const again = await ledger.record(newLead({ receivedAt: at(6) }));
+
+      // Assess
+      expect(crashed).toBe(true);
+      expect(orphan).toMatchObject({ kind: 'dedup' });
+      expect(retried.duplicate).toBe(false);
+      expect(retried.lead.leadId).toBe(orphan?.leadId);
+      expect(retried.lead.receivedAt).toBe(at(5).toISOString());
+      expect(again).toEqual({ lead: retried.lead, duplicate: true });
+      expect((await scanTable()).filter((item) => item.kind === 'lead')).toHaveLength(1);
+      crashing.destroy();
+    });
+
+    it('puts no personal data in any key, id or dedup item', async () => {
+      // Prepare
+      await ledger.record(newLead());
+      const { lead } = await ledger.record(
+        newLead({ dedupKey: `hash:${EMAIL}|Maria`, profile: 'p2' }),
+      );
+      await ledger.claim(lead.leadId, LEASE_MS, at(1));
+
+      // Act
+      const items = await scanTable();
+
+      // Assess
+      expect(items).toHaveLength(4);
+      for (const item of items) {
+        for (const key of ['pk', 'gsi1pk', 'gsi1sk', 'leadId']) {
+          expect(String(item[key] ?? '')).not.toContain(EMAIL);
+          expect(String(item[key] ?? '')).not.toContain('Maria');
+        }
+      }
+      const dedupItems = items.filter((item) => item.kind === 'dedup');
+      expect(dedupItems.map((item) => item.pk)).toEqual(
+        expect.arrayContaining([
+          `dedup#site#${hashDedupKey(`key:${EMAIL}`)}`,
+          `dedup#p2#${hashDedupKey(`hash:${EMAIL}|Maria`)}`,
+        ]),
+      );
+      for (const item of dedupItems) expect(JSON.stringify(item)).not.toContain(EMAIL);
+    });
+
+    it('compresses a large capture and refuses one that cannot fit in an item', async () => {
+      // Prepare
+      const big = 'Quero saber mais sobre os planos da academia. '.repeat(6000); // ~280 KB
+      const noise = randomBytes(450_000).toString('base64'); // ~600 KB, incompressible
+
+      // Act
+      const { lead } = await ledger.record(
+        newLead({ capture: capture({ answers: [{ key: 'message', value: big }] }) }),
+      );
+      const tooLarge = await ledger
+        .record(
+          newLead({
+            dedupKey: 'key:other',
+            capture: capture({ answers: [{ key: 'message', value: noise }] }),
+          }),
+        )
+        .catch((error: unknown) => error);
+
+      // Assess
+      expect((await ledger.get(lead.leadId))?.capture.answers[0]?.value).toBe(big);
+      const [item] = (await scanTable()).filter((i) => i.kind === 'lead');
+      expect(item?.payload).toBeInstanceOf(Uint8Array);
+      expect(tooLarge).toBeInstanceOf(LeadTooLargeError);
+      expect(await scanTable()).toHaveLength(2);
+    });
+
+    it('starts parked and test leads in their own status; test leads get a TTL', async () => {
+      // Act
+      const parked = await ledger.record(
+        newLead({ status: 'parked', reason: 'missing: cellphone', dedupKey: 'key:1' }),
+      );
+      const test = await ledger.record(newLead({ status: 'test', dedupKey: 'key:2' }));
+
+      // Assess
+      expect(parked.lead).toMatchObject({ status: 'parked', reason: 'missing: cellphone' });
+      expect(parked.lead.expiresAt).toBeUndefined();
+      expect(test.lead.status).toBe('test');
+      expect(test.lead.expiresAt).toBe(Math.floor(T0.getTime() / 1000) + 90 * 86_400);
+    });
+  });
+
+  it('works on a DynamoDBDocumentClient with its default marshalling', async () => {
+    // Prepare
+    const plain = DynamoDBDocumentClient.from(dynamo.client);
+    const docLedger = createDynamoLedger({ client: plain, tableName });
+
+    // Act
+    const { lead } = await docLedger.record(newLead({ prospect: undefined, reason: undefined }));
+    await docLedger.claim(lead.leadId, LEASE_MS, at(1));
+    const released = await docLedger.release(lead.leadId, 'HTTP 502', at(2));
+    await docLedger.markParked(lead.leadId, 'missing: email', at(3));
+    const requeued = await docLedger.requeue(lead.leadId, at(4));
+
+    // Assess
+    expect(lead.prospect).toBeUndefined();
+    expect(released.attempts).toBe(1);
+    expect(requeued).toMatchObject({ status: 'queued', attempts: 0, lastError: 'HTTP 502' });
+  });
+
+  describe('get', () => {
+    it('answers undefined for unknown and malformed ids', async () => {
+      expect(await ledger.get(newLeadId())).toBeUndefined();
+      expect(await ledger.get('lead#whatever')).toBeUndefined();
+      expect(await ledger.get('')).toBeUndefined();
+    });
+  });
+
+  describe('claim', () => {
+    it('lets exactly one of 10 concurrent claimers win', async () => {
+      // Prepare
+      const { lead } = await ledger.record(newLead());
+
+      // Act
+      const claims = await Promise.all(
+        Array.from({ length: 10 }, () => ledger.claim(lead.leadId, LEASE_MS, at(1))),
+      );
+
+      // Assess
+      const winners = claims.filter((c) => c !== undefined);
+      expect(winners).toHaveLength(1);
+      expect(winners[0]).toMatchObject({
+        status: 'sending',
+        leaseUntil: new Date(at(1).getTime() + LEASE_MS).toISOString(),
+        updatedAt: at(1).toISOString(),
+      });
+    });
+
+    it('lets someone else claim a lead once its lease has expired', async () => {
+      // Prepare
+      const leadId = await recordClaimed();
+
+      // Act
+      const whileHeld = await ledger.claim(leadId, LEASE_MS, at(1 + LEASE_MS / 1000 - 1));
+      const afterExpiry = await ledger.claim(leadId, LEASE_MS, at(1 + LEASE_MS / 1000 + 1));
+
+      // Assess
+      expect(whileHeld).toBeUndefined();
+      expect(afterExpiry?.leaseUntil).toBe(at(2 + (2 * LEASE_MS) / 1000).toISOString());
+    });
+
+    it('refuses unknown leads and leads that are parked, dead, rejected or test', async () => {
+      // Prepare
+      const parked = await ledger.record(newLead({ status: 'parked', dedupKey: 'key:p' }));
+      const test = await ledger.record(newLead({ status: 'test', dedupKey: 'key:t' }));
+      const dead = await ledger.record(newLead({ dedupKey: 'key:d' }));
+      await ledger.markDead(dead.lead.leadId, 'gave up', at(1));
+      const rejected = await recordClaimed({ dedupKey: 'key:r' });
+      await ledger.markRejected(rejected, ['email inválido'], at(2));
+
+      // Act
+      const ids = [parked.lead.leadId, test.lead.leadId, dead.lead.leadId, rejected, newLeadId()];
+      const claims = await Promise.all(ids.map((id) => ledger.claim(id, LEASE_MS, at(3))));
+
+      // Assess
+      expect(claims).toEqual([undefined, undefined, undefined, undefined, undefined]);
+      expect(await scanTable()).toHaveLength(8);
+    });
+  });
+
+  describe('markDelivered', () => {
+    it('is final: no claim, requeue, rejection, release, death or parking afterwards', async () => {
+      // Prepare
+      const leadId = await recordClaimed();
+      await ledger.markDelivered(leadId, 4242, at(2));
+      const late = at(3600);
+
+      // Act
+      const claim = await ledger.claim(leadId, LEASE_MS, late);
+      const requeue = await ledger.requeue(leadId, late);
+      const refusals = await Promise.allSettled([
+        ledger.markRejected(leadId, ['no'], late),
+        ledger.release(leadId, 'timeout', late),
+        ledger.markDead(leadId, 'gave up', late),
+        ledger.markParked(leadId, 'missing', late),
+        ledger.markDelivered(leadId, 999, late),
+      ]);
+
+      // Assess
+      expect(claim).toBeUndefined();
+      expect(requeue).toBeUndefined();
+      for (const refusal of refusals) {
+        expect(refusal.status).toBe('rejected');
+        const reason = (refusal as PromiseRejectedResult).reason;
+        expect(reason).toBeInstanceOf(LeadStateError);
+        expect(reason).toMatchObject({ leadId, status: 'delivered' });
+      }
+      expect(await ledger.get(leadId)).toMatchObject({
+        status: 'delivered',
+        idProspect: 4242,
+        deliveredAt: at(2).toISOString(),
+        updatedAt: at(2).toISOString(),
+        attempts: 0,
+        expiresAt: Math.floor(at(2).getTime() / 1000) + 90 * 86_400,
+      });
+      expect((await ledger.get(leadId))?.leaseUntil).toBeUndefined();
+    });
+
+    it('accepts the same delivery twice and keeps big ids as strings', async () => {
+      // Prepare
+      const leadId = await recordClaimed();
+      const bigId = '9007199254740993123';
+
+      // Act
+      await ledger.markDelivered(leadId, bigId, at(2));
+      await ledger.markDelivered(leadId, bigId, at(3));
+
+      // Assess
+      expect(await ledger.get(leadId)).toMatchObject({
+        idProspect: bigId,
+        deliveredAt: at(2).toISOString(),
+      });
+    });
+
+    it('records a delivery even when the lease was lost meanwhile', async () => {
+      // Prepare: the first sender's lease expired and a second sender released the lead.
+      const leadId = await recordClaimed();
+      await ledger.claim(leadId, LEASE_MS, at(100));
+      await ledger.release(leadId, 'HTTP 503', at(101));
+
+      // Act
+      await ledger.markDelivered(leadId, 7, at(102));
+
+      // Assess
+      expect(await ledger.get(leadId)).toMatchObject({ status: 'delivered', idProspect: 7 });
+    });
+
+    it('throws for an unknown lead', async () => {
+      const leadId = newLeadId();
+      await expect(ledger.markDelivered(leadId, 1, at(1))).rejects.toMatchObject({
+        name: 'LeadStateError',
+        status: undefined,
+      });
+    });
+  });
+
+  describe('release, markRejected, markDead and markParked', () => {
+    it('puts a lead back in the queue with one more attempt and the last error', async () => {
+      // Prepare
+      const leadId = await recordClaimed();
+
+      // Act
+      const first = await ledger.release(leadId, 'HTTP 503', at(2));
+      await ledger.claim(leadId, LEASE_MS, at(3));
+      const second = await ledger.release(leadId, 'HTTP 429', at(4));
+
+      // Assess
+      expect(first).toMatchObject({ status: 'queued', attempts: 1, lastError: 'HTTP 503' });
+      expect(first.leaseUntil).toBeUndefined();
+      expect(second).toMatchObject({ status: 'queued', attempts: 2, lastError: 'HTTP 429' });
+      await expect(ledger.release(leadId, 'again', at(5))).rejects.toMatchObject({
+        name: 'LeadStateError',
+        transition: 'release',
+        status: 'queued',
+      });
+    });
+
+    it('rejects only a lead being sent, keeping bounded upstream messages and a TTL', async () => {
+      // Prepare
+      const queued = await ledger.record(newLead({ dedupKey: 'key:q' }));
+      const leadId = await recordClaimed();
+      const messages = ['E-mail inválido', 'x'.repeat(5000)];
+
+      // Act
+      await ledger.markRejected(leadId, messages, at(2));
+      const notSending = await ledger
+        .markRejected(queued.lead.leadId, ['no'], at(2))
+        .catch((error: unknown) => error);
+
+      // Assess
+      const rejected = await ledger.get(leadId);
+      expect(rejected).toMatchObject({ status: 'rejected', attempts: 0 });
+      expect(rejected?.messages?.[0]).toBe('E-mail inválido');
+      expect(rejected?.messages?.[1]).toHaveLength(2000);
+      expect(rejected?.reason?.startsWith('E-mail inválido; xxx')).toBe(true);
+      expect(rejected?.expiresAt).toBeGreaterThan(0);
+      expect(notSending).toBeInstanceOf(LeadStateError);
+    });
+
+    it('marks queued or sending leads dead with one more attempt and no TTL', async () => {
+      // Prepare
+      const queued = await ledger.record(newLead({ dedupKey: 'key:q' }));
+      const sending = await recordClaimed();
+
+      // Act
+      await ledger.markDead(queued.lead.leadId, 'DLQ', at(2));
+      await ledger.markDead(sending, 'HTTP 500 ×8', at(2));
+
+      // Assess
+      for (const id of [queued.lead.leadId, sending]) {
+        const dead = await ledger.get(id);
+        expect(dead).toMatchObject({ status: 'dead', attempts: 1 });
+        expect(dead?.expiresAt).toBeUndefined();
+        expect(dead?.leaseUntil).toBeUndefined();
+      }
+    });
+
+    it('parks queued or sending leads with a reason', async () => {
+      // Prepare
+      const queued = await ledger.record(newLead({ dedupKey: 'key:q' }));
+      const sending = await recordClaimed();
+
+      // Act
+      await ledger.markParked(queued.lead.leadId, 'missing: email', at(2));
+      await ledger.markParked(sending, 'meta graph lookup failed', at(2));
+
+      // Assess
+      expect(await ledger.get(queued.lead.leadId)).toMatchObject({
+        status: 'parked',
+        reason: 'missing: email',
+      });
+      expect(await ledger.get(sending)).toMatchObject({ status: 'parked' });
+      await expect(ledger.markParked(sending, 'again', at(3))).rejects.toMatchObject({
+        status: 'parked',
+      });
+    });
+  });
+
+  describe('requeue', () => {
+    it('queues parked, dead, rejected and test leads again with attempts reset', async () => {
+      // Prepare
+      const parked = await ledger.record(newLead({ status: 'parked', reason: 'r', dedupKey: 'p' }));
+      const test = await ledger.record(newLead({ status: 'test', dedupKey: 't' }));
+      const dead = await recordClaimed({ dedupKey: 'd' });
+      await ledger.markDead(dead, 'gave up', at(2));
+      const rejected = await recordClaimed({ dedupKey: 'r' });
+      await ledger.markRejected(rejected, ['no'], at(2));
+
+      // Act
+      const ids = [parked.lead.leadId, test.lead.leadId, dead, rejected];
+      const requeued = await Promise.all(ids.map((id) => ledger.requeue(id, at(10))));
+
+      // Assess
+      for (const lead of requeued) {
+        expect(lead).toMatchObject({
+          status: 'queued',
+          attempts: 0,
+          updatedAt: at(10).toISOString(),
+        });
+        expect(lead?.expiresAt).toBeUndefined();
+        expect(lead?.reason).toBeUndefined();
+        expect(lead?.messages).toBeUndefined();
+      }
+      expect(requeued[2]?.lastError).toBe('gave up');
+      expect(await ledger.claim(dead, LEASE_MS, at(11))).toMatchObject({ status: 'sending' });
+    });
+
+    it('refuses queued, sending, delivered and unknown leads', async () => {
+      // Prepare
+      const queued = await ledger.record(newLead({ dedupKey: 'q' }));
+      const sending = await recordClaimed({ dedupKey: 's' });
+      const delivered = await recordClaimed({ dedupKey: 'd' });
+      await ledger.markDelivered(delivered, 1, at(2));
+
+      // Act
+      const ids = [queued.lead.leadId, sending, delivered, newLeadId(), 'nonsense'];
+      const results = await Promise.all(ids.map((id) => ledger.requeue(id, at(3))));
+
+      // Assess
+      expect(results).toEqual([undefined, undefined, undefined, undefined, undefined]);
+      expect((await ledger.get(sending))?.status).toBe('sending');
+    });
+  });
+
+  describe('listByStatus', () => {
+    it('pages through one status oldest first', async () => {
+      // Prepare
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const { lead } = await ledger.record(newLead({ dedupKey: `k${i}`, receivedAt: at(i) }));
+        ids.push(lead.leadId);
+      }
+      await ledger.record(newLead({ dedupKey: 'parked', status: 'parked' }));
+      await ledger.claim(ids[6] ?? '', LEASE_MS, at(10));
+
+      // Act
+      const seen: string[] = [];
+      const pages: number[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await ledger.listByStatus('queued', { limit: 3, ...(cursor && { cursor }) });
+        seen.push(...page.leads.map((l) => l.leadId));
+        pages.push(page.leads.length);
+        cursor = page.cursor;
+      } while (cursor);
+      const sending = await ledger.listByStatus('sending');
+
+      // Assess
+      expect(seen).toEqual(ids.slice(0, 6));
+      expect(pages.slice(0, 2)).toEqual([3, 3]);
+      expect(sending.leads.map((l) => l.leadId)).toEqual([ids[6]]);
+      expect(sending.cursor).toBeUndefined();
+      expect((await ledger.listByStatus('parked')).leads).toHaveLength(1);
+      expect((await ledger.listByStatus('delivered')).leads).toEqual([]);
+    });
+
+    it('refuses a cursor it did not hand out for this status', async () => {
+      // Prepare
+      for (let i = 0; i < 3; i++) await ledger.record(newLead({ dedupKey: `k${i}` }));
+      const { cursor } = await ledger.listByStatus('queued', { limit: 1 });
+
+      // Act / Assess
+      expect(cursor).toBeDefined();
+      await expect(ledger.listByStatus('dead', { cursor: cursor ?? '' })).rejects.toBeInstanceOf(
+        InvalidCursorError,
+      );
+      await expect(ledger.listByStatus('queued', { cursor: 'bm9wZQ' })).rejects.toBeInstanceOf(
+        InvalidCursorError,
+      );
+    });
+  });
+
+  describe('publicStatus', () => {
+    it('shows a lead being sent as queued', () => {
+      expect(publicStatus('sending')).toBe('queued');
+      expect(publicStatus('parked')).toBe('parked');
+    });
+  });
+});
+
+describe('startLocalDynamo', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'leads-dynamo-'));
+  const children = new Set<ChildProcess>();
+  afterAll(() => {
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Runs startLocalDynamo in a child process on `dataDir`; resolves with its endpoint. */
+  async function startChild(): Promise<{ child: ChildProcess; endpoint: string }> {
+    const local = new URL('../../local/dynamodb-local.ts', import.meta.url).href;
+    const adapter = new URL('../../functions/ledger/lead-ledger-dynamodb.ts', import.meta.url).href;
+    const script = `
+      const { startLocalDynamo } = await import(${JSON.stringify(local)});
+      const { LEDGER_TABLE_DEFINITION } = await import(${JSON.stringify(adapter)});
+      const local = await startLocalDynamo({
+        dataDir: ${JSON.stringify(dataDir)},
+        tables: [{ name: 'leads', definition: LEDGER_TABLE_DEFINITION }],
+      });
+      console.log(JSON.stringify({ endpoint: local.endpoint }));
+      setInterval(() => {}, 60_000);
+    `;
+    const child = spawn(
+      process.execPath,
+      ['--no-warnings', '--import', 'tsx', '--input-type=module', '-e', script],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    children.add(child);
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    for await (const line of lines) {
+      if (line.startsWith('{')) return { child, endpoint: JSON.parse(line).endpoint as string };
+    }
+    throw new Error('the local DynamoDB child exited before it was ready');
+  }
+
+  async function kill9(child: ChildProcess): Promise<NodeJS.Signals | null> {
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once('exit', (_code, signal) => resolve(signal)),
+    );
+    child.kill('SIGKILL');
+    const signal = await exited;
+    children.delete(child);
+    return signal;
+  }
+
+  it('keeps acknowledged writes on disk when its process is killed with SIGKILL', async () => {
+    // Prepare
+    const first = await startChild();
+    const client = createLocalDynamoClient(first.endpoint);
+    const ledger = createDynamoLedger({ client, tableName: 'leads' });
+    const { lead } = await ledger.record(newLead());
+    const delivered = await ledger.record(newLead({ dedupKey: 'key:delivered' }));
+    await ledger.claim(delivered.lead.leadId, LEASE_MS, at(1));
+    await ledger.markDelivered(delivered.lead.leadId, 77, at(2));
+    client.destroy();
+
+    // Act
+    const signal = await kill9(first.child);
+    const second = await startChild();
+    const reopened = createLocalDynamoClient(second.endpoint);
+    const after = createDynamoLedger({ client: reopened, tableName: 'leads' });
+
+    // Assess
+    expect(signal).toBe('SIGKILL');
+    expect(await after.get(lead.leadId)).toEqual(lead);
+    expect(await after.get(delivered.lead.leadId)).toMatchObject({
+      status: 'delivered',
+      idProspect: 77,
+    });
+    expect((await after.listByStatus('delivered')).leads).toHaveLength(1);
+    expect((await after.record(newLead({ receivedAt: at(60) }))).duplicate).toBe(true);
+    reopened.destroy();
+    await kill9(second.child);
+  });
+
+  it('refuses a data dir another process is using', async () => {
+    // Prepare
+    const { child } = await startChild();
+
+    // Act
+    const second = startLocalDynamo({ dataDir });
+
+    // Assess
+    await expect(second).rejects.toThrow(/in use by another process/);
+    await kill9(child);
+  });
+
+  it('creates missing tables once and reopens them', async () => {
+    // Prepare
+    const dir = mkdtempSync(join(tmpdir(), 'leads-dynamo-own-'));
+    const tables = [{ name: 'leads', definition: LEDGER_TABLE_DEFINITION }];
+
+    // Act
+    const first = await startLocalDynamo({ dataDir: dir, tables });
+    const firstLedger = createDynamoLedger({ client: first.client, tableName: 'leads' });
+    const { lead } = await firstLedger.record(newLead());
+    await first.close();
+    const second = await startLocalDynamo({ dataDir: dir, tables });
+    const read = await createDynamoLedger({ client: second.client, tableName: 'leads' }).get(
+      lead.leadId,
+    );
+    await second.close();
+    rmSync(dir, { recursive: true, force: true });
+
+    // Assess
+    expect(first.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(read).toEqual(lead);
+  });
+});

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createLocalLeadQueue,
+  LOCAL_QUEUE_TABLE_DEFINITION,
+  type LocalLeadQueue,
+} from '../../functions/ledger/lead-queue-local.ts';
+import { ensureTable } from '../../local/dynamodb-local.ts';
+import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+
+let dynamo: TestDynamo;
+let tables = 0;
+beforeAll(async () => {
+  dynamo = await startTestDynamo();
+});
+afterAll(() => dynamo?.close());
+
+async function freshQueue(maxReceiveCount = 3): Promise<LocalLeadQueue> {
+  tables += 1;
+  const tableName = `queue-test-${tables}`;
+  await ensureTable(dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, tableName);
+  return createLocalLeadQueue({ client: dynamo.client, tableName, maxReceiveCount });
+}
+
+const visibilityMs = 30_000;
+
+describe('local lead queue (SQS semantics on the local DynamoDB)', () => {
+  it('hands a message to one receiver and hides it until the visibility timeout', async () => {
+    const queue = await freshQueue();
+    await queue.send('ld_a');
+    const now = Date.now();
+    const first = await queue.receive({ max: 10, visibilityMs, now });
+    expect(first.map((m) => m.leadId)).toEqual(['ld_a']);
+    expect(first[0]?.receiveCount).toBe(1);
+    expect(await queue.receive({ max: 10, visibilityMs, now: now + 1 })).toEqual([]);
+    const again = await queue.receive({ max: 10, visibilityMs, now: now + visibilityMs + 1 });
+    expect(again.map((m) => m.receiveCount)).toEqual([2]);
+  });
+
+  it('deletes only with the current receipt', async () => {
+    const queue = await freshQueue();
+    await queue.send('ld_b');
+    const now = Date.now();
+    const [stale] = await queue.receive({ max: 1, visibilityMs, now });
+    const [current] = await queue.receive({ max: 1, visibilityMs, now: now + visibilityMs + 1 });
+    expect(await queue.delete(stale?.receiptHandle ?? '')).toBe(false);
+    expect(await queue.delete(current?.receiptHandle ?? '')).toBe(true);
+    expect(await queue.depth()).toMatchObject({ queued: 0, dead: 0 });
+  });
+
+  it('never gives one message to two concurrent receivers', async () => {
+    const queue = await freshQueue();
+    for (const id of ['ld_1', 'ld_2', 'ld_3', 'ld_4', 'ld_5']) await queue.send(id);
+    const batches = await Promise.all(
+      Array.from({ length: 6 }, () => queue.receive({ max: 5, visibilityMs })),
+    );
+    const received = batches.flat().map((m) => m.leadId);
+    expect(received.sort()).toEqual(['ld_1', 'ld_2', 'ld_3', 'ld_4', 'ld_5']);
+  });
+
+  it('respects a send delay and an early change of visibility', async () => {
+    const queue = await freshQueue();
+    await queue.send('ld_late', { delaySeconds: 60 });
+    expect(await queue.receive({ max: 1, visibilityMs })).toEqual([]);
+    expect(await queue.receive({ max: 1, visibilityMs, now: Date.now() + 61_000 })).toHaveLength(1);
+
+    await queue.send('ld_back');
+    const [message] = await queue.receive({ max: 1, visibilityMs });
+    expect(await queue.changeVisibility(message?.receiptHandle ?? '', 0)).toBe(true);
+    expect((await queue.receive({ max: 1, visibilityMs })).map((m) => m.leadId)).toEqual([
+      'ld_back',
+    ]);
+  });
+
+  it('moves a message received too often to the dead-letter queue, and redrives it', async () => {
+    const queue = await freshQueue(2);
+    await queue.send('ld_poison');
+    let now = Date.now();
+    for (let i = 0; i < 2; i += 1) {
+      expect(await queue.receive({ max: 1, visibilityMs, now })).toHaveLength(1);
+      now += visibilityMs + 1;
+    }
+    expect(await queue.receive({ max: 1, visibilityMs, now })).toEqual([]);
+    expect(await queue.depth()).toMatchObject({ queued: 0, dead: 1 });
+
+    expect(await queue.redrive(now)).toBe(1);
+    const [redriven] = await queue.receive({ max: 1, visibilityMs, now: now + 1 });
+    expect(redriven).toMatchObject({ leadId: 'ld_poison', receiveCount: 1 });
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The local DynamoDB (local/dynamodb-local.ts) on disk. dynalite ends every Scan and
+ * Query by calling `return()` on its level iterator, which abstract-level's iterators lacked, so
+ * each one stayed open for the life of the process (the soak saw the heap grow with every poll
+ * of the local worker). The module gives them a `return` that closes them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startLocalDynamo } from '../../local/dynamodb-local.ts';
+
+interface Iterator {
+  next(): Promise<unknown>;
+  return(): Promise<IteratorReturnResult<undefined>>;
+}
+interface Db {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  put(key: string, value: string): Promise<void>;
+  values(): Iterator;
+  keys(): Iterator;
+  iterator(): Iterator;
+}
+
+// The LevelDB binding dynalite keeps its data in, resolved as dynamodb-local.ts resolves it.
+const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+const { Level } = fromDynalite('level') as { Level: new (path: string) => Db };
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('local DynamoDB on disk', () => {
+  it('closes a level iterator when its stream ends (return), so Scans and Queries release them', async () => {
+    // Prepare: the module is loaded (its fix applies at import); a LevelDB like dynalite's.
+    const dir = mkdtempSync(join(tmpdir(), 'leads-level-'));
+    dirs.push(dir);
+    const local = await startLocalDynamo({ dataDir: dir });
+    await local.close();
+    const db = new Level(join(dir, 'plain'));
+    await db.open();
+    await db.put('a', '1');
+
+    // Act: read each kind of iterator to its end, then release it as dynalite's streams do.
+    const iterators = [db.values(), db.keys(), db.iterator()];
+    for (const iterator of iterators) {
+      expect(await iterator.next()).toBeDefined();
+      expect(await iterator.next()).toBeUndefined();
+    }
+    const results = await Promise.all(iterators.map((iterator) => iterator.return()));
+
+    // Assess: closed (a closed iterator refuses next()), and the database closes cleanly.
+    expect(results).toEqual(iterators.map(() => ({ done: true, value: undefined })));
+    for (const iterator of iterators) {
+      await expect(iterator.next()).rejects.toMatchObject({ code: 'LEVEL_ITERATOR_NOT_OPEN' });
+    }
+    await db.close();
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * The report's CSV (functions/report/serve/csv.ts): parsed back with a strict RFC 4180 parser and
+ * compared with the rows, for the Brazilian dialect (`;`, decimal comma) and the international
+ * one (`,`, decimal point).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  CSV_DIALECTS,
+  type CsvDialect,
+  cellText,
+  csvColumns,
+  csvFileName,
+  guardFormula,
+  localDate,
+  SEED_DEBTOR_FIELDS,
+  spreadsheetDate,
+  toCsv,
+} from '../../../functions/report/serve/csv.ts';
+import type { ReportRow } from '../../../functions/report/serve/report-json.ts';
+
+/**
+ * RFC 4180, strictly: records end with CRLF (the last one too), a quoted field may hold the
+ * delimiter, CR, LF and doubled quotes; a quote or a bare CR/LF anywhere else is an error.
+ */
+function parseCsv(text: string, delimiter: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"' && field === '') {
+      i += 1;
+      for (;;) {
+        if (i >= text.length) throw new Error('unterminated quoted field');
+        if (text[i] === '"') {
+          if (text[i + 1] === '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
+          i += 1;
+          break;
+        }
+        field += text[i];
+        i += 1;
+      }
+      if (i < text.length && text[i] !== delimiter && text[i] !== '\r') {
+        throw new Error(`text after a closing quote at ${i}`);
+      }
+      continue;
+    }
+    if (c === delimiter) {
+      record.push(field);
+      field = '';
+      i += 1;
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+      i += 2;
+    } else if (c === '"' || c === '\r' || c === '\n') {
+      throw new Error(`bare ${JSON.stringify(c)} at ${i}`);
+    } else {
+      field += c;
+      i += 1;
+    }
+  }
+  if (field !== '' || record.length > 0) throw new Error('the last record does not end with CRLF');
+  return records;
+}
+
+function row(overrides: Partial<ReportRow> & Record<string, unknown>): ReportRow {
+  return {
+    memberId: 10_501,
+    name: 'MARIA DA SILVA',
+    memberStatus: 'Active',
+    receivableId: 700_100,
+    receivableIdOrigin: null,
+    branchId: 1,
+    branchName: 'Unidade Centro',
+    dueDate: '2026-07-10T00:00:00',
+    paymentDate: null,
+    registerDate: '2026-06-20T14:31:05',
+    originalDueDate: '2026-07-10T00:00:00',
+    chargeDate: null,
+    daysLate: 134,
+    debtAmount: 149.9,
+    paymentType: 'Cartão de crédito',
+    idPaymentType: 1,
+    debtStatus: 'Open',
+    checkoutLink: 'https://checkout.example/r/700100?t=abc&x=1',
+    checkoutLinkFullDebt: null,
+    paymentOrigin: null,
+    idMemberMembership: 50_123,
+    chargeAttemptsCount: 3,
+    daysOverdue: 134,
+    ageingBucket: '91+',
+    ...overrides,
+  } as ReportRow;
+}
+
+const ROWS: ReportRow[] = [
+  row({}),
+  row({ name: 'JOÃO CONCEIÇÃO D’ÁVILA', debtAmount: 1234.5, receivableId: 700_101 }),
+  row({ name: 'ANA "ANINHA" SOUZA; FILHA, NETA', debtAmount: 0.1 + 0.2, receivableId: 700_102 }),
+  row({ name: 'MARIA\r\nDAS DORES\nSEGUNDA LINHA', receivableId: 700_103 }),
+  row({ name: '=HYPERLINK("http://evil.example","clique")', receivableId: 700_104 }),
+  row({ name: '+5511999999999', receivableId: 700_105 }),
+  row({ name: '-2+3', receivableId: 700_106 }),
+  row({ name: '@SUM(A1:A9)', receivableId: 700_107 }),
+  row({ name: '\tTAB', receivableId: 700_108 }),
+  row({ name: '\rCR', receivableId: 700_109 }),
+  row({
+    name: null,
+    debtAmount: null,
+    dueDate: null,
+    debtStatus: 'Recovered',
+    paymentDate: '2026-08-01T09:15:00',
+    daysOverdue: null,
+    ageingBucket: null,
+    receivableId: 700_110,
+  }),
+  row({ name: 'ZOË 😀 ÇÃ', debtAmount: 10, receivableId: '98765432109876543210' as never }),
+];
+
+/** What a cell should read as, from the row's value: the same rules, stated independently. */
+function expectedCell(value: unknown, column: string, dialect: CsvDialect): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number') {
+    const plain = column === 'debtAmount' ? value.toFixed(2) : String(value);
+    return dialect.decimal === ',' ? plain.replace('.', ',') : plain;
+  }
+  let textValue = String(value);
+  if (/Date$/.test(column)) {
+    textValue = textValue.replace(/^(\d{4}-\d{2}-\d{2})T00:00:00$/, '$1').replace('T', ' ');
+  }
+  return /^[=+\-@\t\r]/.test(textValue) ? `'${textValue}` : textValue;
+}
+
+describe('toCsv', () => {
+  for (const [name, dialect] of Object.entries(CSV_DIALECTS)) {
+    it(`round-trips every cell (${name}: "${dialect.delimiter}", decimal "${dialect.decimal}")`, () => {
+      const csv = toCsv(ROWS, dialect);
+      expect(csv.startsWith('\uFEFF')).toBe(true);
+      expect(Buffer.from(csv, 'utf8').subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+      const records = parseCsv(csv.slice(1), dialect.delimiter);
+      const columns = csvColumns(ROWS);
+      expect(records[0]).toEqual(columns);
+      expect(records).toHaveLength(ROWS.length + 1);
+      ROWS.forEach((source, i) => {
+        const record = records[i + 1] ?? [];
+        expect(record).toHaveLength(columns.length);
+        columns.forEach((column, c) => {
+          const value = (source as Record<string, unknown>)[column];
+          expect(record[c], `${column} of row ${i}`).toBe(expectedCell(value, column, dialect));
+        });
+      });
+    });
+  }
+
+  it('keeps accents, quotes, delimiters and line breaks of a name in one cell', () => {
+    const records = parseCsv(toCsv(ROWS).slice(1), ';');
+    const names = records.slice(1).map((r) => r[1]);
+    expect(names).toContain('JOÃO CONCEIÇÃO D’ÁVILA');
+    expect(names).toContain('ANA "ANINHA" SOUZA; FILHA, NETA');
+    expect(names).toContain('MARIA\r\nDAS DORES\nSEGUNDA LINHA');
+    expect(names).toContain('ZOË 😀 ÇÃ');
+  });
+
+  it('guards every text cell a spreadsheet would run as a formula', () => {
+    const records = parseCsv(toCsv(ROWS).slice(1), ';');
+    const names = records.slice(1).map((r) => r[1] ?? '');
+    for (const start of ['=', '+', '-', '@', '\t', '\r']) {
+      const cell = names.find((n) => n.slice(1).startsWith(start));
+      expect(cell, `a name starting with ${JSON.stringify(start)}`).toBeDefined();
+      expect(cell?.startsWith("'")).toBe(true);
+    }
+    expect(names.filter((n) => /^[=+\-@\t\r]/.test(n))).toEqual([]);
+    // Numbers we write are not text: a negative number stays a number.
+    expect(cellText(-5, 'daysOverdue', CSV_DIALECTS.br)).toBe('-5');
+    expect(guardFormula('MARIA')).toBe('MARIA');
+  });
+
+  it('writes amounts with two decimals and the dialect’s decimal separator, no thousands', () => {
+    const br = parseCsv(toCsv(ROWS).slice(1), ';');
+    const intl = parseCsv(toCsv(ROWS, CSV_DIALECTS.intl).slice(1), ',');
+    const column = csvColumns(ROWS).indexOf('debtAmount');
+    expect(br.slice(1, 4).map((r) => r[column])).toEqual(['149,90', '1234,50', '0,30']);
+    expect(intl.slice(1, 4).map((r) => r[column])).toEqual(['149.90', '1234.50', '0.30']);
+  });
+
+  it('ends every line with CRLF and has no bare line feed outside quotes', () => {
+    const csv = toCsv([row({})]);
+    expect(csv.endsWith('\r\n')).toBe(true);
+    expect(csv.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
+  });
+
+  it('orders columns: seed fields, extra upstream fields, then ours', () => {
+    const columns = csvColumns(ROWS);
+    expect(columns.slice(0, SEED_DEBTOR_FIELDS.length)).toEqual([...SEED_DEBTOR_FIELDS]);
+    expect(columns.slice(SEED_DEBTOR_FIELDS.length)).toEqual([
+      'idMemberMembership',
+      'chargeAttemptsCount',
+      'daysOverdue',
+      'ageingBucket',
+    ]);
+    expect(parseCsv(toCsv([]).slice(1), ';')).toEqual([
+      [...SEED_DEBTOR_FIELDS, 'daysOverdue', 'ageingBucket'],
+    ]);
+  });
+});
+
+describe('helpers', () => {
+  it('writes dates as spreadsheets read them', () => {
+    expect(spreadsheetDate('2026-07-10T00:00:00')).toBe('2026-07-10');
+    expect(spreadsheetDate('2026-07-10T14:30:05')).toBe('2026-07-10 14:30:05');
+    expect(spreadsheetDate('2026-07-10T14:30:05.123')).toBe('2026-07-10 14:30:05');
+    expect(spreadsheetDate('2026-07-10T14:30:05Z')).toBe('2026-07-10T14:30:05Z');
+  });
+
+  it('names the file by the report’s local date', () => {
+    expect(localDate('2026-11-22T01:30:00Z', 'America/Sao_Paulo')).toBe('2026-11-21');
+    expect(localDate('2026-11-22T01:30:00Z', 'Not/AZone')).toBe('2026-11-22');
+    expect(csvFileName('2026-11-21')).toBe('devedores-2026-11-21.csv');
+    expect(csvFileName('2026-11-21', { first: 1, last: 500 })).toBe(
+      'devedores-2026-11-21-linhas-1-500.csv',
+    );
+  });
+});

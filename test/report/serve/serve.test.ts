@@ -1,0 +1,748 @@
+/**
+ * The report use case (functions/report/serve/serve.ts) over an in-memory ReportStore: auth, the
+ * seed-shaped list, the JSON report's filters, sort and paging, caching (ETag, 304, gzip), the
+ * answers before the first snapshot and when the report is stale.
+ */
+import { gunzipSync } from 'node:zlib';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Client } from '../../../functions/config/config-schema.ts';
+import { computeSummary, type Debtor } from '../../../functions/domain/debtors.ts';
+import { buildSnapshot, type DebtorsSnapshot } from '../../../functions/domain/debtors-report.ts';
+import type { HttpRequest } from '../../../functions/kernel/http.ts';
+import { type ReportDeps, serveReport } from '../../../functions/report/serve/serve.ts';
+import type {
+  RefreshStatus,
+  StoredSnapshot,
+} from '../../../functions/report/store/report-store.ts';
+import { generateDebtors } from '../../../sandbox/debtors-data.ts';
+import { selectDebtors } from '../../../sandbox/debtors-query.ts';
+
+const NOW = new Date('2026-11-21T15:00:00.000Z');
+const CLIENTS: Client[] = [
+  { username: 'ops', password: 'ops-secret', roles: ['prospects:write', 'report:read', 'admin'] },
+  { username: 'reporter', password: 'reporter-secret', roles: ['report:read'] },
+  { username: 'writer', password: 'writer-secret', roles: ['prospects:write'] },
+];
+const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+const REPORTER = basic('reporter', 'reporter-secret');
+const OPS = basic('ops', 'ops-secret');
+
+/** Demo rows plus rows whose names test escaping, accents and search. */
+function fixtureRows(): Debtor[] {
+  const demo = generateDebtors({ count: 180, branches: [1, 2, 3], seed: 42 }, NOW);
+  const template = demo.find((row) => row.debtStatus === 'Open' && row.branchId === 1);
+  if (!template) throw new Error('the demo data has no open row in branch 1');
+  const special = [
+    'JOÃO DA CONCEIÇÃO',
+    'ANA "ANINHA" SOUZA; FILHA',
+    'MARIA\r\nDAS DORES',
+    '=HYPERLINK("http://evil.example")',
+    '</script><img src=x onerror=alert(1)>',
+  ].map((name, i) => ({
+    ...template,
+    name,
+    receivableId: 990_000 + i,
+    dueDate: '2026-01-15T00:00:00',
+  }));
+  return [...demo, ...special];
+}
+
+function snapshotOf(rows: readonly Debtor[], generatedAt = NOW.toISOString()): DebtorsSnapshot {
+  const branches = new Map<number, Debtor[]>();
+  for (const row of rows) {
+    const id = Number(row.branchId);
+    branches.set(id, [...(branches.get(id) ?? []), row]);
+  }
+  return buildSnapshot({
+    branches: [...branches].map(([branchId, list]) => ({
+      branchId,
+      rows: list,
+      total: list.length,
+      summary: computeSummary(list),
+    })),
+    startedAt: generatedAt,
+    generatedAt,
+    timeZone: 'America/Sao_Paulo',
+    pageCalls: 4,
+  });
+}
+
+const OK_STATUS: RefreshStatus = {
+  lastStartedAt: NOW.toISOString(),
+  lastSucceededAt: NOW.toISOString(),
+  failures: 0,
+};
+
+interface Harness {
+  deps: ReportDeps;
+  requestRefresh: ReturnType<typeof vi.fn>;
+  setSnapshot(snapshot: DebtorsSnapshot | undefined, etag?: string): void;
+  setStatus(status: RefreshStatus): void;
+  setNow(now: Date): void;
+}
+
+function harness(snapshot: DebtorsSnapshot | undefined = snapshotOf(fixtureRows())): Harness {
+  let stored: StoredSnapshot | undefined = snapshot && { snapshot, etag: '"v1"' };
+  let status = OK_STATUS;
+  let now = NOW;
+  const requestRefresh = vi.fn(async () => {});
+  return {
+    deps: {
+      config: {
+        clients: async () => CLIENTS,
+        report: async () => ({
+          branches: [1, 2, 3],
+          refreshSeconds: 900,
+          timeZone: 'America/Sao_Paulo',
+        }),
+      },
+      store: { readSnapshot: async () => stored, readStatus: async () => status },
+      trigger: { requestRefresh },
+      now: () => now,
+    },
+    requestRefresh,
+    setSnapshot(next, etag = '"v2"') {
+      stored = next && { snapshot: next, etag };
+    },
+    setStatus(next) {
+      status = next;
+    },
+    setNow(next) {
+      now = next;
+    },
+  };
+}
+
+function request(
+  method: string,
+  url: string,
+  headers: Record<string, string> = {},
+): { resource: string; request: HttpRequest } {
+  const parsed = new URL(url, 'http://localhost');
+  const query: Record<string, string[]> = {};
+  for (const [key, value] of parsed.searchParams) query[key] = [...(query[key] ?? []), value];
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  return {
+    resource: parsed.pathname,
+    request: {
+      method,
+      headers: lower,
+      query,
+      body: Buffer.alloc(0),
+      contentType: '',
+      receivedAt: NOW,
+    },
+  };
+}
+
+async function call(
+  h: Harness,
+  method: string,
+  url: string,
+  headers: Record<string, string> = { authorization: REPORTER },
+): Promise<APIGatewayProxyResult> {
+  const { resource, request: req } = request(method, url, headers);
+  return serveReport(resource, req, h.deps);
+}
+
+const get = (h: Harness, url: string, headers?: Record<string, string>) =>
+  call(h, 'GET', url, headers ?? { authorization: REPORTER });
+
+/** The body as text, gunzipped when it came compressed. */
+function text(result: APIGatewayProxyResult): string {
+  if (!result.isBase64Encoded) return result.body;
+  const bytes = Buffer.from(result.body, 'base64');
+  return result.headers?.['content-encoding'] === 'gzip'
+    ? gunzipSync(bytes).toString('utf8')
+    : bytes.toString('utf8');
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: parsed JSON answers are checked field by field
+function body(result: APIGatewayProxyResult): any {
+  return JSON.parse(text(result));
+}
+
+type Row = Debtor & { daysOverdue: number | null; ageingBucket: string | null };
+
+/** Every row of the JSON report matching `query` (all pages). */
+async function allRows(h: Harness, query: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (let skip = 0; ; skip += 1000) {
+    const result = await get(h, `/reports/debtors?${query}&take=1000&skip=${skip}`);
+    expect(result.statusCode).toBe(200);
+    const page = body(result);
+    rows.push(...page.results);
+    if (rows.length >= page.total) return rows;
+  }
+}
+
+const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+const ROUTES = [
+  '/api/v1/receivables/debtors',
+  '/reports/debtors',
+  '/reports/debtors.csv',
+  '/reports/debtors.html',
+];
+
+let h: Harness;
+beforeEach(() => {
+  h = harness();
+});
+
+describe('authentication and roles', () => {
+  it.each(ROUTES)(
+    '%s answers 401 with a Basic challenge without valid credentials',
+    async (path) => {
+      const attempts: Record<string, string>[] = [
+        {},
+        { authorization: basic('reporter', 'wrong') },
+        { authorization: 'Bearer x' },
+      ];
+      for (const headers of attempts) {
+        const result = await get(h, path, headers);
+        expect(result.statusCode).toBe(401);
+        expect(result.headers?.['www-authenticate']).toMatch(/^Basic realm=/);
+        expect(body(result)).toMatchObject({ error: { code: 'unauthorized' } });
+      }
+    },
+  );
+
+  it.each(ROUTES)('%s answers 403 to a client without report:read', async (path) => {
+    const result = await get(h, path, { authorization: basic('writer', 'writer-secret') });
+    expect(result.statusCode).toBe(403);
+    expect(result.headers?.['www-authenticate']).toBeUndefined();
+    expect(body(result)).toMatchObject({ error: { code: 'forbidden' } });
+  });
+
+  it('lets only admin ask for a refresh, and answers 202 once it is requested', async () => {
+    const refused = await call(h, 'POST', '/admin/reports/debtors/refresh', {
+      authorization: REPORTER,
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(h.requestRefresh).not.toHaveBeenCalled();
+    const anonymous = await call(h, 'POST', '/admin/reports/debtors/refresh', {});
+    expect(anonymous.statusCode).toBe(401);
+
+    const accepted = await call(h, 'POST', '/admin/reports/debtors/refresh', {
+      authorization: OPS,
+    });
+    expect(accepted.statusCode).toBe(202);
+    expect(body(accepted)).toEqual({ status: 'refresh_requested' });
+    expect(h.requestRefresh).toHaveBeenCalledTimes(1);
+    expect(h.requestRefresh).toHaveBeenCalledWith({ reason: 'admin' });
+  });
+
+  it('answers 503 when the refresh cannot be requested, and 405 to a wrong method', async () => {
+    h.requestRefresh.mockRejectedValueOnce(new Error('queue down'));
+    const failed = await call(h, 'POST', '/admin/reports/debtors/refresh', { authorization: OPS });
+    expect(failed.statusCode).toBe(503);
+    expect(body(failed)).toMatchObject({ error: { code: 'refresh_unavailable' } });
+    const wrong = await call(h, 'POST', '/reports/debtors', { authorization: OPS });
+    expect(wrong.statusCode).toBe(405);
+    expect(wrong.headers?.allow).toBe('GET');
+  });
+});
+
+describe('before the first snapshot', () => {
+  it.each(ROUTES)('%s answers 503 report_not_ready with Retry-After', async (path) => {
+    h.setSnapshot(undefined);
+    const result = await get(h, path);
+    expect(result.statusCode).toBe(503);
+    expect(Number(result.headers?.['retry-after'])).toBeGreaterThan(0);
+    expect(result.headers?.['cache-control']).toBe('no-store');
+    expect(body(result)).toMatchObject({ error: { code: 'report_not_ready' } });
+  });
+
+  it('answers 503 report_unavailable when the store cannot be read', async () => {
+    h.deps.store.readSnapshot = async () => {
+      throw new Error('S3 down');
+    };
+    const result = await get(h, '/reports/debtors');
+    expect(result.statusCode).toBe(503);
+    expect(body(result)).toMatchObject({ error: { code: 'report_unavailable' } });
+  });
+});
+
+describe('GET /api/v1/receivables/debtors (the seed list)', () => {
+  // The upstream's answer over the rows in the order the snapshot keeps (the upstream's own).
+  const rows = snapshotOf(fixtureRows()).rows as Parameters<typeof selectDebtors>[0];
+  const cases: [string, Parameters<typeof selectDebtors>[1]][] = [
+    ['', { take: 50, skip: 0 }],
+    ['take=10&skip=5', { take: 10, skip: 5 }],
+    ['take=500', { take: 50, skip: 0 }],
+    ['idBranch=2', { take: 50, skip: 0, idBranch: 2 }],
+    ['IDBRANCH=3&skip=20', { take: 50, skip: 20, idBranch: 3 }],
+    ['debtStatus=1', { take: 50, skip: 0, debtStatus: 'Open' }],
+    ['debtStatus=recovered&take=7', { take: 7, skip: 0, debtStatus: 'Recovered' }],
+    ['memberStatus=Freeze', { take: 50, skip: 0, memberStatus: 'Freeze' }],
+    [
+      'memberStatus=2&idBranch=1&debtStatus=Open',
+      { take: 50, skip: 0, idBranch: 1, memberStatus: 'Inactive', debtStatus: 'Open' },
+    ],
+    ['idBranch=9', { take: 50, skip: 0, idBranch: 9 }],
+    ['skip=10000', { take: 50, skip: 10_000 }],
+    ['take=&idBranch=&unknown=1', { take: 50, skip: 0 }],
+  ];
+  it.each(cases)('?%s answers what the upstream answers', async (query, parsed) => {
+    const result = await get(h, `/api/v1/receivables/debtors?${query}`);
+    expect(result.statusCode).toBe(200);
+    expect(body(result)).toEqual(JSON.parse(JSON.stringify(selectDebtors(rows, parsed))));
+  });
+
+  it('answers 400 with details for parameters the upstream refuses', async () => {
+    const result = await get(
+      h,
+      '/api/v1/receivables/debtors?take=-1&skip=x&debtStatus=9&memberStatus=nope',
+    );
+    expect(result.statusCode).toBe(400);
+    const { error } = body(result);
+    expect(error.code).toBe('invalid_query');
+    expect(error.details).toHaveLength(4);
+    expect(error.details.join(' ')).toMatch(/take.*skip.*debtStatus.*memberStatus/s);
+  });
+});
+
+describe('GET /reports/debtors', () => {
+  it('answers the report with its figures, refresh status and the first page', async () => {
+    const result = await get(h, '/reports/debtors');
+    expect(result.statusCode).toBe(200);
+    const report = body(result);
+    const snapshot = snapshotOf(fixtureRows());
+    expect(report).toMatchObject({
+      generatedAt: NOW.toISOString(),
+      ageSeconds: 0,
+      stale: false,
+      refreshStatus: {
+        lastSucceededAt: NOW.toISOString(),
+        lastFailedAt: null,
+        lastError: null,
+        failures: 0,
+      },
+      summary: snapshot.summary,
+      summarySource: snapshot.summarySource,
+      byBranch: snapshot.byBranch,
+      byDebtStatus: snapshot.byDebtStatus,
+      byMemberStatus: snapshot.byMemberStatus,
+      ageing: snapshot.ageing,
+      filters: {},
+      total: snapshot.rows.length,
+      take: 100,
+      skip: 0,
+    });
+    expect(report.results).toHaveLength(100);
+    // Each row is the upstream row, unchanged, plus daysOverdue and ageingBucket.
+    const [first] = report.results;
+    const { daysOverdue, ageingBucket, ...upstream } = first;
+    expect(upstream).toEqual(snapshot.rows[0]);
+    expect(daysOverdue).toBe(snapshot.daysOverdue[0]);
+    expect(['current', '1-30', '31-60', '61-90', '91+']).toContain(ageingBucket);
+  });
+
+  it('filters by branch, repeated or as a comma list', async () => {
+    const repeated = await allRows(h, 'branch=1&branch=3');
+    const comma = await allRows(h, 'branch=1,3');
+    expect(repeated).toEqual(comma);
+    expect(new Set(repeated.map((r) => r.branchId))).toEqual(new Set([1, 3]));
+    const all = snapshotOf(fixtureRows()).rows;
+    expect(repeated).toHaveLength(all.filter((r) => r.branchId === 1 || r.branchId === 3).length);
+  });
+
+  it('filters by debtStatus and memberStatus, by name or code', async () => {
+    const open = await allRows(h, 'debtStatus=open');
+    expect(open.length).toBeGreaterThan(0);
+    expect(open.every((r) => r.debtStatus === 'Open')).toBe(true);
+    expect(await allRows(h, 'debtStatus=1')).toEqual(open);
+    const frozenOrInactive = await allRows(h, 'memberStatus=Freeze,2');
+    expect(new Set(frozenOrInactive.map((r) => r.memberStatus))).toEqual(
+      new Set(['Freeze', 'Inactive']),
+    );
+    const page = body(await get(h, '/reports/debtors?debtStatus=Recovered'));
+    expect(page.filters).toEqual({ debtStatus: ['Recovered'] });
+    expect(page.filteredSummary.pendingValue).toBe(0);
+    expect(page.filteredSummary.recoveredValue).toBe(page.summary.recoveredValue);
+  });
+
+  it('filters by days overdue and by due date', async () => {
+    const late = await allRows(h, 'daysOverdueMin=31&daysOverdueMax=90');
+    expect(late.length).toBeGreaterThan(0);
+    expect(
+      late.every((r) => r.daysOverdue !== null && r.daysOverdue >= 31 && r.daysOverdue <= 90),
+    ).toBe(true);
+    expect(new Set(late.map((r) => r.ageingBucket))).toEqual(new Set(['31-60', '61-90']));
+
+    const dated = await allRows(h, 'dueFrom=2026-01-01&dueTo=2026-03-31');
+    expect(dated.length).toBeGreaterThan(0);
+    for (const row of dated) {
+      const due = row.dueDate?.slice(0, 10) ?? '';
+      expect(due >= '2026-01-01' && due <= '2026-03-31').toBe(true);
+    }
+    const all = snapshotOf(fixtureRows()).rows;
+    expect(dated).toHaveLength(
+      all.filter((r) => (r.dueDate ?? '') >= '2026-01-01' && (r.dueDate ?? '') < '2026-04-01')
+        .length,
+    );
+  });
+
+  it('searches names ignoring case and accents, every word', async () => {
+    const joao = await allRows(h, 'q=joao');
+    expect(joao.length).toBeGreaterThan(0);
+    expect(joao.every((r) => fold(r.name ?? '').includes('joao'))).toBe(true);
+    expect(joao.map((r) => r.name)).toContain('JOÃO DA CONCEIÇÃO');
+    const words = await allRows(h, `q=${encodeURIComponent('Conceicao  joão')}`);
+    expect(words.map((r) => r.name)).toContain('JOÃO DA CONCEIÇÃO');
+    expect(words.every((r) => fold(r.name ?? '').includes('conceicao'))).toBe(true);
+  });
+
+  it.each([
+    ['name', (r: Row) => fold(r.name ?? '')],
+    ['dueDate', (r: Row) => r.dueDate ?? ''],
+    ['debtAmount', (r: Row) => r.debtAmount ?? 0],
+    ['daysOverdue', (r: Row) => r.daysOverdue ?? 0],
+    ['branchId', (r: Row) => Number(r.branchId)],
+  ] as const)('sorts by %s, ascending and descending', async (field, key) => {
+    for (const [prefix, sign] of [
+      ['', 1],
+      ['-', -1],
+    ] as const) {
+      const rows = await allRows(h, `sort=${prefix}${field}`);
+      expect(rows).toHaveLength(snapshotOf(fixtureRows()).rows.length);
+      for (let i = 1; i < rows.length; i++) {
+        const [a, b] = [key(rows[i - 1] as Row), key(rows[i] as Row)];
+        if (typeof a === 'string' && typeof b === 'string') {
+          expect(sign * a.localeCompare(b, 'pt-BR', { sensitivity: 'base' })).toBeLessThanOrEqual(
+            0,
+          );
+        } else {
+          expect(sign * (Number(a) - Number(b))).toBeLessThanOrEqual(0);
+        }
+      }
+    }
+  });
+
+  it('sorts by several keys and keeps the snapshot order for ties', async () => {
+    const rows = await allRows(h, 'sort=branchId,-debtAmount');
+    for (let i = 1; i < rows.length; i++) {
+      const [a, b] = [rows[i - 1] as Row, rows[i] as Row];
+      expect(Number(a.branchId) <= Number(b.branchId)).toBe(true);
+      if (a.branchId === b.branchId) expect((a.debtAmount ?? 0) >= (b.debtAmount ?? 0)).toBe(true);
+    }
+    expect(body(await get(h, '/reports/debtors?sort=branchId,-debtAmount')).filters).toEqual({
+      sort: 'branchId,-debtAmount',
+    });
+  });
+
+  it('pages with take (default 100, at most 1000) and skip', async () => {
+    const all = await allRows(h, '');
+    const page = body(await get(h, '/reports/debtors?take=20&skip=40'));
+    expect(page).toMatchObject({ take: 20, skip: 40, total: all.length });
+    expect(page.results).toEqual(all.slice(40, 60));
+    const max = body(await get(h, '/reports/debtors?take=1000'));
+    expect(max.results).toHaveLength(all.length);
+  });
+
+  it('answers 400 naming every bad parameter', async () => {
+    const result = await get(
+      h,
+      '/reports/debtors?take=1001&skip=-1&branch=x&debtStatus=late&daysOverdueMin=a&dueFrom=2026-02-30&sort=price&colour=red',
+    );
+    expect(result.statusCode).toBe(400);
+    const { error } = body(result);
+    expect(error.code).toBe('invalid_query');
+    const fields = error.details.map((d: { field: string }) => d.field);
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        'take',
+        'skip',
+        'branch',
+        'debtStatus',
+        'daysOverdueMin',
+        'dueFrom',
+        'sort',
+        'colour',
+      ]),
+    );
+    for (const field of ['take', 'sort', 'colour']) expect(error.message).toContain(field);
+    const ranges = body(
+      await get(
+        h,
+        '/reports/debtors?dueFrom=2026-05-01&dueTo=2026-04-01&daysOverdueMin=9&daysOverdueMax=1',
+      ),
+    );
+    expect(ranges.error.details.map((d: { field: string }) => d.field)).toEqual([
+      'daysOverdueMin',
+      'dueFrom',
+    ]);
+  });
+});
+
+describe('staleness', () => {
+  it('is fresh within twice the refresh interval and after a success', async () => {
+    h.setNow(new Date(NOW.getTime() + 1700 * 1000));
+    const report = body(await get(h, '/reports/debtors'));
+    expect(report).toMatchObject({ stale: false, ageSeconds: 1700 });
+  });
+
+  it('is stale when older than twice the refresh interval', async () => {
+    h.setNow(new Date(NOW.getTime() + 1801 * 1000));
+    expect(body(await get(h, '/reports/debtors')).stale).toBe(true);
+  });
+
+  it('is stale after a failed refresh, and says why', async () => {
+    h.setStatus({
+      ...OK_STATUS,
+      lastFailedAt: NOW.toISOString(),
+      lastError: 'upstream unavailable (503)',
+      failures: 2,
+    });
+    const report = body(await get(h, '/reports/debtors'));
+    expect(report.stale).toBe(true);
+    expect(report.refreshStatus).toMatchObject({
+      failures: 2,
+      lastError: 'upstream unavailable (503)',
+    });
+  });
+
+  it('shows a stale banner on the dashboard only when stale', async () => {
+    expect(text(await get(h, '/reports/debtors.html'))).not.toContain('id="stale-banner"');
+    h.setStatus({ ...OK_STATUS, failures: 1, lastError: 'timeout' });
+    const page = text(await get(h, '/reports/debtors.html'));
+    expect(page).toContain('id="stale-banner"');
+    expect(page).toContain('Dados desatualizados');
+    expect(page).toContain('timeout');
+  });
+});
+
+describe('HTTP caching and compression', () => {
+  it('sends ETag, Cache-Control and Vary on every GET, and 304 for a matching If-None-Match', async () => {
+    for (const path of ROUTES) {
+      const first = await get(h, path);
+      expect(first.statusCode).toBe(200);
+      const etag = first.headers?.etag as string;
+      expect(etag).toMatch(/^W\/"[\w-]+"$/);
+      expect(first.headers?.['cache-control']).toBe('private, max-age=60');
+      expect(first.headers?.vary).toBe('Accept-Encoding, Authorization');
+
+      const again = await get(h, path, {
+        authorization: REPORTER,
+        'if-none-match': `"other", ${etag}`,
+      });
+      expect(again.statusCode).toBe(304);
+      expect(again.body).toBe('');
+      expect(again.headers?.etag).toBe(etag);
+      expect(again.headers?.['cache-control']).toBe('private, max-age=60');
+    }
+  });
+
+  it('changes the ETag with the query, the snapshot and the staleness, never with the encoding', async () => {
+    const tag = async (path: string, headers: Record<string, string> = {}) =>
+      (await get(h, path, { authorization: REPORTER, ...headers })).headers?.etag;
+    const base = await tag('/reports/debtors');
+    expect(await tag('/reports/debtors', { 'accept-encoding': 'gzip' })).toBe(base);
+    expect(await tag('/reports/debtors?branch=1')).not.toBe(base);
+    expect(await tag('/reports/debtors?branch=1,2')).toBe(
+      await tag('/reports/debtors?branch=1&branch=2'),
+    );
+    expect(await tag('/reports/debtors.csv')).not.toBe(
+      await tag('/reports/debtors.csv?dialect=intl'),
+    );
+
+    const html = await tag('/reports/debtors.html');
+    h.setStatus({ ...OK_STATUS, failures: 1 });
+    expect(await tag('/reports/debtors.html')).not.toBe(html);
+    expect(await tag('/reports/debtors')).not.toBe(base);
+
+    h.setStatus(OK_STATUS);
+    h.setSnapshot(snapshotOf(fixtureRows()), '"v2"');
+    const renewed = await get(h, '/reports/debtors', {
+      authorization: REPORTER,
+      'if-none-match': base as string,
+    });
+    expect(renewed.statusCode).toBe(200);
+  });
+
+  it('checks credentials before answering 304', async () => {
+    const etag = (await get(h, '/reports/debtors')).headers?.etag as string;
+    const result = await get(h, '/reports/debtors', { 'if-none-match': etag });
+    expect(result.statusCode).toBe(401);
+  });
+
+  it('gzips when Accept-Encoding allows it, and the body round-trips', async () => {
+    for (const path of ROUTES) {
+      const plain = await get(h, path);
+      const zipped = await get(h, path, {
+        authorization: REPORTER,
+        'accept-encoding': 'br, gzip;q=0.8',
+      });
+      expect(zipped.isBase64Encoded).toBe(true);
+      expect(zipped.headers?.['content-encoding']).toBe('gzip');
+      expect(plain.headers?.['content-encoding']).toBeUndefined();
+      expect(text(zipped)).toBe(text(plain));
+      expect(zipped.body.length).toBeLessThan(plain.body.length);
+    }
+    const refused = await get(h, '/reports/debtors', {
+      authorization: REPORTER,
+      'accept-encoding': 'gzip;q=0, br',
+    });
+    expect(refused.isBase64Encoded).toBeFalsy();
+    const star = await get(h, '/reports/debtors', {
+      authorization: REPORTER,
+      'accept-encoding': '*',
+    });
+    expect(star.headers?.['content-encoding']).toBe('gzip');
+  });
+});
+
+describe('the dashboard page', () => {
+  it('is self-contained under a strict CSP whose script hash matches the inline script', async () => {
+    const { createHash } = await import('node:crypto');
+    const result = await get(h, '/reports/debtors.html');
+    expect(result.headers?.['content-type']).toBe('text/html; charset=utf-8');
+    const csp = result.headers?.['content-security-policy'] as string;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain('img-src data:');
+    const page = text(result);
+    const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');
+    expect(scripts).toHaveLength(1);
+    const hash = createHash('sha256')
+      .update(scripts[0] ?? '')
+      .digest('base64');
+    expect(csp).toContain(`'sha256-${hash}'`);
+    expect(page).not.toMatch(/<(script|link|img)[^>]+(src|href)=["']?https?:/i);
+  });
+
+  it('embeds the rows as JSON that no name can break out of', async () => {
+    const page = text(await get(h, '/reports/debtors.html'));
+    expect(page.match(/<\/script>/g)).toHaveLength(2);
+    expect(page).not.toContain('<img src=x');
+    const json = /<script type="application\/json" id="debtors-data">([\s\S]*?)<\/script>/.exec(
+      page,
+    )?.[1];
+    const rows = JSON.parse(json ?? '[]') as { n: string }[];
+    expect(rows.map((r) => r.n)).toContain('</script><img src=x onerror=alert(1)>');
+    expect(rows).toHaveLength(snapshotOf(fixtureRows()).rows.length);
+  });
+
+  it('shows the four summary figures in R$ as pt-BR formats them', async () => {
+    const page = text(await get(h, '/reports/debtors.html'));
+    const { summary } = snapshotOf(fixtureRows());
+    for (const [figure, value] of Object.entries(summary)) {
+      const money = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(
+        value as number,
+      );
+      expect(page).toContain(`data-figure="${figure}" data-value="${value}">${money}<`);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Size caps with a synthetic 50,000-row snapshot
+
+/** 50,000 rows that compress like real ones: varied names, amounts and random link tokens. */
+function bigRows(count: number): Debtor[] {
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const first = ['JOÃO', 'MARIA', 'JOSÉ', 'ANA', 'ANTÔNIO', 'FRANCISCA', 'LUÍS', 'CONCEIÇÃO'];
+  const last = ['SILVA', 'SANTOS', 'OLIVEIRA', 'SOUZA', 'LIMA', 'GONÇALVES', 'ARAÚJO', 'MELO'];
+  const token = () =>
+    Math.floor(random() * 2 ** 48)
+      .toString(36)
+      .padStart(10, '0');
+  return Array.from({ length: count }, (_, i) => {
+    const day = 1 + Math.floor(random() * 28);
+    const month = 1 + Math.floor(random() * 10);
+    const due = `2026-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}T00:00:00`;
+    const open = random() < 0.8;
+    return {
+      memberId: 100_000 + i,
+      name: `${first[i % 8]} ${last[Math.floor(random() * 8)]} ${last[Math.floor(random() * 8)]} ${i}`,
+      memberStatus: random() < 0.7 ? 'Active' : 'Inactive',
+      receivableId: 1_000_000 + i,
+      receivableIdOrigin: null,
+      branchId: 1 + (i % 3),
+      branchName: `Unidade ${1 + (i % 3)}`,
+      dueDate: due,
+      paymentDate: open ? null : '2026-11-01T10:20:30',
+      registerDate: due,
+      originalDueDate: due,
+      chargeDate: due,
+      daysLate: Math.floor(random() * 300),
+      debtAmount: Math.round(random() * 100_000) / 100,
+      paymentType: 'Cartão de crédito',
+      idPaymentType: 1,
+      debtStatus: open ? 'Open' : 'Recovered',
+      checkoutLink: `https://checkout.example/r/${1_000_000 + i}?t=${token()}${token()}`,
+      checkoutLinkFullDebt: `https://checkout.example/m/${100_000 + i}?t=${token()}${token()}`,
+      paymentOrigin: open ? null : 'Link de pagamento',
+    };
+  });
+}
+
+describe('size caps (50,000-row snapshot)', () => {
+  const LIMIT = 5 * 1024 * 1024;
+  const big = harness(snapshotOf(bigRows(50_000)));
+  const size = (result: APIGatewayProxyResult) => Buffer.byteLength(JSON.stringify(result));
+
+  it('refuses the whole CSV when it cannot fit, saying how to page, and the pages add up', async () => {
+    for (const encoding of [undefined, 'gzip']) {
+      const headers = { authorization: REPORTER, ...(encoding && { 'accept-encoding': encoding }) };
+      const whole = await get(big, '/reports/debtors.csv', headers);
+      expect(size(whole)).toBeLessThan(LIMIT);
+      if (whole.statusCode === 200) continue; // small enough once compressed
+      expect(whole.statusCode).toBe(400);
+      const { error } = body(whole);
+      expect(error.code).toBe('csv_too_large');
+      expect(error.message).toMatch(/take=\d+ and skip=0/);
+      const take = Number(/take=(\d+)/.exec(error.message)?.[1]);
+      expect(take).toBeGreaterThan(0);
+
+      const names: string[] = [];
+      for (let skip = 0; ; skip += take) {
+        const page = await get(big, `/reports/debtors.csv?take=${take}&skip=${skip}`, headers);
+        expect(page.statusCode).toBe(200);
+        expect(size(page)).toBeLessThan(LIMIT);
+        const lines = text(page).split('\r\n').slice(1, -1);
+        if (lines.length > 0) {
+          expect(page.headers?.['content-disposition']).toBe(
+            `attachment; filename="devedores-2026-11-21-linhas-${skip + 1}-${skip + lines.length}.csv"`,
+          );
+        }
+        names.push(...lines.map((line) => line.split(';')[1] ?? ''));
+        if (lines.length < take) break;
+      }
+      expect(names).toHaveLength(50_000);
+      expect(new Set(names).size).toBe(50_000);
+    }
+  }, 60_000);
+
+  it('keeps every JSON page under the limit and refuses take above 1000', async () => {
+    const page = await get(big, '/reports/debtors?take=1000&skip=49500');
+    expect(page.statusCode).toBe(200);
+    expect(body(page).results).toHaveLength(500);
+    expect(size(page)).toBeLessThan(LIMIT);
+    expect((await get(big, '/reports/debtors?take=5000')).statusCode).toBe(400);
+    const seed = await get(big, '/api/v1/receivables/debtors?take=5000');
+    expect(body(seed).results).toHaveLength(50);
+  });
+
+  it('embeds at most 2,000 rows in the dashboard and says so, linking the CSV', async () => {
+    const result = await get(big, '/reports/debtors.html');
+    expect(result.statusCode).toBe(200);
+    expect(size(result)).toBeLessThan(LIMIT);
+    const page = text(result);
+    expect(page).toContain('Mostrando 2.000 de 50.000');
+    expect(page).toMatch(/<a href="debtors.csv">Baixe o CSV<\/a>/);
+    const json = /id="debtors-data">([\s\S]*?)<\/script>/.exec(page)?.[1];
+    const rows = JSON.parse(json ?? '[]') as { s: string; o: number }[];
+    expect(rows).toHaveLength(2000);
+    // The most overdue open debts come first.
+    expect(rows.every((r) => r.s === 'Open')).toBe(true);
+    for (let i = 1; i < rows.length; i++)
+      expect((rows[i - 1]?.o ?? 0) >= (rows[i]?.o ?? 0)).toBe(true);
+  });
+});

@@ -1,0 +1,193 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  decodeRefreshMessage,
+  encodeRefreshMessage,
+  type RefreshMessage,
+  refreshMessage,
+} from '../../../functions/report/trigger/report-trigger.ts';
+import { createLocalReportTrigger } from '../../../functions/report/trigger/report-trigger-local.ts';
+import { createSqsReportTrigger } from '../../../functions/report/trigger/report-trigger-sqs.ts';
+
+const NOW = new Date('2026-08-01T12:00:00.000Z');
+const sqs = mockClient(SQSClient);
+
+beforeEach(() => {
+  sqs.reset();
+});
+
+describe('refresh messages', () => {
+  it('round-trip through their JSON body', () => {
+    // Prepare
+    const message = refreshMessage(
+      { kind: 'continue', refreshId: 'r-1', reason: 'continuation' },
+      NOW,
+    );
+
+    // Act
+    const decoded = decodeRefreshMessage(encodeRefreshMessage(message), new Date(0));
+
+    // Assess
+    expect(decoded).toEqual({
+      kind: 'continue',
+      requestedAt: '2026-08-01T12:00:00.000Z',
+      reason: 'continuation',
+      refreshId: 'r-1',
+    });
+  });
+
+  it("take SQS's sent time when the body has none (the schedule's fixed body)", () => {
+    expect(decodeRefreshMessage('{"kind":"refresh","reason":"schedule"}', NOW)).toEqual({
+      kind: 'refresh',
+      reason: 'schedule',
+      requestedAt: NOW.toISOString(),
+    });
+  });
+
+  it.each([
+    '',
+    'not json',
+    '{}',
+    '{"kind":"delete"}',
+    '[1]',
+    '{"kind":"refresh","requestedAt":"x"}',
+  ])('refuse %j', (body) => {
+    expect(decodeRefreshMessage(body, NOW)).toBeUndefined();
+  });
+});
+
+describe('createSqsReportTrigger', () => {
+  it('sends one message to the refresh queue', async () => {
+    // Prepare
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'x' });
+    const trigger = createSqsReportTrigger({
+      client: new SQSClient({}),
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/refresh',
+      now: () => NOW,
+    });
+
+    // Act
+    await trigger.requestRefresh({ reason: 'admin' });
+
+    // Assess
+    const calls = sqs.commandCalls(SendMessageCommand);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.args[0].input).toEqual({
+      QueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/refresh',
+      MessageBody: JSON.stringify({
+        kind: 'refresh',
+        requestedAt: NOW.toISOString(),
+        reason: 'admin',
+      }),
+    });
+  });
+
+  it('passes a send failure to the caller', async () => {
+    // Prepare
+    sqs.on(SendMessageCommand).rejects(new Error('throttled'));
+    const trigger = createSqsReportTrigger({ client: new SQSClient({}), queueUrl: 'q' });
+
+    // Act / Assess
+    await expect(trigger.requestRefresh()).rejects.toThrow('throttled');
+  });
+});
+
+describe('createLocalReportTrigger', () => {
+  it('runs requests one at a time, in order, after requestRefresh returns', async () => {
+    // Prepare
+    const log: string[] = [];
+    let running = 0;
+    const trigger = createLocalReportTrigger({
+      run: async (message) => {
+        running += 1;
+        expect(running).toBe(1);
+        log.push(`start ${message.kind}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        log.push(`end ${message.kind}`);
+        running -= 1;
+      },
+    });
+
+    // Act
+    await trigger.requestRefresh();
+    log.push('queued');
+    await trigger.requestRefresh({ kind: 'continue', refreshId: 'a' });
+    await trigger.idle();
+
+    // Assess
+    expect(log).toEqual([
+      'queued',
+      'start refresh',
+      'end refresh',
+      'start continue',
+      'end continue',
+    ]);
+  });
+
+  it('merges a request into a waiting one of the same kind', async () => {
+    // Prepare
+    const runs: RefreshMessage[] = [];
+    const trigger = createLocalReportTrigger({
+      run: async (message) => {
+        runs.push(message);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      },
+    });
+
+    // Act: one runs, three more arrive while it does
+    await trigger.requestRefresh({ reason: 'start' });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    await trigger.requestRefresh({ reason: 'timer' });
+    await trigger.requestRefresh({ reason: 'admin' });
+    await trigger.requestRefresh({ reason: 'admin' });
+    await trigger.idle();
+
+    // Assess
+    expect(runs.map((m) => m.reason)).toEqual(['start', 'timer']);
+  });
+
+  it('reports a failed run and goes on with the next request', async () => {
+    // Prepare
+    const errors: unknown[] = [];
+    const runs: string[] = [];
+    const trigger = createLocalReportTrigger({
+      run: async (message) => {
+        runs.push(message.kind);
+        if (message.kind === 'refresh') throw new Error('disk full');
+      },
+      onError: (error) => errors.push(error),
+    });
+
+    // Act
+    await trigger.requestRefresh();
+    await trigger.requestRefresh({ kind: 'continue' });
+    await trigger.idle();
+
+    // Assess
+    expect(runs).toEqual(['refresh', 'continue']);
+    expect(errors).toEqual([new Error('disk full')]);
+  });
+
+  it('waits for the run in progress on close and takes no request after it', async () => {
+    // Prepare
+    const runs: string[] = [];
+    const trigger = createLocalReportTrigger({
+      run: async (message) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        runs.push(message.kind);
+      },
+    });
+    await trigger.requestRefresh();
+    await trigger.requestRefresh({ kind: 'continue' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+
+    // Act: the refresh is running, the continuation waiting
+    await trigger.close();
+    await trigger.requestRefresh();
+    await trigger.idle();
+
+    // Assess
+    expect(runs).toEqual(['refresh']);
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * The shared pacer on dynalite: several independent pacers (one DynamoDB client each, as
+ * separate Lambda instances or processes would have) acquiring at once. Limits are scaled down so
+ * that a test runs in seconds; the windows are checked on the moments each acquire resolved.
+ */
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createDynamoPacer,
+  type DynamoPacerOptions,
+  PacerWaitError,
+  type SharedPacer,
+  slotIntervalMs,
+  UPSTREAM_PACER_KEY,
+} from '../../functions/upstream/pacer-dynamodb.ts';
+import { createUpstreamClient } from '../../functions/upstream/upstream-client.ts';
+import { createLocalDynamoClient } from '../../local/dynamodb-local.ts';
+import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
+import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { maxInAnyWindow } from '../helpers/upstream-windows.ts';
+
+let dynamo: TestDynamo;
+let table: string;
+let keys = 0;
+const clients: ReturnType<typeof createLocalDynamoClient>[] = [];
+
+beforeAll(async () => {
+  dynamo = await startTestDynamo();
+  table = await dynamo.createLedgerTable();
+});
+afterAll(async () => {
+  for (const client of clients) client.destroy();
+  await dynamo?.close();
+});
+
+/** A fresh pacer key per test, so that tests do not share a schedule. */
+function nextKey(): string {
+  keys += 1;
+  return `pacer#test-${keys}`;
+}
+
+/** `count` pacers on one schedule, each with its own DynamoDB client. */
+function pacers(
+  count: number,
+  key: string,
+  options: Omit<DynamoPacerOptions, 'client' | 'tableName' | 'key'>,
+): SharedPacer[] {
+  return Array.from({ length: count }, () => {
+    const client = createLocalDynamoClient(dynamo.endpoint);
+    clients.push(client);
+    return createDynamoPacer({ client, tableName: table, key, ...options });
+  });
+}
+
+/** Every pacer acquires `each` times in a row, all pacers at once; returns the grant moments. */
+async function race(all: SharedPacer[], each: number): Promise<number[]> {
+  const times: number[] = [];
+  await Promise.all(
+    all.map(async (pacer) => {
+      for (let i = 0; i < each; i += 1) {
+        await pacer.acquire();
+        times.push(Date.now());
+      }
+    }),
+  );
+  return times.sort((a, b) => a - b);
+}
+
+/** Starts per second over the run: (n − 1) / (last − first). */
+function achievedPerSecond(times: readonly number[]): number {
+  const first = times[0] ?? 0;
+  const last = times.at(-1) ?? 0;
+  return ((times.length - 1) * 1000) / Math.max(1, last - first);
+}
+
+describe('slotIntervalMs', () => {
+  it('spaces starts by the tighter of the two limits, plus the margin', () => {
+    expect(slotIntervalMs(5, 40)).toBe(1500);
+    expect(slotIntervalMs(5, 40, 25)).toBe(1525);
+    expect(slotIntervalMs(20, 100_000)).toBe(50);
+    expect(slotIntervalMs(0.5, 1000)).toBe(2000);
+    expect(slotIntervalMs(3, 1000)).toBe(334);
+    expect(() => slotIntervalMs(0, 40)).toThrow(RangeError);
+    expect(() => slotIntervalMs(5, Number.NaN)).toThrow(RangeError);
+    expect(() => slotIntervalMs(5, 40, -1)).toThrow(RangeError);
+  });
+});
+
+describe('createDynamoPacer', () => {
+  it('keeps four concurrent instances within the per-second limit in every 1 s window', async () => {
+    // Prepare: the second limit binds (T = 50 ms + 30 ms margin).
+    const all = pacers(4, nextKey(), { maxPerSecond: 20, maxPerMinute: 100_000, marginMs: 30 });
+
+    // Act
+    const times = await race(all, 10);
+
+    // Assess
+    expect(times).toHaveLength(40);
+    expect(maxInAnyWindow(times, 1_000)).toBeLessThanOrEqual(20);
+    const rate = achievedPerSecond(times);
+    console.info(`pacer-dynamodb: 4 instances, limit 20/s (T=80 ms): ${rate.toFixed(2)}/s`);
+    expect(rate).toBeLessThanOrEqual(1000 / 80 + 0.5);
+    // Generous: other test files share the machine's two cores.
+    expect(rate).toBeGreaterThan(6);
+  });
+
+  it('spaces starts for the per-minute limit when it binds, across instances', async () => {
+    // Prepare: 20/s and 120/min: the minute binds, T = 500 ms (+ 25 ms default margin).
+    const all = pacers(4, nextKey(), { maxPerSecond: 20, maxPerMinute: 120 });
+
+    // Act
+    const times = await race(all, 3);
+
+    // Assess: ≥ 500 ms between starts means at most 120 in any 60 s and 2 in any 1 s.
+    const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+    // Only timer lateness of one grant over the next can shorten a gap (generous tolerance).
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(525 - 150);
+    expect(maxInAnyWindow(times, 60_000)).toBeLessThanOrEqual(120);
+    expect(maxInAnyWindow(times, 1_000)).toBeLessThanOrEqual(3);
+    const perMinute = achievedPerSecond(times) * 60;
+    console.info(
+      `pacer-dynamodb: 4 instances, limit 120/min (T=525 ms): ${perMinute.toFixed(1)}/min`,
+    );
+    expect(perMinute).toBeLessThanOrEqual(60_000 / 525 + 5);
+  });
+
+  it('makes every instance honour a pause written by one of them', async () => {
+    // Prepare
+    const key = nextKey();
+    const [pausing, waiting] = pacers(2, key, { maxPerSecond: 50, maxPerMinute: 100_000 });
+    const [impatient] = pacers(1, key, {
+      maxPerSecond: 50,
+      maxPerMinute: 100_000,
+      maxWaitMs: 200,
+    });
+    if (!pausing || !waiting || !impatient) throw new Error('three pacers');
+    const until = Date.now() + 1_200;
+
+    // Act
+    pausing.pauseUntil(until);
+    await pausing.flush();
+    const refused = await impatient.acquire().catch((error: unknown) => error);
+    await waiting.acquire();
+    const grantedAt = Date.now();
+
+    // Assess
+    expect(grantedAt).toBeGreaterThanOrEqual(until);
+    expect(refused).toBeInstanceOf(PacerWaitError);
+    expect((refused as PacerWaitError).waitMs).toBeGreaterThan(200);
+    expect((refused as PacerWaitError).waitMs).toBeLessThanOrEqual(1_200);
+    const stored = await DynamoDBDocumentClient.from(dynamo.client).send(
+      new GetCommand({ TableName: table, Key: { pk: key } }),
+    );
+    expect(stored.Item).toMatchObject({ kind: 'pacer' });
+    expect(stored.Item?.next).toBeGreaterThanOrEqual(until);
+  });
+
+  it('never shortens a pause, and refuses nothing within maxWaitMs', async () => {
+    // Prepare
+    const key = nextKey();
+    const [a, b] = pacers(2, key, { maxPerSecond: 50, maxPerMinute: 100_000, maxWaitMs: 5_000 });
+    if (!a || !b) throw new Error('two pacers');
+    const start = Date.now();
+
+    // Act
+    await a.pause(start + 800);
+    await b.pause(start + 100);
+    await b.acquire();
+
+    // Assess
+    expect(Date.now()).toBeGreaterThanOrEqual(start + 800);
+  });
+
+  it('rejects a waiting acquire with the abort reason; the others keep their slots', async () => {
+    // Prepare
+    const key = nextKey();
+    const [a, b] = pacers(2, key, { maxPerSecond: 2, maxPerMinute: 100_000, marginMs: 0 });
+    if (!a || !b) throw new Error('two pacers');
+    await a.acquire(); // slot now; the next is 500 ms away
+    const controller = new AbortController();
+
+    // Act
+    const aborted = b.acquire(controller.signal).catch((error: unknown) => error);
+    controller.abort(new Error('stopping'));
+
+    // Assess
+    expect(await aborted).toMatchObject({ message: 'stopping' });
+    await expect(a.acquire(AbortSignal.abort(new Error('already')))).rejects.toThrow('already');
+  });
+
+  it('uses the ledger table item pacer#upstream by default', () => {
+    expect(UPSTREAM_PACER_KEY).toBe('pacer#upstream');
+  });
+});
+
+describe('createDynamoPacer against the sandbox rate limiter', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await createSandbox({ port: 0 });
+  });
+  afterAll(() => sandbox?.close());
+
+  it('three clients on three pacers never get a 429 from a 5/s upstream', async () => {
+    // Prepare: the sandbox enforces 5/s per key; each "instance" has its own client and pacer.
+    await fetch(`${sandbox.url}/_sandbox/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ perSecond: 5, perMinute: 100_000 }),
+    });
+    await fetch(`${sandbox.url}/_sandbox/stats`, { method: 'DELETE' });
+    const all = pacers(3, nextKey(), { maxPerSecond: 5, maxPerMinute: 100_000 });
+    const upstreams = all.map((pacer) =>
+      createUpstreamClient({ baseUrl: sandbox.url, username: 'demo', password: 'demo', pacer }),
+    );
+
+    // Act: 3 × 6 debtors pages, all instances at once.
+    await Promise.all(
+      upstreams.map(async (client) => {
+        for (let i = 0; i < 6; i += 1) await client.listDebtors({ take: 1 });
+      }),
+    );
+
+    // Assess
+    const stats = (await (await fetch(`${sandbox.url}/_sandbox/stats`)).json()) as {
+      byRoute: Record<string, Record<string, number>>;
+      requests: { at: number; status: number }[];
+    };
+    expect(stats.byRoute['GET /api/v1/receivables/debtors']).toEqual({ '200': 18 });
+    const arrivals = stats.requests.map((r) => r.at);
+    expect(maxInAnyWindow(arrivals, 1_000)).toBeLessThanOrEqual(5);
+    const rate = achievedPerSecond(arrivals.sort((a, b) => a - b));
+    console.info(`pacer-dynamodb vs sandbox: limit 5/s, T=225 ms: ${rate.toFixed(2)}/s, no 429`);
+  });
+});
