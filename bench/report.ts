@@ -16,17 +16,18 @@ import {
 } from '../functions/config/config-local.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
-import {
-  refreshDebtors,
-  sharedRefreshPacer,
-  upstreamSource,
-} from '../functions/report/refresh/refresh.ts';
+import { refreshDebtors, refreshSource } from '../functions/report/refresh/refresh.ts';
 import {
   createFileReportStore,
   setLocalReportDir,
 } from '../functions/report/store/report-store-file.ts';
 import { refreshMessage } from '../functions/report/trigger/report-trigger.ts';
-import { DEFAULT_PACER_MARGIN_MS, slotIntervalMs } from '../functions/upstream/pacer-dynamodb.ts';
+import { pacedUpstream } from '../functions/upstream/paced-client.ts';
+import {
+  DEFAULT_PACER_MARGIN_MS,
+  sharedPacerFactory,
+  slotIntervalMs,
+} from '../functions/upstream/pacer-dynamodb.ts';
 import { startLocalDynamo } from '../local/dynamodb-local.ts';
 import { toProxyEvent } from '../local/gateway.ts';
 import { createSandbox } from '../sandbox/server.ts';
@@ -79,9 +80,13 @@ async function refreshInto(
       {
         store: createFileReportStore({ dir }),
         trigger: { requestRefresh: async () => {} },
-        source: upstreamSource(localConfigSource(), {
-          pacerFor: sharedRefreshPacer({ client: dynamo.client, tableName: 'bench-ledger' }),
-        }),
+        source: refreshSource(
+          localConfigSource(),
+          pacedUpstream(
+            localConfigSource(),
+            sharedPacerFactory({ client: dynamo.client, tableName: 'bench-ledger' }),
+          ),
+        ),
       },
       refreshMessage({ reason: 'admin' }),
     );

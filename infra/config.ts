@@ -10,15 +10,10 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { type Settings, settingsSchema } from '../functions/config/config-aws.ts';
-import {
-  PROFILE_NAME,
-  PROFILE_SECRET_KEYS,
-  profileSchema,
-  SOURCES,
-  type SourceName,
-} from '../functions/config/config-schema.ts';
+import { PROFILE_NAME, profileSchema } from '../functions/config/config-schema.ts';
 import { describeConfigIssue } from '../functions/config/secrets-aws.ts';
 import { issuePath } from '../functions/domain/json.ts';
+import { SOURCE_NAMES, type SourceName, secretKeysOf } from '../functions/sources/registry.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..');
 export const DEFAULT_DEPLOY_CONFIG = join(REPO_ROOT, 'config', 'deploy.example.json');
@@ -70,7 +65,7 @@ const deployConfigSchema = z.strictObject({
     z
       .string()
       .check(z.regex(PROFILE_NAME, 'profile names are lower-case letters, digits, - and _')),
-    z.looseObject({ source: z.enum(SOURCES) }),
+    z.looseObject({ source: z.enum(SOURCE_NAMES) }),
   ),
   report: settingsSchema.shape.report,
 });
@@ -107,7 +102,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function isSource(value: unknown): value is SourceName {
-  return (SOURCES as readonly unknown[]).includes(value);
+  return (SOURCE_NAMES as readonly unknown[]).includes(value);
 }
 
 /** Paths of secret values the file must not hold. */
@@ -122,7 +117,7 @@ function secretValuesIn(raw: Record<string, unknown>): string[] {
   if (isObject(raw.profiles)) {
     for (const [name, profile] of Object.entries(raw.profiles)) {
       if (!isObject(profile) || !isSource(profile.source)) continue;
-      for (const key of PROFILE_SECRET_KEYS[profile.source]) {
+      for (const key of secretKeysOf(profile.source)) {
         if (key in profile) found.push(`profiles.${name}.${key}`);
       }
     }
@@ -139,7 +134,7 @@ function checkProfile(
   profile: { source: SourceName } & Record<string, unknown>,
   problems: string[],
 ): Settings['profiles'][string] | undefined {
-  const keys = PROFILE_SECRET_KEYS[profile.source];
+  const keys = secretKeysOf(profile.source);
   const standIns = Object.fromEntries(keys.map((key) => [key, 'stand-in']));
   const result = profileSchema.safeParse({ ...profile, ...standIns }, { reportInput: true });
   if (!result.success) {

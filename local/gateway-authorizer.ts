@@ -23,7 +23,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Handler,
 } from 'aws-lambda';
-import { header } from '../functions/kernel/http.ts';
+import { header } from '../functions/kernel/apigateway-event.ts';
 import { createLambdaContext, invokeHandler } from './lambda-context.ts';
 
 export type AuthorizerHandler = Handler<

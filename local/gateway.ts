@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-lambda';
-import { header } from '../functions/kernel/http.ts';
+import { header } from '../functions/kernel/apigateway-event.ts';
 import {
   BASIC_AUTH,
   FUNCTIONS,

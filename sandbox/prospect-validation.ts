@@ -1,27 +1,68 @@
 /**
  * The sandbox's validation of a Prospect body, worded like production's `{"mensagens": [...]}`:
- * one Portuguese message per bad field, naming it. Types come from the model's `prospectSchema`,
- * required fields from `REQUIRED_PROSPECT_FIELDS`; the format checks are the sandbox's own
- * (production's exact rules and texts are not published).
+ * one Portuguese message per bad field, naming it. The rules are the sandbox's own, written from
+ * the upstream's documentation (docs/upstream.md): the field types of the interface, the five
+ * fields production's Portuguese page marks required, the gender and visit codes it lists. They
+ * deliberately share nothing with our own model (functions/domain/prospect.ts), so that an
+ * end-to-end test catches a wrong assumption of ours about the upstream instead of agreeing
+ * with it. Production's exact rules and texts are not published.
  *
  * Field names bind case-insensitively, as production's ASP.NET binder does (`AdditionalFieldName`
  * fills `additionalFieldName`). Blank optional strings (`""`) are treated as absent by the format
  * checks; blank required fields are missing.
  */
-import { issuePath } from '../functions/domain/json.ts';
-import {
-  financiallyResponsibleSchema,
-  GENDER_CODES,
-  missingRequiredFields,
-  type Prospect,
-  prospectSchema,
-} from '../functions/domain/prospect.ts';
+
+/** The JSON type a field takes (every field may also be `null`, as production's binder allows). */
+type FieldType = 'string' | 'int' | 'boolean' | 'object' | 'int[]';
+
+/** The Prospect's fields and types, in the interface's order (production's names included). */
+const FIELDS: Readonly<Record<string, FieldType>> = {
+  name: 'string',
+  lastName: 'string',
+  email: 'string',
+  idBranch: 'int',
+  ddi: 'string',
+  cellphone: 'string',
+  birthday: 'string',
+  gender: 'string',
+  visit: 'int',
+  marketingType: 'string',
+  notes: 'string',
+  currentStep: 'string',
+  cpf: 'string',
+  rg: 'string',
+  tokenPartner: 'string',
+  tokenGympass: 'string',
+  additionalFieldName: 'string',
+  additionalFieldValue: 'string',
+  validateCpf: 'boolean',
+  validateCpfDuplication: 'boolean',
+  temperature: 'int',
+  financiallyResponsible: 'object',
+  interests: 'int[]',
+};
+
+const RESPONSIBLE_FIELDS: Readonly<Record<string, FieldType>> = {
+  idMember: 'int',
+  name: 'string',
+  email: 'string',
+  cpf: 'string',
+};
+
+/** What production's Portuguese documentation marks "Sim" (required). */
+const REQUIRED = ['name', 'lastName', 'email', 'idBranch', 'cellphone'] as const;
+
+/** `gender`: M (male), F (female), P (other), as production documents it. */
+const GENDERS = ['M', 'F', 'P'];
+
+/** A stored body: the fields as sent, names in the interface's casing. */
+export type ProspectBody = Record<string, unknown>;
 
 export interface ProspectValidation {
   /** One message per bad field, in the order found; empty when the body is valid. */
   messages: string[];
-  /** The body with field names in the model's casing (only when `messages` is empty). */
-  prospect?: Prospect;
+  /** The body with field names in the interface's casing (only when `messages` is empty). */
+  prospect?: ProspectBody;
   /** The CPF's 11 digits, when a valid one is present. */
   cpfDigits?: string;
 }
@@ -32,14 +73,29 @@ const CPF_FORMAT = /^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$/;
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,7})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-const TYPE_WORDS: Record<string, string> = {
+const TYPE_WORDS: Record<FieldType, string> = {
   string: 'um texto',
-  number: 'um número inteiro',
   int: 'um número inteiro',
   boolean: 'verdadeiro ou falso (true/false)',
   object: 'um objeto',
-  array: 'uma lista',
+  'int[]': 'uma lista de números inteiros',
 };
+
+function hasType(value: unknown, type: FieldType): boolean {
+  if (value === null || value === undefined) return true;
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'int':
+      return Number.isSafeInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'object':
+      return isPlainObject(value);
+    case 'int[]':
+      return Array.isArray(value) && value.every((item) => Number.isSafeInteger(item));
+  }
+}
 
 /** Valid CPF: 11 digits (or `000.000.000-00`), not all equal, both check digits right. */
 export function cpfDigitsIfValid(value: string): string | undefined {
@@ -88,8 +144,7 @@ function bindCaseInsensitively(
   return bound;
 }
 
-const PROSPECT_FIELDS = Object.keys(prospectSchema.def.shape);
-const RESPONSIBLE_FIELDS = Object.keys(financiallyResponsibleSchema.def.shape);
+const PROSPECT_FIELDS = Object.keys(FIELDS);
 
 function present(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';
@@ -106,11 +161,11 @@ export function validateProspectBody(
   if (!isPlainObject(body)) {
     return { messages: ['O corpo da requisição deve ser um objeto JSON (Prospect).'] };
   }
-  const bound = bindCaseInsensitively(body, [...PROSPECT_FIELDS, 'validateCpf', 'tokenGympass']);
+  const bound = bindCaseInsensitively(body, PROSPECT_FIELDS);
   if (isPlainObject(bound.financiallyResponsible)) {
     bound.financiallyResponsible = bindCaseInsensitively(
       bound.financiallyResponsible,
-      RESPONSIBLE_FIELDS,
+      Object.keys(RESPONSIBLE_FIELDS),
     );
   }
 
@@ -119,31 +174,29 @@ export function validateProspectBody(
     if (!messages.has(field)) messages.set(field, message);
   };
 
-  // 1. Types, from the model's schema.
-  const parsed = prospectSchema.safeParse(bound);
-  for (const issue of parsed.success ? [] : parsed.error.issues) {
-    const [top] = issue.path;
-    if (top === 'interests') {
-      add('interests', "O campo 'interests' deve ser uma lista de números inteiros.");
-      continue;
+  // 1. Types (unknown fields are ignored, as production's binder does).
+  for (const [field, type] of Object.entries(FIELDS)) {
+    if (!hasType(bound[field], type))
+      add(field, `O campo '${field}' deve ser ${TYPE_WORDS[type]}.`);
+  }
+  const responsibleIn = bound.financiallyResponsible;
+  if (isPlainObject(responsibleIn)) {
+    for (const [field, type] of Object.entries(RESPONSIBLE_FIELDS)) {
+      const path = `financiallyResponsible.${field}`;
+      if (!hasType(responsibleIn[field], type)) {
+        add(path, `O campo '${path}' deve ser ${TYPE_WORDS[type]}.`);
+      }
     }
-    const field = issuePath(issue.path);
-    const expected = 'expected' in issue ? String(issue.expected) : '';
-    add(field, `O campo '${field}' deve ser ${TYPE_WORDS[expected] ?? 'um valor válido'}.`);
-  }
-  // Production-only fields that the seed does not list.
-  if (bound.validateCpf != null && typeof bound.validateCpf !== 'boolean') {
-    add('validateCpf', `O campo 'validateCpf' deve ser ${TYPE_WORDS.boolean}.`);
-  }
-  if (bound.tokenGympass != null && typeof bound.tokenGympass !== 'string') {
-    add('tokenGympass', `O campo 'tokenGympass' deve ser ${TYPE_WORDS.string}.`);
   }
 
-  // 2. Required fields (the model's set); a field with a wrong type already has its message.
-  const prospect = bound as Prospect;
-  for (const field of missingRequiredFields(prospect)) {
-    add(field, `O campo '${field}' é obrigatório.`);
+  // 2. Required fields; a field with a wrong type already has its message.
+  for (const field of REQUIRED) {
+    const value = bound[field];
+    if (value === null || value === undefined || (typeof value === 'string' && !value.trim())) {
+      add(field, `O campo '${field}' é obrigatório.`);
+    }
   }
+  const prospect: ProspectBody = bound;
 
   // 3. Formats, on fields whose type is right.
   const text = (field: string, value: unknown) => !messages.has(field) && present(value);
@@ -151,7 +204,7 @@ export function validateProspectBody(
     add('email', "O campo 'email' deve ser um e-mail válido.");
   }
   const gender = String(bound.gender);
-  if (text('gender', bound.gender) && !(GENDER_CODES as readonly string[]).includes(gender)) {
+  if (text('gender', bound.gender) && !GENDERS.includes(gender)) {
     add('gender', "O campo 'gender' deve ser M, F ou P.");
   }
   if (!messages.has('visit') && typeof bound.visit === 'number') {

@@ -25,34 +25,23 @@
  *   it twice, or twice at once, sends nothing twice. `more: true` when it stopped early (time or
  *   MAX_REPLAY_LEADS) with dead leads left: run it again.
  */
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ConfigSource } from '../config/config-source.ts';
-import type { HttpRequest } from '../kernel/http.ts';
-import { json, problem } from '../kernel/http.ts';
+import { isLeadId, type LeadStatus, type PublicLeadStatus } from '../domain/lead-lifecycle.ts';
+import { type HttpRequest, type HttpResponse, json, problem } from '../kernel/http.ts';
 import { admitCaller, NO_STORE } from '../kernel/route-guard.ts';
+import type { RouteName } from '../kernel/routes.ts';
 import {
   InvalidCursorError,
-  isLeadId,
   type LeadLedger,
   type LeadRecord,
-  type LeadStatus,
   type LeadSummary,
-  type PublicLeadStatus,
   toLeadSummary,
 } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
 
-export type AdminRoute = 'get-lead' | 'list-leads' | 'retry-lead' | 'replay';
-
-/** API Gateway resource path → route. */
-export const ADMIN_ROUTES: Readonly<Record<string, { route: AdminRoute; method: 'GET' | 'POST' }>> =
-  {
-    '/admin/leads/{leadId}': { route: 'get-lead', method: 'GET' },
-    '/admin/leads': { route: 'list-leads', method: 'GET' },
-    '/admin/leads/{leadId}/retry': { route: 'retry-lead', method: 'POST' },
-    '/admin/replay': { route: 'replay', method: 'POST' },
-  };
+/** The admin function's routes, by the names the route table gives them (kernel/routes.ts). */
+export type AdminRoute = RouteName<'admin'>;
 
 /** The statuses `GET /admin/leads?status=` accepts (`queued` includes `sending`). */
 export const PUBLIC_STATUSES: readonly PublicLeadStatus[] = [
@@ -129,7 +118,7 @@ class AdminRefusal extends Error {
   override readonly name = 'AdminRefusal';
   constructor(
     readonly code: string,
-    readonly result: APIGatewayProxyResult,
+    readonly result: HttpResponse,
   ) {
     super(code);
   }
@@ -160,21 +149,18 @@ export async function handleAdmin(
   { resource, pathParameters, request }: AdminRequest,
   deps: AdminDeps,
   invocation?: Invocation,
-): Promise<APIGatewayProxyResult> {
+): Promise<HttpResponse> {
   const events = deps.events ?? SILENT;
-  const spec = ADMIN_ROUTES[resource];
-  const refuse = (result: APIGatewayProxyResult, code: string) => {
-    events.refused({ route: spec?.route ?? 'unknown', status: result.statusCode, code });
+  let route: AdminRoute | 'unknown' = 'unknown';
+  const refuse = (result: HttpResponse, code: string) => {
+    events.refused({ route, status: result.statusCode, code });
     return result;
   };
-  const admission = await admitCaller(
-    spec && { ...spec, role: 'admin' as const },
-    request,
-    () => deps.config.clients(),
-    `no admin route at ${resource}`,
-  );
+  const admission = await admitCaller('admin', resource, request, () => deps.config.clients());
   if (!admission.ok) return refuse(admission.result, admission.code);
-  const { route: admitted, client } = admission;
+  const { client } = admission;
+  const admitted = admission.route.name;
+  route = admitted;
 
   const context: RouteContext = {
     deps,
@@ -185,10 +171,10 @@ export async function handleAdmin(
     remainingMs: () => invocation?.remainingMs() ?? Number.POSITIVE_INFINITY,
   };
   try {
-    return await ROUTE_HANDLERS[admitted.route](context);
+    return await ROUTE_HANDLERS[admitted](context);
   } catch (error) {
     if (error instanceof AdminRefusal) return refuse(error.result, error.code);
-    events.failed({ route: admitted.route, error });
+    events.failed({ route: admitted, error });
     return refuse(
       problem(503, 'unavailable', 'the lead store or queue could not be reached; try again', [], {
         ...NO_STORE,
@@ -210,7 +196,7 @@ interface RouteContext {
   remainingMs(): number;
 }
 
-type RouteHandler = (context: RouteContext) => Promise<APIGatewayProxyResult>;
+type RouteHandler = (context: RouteContext) => Promise<HttpResponse>;
 
 const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
   'get-lead': getLead,
@@ -232,7 +218,7 @@ async function findLead(ledger: LeadLedger, leadId: string): Promise<LeadRecord>
   return lead;
 }
 
-async function getLead({ deps, leadId }: RouteContext): Promise<APIGatewayProxyResult> {
+async function getLead({ deps, leadId }: RouteContext): Promise<HttpResponse> {
   const lead = await findLead(deps.ledger, requireLeadId(leadId));
   return json(200, toAdminLeadView(lead), NO_STORE);
 }
@@ -293,7 +279,7 @@ function parseLimit(raw: string | undefined): number {
   return limit;
 }
 
-async function listLeads({ deps, request }: RouteContext): Promise<APIGatewayProxyResult> {
+async function listLeads({ deps, request }: RouteContext): Promise<HttpResponse> {
   const status = single(request, 'status');
   const publicStatus = PUBLIC_STATUSES.find((candidate) => candidate === status);
   if (!publicStatus) {
@@ -373,7 +359,7 @@ function whyNotRequeued(lead: LeadRecord): AdminRefusal {
   return refusal(409, 'conflict', `lead ${lead.leadId} changed while being retried; try again`);
 }
 
-async function retryLead(context: RouteContext): Promise<APIGatewayProxyResult> {
+async function retryLead(context: RouteContext): Promise<HttpResponse> {
   const { deps, now } = context;
   const leadId = requireLeadId(context.leadId);
   const before = await findLead(deps.ledger, leadId);
@@ -395,7 +381,7 @@ async function retryLead(context: RouteContext): Promise<APIGatewayProxyResult> 
   return json(202, { leadId, status: 'queued' }, NO_STORE);
 }
 
-async function replay(context: RouteContext): Promise<APIGatewayProxyResult> {
+async function replay(context: RouteContext): Promise<HttpResponse> {
   const { deps, now } = context;
   let requeued = 0;
   let skipped = 0;

@@ -5,7 +5,7 @@
  * container.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { requestFromEvent } from '../kernel/http.ts';
+import { requestFromEvent } from '../kernel/apigateway-event.ts';
 import { count, flushMetrics, logger } from '../kernel/observability.ts';
 import { type AdminDeps, type AdminEvents, handleAdmin } from './admin.ts';
 

@@ -5,37 +5,29 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../config/config-aws.ts';
-import { requireEnv } from '../kernel/env.ts';
+import { ENV, requireEnv } from '../kernel/env.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
 import type { AdminDeps } from './admin.ts';
 import { createSqsDlqRedrive } from './dlq-redrive-sqs.ts';
 
 /**
- * The variables the stack sets for this function. IAM it needs: the ledger table and its status
- * index (GetItem, Query, UpdateItem), sqs:SendMessage on the lead queue, and the redrive's
- * permissions (functions/admin/dlq-redrive-sqs.ts).
+ * IAM it needs: the ledger table and its status index (GetItem, Query, UpdateItem),
+ * sqs:SendMessage on the lead queue, and the redrive's permissions (dlq-redrive-sqs.ts).
  */
-export const ADMIN_ENV = {
-  ledgerTable: 'LEDGER_TABLE_NAME',
-  queueUrl: 'LEAD_QUEUE_URL',
-  queueArn: 'LEAD_QUEUE_ARN',
-  deadLetterQueueArn: 'LEAD_DLQ_ARN',
-} as const;
-
-export function awsAdminDeps(): Omit<AdminDeps, 'events'> {
+export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDeps, 'events'> {
   const sqs = new SQSClient({});
   return {
-    config: createAwsConfigSource(),
+    config: createAwsConfigSource(env),
     ledger: createDynamoLedger({
       client: new DynamoDBClient({}),
-      tableName: requireEnv(ADMIN_ENV.ledgerTable),
+      tableName: requireEnv(ENV.ledgerTable, env),
     }),
-    queue: createSqsLeadQueue({ client: sqs, queueUrl: requireEnv(ADMIN_ENV.queueUrl) }),
+    queue: createSqsLeadQueue({ client: sqs, queueUrl: requireEnv(ENV.leadQueueUrl, env) }),
     redrive: createSqsDlqRedrive({
       client: sqs,
-      deadLetterQueueArn: requireEnv(ADMIN_ENV.deadLetterQueueArn),
-      queueArn: requireEnv(ADMIN_ENV.queueArn),
+      deadLetterQueueArn: requireEnv(ENV.leadDlqArn, env),
+      queueArn: requireEnv(ENV.leadQueueArn, env),
     }),
   };
 }

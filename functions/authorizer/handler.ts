@@ -8,7 +8,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { ConfigSource } from '../config/config-source.ts';
 import { logger } from '../kernel/observability.ts';
-import { authorizeBasic } from './basic-auth.ts';
+import { authorizeBasic } from './authorizer-event.ts';
 
 const config: Promise<Pick<ConfigSource, 'clients'>> =
   process.env.LEADS_RUNTIME === 'local'

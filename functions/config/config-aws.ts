@@ -12,18 +12,9 @@
  */
 import * as z from 'zod/mini';
 import { issuePath } from '../domain/json.ts';
-import {
-  type Client,
-  type Config,
-  PROFILE_SECRET_KEYS,
-  type Profile,
-  profileSchema,
-  reportConfigSchema,
-  SOURCES,
-  type SourceName,
-  type UpstreamConfig,
-  upstreamConfigSchema,
-} from './config-schema.ts';
+import { ENV } from '../kernel/env.ts';
+import { reportConfigSchema, upstreamConfigSchema } from './config-parts.ts';
+import type { Client, Config, Profile, SourceName, UpstreamConfig } from './config-schema.ts';
 import type { ConfigSource } from './config-source.ts';
 import {
   AwsConfigError,
@@ -37,7 +28,7 @@ import {
 } from './secrets-aws.ts';
 
 /** Environment variable holding the non-secret settings as JSON (see `Settings`). */
-export const SETTINGS_ENV = 'LEADS_SETTINGS';
+export const SETTINGS_ENV = ENV.settings;
 
 /** The keys of the upstream secret; the clients secret is a JSON array of clients. */
 export const UPSTREAM_SECRET_KEYS = ['username', 'password'] as const;
@@ -48,7 +39,7 @@ export const UPSTREAM_SECRET_KEYS = ['username', 'password'] as const;
  */
 export const settingsSchema = z.object({
   upstream: z.omit(upstreamConfigSchema, { username: true, password: true }),
-  profiles: z.record(z.string(), z.looseObject({ source: z.enum(SOURCES) })),
+  profiles: z.record(z.string(), z.looseObject({ source: z.string() })),
   report: z._default(reportConfigSchema, {
     branches: [],
     refreshSeconds: 900,
@@ -93,8 +84,24 @@ function locateIn(secretName: string, secretKeys: readonly string[], settingsPat
   };
 }
 
-/** A ConfigSource over LEADS_SETTINGS and the Secrets Manager secrets under LEADS_SECRETS_PREFIX. */
-export function createAwsConfigSource(env: NodeJS.ProcessEnv = process.env): AwsConfigSource {
+/**
+ * What reading a profile takes: the sources' profile schemas and secret keys (profile-rules.ts).
+ * Passed in by the functions that read profiles (intake, delivery), so that the others (admin,
+ * report, refresher) carry none of the sources' code.
+ */
+export interface ProfileRules {
+  profileSchema: z.ZodMiniType<Profile, unknown>;
+  secretKeysOf(source: string): readonly string[];
+}
+
+/**
+ * A ConfigSource over LEADS_SETTINGS and the Secrets Manager secrets under LEADS_SECRETS_PREFIX.
+ * Without `rules`, `profile()` refuses: give them where profiles are read.
+ */
+export function createAwsConfigSource(
+  env: NodeJS.ProcessEnv = process.env,
+  rules?: ProfileRules,
+): AwsConfigSource {
   let settings: Settings | undefined;
   const current = (): Settings => {
     settings ??= parseSettings(env);
@@ -124,7 +131,9 @@ export function createAwsConfigSource(env: NodeJS.ProcessEnv = process.env): Aws
       const profiles = current().profiles;
       if (!Object.hasOwn(profiles, name)) return undefined;
       const base = profiles[name] as Settings['profiles'][string];
-      const keys = PROFILE_SECRET_KEYS[base.source];
+      if (!rules) throw new AwsConfigError('this function reads no profiles (no ProfileRules)');
+      const { profileSchema, secretKeysOf } = rules;
+      const keys = secretKeysOf(base.source);
       const settingsPath = `profiles.${name}`;
       if (keys.length === 0) {
         return validate(profileSchema, base, `profile ${name}`, locateIn('', [], settingsPath));

@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { describeIssues, type IssueDetail, parseJson } from '../domain/json.ts';
 import { type Config, configSchema } from './config-schema.ts';
-import type { ConfigSource } from './config-source.ts';
+import { type ConfigSource, ConfigurationError } from './config-source.ts';
 
 /** A configuration file that cannot be used; the message says where and why, one problem a line. */
-export class ConfigError extends Error {
+export class ConfigError extends ConfigurationError {
   override readonly name = 'ConfigError';
 
   constructor(

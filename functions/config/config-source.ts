@@ -6,6 +6,14 @@
  */
 import type { Client, Config, Profile, SourceName, UpstreamConfig } from './config-schema.ts';
 
+/**
+ * A configuration that cannot be used as it stands. Its message names the file, setting or
+ * secret and key at fault, never a secret's value, so it may be logged and shown.
+ */
+export class ConfigurationError extends Error {
+  override readonly name: string = 'ConfigurationError';
+}
+
 export interface ConfigSource {
   upstream(): Promise<UpstreamConfig>;
   clients(): Promise<Client[]>;

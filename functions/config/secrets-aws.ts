@@ -8,10 +8,12 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import type * as z from 'zod/mini';
 import { describeIssue, issuePath } from '../domain/json.ts';
 import { type Client, clientSchema } from '../kernel/client-schema.ts';
+import { ENV } from '../kernel/env.ts';
 import type { ConfigSource } from './config-source.ts';
+import { ConfigurationError } from './config-source.ts';
 
 /** Environment variable holding the prefix of the secret names (`leads/prod`). */
-export const SECRETS_PREFIX_ENV = 'LEADS_SECRETS_PREFIX';
+export const SECRETS_PREFIX_ENV = ENV.secretsPrefix;
 /** What every key of a secret holds until an operator fills it in (docs/deploy.md). */
 export const SECRET_PLACEHOLDER = 'REPLACE_ME';
 /** How long a fetched secret is reused before Secrets Manager is asked again. */
@@ -27,7 +29,7 @@ export function secretNames(prefix: string) {
 }
 
 /** A configuration that cannot be used as deployed; the message names what to fix. */
-export class AwsConfigError extends Error {
+export class AwsConfigError extends ConfigurationError {
   override readonly name = 'AwsConfigError';
 }
 

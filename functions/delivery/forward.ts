@@ -1,21 +1,22 @@
 /**
  * The delivery use case: `forwardLead(leadId)` takes one queued lead upstream, once. It runs for
  * every queue message (the SQS Lambda in handler.ts, the local worker in worker-local.ts) and
- * says what the caller should do with the message: `done` (delete it) or `retry` after
- * `delayMs` (hand it back to the queue for that long). No AWS imports: ports come in `deps`.
+ * says what the caller should do with the message (settle.ts): `done` (delete it) or `retry`
+ * after `delayMs`. No AWS imports: ports come in `deps`.
  *
- * Steps, each a conditional write on the lead (functions/ledger/lead-ledger.ts):
- * 1. `claim` with a lease longer than everything this attempt may wait for (Graph lookup,
- *    pacing, prospect lookup, POST). A final lead → done (never posted again); lease held by
- *    another attempt → retry once that lease has run out. A lead found `sending` with an expired
- *    lease was left by an attempt that died mid-way: it is treated as an ambiguous POST.
- * 2. A Meta capture still `pending` is fetched from Graph and completed (`completeMetaCapture`).
- * 3. Mapped with the profile's CURRENT configuration, so a parked lead replayed after a fix is
- *    mapped again; missing required fields → parked.
- * 4. After an ambiguous POST (see below), the prospect is LOOKED UP before posting again.
- * 5. POST through the upstream client and the pacer shared by every instance.
- *
- * Outcomes of the upstream's answer (docs/operations.md has the why):
+ * One attempt is five named steps, each a conditional write on the lead (ledger/lead-ledger.ts):
+ * 1. `claim`: a lease longer than everything this attempt may wait for. A final lead → done
+ *    (never posted again); a lease held by another attempt → retry once it has run out. A lead
+ *    found `sending` with an expired lease was left by an attempt that died mid-way: it is
+ *    treated as an ambiguous POST.
+ * 2. `complete`: a capture still `pending` (a webhook that carries ids only, such as Meta's) is
+ *    completed by its source's `complete()` step (sources/source.ts); then it is mapped with the
+ *    profile's CURRENT settings, so a parked lead replayed after a fix is mapped again; missing
+ *    required fields → parked.
+ * 3. `look up`: after an ambiguous POST, the prospect is looked up before posting again.
+ * 4. `post`: through the upstream client and the pacer shared by every instance.
+ * 5. `settle`: the upstream's answer (or the failure) becomes one ledger transition and an
+ *    outcome:
  *
  * | answer                               | ledger                          | outcome                        |
  * |--------------------------------------|---------------------------------|--------------------------------|
@@ -37,35 +38,27 @@
  * ambiguousSince − lookupMarginMs). A match → delivered with its id, no second POST. No match →
  * POST. Lookup not permitted (401/403) → POST anyway (at-least-once) and say so in the log.
  *
- * Logs and metrics carry lead ids, profiles, statuses, attempt numbers and error kinds, never
- * personal data and never the upstream's messages (they may quote what the person typed).
+ * Events carry lead ids, profiles, statuses, attempt numbers and error kinds, never personal
+ * data and never the upstream's messages (they may quote what the person typed).
  */
-
-import type { Profile, UpstreamConfig } from '../config/config-schema.ts';
+import type { Profile } from '../config/config-schema.ts';
 import type { ConfigSource } from '../config/config-source.ts';
 import type { ExternalId } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
-import { mapLeadToProspect } from '../domain/map-lead.ts';
+import { LeadStateError, type LeadStatus } from '../domain/lead-lifecycle.ts';
 import type { Prospect } from '../domain/prospect.ts';
-import { count, logger, seconds } from '../kernel/observability.ts';
-import type { FailureDetails, LeadLedger, LeadRecord, LeadStatus } from '../ledger/lead-ledger.ts';
-import { LeadStateError } from '../ledger/lead-ledger.ts';
-import type { LeadQueue } from '../ledger/lead-queue.ts';
-import { completeMetaCapture } from '../sources/meta.ts';
-import { DEFAULT_GRAPH_TIMEOUT_MS, type MetaGraph, MetaGraphError } from '../sources/meta-graph.ts';
-import type { Pacer } from '../upstream/pacer.ts';
-import {
-  type ProspectMatch,
-  type UpstreamClient,
-  UpstreamError,
-  upstreamClientFor,
-} from '../upstream/upstream-client.ts';
+import type { FailureDetails, LeadLedger, LeadRecord } from '../ledger/lead-ledger.ts';
+import { adapterFor, mapCapture } from '../sources/registry.ts';
+import { type CompletionContext, SourceLookupError } from '../sources/source.ts';
+import type { UpstreamAccess } from '../upstream/paced-client.ts';
+import { PacerWaitError } from '../upstream/pacer.ts';
+import { type ProspectMatch, UpstreamError } from '../upstream/upstream-client.ts';
 
 /**
  * `retry.counted`: whether this attempt counted against maxAttempts. A retry that was not counted
- * (401, 429, pacing, Graph, a failed lookup, a duplicate message) says nothing about the lead,
- * so the caller sends a fresh message with the delay instead of delaying this one: a long
- * incident then uses up no SQS receives and puts nothing in the dead-letter queue.
+ * (401, 429, pacing, a lookup, a duplicate message) says nothing about the lead, so the caller
+ * sends a fresh message with the delay instead of delaying this one (settle.ts): a long incident
+ * then uses up no SQS receives and puts nothing in the dead-letter queue.
  */
 export type ForwardOutcome =
   | { kind: 'done'; reason: string; delayMs?: undefined }
@@ -79,7 +72,7 @@ export type ForwardMetric =
   | 'LeadParked'
   | 'UpstreamAuthFailure';
 
-/** One line per forwardLead call: ids, statuses and kinds only. */
+/** One event per forwardLead call: ids, statuses and kinds only. */
 export interface ForwardEvent {
   leadId: string;
   profile?: string;
@@ -90,7 +83,7 @@ export interface ForwardEvent {
   outcome: ForwardOutcome['kind'];
   reason: string;
   delayMs?: number;
-  /** The upstream / Graph error kind, when there was one. */
+  /** The upstream / lookup error kind, when there was one. */
   errorKind?: string;
   /** HTTP status of that error, when the upstream answered. */
   errorStatus?: number;
@@ -100,20 +93,19 @@ export interface ForwardEvent {
   waitingSeconds?: number;
 }
 
+/** Where delivery reports what it did (events.ts: logs and EMF metrics). */
 export interface ForwardEvents {
   finished(event: ForwardEvent): void;
   metric(name: ForwardMetric): void;
-}
-
-/** A pacer that may write its pauses asynchronously (pacer-dynamodb.ts): `flush` awaits them. */
-export type DeliveryPacer = Pacer & { flush?: () => Promise<void> };
-
-/** The upstream as delivery uses it: a client paced by the shared pacer. */
-export interface UpstreamAccess {
-  client: UpstreamClient;
-  pacer: DeliveryPacer;
-  /** The client's per-call timeout (sizes the lease). */
-  timeoutMs: number;
+  /** A prospect lookup after an ambiguous POST was not possible: the lead is posted again. */
+  lookupSkipped(event: {
+    leadId: string;
+    profile: string;
+    errorKind: string;
+    errorStatus?: number;
+  }): void;
+  /** A transition was refused because another attempt took the lead (our lease ran out). */
+  leaseLost(event: { leadId: string; transition: string; status: LeadStatus | undefined }): void;
 }
 
 export interface ForwardOptions {
@@ -121,7 +113,7 @@ export interface ForwardOptions {
   maxAttempts?: number;
   /** Longest pacing wait an attempt accepts before handing the lead back. Default 5 000 ms. */
   maxPacingWaitMs?: number;
-  /** Lease on the lead; default: Graph timeout + 2 × (upstream timeout + pacing wait) + 5 s. */
+  /** Lease on the lead; default: lookup timeout + 2 × (upstream timeout + pacing wait) + 5 s. */
   leaseMs?: number;
   /** Pause after the upstream refused our key (401/403). Default 5 min. */
   authPauseMs?: number;
@@ -134,7 +126,7 @@ export interface ForwardOptions {
   lookupMarginMs?: number;
   /** Retry delay when a 429 names no Retry-After. Default 1 s (production's window). */
   rateLimitFallbackMs?: number;
-  /** Graph's per-call timeout (sizes the lease). Default 10 s. */
+  /** A source lookup's (`complete()`) per-call timeout (sizes the lease). Default 10 s. */
   graphTimeoutMs?: number;
 }
 
@@ -143,7 +135,8 @@ export interface ForwardDeps {
   config: Pick<ConfigSource, 'profile'>;
   /** The upstream client and the shared pacer for the current upstream configuration. */
   upstream: () => Promise<UpstreamAccess>;
-  graph: MetaGraph;
+  /** What the sources' `complete()` steps use (their HTTP client). */
+  lookups?: CompletionContext;
   events?: ForwardEvents;
   /** Called after the upstream refused the key (AwsConfigSource.refresh: re-read the secret). */
   onUnauthorized?: () => void;
@@ -159,6 +152,7 @@ export const DEFAULT_BACKOFF_BASE_MS = 2_000;
 export const DEFAULT_BACKOFF_CAP_MS = 15 * 60_000;
 export const DEFAULT_AMBIGUOUS_SETTLE_MS = 30_000;
 export const DEFAULT_LOOKUP_MARGIN_MS = 60_000;
+export const DEFAULT_LOOKUP_TIMEOUT_MS = 10_000;
 const LEASE_MARGIN_MS = 5_000;
 /** Spread of retries that all wait for the same moment (auth pause, Retry-After). */
 const SPREAD_MS = 5_000;
@@ -188,7 +182,7 @@ function resolveOptions(options: ForwardOptions = {}): ResolvedOptions {
     ambiguousSettleMs: options.ambiguousSettleMs ?? DEFAULT_AMBIGUOUS_SETTLE_MS,
     lookupMarginMs: options.lookupMarginMs ?? DEFAULT_LOOKUP_MARGIN_MS,
     rateLimitFallbackMs: options.rateLimitFallbackMs ?? 1_000,
-    graphTimeoutMs: options.graphTimeoutMs ?? DEFAULT_GRAPH_TIMEOUT_MS,
+    graphTimeoutMs: options.graphTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS,
   };
 }
 
@@ -248,31 +242,33 @@ function newestId(matches: readonly ProspectMatch[]): ExternalId | undefined {
   return best?.idProspect;
 }
 
-/** Logs and EMF metrics through Powertools (functions/kernel/observability.ts). */
-export const forwardEvents: ForwardEvents = {
-  finished(event) {
-    const failed = event.errorKind !== undefined;
-    if (failed || event.status === 'dead') logger.warn('lead delivery attempt', { ...event });
-    else logger.info('lead delivery attempt', { ...event });
-    // Every retry, counted or not (WaitingLeadsAlarm): a held-back lead is re-sent as a new
-    // message, so the queue's age of oldest message no longer tells how long a lead has waited.
-    if (event.waitingSeconds !== undefined) seconds('LeadWaitingSeconds', event.waitingSeconds);
-  },
-  metric(name) {
-    count(name);
-  },
+const SILENT: ForwardEvents = {
+  finished() {},
+  metric() {},
+  lookupSkipped() {},
+  leaseLost() {},
 };
 
-/** Thrown by the pacer when its next slot is too far away (pacer-dynamodb.ts). */
-function pacerWait(error: unknown): number | undefined {
-  if (
-    error instanceof Error &&
-    error.name === 'PacerWaitError' &&
-    typeof (error as Error & { waitMs?: unknown }).waitMs === 'number'
-  ) {
-    return (error as Error & { waitMs: number }).waitMs;
-  }
-  return undefined;
+// --- one attempt ----------------------------------------------------------------------------
+
+/** What every step of one attempt shares. */
+interface Attempt {
+  leadId: string;
+  deps: ForwardDeps;
+  options: ResolvedOptions;
+  events: ForwardEvents;
+  random: () => number;
+  now: () => Date;
+  access: UpstreamAccess;
+  /** The event this attempt reports when it finishes (filled in as it goes). */
+  event: ForwardEvent;
+}
+
+/** The lead this attempt holds, once claimed. */
+interface Held extends Attempt {
+  lead: LeadRecord;
+  /** Kept on every failure transition once set: the lead may exist upstream. */
+  ambiguousSince: string | undefined;
 }
 
 /**
@@ -285,400 +281,343 @@ export async function forwardLead(
   deps: ForwardDeps,
   now: () => Date = () => new Date(),
 ): Promise<ForwardOutcome> {
-  const options = resolveOptions(deps.options);
-  const random = deps.random ?? Math.random;
-  const events = deps.events ?? forwardEvents;
-  const access = await deps.upstream();
-  const leaseMs = leaseMsFor(access.timeoutMs, deps.options);
-
-  const event: ForwardEvent = { leadId, outcome: 'done', reason: '' };
-  const finish = (
-    outcome: ForwardOutcome,
-    status?: LeadStatus,
-    lead?: Pick<LeadRecord, 'receivedAt'>,
-  ): ForwardOutcome => {
-    const receivedMs = lead ? Date.parse(lead.receivedAt) : Number.NaN;
-    Object.assign(event, {
-      outcome: outcome.kind,
-      reason: outcome.reason,
-      ...(outcome.kind === 'retry' && { delayMs: outcome.delayMs }),
-      ...(outcome.kind === 'retry' &&
-        Number.isFinite(receivedMs) && {
-          waitingSeconds: Math.max(0, Math.round((now().getTime() - receivedMs) / 1000)),
-        }),
-      ...(status && { status }),
-    });
-    events.finished(event);
-    return outcome;
+  const attempt: Attempt = {
+    leadId,
+    deps,
+    options: resolveOptions(deps.options),
+    events: deps.events ?? SILENT,
+    random: deps.random ?? Math.random,
+    now,
+    access: await deps.upstream(),
+    event: { leadId, outcome: 'done', reason: '' },
   };
-
-  /** Where the lead stands, or why the message is done / must wait (no claim taken). */
-  const refusal = (current: LeadRecord | undefined): ForwardOutcome | undefined => {
-    if (!current) return finish({ kind: 'done', reason: 'unknown-lead' });
-    Object.assign(event, { profile: current.profile, attempt: current.attempts });
-    if (SETTLED.has(current.status)) {
-      return finish({ kind: 'done', reason: `already-${current.status}` }, current.status);
-    }
-    return undefined;
-  };
-
-  // A read first: a final lead (the usual duplicate message) costs no write, and a lead left
-  // `sending` by an attempt that died mid-way is recognised (its POST may have gone out).
-  const before = await deps.ledger.get(leadId);
-  const settled = refusal(before);
-  if (settled) return settled;
-
-  const lead = await deps.ledger.claim(leadId, leaseMs, now());
-  if (!lead) {
-    const current = await deps.ledger.get(leadId);
-    const final = refusal(current);
-    if (final || !current) return final ?? finish({ kind: 'done', reason: 'unknown-lead' });
-    // Another attempt holds the lease (a duplicate message): come back when it has run out.
-    const leaseLeft = current.leaseUntil ? Date.parse(current.leaseUntil) - now().getTime() : 0;
-    return finish(
-      {
-        kind: 'retry',
-        delayMs: Math.max(leaseLeft, 0) + 1_000,
-        reason: 'lease-held',
-        counted: false,
-      },
-      current.status,
-      current,
-    );
-  }
-  Object.assign(event, { profile: lead.profile, attempt: lead.attempts + 1 });
-  const claimed: LeadRecord = lead;
-
-  // --- the failure paths, each one transition ----------------------------------------------
-
-  const park = async (reason: string, code: string): Promise<ForwardOutcome> => {
-    await deps.ledger.markParked(leadId, reason, now());
-    events.metric('LeadParked');
-    return finish({ kind: 'done', reason: code }, 'parked');
-  };
-
-  /** Retry without counting an attempt: the failure says nothing about this lead. */
-  const holdBack = async (
-    error: string,
-    delayMs: number,
-    code: string,
-    details: FailureDetails = {},
-  ): Promise<ForwardOutcome> => {
-    await deps.ledger.release(leadId, error, now(), { ...details, countAttempt: false });
-    events.metric('LeadRetried');
-    return finish(
-      { kind: 'retry', delayMs: Math.ceil(delayMs), reason: code, counted: false },
-      'queued',
-      claimed,
-    );
-  };
-
-  /** A counted failure: retry with backoff, or dead once maxAttempts is reached. */
-  const fail = async (
-    error: string,
-    code: string,
-    details: FailureDetails = {},
-    minDelayMs = 0,
-  ): Promise<ForwardOutcome> => {
-    const attempt = claimed.attempts + 1;
-    if (attempt >= options.maxAttempts) {
-      await deps.ledger.markDead(leadId, error, now(), details);
-      events.metric('LeadDead');
-      return finish({ kind: 'done', reason: `dead-after-${attempt}-attempts` }, 'dead');
-    }
-    await deps.ledger.release(leadId, error, now(), details);
-    events.metric('LeadRetried');
-    const delayMs = Math.max(
-      minDelayMs,
-      backoffMs(attempt, random, options.backoffBaseMs, options.backoffCapMs),
-    );
-    return finish({ kind: 'retry', delayMs, reason: code, counted: true }, 'queued', claimed);
-  };
-
-  const noteError = (error: { kind: string; status?: number | undefined }) => {
-    event.errorKind = error.kind;
-    if (error.status !== undefined) event.errorStatus = error.status;
-  };
-
+  const claimed = await claim(attempt);
+  if ('outcome' in claimed) return claimed.outcome;
+  const held = claimed.held;
   try {
-    // --- 1. the profile and the capture ------------------------------------------------------
-    const profile = await deps.config.profile(claimed.profile);
-    if (!profile) {
-      return await park(`profile '${claimed.profile}' is not configured`, 'no-profile');
+    const prepared = await complete(held);
+    if ('outcome' in prepared) return prepared.outcome;
+    if (held.ambiguousSince) {
+      const found = await lookUp(held, prepared.prospect);
+      if (found) return found;
     }
-
-    let capture: LeadCapture = claimed.capture;
-    if (capture.pending) {
-      if (profile.source !== 'meta') {
-        return await park(
-          `the capture waits for a ${capture.pending.kind} lookup, but profile '${claimed.profile}' is not a Meta profile`,
-          'pending-without-meta-profile',
-        );
-      }
-      const completed = await completeFromGraph(capture, profile);
-      if ('outcome' in completed) return completed.outcome;
-      capture = completed.capture;
-      if (capture.isTest && !profile.deliverTestLeads) {
-        return await park(
-          'Meta test lead (Lead Ads Testing Tool answers): not delivered; set deliverTestLeads on the profile to deliver test leads',
-          'test-lead',
-        );
-      }
-    }
-
-    // --- 2. mapping with the current profile ----------------------------------------------------
-    const mapped = mapLeadToProspect(capture, profile);
-    if (mapped.missing.length > 0) {
-      return await park(`required fields missing: ${mapped.missing.join(', ')}`, 'missing-fields');
-    }
-    const prospect = mapped.prospect;
-
-    // --- 3. after an ambiguous POST: look up before posting again -------------------------------
-    // An attempt that was cut off while `sending` (a Lambda timeout, a crash, a worker stopped
-    // mid-way) may have posted: treat it as ambiguous from its claim (its last transition).
-    const interrupted = before?.status === 'sending' ? before.updatedAt : undefined;
-    if (interrupted && !claimed.ambiguousSince) event.note = 'previous-attempt-interrupted';
-    const ambiguousSince = claimed.ambiguousSince ?? interrupted;
-    const keep: FailureDetails = ambiguousSince ? { ambiguousSince } : {};
-    if (ambiguousSince) {
-      const since = new Date(Date.parse(ambiguousSince) - options.lookupMarginMs);
-      try {
-        const matches = await access.client.findProspects({
-          ...(prospect.email ? { email: prospect.email } : {}),
-          ...(prospect.cellphone ? { cellphone: prospect.cellphone } : {}),
-          registeredSince: since,
-        });
-        const found = newestId(matches.filter((match) => matchesProspect(match, prospect)));
-        if (found !== undefined) {
-          await deps.ledger.markDelivered(leadId, found, now());
-          events.metric('LeadDelivered');
-          event.note = 'found-by-lookup';
-          return finish({ kind: 'done', reason: 'delivered-by-lookup' }, 'delivered');
-        }
-        event.note = 'lookup-no-match';
-      } catch (error) {
-        const waitMs = pacerWait(error);
-        if (waitMs !== undefined) {
-          return await holdBack(
-            'pacer: upstream paused',
-            waitMs + spread(random),
-            'pacer-busy',
-            keep,
-          );
-        }
-        if (!(error instanceof UpstreamError)) throw error;
-        noteError(error);
-        if (error.kind === 'rate-limited') {
-          return await holdBack(error.message, rateLimitDelay(error), 'rate-limited', keep);
-        }
-        if (error.kind === 'unavailable') {
-          // Not counted: this lead may already exist upstream and only a lookup can tell, so a
-          // failed lookup says nothing new about it and must not push it towards `dead`. The
-          // queue's maxReceiveCount still bounds it (DLQ, alarmed, replayable), as for 429s.
-          const delayMs = backoffMs(
-            claimed.attempts + 1,
-            random,
-            options.backoffBaseMs,
-            options.backoffCapMs,
-          );
-          return await holdBack(error.message, delayMs, 'lookup-unavailable', keep);
-        }
-        // unauthorized (the key may not read prospects) or rejected (the lookup's own query):
-        // at-least-once wins, post anyway.
-        event.note = `lookup-${error.kind}-posted-anyway`;
-        delete event.errorKind;
-        delete event.errorStatus;
-        logger.warn('prospect lookup not possible after an ambiguous POST; posting again', {
-          leadId,
-          profile: claimed.profile,
-          errorKind: error.kind,
-          ...(error.status !== undefined && { errorStatus: error.status }),
-        });
-      }
-    }
-
-    // --- 4. the POST -----------------------------------------------------------------------------
-    const postStarted = now();
-    try {
-      const created = await access.client.createProspect(prospect);
-      await deps.ledger.markDelivered(leadId, created.idProspect, now());
-      events.metric('LeadDelivered');
-      return finish({ kind: 'done', reason: 'delivered' }, 'delivered');
-    } catch (error) {
-      const waitMs = pacerWait(error);
-      if (waitMs !== undefined) {
-        return await holdBack(
-          'pacer: upstream paused',
-          waitMs + spread(random),
-          'pacer-busy',
-          keep,
-        );
-      }
-      if (!(error instanceof UpstreamError)) throw error;
-      noteError(error);
-      switch (error.kind) {
-        case 'rejected': {
-          const messages = error.messages.length > 0 ? error.messages : [error.message];
-          await deps.ledger.markRejected(leadId, messages, now());
-          events.metric('LeadRejected');
-          return finish({ kind: 'done', reason: 'rejected' }, 'rejected');
-        }
-        case 'unauthorized': {
-          // Our key (or its permission) is wrong: stop every instance for a while, keep the lead.
-          access.pacer.pauseUntil(now().getTime() + options.authPauseMs);
-          events.metric('UpstreamAuthFailure');
-          deps.onUnauthorized?.();
-          return await holdBack(
-            error.message,
-            options.authPauseMs + spread(random),
-            'unauthorized',
-            keep,
-          );
-        }
-        case 'rate-limited':
-          return await holdBack(error.message, rateLimitDelay(error), 'rate-limited', keep);
-        case 'unavailable': {
-          const ambiguous = isAmbiguousPost(error);
-          const since = ambiguousSince ?? (ambiguous ? postStarted.toISOString() : undefined);
-          if (ambiguous) event.note = 'ambiguous-post';
-          return await fail(
-            error.message,
-            ambiguous ? 'ambiguous-post' : 'unavailable',
-            since ? { ambiguousSince: since } : {},
-            since ? options.ambiguousSettleMs : 0,
-          );
-        }
-      }
-      throw error;
-    }
+    return await post(held, prepared.prospect);
   } catch (error) {
     // The lease was lost to another attempt (ours ran too long): that attempt owns the lead now.
     if (error instanceof LeadStateError) {
-      logger.error('lead changed under the delivery attempt', {
-        leadId,
-        transition: error.transition,
-        status: error.status,
-      });
-      return finish({ kind: 'done', reason: 'lease-lost' }, error.status);
+      held.events.leaseLost({ leadId, transition: error.transition, status: error.status });
+      return finish(held, { kind: 'done', reason: 'lease-lost' }, error.status);
     }
     throw error;
   } finally {
-    await access.pacer.flush?.().catch(() => undefined);
+    await held.access.pacer.flush?.().catch(() => undefined);
   }
+}
 
-  // --- helpers that need the closure --------------------------------------------------------
+// --- 1. claim -------------------------------------------------------------------------------
 
-  function spread(rand: () => number): number {
-    return Math.floor(rand() * SPREAD_MS);
+/** Takes the lead's lease, or says why the message is done / must wait. */
+async function claim(a: Attempt): Promise<{ held: Held } | { outcome: ForwardOutcome }> {
+  const { ledger } = a.deps;
+  // A read first: a final lead (the usual duplicate message) costs no write, and a lead left
+  // `sending` by an attempt that died mid-way is recognised (its POST may have gone out).
+  const before = await ledger.get(a.leadId);
+  const settled = refusal(a, before);
+  if (settled) return { outcome: settled };
+
+  const leaseMs = leaseMsFor(a.access.timeoutMs, a.deps.options);
+  const lead = await ledger.claim(a.leadId, leaseMs, a.now());
+  if (!lead) {
+    const current = await ledger.get(a.leadId);
+    const final = refusal(a, current);
+    if (final || !current) {
+      return { outcome: final ?? finish(a, { kind: 'done', reason: 'unknown-lead' }) };
+    }
+    // Another attempt holds the lease (a duplicate message): come back when it has run out.
+    const leaseLeft = current.leaseUntil ? Date.parse(current.leaseUntil) - a.now().getTime() : 0;
+    const delayMs = Math.max(leaseLeft, 0) + 1_000;
+    const outcome = { kind: 'retry', delayMs, reason: 'lease-held', counted: false } as const;
+    return { outcome: finish(a, outcome, current.status, current) };
   }
+  Object.assign(a.event, { profile: lead.profile, attempt: lead.attempts + 1 });
+  // An attempt that was cut off while `sending` (a Lambda timeout, a crash, a worker stopped
+  // mid-way) may have posted: treat it as ambiguous from its claim (its last transition).
+  const interrupted = before?.status === 'sending' ? before.updatedAt : undefined;
+  if (interrupted && !lead.ambiguousSince) a.event.note = 'previous-attempt-interrupted';
+  return { held: { ...a, lead, ambiguousSince: lead.ambiguousSince ?? interrupted } };
+}
 
-  function rateLimitDelay(error: UpstreamError): number {
-    return (error.retryAfterMs ?? options.rateLimitFallbackMs) + Math.floor(random() * 250);
+/** Where the lead stands when no claim is possible; undefined while it can still be sent. */
+function refusal(a: Attempt, current: LeadRecord | undefined): ForwardOutcome | undefined {
+  if (!current) return finish(a, { kind: 'done', reason: 'unknown-lead' });
+  Object.assign(a.event, { profile: current.profile, attempt: current.attempts });
+  if (SETTLED.has(current.status)) {
+    return finish(a, { kind: 'done', reason: `already-${current.status}` }, current.status);
   }
+  return undefined;
+}
 
-  async function completeFromGraph(
-    pending: LeadCapture,
-    profile: Extract<Profile, { source: 'meta' }>,
-  ): Promise<{ capture: LeadCapture } | { outcome: ForwardOutcome }> {
-    const leadgenId = pending.pending?.leadgenId ?? '';
-    try {
-      const graphLead = await deps.graph.fetchLead(leadgenId, {
-        graphBaseUrl: profile.graphBaseUrl,
-        accessToken: profile.pageAccessToken,
-        appSecret: profile.appSecret,
-      });
-      return { capture: completeMetaCapture(pending, graphLead) };
-    } catch (error) {
-      if (!(error instanceof MetaGraphError)) throw error;
-      event.errorKind = `graph-${error.kind}`;
-      if (error.status !== undefined) event.errorStatus = error.status;
-      switch (error.kind) {
-        case 'rejected':
-          return { outcome: await park(`Meta Graph: ${error.message}`, 'graph-rejected') };
-        case 'unauthorized':
-          // The page token: an operator fixes it; the lead waits, counted against nothing.
-          return {
-            outcome: await holdBack(
-              error.message,
-              options.authPauseMs + spread(random),
-              'graph-unauthorized',
-            ),
-          };
-        case 'rate-limited':
-          return {
-            outcome: await holdBack(
-              error.message,
-              (error.retryAfterMs ?? 60_000) + spread(random),
-              'graph-rate-limited',
-            ),
-          };
-        case 'unavailable':
-          return { outcome: await fail(error.message, 'graph-unavailable') };
+// --- 2. complete ----------------------------------------------------------------------------
+
+/** The prospect to send: the capture completed by its source if pending, then mapped. */
+async function complete(h: Held): Promise<{ prospect: Prospect } | { outcome: ForwardOutcome }> {
+  const profile = await h.deps.config.profile(h.lead.profile);
+  if (!profile) {
+    return {
+      outcome: await park(h, `profile '${h.lead.profile}' is not configured`, 'no-profile'),
+    };
+  }
+  let capture: LeadCapture = h.lead.capture;
+  if (capture.pending) {
+    const completed = await completeCapture(h, capture, profile);
+    if ('outcome' in completed) return completed;
+    capture = completed.capture;
+    if (capture.isTest && !profile.deliverTestLeads) {
+      const reason = `${adapterFor(profile).label} test lead: not delivered; set deliverTestLeads on the profile to deliver test leads`;
+      return { outcome: await park(h, reason, 'test-lead') };
+    }
+  }
+  const mapped = mapCapture(capture, profile);
+  if (mapped.missing.length > 0) {
+    const reason = `required fields missing: ${mapped.missing.join(', ')}`;
+    return { outcome: await park(h, reason, 'missing-fields') };
+  }
+  return { prospect: mapped.prospect };
+}
+
+/** The source's `complete()` step (Meta's Graph lookup), its failures settled by kind. */
+async function completeCapture(
+  h: Held,
+  pending: LeadCapture,
+  profile: Profile,
+): Promise<{ capture: LeadCapture } | { outcome: ForwardOutcome }> {
+  const source = adapterFor(profile);
+  if (!source.complete) {
+    const reason = `the capture waits for a ${pending.pending?.kind} lookup, but profile '${h.lead.profile}' is a ${profile.source} profile`;
+    return { outcome: await park(h, reason, 'pending-without-lookup') };
+  }
+  try {
+    return { capture: await source.complete(pending, profile, h.deps.lookups ?? {}) };
+  } catch (error) {
+    if (!(error instanceof SourceLookupError)) throw error;
+    const code = `${lookupPrefix(pending)}-${error.kind}`;
+    h.event.errorKind = code;
+    if (error.status !== undefined) h.event.errorStatus = error.status;
+    switch (error.kind) {
+      case 'rejected':
+        return { outcome: await park(h, `${error.service}: ${error.message}`, code) };
+      case 'unauthorized':
+        // The platform token: an operator fixes it; the lead waits, counted against nothing.
+        return {
+          outcome: await holdBack(h, error.message, h.options.authPauseMs + spread(h), code),
+        };
+      case 'rate-limited':
+        return {
+          outcome: await holdBack(
+            h,
+            error.message,
+            (error.retryAfterMs ?? 60_000) + spread(h),
+            code,
+          ),
+        };
+      case 'unavailable':
+        return { outcome: await fail(h, error.message, code) };
+    }
+  }
+}
+
+/** `graph` for Meta's lookups (the codes operators and alarms know), else the pending kind. */
+function lookupPrefix(capture: LeadCapture): string {
+  const kind = capture.pending?.kind ?? 'lookup';
+  return kind === 'meta-graph' ? 'graph' : kind;
+}
+
+// --- 3. look up -----------------------------------------------------------------------------
+
+/**
+ * After an ambiguous POST: the prospect registered since then, if the upstream has it (the lead
+ * is then delivered with its id); undefined when the POST must be sent (again).
+ */
+async function lookUp(h: Held, prospect: Prospect): Promise<ForwardOutcome | undefined> {
+  const since = new Date(Date.parse(h.ambiguousSince ?? '') - h.options.lookupMarginMs);
+  try {
+    const matches = await h.access.client.findProspects({
+      ...(prospect.email ? { email: prospect.email } : {}),
+      ...(prospect.cellphone ? { cellphone: prospect.cellphone } : {}),
+      registeredSince: since,
+    });
+    const found = newestId(matches.filter((match) => matchesProspect(match, prospect)));
+    if (found !== undefined) {
+      h.event.note = 'found-by-lookup';
+      return await delivered(h, found, 'delivered-by-lookup');
+    }
+    h.event.note = 'lookup-no-match';
+    return undefined;
+  } catch (error) {
+    const paced = await pacerBusy(h, error);
+    if (paced) return paced;
+    if (!(error instanceof UpstreamError)) throw error;
+    noteError(h, error);
+    if (error.kind === 'rate-limited') return await rateLimited(h, error);
+    if (error.kind === 'unavailable') {
+      // Not counted: this lead may already exist upstream and only a lookup can tell, so a
+      // failed lookup says nothing new about it and must not push it towards `dead`. The
+      // queue's maxReceiveCount still bounds it (DLQ, alarmed, replayable), as for 429s.
+      const delayMs = backoffMs(
+        h.lead.attempts + 1,
+        h.random,
+        h.options.backoffBaseMs,
+        h.options.backoffCapMs,
+      );
+      return await holdBack(h, error.message, delayMs, 'lookup-unavailable');
+    }
+    // unauthorized (the key may not read prospects) or rejected (the lookup's own query):
+    // at-least-once wins, post anyway.
+    h.event.note = `lookup-${error.kind}-posted-anyway`;
+    delete h.event.errorKind;
+    delete h.event.errorStatus;
+    h.events.lookupSkipped({
+      leadId: h.leadId,
+      profile: h.lead.profile,
+      errorKind: error.kind,
+      ...(error.status !== undefined && { errorStatus: error.status }),
+    });
+    return undefined;
+  }
+}
+
+// --- 4. post --------------------------------------------------------------------------------
+
+async function post(h: Held, prospect: Prospect): Promise<ForwardOutcome> {
+  const postStarted = h.now();
+  try {
+    const created = await h.access.client.createProspect(prospect);
+    return await delivered(h, created.idProspect, 'delivered');
+  } catch (error) {
+    const paced = await pacerBusy(h, error);
+    if (paced) return paced;
+    if (!(error instanceof UpstreamError)) throw error;
+    noteError(h, error);
+    switch (error.kind) {
+      case 'rejected': {
+        const messages = error.messages.length > 0 ? error.messages : [error.message];
+        await h.deps.ledger.markRejected(h.leadId, messages, h.now());
+        h.events.metric('LeadRejected');
+        return finish(h, { kind: 'done', reason: 'rejected' }, 'rejected');
+      }
+      case 'unauthorized': {
+        // Our key (or its permission) is wrong: stop every instance for a while, keep the lead.
+        h.access.pacer.pauseUntil(h.now().getTime() + h.options.authPauseMs);
+        h.events.metric('UpstreamAuthFailure');
+        h.deps.onUnauthorized?.();
+        const delayMs = h.options.authPauseMs + spread(h);
+        return await holdBack(h, error.message, delayMs, 'unauthorized');
+      }
+      case 'rate-limited':
+        return await rateLimited(h, error);
+      case 'unavailable': {
+        const ambiguous = isAmbiguousPost(error);
+        if (!h.ambiguousSince && ambiguous) h.ambiguousSince = postStarted.toISOString();
+        if (ambiguous) h.event.note = 'ambiguous-post';
+        const minDelayMs = h.ambiguousSince ? h.options.ambiguousSettleMs : 0;
+        return await fail(
+          h,
+          error.message,
+          ambiguous ? 'ambiguous-post' : 'unavailable',
+          minDelayMs,
+        );
       }
     }
   }
 }
 
-// --- what the queue consumers share --------------------------------------------------------
+// --- 5. settle: one ledger transition, one outcome ------------------------------------------
 
-/**
- * A fresh message for a held-back lead (a retry that was not counted), delayed by `delayMs` as
- * far as the queue allows (`queueDelaySeconds`: at most 900 s; a longer wait is re-sent again).
- * False when it could not be sent: the caller then delays the message it holds instead.
- */
-export async function resendHeldBack(
-  queue: Pick<LeadQueue, 'send'>,
-  leadId: string,
-  delayMs: number,
-  log: Record<string, unknown> = {},
-): Promise<boolean> {
-  try {
-    await queue.send(leadId, { delaySeconds: delayMs / 1000 });
-    return true;
-  } catch (error) {
-    logger.warn('could not re-send a held-back lead; its message is delayed instead', {
-      ...log,
-      leadId,
-      error: error instanceof Error ? error.name : String(error),
-    });
-    return false;
-  }
+function finish(
+  a: Attempt,
+  outcome: ForwardOutcome,
+  status?: LeadStatus,
+  lead?: Pick<LeadRecord, 'receivedAt'>,
+): ForwardOutcome {
+  const receivedMs = lead ? Date.parse(lead.receivedAt) : Number.NaN;
+  Object.assign(a.event, {
+    outcome: outcome.kind,
+    reason: outcome.reason,
+    ...(outcome.kind === 'retry' && { delayMs: outcome.delayMs }),
+    ...(outcome.kind === 'retry' &&
+      Number.isFinite(receivedMs) && {
+        waitingSeconds: Math.max(0, Math.round((a.now().getTime() - receivedMs) / 1000)),
+      }),
+    ...(status && { status }),
+  });
+  a.events.finished(a.event);
+  return outcome;
 }
 
-// --- wiring helper shared by the AWS and local wiring -----------------------------------------
+/** What a failure transition keeps: the ambiguity, once there is one. */
+function kept(h: Held): FailureDetails {
+  return h.ambiguousSince ? { ambiguousSince: h.ambiguousSince } : {};
+}
 
-/**
- * `ForwardDeps.upstream` over a configuration: a client for the current upstream settings (a new
- * one when they change, e.g. after a rotated secret), paced by `pacerFor(settings)` (one pacer
- * per distinct limits).
- */
-export function upstreamAccess(
-  config: Pick<ConfigSource, 'upstream'>,
-  pacerFor: (upstream: UpstreamConfig) => DeliveryPacer,
-  options: { fetch?: typeof fetch } = {},
-): () => Promise<UpstreamAccess> {
-  let cached: { key: string; access: UpstreamAccess } | undefined;
-  const pacers = new Map<string, DeliveryPacer>();
-  return async () => {
-    const upstream = await config.upstream();
-    const key = JSON.stringify([
-      upstream.baseUrl,
-      upstream.username,
-      upstream.password,
-      upstream.maxPerSecond,
-      upstream.maxPerMinute,
-      upstream.timeoutMs,
-      upstream.partnerTokenField,
-    ]);
-    if (cached?.key === key) return cached.access;
-    const limits = `${upstream.maxPerSecond}/${upstream.maxPerMinute}`;
-    let pacer = pacers.get(limits);
-    if (!pacer) {
-      pacer = pacerFor(upstream);
-      pacers.set(limits, pacer);
-    }
-    const client = upstreamClientFor(upstream, pacer, options.fetch);
-    cached = { key, access: { client, pacer, timeoutMs: upstream.timeoutMs } };
-    return cached.access;
-  };
+async function delivered(h: Held, idProspect: ExternalId, reason: string) {
+  await h.deps.ledger.markDelivered(h.leadId, idProspect, h.now());
+  h.events.metric('LeadDelivered');
+  return finish(h, { kind: 'done', reason }, 'delivered');
+}
+
+async function park(h: Held, reason: string, code: string): Promise<ForwardOutcome> {
+  await h.deps.ledger.markParked(h.leadId, reason, h.now());
+  h.events.metric('LeadParked');
+  return finish(h, { kind: 'done', reason: code }, 'parked');
+}
+
+/** Retry without counting an attempt: the failure says nothing about this lead. */
+async function holdBack(
+  h: Held,
+  error: string,
+  delayMs: number,
+  code: string,
+): Promise<ForwardOutcome> {
+  await h.deps.ledger.release(h.leadId, error, h.now(), { ...kept(h), countAttempt: false });
+  h.events.metric('LeadRetried');
+  const outcome = { kind: 'retry', delayMs: Math.ceil(delayMs), reason: code, counted: false };
+  return finish(h, outcome as ForwardOutcome, 'queued', h.lead);
+}
+
+/** A counted failure: retry with backoff, or dead once maxAttempts is reached. */
+async function fail(h: Held, error: string, code: string, minDelayMs = 0): Promise<ForwardOutcome> {
+  const attempt = h.lead.attempts + 1;
+  if (attempt >= h.options.maxAttempts) {
+    await h.deps.ledger.markDead(h.leadId, error, h.now(), kept(h));
+    h.events.metric('LeadDead');
+    return finish(h, { kind: 'done', reason: `dead-after-${attempt}-attempts` }, 'dead');
+  }
+  await h.deps.ledger.release(h.leadId, error, h.now(), kept(h));
+  h.events.metric('LeadRetried');
+  const delayMs = Math.max(
+    minDelayMs,
+    backoffMs(attempt, h.random, h.options.backoffBaseMs, h.options.backoffCapMs),
+  );
+  return finish(h, { kind: 'retry', delayMs, reason: code, counted: true }, 'queued', h.lead);
+}
+
+/** The shared pacer refused a wait longer than maxPacingWaitMs: hand the lead back until then. */
+async function pacerBusy(h: Held, error: unknown): Promise<ForwardOutcome | undefined> {
+  if (!(error instanceof PacerWaitError)) return undefined;
+  return holdBack(h, 'pacer: upstream paused', error.waitMs + spread(h), 'pacer-busy');
+}
+
+async function rateLimited(h: Held, error: UpstreamError): Promise<ForwardOutcome> {
+  const delayMs =
+    (error.retryAfterMs ?? h.options.rateLimitFallbackMs) + Math.floor(h.random() * 250);
+  return holdBack(h, error.message, delayMs, 'rate-limited');
+}
+
+function noteError(h: Held, error: UpstreamError): void {
+  h.event.errorKind = error.kind;
+  if (error.status !== undefined) h.event.errorStatus = error.status;
+}
+
+function spread(a: Attempt): number {
+  return Math.floor(a.random() * SPREAD_MS);
 }

@@ -1,15 +1,10 @@
 /**
  * The forwarder Lambda: consumes the lead queue (SQS event source, ReportBatchItemFailures).
  * Each record is one `{"leadId"}` message; records are processed one after the other (the
- * upstream is paced across every instance anyway) with `forwardLead`:
- * - `done` → the record succeeds and SQS deletes it;
- * - `retry` that was not counted against the lead (401, 429, pacing: forward.ts) → a fresh
- *   message for the lead, delayed (at most 900 s; a longer wait is re-sent again), and the record
- *   succeeds: a long incident then uses up no receives and fills no dead-letter queue. If that
- *   send fails, the record is handled as a counted retry;
- * - `retry` that was counted → ChangeMessageVisibility to the delay (at most 12 h) on the
- *   record's receipt handle, and the record is reported failed, so SQS hands it out again after
- *   that delay; its receive count bounds it with the queue's maxReceiveCount;
+ * upstream is paced across every instance anyway) with `forwardLead`, and the record is settled
+ * as settle.ts says: acknowledged (the record succeeds and SQS deletes it), re-sent (a fresh
+ * delayed message, the record succeeds) or delayed (ChangeMessageVisibility to the delay, at
+ * most 12 h, and the record is reported failed, so SQS hands it out again after that delay);
  * - a poison message (not a lead message) is logged and acknowledged: redelivering it would
  *   never help;
  * - a record that no longer fits in the invocation's remaining time is not started: it goes
@@ -22,7 +17,8 @@ import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { flushMetrics, logger } from '../kernel/observability.ts';
 import { type LeadQueue, parseLeadMessage } from '../ledger/lead-queue.ts';
-import { type ForwardDeps, forwardLead, leaseMsFor, resendHeldBack } from './forward.ts';
+import { type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
+import { settleMessage } from './settle.ts';
 
 export interface DeliveryHandlerDeps {
   forward: ForwardDeps;
@@ -109,17 +105,18 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
           );
           throw error;
         }
-        if (outcome.kind === 'done') return outcome.reason;
-        const resent =
-          !outcome.counted &&
-          (await resendHeldBack(deps.queue, message.leadId, outcome.delayMs, {
-            messageId: record.messageId,
-          }));
-        if (resent) {
-          return `re-sent: ${outcome.reason}`;
-        }
-        await setVisibility(record, visibilitySeconds(outcome.delayMs));
-        throw new RetryLater(outcome.delayMs, outcome.reason);
+        const settled = await settleMessage(
+          message.leadId,
+          outcome,
+          deps.queue,
+          {
+            acknowledge: async () => {},
+            retryAfter: (delayMs) => setVisibility(record, visibilitySeconds(delayMs)),
+          },
+          (error) => logResendFailure(message.leadId, record.messageId, error),
+        );
+        if (settled === 'delayed') throw new RetryLater(outcome.delayMs ?? 0, outcome.reason);
+        return settled === 're-sent' ? `re-sent: ${outcome.reason}` : outcome.reason;
       };
 
       return await processPartialResponse(event, recordHandler, processor, {
@@ -132,6 +129,14 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
       flushMetrics();
     }
   };
+}
+
+function logResendFailure(leadId: string, messageId: string, error: unknown): void {
+  logger.warn('could not re-send a held-back lead; its message is delayed instead', {
+    leadId,
+    messageId,
+    error: error instanceof Error ? error.name : String(error),
+  });
 }
 
 let deployed: Promise<ReturnType<typeof createDeliveryHandler>> | undefined;

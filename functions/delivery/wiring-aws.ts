@@ -8,23 +8,19 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../config/config-aws.ts';
-import { requireEnv } from '../kernel/env.ts';
-import { logger } from '../kernel/observability.ts';
+import { PROFILE_RULES } from '../config/profile-rules.ts';
+import { ENV, requireEnv } from '../kernel/env.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
-import { createMetaGraph } from '../sources/meta-graph.ts';
-import { createDynamoPacer } from '../upstream/pacer-dynamodb.ts';
-import {
-  DEFAULT_MAX_ATTEMPTS,
-  DEFAULT_MAX_PACING_WAIT_MS,
-  forwardEvents,
-  upstreamAccess,
-} from './forward.ts';
+import { pacedUpstream } from '../upstream/paced-client.ts';
+import { sharedPacerFactory } from '../upstream/pacer-dynamodb.ts';
+import { forwardEvents } from './events.ts';
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_PACING_WAIT_MS } from './forward.ts';
 import type { DeliveryHandlerDeps } from './handler.ts';
 
 /** MAX_ATTEMPTS: a whole number ≥ 1, default 8. */
 export function maxAttemptsFrom(env: NodeJS.ProcessEnv): number {
-  const raw = env.MAX_ATTEMPTS?.trim();
+  const raw = env[ENV.maxAttempts]?.trim();
   if (!raw) return DEFAULT_MAX_ATTEMPTS;
   const value = Number(raw);
   if (!(Number.isInteger(value) && value >= 1)) {
@@ -34,11 +30,11 @@ export function maxAttemptsFrom(env: NodeJS.ProcessEnv): number {
 }
 
 export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryHandlerDeps {
-  const config = createAwsConfigSource(env);
+  const config = createAwsConfigSource(env, PROFILE_RULES);
   const dynamo = new DynamoDBClient({});
   const sqs = new SQSClient({});
-  const queueUrl = requireEnv('LEAD_QUEUE_URL', env);
-  const tableName = requireEnv('LEDGER_TABLE_NAME', env);
+  const queueUrl = requireEnv(ENV.leadQueueUrl, env);
+  const tableName = requireEnv(ENV.ledgerTable, env);
   const options = {
     maxAttempts: maxAttemptsFrom(env),
     maxPacingWaitMs: DEFAULT_MAX_PACING_WAIT_MS,
@@ -47,20 +43,10 @@ export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryH
     forward: {
       ledger: createDynamoLedger({ client: dynamo, tableName }),
       config,
-      upstream: upstreamAccess(config, (upstream) =>
-        createDynamoPacer({
-          client: dynamo,
-          tableName,
-          maxPerSecond: upstream.maxPerSecond,
-          maxPerMinute: upstream.maxPerMinute,
-          maxWaitMs: options.maxPacingWaitMs,
-          onError: (error) =>
-            logger.error('upstream pacer pause could not be written', {
-              error: error instanceof Error ? error.message : String(error),
-            }),
-        }),
+      upstream: pacedUpstream(
+        config,
+        sharedPacerFactory({ client: dynamo, tableName }, { maxWaitMs: options.maxPacingWaitMs }),
       ),
-      graph: createMetaGraph(),
       events: forwardEvents,
       // A 401 may mean the secret was rotated: the next read goes to Secrets Manager.
       onUnauthorized: () => config.refresh(),

@@ -19,18 +19,16 @@
  */
 import { localConfigSource } from '../config/config-local.ts';
 import { localServices } from '../kernel/local-services.ts';
-import { logger } from '../kernel/observability.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createLocalLeadQueue, type LocalLeadQueue } from '../ledger/lead-queue-local.ts';
-import { createMetaGraph } from '../sources/meta-graph.ts';
-import { createDynamoPacer } from '../upstream/pacer-dynamodb.ts';
+import { pacedUpstream } from '../upstream/paced-client.ts';
+import { sharedPacerFactory } from '../upstream/pacer-dynamodb.ts';
+import { forwardEvents } from './events.ts';
 import {
   DEFAULT_MAX_PACING_WAIT_MS,
   type ForwardDeps,
   type ForwardOptions,
-  forwardEvents,
   leaseMsFor,
-  upstreamAccess,
 } from './forward.ts';
 import { type LocalWorker, startLocalWorker } from './worker-local.ts';
 
@@ -41,20 +39,13 @@ export function localDeliveryDeps(options: ForwardOptions = {}): ForwardDeps {
   return {
     ledger: createDynamoLedger({ client: services.dynamo, tableName: services.ledgerTable }),
     config,
-    upstream: upstreamAccess(config, (upstream) =>
-      createDynamoPacer({
-        client: services.dynamo,
-        tableName: services.ledgerTable,
-        maxPerSecond: upstream.maxPerSecond,
-        maxPerMinute: upstream.maxPerMinute,
-        maxWaitMs: options.maxPacingWaitMs ?? DEFAULT_MAX_PACING_WAIT_MS,
-        onError: (error) =>
-          logger.error('upstream pacer pause could not be written', {
-            error: error instanceof Error ? error.message : String(error),
-          }),
-      }),
+    upstream: pacedUpstream(
+      config,
+      sharedPacerFactory(
+        { client: services.dynamo, tableName: services.ledgerTable },
+        { maxWaitMs: options.maxPacingWaitMs ?? DEFAULT_MAX_PACING_WAIT_MS },
+      ),
     ),
-    graph: createMetaGraph(),
     events: forwardEvents,
     options,
   };

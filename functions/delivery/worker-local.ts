@@ -1,13 +1,10 @@
 /**
  * The local delivery worker: what the SQS event source and the forwarder Lambda do on AWS, in
  * this process. It polls the local lead queue (lead-queue-local.ts, SQS semantics) and runs
- * `forwardLead` on one message at a time:
- * - `done` → delete the message;
- * - `retry` not counted against the lead (401, 429, pacing) → a fresh message after the delay
- *   (at most 900 s, as SQS) and the old one deleted, as the forwarder Lambda does (handler.ts);
- * - `retry` counted → change its visibility to the delay, so it comes back then (a receive is
- *   counted each time, and after maxReceiveCount receives it moves to the dead-letter queue, as
- *   on AWS);
+ * `forwardLead` on one message at a time, settling each message as the forwarder Lambda does
+ * (settle.ts): deleted, re-sent as a fresh delayed message, or made visible again after the
+ * delay (a receive is counted each time, and after maxReceiveCount receives it moves to the
+ * dead-letter queue, as on AWS);
  * - an error thrown by forwardLead (the ledger unreachable...) → nothing: the message comes back
  *   when its visibility timeout ends, like a Lambda that failed.
  *
@@ -16,10 +13,11 @@
  * that holds its lease on the lead; whoever receives the message next waits for the lease.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { isLeadId } from '../domain/lead-lifecycle.ts';
 import { logger } from '../kernel/observability.ts';
-import { isLeadId } from '../ledger/lead-ledger.ts';
 import type { LocalLeadQueue, LocalQueueMessage } from '../ledger/lead-queue-local.ts';
-import { type ForwardDeps, type ForwardOutcome, forwardLead, resendHeldBack } from './forward.ts';
+import { type ForwardDeps, type ForwardOutcome, forwardLead } from './forward.ts';
+import { settleMessage } from './settle.ts';
 
 export interface LocalWorkerOptions {
   queue: LocalLeadQueue;
@@ -73,14 +71,25 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
       return;
     }
     if (flight.handedBack) return;
-    if (outcome.kind === 'done') {
-      await queue.delete(message.receiptHandle);
-    } else if (!outcome.counted && (await resendHeldBack(queue, message.leadId, outcome.delayMs))) {
-      await queue.delete(message.receiptHandle);
-    } else {
-      const wait = Math.min(Math.max(outcome.delayMs, 0), MAX_VISIBILITY_MS);
-      await queue.changeVisibility(message.receiptHandle, wait);
-    }
+    await settleMessage(
+      message.leadId,
+      outcome,
+      queue,
+      {
+        acknowledge: async () => {
+          await queue.delete(message.receiptHandle);
+        },
+        retryAfter: async (delayMs) => {
+          const wait = Math.min(Math.max(delayMs, 0), MAX_VISIBILITY_MS);
+          await queue.changeVisibility(message.receiptHandle, wait);
+        },
+      },
+      (error) =>
+        logger.warn('could not re-send a held-back lead; its message is delayed instead', {
+          leadId: message.leadId,
+          error: error instanceof Error ? error.name : String(error),
+        }),
+    );
   }
 
   async function loop(): Promise<void> {

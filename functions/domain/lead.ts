@@ -14,22 +14,9 @@ export interface LeadAnswer {
   value: string | readonly string[];
 }
 
-/** Sources' own names for what they are, used in notes and as the fallback marketingType. */
-export const SOURCE_LABELS = {
-  form: 'Site',
-  meta: 'Facebook/Instagram Lead Ads',
-  google: 'Google Ads',
-  typeform: 'Typeform',
-  webflow: 'Webflow',
-  rdstation: 'RD Station',
-  unbounce: 'Unbounce',
-  elementor: 'Elementor',
-  prospect: 'API',
-} as const;
-export type LeadSource = keyof typeof SOURCE_LABELS;
-
 export interface LeadCapture {
-  source: LeadSource;
+  /** The source that captured it (`form`, `meta`...: functions/sources/registry.ts). */
+  source: string;
   /**
    * What makes a redelivery recognisable: the platform's lead id (`meta:<leadgen_id>`), a client
    * Idempotency-Key (`key:<value>`), or a content hash (`hash:<sha256>`, deduplicated within a window).
@@ -49,7 +36,7 @@ export interface LeadCapture {
   /** Read numeric dates as day/month (Brazil) or month/day (US-style ad platforms). */
   dateOrder?: 'DMY' | 'MDY';
   /** What must still be fetched before the lead can be mapped (the Meta Graph lookup). */
-  pending?: { kind: 'meta-graph'; leadgenId: string };
+  pending?: { kind: string; leadgenId: string };
   /** For the `prospect` source: the Prospect exactly as the client sent it. */
   prospect?: Prospect;
 }

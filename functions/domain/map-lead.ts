@@ -8,7 +8,6 @@
  * readably in `notes`, in Portuguese, because the gym's staff read it in the CRM.
  */
 import type { LeadAnswer, LeadCapture, MappedLead } from './lead.ts';
-import { SOURCE_LABELS } from './lead.ts';
 import { normalizeCpf } from './normalize/cpf.ts';
 import { normalizeBirthday } from './normalize/date.ts';
 import { normalizeEmail } from './normalize/email.ts';
@@ -195,7 +194,15 @@ function overlay(base: Prospect, top: Partial<Prospect> | undefined): Prospect {
   return out;
 }
 
-export function mapLeadToProspect(capture: LeadCapture, profile: MappingProfile): MappedLead {
+/**
+ * Maps a capture with a profile's settings. `sourceLabel` names the platform in the notes and is
+ * the marketingType when neither the profile nor the lead's `utm_source` gives one.
+ */
+export function mapLeadToProspect(
+  capture: LeadCapture,
+  profile: MappingProfile,
+  sourceLabel: string,
+): MappedLead {
   const formSettings = capture.formId ? profile.forms?.[capture.formId] : undefined;
   const configured = overlay(overlay({}, profile.defaults), formSettings);
   const fieldMap = new Map(
@@ -291,15 +298,22 @@ export function mapLeadToProspect(capture: LeadCapture, profile: MappingProfile)
   }
 
   const prospect = overlay(configured, own);
-  prospect.marketingType ??=
-    capture.attribution.utm_source?.trim() || SOURCE_LABELS[capture.source];
-  const notes = buildNotes(capture, configured.notes, own.notes, answerLines, warnings);
+  prospect.marketingType ??= capture.attribution.utm_source?.trim() || sourceLabel;
+  const notes = buildNotes(
+    capture,
+    sourceLabel,
+    configured.notes,
+    own.notes,
+    answerLines,
+    warnings,
+  );
   if (notes) prospect.notes = notes;
   return { prospect, missing: missingRequiredFields(prospect), warnings };
 }
 
 function buildNotes(
   capture: LeadCapture,
+  sourceLabel: string,
   configuredNotes: string | null | undefined,
   ownNotes: string | null | undefined,
   answerLines: readonly string[],
@@ -308,7 +322,7 @@ function buildNotes(
   const sections: string[] = [];
   if (configuredNotes?.trim()) sections.push(configuredNotes.trim());
   if (ownNotes?.trim()) sections.push(ownNotes.trim());
-  const origin = [`Lead recebido via ${SOURCE_LABELS[capture.source]}`];
+  const origin = [`Lead recebido via ${sourceLabel}`];
   if (capture.formId) origin.push(`formulário ${capture.formId}`);
   if (capture.externalId) origin.push(`lead ${capture.externalId}`);
   if (capture.isTest) origin.push('LEAD DE TESTE');

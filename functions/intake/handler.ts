@@ -4,7 +4,7 @@
  * is chosen once per container.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { requestFromEvent } from '../kernel/http.ts';
+import { requestFromEvent } from '../kernel/apigateway-event.ts';
 import { flushMetrics } from '../kernel/observability.ts';
 import { handleIntake, type IntakeDeps } from './intake.ts';
 

@@ -27,16 +27,21 @@
  *   wait with the 202 queued answer: the lead is recorded and queued either way.
  */
 
-import { PROFILE_SECRET_KEYS, type Profile } from '../config/config-schema.ts';
+import type { Profile } from '../config/config-schema.ts';
 import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadCapture } from '../domain/lead.ts';
-import { mapLeadToProspect } from '../domain/map-lead.ts';
+import type { LeadStatus } from '../domain/lead-lifecycle.ts';
+import { newLeadId, publicStatus } from '../domain/lead-lifecycle.ts';
 import { authenticateClient, BASIC_CHALLENGE } from '../kernel/client-auth.ts';
-import type { LeadLedger, LeadRecord, LeadStatus, NewLead } from '../ledger/lead-ledger.ts';
-import { newLeadId, publicStatus } from '../ledger/lead-ledger.ts';
+import { basicRoutesOf } from '../kernel/routes.ts';
+import type { LeadLedger, LeadRecord, NewLead } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
-import { ADAPTERS } from '../sources/registry.ts';
+import { adapterFor, mapCapture, secretKeysOf } from '../sources/registry.ts';
 import type { IntakeRequest, PlatformResponse, SourceAdapter } from '../sources/source.ts';
+
+/** The role the Prospect API's route asks of its client (the route table's). */
+const PROSPECT_API_ROLE =
+  basicRoutesOf('intake').find((route) => route.name === 'create-prospect')?.role ?? 'admin';
 
 /** Request bodies above this are refused with 413 (a lead is a few KB; DynamoDB items ≤ 400 KB). */
 export const MAX_INTAKE_BODY_BYTES = 256 * 1024;
@@ -155,7 +160,7 @@ function initialState(capture: LeadCapture, profile: Profile): LeadState {
     return { ...base, ...windowed, status: 'test' };
   }
   if (capture.pending) return { ...base, ...windowed, status: 'queued' };
-  const mapped = mapLeadToProspect(capture, profile);
+  const mapped = mapCapture(capture, profile);
   if (mapped.missing.length) {
     const reason = `required fields missing: ${mapped.missing.join(', ')}`;
     return { ...base, ...windowed, status: 'parked', reason, prospect: mapped.prospect };
@@ -193,7 +198,7 @@ async function accept(
  */
 function redactSecrets(text: string, profile: Profile): string {
   let redacted = text;
-  for (const key of PROFILE_SECRET_KEYS[profile.source]) {
+  for (const key of secretKeysOf(profile.source)) {
     const secret = (profile as Record<string, unknown>)[key];
     if (typeof secret === 'string' && secret.length >= 4) {
       redacted = redacted.replaceAll(secret, '[redacted]');
@@ -210,7 +215,7 @@ function isPlainHtmlForm(request: IntakeRequest): boolean {
 }
 
 function answer(
-  adapter: SourceAdapter,
+  adapter: SourceAdapter<Profile>,
   profile: Profile,
   request: IntakeRequest,
   leadIds: readonly string[],
@@ -242,7 +247,7 @@ export async function handleIntake(
   if (!profile) {
     return refuse(problem(404, 'unknown_profile', 'no such profile'), 'unknown_profile');
   }
-  const adapter = ADAPTERS[profile.source] as SourceAdapter;
+  const adapter = adapterFor(profile);
 
   if (request.method === 'OPTIONS') return preflight(request, profile);
   if (request.method === 'GET' && adapter.handshake) return adapter.handshake(request, profile);
@@ -265,7 +270,7 @@ export async function handleIntake(
     const auth = await authenticateClient(
       request.headers.authorization,
       await deps.config.clients(),
-      'prospects:write',
+      PROSPECT_API_ROLE,
     );
     if (!auth.ok) {
       const headers = auth.status === 401 ? BASIC_CHALLENGE : {};
@@ -388,7 +393,7 @@ async function waitForDelivery(
 }
 
 /** The Prospect API's answer for the lead's state (see the module comment). */
-function prospectAnswer(lead: LeadRecord, adapter: SourceAdapter): PlatformResponse {
+function prospectAnswer(lead: LeadRecord, adapter: SourceAdapter<Profile>): PlatformResponse {
   switch (lead.status) {
     case 'delivered':
       return jsonResponse(200, { idProspect: lead.idProspect });

@@ -1,11 +1,19 @@
 /**
- * HTTP plumbing for Lambda proxy handlers: responses in the contract's error shape, the raw
- * body, header lookup and Basic credentials. No AWS SDK imports.
+ * HTTP as the use cases see it, independent of API Gateway: the request, the response, answers
+ * in the contract's error shape, Basic credentials, Retry-After. The API Gateway event adapter
+ * is apigateway-event.ts.
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { IssueDetail } from '../domain/json.ts';
 
 export type Headers = Record<string, string>;
+
+/** An HTTP response (the same shape as API Gateway's proxy result). */
+export interface HttpResponse {
+  statusCode: number;
+  headers?: Record<string, string | number | boolean>;
+  body: string;
+  isBase64Encoded?: boolean;
+}
 
 /** An HTTP request independent of API Gateway: what use cases see. */
 export interface HttpRequest {
@@ -21,39 +29,7 @@ export interface HttpRequest {
   receivedAt: Date;
 }
 
-/** The request an API Gateway (REST, v1) proxy event carries. */
-export function requestFromEvent(event: APIGatewayProxyEvent, now = new Date()): HttpRequest {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(event.headers ?? {})) {
-    if (value !== undefined) headers[name.toLowerCase()] = value;
-  }
-  for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
-    const last = values?.at(-1);
-    if (last !== undefined) headers[name.toLowerCase()] = last;
-  }
-  const query: Record<string, readonly string[]> = {};
-  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
-    if (value !== undefined) query[name] = [value];
-  }
-  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
-    if (values?.length) query[name] = values;
-  }
-  const epoch = event.requestContext?.requestTimeEpoch;
-  return {
-    method: event.httpMethod.toUpperCase(),
-    headers,
-    query,
-    body: rawBody(event),
-    contentType: (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '',
-    receivedAt: typeof epoch === 'number' && epoch > 0 ? new Date(epoch) : now,
-  };
-}
-
-export function json(
-  statusCode: number,
-  body: unknown,
-  headers: Headers = {},
-): APIGatewayProxyResult {
+export function json(statusCode: number, body: unknown, headers: Headers = {}): HttpResponse {
   return {
     statusCode,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
@@ -68,28 +44,8 @@ export function problem(
   message: string,
   details: readonly (IssueDetail | string)[] = [],
   headers: Headers = {},
-): APIGatewayProxyResult {
+): HttpResponse {
   return json(statusCode, { error: { code, message, details } }, headers);
-}
-
-/** The request body's exact bytes (API Gateway base64-encodes binary media types). */
-export function rawBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): Buffer {
-  if (event.body == null) return Buffer.alloc(0);
-  return event.isBase64Encoded
-    ? Buffer.from(event.body, 'base64')
-    : Buffer.from(event.body, 'utf8');
-}
-
-/** Case-insensitive header lookup (API Gateway keeps the sender's casing). */
-export function header(
-  event: Pick<APIGatewayProxyEvent, 'headers'>,
-  name: string,
-): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(event.headers ?? {})) {
-    if (key.toLowerCase() === wanted && value !== undefined) return value;
-  }
-  return undefined;
 }
 
 export interface BasicCredentials {
@@ -105,4 +61,23 @@ export function basicCredentials(authorization: string | undefined): BasicCreden
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/**
+ * Retry-After as delta seconds or an HTTP date. Returns when the wait ends and how long it is
+ * from `now`; undefined when absent or unreadable.
+ */
+export function parseRetryAfter(
+  value: string | null | undefined,
+  now: number,
+): { untilMs: number; afterMs: number } | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    const afterMs = Math.round(Number(text) * 1_000);
+    return { untilMs: now + afterMs, afterMs };
+  }
+  const untilMs = Date.parse(text);
+  if (Number.isNaN(untilMs)) return undefined;
+  return { untilMs, afterMs: Math.max(0, untilMs - now) };
 }

@@ -1,39 +1,43 @@
 /**
- * What every Basic-auth operator route checks before its own work, in this order: the route
- * exists (404), the method is the route's (405 with `Allow`), the caller's credentials are valid
- * (401 with the Basic challenge) and carry the route's role (403). Answers are never cached.
+ * What every Basic-auth route checks before its use case's own work, in this order: the route
+ * exists among the function's routes in the route table (404), the method is the route's (405
+ * with `Allow`), the caller's credentials are valid (401 with the Basic challenge) and carry the
+ * route's role (403). Answers are never cached.
  */
-import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { Client, Role } from '../config/config-schema.ts';
 import { authenticateClient, BASIC_CHALLENGE } from './client-auth.ts';
-import { type HttpRequest, problem } from './http.ts';
+import type { Client } from './client-schema.ts';
+import { type HttpRequest, type HttpResponse, problem } from './http.ts';
+import { type BasicRoute, basicRoutesOf, type FunctionName } from './routes.ts';
 
 export const NO_STORE = { 'cache-control': 'no-store' };
 
 export type Admission<R> =
   | { ok: true; route: R; client: Client }
-  | { ok: false; result: APIGatewayProxyResult; code: string };
+  | { ok: false; result: HttpResponse; code: string };
 
-export async function admitCaller<R extends { method: string; role: Role }>(
-  route: R | undefined,
+/** The function's route at `resource` for the request's method (the route table's entry). */
+export async function admitCaller<F extends FunctionName>(
+  fn: F,
+  resource: string,
   request: HttpRequest,
   clients: () => Promise<readonly Client[]>,
-  notFoundMessage: string,
-): Promise<Admission<R>> {
-  if (!route) {
+): Promise<Admission<BasicRoute<F>>> {
+  const atPath = basicRoutesOf(fn).filter((route) => route.path === resource);
+  if (atPath.length === 0) {
     return {
       ok: false,
       code: 'not_found',
-      result: problem(404, 'not_found', notFoundMessage, [], NO_STORE),
+      result: problem(404, 'not_found', `no route at ${resource}`, [], NO_STORE),
     };
   }
-  if (request.method !== route.method) {
+  const route = atPath.find((candidate) => candidate.method === request.method);
+  if (!route) {
     return {
       ok: false,
       code: 'method_not_allowed',
       result: problem(405, 'method_not_allowed', `${request.method} is not allowed here`, [], {
         ...NO_STORE,
-        allow: route.method,
+        allow: atPath.map((candidate) => candidate.method).join(', '),
       }),
     };
   }

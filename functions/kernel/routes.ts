@@ -5,6 +5,8 @@
  * `fn` names an entry of FUNCTIONS; a route without `fn` is answered by the gateway itself
  * (a mock integration on AWS, the gateway's own code locally).
  */
+import type { Role } from './client-schema.ts';
+
 export interface FunctionSpec {
   /** Entry file, relative to the repository root; it exports `handler`. */
   entry: string;
@@ -110,20 +112,24 @@ export type FunctionName = keyof typeof FUNCTIONS;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
-export interface RouteSpec {
+interface RouteBase {
   method: HttpMethod;
   /** API Gateway resource path, `{name}` for a path parameter. */
   path: string;
   fn?: FunctionName;
   /** Per-method throttling on AWS (below the stage's); local ignores it. */
   throttle?: { rateLimit: number; burstLimit: number };
-  /**
-   * `basic`: the gateway itself asks for Basic credentials of a configured client before the
-   * function runs (BASIC_AUTH); the function still checks the client's role. Unset: the
-   * function authenticates the caller alone (webhooks: signatures, keys, tokens).
-   */
-  auth?: 'basic';
 }
+
+/**
+ * A route of the gateway. `auth: 'basic'`: the gateway itself asks for Basic credentials of a
+ * configured client before the function runs (BASIC_AUTH); the function then checks that the
+ * client has the route's `role` (kernel/route-guard.ts) and runs its use case's route `name`.
+ * No `auth`: the function authenticates the caller alone (webhooks: signatures, keys, tokens).
+ */
+export type RouteSpec =
+  | (RouteBase & { auth?: undefined; role?: undefined; name?: undefined })
+  | (RouteBase & { auth: 'basic'; role: Role; name: string });
 
 /**
  * Basic authentication at the gateway, for the routes marked `auth: 'basic'`.
@@ -168,7 +174,7 @@ const ADMIN_READ_THROTTLE = { rateLimit: 5, burstLimit: 10 };
 /** Admin writes queue leads for delivery again: one at a time is plenty. */
 const ADMIN_WRITE_THROTTLE = { rateLimit: 1, burstLimit: 2 };
 
-export const ROUTES: readonly RouteSpec[] = [
+const ROUTE_TABLE = [
   { method: 'GET', path: '/health' },
   { method: 'POST', path: '/leads/{profile}', fn: 'intake', throttle: INTAKE_THROTTLE },
   {
@@ -185,6 +191,8 @@ export const ROUTES: readonly RouteSpec[] = [
     fn: 'intake',
     throttle: INTAKE_THROTTLE,
     auth: 'basic',
+    role: 'prospects:write',
+    name: 'create-prospect',
   },
   // Debtors report: served from the stored snapshot, never from the upstream.
   {
@@ -193,6 +201,8 @@ export const ROUTES: readonly RouteSpec[] = [
     fn: 'report',
     throttle: REPORT_THROTTLE,
     auth: 'basic',
+    role: 'report:read',
+    name: 'debtors-list',
   },
   {
     method: 'GET',
@@ -200,6 +210,8 @@ export const ROUTES: readonly RouteSpec[] = [
     fn: 'report',
     throttle: REPORT_THROTTLE,
     auth: 'basic',
+    role: 'report:read',
+    name: 'report-json',
   },
   {
     method: 'GET',
@@ -207,6 +219,8 @@ export const ROUTES: readonly RouteSpec[] = [
     fn: 'report',
     throttle: REPORT_THROTTLE,
     auth: 'basic',
+    role: 'report:read',
+    name: 'report-csv',
   },
   {
     method: 'GET',
@@ -214,6 +228,8 @@ export const ROUTES: readonly RouteSpec[] = [
     fn: 'report',
     throttle: REPORT_THROTTLE,
     auth: 'basic',
+    role: 'report:read',
+    name: 'report-html',
   },
   // A refresh pages the upstream: an admin asks for one now and then, not in a loop.
   {
@@ -222,6 +238,8 @@ export const ROUTES: readonly RouteSpec[] = [
     fn: 'report',
     throttle: { rateLimit: 1, burstLimit: 2 },
     auth: 'basic',
+    role: 'admin',
+    name: 'refresh',
   },
   // Lead admin: Basic auth at the gateway, the `admin` role checked by the function.
   {
@@ -230,6 +248,8 @@ export const ROUTES: readonly RouteSpec[] = [
     fn: 'admin',
     throttle: ADMIN_READ_THROTTLE,
     auth: 'basic',
+    role: 'admin',
+    name: 'get-lead',
   },
   {
     method: 'GET',
@@ -237,6 +257,8 @@ export const ROUTES: readonly RouteSpec[] = [
     fn: 'admin',
     throttle: ADMIN_READ_THROTTLE,
     auth: 'basic',
+    role: 'admin',
+    name: 'list-leads',
   },
   {
     method: 'POST',
@@ -244,6 +266,8 @@ export const ROUTES: readonly RouteSpec[] = [
     fn: 'admin',
     throttle: ADMIN_WRITE_THROTTLE,
     auth: 'basic',
+    role: 'admin',
+    name: 'retry-lead',
   },
   {
     method: 'POST',
@@ -251,11 +275,34 @@ export const ROUTES: readonly RouteSpec[] = [
     fn: 'admin',
     throttle: ADMIN_WRITE_THROTTLE,
     auth: 'basic',
+    role: 'admin',
+    name: 'replay',
   },
-];
+] as const satisfies readonly RouteSpec[];
+
+export const ROUTES: readonly RouteSpec[] = ROUTE_TABLE;
 
 /**
  * Request bodies API Gateway hands to Lambda base64-encoded. `*\/*` makes every body arrive as
  * its exact bytes, which signature checks over the raw body need.
  */
 export const BINARY_MEDIA_TYPES = ['*/*'] as const;
+
+/** The names of the Basic-auth routes function `F` answers (a use case's route handlers). */
+export type RouteName<F extends FunctionName> = Extract<
+  (typeof ROUTE_TABLE)[number],
+  { fn: F; auth: 'basic' }
+>['name'];
+
+/** A Basic-auth route of function `F`. */
+export type BasicRoute<F extends FunctionName> = Extract<RouteSpec, { auth: 'basic' }> & {
+  fn: F;
+  name: RouteName<F>;
+};
+
+/** The Basic-auth routes function `fn` answers. */
+export function basicRoutesOf<F extends FunctionName>(fn: F): readonly BasicRoute<F>[] {
+  return ROUTES.filter(
+    (route): route is BasicRoute<F> => route.fn === fn && route.auth === 'basic',
+  );
+}

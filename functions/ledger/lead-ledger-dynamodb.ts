@@ -46,9 +46,17 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { SourceName } from '../config/config-schema.ts';
 import type { ExternalId } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
+import {
+  isLeadId,
+  isLeadStatus,
+  LeadStateError,
+  type LeadStatus,
+  type LeadTransition,
+  newLeadId,
+  TRANSITIONS,
+} from '../domain/lead-lifecycle.ts';
 import type { Prospect } from '../domain/prospect.ts';
 import {
   boundMessages,
@@ -56,17 +64,10 @@ import {
   type FailureDetails,
   hashDedupKey,
   InvalidCursorError,
-  isLeadId,
-  isLeadStatus,
   type LeadLedger,
   type LeadPage,
   type LeadRecord,
-  LeadStateError,
-  type LeadStatus,
-  type LeadTransition,
   type NewLead,
-  newLeadId,
-  TRANSITIONS,
 } from './lead-ledger.ts';
 
 /** A table's shape, neutral enough for both CreateTable (local) and the CDK construct. */
@@ -160,7 +161,7 @@ function decodeLead(item: Item): LeadRecord {
   const record: LeadRecord = {
     leadId,
     profile: item.profile as string,
-    source: item.source as SourceName,
+    source: item.source as string,
     status,
     dedupKey: item.dedupKey as string,
     capture,

@@ -3,49 +3,24 @@
  * upstream. The port, its types and pure helpers; the DynamoDB adapter is
  * lead-ledger-dynamodb.ts. No AWS imports here.
  *
- * State machine. Every transition is one conditional write on the lead's own item, so two
- * writers can never both win and a final state cannot be left by a late or duplicate message:
- *
- * | operation       | allowed from                                   | to          |
- * |-----------------|------------------------------------------------|-------------|
- * | `record`        | (nothing recorded for the dedup key)           | queued, parked, test |
- * | `claim`         | queued; sending whose lease has expired        | sending     |
- * | `markDelivered` | any status but delivered                       | delivered   |
- * | `markRejected`  | sending                                        | rejected    |
- * | `release`       | sending (attempts + 1)                         | queued      |
- * | `markDead`      | queued, sending (attempts + 1)                 | dead        |
- * | `markParked`    | queued, sending                                | parked      |
- * | `requeue`       | parked, dead, rejected, test (attempts := 0)   | queued      |
- *
- * `delivered` is the only state nothing leaves. `markDelivered` is accepted from every other
- * state because it records a fact (the upstream created the prospect): losing an idProspect
- * because a lease had expired would be worse than the state it overrides.
+ * Every transition is one conditional write on the lead's own item, so two writers can never
+ * both win and a final state cannot be left by a late or duplicate message. Which transition
+ * is allowed from which status is the lifecycle's (domain/lead-lifecycle.ts).
  * `claim` and `requeue` answer `undefined` when refused (a duplicate queue message, an operator
  * retrying a delivered lead: expected); the other transitions throw `LeadStateError` (the
  * caller held a lease and lost it, which is worth a log line).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import type { SourceName } from '../config/config-schema.ts';
+import { createHash } from 'node:crypto';
 import type { ExternalId } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
+import { type LeadStatus, type PublicLeadStatus, publicStatus } from '../domain/lead-lifecycle.ts';
 import type { Prospect } from '../domain/prospect.ts';
-
-export const LEAD_STATUSES = [
-  'queued',
-  'sending',
-  'delivered',
-  'rejected',
-  'dead',
-  'test',
-  'parked',
-] as const;
-export type LeadStatus = (typeof LEAD_STATUSES)[number];
 
 export interface LeadRecord {
   leadId: string;
   /** The configuration profile the lead came in through (`site`, `meta`...). */
   profile: string;
-  source: SourceName;
+  source: string;
   status: LeadStatus;
   /** What makes a redelivery recognisable (see LeadCapture.dedupKey). Never part of a key. */
   dedupKey: string;
@@ -79,7 +54,7 @@ export interface LeadRecord {
 
 export interface NewLead {
   profile: string;
-  source: SourceName;
+  source: string;
   dedupKey: string;
   /** How long the dedup key stays recognised; undefined = as long as the ledger keeps leads. */
   dedupWindowSeconds?: number;
@@ -138,99 +113,12 @@ export interface LeadLedger {
   requeue(leadId: string, now: Date): Promise<LeadRecord | undefined>;
 }
 
-export type LeadTransition =
-  | 'claim'
-  | 'markDelivered'
-  | 'markRejected'
-  | 'release'
-  | 'markDead'
-  | 'markParked'
-  | 'requeue';
-
-/** Which statuses each transition starts from (claim also needs an expired lease on 'sending'). */
-export const TRANSITIONS: Record<LeadTransition, { from: readonly LeadStatus[]; to: LeadStatus }> =
-  {
-    claim: { from: ['queued', 'sending'], to: 'sending' },
-    markDelivered: { from: LEAD_STATUSES.filter((s) => s !== 'delivered'), to: 'delivered' },
-    markRejected: { from: ['sending'], to: 'rejected' },
-    release: { from: ['sending'], to: 'queued' },
-    markDead: { from: ['queued', 'sending'], to: 'dead' },
-    markParked: { from: ['queued', 'sending'], to: 'parked' },
-    requeue: { from: ['parked', 'dead', 'rejected', 'test'], to: 'queued' },
-  };
-
-/** A transition the lead's current state does not allow (or the lead does not exist). */
-export class LeadStateError extends Error {
-  override readonly name = 'LeadStateError';
-  readonly leadId: string;
-  readonly transition: LeadTransition;
-  /** The status found after the refusal; undefined when the lead does not exist. */
-  readonly status: LeadStatus | undefined;
-
-  constructor(leadId: string, transition: LeadTransition, status: LeadStatus | undefined) {
-    super(
-      status === undefined
-        ? `${transition}: lead ${leadId} does not exist`
-        : `${transition}: not allowed for lead ${leadId} in status '${status}'`,
-    );
-    this.leadId = leadId;
-    this.transition = transition;
-    this.status = status;
-  }
-}
-
 /** A `cursor` that this ledger did not hand out for this listing. */
 export class InvalidCursorError extends RangeError {
   override readonly name = 'InvalidCursorError';
   constructor() {
     super('invalid cursor');
   }
-}
-
-export function isLeadStatus(value: unknown): value is LeadStatus {
-  return typeof value === 'string' && (LEAD_STATUSES as readonly string[]).includes(value);
-}
-
-/** Crockford's base32: sorts the same as the number it encodes, no I/L/O/U. */
-const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-const TIME_CHARS = 10; // 50 bits: milliseconds until the year 37000
-const RANDOM_CHARS = 12; // 60 bits
-const LEAD_ID = new RegExp(`^ld_[${BASE32}]{${TIME_CHARS + RANDOM_CHARS}}$`);
-
-/**
- * A new lead id: `ld_` + 10 base32 characters of the time in milliseconds + 12 random ones
- * (`ld_01JB6V3Q8M4Z7K2XWQ9RTE5N0H`). Ids sort by creation time; they carry nothing about the
- * person.
- */
-export function newLeadId(now: Date = new Date(), random: Uint8Array = randomBytes(8)): string {
-  let time = now.getTime();
-  if (!Number.isSafeInteger(time) || time < 0) throw new RangeError('newLeadId: invalid date');
-  let head = '';
-  for (let i = 0; i < TIME_CHARS; i++) {
-    head = BASE32.charAt(time % 32) + head;
-    time = Math.floor(time / 32);
-  }
-  // 60 random bits from 8 bytes: 12 × 5 bits.
-  let bits = 0n;
-  for (const byte of random.subarray(0, 8)) bits = (bits << 8n) | BigInt(byte);
-  let tail = '';
-  for (let i = 0; i < RANDOM_CHARS; i++) {
-    tail += BASE32.charAt(Number(bits & 31n));
-    bits >>= 5n;
-  }
-  return `ld_${head}${tail}`;
-}
-
-export function isLeadId(value: unknown): value is string {
-  return typeof value === 'string' && LEAD_ID.test(value);
-}
-
-/** When the lead id was minted. */
-export function leadIdTime(leadId: string): Date {
-  if (!isLeadId(leadId)) throw new RangeError('leadIdTime: not a lead id');
-  let time = 0;
-  for (const char of leadId.slice(3, 3 + TIME_CHARS)) time = time * 32 + BASE32.indexOf(char);
-  return new Date(time);
 }
 
 /**
@@ -252,16 +140,6 @@ export function boundText(text: string, max = MAX_TEXT): string {
 /** At most 20 messages of at most 2000 characters each. */
 export function boundMessages(messages: readonly string[]): string[] {
   return messages.slice(0, MAX_MESSAGES).map((m) => boundText(String(m)));
-}
-
-/**
- * The public status of the contract's admin routes: a lead being sent is still `queued` to
- * the outside. `parked` is shown as itself (an extension of the contract's list).
- */
-export type PublicLeadStatus = Exclude<LeadStatus, 'sending'>;
-
-export function publicStatus(status: LeadStatus): PublicLeadStatus {
-  return status === 'sending' ? 'queued' : status;
 }
 
 /** The contract's `GET /admin/leads/{leadId}` body (plus `reason`), without the capture. */

@@ -4,7 +4,7 @@
  * personal data and a redelivered message is harmless (the worker's `claim` refuses a lead
  * that is being sent or is final). The SQS adapter is lead-queue-sqs.ts.
  */
-import { isLeadId } from './lead-ledger.ts';
+import { isLeadId } from '../domain/lead-lifecycle.ts';
 
 /** The longest delay a queue message can take (SQS: 900 s); a longer wait is re-sent again. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;

@@ -1,5 +1,5 @@
 /**
- * The `elementor` source: Elementor Pro's form "Webhook" action (lead-sources.md §5.4), sent by
+ * The `elementor` source: Elementor Pro's form "Webhook" action (docs/sources.md), sent by
  * `wp_remote_post` as urlencoded, in one of two shapes:
  *
  * - default mode (`get_formatted_data(true)`): one key per field *label* (a field without a label
@@ -29,15 +29,15 @@ import {
   readFields,
   textOf,
 } from './body.ts';
+import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD, fieldsHash } from './form.ts';
 import {
   acceptedJson,
-  answerValue,
-  attributionKeyOf,
-  DEFAULT_HONEYPOT_FIELD,
-  fieldsHash,
+  type CaptureResult,
+  defineSource,
+  type IntakeRequest,
   rawBodyHash,
-} from './form.ts';
-import type { CaptureResult, IntakeRequest, SourceAdapter } from './source.ts';
+  secretSetting,
+} from './source.ts';
 import { authenticateToken } from './token.ts';
 
 /**
@@ -193,10 +193,13 @@ function collectAdvanced(tree: NestedObject, honeypot: string): Collected | unde
   return result;
 }
 
-export const elementorSource: SourceAdapter<'elementor'> = {
-  source: 'elementor',
+export const elementorSource = defineSource({
+  name: 'elementor',
+  label: 'Elementor',
+  settings: { token: secretSetting },
+  secretKeys: ['token'],
   authenticate: (request, profile) => authenticateToken(request, profile.token),
   capture: captureElementor,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
-};
+});

@@ -19,11 +19,18 @@
  * The helpers exported below are the rules every field-based source shares (Unbounce, Elementor,
  * Webflow reuse them).
  */
-import { createHash } from 'node:crypto';
-import type { LeadAnswer, LeadCapture, LeadSource } from '../domain/lead.ts';
+import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
-import { type Field, groupFields, isPlainObject, readFields } from './body.ts';
-import type { CaptureResult, IntakeRequest, PlatformResponse, SourceAdapter } from './source.ts';
+import { type Field, groupFields, readFields } from './body.ts';
+import {
+  acceptedJson,
+  type CaptureResult,
+  defineSource,
+  type IntakeRequest,
+  rawBodyHash,
+  secretSetting,
+  sha256Hex,
+} from './source.ts';
 import { authenticateToken } from './token.ts';
 
 /** The honeypot field when the profile names none. */
@@ -147,10 +154,7 @@ export function splitFields(fields: readonly Field[], honeypotField: string): Sp
  * as JSON. A redelivery of the same body, or the same fields in another order or encoding
  * (urlencoded, multipart, flat JSON), gives the same key.
  */
-export function fieldsHash(
-  source: LeadSource,
-  fields: Iterable<readonly [string, string]>,
-): string {
+export function fieldsHash(source: string, fields: Iterable<readonly [string, string]>): string {
   const pairs: Array<[string, string]> = [];
   for (const [key, value] of fields) {
     const text = value.trim();
@@ -160,41 +164,8 @@ export function fieldsHash(
   return `hash:${sha256Hex(JSON.stringify([source, pairs]))}`;
 }
 
-/** JSON with object keys sorted at every level: equal content, equal text (for content hashes). */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isPlainObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-/** `hash:<hex sha256>` of raw bytes: the dedup key of a body that could not be read. */
-export function rawBodyHash(body: Uint8Array): string {
-  return `hash:${sha256Hex(body)}`;
-}
-
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** A JSON success answer carrying the lead id(s): `leadId` for one, `leadIds` for several. */
-export function acceptedJson(
-  statusCode: number,
-  leadIds: readonly string[],
-  extra: Record<string, string> = {},
-): PlatformResponse {
-  const ids = leadIds.length === 1 ? { leadId: leadIds[0] } : { leadIds: [...leadIds] };
-  return {
-    statusCode,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...ids, ...extra }),
-  };
 }
 
 async function captureForm(
@@ -231,10 +202,13 @@ async function captureForm(
   return spam ? { leads: [capture], spam: true } : { leads: [capture] };
 }
 
-export const formSource: SourceAdapter<'form'> = {
-  source: 'form',
+export const formSource = defineSource({
+  name: 'form',
+  label: 'Site',
+  settings: { token: secretSetting },
+  secretKeys: ['token'],
   authenticate: (request, profile) => authenticateToken(request, profile.token),
   capture: captureForm,
   parkUnreadable: false,
   accepted: (leadIds) => acceptedJson(202, leadIds, { status: 'queued' }),
-};
+});

@@ -18,8 +18,16 @@
 import { parseJson } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { safeEqual } from '../kernel/crypto.ts';
-import { rawBodyHash } from './form.ts';
-import type { Authenticity, CaptureResult, IntakeRequest, SourceAdapter } from './source.ts';
+import { isPlainObject } from './body.ts';
+import {
+  type Authenticity,
+  type CaptureResult,
+  defineSource,
+  type IntakeRequest,
+  isoInstant,
+  rawBodyHash,
+  secretSetting,
+} from './source.ts';
 
 /**
  * `LeadFormFieldUserInputType` names: standard contact questions, government ids and the
@@ -35,14 +43,10 @@ const ATTRIBUTION_IDS = [
   'asset_group_id',
 ] as const;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function readPayload(body: Buffer): Record<string, unknown> | undefined {
   try {
     const payload = parseJson(body.toString('utf8'));
-    return isRecord(payload) ? payload : undefined;
+    return isPlainObject(payload) ? payload : undefined;
   } catch {
     return undefined;
   }
@@ -102,7 +106,7 @@ function capture(request: IntakeRequest): CaptureResult {
 
   const answers: LeadAnswer[] = [];
   for (const [index, column] of columns.entries()) {
-    if (!isRecord(column)) {
+    if (!isPlainObject(column)) {
       return problem(`user_column_data[${index}] is not an object`, request.body);
     }
     const answer = answerOf(column);
@@ -129,14 +133,16 @@ function capture(request: IntakeRequest): CaptureResult {
     dateOrder: 'DMY',
   };
   if (attribution.form_id) lead.formId = attribution.form_id;
-  const submitted = nonEmpty(payload.lead_submit_time);
-  const date = submitted ? new Date(submitted) : undefined;
-  if (date && Number.isFinite(date.getTime())) lead.submittedAt = date.toISOString();
+  const submittedAt = isoInstant(nonEmpty(payload.lead_submit_time));
+  if (submittedAt) lead.submittedAt = submittedAt;
   return { leads: [lead] };
 }
 
-export const googleSource: SourceAdapter<'google'> = {
-  source: 'google',
+export const googleSource = defineSource({
+  name: 'google',
+  label: 'Google Ads',
+  settings: { key: secretSetting },
+  secretKeys: ['key'],
   authenticate,
   capture,
   parkUnreadable: true,
@@ -146,4 +152,4 @@ export const googleSource: SourceAdapter<'google'> = {
     headers: { 'content-type': 'application/json' },
     body: '{}',
   }),
-};
+});

@@ -21,32 +21,28 @@
 import { parseJson } from '../domain/json.ts';
 import type { LeadAnswer } from '../domain/lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
-import { parseRetryAfter } from '../upstream/upstream-client.ts';
+import { parseRetryAfter } from '../kernel/http.ts';
+import { isPlainObject } from './body.ts';
+import { SourceLookupError, type SourceLookupErrorKind } from './source.ts';
 
-export type MetaGraphErrorKind = 'rejected' | 'unauthorized' | 'rate-limited' | 'unavailable';
+export type MetaGraphErrorKind = SourceLookupErrorKind;
 
-export class MetaGraphError extends Error {
+/** A failed Graph call; its `kind` is the sources' lookup vocabulary (source.ts). */
+export class MetaGraphError extends SourceLookupError {
   override readonly name = 'MetaGraphError';
-  readonly kind: MetaGraphErrorKind;
-  /** The HTTP status, when Graph answered. */
-  readonly status?: number;
+  override readonly service = 'Meta Graph';
   /** Graph's `error.code` (and `error_subcode`), when the body had one. */
   readonly code?: number;
   readonly subcode?: number;
-  /** From a Retry-After header, when present (Graph rarely sends one). */
-  readonly retryAfterMs?: number;
 
   constructor(
     kind: MetaGraphErrorKind,
     message: string,
     details: { status?: number; code?: number; subcode?: number; retryAfterMs?: number } = {},
   ) {
-    super(message);
-    this.kind = kind;
-    if (details.status !== undefined) this.status = details.status;
+    super(kind, message, details);
     if (details.code !== undefined) this.code = details.code;
     if (details.subcode !== undefined) this.subcode = details.subcode;
-    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
   }
 }
 
@@ -88,6 +84,8 @@ export interface MetaGraphOptions {
 }
 
 export const DEFAULT_GRAPH_TIMEOUT_MS = 10_000;
+/** Graph's address when a profile names none. */
+export const DEFAULT_GRAPH_BASE_URL = 'https://graph.facebook.com/v21.0';
 
 /**
  * Fields asked of a LeadgenLead. Names (ad_name, campaign_name...) are left out on purpose: reading
@@ -130,10 +128,6 @@ function classifyGraphStatus(status: number): MetaGraphErrorKind {
   return 'unavailable';
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** An id as an exact decimal string; undefined for 0, negative, fractional or non-numeric. */
 function idString(value: unknown): string | undefined {
   const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
@@ -158,11 +152,11 @@ export function graphTimeToIso(value: unknown): string | undefined {
 
 /** Reads a Graph LeadgenLead body; undefined when it is not one. */
 export function readGraphLead(body: unknown): MetaGraphLead | undefined {
-  if (!isRecord(body) || idString(body.id) === undefined) return undefined;
+  if (!isPlainObject(body) || idString(body.id) === undefined) return undefined;
   const answers: LeadAnswer[] = [];
   const fieldData = Array.isArray(body.field_data) ? body.field_data : [];
   for (const entry of fieldData) {
-    if (!isRecord(entry) || typeof entry.name !== 'string' || !entry.name.trim()) continue;
+    if (!isPlainObject(entry) || typeof entry.name !== 'string' || !entry.name.trim()) continue;
     const values = (Array.isArray(entry.values) ? entry.values : [entry.values])
       .map(text)
       .filter((v): v is string => v !== undefined);
@@ -273,7 +267,7 @@ export function createMetaGraph(options: MetaGraphOptions = {}): MetaGraph {
       });
     }
 
-    const error = isRecord(parsed) && isRecord(parsed.error) ? parsed.error : undefined;
+    const error = isPlainObject(parsed) && isPlainObject(parsed.error) ? parsed.error : undefined;
     const code = typeof error?.code === 'number' ? error.code : undefined;
     const subcode = typeof error?.error_subcode === 'number' ? error.error_subcode : undefined;
     const kind =

@@ -17,26 +17,26 @@
  * created through `POST /{form_id}/test_leads` with real-looking `field_data` cannot be told from
  * an organic lead by any field, and is delivered as a real one.
  */
-import { parseJson } from '../domain/json.ts';
+import * as z from 'zod/mini';
 import type { LeadCapture } from '../domain/lead.ts';
 import { hmacSha1, hmacSha256, safeEqual } from '../kernel/crypto.ts';
-import { acceptedJson, rawBodyHash } from './form.ts';
-import type { MetaGraphLead } from './meta-graph.ts';
-import type {
-  Authenticity,
-  CaptureResult,
-  IntakeRequest,
-  PlatformResponse,
-  SourceAdapter,
+import { isPlainObject } from './body.ts';
+import { createMetaGraph, DEFAULT_GRAPH_BASE_URL, type MetaGraphLead } from './meta-graph.ts';
+import {
+  type Authenticity,
+  acceptedJson,
+  type CaptureResult,
+  defineSource,
+  type IntakeRequest,
+  type PlatformResponse,
+  readJsonObject,
+  secretSetting,
+  unreadable,
 } from './source.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const SHA256_HEADER = /^sha256=([0-9a-f]{64})$/i;
 const SHA1_HEADER = /^sha1=([0-9a-f]{40})$/i;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * A Meta id as an exact decimal string. Numbers come from `parseJson`, which keeps integers
@@ -60,11 +60,6 @@ function createdAt(value: unknown): string | undefined {
     date = new Date(value.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   }
   return date && Number.isFinite(date.getTime()) ? date.toISOString() : undefined;
-}
-
-/** An unreadable body: parked under the hash of its bytes. */
-function problem(message: string, body: Buffer): CaptureResult {
-  return { problem: message, dedupKey: rawBodyHash(body) };
 }
 
 function queryValue(request: IntakeRequest, ...names: string[]): string | undefined {
@@ -104,37 +99,33 @@ function authenticate(request: IntakeRequest, profile: { appSecret: string }): A
 }
 
 function capture(request: IntakeRequest): CaptureResult {
-  let payload: unknown;
-  try {
-    payload = parseJson(request.body.toString('utf8'));
-  } catch {
-    return problem('body is not JSON', request.body);
-  }
-  if (!isRecord(payload)) return problem('body is not a JSON object', request.body);
+  const read = readJsonObject(request.body);
+  if ('problem' in read) return unreadable(read.problem, request.body);
+  const payload = read.value;
   if (!Array.isArray(payload.entry)) {
-    return problem('body has no "entry" array', request.body);
+    return unreadable('body has no "entry" array', request.body);
   }
 
   const leads: LeadCapture[] = [];
   for (const [e, entry] of payload.entry.entries()) {
-    if (!isRecord(entry)) return problem(`entry[${e}] is not an object`, request.body);
+    if (!isPlainObject(entry)) return unreadable(`entry[${e}] is not an object`, request.body);
     // Entries of other subscriptions (messaging...) have no `changes`; they carry no lead.
     if (entry.changes === undefined) continue;
     if (!Array.isArray(entry.changes)) {
-      return problem(`entry[${e}].changes is not an array`, request.body);
+      return unreadable(`entry[${e}].changes is not an array`, request.body);
     }
     for (const [c, change] of entry.changes.entries()) {
-      if (!isRecord(change)) {
-        return problem(`entry[${e}].changes[${c}] is not an object`, request.body);
+      if (!isPlainObject(change)) {
+        return unreadable(`entry[${e}].changes[${c}] is not an object`, request.body);
       }
       if (change.field !== 'leadgen') continue;
       const value = change.value;
       const where = `entry[${e}].changes[${c}].value`;
-      if (!isRecord(value)) return problem(`${where} is not an object`, request.body);
+      if (!isPlainObject(value)) return unreadable(`${where} is not an object`, request.body);
       const leadgenId = metaId(value.leadgen_id);
       // One unreadable lead parks the whole request: capturing the others would hide it.
       if (!leadgenId) {
-        return problem(`${where}.leadgen_id is missing or not an id`, request.body);
+        return unreadable(`${where}.leadgen_id is missing or not an id`, request.body);
       }
       leads.push(leadFromChange(leadgenId, value, metaId(entry.id)));
     }
@@ -224,12 +215,30 @@ function handshake(request: IntakeRequest, profile: { verifyToken: string }): Pl
   };
 }
 
-export const metaSource: SourceAdapter<'meta'> = {
-  source: 'meta',
+export const metaSource = defineSource({
+  name: 'meta',
+  label: 'Facebook/Instagram Lead Ads',
+  settings: {
+    appSecret: secretSetting,
+    verifyToken: secretSetting,
+    pageAccessToken: secretSetting,
+    graphBaseUrl: z._default(z.url(), DEFAULT_GRAPH_BASE_URL),
+  },
+  secretKeys: ['appSecret', 'verifyToken', 'pageAccessToken'],
   authenticate,
   capture,
   parkUnreadable: true,
   // Meta ignores the body of its 200; it carries the lead ids for people testing with curl.
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   handshake,
-};
+  /** The Graph lookup of a webhook's leadgen id: the answers, merged with `completeMetaCapture`. */
+  async complete(capture, profile, context) {
+    const graph = createMetaGraph(context.fetch ? { fetch: context.fetch } : {});
+    const graphLead = await graph.fetchLead(capture.pending?.leadgenId ?? '', {
+      graphBaseUrl: profile.graphBaseUrl,
+      accessToken: profile.pageAccessToken,
+      appSecret: profile.appSecret,
+    });
+    return completeMetaCapture(capture, graphLead);
+  },
+});

@@ -20,8 +20,16 @@ import { describeIssues } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { type Prospect, prospectSchema } from '../domain/prospect.ts';
 import { isJsonType, isPlainObject, parseJsonText } from './body.ts';
-import { acceptedJson, canonicalJson, idempotencyKey, rawBodyHash, sha256Hex } from './form.ts';
-import type { CaptureResult, IntakeRequest, SourceAdapter } from './source.ts';
+import { idempotencyKey } from './form.ts';
+import {
+  acceptedJson,
+  type CaptureResult,
+  canonicalJson,
+  defineSource,
+  type IntakeRequest,
+  rawBodyHash,
+  sha256Hex,
+} from './source.ts';
 
 export type ProspectRead =
   | { prospect: Prospect; body: unknown }
@@ -73,11 +81,14 @@ function captureProspect(request: IntakeRequest): CaptureResult {
   return { leads: [capture] };
 }
 
-export const prospectSource: SourceAdapter<'prospect'> = {
-  source: 'prospect',
+export const prospectSource = defineSource({
+  name: 'prospect',
+  label: 'API',
+  settings: {},
+  secretKeys: [],
   /** Always passes: Basic auth (`prospects:write`) is checked by the use case, which has the clients. */
   authenticate: () => ({ ok: true }),
   capture: captureProspect,
   parkUnreadable: false,
   accepted: (leadIds) => acceptedJson(202, leadIds, { status: 'queued' }),
-};
+});

@@ -24,8 +24,18 @@
 import { parseJson } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
-import { acceptedJson, attributionKeyOf, canonicalJson, rawBodyHash, sha256Hex } from './form.ts';
-import type { CaptureResult, IntakeRequest, SourceAdapter } from './source.ts';
+import { isPlainObject } from './body.ts';
+import { attributionKeyOf } from './form.ts';
+import {
+  acceptedJson,
+  type CaptureResult,
+  canonicalJson,
+  defineSource,
+  type IntakeRequest,
+  rawBodyHash,
+  secretSetting,
+  sha256Hex,
+} from './source.ts';
 import { authenticateToken } from './token.ts';
 
 /** Person fields read first, in this order: the first phone found becomes the cellphone. */
@@ -58,10 +68,6 @@ const NOT_ANSWERS = new Set([
 ]);
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function scalar(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
@@ -100,9 +106,9 @@ interface Delivery {
 /** Splits a payload into its leads; a string is the structural problem. */
 function deliveries(payload: unknown): Delivery[] | string {
   const fromItem = (item: unknown, where: string, envelope: Json): Delivery | string => {
-    if (!isRecord(item)) return `${where} is not an object`;
+    if (!isPlainObject(item)) return `${where} is not an object`;
     if (item.contact === undefined) return { person: item, event: envelope };
-    if (!isRecord(item.contact)) return `${where}.contact is not an object`;
+    if (!isPlainObject(item.contact)) return `${where}.contact is not an object`;
     return { person: item.contact, event: item };
   };
   const fromList = (list: unknown[], where: string, envelope: Json): Delivery[] | string => {
@@ -115,7 +121,7 @@ function deliveries(payload: unknown): Delivery[] | string {
     return out;
   };
   if (Array.isArray(payload)) return fromList(payload, 'body', {});
-  if (!isRecord(payload)) return 'body is not a JSON object';
+  if (!isPlainObject(payload)) return 'body is not a JSON object';
   if (payload.contact !== undefined) {
     const one = fromItem(payload, 'body', {});
     return typeof one === 'string' ? one : [one];
@@ -129,8 +135,8 @@ function deliveries(payload: unknown): Delivery[] | string {
 
 /** The conversion the lead came from: the last one, else the first. */
 function conversionOf(person: Json): Json | undefined {
-  if (isRecord(person.last_conversion)) return person.last_conversion;
-  return isRecord(person.first_conversion) ? person.first_conversion : undefined;
+  if (isPlainObject(person.last_conversion)) return person.last_conversion;
+  return isPlainObject(person.first_conversion) ? person.first_conversion : undefined;
 }
 
 function originAttribution(origin: unknown, attribution: Record<string, string>): void {
@@ -138,7 +144,7 @@ function originAttribution(origin: unknown, attribution: Record<string, string>)
     attribution.channel ??= origin.trim();
     return;
   }
-  if (!isRecord(origin)) return;
+  if (!isPlainObject(origin)) return;
   const names = { source: 'utm_source', medium: 'utm_medium', campaign: 'utm_campaign' };
   for (const [from, to] of Object.entries(names)) {
     const value = nonEmpty(origin[from]);
@@ -166,14 +172,14 @@ function collect(person: Json, attribution: Record<string, string>): LeadAnswer[
   for (const [key, value] of Object.entries(person)) {
     if (!NOT_ANSWERS.has(key)) add(key, value);
   }
-  const company = isRecord(person.company) ? person.company.name : person.company;
+  const company = isPlainObject(person.company) ? person.company.name : person.company;
   add('company', company);
-  if (isRecord(person.custom_fields)) {
+  if (isPlainObject(person.custom_fields)) {
     for (const [key, value] of Object.entries(person.custom_fields)) add(key, value);
   }
 
   const content = conversionOf(person)?.content;
-  if (isRecord(content)) {
+  if (isPlainObject(content)) {
     const keys = new Set(answers.map((a) => foldKey(a.key)));
     const values = new Set(
       answers.flatMap((a) => (typeof a.value === 'string' ? [a.value] : a.value)).map(comparable),
@@ -207,12 +213,12 @@ function leadOf(delivery: Delivery): LeadCapture {
   const { person, event } = delivery;
   const attribution: Record<string, string> = {};
   const conversion = conversionOf(person);
-  const content = isRecord(conversion?.content) ? conversion.content : {};
+  const content = isPlainObject(conversion?.content) ? conversion.content : {};
   const identifier =
     nonEmpty(event.event_identifier) ?? nonEmpty(content.identificador) ?? undefined;
   if (identifier) attribution.conversion = identifier;
   originAttribution(conversion?.conversion_origin, attribution);
-  if (isRecord(person.funnel)) originAttribution(person.funnel.origin, attribution);
+  if (isPlainObject(person.funnel)) originAttribution(person.funnel.origin, attribution);
   const answers = collect(person, attribution);
   if (Array.isArray(person.tags)) {
     const tags = person.tags.map(nonEmpty).filter((t): t is string => t !== undefined);
@@ -258,10 +264,13 @@ function capture(request: IntakeRequest): CaptureResult {
   return { leads: found.map(leadOf) };
 }
 
-export const rdstationSource: SourceAdapter<'rdstation'> = {
-  source: 'rdstation',
+export const rdstationSource = defineSource({
+  name: 'rdstation',
+  label: 'RD Station',
+  settings: { token: secretSetting },
+  secretKeys: ['token'],
   authenticate: (request, profile) => authenticateToken(request, profile.token),
   capture,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
-};
+});

@@ -1,24 +1,71 @@
-/** The source adapters by source name: what `profiles.<name>.source` selects. */
-import type { SourceName } from '../config/config-schema.ts';
+/**
+ * Every lead source, once: what `profiles.<name>.source` selects. A new source is one file in
+ * this folder (`defineSource`) and one line here; the configuration's profile schema, the
+ * secrets a deployed stack keeps per profile, the labels in notes and the intake's adapters all
+ * come from this list.
+ */
+import type { LeadCapture, MappedLead } from '../domain/lead.ts';
+import { type MappingProfile, mapLeadToProspect } from '../domain/map-lead.ts';
 import { elementorSource } from './elementor.ts';
 import { formSource } from './form.ts';
 import { googleSource } from './google.ts';
 import { metaSource } from './meta.ts';
 import { prospectSource } from './prospect.ts';
 import { rdstationSource } from './rdstation.ts';
-import type { SourceAdapter } from './source.ts';
+import type { Source, SourceAdapter } from './source.ts';
 import { typeformSource } from './typeform.ts';
 import { unbounceSource } from './unbounce.ts';
 import { webflowSource } from './webflow.ts';
 
-export const ADAPTERS: { [S in SourceName]: SourceAdapter<S> } = {
-  form: formSource,
-  meta: metaSource,
-  google: googleSource,
-  typeform: typeformSource,
-  webflow: webflowSource,
-  rdstation: rdstationSource,
-  unbounce: unbounceSource,
-  elementor: elementorSource,
-  prospect: prospectSource,
-};
+export const SOURCES = [
+  formSource,
+  metaSource,
+  googleSource,
+  typeformSource,
+  webflowSource,
+  rdstationSource,
+  unbounceSource,
+  elementorSource,
+  prospectSource,
+] as const;
+
+export type AnySource = (typeof SOURCES)[number];
+export type SourceName = AnySource['name'];
+
+/** The source names, in the registry's order. */
+export const SOURCE_NAMES = SOURCES.map((source) => source.name) as readonly SourceName[] as [
+  SourceName,
+  ...SourceName[],
+];
+
+const BY_NAME: ReadonlyMap<string, AnySource> = new Map(SOURCES.map((s) => [s.name, s]));
+
+/** The source of that name; undefined for a name no source has. */
+export function sourceNamed(name: string): AnySource | undefined {
+  return BY_NAME.get(name);
+}
+
+/**
+ * The adapter that handles a profile of that source, typed for the profile as the caller has it
+ * (a union of every source's profile): each source only ever sees its own profiles.
+ */
+export function adapterFor<P extends { source: string }>(profile: P): SourceAdapter<P> & Source {
+  const source = BY_NAME.get(profile.source);
+  if (!source) throw new RangeError(`no source named '${profile.source}'`);
+  return source as unknown as SourceAdapter<P> & Source;
+}
+
+/** The settings of that source's profiles that are secrets (none for an unknown name). */
+export function secretKeysOf(name: string): readonly string[] {
+  return BY_NAME.get(name)?.secretKeys ?? [];
+}
+
+/** How people call the platform behind that source (the name itself when unknown). */
+export function sourceLabel(name: string): string {
+  return BY_NAME.get(name)?.label ?? name;
+}
+
+/** The one mapping, with the source's label for notes and the fallback marketingType. */
+export function mapCapture(capture: LeadCapture, profile: MappingProfile): MappedLead {
+  return mapLeadToProspect(capture, profile, sourceLabel(capture.source));
+}

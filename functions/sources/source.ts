@@ -1,13 +1,66 @@
 /**
- * What every lead source implements. The intake use case (intake.ts) authenticates the request
- * with the source's profile, captures its leads, hands them to delivery and answers the way the
- * platform expects. Sources are pure: no AWS, no process.env, no network.
+ * What every lead source is: its name and label, the settings (and secrets) of its profiles, and
+ * the adapter the intake runs (authenticate, capture, answer, handshake) plus an optional
+ * delivery-time `complete()` step for sources whose webhook carries ids only (Meta's Graph
+ * lookup). One file per source declares all of it with `defineSource`; sources/registry.ts lists
+ * them, and the configuration's profile schema is composed from theirs (config-schema.ts).
+ * Sources are pure: no AWS, no process.env; only `complete()` may call the platform's API.
  */
-
-import type { Profile, SourceName } from '../config/config-schema.ts';
+import { createHash } from 'node:crypto';
+import * as z from 'zod/mini';
 import type { IssueDetail } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
+import { FIELD_MAP_TARGETS } from '../domain/map-lead.ts';
+import { prospectSchema } from '../domain/prospect.ts';
+import { nonEmpty } from '../kernel/client-schema.ts';
 import type { HttpRequest } from '../kernel/http.ts';
+import { isPlainObject, parseJsonText } from './body.ts';
+
+/** A secret setting of a profile (Secrets Manager when deployed). */
+export const secretSetting = nonEmpty;
+
+/** Settings every profile has, whatever its source. */
+export const profileCommon = {
+  /** Prospect fields applied to every lead of this profile. */
+  defaults: z.optional(z.partial(prospectSchema)),
+  /** A source's own question or field key → Prospect field (or `notes`). */
+  fieldMap: z.optional(
+    z.record(
+      z.string(),
+      z.string().check(
+        z.refine((target) => FIELD_MAP_TARGETS.has(target), {
+          message: `must be one of: ${[...FIELD_MAP_TARGETS].join(', ')}`,
+        }),
+      ),
+    ),
+  ),
+  /** Per form id (Meta form_id, Google form_id, Typeform form_id, Webflow formId...) overrides. */
+  forms: z.optional(z.record(z.string(), z.partial(prospectSchema))),
+  /** Browser origins allowed to post with CORS. */
+  allowedOrigins: z.optional(z.array(z.string())),
+  /** Where a plain HTML form is sent (303) after posting. */
+  redirectUrl: z.optional(z.url()),
+  /** Hidden field that must stay empty (bots fill it). */
+  honeypotField: z.optional(nonEmpty),
+  /** Post the platform's test leads upstream too (default: keep them with status `test`). */
+  deliverTestLeads: z.optional(z.boolean()),
+};
+
+/** The zod shape of a source's own profile settings. */
+export type SettingsShape = z.core.$ZodShape;
+
+type ProfileShape<N extends string, S extends SettingsShape> = {
+  source: z.ZodMiniLiteral<N>;
+} & S &
+  typeof profileCommon;
+
+/** The profile schema of source `N` with settings `S`. */
+export type ProfileSchema<N extends string, S extends SettingsShape> = z.ZodMiniObject<
+  ProfileShape<N, S>
+>;
+
+/** A profile of source `N` with settings `S`, as validated. */
+export type ProfileOf<N extends string, S extends SettingsShape> = z.infer<ProfileSchema<N, S>>;
 
 /** An HTTP request as the intake sees it, independent of API Gateway. */
 export type IntakeRequest = HttpRequest;
@@ -41,18 +94,14 @@ export type CaptureResult =
       dedupKey: string;
     };
 
-export interface SourceAdapter<S extends SourceName = SourceName> {
-  source: S;
+export interface SourceAdapter<P> {
   /** Checks who sent the request, in constant time, over the raw body. */
-  authenticate(request: IntakeRequest, profile: Extract<Profile, { source: S }>): Authenticity;
+  authenticate(request: IntakeRequest, profile: P): Authenticity;
   /**
    * Reads the leads a request carries (RD Station can send several in one). May be async:
    * multipart bodies are parsed by the platform, which is (functions/sources/body.ts).
    */
-  capture(
-    request: IntakeRequest,
-    profile: Extract<Profile, { source: S }>,
-  ): CaptureResult | Promise<CaptureResult>;
+  capture(request: IntakeRequest, profile: P): CaptureResult | Promise<CaptureResult>;
   /**
    * True for sources whose senders drop a lead on any 4xx (ad platforms, form builders): once
    * authentic, an unreadable body is accepted and parked with its reason instead of refused.
@@ -61,5 +110,135 @@ export interface SourceAdapter<S extends SourceName = SourceName> {
   /** The success answer the platform expects, given the lead ids accepted. */
   accepted(leadIds: readonly string[]): PlatformResponse;
   /** Optional GET handler (Meta's subscription handshake). */
-  handshake?(request: IntakeRequest, profile: Extract<Profile, { source: S }>): PlatformResponse;
+  handshake?(request: IntakeRequest, profile: P): PlatformResponse;
+  /**
+   * Delivery-time completion of a capture left `pending` (a webhook that carries ids only): the
+   * answers fetched from the platform's API, merged into the capture. Throws a
+   * `SourceLookupError` whose kind tells delivery whether to park, wait or retry.
+   */
+  complete?(capture: LeadCapture, profile: P, context: CompletionContext): Promise<LeadCapture>;
+}
+
+/** What a `complete()` step may use. */
+export interface CompletionContext {
+  /** The HTTP client; Node's fetch by default. */
+  fetch?: typeof fetch;
+}
+
+export type SourceLookupErrorKind = 'rejected' | 'unauthorized' | 'rate-limited' | 'unavailable';
+
+/**
+ * A platform lookup (`complete()`) that failed, in the upstream client's vocabulary: `rejected`
+ * (the lead cannot be fetched, ever), `unauthorized` (our token), `rate-limited` (wait
+ * `retryAfterMs`), `unavailable` (try again later).
+ */
+export class SourceLookupError extends Error {
+  override readonly name: string = 'SourceLookupError';
+  /** The platform API that failed, as operators know it (`Meta Graph`). */
+  readonly service: string = 'the platform';
+  readonly kind: SourceLookupErrorKind;
+  /** The HTTP status, when the platform answered. */
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+
+  constructor(
+    kind: SourceLookupErrorKind,
+    message: string,
+    details: { status?: number | undefined; retryAfterMs?: number | undefined } = {},
+  ) {
+    super(message);
+    this.kind = kind;
+    if (details.status !== undefined) this.status = details.status;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** A lead source: what `profiles.<name>.source` selects. */
+export interface Source<N extends string = string, S extends SettingsShape = SettingsShape>
+  extends SourceAdapter<ProfileOf<N, S>> {
+  readonly name: N;
+  /** How people call the platform; in notes and as the fallback marketingType. */
+  readonly label: string;
+  /** The settings that are secrets: kept in Secrets Manager when deployed, redacted from bodies. */
+  readonly secretKeys: readonly string[];
+  readonly profileSchema: ProfileSchema<N, S>;
+}
+
+export interface SourceDefinition<N extends string, S extends SettingsShape>
+  extends SourceAdapter<ProfileOf<N, S>> {
+  name: N;
+  label: string;
+  /** The source's own profile settings, secrets included. */
+  settings: S;
+  secretKeys: readonly (keyof S & string)[];
+}
+
+/** Declares a source: its profile schema is its settings plus the settings every profile has. */
+export function defineSource<const N extends string, S extends SettingsShape>(
+  definition: SourceDefinition<N, S>,
+): Source<N, S> {
+  const { settings, ...rest } = definition;
+  const profileSchema = z.object({
+    source: z.literal(definition.name),
+    ...settings,
+    ...profileCommon,
+  }) as ProfileSchema<N, S>;
+  return { ...rest, profileSchema };
+}
+
+// --- helpers every source shares ----------------------------------------------------------
+
+/** JSON with object keys sorted at every level: equal content, equal text (for content hashes). */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** `hash:<hex sha256>` of raw bytes: the dedup key of a body that could not be read. */
+export function rawBodyHash(body: Uint8Array): string {
+  return `hash:${sha256Hex(body)}`;
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** A JSON success answer carrying the lead id(s): `leadId` for one, `leadIds` for several. */
+export function acceptedJson(
+  statusCode: number,
+  leadIds: readonly string[],
+  extra: Record<string, string> = {},
+): PlatformResponse {
+  const ids = leadIds.length === 1 ? { leadId: leadIds[0] } : { leadIds: [...leadIds] };
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...ids, ...extra }),
+  };
+}
+
+/** An unreadable body: its problem, parked under the hash of its bytes. */
+export function unreadable(message: string, body: Uint8Array): CaptureResult {
+  return { problem: message, dedupKey: rawBodyHash(body) };
+}
+
+/** A JSON object body, or the problem to park it with (`body is not JSON`...). */
+export function readJsonObject(
+  body: Uint8Array,
+): { value: Record<string, unknown> } | { problem: string } {
+  const parsed = parseJsonText(body);
+  if ('problem' in parsed) return { problem: 'body is not JSON' };
+  if (!isPlainObject(parsed.value)) return { problem: 'body is not a JSON object' };
+  return { value: parsed.value };
+}
+
+/** A timestamp any `Date` reads, as ISO 8601 UTC; undefined when absent or unreadable. */
+export function isoInstant(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const date = new Date(value);
+  return Number.isFinite(date.getTime()) ? date.toISOString() : undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * The `unbounce` source: Unbounce's form webhook (lead-sources.md §5.2).
+ * The `unbounce` source: Unbounce's form webhook (docs/sources.md).
  *
  * A urlencoded POST with top-level `page_id`, `page_name`, `variant`, `page_url` and `data.json`
  * (`data_json` once PHP has renamed it; a `data.xml` duplicate is ignored): a JSON object whose
@@ -26,16 +26,17 @@
 import { parseJson } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { groupFields, isPlainObject, readFields, scalarText } from './body.ts';
+import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD } from './form.ts';
 import {
   acceptedJson,
-  answerValue,
-  attributionKeyOf,
+  type CaptureResult,
   canonicalJson,
-  DEFAULT_HONEYPOT_FIELD,
+  defineSource,
+  type IntakeRequest,
   rawBodyHash,
+  secretSetting,
   sha256Hex,
-} from './form.ts';
-import type { CaptureResult, IntakeRequest, SourceAdapter } from './source.ts';
+} from './source.ts';
 import { authenticateToken } from './token.ts';
 
 const DATA_KEYS = ['data.json', 'data_json'];
@@ -132,10 +133,13 @@ function submittedAtOf(dateRaw: unknown, timeRaw: unknown): string | undefined {
   return instant.toISOString();
 }
 
-export const unbounceSource: SourceAdapter<'unbounce'> = {
-  source: 'unbounce',
+export const unbounceSource = defineSource({
+  name: 'unbounce',
+  label: 'Unbounce',
+  settings: { token: secretSetting },
+  secretKeys: ['token'],
   authenticate: (request, profile) => authenticateToken(request, profile.token),
   capture: captureUnbounce,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
-};
+});

@@ -1,5 +1,5 @@
 /**
- * The `webflow` source: Webflow's `form_submission` webhook (lead-sources.md §5.5).
+ * The `webflow` source: Webflow's `form_submission` webhook (docs/sources.md).
  *
  * Body: `{"triggerType": "form_submission", "payload": {name, siteId, data, schema, submittedAt,
  * id, formId}}`. Every `data` entry is an answer keyed by the field name the designer typed
@@ -19,14 +19,16 @@
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject, parseJsonText, scalarText } from './body.ts';
+import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD } from './form.ts';
 import {
+  type Authenticity,
   acceptedJson,
-  answerValue,
-  attributionKeyOf,
-  DEFAULT_HONEYPOT_FIELD,
+  type CaptureResult,
+  defineSource,
+  type IntakeRequest,
   rawBodyHash,
-} from './form.ts';
-import type { Authenticity, CaptureResult, IntakeRequest, SourceAdapter } from './source.ts';
+  secretSetting,
+} from './source.ts';
 
 export const WEBFLOW_SIGNATURE_HEADER = 'x-webflow-signature';
 export const WEBFLOW_TIMESTAMP_HEADER = 'x-webflow-timestamp';
@@ -152,10 +154,13 @@ function isoInstant(value: unknown): string | undefined {
   return Number.isNaN(instant.getTime()) ? undefined : instant.toISOString();
 }
 
-export const webflowSource: SourceAdapter<'webflow'> = {
-  source: 'webflow',
+export const webflowSource = defineSource({
+  name: 'webflow',
+  label: 'Webflow',
+  settings: { secret: secretSetting },
+  secretKeys: ['secret'],
   authenticate: (request, profile) => authenticateWebflow(request, profile.secret),
   capture: captureWebflow,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
-};
+});

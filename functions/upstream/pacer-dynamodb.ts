@@ -38,7 +38,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Pacer } from './pacer.ts';
+import { logger } from '../kernel/observability.ts';
+import type { PacerFactory } from './paced-client.ts';
+import { type Pacer, PacerWaitError } from './pacer.ts';
+
+export { PacerWaitError };
 
 /** The pacer item's partition key in the ledger table. */
 export const UPSTREAM_PACER_KEY = 'pacer#upstream';
@@ -48,20 +52,6 @@ export const DEFAULT_PACER_MARGIN_MS = 25;
 const MAX_ROUNDS = 50;
 /** Node's timers overflow above 2^31 - 1 ms. */
 const MAX_SLEEP_MS = 2_147_483_647;
-
-/** The slot is further away than the caller's `maxWaitMs`: nothing was reserved. */
-export class PacerWaitError extends Error {
-  override readonly name = 'PacerWaitError';
-  /** How long the caller would have had to wait, ms. */
-  readonly waitMs: number;
-
-  constructor(waitMs: number, maxWaitMs: number) {
-    super(
-      `the upstream pacer's next slot is ${Math.ceil(waitMs)} ms away (more than ${maxWaitMs})`,
-    );
-    this.waitMs = waitMs;
-  }
-}
 
 /** A Pacer whose pauses are written asynchronously: `flush` waits for them. */
 export interface SharedPacer extends Pacer {
@@ -89,7 +79,7 @@ export interface DynamoPacerOptions {
   now?: () => number;
   /** Resolves after `ms`; rejects when `signal` aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Where a failed pause write is reported; default: nowhere (acquire still honours it locally). */
+  /** Where a failed pause write is reported (acquire still honours it locally); default: the log. */
   onError?: (error: unknown) => void;
 }
 
@@ -266,7 +256,9 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   }
 
   function pauseUntil(epochMs: number): void {
-    const write = pause(epochMs).catch((error: unknown) => options.onError?.(error));
+    const write = pause(epochMs).catch((error: unknown) =>
+      (options.onError ?? logPauseError)(error),
+    );
     pending.add(write);
     void write.finally(() => pending.delete(write));
   }
@@ -276,4 +268,27 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   }
 
   return { acquire, pauseUntil, pause, flush, intervalMs };
+}
+
+function logPauseError(error: unknown): void {
+  logger.error('upstream pacer pause could not be written', {
+    error: error instanceof Error ? error.message : String(error),
+  });
+}
+
+/**
+ * The account's pacer for each set of limits, on the item of `table` (delivery and the report
+ * refresher both pace here, so they share one budget). `maxWaitMs`: see DynamoPacerOptions.
+ */
+export function sharedPacerFactory(
+  table: Pick<DynamoPacerOptions, 'client' | 'tableName'>,
+  options: Pick<DynamoPacerOptions, 'maxWaitMs' | 'key' | 'now'> = {},
+): PacerFactory {
+  return (limits) =>
+    createDynamoPacer({
+      ...table,
+      ...options,
+      maxPerSecond: limits.maxPerSecond,
+      maxPerMinute: limits.maxPerMinute,
+    });
 }

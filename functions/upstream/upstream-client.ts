@@ -37,7 +37,10 @@ import {
 } from '../domain/debtors.ts';
 import { describeIssues, type ExternalId, externalId, parseJson } from '../domain/json.ts';
 import { type Prospect, type ProspectCreated, prospectCreatedSchema } from '../domain/prospect.ts';
+import { parseRetryAfter } from '../kernel/http.ts';
 import type { Pacer } from './pacer.ts';
+
+export { parseRetryAfter };
 
 export type UpstreamErrorKind = 'rejected' | 'unauthorized' | 'rate-limited' | 'unavailable';
 
@@ -150,25 +153,6 @@ export function classifyStatus(status: number): UpstreamErrorKind {
   if (ENDPOINT_MISSING.has(status) || status === 408 || status === 425) return 'unavailable';
   if (status >= 400 && status < 500) return 'rejected';
   return 'unavailable';
-}
-
-/**
- * Retry-After as delta seconds or an HTTP date. Returns when the wait ends and how long it is
- * from `now`; undefined when absent or unreadable.
- */
-export function parseRetryAfter(
-  value: string | null | undefined,
-  now: number,
-): { untilMs: number; afterMs: number } | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) {
-    const afterMs = Math.round(Number(text) * 1_000);
-    return { untilMs: now + afterMs, afterMs };
-  }
-  const untilMs = Date.parse(text);
-  if (Number.isNaN(untilMs)) return undefined;
-  return { untilMs, afterMs: Math.max(0, untilMs - now) };
 }
 
 function quote(text: string): string {

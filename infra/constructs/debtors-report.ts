@@ -38,15 +38,12 @@ import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/a
 import { SqsSendMessage } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ENV } from '../../functions/kernel/env.ts';
 import { REFRESHER_TIMEOUT_SECONDS } from '../../functions/report/refresh/refresh.ts';
 import { REPORT_KEYS } from '../../functions/report/store/report-store-s3.ts';
 import type { LeadStore } from './lead-store.ts';
 import type { LeadsSecrets } from './leads-secrets.ts';
 import { NodeFunction } from './node-function.ts';
-
-/** What functions/report/refresh/wiring-aws.ts and wiring-aws.ts read. */
-export const REPORT_BUCKET_ENV = 'REPORT_BUCKET_NAME';
-export const REPORT_REFRESH_QUEUE_ENV = 'REPORT_REFRESH_QUEUE_URL';
 
 /** The refresher's metrics (functions/report/refresh/refresh.ts, refreshEvents). */
 export const REPORT_METRICS = {
@@ -267,8 +264,8 @@ export class DebtorsReport extends Construct {
 
   /** The refresher: read and write the three keys, delete the checkpoint, send continuations. */
   private grantRefresh(fn: LambdaFunction): void {
-    fn.addEnvironment(REPORT_BUCKET_ENV, this.bucket.bucketName);
-    fn.addEnvironment(REPORT_REFRESH_QUEUE_ENV, this.queue.queueUrl);
+    fn.addEnvironment(ENV.reportBucket, this.bucket.bucketName);
+    fn.addEnvironment(ENV.reportRefreshQueueUrl, this.queue.queueUrl);
     Grant.addToPrincipal({
       grantee: fn,
       actions: ['s3:GetObject', 's3:PutObject'],
@@ -296,7 +293,7 @@ export class DebtorsReport extends Construct {
    * write, no checkpoint) and sets REPORT_BUCKET_NAME.
    */
   grantRead(fn: LambdaFunction): void {
-    fn.addEnvironment(REPORT_BUCKET_ENV, this.bucket.bucketName);
+    fn.addEnvironment(ENV.reportBucket, this.bucket.bucketName);
     Grant.addToPrincipal({
       grantee: fn,
       actions: ['s3:GetObject'],
@@ -307,7 +304,7 @@ export class DebtorsReport extends Construct {
 
   /** Lets `fn` ask for a refresh: sqs:SendMessage on the refresh queue only, and its URL. */
   grantTrigger(fn: LambdaFunction): void {
-    fn.addEnvironment(REPORT_REFRESH_QUEUE_ENV, this.queue.queueUrl);
+    fn.addEnvironment(ENV.reportRefreshQueueUrl, this.queue.queueUrl);
     Grant.addToPrincipal({
       grantee: fn,
       actions: ['sqs:SendMessage'],

@@ -33,10 +33,10 @@ import { Validations } from 'aws-cdk-lib';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
+import { ENV } from '../../functions/kernel/env.ts';
 import type { LeadQueue } from './lead-queue.ts';
 
-/** What the forwarder reads: delivery attempts before a lead is dead. */
-export const MAX_ATTEMPTS_ENV = 'MAX_ATTEMPTS';
+/** Delivery attempts before a lead is dead, unless the stack says otherwise. */
 export const DEFAULT_MAX_ATTEMPTS = 8;
 /** Messages per invocation. */
 export const FORWARDER_BATCH_SIZE = 5;
@@ -87,7 +87,7 @@ export class LeadForwarder extends Construct {
     this.maxAttempts = maxAttempts;
     this.maxConcurrency = maxConcurrency;
 
-    fn.addEnvironment(MAX_ATTEMPTS_ENV, String(maxAttempts));
+    fn.addEnvironment(ENV.maxAttempts, String(maxAttempts));
     this.eventSource = new SqsEventSource(queue.queue, {
       batchSize,
       reportBatchItemFailures: true,

@@ -25,12 +25,7 @@ import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-
-/** What functions/intake/wiring-aws.ts reads. */
-export const LEAD_QUEUE_URL_ENV = 'LEAD_QUEUE_URL';
-/** What the admin function's dead-letter redrive reads (grantRedrive). */
-export const LEAD_QUEUE_ARN_ENV = 'LEAD_QUEUE_ARN';
-export const LEAD_DLQ_ARN_ENV = 'LEAD_DLQ_ARN';
+import { ENV } from '../../functions/kernel/env.ts';
 
 /**
  * What StartMessageMoveTask needs on the dead-letter queue (the move task's source): the task
@@ -134,7 +129,7 @@ export class LeadQueue extends Construct {
    * attribute reads; no KMS, the encryption is SQS-managed), and LEAD_QUEUE_URL.
    */
   grantSend(fn: LambdaFunction): void {
-    fn.addEnvironment(LEAD_QUEUE_URL_ENV, this.queue.queueUrl);
+    fn.addEnvironment(ENV.leadQueueUrl, this.queue.queueUrl);
     Grant.addToPrincipal({
       grantee: fn,
       actions: ['sqs:SendMessage'],
@@ -148,7 +143,7 @@ export class LeadQueue extends Construct {
    * own grant also holds this action; it is stated here because the handler calls it itself.
    */
   grantChangeVisibility(fn: LambdaFunction): void {
-    fn.addEnvironment(LEAD_QUEUE_URL_ENV, this.queue.queueUrl);
+    fn.addEnvironment(ENV.leadQueueUrl, this.queue.queueUrl);
     Grant.addToPrincipal({
       grantee: fn,
       actions: ['sqs:ChangeMessageVisibility'],
@@ -163,8 +158,8 @@ export class LeadQueue extends Construct {
    * LEAD_DLQ_ARN. No CancelMessageMoveTask, no purge, nothing on other queues.
    */
   grantRedrive(fn: LambdaFunction): void {
-    fn.addEnvironment(LEAD_QUEUE_ARN_ENV, this.queue.queueArn);
-    fn.addEnvironment(LEAD_DLQ_ARN_ENV, this.deadLetterQueue.queueArn);
+    fn.addEnvironment(ENV.leadQueueArn, this.queue.queueArn);
+    fn.addEnvironment(ENV.leadDlqArn, this.deadLetterQueue.queueArn);
     Grant.addToPrincipal({
       grantee: fn,
       actions: [...REDRIVE_SOURCE_ACTIONS],

@@ -25,15 +25,13 @@ import {
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { ENV } from '../../functions/kernel/env.ts';
 import {
   type DynamoTableDefinition,
   LEDGER_STATUS_INDEX,
   LEDGER_TABLE_DEFINITION,
 } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
-
-/** What functions/intake/wiring-aws.ts (and later the forwarder and admin) read. */
-export const LEDGER_TABLE_ENV = 'LEDGER_TABLE_NAME';
 
 /**
  * The DynamoDB actions each ledger operation sends (lead-ledger-dynamodb.ts):
@@ -155,7 +153,7 @@ export class LeadStore extends Construct {
   }
 
   private bind(fn: LambdaFunction): void {
-    fn.addEnvironment(LEDGER_TABLE_ENV, this.table.tableName);
+    fn.addEnvironment(ENV.ledgerTable, this.table.tableName);
   }
 
   /**

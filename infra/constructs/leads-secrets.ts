@@ -4,7 +4,7 @@
  *
  * - `<prefix>/upstream`: `{"username", "password"}` (the gym's DNS and secret key)
  * - `<prefix>/clients`: `[{"username", "passwordHash", "roles"}]` (hashes only)
- * - `<prefix>/profiles/<name>`: that profile's keys (PROFILE_SECRET_KEYS of its source);
+ * - `<prefix>/profiles/<name>`: that profile's keys (the secret keys of its source);
  *   a `prospect` profile has none, so no secret.
  *
  * The template holds no value: each key starts as the placeholder, and CloudFormation adds a
@@ -18,18 +18,11 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import {
-  SETTINGS_ENV,
-  type Settings,
-  UPSTREAM_SECRET_KEYS,
-} from '../../functions/config/config-aws.ts';
-import { PROFILE_SECRET_KEYS } from '../../functions/config/config-schema.ts';
-import {
-  SECRET_PLACEHOLDER,
-  SECRETS_PREFIX_ENV,
-  secretNames,
-} from '../../functions/config/secrets-aws.ts';
+import { type Settings, UPSTREAM_SECRET_KEYS } from '../../functions/config/config-aws.ts';
+import { SECRET_PLACEHOLDER, secretNames } from '../../functions/config/secrets-aws.ts';
+import { ENV } from '../../functions/kernel/env.ts';
 import type { ConfigSecret } from '../../functions/kernel/routes.ts';
+import { secretKeysOf } from '../../functions/sources/registry.ts';
 
 /** The key CloudFormation fills with a random string at creation. */
 export const GENERATED_KEY = 'generated';
@@ -72,7 +65,7 @@ export class LeadsSecrets extends Construct {
     );
     const profiles = new Map<string, Secret>();
     for (const [name, profile] of Object.entries(props.settings.profiles)) {
-      const keys = PROFILE_SECRET_KEYS[profile.source];
+      const keys = secretKeysOf(profile.source);
       if (keys.length === 0) continue;
       const secret = this.placeholderSecret(
         `Profile-${name}`,
@@ -95,8 +88,8 @@ export class LeadsSecrets extends Construct {
    * and the LEADS_SECRETS_PREFIX and LEADS_SETTINGS environment variables.
    */
   grantRead(fn: LambdaFunction, ...parts: readonly ConfigSecret[]): void {
-    fn.addEnvironment(SECRETS_PREFIX_ENV, this.prefix);
-    fn.addEnvironment(SETTINGS_ENV, this.settingsJson);
+    fn.addEnvironment(ENV.secretsPrefix, this.prefix);
+    fn.addEnvironment(ENV.settings, this.settingsJson);
     const secrets = new Set<Secret>();
     for (const part of parts) {
       if (part === 'upstream') secrets.add(this.upstream);

@@ -40,7 +40,7 @@ export interface NodeFunctionProps
     NodejsFunctionProps,
     'entry' | 'runtime' | 'architecture' | 'tracing' | 'logGroup' | 'logRetention' | 'role'
   > {
-  /** Entry file relative to the repository root (`functions/lead-intake/handler.ts`). */
+  /** Entry file relative to the repository root (`functions/intake/handler.ts`). */
   entry: string;
   /** @default 512 */
   memorySize?: number;

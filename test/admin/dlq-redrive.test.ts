@@ -11,7 +11,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
 import { createSqsDlqRedrive } from '../../functions/admin/dlq-redrive-sqs.ts';
-import { newLeadId } from '../../functions/ledger/lead-ledger.ts';
+import { newLeadId } from '../../functions/domain/lead-lifecycle.ts';
 import {
   createLocalLeadQueue,
   LOCAL_QUEUE_TABLE_DEFINITION,

@@ -16,8 +16,8 @@ import { parseConfig } from '../../functions/config/config-local.ts';
 import type { Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { authenticateClient } from '../../functions/kernel/client-auth.ts';
-import { ADAPTERS } from '../../functions/sources/registry.ts';
-import type { IntakeRequest, SourceAdapter } from '../../functions/sources/source.ts';
+import { adapterFor } from '../../functions/sources/registry.ts';
+import type { IntakeRequest } from '../../functions/sources/source.ts';
 import { mediaType } from '../helpers/lead-fixtures.ts';
 import { flipOneByte } from '../helpers/platform-fixtures.ts';
 
@@ -52,7 +52,7 @@ async function leadOf(source: BenchSource, tag: string, n: number): Promise<Lead
   const request = leadRequest(source, tag, n);
   const profile = profileOf(request);
   expect(profile.source).toBe(source);
-  const adapter = ADAPTERS[profile.source] as SourceAdapter;
+  const adapter = adapterFor(profile);
   const intake = intakeRequest(request);
   if (source === 'prospect') {
     const auth = await authenticateClient(
@@ -94,8 +94,8 @@ describe.each(['meta', 'typeform', 'webflow'] as const)('bench lead requests: %s
   it('are signed over the final bytes: one changed byte is refused', () => {
     const request = leadRequest(source, 'bench', 3);
     const tampered = intakeRequest(request, flipOneByte(request.body));
-    const adapter = ADAPTERS[source] as SourceAdapter;
-    expect(adapter.authenticate(tampered, profileOf(request))).toMatchObject({
+    const profile = profileOf(request);
+    expect(adapterFor(profile).authenticate(tampered, profile)).toMatchObject({
       ok: false,
       status: 403,
     });

@@ -7,6 +7,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAwsConfigSource, type SettingsInput } from '../../functions/config/config-aws.ts';
+import { PROFILE_RULES } from '../../functions/config/profile-rules.ts';
 import { AwsConfigError, createAwsClientsSource } from '../../functions/config/secrets-aws.ts';
 
 const secretsManager = mockClient(SecretsManagerClient);
@@ -66,7 +67,7 @@ describe('createAwsConfigSource', () => {
       password: 's3cr3t-key',
       generated: 'random',
     });
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, PROFILE_RULES);
 
     // Act
     const upstream = await config.upstream();
@@ -91,7 +92,7 @@ describe('createAwsConfigSource', () => {
       verifyToken: 'verify',
       pageAccessToken: 'page-token',
     });
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, PROFILE_RULES);
 
     // Act
     const site = await config.profile('site');
@@ -123,7 +124,7 @@ describe('createAwsConfigSource', () => {
     // Prepare
     const hash = 'scrypt$16384$8$1$c2FsdA==$aGFzaA==';
     secret('leads/test/clients', [{ username: 'ops', passwordHash: hash, roles: ['admin'] }]);
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, PROFILE_RULES);
 
     // Act
     const clients = await config.clients();
@@ -141,7 +142,7 @@ describe('createAwsConfigSource', () => {
   it('asks Secrets Manager once for two reads (cached), again once after refresh()', async () => {
     // Prepare
     secret('leads/test/upstream', { username: 'gym.dns', password: 'key' });
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, PROFILE_RULES);
 
     // Act
     await config.upstream();
@@ -162,7 +163,7 @@ describe('createAwsConfigSource', () => {
       appSecret: 'app-secret-value',
       verifyToken: 'verify-value',
     });
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, PROFILE_RULES);
 
     // Act
     const error = await failure(config.profile('meta'));
@@ -182,7 +183,7 @@ describe('createAwsConfigSource', () => {
       generated: 'x',
     });
     secret('leads/test/clients', { clients: 'REPLACE_ME', generated: 'x' });
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, PROFILE_RULES);
 
     // Act
     const upstream = await failure(config.upstream());
@@ -199,7 +200,7 @@ describe('createAwsConfigSource', () => {
   it('refuses a secret that is not valid JSON without quoting it', async () => {
     // Prepare
     secret('leads/test/upstream', 'username=gym.dns password=very-secret');
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, PROFILE_RULES);
 
     // Act
     const error = await failure(config.upstream());
@@ -212,7 +213,7 @@ describe('createAwsConfigSource', () => {
   it('reports a schema problem on a secret key against the secret, without the value', async () => {
     // Prepare
     secret('leads/test/profiles/site', { token: '   ' });
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, PROFILE_RULES);
 
     // Act
     const error = await failure(config.profile('site'));
@@ -226,7 +227,7 @@ describe('createAwsConfigSource', () => {
   it('keeps plain passwords out of a deployed clients list', async () => {
     // Prepare
     secret('leads/test/clients', [{ username: 'ops', password: 'plain-pass', roles: ['admin'] }]);
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, PROFILE_RULES);
 
     // Act
     const error = await failure(config.clients());
@@ -244,7 +245,7 @@ describe('createAwsConfigSource', () => {
         $metadata: {},
       }),
     );
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, PROFILE_RULES);
 
     // Act
     const error = await failure(config.upstream());
@@ -299,5 +300,10 @@ describe('createAwsClientsSource (the authorizer: clients only)', () => {
     expect(plain.message).toContain('keeps "passwordHash" only');
     expect(plain.message).not.toContain('plain-pass');
     expect(noPrefix.message).toBe('LEADS_SECRETS_PREFIX is not set');
+  });
+
+  it('refuses to read a profile when built without the profile rules (admin, report)', async () => {
+    const config = createAwsConfigSource(ENV);
+    await expect(config.profile('site')).rejects.toThrow(/reads no profiles/);
   });
 });

@@ -14,7 +14,7 @@ import {
   matchesProspect,
 } from '../../functions/delivery/forward.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import { mapLeadToProspect } from '../../functions/domain/map-lead.ts';
+import { mapCapture } from '../../functions/sources/registry.ts';
 import { createDynamoPacer, PacerWaitError } from '../../functions/upstream/pacer-dynamodb.ts';
 import { prospectBody, UpstreamError } from '../../functions/upstream/upstream-client.ts';
 import { type DeliveryHarness, formCapture, offsetClock, startDeliveryHarness } from './harness.ts';
@@ -48,7 +48,7 @@ describe('forwardLead: delivery', () => {
     // Assess
     expect(outcome).toEqual({ kind: 'done', reason: 'delivered' });
     const [created] = await h.prospects();
-    const expected = mapLeadToProspect(capture, profile('site')).prospect;
+    const expected = mapCapture(capture, profile('site')).prospect;
     expect(created?.body).toEqual(JSON.parse(JSON.stringify(prospectBody(expected))));
     expect(await h.ledger.get(lead.leadId)).toMatchObject({
       status: 'delivered',
@@ -344,7 +344,7 @@ describe('forwardLead: the upstream fails', () => {
     const lead = await h.record('site', capture);
     await h.ledger.claim(lead.leadId, 60_000, new Date(Date.now() - 120_000));
     const auth = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
-    const body = mapLeadToProspect(capture, profile('site')).prospect;
+    const body = mapCapture(capture, profile('site')).prospect;
     const posted = await fetch(`${h.sandbox.url}/api/v1/prospects`, {
       method: 'POST',
       headers: { authorization: auth, 'content-type': 'application/json' },

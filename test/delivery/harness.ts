@@ -6,19 +6,18 @@
 import { randomBytes } from 'node:crypto';
 import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
 import type { Config, Profile } from '../../functions/config/config-schema.ts';
-import {
-  type DeliveryPacer,
-  type ForwardDeps,
-  type ForwardEvent,
-  type ForwardMetric,
-  type ForwardOptions,
-  upstreamAccess,
+import type {
+  ForwardDeps,
+  ForwardEvent,
+  ForwardMetric,
+  ForwardOptions,
 } from '../../functions/delivery/forward.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
 import type { LeadLedger, LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
-import { createMetaGraph } from '../../functions/sources/meta-graph.ts';
+import { type PacerLimits, pacedUpstream } from '../../functions/upstream/paced-client.ts';
+import type { FlushablePacer } from '../../functions/upstream/pacer.ts';
 import { createDynamoPacer } from '../../functions/upstream/pacer-dynamodb.ts';
 import { createSandbox, type Sandbox, type StoredProspect } from '../../sandbox/server.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
@@ -144,7 +143,7 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
           ...(overrides.timeoutMs !== undefined && { timeoutMs: overrides.timeoutMs }),
         }),
       };
-      const pacerFor = (upstream: Config['upstream']): DeliveryPacer =>
+      const pacerFor = (upstream: PacerLimits): FlushablePacer =>
         createDynamoPacer({
           client: dynamo.client,
           tableName: harness.table,
@@ -157,15 +156,16 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
       return {
         ledger: harness.ledger,
         config,
-        upstream: upstreamAccess(
+        upstream: pacedUpstream(
           upstreamConfig,
           pacerFor,
           overrides.fetch ? { fetch: overrides.fetch } : {},
         ),
-        graph: createMetaGraph(),
         events: {
           finished: (event) => recorded.events.push(event),
           metric: (name) => recorded.metrics.push(name),
+          lookupSkipped: () => {},
+          leaseLost: () => {},
         },
         random: () => 0.5,
         ...(overrides.onUnauthorized && { onUnauthorized: overrides.onUnauthorized }),

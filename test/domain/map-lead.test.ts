@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import { mapLeadToProspect } from '../../functions/domain/map-lead.ts';
+import { type MappingProfile, mapLeadToProspect } from '../../functions/domain/map-lead.ts';
+import { sourceLabel } from '../../functions/sources/registry.ts';
+
+/** The domain's mapping with the label the registry gives the capture's source. */
+const mapLead = (capture: LeadCapture, profile: MappingProfile) =>
+  mapLeadToProspect(capture, profile, sourceLabel(capture.source));
 
 const capture = (over: Partial<LeadCapture>): LeadCapture => ({
   source: 'form',
@@ -13,7 +18,7 @@ const capture = (over: Partial<LeadCapture>): LeadCapture => ({
 
 describe('mapLeadToProspect', () => {
   it('maps a Brazilian landing-page form field by field', () => {
-    const { prospect, missing, warnings } = mapLeadToProspect(
+    const { prospect, missing, warnings } = mapLead(
       capture({
         answers: [
           { key: 'nome', value: 'MARIA DA SILVA SOUZA' },
@@ -47,7 +52,7 @@ describe('mapLeadToProspect', () => {
   });
 
   it('keeps an invalid CPF out of the prospect and explains it in notes', () => {
-    const { prospect, warnings } = mapLeadToProspect(
+    const { prospect, warnings } = mapLead(
       capture({ answers: [{ key: 'cpf', value: '123.456.789-00' }] }),
       {},
     );
@@ -62,9 +67,9 @@ describe('mapLeadToProspect', () => {
       defaults: { idBranch: 2, marketingType: 'Meta', temperature: 3 },
       forms: { '1234567890': { idBranch: 3 } },
     };
-    const viaForm = mapLeadToProspect(capture({ formId: '1234567890' }), profile).prospect;
+    const viaForm = mapLead(capture({ formId: '1234567890' }), profile).prospect;
     expect(viaForm).toMatchObject({ idBranch: 3, marketingType: 'Meta', temperature: 3 });
-    const own = mapLeadToProspect(
+    const own = mapLead(
       capture({ formId: '1234567890', answers: [{ key: 'idBranch', value: '7' }] }),
       profile,
     ).prospect;
@@ -73,23 +78,20 @@ describe('mapLeadToProspect', () => {
 
   it('derives marketingType from utm_source, then from the platform', () => {
     expect(
-      mapLeadToProspect(capture({ attribution: { utm_source: 'instagram' } }), {}).prospect
-        .marketingType,
+      mapLead(capture({ attribution: { utm_source: 'instagram' } }), {}).prospect.marketingType,
     ).toBe('instagram');
-    expect(mapLeadToProspect(capture({ source: 'google' }), {}).prospect.marketingType).toBe(
-      'Google Ads',
-    );
+    expect(mapLead(capture({ source: 'google' }), {}).prospect.marketingType).toBe('Google Ads');
   });
 
   it('reports the required fields a lead lacks, so it can be parked', () => {
-    const { missing } = mapLeadToProspect(capture({ answers: [{ key: 'nome', value: 'Maria' }] }), {
+    const { missing } = mapLead(capture({ answers: [{ key: 'nome', value: 'Maria' }] }), {
       defaults: { idBranch: 1 },
     });
     expect(missing).toEqual(['lastName', 'email', 'cellphone']);
   });
 
   it('uses first_name and last_name when the source splits them', () => {
-    const { prospect } = mapLeadToProspect(
+    const { prospect } = mapLead(
       capture({
         answers: [
           { key: 'FIRST_NAME', value: 'joão' },
@@ -102,7 +104,7 @@ describe('mapLeadToProspect', () => {
   });
 
   it('passes a seed-shaped Prospect through, filling only what it lacks', () => {
-    const { prospect } = mapLeadToProspect(
+    const { prospect } = mapLead(
       capture({ source: 'prospect', prospect: { name: 'Ana', idBranch: 9, notes: 'VIP' } }),
       { defaults: { idBranch: 1, visit: 4 } },
     );
@@ -111,7 +113,7 @@ describe('mapLeadToProspect', () => {
   });
 
   it("reads RD Station's cf_ custom fields and common CPF question keys", () => {
-    const { prospect } = mapLeadToProspect(
+    const { prospect } = mapLead(
       capture({
         answers: [
           { key: 'cf_celular', value: '48 99999-8888' },
@@ -129,10 +131,9 @@ describe('mapLeadToProspect', () => {
   });
 
   it('ignores fieldMap targets it does not know, keeping the answer in notes', () => {
-    const { prospect } = mapLeadToProspect(
-      capture({ answers: [{ key: 'zap', value: '11987654321' }] }),
-      { fieldMap: { zap: 'telefoneX' } },
-    );
+    const { prospect } = mapLead(capture({ answers: [{ key: 'zap', value: '11987654321' }] }), {
+      fieldMap: { zap: 'telefoneX' },
+    });
     expect(prospect.cellphone).toBeUndefined();
     expect(prospect.notes).toContain('zap: 11987654321');
   });

@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Profile } from '../../functions/config/config-schema.ts';
-import { mapLeadToProspect } from '../../functions/domain/map-lead.ts';
 import type { LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import { completeMetaCapture } from '../../functions/sources/meta.ts';
 import { createMetaGraph } from '../../functions/sources/meta-graph.ts';
+import { mapCapture } from '../../functions/sources/registry.ts';
 import { expectNotesContain } from '../helpers/lead-assertions.ts';
 import {
   expectErrorCode,
@@ -102,7 +102,7 @@ async function complete(lead: LeadRecord) {
     appSecret: profile.appSecret,
   });
   const capture = completeMetaCapture(lead.capture, graphLead);
-  return { capture, mapped: mapLeadToProspect(capture, profile) };
+  return { capture, mapped: mapCapture(capture, profile) };
 }
 
 describe('POST /leads/{profile} with a Meta leadgen webhook', () => {

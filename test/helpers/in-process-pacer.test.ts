@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createPacer } from '../../functions/upstream/pacer.ts';
+import { createPacer } from './in-process-pacer.ts';
 import { createFakeClock, type FakeClock } from './upstream-fake-clock.ts';
 import { busiestWindows, maxInAnyWindow } from './upstream-windows.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Assertions the lead tests share: reading a source's CaptureResult as its one lead, its leads or
- * its problem (test/intake/sources/), mapping a capture that must map without gaps, and the
+ * its problem (test/sources/), mapping a capture that must map without gaps, and the
  * fragments a Prospect's notes must carry (the source tests and test/e2e/intake-*).
  *
  * Kept apart from lead-fixtures.ts and platform-fixtures.ts because those are also loaded by the
@@ -8,8 +8,9 @@
  */
 import { expect } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import { type MappingProfile, mapLeadToProspect } from '../../functions/domain/map-lead.ts';
+import type { MappingProfile } from '../../functions/domain/map-lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
+import { mapCapture } from '../../functions/sources/registry.ts';
 import type { CaptureResult } from '../../functions/sources/source.ts';
 
 /** A content-hash dedup key, as an unreadable body or a hashed lead gets. */
@@ -61,7 +62,7 @@ export async function expectSameDedupKeys(
 
 /** Maps `capture` with `profile`, expecting no missing field and no warning; the Prospect. */
 export function mapCleanly(capture: LeadCapture, profile: MappingProfile): Prospect {
-  const { prospect, missing, warnings } = mapLeadToProspect(capture, profile);
+  const { prospect, missing, warnings } = mapCapture(capture, profile);
   expect(missing).toEqual([]);
   expect(warnings).toEqual([]);
   return prospect;

@@ -9,12 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Config } from '../../functions/config/config-schema.ts';
+import { LEAD_STATUSES } from '../../functions/domain/lead-lifecycle.ts';
 import { localServices } from '../../functions/kernel/local-services.ts';
-import {
-  LEAD_STATUSES,
-  type LeadLedger,
-  type LeadRecord,
-} from '../../functions/ledger/lead-ledger.ts';
+import type { LeadLedger, LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.ts';
 import type { LeadFixture } from './lead-fixtures.ts';

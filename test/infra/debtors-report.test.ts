@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
@@ -8,15 +6,10 @@ import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORT_KEYS } from '../../functions/report/store/report-store-s3.ts';
+import { ENV } from '../../functions/kernel/env.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
-import { REPO_ROOT } from '../../infra/config.ts';
-import {
-  DebtorsReport,
-  REPORT_BUCKET_ENV,
-  REPORT_REFRESH_QUEUE_ENV,
-} from '../../infra/constructs/debtors-report.ts';
-import { LEDGER_TABLE_ENV, LeadStore, PACER_ACTIONS } from '../../infra/constructs/lead-store.ts';
+import { DebtorsReport } from '../../infra/constructs/debtors-report.ts';
+import { LeadStore, PACER_ACTIONS } from '../../infra/constructs/lead-store.ts';
 import { LeadsSecrets } from '../../infra/constructs/leads-secrets.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
 import {
@@ -198,9 +191,9 @@ describe('DebtorsReport in the stack', () => {
 
     it('gets the bucket name and the queue URL', () => {
       expect(environmentOf(template, ids.refresher)).toMatchObject({
-        [REPORT_BUCKET_ENV]: { Ref: ids.bucket },
-        [REPORT_REFRESH_QUEUE_ENV]: { Ref: ids.queue },
-        [LEDGER_TABLE_ENV]: { Ref: ids.table },
+        [ENV.reportBucket]: { Ref: ids.bucket },
+        [ENV.reportRefreshQueueUrl]: { Ref: ids.queue },
+        [ENV.ledgerTable]: { Ref: ids.table },
         LEADS_SECRETS_PREFIX: 'leads/prod',
       });
     });
@@ -229,7 +222,6 @@ describe('DebtorsReport in the stack', () => {
           },
         },
       ]);
-      expect(UPSTREAM_PACER_KEY).toBe('pacer#upstream');
     });
 
     it('reads and writes only the three report keys and deletes only the checkpoint', () => {
@@ -279,17 +271,6 @@ describe('DebtorsReport in the stack', () => {
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
       ]);
-    });
-
-    it('reads the variables the stack sets (functions/report/refresh/wiring-aws.ts)', () => {
-      const wiring = readFileSync(
-        join(REPO_ROOT, 'functions/report/refresh/wiring-aws.ts'),
-        'utf8',
-      );
-      expect(wiring).toContain(`requireEnv('${REPORT_BUCKET_ENV}')`);
-      expect(wiring).toContain(`requireEnv('${REPORT_REFRESH_QUEUE_ENV}')`);
-      expect(wiring).toContain(`requireEnv('${LEDGER_TABLE_ENV}')`);
-      expect(wiring).toContain('sharedRefreshPacer(');
     });
   });
 
@@ -385,8 +366,8 @@ describe('DebtorsReport in the stack', () => {
 
     it('gets the bucket name and the refresh queue URL', () => {
       expect(environmentOf(template, ids.report)).toMatchObject({
-        [REPORT_BUCKET_ENV]: { Ref: ids.bucket },
-        [REPORT_REFRESH_QUEUE_ENV]: { Ref: ids.queue },
+        [ENV.reportBucket]: { Ref: ids.bucket },
+        [ENV.reportRefreshQueueUrl]: { Ref: ids.queue },
       });
     });
 
@@ -421,14 +402,6 @@ describe('DebtorsReport in the stack', () => {
   it('outputs the bucket name and the refresh queue URL', () => {
     template.hasOutput('ReportBucketName', { Value: { Ref: ids.bucket } });
     template.hasOutput('ReportRefreshQueueUrl', { Value: { Ref: ids.queue } });
-  });
-
-  it('keeps the store keys the adapters use', () => {
-    expect(REPORT_KEYS).toEqual({
-      current: 'debtors/current.json',
-      status: 'debtors/status.json',
-      checkpoint: 'debtors/checkpoint.json',
-    });
   });
 });
 

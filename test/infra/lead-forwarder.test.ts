@@ -4,13 +4,8 @@ import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  FORWARDER_BATCH_SIZE,
-  FORWARDER_MAX_CONCURRENCY,
-  LeadForwarder,
-  type LeadForwarderProps,
-  MAX_ATTEMPTS_ENV,
-} from '../../infra/constructs/lead-forwarder.ts';
+import { ENV } from '../../functions/kernel/env.ts';
+import { LeadForwarder, type LeadForwarderProps } from '../../infra/constructs/lead-forwarder.ts';
 import { LeadQueue } from '../../infra/constructs/lead-queue.ts';
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
 import {
@@ -83,8 +78,6 @@ describe('LeadForwarder', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 2 },
     });
-    expect(FORWARDER_BATCH_SIZE).toBe(5);
-    expect(FORWARDER_MAX_CONCURRENCY).toBe(2);
   });
 
   it('keeps the function at reserved concurrency 2, no less than the event source may run', () => {
@@ -123,9 +116,8 @@ describe('LeadForwarder', () => {
       environmentOf(f.template(), f.ids.fn);
 
     // Assess
-    expect(variables(byDefault)[MAX_ATTEMPTS_ENV]).toBe('8');
-    expect(variables(twelve)[MAX_ATTEMPTS_ENV]).toBe('12');
-    expect(MAX_ATTEMPTS_ENV).toBe('MAX_ATTEMPTS');
+    expect(variables(byDefault)[ENV.maxAttempts]).toBe('8');
+    expect(variables(twelve)[ENV.maxAttempts]).toBe('12');
     expect(() => forwarderStack({ props: { maxAttempts: 0 } })).toThrow(/maxAttempts/);
     expect(() => forwarderStack({ props: { maxAttempts: 2.5 } })).toThrow(/maxAttempts/);
   });

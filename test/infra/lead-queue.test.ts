@@ -4,10 +4,8 @@ import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../functions/kernel/env.ts';
 import {
-  LEAD_DLQ_ARN_ENV,
-  LEAD_QUEUE_ARN_ENV,
-  LEAD_QUEUE_URL_ENV,
   LeadQueue,
   type LeadQueueProps,
   REDRIVE_SOURCE_ACTIONS,
@@ -173,9 +171,8 @@ describe('LeadQueue', () => {
     ]);
     expect(JSON.stringify(roleStatements(t, role))).not.toContain(dlqId);
     t.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ [LEAD_QUEUE_URL_ENV]: { Ref: queueId } }) },
+      Environment: { Variables: Match.objectLike({ [ENV.leadQueueUrl]: { Ref: queueId } }) },
     });
-    expect(LEAD_QUEUE_URL_ENV).toBe('LEAD_QUEUE_URL');
   });
 
   it('passes cdk-nag; only the DLQ acknowledges having no redrive policy of its own', () => {
@@ -223,7 +220,7 @@ describe('LeadQueue delivery and redrive grants', () => {
         Resource: [{ 'Fn::GetAtt': [queueId, 'Arn'] }],
       },
     ]);
-    expect(variables).toMatchObject({ [LEAD_QUEUE_URL_ENV]: { Ref: queueId } });
+    expect(variables).toMatchObject({ [ENV.leadQueueUrl]: { Ref: queueId } });
   });
 
   it('grantRedrive: the move task and what it needs on the DLQ, SendMessage on the queue, both ARNs', () => {
@@ -251,9 +248,8 @@ describe('LeadQueue delivery and redrive grants', () => {
       'sqs:StartMessageMoveTask',
     ]);
     expect(variables).toMatchObject({
-      [LEAD_QUEUE_ARN_ENV]: { 'Fn::GetAtt': [queueId, 'Arn'] },
-      [LEAD_DLQ_ARN_ENV]: { 'Fn::GetAtt': [dlqId, 'Arn'] },
+      [ENV.leadQueueArn]: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      [ENV.leadDlqArn]: { 'Fn::GetAtt': [dlqId, 'Arn'] },
     });
-    expect([LEAD_QUEUE_ARN_ENV, LEAD_DLQ_ARN_ENV]).toEqual(['LEAD_QUEUE_ARN', 'LEAD_DLQ_ARN']);
   });
 });

@@ -10,7 +10,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { type LeadLedger, LeadStateError, newLeadId } from '../../functions/ledger/lead-ledger.ts';
+import { LeadStateError, newLeadId } from '../../functions/domain/lead-lifecycle.ts';
+import { ENV } from '../../functions/kernel/env.ts';
+import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import {
   createDynamoPacer,
@@ -20,7 +22,6 @@ import {
 import {
   LEDGER_ACTIONS,
   LEDGER_INDEX_ACTIONS,
-  LEDGER_TABLE_ENV,
   LeadStore,
   PACER_ACTIONS,
 } from '../../infra/constructs/lead-store.ts';
@@ -149,9 +150,8 @@ describe('LeadStore', () => {
       },
     ]);
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ [LEDGER_TABLE_ENV]: { Ref: table } }) },
+      Environment: { Variables: Match.objectLike({ [ENV.ledgerTable]: { Ref: table } }) },
     });
-    expect(LEDGER_TABLE_ENV).toBe('LEDGER_TABLE_NAME');
   });
 
   it('grantForwarder: GetItem and UpdateItem on the table only', () => {
@@ -193,7 +193,7 @@ describe('LeadStore', () => {
       },
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ [LEDGER_TABLE_ENV]: { Ref: table } }) },
+      Environment: { Variables: Match.objectLike({ [ENV.ledgerTable]: { Ref: table } }) },
     });
   });
 

@@ -6,6 +6,10 @@ import { LeadsApi, type LeadsApiProps } from '../../infra/constructs/leads-api.t
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
 import { onlyLogicalId, removeTempOutdirs, testStack } from './helpers.ts';
 
+/** A GET route behind Basic auth, for the tests that add their own. */
+const BASIC_ROUTE = (path: string) =>
+  ({ method: 'GET', path, auth: 'basic', role: 'report:read', name: 'test' }) as const;
+
 const PROPS: LeadsApiProps = { stage: 'prod', rateLimit: 25, burstLimit: 50, cloudWatchRole: true };
 const HEALTH = { method: 'GET', path: '/health' } as const;
 const ENTRY = 'test/fixtures/functions/hello.ts';
@@ -191,8 +195,8 @@ describe('LeadsApi', () => {
       const authorizer = new NodeFunction(api, 'Authorizer', { entry: ENTRY });
       const fn = new NodeFunction(api, 'Report', { entry: ENTRY });
       api.useBasicAuthorizer(authorizer);
-      api.addRoute({ method: 'GET', path: '/reports/debtors', auth: 'basic' }, fn);
-      api.addRoute({ method: 'GET', path: '/reports/other', auth: 'basic' }, fn);
+      api.addRoute(BASIC_ROUTE('/reports/debtors'), fn);
+      api.addRoute(BASIC_ROUTE('/reports/other'), fn);
       api.addRoute({ method: 'POST', path: '/leads/{profile}' }, fn);
     });
 
@@ -259,7 +263,7 @@ describe('LeadsApi', () => {
     const fn = new NodeFunction(api, 'Report', { entry: ENTRY });
 
     // Act
-    const add = () => api.addRoute({ method: 'GET', path: '/reports/x', auth: 'basic' }, fn);
+    const add = () => api.addRoute(BASIC_ROUTE('/reports/x'), fn);
 
     // Assess
     expect(add).toThrow(/needs Basic auth: call useBasicAuthorizer/);

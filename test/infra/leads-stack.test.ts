@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
@@ -9,9 +7,6 @@ import type { CfnTopic } from 'aws-cdk-lib/aws-sns';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../functions/kernel/routes.ts';
-import { REPO_ROOT } from '../../infra/config.ts';
-import { LEAD_QUEUE_URL_ENV } from '../../infra/constructs/lead-queue.ts';
-import { LEDGER_TABLE_ENV } from '../../infra/constructs/lead-store.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
 import {
   actionsOn,
@@ -131,15 +126,6 @@ describe('LeadsStack', () => {
     template.hasOutput('LedgerTableName', { Value: { Ref: ids.table } });
     template.hasOutput('LeadQueueUrl', { Value: { Ref: ids.queue } });
     template.hasOutput('LeadDeadLetterQueueUrl', { Value: { Ref: ids.dlq } });
-  });
-
-  it('sets the variables the intake reads (functions/intake/wiring-aws.ts)', () => {
-    // Act
-    const wiring = readFileSync(join(REPO_ROOT, 'functions/intake/wiring-aws.ts'), 'utf8');
-
-    // Assess
-    expect(wiring).toContain(`requireEnv('${LEDGER_TABLE_ENV}')`);
-    expect(wiring).toContain(`requireEnv('${LEAD_QUEUE_URL_ENV}')`);
   });
 });
 
@@ -336,18 +322,6 @@ describe('LeadsStack: delivery and admin', () => {
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
       ]);
-    });
-
-    it('sets the variables the admin reads (functions/admin/wiring-aws.ts)', () => {
-      const wiring = readFileSync(join(REPO_ROOT, 'functions/admin/wiring-aws.ts'), 'utf8');
-      for (const name of [
-        'LEDGER_TABLE_NAME',
-        'LEAD_QUEUE_URL',
-        'LEAD_QUEUE_ARN',
-        'LEAD_DLQ_ARN',
-      ]) {
-        expect(wiring).toContain(`'${name}'`);
-      }
     });
   });
 

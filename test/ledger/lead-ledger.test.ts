@@ -8,15 +8,17 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import {
-  hashDedupKey,
-  InvalidCursorError,
   isLeadId,
-  type LeadLedger,
   LeadStateError,
   leadIdTime,
-  type NewLead,
   newLeadId,
   publicStatus,
+} from '../../functions/domain/lead-lifecycle.ts';
+import {
+  hashDedupKey,
+  InvalidCursorError,
+  type LeadLedger,
+  type NewLead,
   toLeadSummary,
 } from '../../functions/ledger/lead-ledger.ts';
 import {

@@ -1,7 +1,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { newLeadId } from '../../functions/ledger/lead-ledger.ts';
+import { newLeadId } from '../../functions/domain/lead-lifecycle.ts';
 import { parseLeadMessage, queueDelaySeconds } from '../../functions/ledger/lead-queue.ts';
 import { createSqsLeadQueue } from '../../functions/ledger/lead-queue-sqs.ts';
 

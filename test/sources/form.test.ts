@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../functions/config/config-schema.ts';
-import { mapLeadToProspect } from '../../functions/domain/map-lead.ts';
 import { attributionKeyOf, fieldsHash, formSource } from '../../functions/sources/form.ts';
+import { mapCapture } from '../../functions/sources/registry.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 import { authenticateToken } from '../../functions/sources/token.ts';
 import {
@@ -113,7 +113,7 @@ describe('form source', () => {
         ],
         attribution: { utm_source: 'zapier', utm_campaign: 'planilha-indicacoes' },
       });
-      const { prospect, missing } = mapLeadToProspect(capture, profile);
+      const { prospect, missing } = mapCapture(capture, profile);
       expect(missing).toEqual([]);
       expect(prospect).toMatchObject({
         name: 'João',
@@ -161,7 +161,7 @@ describe('form source', () => {
         fbclid: 'IwAR2F4k9dM1vQ7xZ3eT8uY6pL0sNcRbWhJgKfA5',
       });
       expect(capture.dedupKey).toMatch(CONTENT_HASH_KEY);
-      const { prospect } = mapLeadToProspect(capture, profile);
+      const { prospect } = mapCapture(capture, profile);
       expect(prospect).toMatchObject({
         name: 'Ana',
         lastName: 'Luíza Gonçalves',

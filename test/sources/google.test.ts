@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import { mapLeadToProspect } from '../../functions/domain/map-lead.ts';
 import { googleSource } from '../../functions/sources/google.ts';
+import { mapCapture } from '../../functions/sources/registry.ts';
 import { CONTENT_HASH_KEY, mapCleanly, theLead } from '../helpers/lead-assertions.ts';
 import {
   flipOneByte,
@@ -197,7 +197,7 @@ describe('googleSource + mapLeadToProspect', () => {
   });
 
   it("maps Google's test lead, CPF column included, and flags it as a test", async () => {
-    const { prospect, missing } = mapLeadToProspect(await leadOf(TEST_LEAD), profile);
+    const { prospect, missing } = mapCapture(await leadOf(TEST_LEAD), profile);
     expect(missing).toEqual([]);
     expect(prospect).toMatchObject({
       ...GOOGLE_TEST_PERSON,

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import { mapLeadToProspect } from '../../functions/domain/map-lead.ts';
 import { completeMetaCapture, metaId, metaSource } from '../../functions/sources/meta.ts';
 import { readGraphLead } from '../../functions/sources/meta-graph.ts';
+import { mapCapture } from '../../functions/sources/registry.ts';
 import {
   CONTENT_HASH_KEY,
   expectSameDedupKeys,
@@ -339,7 +339,7 @@ describe('completeMetaCapture + mapLeadToProspect', () => {
     // Assess
     expect(completed.isTest).toBe(true);
     expect(completed.attribution).toMatchObject({ is_organic: 'true', platform: 'fb' });
-    expect(mapLeadToProspect(completed, profile).prospect.notes).toContain('LEAD DE TESTE');
+    expect(mapCapture(completed, profile).prospect.notes).toContain('LEAD DE TESTE');
   });
 
   it('keeps an organic lead with real answers as a real lead', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import { mapLeadToProspect } from '../../functions/domain/map-lead.ts';
 import { rdstationSource } from '../../functions/sources/rdstation.ts';
+import { mapCapture } from '../../functions/sources/registry.ts';
 import {
   CONTENT_HASH_KEY,
   expectSameDedupKeys,
@@ -264,7 +264,7 @@ describe('rdstationSource + mapLeadToProspect', () => {
   it('maps both legacy leads', async () => {
     // Act
     const [maria, carlos] = (await leadsOf(LEGACY)).map(
-      (lead) => mapLeadToProspect(lead, profile).prospect,
+      (lead) => mapCapture(lead, profile).prospect,
     );
 
     // Assess

@@ -3,7 +3,7 @@
  * separate Lambda instances or processes would have) acquiring at once. Limits are scaled down so
  * that a test runs in seconds; the windows are checked on the moments each acquire resolved.
  */
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDynamoPacer,
@@ -188,8 +188,26 @@ describe('createDynamoPacer', () => {
     await expect(a.acquire(AbortSignal.abort(new Error('already')))).rejects.toThrow('already');
   });
 
-  it('uses the ledger table item pacer#upstream by default', () => {
-    expect(UPSTREAM_PACER_KEY).toBe('pacer#upstream');
+  it('paces on the one item the IAM grant names (UPSTREAM_PACER_KEY) unless given a key', async () => {
+    // Prepare: a table of its own, so that only this pacer writes to it.
+    const own = await dynamo.createLedgerTable();
+    const client = createLocalDynamoClient(dynamo.endpoint);
+    clients.push(client);
+    const pacer = createDynamoPacer({
+      client,
+      tableName: own,
+      maxPerSecond: 100,
+      maxPerMinute: 6000,
+    });
+
+    // Act
+    await pacer.acquire();
+
+    // Assess
+    const { Items } = await DynamoDBDocumentClient.from(client).send(
+      new ScanCommand({ TableName: own }),
+    );
+    expect(Items?.map((item) => item.pk)).toEqual([UPSTREAM_PACER_KEY]);
   });
 });
 

@@ -6,13 +6,13 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Prospect } from '../../functions/domain/prospect.ts';
-import { createPacer } from '../../functions/upstream/pacer.ts';
 import {
   createUpstreamClient,
   type UpstreamClientOptions,
   UpstreamError,
 } from '../../functions/upstream/upstream-client.ts';
 import { createSandbox, type Sandbox, type SandboxStats } from '../../sandbox/server.ts';
+import { createPacer } from '../helpers/in-process-pacer.ts';
 import { busiestWindows } from '../helpers/upstream-windows.ts';
 
 const PROSPECTS_ROUTE = 'POST /api/v1/prospects';

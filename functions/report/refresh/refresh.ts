@@ -5,7 +5,7 @@
  * - Paging: per branch, `skip` = rows read so far, until `skip >= total` or a short page, so a
  *   refresh makes exactly Σ max(1, ceil(rows_b / 50)) page calls. Calls go through the
  *   upstream client's pacer: both wirings give it the account-wide DynamoDB pacer delivery uses
- *   (sharedRefreshPacer), so a refresh and delivery share one budget. A 429 pauses the pacer
+ *   (pacedUpstream over sharedPacerFactory), so a refresh and delivery share one budget. A 429 pauses the pacer
  *   until its Retry-After (the client does that) and the same page is asked again, at most
  *   `rateLimitRetries` times; any other failure fails the refresh. The pacer's pending pause
  *   writes are awaited before a run returns (RefreshSource.flush).
@@ -28,11 +28,8 @@
  * ReportRefreshSucceeded / ReportRefreshFailed (refreshEvents).
  */
 import { randomUUID } from 'node:crypto';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod/mini';
-import type { UpstreamConfig } from '../../config/config-schema.ts';
-import type { ConfigSource } from '../../config/config-source.ts';
+import { type ConfigSource, ConfigurationError } from '../../config/config-source.ts';
 import {
   type DebtorsList,
   debtorSchema,
@@ -44,15 +41,15 @@ import {
   calendarDate,
   DEFAULT_REPORT_TIME_ZONE,
 } from '../../domain/debtors-report.ts';
-import { count, logger, metrics } from '../../kernel/observability.ts';
-import type { Pacer } from '../../upstream/pacer.ts';
-import { createDynamoPacer, type SharedPacer } from '../../upstream/pacer-dynamodb.ts';
+import type { UpstreamAccess } from '../../upstream/paced-client.ts';
+import { PacerWaitError } from '../../upstream/pacer.ts';
+import { type UpstreamClient, UpstreamError } from '../../upstream/upstream-client.ts';
 import {
-  type UpstreamClient,
-  UpstreamError,
-  upstreamClientFor,
-} from '../../upstream/upstream-client.ts';
-import type { RefreshCheckpoint, RefreshStatus, ReportStore } from '../store/report-store.ts';
+  type RefreshCheckpoint,
+  type RefreshStatus,
+  type ReportStore,
+  ReportStoreError,
+} from '../store/report-store.ts';
 import type { RefreshMessage, ReportTrigger } from '../trigger/report-trigger.ts';
 
 /** Rows per page: production's maximum. */
@@ -93,6 +90,8 @@ export interface RefreshEvents {
     branches: number[];
   }): void;
   skipped(event: { kind: string; reason?: string; why: string }): void;
+  /** A saved checkpoint could not be used: the refresh starts over. */
+  checkpointDropped(event: { refreshId?: string; why: string }): void;
   continued(event: { refreshId: string; pageCalls: number; rows: number }): void;
   interrupted(event: { refreshId: string; pageCalls: number; rows: number }): void;
   succeeded(event: {
@@ -188,6 +187,7 @@ class Interrupted extends Error {
 const silent: RefreshEvents = {
   started() {},
   skipped() {},
+  checkpointDropped() {},
   continued() {},
   interrupted() {},
   succeeded() {},
@@ -244,8 +244,11 @@ export function describeRefreshError(
   }
   if (error instanceof Error) {
     // Our own configuration and store errors name settings and paths, never values.
-    const own = ['AwsConfigError', 'ConfigError', 'ReportStoreError', 'RefreshConfigError'];
-    if (own.includes(error.name)) return `${error.name}: ${error.message}`.slice(0, 500);
+    const own =
+      error instanceof ConfigurationError ||
+      error instanceof ReportStoreError ||
+      error instanceof RefreshConfigError;
+    if (own) return `${error.name}: ${error.message}`.slice(0, 500);
     return `${error.name}${at} (details in the refresher's log)`;
   }
   return `refresh failed${at}`;
@@ -297,10 +300,8 @@ export async function refreshDebtors(
   try {
     saved = await store.readCheckpoint();
   } catch (error) {
-    if ((error as Error).name !== 'ReportStoreError') throw error;
-    logger.warn('refresh checkpoint unreadable: starting over', {
-      error: (error as Error).message,
-    });
+    if (!(error instanceof ReportStoreError)) throw error;
+    events.checkpointDropped({ why: `unreadable: ${error.message}` });
     saved = undefined;
   }
 
@@ -310,7 +311,7 @@ export async function refreshDebtors(
     const age = now().getTime() - Date.parse(saved.checkpoint.startedAt);
     if (restored && age <= maxAgeMs) progress = restored;
     else {
-      logger.warn('refresh checkpoint dropped: starting over', {
+      events.checkpointDropped({
         refreshId: saved.checkpoint.refreshId,
         why: restored ? 'older than the limit' : 'inconsistent',
       });
@@ -390,7 +391,7 @@ export async function refreshDebtors(
           // Aborted while waiting for the pacer or the answer, or a shared pacer refused a wait
           // longer than its limit (PacerWaitError, nothing sent): the page is asked again later.
           if (deadline.signal.aborted) throw new CutShort('deadline');
-          if ((error as Error | undefined)?.name === 'PacerWaitError') {
+          if (error instanceof PacerWaitError) {
             throw new CutShort('the pacer has no slot in time');
           }
           if (deps.signal?.aborted) throw new Interrupted('stopped');
@@ -510,96 +511,23 @@ export async function refreshDebtors(
   }
 }
 
-// --- Wiring helpers shared by the AWS and local refresher -----------------------------------
-
-/** The limits a pacer is built for. */
-export type PacerLimits = Pick<UpstreamConfig, 'maxPerSecond' | 'maxPerMinute'>;
-
 /**
- * The refresher's pacer for the upstream's limits: the account-wide DynamoDB pacer (the item
- * `pacer#upstream` in the ledger table) that delivery uses too, so that a refresh's GETs and
- * delivery's POSTs share one budget (docs/operations.md). No `maxWaitMs`: the refresh's own
- * deadline bounds each wait (aborted, it checkpoints and continues), whereas a refused wait
- * would continue at once and, during a long pause, spin through invocations.
+ * RefreshDeps.source over a ConfigSource and the account's paced upstream (pacedUpstream, as
+ * delivery's, so that a refresh's GETs and delivery's POSTs share one budget).
  */
-export function sharedRefreshPacer(table: {
-  client: DynamoDBClient;
-  tableName: string;
-}): (limits: PacerLimits) => SharedPacer {
-  return (limits) =>
-    createDynamoPacer({
-      client: table.client,
-      tableName: table.tableName,
-      maxPerSecond: limits.maxPerSecond,
-      maxPerMinute: limits.maxPerMinute,
-      onError: (error) =>
-        logger.error('upstream pacer pause could not be written', {
-          error: error instanceof Error ? error.message : String(error),
-        }),
-    });
-}
-
-export interface UpstreamSourceOptions {
-  /**
-   * The pacer for the configured limits (asked again only when they change): sharedRefreshPacer
-   * in both wirings; tests may give a local one.
-   */
-  pacerFor: (limits: PacerLimits) => Pacer;
-  fetch?: typeof fetch;
-  /** Called after the upstream refused the credentials (AwsConfigSource.refresh). */
-  onUnauthorized?: () => void;
-}
-
-/** RefreshDeps.source over a ConfigSource: the report settings and a paced upstream client. */
-export function upstreamSource(
-  config: Pick<ConfigSource, 'upstream' | 'report'>,
-  options: UpstreamSourceOptions,
+export function refreshSource(
+  config: Pick<ConfigSource, 'report'>,
+  upstream: () => Promise<UpstreamAccess>,
+  options: { onUnauthorized?: () => void } = {},
 ): () => Promise<RefreshSource> {
-  let paced: { key: string; pacer: Pacer } | undefined;
   return async () => {
-    const [upstream, report] = await Promise.all([config.upstream(), config.report()]);
-    const key = `${upstream.maxPerSecond}/${upstream.maxPerMinute}`;
-    if (paced?.key !== key) paced = { key, pacer: options.pacerFor(upstream) };
-    const { pacer } = paced;
-    const client = upstreamClientFor(upstream, pacer, options.fetch);
-    const flush = (pacer as Partial<SharedPacer>).flush;
+    const [access, report] = await Promise.all([upstream(), config.report()]);
+    const { flush } = access.pacer;
     return {
-      client,
+      client: access.client,
       report,
       ...(options.onUnauthorized && { onUnauthorized: options.onUnauthorized }),
-      ...(flush && { flush: () => flush.call(pacer) }),
+      ...(flush && { flush: () => flush.call(access.pacer) }),
     };
   };
 }
-
-/** Log lines and metrics of the refresher: ids, counts and error kinds only. */
-export const refreshEvents: RefreshEvents = {
-  started(event) {
-    logger.info('debtors report refresh started', event);
-  },
-  skipped(event) {
-    logger.info('debtors report refresh skipped', event);
-  },
-  continued(event) {
-    logger.info('debtors report refresh continues in the next invocation', event);
-  },
-  interrupted(event) {
-    logger.info('debtors report refresh stopped; its checkpoint is kept', event);
-  },
-  succeeded(event) {
-    logger.info('debtors report refreshed', event);
-    count('ReportRefreshSucceeded');
-  },
-  failed({ cause, ...event }) {
-    logger.error('debtors report refresh failed: the previous snapshot stays served', {
-      ...event,
-      ...(cause !== undefined && { cause }),
-    });
-    count('ReportRefreshFailed');
-  },
-  age(seconds) {
-    if (seconds !== undefined) {
-      metrics.addMetric('ReportAgeSeconds', MetricUnit.Seconds, Math.round(seconds));
-    }
-  },
-};

@@ -8,33 +8,44 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../../config/config-aws.ts';
-import { requireEnv } from '../../kernel/env.ts';
+import { ENV, requireEnv } from '../../kernel/env.ts';
+import { pacedUpstream } from '../../upstream/paced-client.ts';
 import type { Pacer } from '../../upstream/pacer.ts';
+import { sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
 import { createS3ReportStore } from '../store/report-store-s3.ts';
 import { createSqsReportTrigger } from '../trigger/report-trigger-sqs.ts';
-import { type RefreshDeps, refreshEvents, sharedRefreshPacer, upstreamSource } from './refresh.ts';
+import { refreshEvents } from './events.ts';
+import { type RefreshDeps, refreshSource } from './refresh.ts';
 
-export function awsRefreshDeps(options: { pacer?: Pacer } = {}): RefreshDeps {
-  const config = createAwsConfigSource();
+export function awsRefreshDeps(
+  options: { pacer?: Pacer } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): RefreshDeps {
+  const config = createAwsConfigSource(env);
   const { pacer } = options;
   return {
     store: createS3ReportStore({
       client: new S3Client({}),
-      bucket: requireEnv('REPORT_BUCKET_NAME'),
+      bucket: requireEnv(ENV.reportBucket, env),
     }),
     trigger: createSqsReportTrigger({
       client: new SQSClient({}),
-      queueUrl: requireEnv('REPORT_REFRESH_QUEUE_URL'),
+      queueUrl: requireEnv(ENV.reportRefreshQueueUrl, env),
     }),
-    source: upstreamSource(config, {
-      pacerFor: pacer
-        ? () => pacer
-        : sharedRefreshPacer({
-            client: new DynamoDBClient({}),
-            tableName: requireEnv('LEDGER_TABLE_NAME'),
-          }),
-      onUnauthorized: () => config.refresh(),
-    }),
+    source: refreshSource(
+      config,
+      pacedUpstream(
+        config,
+        pacer
+          ? () => pacer
+          : // No maxWaitMs: the refresh's own deadline bounds each wait (see refresh.ts).
+            sharedPacerFactory({
+              client: new DynamoDBClient({}),
+              tableName: requireEnv(ENV.ledgerTable, env),
+            }),
+      ),
+      { onUnauthorized: () => config.refresh() },
+    ),
     events: refreshEvents,
   };
 }

@@ -17,7 +17,9 @@ import { localConfigSource } from '../../config/config-local.ts';
 import { snapshotAgeSeconds } from '../../domain/debtors-report.ts';
 import { localServices } from '../../kernel/local-services.ts';
 import { logger } from '../../kernel/observability.ts';
+import { pacedUpstream } from '../../upstream/paced-client.ts';
 import type { Pacer } from '../../upstream/pacer.ts';
+import { sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
 import {
   createFileReportStore,
   LOCAL_REPORT_DIR,
@@ -30,13 +32,12 @@ import {
   localReportTrigger,
   setLocalReportTrigger,
 } from '../trigger/report-trigger-local.ts';
+import { refreshEvents } from './events.ts';
 import {
   REFRESHER_TIMEOUT_SECONDS,
   type RefreshDeps,
   refreshDebtors,
-  refreshEvents,
-  sharedRefreshPacer,
-  upstreamSource,
+  refreshSource,
 } from './refresh.ts';
 
 /**
@@ -46,18 +47,21 @@ import {
  */
 export function localRefreshDeps(options: { pacer?: Pacer } = {}): RefreshDeps {
   const { pacer } = options;
+  const config = localConfigSource();
   return {
     store: localReportStore(),
     trigger: localReportTrigger(),
-    source: upstreamSource(localConfigSource(), {
-      pacerFor: (limits) => {
+    source: refreshSource(
+      config,
+      pacedUpstream(config, (limits) => {
         if (pacer) return pacer;
         const services = localServices();
-        return sharedRefreshPacer({ client: services.dynamo, tableName: services.ledgerTable })(
+        // No maxWaitMs: the refresh's own deadline bounds each wait (see refresh.ts).
+        return sharedPacerFactory({ client: services.dynamo, tableName: services.ledgerTable })(
           limits,
         );
-      },
-    }),
+      }),
+    ),
     events: refreshEvents,
   };
 }

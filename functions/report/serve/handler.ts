@@ -4,7 +4,7 @@
  * serve.ts. Wiring (AWS or local) is chosen once per container.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { requestFromEvent } from '../../kernel/http.ts';
+import { requestFromEvent } from '../../kernel/apigateway-event.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
 import { type ReportDeps, type ReportEvents, serveReport } from './serve.ts';
 

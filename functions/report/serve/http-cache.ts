@@ -10,8 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { Headers, HttpRequest } from '../../kernel/http.ts';
+import type { Headers, HttpRequest, HttpResponse } from '../../kernel/http.ts';
 
 /** Lambda's synchronous response limit. */
 export const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
@@ -60,14 +59,11 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
 }
 
 /** The bytes the proxy result takes once Lambda serialises it. */
-export function serialisedSize(result: APIGatewayProxyResult): number {
+export function serialisedSize(result: HttpResponse): number {
   return Buffer.byteLength(JSON.stringify(result), 'utf8');
 }
 
-export function fitsResponseLimit(
-  result: APIGatewayProxyResult,
-  limit = MAX_RESPONSE_BYTES,
-): boolean {
+export function fitsResponseLimit(result: HttpResponse, limit = MAX_RESPONSE_BYTES): boolean {
   // Cheap bound first: one UTF-16 unit serialises to at most 6 bytes (`\u001f`), so a body far
   // below the limit cannot push the result over it.
   const body = result.body ?? '';
@@ -97,10 +93,7 @@ export function cacheHeaders(policy: CachePolicy): Headers {
 }
 
 /** 304 Not Modified when the request's `If-None-Match` names the ETag, else undefined. */
-export function notModified(
-  request: HttpRequest,
-  policy: CachePolicy,
-): APIGatewayProxyResult | undefined {
+export function notModified(request: HttpRequest, policy: CachePolicy): HttpResponse | undefined {
   if (!ifNoneMatchHits(request.headers['if-none-match'], policy.etag)) return undefined;
   return { statusCode: 304, headers: cacheHeaders(policy), body: '' };
 }
@@ -113,7 +106,7 @@ export function encodeResponse(
   request: HttpRequest,
   response: CacheableResponse,
   policy: CachePolicy,
-): APIGatewayProxyResult {
+): HttpResponse {
   const headers = { ...response.headers, ...cacheHeaders(policy) };
   const bytes = Buffer.byteLength(response.body, 'utf8');
   if (bytes >= MIN_GZIP_BYTES && acceptsGzip(request.headers['accept-encoding'])) {

@@ -1,29 +1,10 @@
-/**
- * The report function's use case: the five routes of the debtors report, each behind Basic
- * auth (`report:read`, `admin` for the refresh), answered from the stored snapshot only. It
- * never calls the upstream: the refresher does, on its schedule or when asked here.
- *
- * - `GET /api/v1/receivables/debtors`: the seed's list (`results`, `total`, `summary`) with the
- *   upstream's own parameters and meaning (take ≤ 50, clamped as production does).
- * - `GET /reports/debtors`: the report as JSON, with filters, sort and paging (report-json.ts).
- * - `GET /reports/debtors.csv`: the same rows as CSV (csv.ts), unpaged unless it would not fit.
- * - `GET /reports/debtors.html`: the dashboard (dashboard.ts).
- * - `POST /admin/reports/debtors/refresh`: asks the refresher to run now (202).
- *
- * Every GET carries a weak ETag (stored snapshot etag + route + normalised query + whatever
- * else the body shows, e.g. the stale flag), answers `If-None-Match` with 304, is
- * `Cache-Control: private, max-age=60` with `Vary: Accept-Encoding, Authorization`, is gzipped
- * when the client accepts it, and always fits in one Lambda response (http-cache.ts).
- */
-import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { Role } from '../../config/config-schema.ts';
 import type { ConfigSource } from '../../config/config-source.ts';
 import { parseDebtorsQuery, queryDebtors } from '../../domain/debtors-query.ts';
 import { isStale } from '../../domain/debtors-report.ts';
 import type { IssueDetail } from '../../domain/json.ts';
-import type { HttpRequest } from '../../kernel/http.ts';
-import { json, problem } from '../../kernel/http.ts';
+import { type HttpRequest, type HttpResponse, json, problem } from '../../kernel/http.ts';
 import { admitCaller, NO_STORE } from '../../kernel/route-guard.ts';
+import type { RouteName } from '../../kernel/routes.ts';
 import type { RefreshStatus, ReportStore, StoredSnapshot } from '../store/report-store.ts';
 import type { ReportTrigger } from '../trigger/report-trigger.ts';
 import { CSV_CONTENT_TYPE, CSV_DIALECTS, csvFileName, localDate, toCsv } from './csv.ts';
@@ -51,22 +32,8 @@ import {
   selectReportRows,
 } from './report-json.ts';
 
-export type ReportRoute = 'debtors-list' | 'report-json' | 'report-csv' | 'report-html' | 'refresh';
-
-interface RouteSpec {
-  route: ReportRoute;
-  method: 'GET' | 'POST';
-  role: Role;
-}
-
-/** API Gateway resource path → route. */
-export const REPORT_ROUTES: Readonly<Record<string, RouteSpec>> = {
-  '/api/v1/receivables/debtors': { route: 'debtors-list', method: 'GET', role: 'report:read' },
-  '/reports/debtors': { route: 'report-json', method: 'GET', role: 'report:read' },
-  '/reports/debtors.csv': { route: 'report-csv', method: 'GET', role: 'report:read' },
-  '/reports/debtors.html': { route: 'report-html', method: 'GET', role: 'report:read' },
-  '/admin/reports/debtors/refresh': { route: 'refresh', method: 'POST', role: 'admin' },
-};
+/** The report function's routes, by the names the route table gives them (kernel/routes.ts). */
+export type ReportRoute = RouteName<'report'>;
 
 /** Cache-Control of every 200/304 GET: private (per credentials), reused for a minute. */
 export const REPORT_CACHE_CONTROL = 'private, max-age=60';
@@ -97,33 +64,26 @@ export async function serveReport(
   resource: string,
   request: HttpRequest,
   deps: ReportDeps,
-): Promise<APIGatewayProxyResult> {
+): Promise<HttpResponse> {
   const events = deps.events ?? SILENT;
-  const spec = REPORT_ROUTES[resource];
-  const refuse = (result: APIGatewayProxyResult, code: string) => {
-    events.refused({ route: spec?.route ?? 'unknown', status: result.statusCode, code });
+  let route: ReportRoute | 'unknown' = 'unknown';
+  const refuse = (result: HttpResponse, code: string) => {
+    events.refused({ route, status: result.statusCode, code });
     return result;
   };
-  const admission = await admitCaller(
-    spec,
-    request,
-    () => deps.config.clients(),
-    `no report at ${resource}`,
-  );
+  const admission = await admitCaller('report', resource, request, () => deps.config.clients());
   if (!admission.ok) return refuse(admission.result, admission.code);
-  const { route: admitted, client } = admission;
+  const { client } = admission;
+  const admitted = admission.route.name;
+  route = admitted;
 
-  if (admitted.route === 'refresh') {
+  if (admitted === 'refresh') {
     try {
       await deps.trigger.requestRefresh({ reason: 'admin' });
     } catch (error) {
-      events.failed({ route: admitted.route, error });
+      events.failed({ route: admitted, error });
       return refuse(
-        problem(503, 'refresh_unavailable', 'the refresh could not be requested; try again', [], {
-          ...NO_STORE,
-          'retry-after': String(NOT_READY_RETRY_SECONDS),
-        }),
-        'refresh_unavailable',
+        ...tryAgain('refresh_unavailable', 'the refresh could not be requested; try again'),
       );
     }
     events.refreshRequested({ client: client.username });
@@ -135,25 +95,17 @@ export async function serveReport(
   try {
     [stored, status] = await Promise.all([deps.store.readSnapshot(), deps.store.readStatus()]);
   } catch (error) {
-    events.failed({ route: admitted.route, error });
+    events.failed({ route: admitted, error });
     return refuse(
-      problem(503, 'report_unavailable', 'the report cannot be read right now; try again', [], {
-        ...NO_STORE,
-        'retry-after': String(NOT_READY_RETRY_SECONDS),
-      }),
-      'report_unavailable',
+      ...tryAgain('report_unavailable', 'the report cannot be read right now; try again'),
     );
   }
   if (!stored) {
     return refuse(
-      problem(
-        503,
+      ...tryAgain(
         'report_not_ready',
         'the debtors report has not been built yet; try again shortly',
-        [],
-        { ...NO_STORE, 'retry-after': String(NOT_READY_RETRY_SECONDS) },
       ),
-      'report_not_ready',
     );
   }
 
@@ -166,9 +118,15 @@ export async function serveReport(
     now,
     stale: isStale(stored.snapshot, status, now, refreshSeconds),
   };
-  const result = await ROUTE_HANDLERS[admitted.route](context);
-  events.served({ route: admitted.route, status: result.statusCode });
+  const result = await ROUTE_HANDLERS[admitted](context);
+  events.served({ route: admitted, status: result.statusCode });
   return result;
+}
+
+/** A 503 the caller should retry in NOT_READY_RETRY_SECONDS, and its code (for `refuse`). */
+function tryAgain(code: string, message: string): [HttpResponse, string] {
+  const headers = { ...NO_STORE, 'retry-after': String(NOT_READY_RETRY_SECONDS) };
+  return [problem(503, code, message, [], headers), code];
 }
 
 interface ServeContext {
@@ -179,9 +137,7 @@ interface ServeContext {
   stale: boolean;
 }
 
-type RouteHandler = (
-  context: ServeContext,
-) => APIGatewayProxyResult | Promise<APIGatewayProxyResult>;
+type RouteHandler = (context: ServeContext) => HttpResponse | Promise<HttpResponse>;
 
 const ROUTE_HANDLERS: Record<Exclude<ReportRoute, 'refresh'>, RouteHandler> = {
   'debtors-list': serveDebtorsList,
@@ -190,7 +146,7 @@ const ROUTE_HANDLERS: Record<Exclude<ReportRoute, 'refresh'>, RouteHandler> = {
   'report-html': serveDashboard,
 };
 
-function invalidQuery(details: readonly IssueDetail[]): APIGatewayProxyResult {
+function invalidQuery(details: readonly IssueDetail[]): HttpResponse {
   const fields = [...new Set(details.map((d) => d.field))].join(', ');
   return problem(400, 'invalid_query', `invalid query parameters: ${fields}`, details, NO_STORE);
 }
@@ -215,7 +171,7 @@ function ageSecondsOf(generatedAt: string, now: Date): number {
 }
 
 /** 400 when an answer would not fit in a Lambda response: says how to ask for less. */
-function tooLarge(result: APIGatewayProxyResult, advice: string): APIGatewayProxyResult {
+function tooLarge(result: HttpResponse, advice: string): HttpResponse {
   const megabytes = (serialisedSize(result) / 1024 / 1024).toFixed(1);
   return problem(
     400,
@@ -243,7 +199,7 @@ function searchParams(query: Readonly<Record<string, readonly string[]>>): URLSe
  * (docs/upstream.md): names match case-insensitively, an empty value is absent, unknown
  * parameters are ignored, `take` above 50 is clamped to 50, statuses by code or name.
  */
-function serveDebtorsList({ request, stored }: ServeContext): APIGatewayProxyResult {
+function serveDebtorsList({ request, stored }: ServeContext): HttpResponse {
   const parsed = parseDebtorsQuery(searchParams(request.query));
   if (!parsed.ok) {
     return problem(400, 'invalid_query', 'invalid query parameters', parsed.messages, NO_STORE);
@@ -264,13 +220,7 @@ function serveDebtorsList({ request, stored }: ServeContext): APIGatewayProxyRes
 // ---------------------------------------------------------------------------------------------
 // GET /reports/debtors
 
-function serveReportJson({
-  request,
-  stored,
-  status,
-  now,
-  stale,
-}: ServeContext): APIGatewayProxyResult {
+function serveReportJson({ request, stored, status, now, stale }: ServeContext): HttpResponse {
   const { snapshot } = stored;
   const parsed = parseReportQuery(request.query, 'json', snapshot.rows);
   if (!parsed.ok) return invalidQuery(parsed.details);
@@ -329,7 +279,7 @@ function suggestedTake(rows: number, bytes: number): number {
   return Math.max(1, Math.floor(fits / unit) * unit);
 }
 
-function serveCsv({ request, stored }: ServeContext): APIGatewayProxyResult {
+function serveCsv({ request, stored }: ServeContext): HttpResponse {
   const { snapshot } = stored;
   const parsed = parseReportQuery(request.query, 'csv', snapshot.rows);
   if (!parsed.ok) return invalidQuery(parsed.details);
@@ -391,13 +341,7 @@ function serveCsv({ request, stored }: ServeContext): APIGatewayProxyResult {
 // ---------------------------------------------------------------------------------------------
 // GET /reports/debtors.html
 
-function serveDashboard({
-  request,
-  stored,
-  status,
-  now,
-  stale,
-}: ServeContext): APIGatewayProxyResult {
+function serveDashboard({ request, stored, status, now, stale }: ServeContext): HttpResponse {
   const { snapshot } = stored;
   const refreshStatus = refreshStatusOf(status);
   const policy = policyFor(
@@ -428,7 +372,7 @@ function serveDashboard({
     jsonHref: 'debtors',
   };
   // Rows with very long fields could make even 2,000 rows too big: halve until the page fits.
-  let result: APIGatewayProxyResult | undefined;
+  let result: HttpResponse | undefined;
   for (let limit = MAX_DASHBOARD_ROWS; limit >= 1; limit = Math.floor(limit / 2)) {
     view.rows = pickDashboardRows(all, limit);
     result = encodeResponse(
@@ -438,5 +382,5 @@ function serveDashboard({
     );
     if (fitsResponseLimit(result)) return result;
   }
-  return tooLarge(result as APIGatewayProxyResult, 'download the CSV instead');
+  return tooLarge(result as HttpResponse, 'download the CSV instead');
 }

@@ -9,17 +9,11 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../../config/config-aws.ts';
-import { requireEnv } from '../../kernel/env.ts';
+import { ENV, requireEnv } from '../../kernel/env.ts';
 import type { ReportStore, StoredSnapshot } from '../store/report-store.ts';
 import { createS3ReportStore } from '../store/report-store-s3.ts';
 import { createSqsReportTrigger } from '../trigger/report-trigger-sqs.ts';
 import type { ReportDeps } from './serve.ts';
-
-/** The variables the stack sets for this function (infra grants). */
-export const REPORT_ENV = {
-  bucket: 'REPORT_BUCKET_NAME',
-  refreshQueue: 'REPORT_REFRESH_QUEUE_URL',
-} as const;
 
 export const SNAPSHOT_REUSE_MS = 15_000;
 
@@ -41,15 +35,15 @@ export function reuseSnapshot(
   };
 }
 
-export function awsReportDeps(): Omit<ReportDeps, 'events'> {
+export function awsReportDeps(env: NodeJS.ProcessEnv = process.env): Omit<ReportDeps, 'events'> {
   return {
-    config: createAwsConfigSource(),
+    config: createAwsConfigSource(env),
     store: reuseSnapshot(
-      createS3ReportStore({ client: new S3Client({}), bucket: requireEnv(REPORT_ENV.bucket) }),
+      createS3ReportStore({ client: new S3Client({}), bucket: requireEnv(ENV.reportBucket, env) }),
     ),
     trigger: createSqsReportTrigger({
       client: new SQSClient({}),
-      queueUrl: requireEnv(REPORT_ENV.refreshQueue),
+      queueUrl: requireEnv(ENV.reportRefreshQueueUrl, env),
     }),
   };
 }

@@ -15,12 +15,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DebtorsSnapshot } from '../../domain/debtors-report.ts';
-import type {
-  RefreshCheckpoint,
-  RefreshStatus,
-  ReportStore,
-  StoredSnapshot,
+import {
+  type RefreshCheckpoint,
+  type RefreshStatus,
+  type ReportStore,
+  ReportStoreError,
+  type StoredSnapshot,
 } from './report-store.ts';
+
+export { ReportStoreError };
 
 export const REPORT_FILES = {
   current: 'current.json',
@@ -34,11 +37,6 @@ export const LOCAL_REPORT_DIR = 'reports';
 /** A strong HTTP ETag for a snapshot: the quoted base64url SHA-256 of its JSON text. */
 export function contentEtag(json: string | Uint8Array): string {
   return `"${createHash('sha256').update(json).digest('base64url')}"`;
-}
-
-/** The stored snapshot could not be read back as one (a bug or a foreign file: never torn). */
-export class ReportStoreError extends Error {
-  override readonly name = 'ReportStoreError';
 }
 
 export function parseSnapshot(json: string, where: string): DebtorsSnapshot {

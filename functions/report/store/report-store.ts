@@ -6,6 +6,11 @@
  */
 import type { DebtorsSnapshot } from '../../domain/debtors-report.ts';
 
+/** The stored snapshot could not be read back as one (a bug or a foreign file: never torn). */
+export class ReportStoreError extends Error {
+  override readonly name = 'ReportStoreError';
+}
+
 export interface StoredSnapshot {
   snapshot: DebtorsSnapshot;
   /** Changes whenever the snapshot does: the HTTP ETag of everything served from it. */

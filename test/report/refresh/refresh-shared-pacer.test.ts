@@ -15,9 +15,9 @@ import type { Prospect } from '../../../functions/domain/prospect.ts';
 import { setLocalServices } from '../../../functions/kernel/local-services.ts';
 import type { LocalRefresher } from '../../../functions/report/refresh/wiring-local.ts';
 import { localReportStore } from '../../../functions/report/store/report-store-file.ts';
-import { createPacer } from '../../../functions/upstream/pacer.ts';
 import { createSandbox, type Sandbox, type SandboxStats } from '../../../sandbox/server.ts';
 import { startTestDynamo, type TestDynamo } from '../../helpers/dynalite.ts';
+import { createPacer } from '../../helpers/in-process-pacer.ts';
 import { maxInAnyWindow } from '../../helpers/upstream-windows.ts';
 
 /** The upstream's limit and our configured budget: the same, as the task demands. */

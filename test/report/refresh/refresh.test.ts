@@ -9,16 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLocalConfigSource, parseConfig } from '../../../functions/config/config-local.ts';
+import { AwsConfigError } from '../../../functions/config/secrets-aws.ts';
 import type { Debtor, DebtorsList } from '../../../functions/domain/debtors.ts';
 import { queryDebtors } from '../../../functions/domain/debtors-query.ts';
 import { type DebtorsSnapshot, isStale } from '../../../functions/domain/debtors-report.ts';
 import {
   PAGE_SIZE,
-  type PacerLimits,
   type RefreshDeps,
   type RefreshOutcome,
   refreshDebtors,
-  upstreamSource,
+  refreshSource,
 } from '../../../functions/report/refresh/refresh.ts';
 import type { ReportStore } from '../../../functions/report/store/report-store.ts';
 import { createFileReportStore } from '../../../functions/report/store/report-store-file.ts';
@@ -27,12 +27,14 @@ import {
   type RefreshRequest,
   refreshMessage,
 } from '../../../functions/report/trigger/report-trigger.ts';
-import { createPacer, type Pacer } from '../../../functions/upstream/pacer.ts';
+import { type PacerLimits, pacedUpstream } from '../../../functions/upstream/paced-client.ts';
+import { type Pacer, PacerWaitError } from '../../../functions/upstream/pacer.ts';
 import {
   createUpstreamClient,
   type UpstreamClient,
 } from '../../../functions/upstream/upstream-client.ts';
 import { createSandbox, type Sandbox, type SandboxStats } from '../../../sandbox/server.ts';
+import { createPacer } from '../../helpers/in-process-pacer.ts';
 
 const DEBTORS_ROUTE = 'GET /api/v1/receivables/debtors';
 const BRANCHES = [1, 2, 3];
@@ -386,9 +388,7 @@ describe('a failed refresh', () => {
     // Act
     const outcome = await h.run(undefined, {
       source: async () => {
-        const error = new Error('secret leads/prod/upstream: key "password" is missing');
-        error.name = 'AwsConfigError';
-        throw error;
+        throw new AwsConfigError('secret leads/prod/upstream: key "password" is missing');
       },
     });
 
@@ -535,11 +535,7 @@ describe('a refresh cut short', () => {
     const refusing: Pacer = {
       async acquire() {
         granted += 1;
-        if (granted > 1) {
-          const error = new Error('the next slot is 40 s away');
-          error.name = 'PacerWaitError';
-          throw error;
-        }
+        if (granted > 1) throw new PacerWaitError(40_000, 5_000);
       },
       pauseUntil() {},
     };
@@ -647,9 +643,9 @@ describe('the upstream source and its pacer', () => {
     // Prepare
     let limits = config(1000);
     const pacerFor = vi.fn((_limits: PacerLimits) => fastPacer());
-    const source = upstreamSource(
-      { upstream: () => limits.upstream(), report: () => limits.report() },
-      { pacerFor },
+    const source = refreshSource(
+      { report: () => limits.report() },
+      pacedUpstream({ upstream: () => limits.upstream() }, pacerFor),
     );
 
     // Act
@@ -679,7 +675,11 @@ describe('the upstream source and its pacer', () => {
       },
     };
     const h = harness();
-    const source = upstreamSource(config(1000), { pacerFor: () => pacer });
+    const settings = config(1000);
+    const source = refreshSource(
+      settings,
+      pacedUpstream(settings, () => pacer),
+    );
 
     // Act
     const succeeded = await h.run(undefined, { source });

@@ -5,7 +5,7 @@
  */
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeBasic, stageWildcard } from '../../functions/authorizer/basic-auth.ts';
+import { authorizeBasic, stageWildcard } from '../../functions/authorizer/authorizer-event.ts';
 import { parseConfig, setLocalConfig } from '../../functions/config/config-local.ts';
 import type { Client } from '../../functions/config/config-schema.ts';
 import { hashPassword } from '../../functions/kernel/client-auth.ts';

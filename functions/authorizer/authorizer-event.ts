@@ -18,9 +18,9 @@
  * refuse the client's next route.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { header } from '../kernel/apigateway-event.ts';
 import { verifyBasicClient } from '../kernel/client-auth.ts';
 import type { Client } from '../kernel/client-schema.ts';
-import { header } from '../kernel/http.ts';
 
 export type BasicAuthDecision =
   | { allow: true; username: string; result: APIGatewayAuthorizerResult }

@@ -1,0 +1,47 @@
+/**
+ * The parts of the configuration every function may read without the lead sources: the
+ * upstream account, the report, profile names. config-schema.ts composes the whole file from
+ * these and the sources' profile schemas; the deployed functions that never read a profile
+ * (admin, report, refresher) stay free of the sources' code.
+ */
+import * as z from 'zod/mini';
+import { nonEmpty } from '../kernel/client-schema.ts';
+
+const positive = z.number().check(z.positive('must be greater than 0'));
+
+export const upstreamConfigSchema = z.object({
+  baseUrl: z.url(),
+  username: nonEmpty,
+  password: nonEmpty,
+  maxPerSecond: positive,
+  maxPerMinute: positive,
+  /** Per-call timeout of every upstream request. */
+  timeoutMs: z._default(z.int().check(z.positive()), 10_000),
+  /** The name production gives the seed's `tokenPartner` field (`tokenGympass`). */
+  partnerTokenField: z._default(z.enum(['tokenPartner', 'tokenGympass']), 'tokenPartner'),
+});
+export type UpstreamConfig = z.infer<typeof upstreamConfigSchema>;
+
+export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** An IANA time zone name Node knows (`America/Sao_Paulo`). */
+const timeZone = z.string().check(
+  z.refine(
+    (zone) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an IANA time zone such as "America/Sao_Paulo"' },
+  ),
+);
+
+export const reportConfigSchema = z.object({
+  branches: z.array(z.int().check(z.positive())),
+  refreshSeconds: z._default(z.int().check(z.gte(60, 'must be at least 60')), 900),
+  /** The gym's time zone: "today" for days overdue and ageing. */
+  timeZone: z._default(timeZone, 'America/Sao_Paulo'),
+});

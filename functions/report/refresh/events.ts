@@ -1,0 +1,38 @@
+/** The refresher's log lines and metrics (Powertools): ids, counts and error kinds only. */
+import { count, logger, seconds } from '../../kernel/observability.ts';
+import type { RefreshEvents } from './refresh.ts';
+
+/** Log lines and metrics of the refresher: ids, counts and error kinds only. */
+export const refreshEvents: RefreshEvents = {
+  started(event) {
+    logger.info('debtors report refresh started', event);
+  },
+  skipped(event) {
+    logger.info('debtors report refresh skipped', event);
+  },
+  checkpointDropped(event) {
+    logger.warn('refresh checkpoint dropped: starting over', event);
+  },
+  continued(event) {
+    logger.info('debtors report refresh continues in the next invocation', event);
+  },
+  interrupted(event) {
+    logger.info('debtors report refresh stopped; its checkpoint is kept', event);
+  },
+  succeeded(event) {
+    logger.info('debtors report refreshed', event);
+    count('ReportRefreshSucceeded');
+  },
+  failed({ cause, ...event }) {
+    logger.error('debtors report refresh failed: the previous snapshot stays served', {
+      ...event,
+      ...(cause !== undefined && { cause }),
+    });
+    count('ReportRefreshFailed');
+  },
+  age(ageSeconds) {
+    if (ageSeconds !== undefined) {
+      seconds('ReportAgeSeconds', Math.round(ageSeconds));
+    }
+  },
+};
