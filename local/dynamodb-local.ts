@@ -9,7 +9,10 @@
  *
  * What dynalite lacks and what we do about it: no transactions (the ledger uses single-item
  * conditional writes), no UpdateTimeToLive (TTL is not enabled locally, so nothing expires on
- * its own; code that cares compares `expiresAt` itself), no streams.
+ * its own; code that cares compares `expiresAt` itself), no streams. And it wrote an item's
+ * index entries and the item itself as separate LevelDB writes, so a kill -9 between them left
+ * an index that disagreed with the table (a lead listed as queued that did not exist, or a due
+ * lead missing from the due index): patched below to write them in one batch.
  */
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -77,6 +80,115 @@ function closeLevelIteratorsWhenStreamsEnd(): void {
   }
 }
 closeLevelIteratorsWhenStreamsEnd();
+
+interface IndexAction {
+  index: string;
+  key: string;
+  item?: unknown;
+}
+interface DynaliteTable {
+  TableName: string;
+  LocalSecondaryIndexes?: unknown[];
+  GlobalSecondaryIndexes?: unknown[];
+}
+type Callback = (error?: Error | null) => void;
+interface LevelOp {
+  type: 'put' | 'del';
+  key: string;
+  value?: unknown;
+}
+interface DynaliteStore {
+  db: { batch(ops: LevelOp[], callback: Callback): void };
+  getItemDb(name: string): ItemDb;
+}
+interface ItemDb {
+  put(key: string, value: unknown, callback: Callback): void;
+  del(key: string, callback: Callback): void;
+  atomic?: boolean;
+}
+interface DynaliteDbModule {
+  create(options: unknown): DynaliteStore;
+  updateIndexes(
+    store: DynaliteStore,
+    table: DynaliteTable,
+    existingItem: unknown,
+    item: unknown,
+    callback: Callback,
+  ): void;
+  getIndexActions(
+    indexes: unknown[],
+    existingItem: unknown,
+    item: unknown,
+    table: DynaliteTable,
+  ): { puts: IndexAction[]; deletes: IndexAction[] };
+  createKey(item: unknown, table: DynaliteTable): string;
+}
+
+/**
+ * dynalite's PutItem, UpdateItem and DeleteItem call `updateIndexes` (index entries written at
+ * once) and then write the item. Patched: `updateIndexes` only stages the index operations, and
+ * the item's write that follows (under the same per-item lock) applies them and itself in one
+ * LevelDB batch, which LevelDB applies atomically, whatever kills the process.
+ */
+function writeItemsWithTheirIndexesInOneBatch(): void {
+  const dynaliteDb = requireFromDynalite('./db') as DynaliteDbModule;
+  if ((dynaliteDb as { patched?: boolean }).patched) return;
+  const staged = new WeakMap<DynaliteStore, Map<string, LevelOp[]>>();
+  const createStore = dynaliteDb.create;
+  dynaliteDb.create = (options) => {
+    const store = createStore(options);
+    const pending = new Map<string, LevelOp[]>();
+    staged.set(store, pending);
+    const getItemDb = store.getItemDb;
+    store.getItemDb = (name) => {
+      const itemDb = getItemDb(name);
+      if (itemDb.atomic) return itemDb;
+      const { put, del } = itemDb;
+      const write = (key: string, op: LevelOp, fallback: () => void, callback: Callback) => {
+        const ops = pending.get(`${name}\u0000${key}`);
+        if (!ops) return fallback();
+        pending.delete(`${name}\u0000${key}`);
+        store.db.batch([...ops, op], callback);
+      };
+      itemDb.put = (key, value, callback) =>
+        write(
+          key,
+          { type: 'put', key: `item-${name}~${key}`, value },
+          () => put(key, value, callback),
+          callback,
+        );
+      itemDb.del = (key, callback) =>
+        write(key, { type: 'del', key: `item-${name}~${key}` }, () => del(key, callback), callback);
+      itemDb.atomic = true;
+      return itemDb;
+    };
+    return store;
+  };
+  const updateIndexes = dynaliteDb.updateIndexes;
+  dynaliteDb.updateIndexes = (store, table, existingItem, item, callback) => {
+    const pending = staged.get(store);
+    if (!pending || (!existingItem && !item)) {
+      updateIndexes(store, table, existingItem, item, callback);
+      return;
+    }
+    const ops: LevelOp[] = [];
+    for (const type of ['Local', 'Global'] as const) {
+      const indexes = table[`${type}SecondaryIndexes`] ?? [];
+      const actions = dynaliteDb.getIndexActions(indexes, existingItem, item, table);
+      const prefix = (index: string) => `index-${type.toLowerCase()}~${table.TableName}~${index}~`;
+      for (const { index, key } of actions.deletes)
+        ops.push({ type: 'del', key: prefix(index) + key });
+      for (const { index, key, item: value } of actions.puts) {
+        ops.push({ type: 'put', key: prefix(index) + key, value });
+      }
+    }
+    const key = dynaliteDb.createKey(item ?? existingItem, table);
+    pending.set(`${table.TableName}\u0000${key}`, ops);
+    callback();
+  };
+  (dynaliteDb as { patched?: boolean }).patched = true;
+}
+writeItemsWithTheirIndexesInOneBatch();
 
 /**
  * Opens and closes the LevelDB at `path` once. dynalite opens it lazily and, when the open

@@ -2,14 +2,20 @@
  * The local DynamoDB (local/dynamodb-local.ts) on disk. dynalite ends every Scan and
  * Query by calling `return()` on its level iterator, which abstract-level's iterators lacked, so
  * each one stayed open for the life of the process (the soak saw the heap grow with every poll
- * of the local worker). The module gives them a `return` that closes them.
+ * of the local worker). The module gives them a `return` that closes them. And dynalite wrote an
+ * item's index entries and the item in separate writes, so a kill -9 between them left the
+ * index disagreeing with the table; the module writes them in one batch.
  */
+
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo } from '../../local/dynamodb-local.ts';
+import { WRITER_DEFINITION, WRITER_TABLE } from '../fixtures/dynamo-writer.ts';
 
 interface Iterator {
   next(): Promise<unknown>;
@@ -58,5 +64,55 @@ describe('local DynamoDB on disk', () => {
       await expect(iterator.next()).rejects.toMatchObject({ code: 'LEVEL_ITERATOR_NOT_OPEN' });
     }
     await db.close();
+  });
+
+  it('keeps every index entry in step with its item through kill -9 in the middle of writes', {
+    timeout: 120_000,
+  }, async () => {
+    // Prepare
+    const dir = mkdtempSync(join(tmpdir(), 'leads-torn-'));
+    dirs.push(dir);
+    const mismatches: string[] = [];
+
+    for (let round = 0; round < 4; round += 1) {
+      // Act: a writer moving items between index keys, killed after a while.
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/dynamo-writer.ts'], {
+        env: { ...process.env, DATA_DIR: dir },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise<void>((resolve, reject) => {
+        child.stdout?.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('ready')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`writer exited early (${code})`)));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 400 + round * 150));
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+
+      // Assess: the index holds exactly one entry per item, under its current key.
+      const local = await startLocalDynamo({
+        dataDir: dir,
+        tables: [{ name: WRITER_TABLE, definition: WRITER_DEFINITION }],
+      });
+      try {
+        const items = await local.client.send(new ScanCommand({ TableName: WRITER_TABLE }));
+        const index = await local.client.send(
+          new ScanCommand({ TableName: WRITER_TABLE, IndexName: 'byState' }),
+        );
+        const expected = (items.Items ?? []).map((i) => `${i.pk?.S}@${i.state?.S}#${i.n?.N}`);
+        const found = (index.Items ?? []).map((i) => `${i.pk?.S}@${i.state?.S}#${i.n?.N}`);
+        const missing = expected.filter((e) => !found.includes(e));
+        const extra = found.filter((f) => !expected.includes(f));
+        if (missing.length || extra.length) {
+          mismatches.push(`round ${round}: missing ${missing.join(',')}; extra ${extra.join(',')}`);
+        }
+      } finally {
+        await local.close();
+      }
+    }
+
+    expect(mismatches).toEqual([]);
   });
 });
