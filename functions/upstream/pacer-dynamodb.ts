@@ -6,7 +6,7 @@
  * The item holds `next`: the epoch ms at which the next request may start. Every request is
  * spaced `T` ms after the previous one, where
  *
- *     T = ceil(max(1000 / maxPerSecond, 60000 / maxPerMinute)) + marginMs
+ *     T = ceil(max((1000 + marginMs) / maxPerSecond, (60000 + marginMs) / maxPerMinute))
  *
  * `acquire` reserves the slot `max(now, next)` and moves `next` to `slot + T` in ONE conditional
  * UpdateItem, then sleeps until its slot:
@@ -21,8 +21,13 @@
  *
  * `marginMs` absorbs what separates a grant here from the upstream's count on arrival: timer
  * lateness, network jitter, clock skew between machines (NTP keeps Lambda hosts within a few ms).
- * Two arrivals can come closer than T only by that jitter, and it would take `limit` of them
- * to squeeze an extra request into a window, so a margin of a few tens of ms is plenty.
+ * It is added once per window, not once per slot: `limit + 1` starts T apart span
+ * `limit × T ≥ window + marginMs`, so no window of the upstream's can hold more than `limit` of
+ * them even if one arrives up to `marginMs` late, and a burst still drains at
+ * window / (window + marginMs) of the limit (97.5 % at 10/s with 25 ms), not T / (T + margin).
+ * A caller that wakes more than `marginMs` after its slot (a starved CPU, a slow write) does not
+ * use it: it leaves the slot as a gap and takes the next one, so lateness here never crowds a
+ * window either.
  *
  * `pauseUntil(t)` (after a 429's Retry-After, or an auth failure) pushes `next` to at least `t`
  * for every process. The port's `pauseUntil` is synchronous; the write is in flight until
@@ -36,7 +41,7 @@
  * upstream across instances".
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../kernel/observability.ts';
 import type { PacerFactory } from './paced-client.ts';
@@ -50,6 +55,8 @@ export const UPSTREAM_PACER_KEY = 'pacer#upstream';
 export const DEFAULT_PACER_MARGIN_MS = 25;
 /** Conditional-write rounds before `acquire` gives up (only reached under a storm of pauses). */
 const MAX_ROUNDS = 50;
+/** Slots given up for lateness before an acquire goes anyway. */
+const MAX_LATE_ROUNDS = 3;
 /** Node's timers overflow above 2^31 - 1 ms. */
 const MAX_SLEEP_MS = 2_147_483_647;
 
@@ -61,6 +68,8 @@ export interface SharedPacer extends Pacer {
   flush(): Promise<void>;
   /** Spacing between starts, ms. */
   readonly intervalMs: number;
+  /** The next free slot as stored (epoch ms); undefined when none was ever booked. */
+  nextSlot(): Promise<number | undefined>;
 }
 
 export interface DynamoPacerOptions {
@@ -83,7 +92,7 @@ export interface DynamoPacerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** T = ceil(max(1000 / perSecond, 60000 / perMinute)) + margin, in ms. */
+/** T = ceil(max((1000 + margin) / perSecond, (60000 + margin) / perMinute)), in ms. */
 export function slotIntervalMs(maxPerSecond: number, maxPerMinute: number, marginMs = 0): number {
   for (const [name, value] of [
     ['maxPerSecond', maxPerSecond],
@@ -96,15 +105,11 @@ export function slotIntervalMs(maxPerSecond: number, maxPerMinute: number, margi
   if (!Number.isFinite(marginMs) || marginMs < 0) {
     throw new RangeError(`marginMs must be a non-negative number, got ${String(marginMs)}`);
   }
-  return Math.ceil(Math.max(1_000 / maxPerSecond, 60_000 / maxPerMinute)) + marginMs;
+  return Math.ceil(Math.max((1_000 + marginMs) / maxPerSecond, (60_000 + marginMs) / maxPerMinute));
 }
 
 function isConditionFailure(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { name?: unknown }).name === 'ConditionalCheckFailedException'
-  );
+  return error instanceof ConditionalCheckFailedException;
 }
 
 /** Rejects with `signal.reason` (not Node's AbortError) when aborted, as the Pacer port says. */
@@ -120,11 +125,8 @@ async function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
 export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   const { tableName } = options;
   const key = options.key ?? UPSTREAM_PACER_KEY;
-  const intervalMs = slotIntervalMs(
-    options.maxPerSecond,
-    options.maxPerMinute,
-    options.marginMs ?? DEFAULT_PACER_MARGIN_MS,
-  );
+  const marginMs = options.marginMs ?? DEFAULT_PACER_MARGIN_MS;
+  const intervalMs = slotIntervalMs(options.maxPerSecond, options.maxPerMinute, marginMs);
   const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
   if (!(maxWaitMs >= 0)) throw new RangeError('maxWaitMs must be ≥ 0');
   const now = options.now ?? Date.now;
@@ -223,14 +225,23 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   }
 
   async function acquire(signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
-    let slot = await reserve();
-    signal?.throwIfAborted();
-    // A pause this process asked for but could not write yet still holds it back.
-    slot = Math.max(slot, pausedUntil);
-    for (let wait = slot - now(); wait > 0; wait = slot - now()) {
-      // A slot reserved and then abandoned (abort) only leaves a gap: never too many requests.
-      await sleep(Math.min(wait, MAX_SLEEP_MS), signal);
+    for (let late = 0; ; ) {
+      signal?.throwIfAborted();
+      let slot = await reserve();
+      signal?.throwIfAborted();
+      // A pause this process asked for but could not write yet still holds it back.
+      slot = Math.max(slot, pausedUntil);
+      for (let wait = slot - now(); wait > 0; wait = slot - now()) {
+        // A slot reserved and then abandoned (abort) only leaves a gap: never too many requests.
+        await sleep(Math.min(wait, MAX_SLEEP_MS), signal);
+      }
+      // A 429 seen here while we slept paused the schedule past our slot: take one after it.
+      if (pausedUntil > slot) continue;
+      // Held up past the slot by more than the margin (a busy CPU, a slow write): going now
+      // could start closer to the next slot than the window allows. The slot is left as a gap
+      // and a new one taken (a few times at most: a process that is always late goes anyway).
+      if (now() - slot <= marginMs || late >= MAX_LATE_ROUNDS) return;
+      late += 1;
     }
   }
 
@@ -267,7 +278,7 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
     while (pending.size > 0) await Promise.all([...pending]);
   }
 
-  return { acquire, pauseUntil, pause, flush, intervalMs };
+  return { acquire, pauseUntil, pause, flush, intervalMs, nextSlot: readNext };
 }
 
 function logPauseError(error: unknown): void {
@@ -291,4 +302,23 @@ export function sharedPacerFactory(
       maxPerSecond: limits.maxPerSecond,
       maxPerMinute: limits.maxPerMinute,
     });
+}
+
+/** The stored next free slot of a pacer item (epoch ms), without building the pacer. */
+export async function readPacerNextSlot(
+  table: Pick<DynamoPacerOptions, 'client' | 'tableName' | 'key'>,
+): Promise<number | undefined> {
+  const doc =
+    table.client instanceof DynamoDBDocumentClient
+      ? table.client
+      : DynamoDBDocumentClient.from(table.client);
+  const out = await doc.send(
+    new GetCommand({
+      TableName: table.tableName,
+      Key: { pk: table.key ?? UPSTREAM_PACER_KEY },
+      ConsistentRead: true,
+    }),
+  );
+  const next = out.Item?.next;
+  return typeof next === 'number' ? next : undefined;
 }
