@@ -22,6 +22,12 @@ export interface SandboxFaults {
   perMinute: number;
   /** Prospect creation answers the bare integer `n` instead of `{"idProspect": n}`. */
   bareId: boolean;
+  /** Every prospect creation (POST) is answered this status with an empty body; lookups work. */
+  postStatus: number | null;
+  /** With postStatus: only the next `postCount` POSTs are so answered (null: every one). */
+  postCount: number | null;
+  /** Prospect lookups (GET) are answered 403: a key without "Prospects - Consulta". */
+  lookupForbidden: boolean;
 }
 
 export const DEFAULT_FAULTS: Readonly<SandboxFaults> = Object.freeze({
@@ -32,6 +38,9 @@ export const DEFAULT_FAULTS: Readonly<SandboxFaults> = Object.freeze({
   perSecond: PRODUCTION_RATE_LIMITS.perSecond,
   perMinute: PRODUCTION_RATE_LIMITS.perMinute,
   bareId: false,
+  postStatus: null,
+  postCount: null,
+  lookupForbidden: false,
 });
 
 const optional = <T extends z.core.SomeType>(schema: T) => z.optional(z.nullable(schema));
@@ -44,6 +53,9 @@ const faultsSchema = z.strictObject({
   perSecond: optional(z.int().check(z.gte(1), z.lte(1_000_000))),
   perMinute: optional(z.int().check(z.gte(1), z.lte(100_000_000))),
   bareId: optional(z.boolean()),
+  postStatus: optional(z.int().check(z.gte(400), z.lte(599))),
+  postCount: optional(z.int().check(z.gte(1), z.lte(1_000_000))),
+  lookupForbidden: optional(z.boolean()),
 });
 
 export type FaultsParse =

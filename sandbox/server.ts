@@ -77,6 +77,8 @@ export interface RequestRecord {
   route: string;
   /** Status answered; 0 when the connection was destroyed (outage). */
   status: number;
+  /** A POSTed prospect's e-mail, lower case, when its body had one: one lead's attempts. */
+  email?: string;
 }
 
 export interface SandboxStats {
@@ -150,6 +152,18 @@ interface Exchange {
   /** Delay before answering (latency fault, API routes only). */
   latencyMs: number;
   answered: boolean;
+  /** RequestRecord.email. */
+  email?: string;
+}
+
+/** The `email` of a JSON body, lower case; undefined when there is none. */
+function emailIn(bytes: Buffer): string | undefined {
+  try {
+    const parsed = JSON.parse(bytes.toString('utf8')) as { email?: unknown };
+    return typeof parsed?.email === 'string' ? parsed.email.trim().toLowerCase() : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface RequestBody {
@@ -293,7 +307,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (ex.answered) return;
     ex.answered = true;
     if (ex.route) {
-      stats.record({ at: ex.arrivedAt, method: ex.method, route: ex.route, status });
+      stats.record({
+        at: ex.arrivedAt,
+        method: ex.method,
+        route: ex.route,
+        status,
+        ...(ex.email !== undefined && { email: ex.email }),
+      });
     }
     if (ex.latencyMs > 0) await delay(ex.latencyMs);
     const { res } = ex;
@@ -361,6 +381,17 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 
   async function createProspect(ex: Exchange, body: RequestBody): Promise<void> {
+    const email = emailIn(body.bytes);
+    if (email !== undefined) ex.email = email;
+    if (faults.postStatus !== null) {
+      const status = faults.postStatus;
+      // A blip of postCount POSTs: the last one restores normal answers.
+      if (faults.postCount !== null) {
+        faults.postCount -= 1;
+        if (faults.postCount <= 0) faults = { ...faults, postStatus: null, postCount: null };
+      }
+      return send(ex, status, undefined);
+    }
     if (body.tooLarge) {
       return json(ex, 413, { mensagens: ['O corpo da requisição excede o limite de 1 MB.'] });
     }
@@ -402,6 +433,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 
   async function findProspects(ex: Exchange, url: URL): Promise<void> {
+    if (faults.lookupForbidden) {
+      return json(ex, 403, { status: 403, error: 'Forbidden' });
+    }
     const found = lookupProspects(prospects, url.searchParams);
     if (!found.ok) return json(ex, 400, { mensagens: found.messages });
     return json(ex, 200, found.prospects);

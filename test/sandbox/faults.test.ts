@@ -51,6 +51,9 @@ describe('POST /_sandbox/faults', () => {
       perSecond: 5,
       perMinute: 40,
       bareId: false,
+      postStatus: null,
+      postCount: null,
+      lookupForbidden: false,
     });
   });
 
@@ -64,6 +67,9 @@ describe('POST /_sandbox/faults', () => {
     [{ perSecond: 0 }],
     [{ perMinute: 1.5 }],
     [{ bareId: 1 }],
+    [{ postStatus: 200 }],
+    [{ postCount: 0 }],
+    [{ lookupForbidden: 'yes' }],
     [{ typo: true }],
     [[]],
     ['{"errorRate":'],
@@ -108,6 +114,49 @@ describe('POST /_sandbox/faults', () => {
     expect(unauthenticated.status).toBe(401);
     const after = (await (await fetch(h.url('/_sandbox/prospects'))).json()) as unknown[];
     expect(after.length).toBe(before.length);
+  });
+
+  it('postStatus answers every POST with that status and creates nothing; GETs still work', async () => {
+    // Prepare
+    await h.setFaults({ ...NO_LIMITS, postStatus: 503 });
+    const before = (await (await fetch(h.url('/_sandbox/prospects'))).json()) as unknown[];
+
+    // Act
+    const posted = await h.postProspect(validProspect());
+    const looked = await h.api('/api/v1/prospects?email=someone@example.com');
+
+    // Assess
+    expect(posted.status).toBe(503);
+    expect(looked.status).toBe(200);
+    const after = (await (await fetch(h.url('/_sandbox/prospects'))).json()) as unknown[];
+    expect(after.length).toBe(before.length);
+  });
+
+  it('postCount limits postStatus to the next POSTs: a blip that ends by itself', async () => {
+    // Prepare
+    await h.setFaults({ ...NO_LIMITS, postStatus: 500, postCount: 2 });
+
+    // Act
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await h.postProspect(validProspect())).status);
+    const after = (await (await fetch(h.url('/_sandbox/faults'))).json()) as object;
+
+    // Assess
+    expect(statuses).toEqual([500, 500, 200]);
+    expect(after).toMatchObject({ postStatus: null, postCount: null });
+  });
+
+  it('lookupForbidden answers prospect lookups 403 and lets POSTs through', async () => {
+    // Prepare
+    await h.setFaults({ ...NO_LIMITS, lookupForbidden: true });
+
+    // Act
+    const looked = await h.api('/api/v1/prospects?email=someone@example.com');
+    const posted = await h.postProspect(validProspect());
+
+    // Assess
+    expect(looked.status).toBe(403);
+    expect(posted.status).toBe(200);
   });
 
   it('errorRate 0.5 fails some requests and not others', async () => {
