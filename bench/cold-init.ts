@@ -34,7 +34,7 @@ const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
   { name: 'report', entry: 'functions/report/serve/handler.ts', sdk: ['s3', 'sqs', 'secrets'] },
   {
     name: 'forwarder',
-    entry: 'functions/delivery/handler.ts',
+    entry: 'functions/delivery/forward/handler.ts',
     sdk: ['dynamodb', 'sqs', 'secrets'],
   },
   { name: 'admin', entry: 'functions/admin/handler.ts', sdk: ['dynamodb', 'sqs', 'secrets'] },
@@ -44,6 +44,11 @@ const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
     sdk: ['dynamodb', 's3', 'sqs', 'secrets'],
   },
   { name: 'authorizer', entry: 'functions/authorizer/handler.ts', sdk: ['secrets'] },
+  {
+    name: 'reconciler',
+    entry: 'functions/delivery/reconcile/handler.ts',
+    sdk: ['dynamodb', 'sqs'],
+  },
 ];
 
 /** The SDK-only baseline: the clients constructed as wiring-aws constructs them. */

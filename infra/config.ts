@@ -67,6 +67,7 @@ const deployConfigSchema = z.strictObject({
       .check(z.regex(PROFILE_NAME, 'profile names are lower-case letters, digits, - and _')),
     z.looseObject({ source: z.enum(SOURCE_NAMES) }),
   ),
+  delivery: settingsSchema.shape.delivery,
   report: settingsSchema.shape.report,
 });
 
@@ -186,7 +187,12 @@ export function parseDeployConfig(raw: unknown, file = 'deploy configuration'): 
     ...(config.region !== undefined && { region: config.region }),
     api: config.api,
     ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
-    settings: { upstream: config.upstream, profiles, report: config.report },
+    settings: {
+      upstream: config.upstream,
+      profiles,
+      delivery: config.delivery,
+      report: config.report,
+    },
   };
 }
 

@@ -72,6 +72,7 @@ export class LeadsStack extends Stack {
       'ledger:intake': (fn) => this.store.grantIntake(fn),
       'ledger:forwarder': (fn) => this.store.grantForwarder(fn),
       'ledger:admin': (fn) => this.store.grantAdmin(fn),
+      'ledger:reconciler': (fn) => this.store.grantReconciler(fn),
       'queue:send': (fn) => this.queue.grantSend(fn),
       'queue:visibility': (fn) => this.queue.grantChangeVisibility(fn),
       'queue:redrive': (fn) => this.queue.grantRedrive(fn),
@@ -125,11 +126,13 @@ export class LeadsStack extends Stack {
     this.forwarder = new LeadForwarder(this, 'Delivery', {
       fn: fn('forwarder'),
       queue: this.queue,
+      reconciler: fn('reconciler'),
     });
     this.observability = new DeliveryObservability(this, 'Observability', {
       stage: config.stage,
       queue: this.queue,
       forwarder: fn('forwarder'),
+      reconciler: fn('reconciler'),
       intake: fn('intake'),
       api: this.api.api,
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfigFile, setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
+import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
 import { setLocalServices } from '../functions/kernel/local-services.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
@@ -103,6 +104,8 @@ export interface LocalRuntime {
   gatewayUrl: string;
   /** Set when the sandbox runs. */
   sandboxUrl: string | undefined;
+  /** Whether the upstream key may look prospects up (undefined without the worker). */
+  lookupPermission: LookupPermission | undefined;
   /** The configuration handlers use (secrets included: never print it). */
   config: Config;
   configPath: string;
@@ -120,6 +123,24 @@ export interface StartOptions {
 
 /** How long stopping waits for the delivery in flight before handing its message back. */
 export const WORKER_STOP_DEADLINE_MS = 10_000;
+
+/**
+ * The ledger's wake grace on this machine (LEADS_WAKE_GRACE_MS, default 10 s): how long a lead
+ * may sit without anyone picking it up before the local reconciler wakes it. Shorter than on
+ * AWS (2 minutes): one machine has no slow queue to wait for.
+ */
+export const LOCAL_WAKE_GRACE_MS = 10_000;
+
+function localWakeGraceMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.LEADS_WAKE_GRACE_MS?.trim();
+  if (!raw) return LOCAL_WAKE_GRACE_MS;
+  if (!/^\d+$/.test(raw)) {
+    throw new StartupError(
+      `LEADS_WAKE_GRACE_MS must be a whole number of milliseconds, got "${raw}"`,
+    );
+  }
+  return Number(raw);
+}
 
 /** LEADS_WORKER=off|0|false disables the local delivery worker. */
 export function workerEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -158,6 +179,7 @@ export async function startLocalRuntime(
     }
   };
   let ready = false;
+  let lookupPermission: LookupPermission | undefined;
 
   try {
     let sandboxUrl: string | undefined;
@@ -193,6 +215,7 @@ export async function startLocalRuntime(
       ledgerTable: LOCAL_TABLES.ledger,
       queueTable: LOCAL_TABLES.queue,
       maxReceiveCount: LOCAL_MAX_RECEIVE_COUNT,
+      wakeGraceMs: localWakeGraceMs(),
     });
     running.push({ name: 'services', stop: async () => setLocalServices(undefined) });
 
@@ -201,8 +224,9 @@ export async function startLocalRuntime(
     // Lead delivery: the local worker drains the lead queue with the forwarder's use case
     // (functions/delivery). Stopped right after the gateway, before the stores it uses.
     if (options.worker ?? workerEnabled()) {
-      const { startLocalDelivery } = await import('../functions/delivery/wiring-local.ts');
+      const { startLocalDelivery } = await import('../functions/delivery/service-local.ts');
       const worker = await startLocalDelivery();
+      lookupPermission = worker.lookupPermission;
       running.push({ name: 'delivery-worker', stop: () => worker.stop(WORKER_STOP_DEADLINE_MS) });
     }
 
@@ -231,6 +255,7 @@ export async function startLocalRuntime(
     return {
       gatewayUrl,
       sandboxUrl,
+      lookupPermission,
       config,
       configPath: env.configPath,
       dataDir: env.dataDir,

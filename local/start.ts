@@ -57,6 +57,15 @@ function banner(runtime: LocalRuntime): string {
   } else {
     lines.push('Check the gateway:', `  curl ${gatewayUrl}/health`);
   }
+  if (runtime.lookupPermission === 'forbidden') {
+    lines.push(
+      '',
+      'WARNING: the upstream key may not look prospects up ("Prospects - Consulta").',
+      '  A POST that gets no answer cannot be checked before it is sent again, so a crash or',
+      '  timeout at the wrong moment can create the same prospect twice. Tick the permission in',
+      '  the upstream, or set "ambiguous": "park" on profiles to park such leads for a person.',
+    );
+  }
   lines.push('', 'Ctrl+C stops everything.');
   return lines.join('\n');
 }

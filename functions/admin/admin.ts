@@ -14,11 +14,14 @@
  *   within a status. `status` is required, one of PUBLIC_STATUSES; `queued` lists `queued`
  *   leads, then `sending` ones. `limit` 1..500 (default 50). `cursor` is the previous page's;
  *   a lead changing status between pages may be missed or listed twice (no snapshot).
- * - `POST /admin/leads/{leadId}/retry`: parked, dead, rejected or test → queued (attempts reset),
- *   then sent to the queue: 202 `{leadId, status: "queued"}`. 409 `already_delivered` for a
- *   delivered lead, 409 `already_queued` for a queued or sending one. When the queue refuses
- *   the message the lead is put back (parked with its reason, anything else dead) and the answer
- *   is 503, so that a later retry can still pick it up.
+ * - `POST /admin/leads/{leadId}/retry`: parked, dead, rejected or test → queued, a new delivery
+ *   chain (attempts reset); a queued or sending lead is woken (its next attempt due now); then a
+ *   wake-up message: 202 `{leadId, status: "queued"}`. 409 `already_delivered` for a delivered
+ *   lead. A message the queue refuses is not lost: the ledger says the lead is due, and the
+ *   reconciler sends it (the answer says so in `note`).
+ * - `GET /admin/upstream`: the upstream's health as delivery sees it: the circuit (closed or
+ *   open, since when, why, the next probe), the shared pacer (its next free slot, a pause) and
+ *   the backlog (leads on their way).
  * - `POST /admin/replay`: requeues and sends every dead lead (paging through the `dead` listing),
  *   then redrives the dead-letter queue: 202 `{requeued, skipped, more, redrive}`. `skipped`
  *   counts leads that were no longer dead when their turn came (requeue refuses them), so running
@@ -26,11 +29,17 @@
  *   MAX_REPLAY_LEADS) with dead leads left: run it again.
  */
 import type { ConfigSource } from '../config/config-source.ts';
-import { isLeadId, type LeadStatus, type PublicLeadStatus } from '../domain/lead-lifecycle.ts';
+import {
+  IN_FLIGHT,
+  isLeadId,
+  type LeadStatus,
+  type PublicLeadStatus,
+} from '../domain/lead-lifecycle.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../kernel/http.ts';
 import { admitCaller, NO_STORE } from '../kernel/route-guard.ts';
 import type { RouteName } from '../kernel/routes.ts';
 import {
+  DEFAULT_WAKE_GRACE_MS,
   InvalidCursorError,
   type LeadLedger,
   type LeadRecord,
@@ -38,6 +47,7 @@ import {
   toLeadSummary,
 } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
+import type { CircuitState } from '../upstream/circuit.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
 
 /** The admin function's routes, by the names the route table gives them (kernel/routes.ts). */
@@ -68,11 +78,41 @@ export interface AdminLeadView extends LeadSummary {
   messages?: string[];
 }
 
+/** The upstream's health as delivery sees it (`GET /admin/upstream`, and on each lead). */
+export interface UpstreamHealth {
+  circuit: {
+    state: 'closed' | 'open';
+    /** Consecutive failures that said nothing about a lead. */
+    failures: number;
+    openedAt?: string;
+    reason?: string;
+    nextProbeAt?: string;
+    lastSuccessAt?: string;
+    lastFailureAt?: string;
+  };
+  pacer?: {
+    /** The next free slot (a paused pacer: the end of its pause); absent when idle. */
+    nextSlotAt?: string;
+  };
+  /** Leads on their way (queued or being sent). */
+  backlog?: number;
+}
+
+/** Where the admin routes read the upstream's health. */
+export interface UpstreamHealthSource {
+  circuit(): Promise<CircuitState>;
+  /** The shared pacer's next free slot, epoch ms; undefined when none is booked. */
+  pacerNextSlot?(): Promise<number | undefined>;
+}
+
 export interface ReplayResult {
   requeued: number;
   skipped: number;
   more: boolean;
   redrive: RedriveResult;
+  /** Requeued leads whose wake-up message failed (the reconciler sends them). */
+  unsent?: number;
+  note?: string;
 }
 
 /** Log lines and metrics: routes, lead ids, statuses, counts and the operator's name only. */
@@ -95,6 +135,7 @@ export interface AdminDeps {
   ledger: LeadLedger;
   queue: LeadQueue;
   redrive: DlqRedrive;
+  upstream: UpstreamHealthSource;
   events?: AdminEvents;
   now?: () => Date;
 }
@@ -203,6 +244,7 @@ const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
   'list-leads': listLeads,
   'retry-lead': retryLead,
   replay,
+  'upstream-health': upstreamHealth,
 };
 
 function requireLeadId(leadId: string): string {
@@ -220,7 +262,46 @@ async function findLead(ledger: LeadLedger, leadId: string): Promise<LeadRecord>
 
 async function getLead({ deps, leadId }: RouteContext): Promise<HttpResponse> {
   const lead = await findLead(deps.ledger, requireLeadId(leadId));
-  return json(200, toAdminLeadView(lead), NO_STORE);
+  const view = toAdminLeadView(lead);
+  // A lead on its way waits for the upstream too: say how the upstream is doing.
+  if (!IN_FLIGHT.has(lead.status)) return json(200, view, NO_STORE);
+  const circuit = circuitView(await deps.upstream.circuit());
+  return json(200, { ...view, upstream: { circuit } }, NO_STORE);
+}
+
+function iso(epochMs: number | undefined): string | undefined {
+  return epochMs === undefined ? undefined : new Date(epochMs).toISOString();
+}
+
+function circuitView(state: CircuitState): UpstreamHealth['circuit'] {
+  const view: UpstreamHealth['circuit'] = { state: state.state, failures: state.failures };
+  const times = {
+    openedAt: state.state === 'open' ? state.openedAt : undefined,
+    nextProbeAt: state.state === 'open' ? state.probeAt : undefined,
+    lastSuccessAt: state.lastSuccessAt,
+    lastFailureAt: state.lastFailureAt,
+  };
+  for (const [key, value] of Object.entries(times)) {
+    const text = iso(value);
+    if (text) view[key as 'openedAt'] = text;
+  }
+  if (state.state === 'open' && state.reason) view.reason = state.reason;
+  return view;
+}
+
+async function upstreamHealth({ deps, now }: RouteContext): Promise<HttpResponse> {
+  const [circuit, nextSlot, backlog] = await Promise.all([
+    deps.upstream.circuit(),
+    deps.upstream.pacerNextSlot?.(),
+    deps.ledger.countInFlight(),
+  ]);
+  const slot = nextSlot !== undefined && nextSlot > now().getTime() ? iso(nextSlot) : undefined;
+  const body: UpstreamHealth = {
+    circuit: circuitView(circuit),
+    pacer: slot ? { nextSlotAt: slot } : {},
+    backlog,
+  };
+  return json(200, body, NO_STORE);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,73 +408,67 @@ async function listLeads({ deps, request }: RouteContext): Promise<HttpResponse>
 // Retry and replay
 
 /**
- * Sends a requeued lead; when the queue refuses, puts the lead back where an operator can act
- * on it again (parked with its reason, else dead) and rethrows. A lead left `queued` without a
- * message would wait forever, and a retry would call it already queued.
+ * Sends the wake-up message of a lead an operator requeued or woke. The ledger already says the
+ * lead is due, so a message the queue refuses is not lost: the reconciler wakes the lead within
+ * its grace period. Answers whether the message went out.
  */
-async function sendRequeued(deps: AdminDeps, before: LeadRecord, now: () => Date): Promise<void> {
+async function sendWakeUp(deps: AdminDeps, lead: LeadRecord, route: AdminRoute): Promise<boolean> {
   try {
-    await deps.queue.send(before.leadId);
+    await deps.queue.send(lead.leadId, { version: lead.version });
+    return true;
   } catch (error) {
-    const why = `requeued by an operator, but the queue refused the message: ${String(error)}`;
-    const restore =
-      before.status === 'parked'
-        ? deps.ledger.markParked(before.leadId, before.reason ?? why, now())
-        : deps.ledger.markDead(before.leadId, why, now());
-    await restore.catch(() => {});
-    throw error;
+    deps.events?.failed({ route, error });
+    return false;
   }
-}
-
-function whyNotRequeued(lead: LeadRecord): AdminRefusal {
-  if (lead.status === 'delivered') {
-    return refusal(
-      409,
-      'already_delivered',
-      `lead ${lead.leadId} was already delivered${lead.idProspect === undefined ? '' : ` as prospect ${lead.idProspect}`}`,
-    );
-  }
-  if (lead.status === 'queued' || lead.status === 'sending') {
-    return refusal(409, 'already_queued', `lead ${lead.leadId} is already queued for delivery`);
-  }
-  return refusal(409, 'conflict', `lead ${lead.leadId} changed while being retried; try again`);
 }
 
 async function retryLead(context: RouteContext): Promise<HttpResponse> {
   const { deps, now } = context;
   const leadId = requireLeadId(context.leadId);
   const before = await findLead(deps.ledger, leadId);
-  const requeued = await deps.ledger.requeue(leadId, now());
-  if (!requeued) throw whyNotRequeued((await deps.ledger.get(leadId)) ?? before);
-  try {
-    await sendRequeued(deps, before, now);
-  } catch (error) {
-    deps.events?.failed({ route: 'retry-lead', error });
+  if (before.status === 'delivered') {
     throw refusal(
-      503,
-      'queue_unavailable',
-      `the queue refused lead ${leadId}; it stays ${before.status === 'parked' ? 'parked' : 'dead'}, retry later`,
-      [],
-      { 'retry-after': '5' },
+      409,
+      'already_delivered',
+      `lead ${leadId} was already delivered${before.idProspect === undefined ? '' : ` as prospect ${before.idProspect}`}`,
     );
   }
+  // A lead on its way is woken: its next attempt becomes due now (a stranded lead, a long
+  // backoff an operator wants to cut short). A final one starts a new delivery chain.
+  const moved = IN_FLIGHT.has(before.status)
+    ? await deps.ledger.wake(leadId, before.version, {
+        dueAt: new Date(now().getTime() + DEFAULT_WAKE_GRACE_MS),
+        now: now(),
+        attemptNow: true,
+      })
+    : await deps.ledger.requeue(leadId, now());
+  if (!moved) {
+    throw refusal(409, 'conflict', `lead ${leadId} changed while being retried; try again`);
+  }
+  const sent = await sendWakeUp(deps, moved, 'retry-lead');
   deps.events?.retried({ leadId, from: before.status, client: context.client });
-  return json(202, { leadId, status: 'queued' }, NO_STORE);
+  return json(
+    202,
+    { leadId, status: 'queued', ...(!sent && { note: 'queued; the reconciler sends it shortly' }) },
+    NO_STORE,
+  );
 }
 
 async function replay(context: RouteContext): Promise<HttpResponse> {
   const { deps, now } = context;
   let requeued = 0;
   let skipped = 0;
+  let unsent = 0;
   let cursor: string | undefined;
   let more = false;
 
   const requeueOne = async (lead: LeadRecord) => {
-    if (!(await deps.ledger.requeue(lead.leadId, now()))) {
+    const requeuedLead = await deps.ledger.requeue(lead.leadId, now());
+    if (!requeuedLead) {
       skipped += 1;
       return;
     }
-    await sendRequeued(deps, lead, now);
+    if (!(await sendWakeUp(deps, requeuedLead, 'replay'))) unsent += 1;
     requeued += 1;
   };
 
@@ -448,6 +523,15 @@ async function replay(context: RouteContext): Promise<HttpResponse> {
     redrive: redrive.status,
     client: context.client,
   });
-  const body: ReplayResult = { requeued, skipped, more, redrive };
+  const body: ReplayResult = {
+    requeued,
+    skipped,
+    more,
+    redrive,
+    ...(unsent > 0 && {
+      unsent,
+      note: `${unsent} requeued leads could not be sent now; the reconciler sends them shortly`,
+    }),
+  };
   return json(202, body, NO_STORE);
 }

@@ -8,21 +8,22 @@ import { createAwsConfigSource } from '../config/config-aws.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
+import { dynamoUpstreamHealth } from '../upstream/health-dynamodb.ts';
 import type { AdminDeps } from './admin.ts';
 import { createSqsDlqRedrive } from './dlq-redrive-sqs.ts';
 
 /**
- * IAM it needs: the ledger table and its status index (GetItem, Query, UpdateItem),
+ * IAM it needs: the ledger table and its indexes (GetItem, Query, UpdateItem; the circuit and
+ * pacer items are read with GetItem),
  * sqs:SendMessage on the lead queue, and the redrive's permissions (dlq-redrive-sqs.ts).
  */
 export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDeps, 'events'> {
   const sqs = new SQSClient({});
+  const table = { client: new DynamoDBClient({}), tableName: requireEnv(ENV.ledgerTable, env) };
   return {
     config: createAwsConfigSource(env),
-    ledger: createDynamoLedger({
-      client: new DynamoDBClient({}),
-      tableName: requireEnv(ENV.ledgerTable, env),
-    }),
+    ledger: createDynamoLedger(table),
+    upstream: dynamoUpstreamHealth(table),
     queue: createSqsLeadQueue({ client: sqs, queueUrl: requireEnv(ENV.leadQueueUrl, env) }),
     redrive: createSqsDlqRedrive({
       client: sqs,

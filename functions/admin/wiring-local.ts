@@ -4,21 +4,20 @@
  */
 import { localConfigSource } from '../config/config-local.ts';
 import { localServices } from '../kernel/local-services.ts';
-import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
-import { createLocalLeadQueue } from '../ledger/lead-queue-local.ts';
+import { localLeadQueue, localLedger } from '../ledger/ledger-local.ts';
+import { dynamoUpstreamHealth } from '../upstream/health-dynamodb.ts';
 import type { AdminDeps } from './admin.ts';
 import { createLocalDlqRedrive } from './dlq-redrive-local.ts';
 
 export function localAdminDeps(): Omit<AdminDeps, 'events'> {
-  const services = localServices();
-  const queue = createLocalLeadQueue({
-    client: services.dynamo,
-    tableName: services.queueTable,
-    maxReceiveCount: services.maxReceiveCount,
-  });
+  const queue = localLeadQueue();
   return {
     config: localConfigSource(),
-    ledger: createDynamoLedger({ client: services.dynamo, tableName: services.ledgerTable }),
+    ledger: localLedger(),
+    upstream: dynamoUpstreamHealth({
+      client: localServices().dynamo,
+      tableName: localServices().ledgerTable,
+    }),
     queue,
     redrive: createLocalDlqRedrive(queue),
   };

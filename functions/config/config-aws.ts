@@ -13,7 +13,13 @@
 import * as z from 'zod/mini';
 import { issuePath } from '../domain/json.ts';
 import { ENV } from '../kernel/env.ts';
-import { reportConfigSchema, upstreamConfigSchema } from './config-parts.ts';
+import {
+  DEFAULT_DELIVERY,
+  type DeliveryConfig,
+  deliveryConfigSchema,
+  reportConfigSchema,
+  upstreamConfigSchema,
+} from './config-parts.ts';
 import type { Client, Config, Profile, SourceName, UpstreamConfig } from './config-schema.ts';
 import type { ConfigSource } from './config-source.ts';
 import {
@@ -40,6 +46,7 @@ export const UPSTREAM_SECRET_KEYS = ['username', 'password'] as const;
 export const settingsSchema = z.object({
   upstream: z.omit(upstreamConfigSchema, { username: true, password: true }),
   profiles: z.record(z.string(), z.looseObject({ source: z.string() })),
+  delivery: z._default(deliveryConfigSchema, DEFAULT_DELIVERY),
   report: z._default(reportConfigSchema, {
     branches: [],
     refreshSeconds: 900,
@@ -156,6 +163,10 @@ export function createAwsConfigSource(
 
     async report(): Promise<Config['report']> {
       return current().report;
+    },
+
+    async delivery(): Promise<DeliveryConfig> {
+      return current().delivery;
     },
 
     refresh(): void {

@@ -83,6 +83,7 @@ export function createLocalConfigSource(config: Config): ConfigSource {
     profileNameFor: async (source) =>
       Object.entries(config.profiles).find(([, profile]) => profile.source === source)?.[0],
     report: async () => config.report,
+    delivery: async () => config.delivery,
   };
 }
 
@@ -113,5 +114,6 @@ export function localConfigSource(): ConfigSource {
     profile: async (name) => current().profile(name),
     profileNameFor: async (source) => current().profileNameFor(source),
     report: async () => current().report(),
+    delivery: async () => current().delivery(),
   };
 }

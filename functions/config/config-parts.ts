@@ -22,6 +22,27 @@ export const upstreamConfigSchema = z.object({
 });
 export type UpstreamConfig = z.infer<typeof upstreamConfigSchema>;
 
+/** How delivery gives up on a lead (docs/operations.md, "The delivery engine"). */
+export const deliveryConfigSchema = z.object({
+  /** Failures of a lead's own (the upstream serving others meanwhile) before it is dead. */
+  maxAttempts: z._default(z.int().check(z.gte(1, 'must be at least 1')), 8),
+  /**
+   * How long a lead may wait to be delivered, whatever the reason, before it is dead (an alarm
+   * fires long before: WaitingLeadsAlarm). Fits inside the lead queue's retention (4 days).
+   */
+  horizonHours: z._default(
+    z
+      .number()
+      .check(
+        z.positive('must be greater than 0'),
+        z.lte(96, 'must be at most 96 (the queue keeps messages 4 days)'),
+      ),
+    72,
+  ),
+});
+export type DeliveryConfig = z.infer<typeof deliveryConfigSchema>;
+export const DEFAULT_DELIVERY: DeliveryConfig = { maxAttempts: 8, horizonHours: 72 };
+
 export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /** An IANA time zone name Node knows (`America/Sao_Paulo`). */

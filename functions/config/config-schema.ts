@@ -7,10 +7,17 @@
 import * as z from 'zod/mini';
 import { clientSchema } from '../kernel/client-schema.ts';
 import { SOURCES, type SourceName } from '../sources/registry.ts';
-import { PROFILE_NAME, reportConfigSchema, upstreamConfigSchema } from './config-parts.ts';
+import {
+  DEFAULT_DELIVERY,
+  deliveryConfigSchema,
+  PROFILE_NAME,
+  reportConfigSchema,
+  upstreamConfigSchema,
+} from './config-parts.ts';
 
 export { type Client, clientSchema, ROLES, type Role } from '../kernel/client-schema.ts';
 export {
+  type DeliveryConfig,
   PROFILE_NAME,
   reportConfigSchema,
   type UpstreamConfig,
@@ -42,6 +49,7 @@ export const configSchema = z.object({
       .check(z.regex(PROFILE_NAME, 'profile names are lower-case letters, digits, - and _')),
     profileSchema,
   ),
+  delivery: z._default(deliveryConfigSchema, DEFAULT_DELIVERY),
   report: z._default(reportConfigSchema, {
     branches: [],
     refreshSeconds: 900,

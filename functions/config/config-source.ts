@@ -4,7 +4,14 @@
  *   variable, secrets from Secrets Manager through Powertools' cached `getSecret`.
  * - Local adapter (config-local.ts): the validated `LEADS_CONFIG` file.
  */
-import type { Client, Config, Profile, SourceName, UpstreamConfig } from './config-schema.ts';
+import type {
+  Client,
+  Config,
+  DeliveryConfig,
+  Profile,
+  SourceName,
+  UpstreamConfig,
+} from './config-schema.ts';
 
 /**
  * A configuration that cannot be used as it stands. Its message names the file, setting or
@@ -22,4 +29,6 @@ export interface ConfigSource {
   /** The name of the first profile with this source (`POST /api/v1/prospects` uses `prospect`'s). */
   profileNameFor(source: SourceName): Promise<string | undefined>;
   report(): Promise<Config['report']>;
+  /** How delivery gives up on a lead. */
+  delivery(): Promise<DeliveryConfig>;
 }

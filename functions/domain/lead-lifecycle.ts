@@ -1,22 +1,29 @@
 /**
  * The lead lifecycle: the statuses a lead goes through, which transition may move it from which
  * status, the error a refused transition raises, and lead ids. Pure: the ledger
- * (functions/ledger/) stores leads by these rules; delivery and the admin routes move them.
+ * (functions/ledger/) stores leads by these rules; delivery, the reconciler and the admin routes
+ * move them.
  *
- * | operation       | allowed from                                   | to          |
- * |-----------------|------------------------------------------------|-------------|
- * | `record`        | (nothing recorded for the dedup key)           | queued, parked, test |
- * | `claim`         | queued; sending whose lease has expired        | sending     |
- * | `markDelivered` | any status but delivered                       | delivered   |
- * | `markRejected`  | sending                                        | rejected    |
- * | `release`       | sending (attempts + 1)                         | queued      |
- * | `markDead`      | queued, sending (attempts + 1)                 | dead        |
- * | `markParked`    | queued, sending                                | parked      |
- * | `requeue`       | parked, dead, rejected, test (attempts := 0)   | queued      |
+ * | operation       | allowed from                                        | to          |
+ * |-----------------|-----------------------------------------------------|-------------|
+ * | `record`        | (nothing recorded for the dedup key)                | queued, parked, test |
+ * | `claim`         | queued and due; sending whose lease has expired     | sending     |
+ * | `markDelivered` | any status but delivered                            | delivered   |
+ * | `markRejected`  | sending                                             | rejected    |
+ * | `release`       | sending                                             | queued      |
+ * | `markDead`      | queued, sending                                     | dead        |
+ * | `markParked`    | queued, sending                                     | parked      |
+ * | `markTest`      | queued, sending                                     | test        |
+ * | `requeue`       | parked, dead, rejected, test (a new delivery chain) | queued      |
+ * | `wake`          | queued, sending (the same status: a wake-up noted)  | (unchanged) |
+ *
+ * One delivery chain owns a lead at a time: every transition after `record` names the lead's
+ * `version` (a fencing token that `claim` and `requeue` increment), so a message or an attempt
+ * from a chain that is no longer the lead's own changes nothing.
  *
  * `delivered` is the only state nothing leaves. `markDelivered` is accepted from every other
- * state because it records a fact (the upstream created the prospect): losing an idProspect
- * because a lease had expired would be worse than the state it overrides.
+ * state whatever the version, because it records a fact (the upstream created the prospect):
+ * losing an idProspect because a lease had expired would be worse than the state it overrides.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -38,19 +45,31 @@ export type LeadTransition =
   | 'release'
   | 'markDead'
   | 'markParked'
-  | 'requeue';
+  | 'markTest'
+  | 'requeue'
+  | 'wake'
+  | 'saveMapping';
 
-/** Which statuses each transition starts from (claim also needs an expired lease on 'sending'). */
-export const TRANSITIONS: Record<LeadTransition, { from: readonly LeadStatus[]; to: LeadStatus }> =
-  {
-    claim: { from: ['queued', 'sending'], to: 'sending' },
-    markDelivered: { from: LEAD_STATUSES.filter((s) => s !== 'delivered'), to: 'delivered' },
-    markRejected: { from: ['sending'], to: 'rejected' },
-    release: { from: ['sending'], to: 'queued' },
-    markDead: { from: ['queued', 'sending'], to: 'dead' },
-    markParked: { from: ['queued', 'sending'], to: 'parked' },
-    requeue: { from: ['parked', 'dead', 'rejected', 'test'], to: 'queued' },
-  };
+/**
+ * Which statuses each status-changing transition starts from (claim also needs the lead due, or
+ * an expired lease on 'sending'). `wake` and `saveMapping` change no status.
+ */
+export const TRANSITIONS: Record<
+  Exclude<LeadTransition, 'wake' | 'saveMapping'>,
+  { from: readonly LeadStatus[]; to: LeadStatus }
+> = {
+  claim: { from: ['queued', 'sending'], to: 'sending' },
+  markDelivered: { from: LEAD_STATUSES.filter((s) => s !== 'delivered'), to: 'delivered' },
+  markRejected: { from: ['sending'], to: 'rejected' },
+  release: { from: ['sending'], to: 'queued' },
+  markDead: { from: ['queued', 'sending'], to: 'dead' },
+  markParked: { from: ['queued', 'sending'], to: 'parked' },
+  markTest: { from: ['queued', 'sending'], to: 'test' },
+  requeue: { from: ['parked', 'dead', 'rejected', 'test'], to: 'queued' },
+};
+
+/** Statuses a delivery chain may still act on; every other status is final until an operator acts. */
+export const IN_FLIGHT: ReadonlySet<LeadStatus> = new Set(['queued', 'sending']);
 
 /** A transition the lead's current state does not allow (or the lead does not exist). */
 export class LeadStateError extends Error {

@@ -12,4 +12,11 @@ export const intakeEvents: IntakeEvents = {
     logger.warn('lead request refused', event);
     count('LeadRefused');
   },
+  wakeUpDeferred({ leadId, error }) {
+    logger.warn('lead recorded but its queue message failed; the reconciler sends it', {
+      leadId,
+      error: error instanceof Error ? error.name : String(error),
+    });
+    count('LeadWakeUpDeferred');
+  },
 };

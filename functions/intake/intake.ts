@@ -64,6 +64,8 @@ export interface IntakeEvents {
     duplicate: boolean;
   }): void;
   refused(event: { profile: string; status: number; code: string }): void;
+  /** The lead's first message could not be sent; the reconciler wakes it within minutes. */
+  wakeUpDeferred(event: { leadId: string; error: unknown }): void;
 }
 
 /** How the Prospect API waits for its lead's delivery (see the module comment). */
@@ -179,9 +181,16 @@ async function accept(
     profile: profileName,
     receivedAt,
   });
-  // A redelivery of a lead still queued is sent again: the first send may have failed after the
-  // ledger write. The forwarder's lease makes a second message harmless.
-  if (record.status === 'queued') await deps.queue.send(record.leadId);
+  // The ledger is the truth: once the lead is recorded it is accepted. Its first message starts
+  // its delivery chain; a redelivery sends nothing (one chain per lead), and a lead whose
+  // message could not be sent is woken by the reconciler, so neither case fails the request.
+  if (record.status === 'queued' && !duplicate) {
+    try {
+      await deps.queue.send(record.leadId, { version: record.version });
+    } catch (error) {
+      deps.events?.wakeUpDeferred({ leadId: record.leadId, error });
+    }
+  }
   deps.events?.accepted({
     leadId: record.leadId,
     profile: profileName,

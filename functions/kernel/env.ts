@@ -11,8 +11,6 @@ export const ENV = {
   leadQueueArn: 'LEAD_QUEUE_ARN',
   /** The lead queue's dead-letter queue (redrive source). */
   leadDlqArn: 'LEAD_DLQ_ARN',
-  /** Counted delivery failures before a lead is dead. */
-  maxAttempts: 'MAX_ATTEMPTS',
   /** The debtors report's S3 bucket. */
   reportBucket: 'REPORT_BUCKET_NAME',
   /** The debtors report's refresh-request queue. */

@@ -11,6 +11,8 @@ export interface LocalServices {
   queueTable: string;
   /** Receives before a message moves to the dead-letter queue (SQS's maxReceiveCount). */
   maxReceiveCount: number;
+  /** The ledger's wake grace; lead-ledger.ts DEFAULT_WAKE_GRACE_MS when absent. */
+  wakeGraceMs?: number;
 }
 
 let services: LocalServices | undefined;

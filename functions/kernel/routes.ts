@@ -37,7 +37,9 @@ export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
 /**
  * - `ledger:intake`: record and read leads (LEDGER_TABLE_NAME);
  * - `ledger:forwarder`: read leads and move them through delivery (LEDGER_TABLE_NAME);
- * - `ledger:admin`: read, list by status, requeue and park leads (LEDGER_TABLE_NAME);
+ * - `ledger:admin`: read, list, requeue and wake leads; read the upstream's circuit and pacer
+ *   (LEDGER_TABLE_NAME);
+ * - `ledger:reconciler`: list the due leads, wake them, read the circuit (LEDGER_TABLE_NAME);
  * - `queue:send`: send to the lead queue, nothing else (LEAD_QUEUE_URL);
  * - `queue:visibility`: postpone a received lead message (LEAD_QUEUE_URL); the forwarder's SQS
  *   event source grants receive and delete itself;
@@ -50,6 +52,7 @@ export type FunctionNeed =
   | 'ledger:intake'
   | 'ledger:forwarder'
   | 'ledger:admin'
+  | 'ledger:reconciler'
   | 'queue:send'
   | 'queue:visibility'
   | 'queue:redrive'
@@ -77,16 +80,25 @@ export const FUNCTIONS = {
   // No route: the lead queue invokes it (infra/constructs/lead-forwarder.ts). Its timeout sizes
   // the queue's visibility timeout (6 ×) and its reserved concurrency caps the delivery.
   forwarder: {
-    entry: 'functions/delivery/handler.ts',
+    entry: 'functions/delivery/forward/handler.ts',
     timeoutSeconds: 60,
     memoryMb: 512,
     description:
-      'Lead delivery: sends queued leads upstream (Meta leads looked up in Graph first), retries with backoff',
+      'Lead delivery: sends due leads upstream through the shared pacer and circuit (Meta leads looked up in Graph first)',
     // Upstream credentials; the profiles' keys for the Meta page tokens of the Graph lookup.
     secrets: ['upstream', 'profiles'],
     // queue:send: a lead held back by a 401, 429 or the pacer is re-sent as a fresh message.
     needs: ['ledger:forwarder', 'queue:visibility', 'queue:send'],
     reservedConcurrency: 2,
+  },
+  // No route: EventBridge Scheduler invokes it every minute (infra/constructs/lead-forwarder.ts).
+  reconciler: {
+    entry: 'functions/delivery/reconcile/handler.ts',
+    timeoutSeconds: 60,
+    memoryMb: 256,
+    description:
+      'Delivery reconciler: wakes the leads nothing is working on (lost messages, dead workers)',
+    needs: ['ledger:reconciler', 'queue:send'],
   },
   // No route: API Gateway calls it before every `auth: 'basic'` route (BASIC_AUTH below).
   authorizer: {
@@ -103,7 +115,7 @@ export const FUNCTIONS = {
     timeoutSeconds: 15,
     memoryMb: 256,
     description:
-      'Lead admin: look up and list leads, retry one, replay the dead ones (DLQ redrive)',
+      'Lead admin: look up and list leads, retry one, replay the dead ones (DLQ redrive), upstream health',
     secrets: ['clients'],
     needs: ['ledger:admin', 'queue:send', 'queue:redrive'],
   },
@@ -268,6 +280,15 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'retry-lead',
+  },
+  {
+    method: 'GET',
+    path: '/admin/upstream',
+    fn: 'admin',
+    throttle: ADMIN_READ_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'upstream-health',
   },
   {
     method: 'POST',

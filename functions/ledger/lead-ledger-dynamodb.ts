@@ -6,9 +6,10 @@
  *
  * | item  | pk                                   | attributes |
  * |-------|--------------------------------------|------------|
- * | lead  | `lead#<leadId>`                      | kind='lead', leadId, profile, source, status, dedupKey, payload, attempts, lastError?, ambiguousSince?, reason?, messages?, idProspect?, receivedAt, updatedAt, deliveredAt?, leaseUntil?, expiresAt?, gsi1pk=`status#<status>`, gsi1sk=`<receivedAt>#<leadId>` |
+ * | lead  | `lead#<leadId>`                      | kind='lead', leadId, profile, source, status, version, dedupKey, payload, attempts, tries, lastError?, lastFailureAt?, ambiguousSince?, ambiguousSettle?, reason?, messages?, idProspect?, receivedAt, queuedAt, updatedAt, deliveredAt?, leaseUntil?, nextAttemptAt?, expiresAt?, gsi1pk=`status#<status>`, gsi1sk=`<receivedAt>#<leadId>`, and while on its way duepk=`due`, dueAt |
  * | dedup | `dedup#<profile>#<sha256(dedupKey)>` | kind='dedup', leadId, profile, createdAt, expiresAt |
- * | pacer | `pacer#upstream`                     | kind='pacer', next: the shared upstream pacing (pacer-dynamodb.ts) |
+ * | pacer | `pacer#upstream`                     | kind='pacer', next: the shared upstream pacing (upstream/pacer-dynamodb.ts) |
+ * | circuit | `circuit#upstream`                 | kind='circuit': the upstream's health (upstream/circuit-dynamodb.ts) |
  *
  * No key (pk, gsi1pk, gsi1sk) carries personal data: lead ids are time + random, dedup keys
  * are hashed, statuses and timestamps are not personal. The capture and the prospect live in
@@ -27,6 +28,10 @@
  * Listing: the sparse index `gsi1` (only lead items have gsi1pk), oldest first. Each status is
  * one index partition; at lead volumes (far below 1,000 writes/s) that is no hot spot.
  *
+ * The reconciler's index `gsi2` is sparse too: only leads on their way (queued, sending) carry
+ * `duepk`/`dueAt`; every other transition removes them, so the reconciler reads the few leads
+ * that may need waking, never the whole table.
+ *
  * TTL (`expiresAt`, epoch seconds; DynamoDB deletes up to ~48 h late, so code that cares
  * compares it itself, as the dedup condition does):
  * - lead items in `delivered`, `rejected` and `test` expire `retentionDays` after their last
@@ -38,7 +43,7 @@
  * The table's TTL must be enabled on `expiresAt` (LEDGER_TABLE_DEFINITION.timeToLiveAttribute).
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   GetCommand,
@@ -49,11 +54,11 @@ import {
 import type { ExternalId } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import {
+  IN_FLIGHT,
   isLeadId,
   isLeadStatus,
   LeadStateError,
   type LeadStatus,
-  type LeadTransition,
   newLeadId,
   TRANSITIONS,
 } from '../domain/lead-lifecycle.ts';
@@ -61,7 +66,7 @@ import type { Prospect } from '../domain/prospect.ts';
 import {
   boundMessages,
   boundText,
-  type FailureDetails,
+  DEFAULT_WAKE_GRACE_MS,
   hashDedupKey,
   InvalidCursorError,
   type LeadLedger,
@@ -85,6 +90,8 @@ export interface DynamoTableDefinition {
 }
 
 export const LEDGER_STATUS_INDEX = 'gsi1';
+/** The reconciler's sparse index: leads on their way, by when they are due. */
+export const LEDGER_DUE_INDEX = 'gsi2';
 
 /** The ledger table. CDK: `partitionKey`/`sortKey` types are AttributeType's values ('S'). */
 export const LEDGER_TABLE_DEFINITION = {
@@ -94,6 +101,12 @@ export const LEDGER_TABLE_DEFINITION = {
       indexName: LEDGER_STATUS_INDEX,
       partitionKey: { name: 'gsi1pk', type: 'S' },
       sortKey: { name: 'gsi1sk', type: 'S' },
+      projection: 'ALL',
+    },
+    {
+      indexName: LEDGER_DUE_INDEX,
+      partitionKey: { name: 'duepk', type: 'S' },
+      sortKey: { name: 'dueAt', type: 'S' },
       projection: 'ALL',
     },
   ],
@@ -106,6 +119,12 @@ export interface DynamoLedgerOptions {
   tableName: string;
   /** How long final leads (delivered, rejected, test) are kept after their last change. */
   retentionDays?: number;
+  /**
+   * How long after a lead is recorded, released or claimed the reconciler may wake it if nothing
+   * did (its message lost, its worker dead): its `dueAt` is that much after the moment it should
+   * have been picked up. Default 2 minutes.
+   */
+  wakeGraceMs?: number;
 }
 
 /** The capture and prospect do not fit in one item even compressed. */
@@ -126,6 +145,8 @@ const DAY_SECONDS = 86_400;
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 1000;
 const RECORD_ROUNDS = 3;
+/** The due index's one partition key value. */
+const DUE = 'due';
 /** Final states that the TTL may remove after retentionDays. */
 const EXPIRING: ReadonlySet<LeadStatus> = new Set(['delivered', 'rejected', 'test']);
 
@@ -154,10 +175,23 @@ function decodePayload(value: unknown): Payload {
   return JSON.parse(json) as Payload;
 }
 
+const OPTIONAL_TEXT = [
+  'reason',
+  'lastError',
+  'lastFailureAt',
+  'ambiguousSince',
+  'deliveredAt',
+  'leaseUntil',
+  'nextAttemptAt',
+  'dueAt',
+] as const;
+
 function decodeLead(item: Item): LeadRecord {
   const { status, leadId } = item;
   if (!isLeadId(leadId) || !isLeadStatus(status)) throw new Error('malformed lead item');
   const { capture, prospect } = decodePayload(item.payload);
+  const receivedAt = item.receivedAt as string;
+  const attempts = Number(item.attempts ?? 0);
   const record: LeadRecord = {
     leadId,
     profile: item.profile as string,
@@ -166,29 +200,25 @@ function decodeLead(item: Item): LeadRecord {
     dedupKey: item.dedupKey as string,
     capture,
     ...(prospect !== undefined && { prospect }),
-    attempts: Number(item.attempts ?? 0),
-    receivedAt: item.receivedAt as string,
+    attempts,
+    // Leads recorded before these attributes existed: their chain is version 0.
+    tries: Number(item.tries ?? attempts),
+    version: Number(item.version ?? 0),
+    receivedAt,
+    queuedAt: typeof item.queuedAt === 'string' ? item.queuedAt : receivedAt,
     updatedAt: item.updatedAt as string,
   };
-  if (typeof item.reason === 'string') record.reason = item.reason;
+  for (const key of OPTIONAL_TEXT) {
+    const value = item[key];
+    if (typeof value === 'string') record[key] = value;
+  }
+  if (item.ambiguousSettle === true) record.ambiguousSettle = true;
   if (Array.isArray(item.messages)) record.messages = item.messages.map(String);
-  if (typeof item.lastError === 'string') record.lastError = item.lastError;
-  if (typeof item.ambiguousSince === 'string') record.ambiguousSince = item.ambiguousSince;
   if (typeof item.idProspect === 'string' || typeof item.idProspect === 'number') {
     record.idProspect = item.idProspect;
   }
-  if (typeof item.deliveredAt === 'string') record.deliveredAt = item.deliveredAt;
-  if (typeof item.leaseUntil === 'string') record.leaseUntil = item.leaseUntil;
   if (typeof item.expiresAt === 'number') record.expiresAt = item.expiresAt;
   return record;
-}
-
-function isConditionFailure(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { name?: unknown }).name === 'ConditionalCheckFailedException'
-  );
 }
 
 function withoutUndefined(item: Item): Item {
@@ -199,7 +229,8 @@ function encodeCursor(key: Item): string {
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 }
 
-function decodeCursor(cursor: string, status: LeadStatus): Item {
+/** A cursor this ledger handed out for the index `keys` names, with `partition` as its pk. */
+function decodeCursor(cursor: string, keys: { pk: string; sk: string }, partition: string): Item {
   let key: unknown;
   try {
     key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -207,17 +238,17 @@ function decodeCursor(cursor: string, status: LeadStatus): Item {
     throw new InvalidCursorError();
   }
   if (typeof key !== 'object' || key === null || Array.isArray(key)) throw new InvalidCursorError();
-  const { pk, gsi1pk, gsi1sk, ...rest } = key as Item;
+  const { pk, [keys.pk]: indexPk, [keys.sk]: indexSk, ...rest } = key as Item;
   if (
     Object.keys(rest).length > 0 ||
     typeof pk !== 'string' ||
     !pk.startsWith('lead#') ||
-    gsi1pk !== statusPk(status) ||
-    typeof gsi1sk !== 'string'
+    indexPk !== partition ||
+    typeof indexSk !== 'string'
   ) {
     throw new InvalidCursorError();
   }
-  return { pk, gsi1pk, gsi1sk };
+  return { pk, [keys.pk]: indexPk, [keys.sk]: indexSk };
 }
 
 function validateNewLead(lead: NewLead): void {
@@ -233,18 +264,14 @@ function validateNewLead(lead: NewLead): void {
   }
 }
 
-/** `ambiguousSince` to set, only when given (an undefined value in `set` would remove it). */
-function ambiguity(details: FailureDetails): Item {
-  return details.ambiguousSince === undefined ? {} : { ambiguousSince: details.ambiguousSince };
-}
-
+/** One UpdateItem: what to set (undefined removes), remove, add, and the condition. */
 interface UpdateSpec {
-  /** Attributes to set; an undefined value removes the attribute. */
   set: Item;
-  /** Attributes to remove. */
   remove?: readonly string[];
-  /** attempts := attempts + 1, or := 0. */
-  attempts?: 'increment' | 'reset';
+  /** Attributes incremented by one (missing counts as 0). */
+  increment?: readonly string[];
+  /** `attempts := 0, tries := 0`. */
+  resetCounts?: boolean;
 }
 
 export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
@@ -252,6 +279,8 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
   const retentionDays = options.retentionDays ?? 90;
   if (!(retentionDays > 0)) throw new RangeError('retentionDays must be positive');
   const retentionSeconds = Math.round(retentionDays * DAY_SECONDS);
+  const wakeGraceMs = options.wakeGraceMs ?? DEFAULT_WAKE_GRACE_MS;
+  if (!(wakeGraceMs >= 0)) throw new RangeError('wakeGraceMs must be ≥ 0');
   const doc =
     options.client instanceof DynamoDBDocumentClient
       ? options.client
@@ -261,6 +290,8 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
 
   const ttlFor = (status: LeadStatus, now: Date) =>
     EXPIRING.has(status) ? epochSeconds(now) + retentionSeconds : undefined;
+  const dueAfter = (moment: Date | string) =>
+    new Date(new Date(moment).getTime() + wakeGraceMs).toISOString();
 
   async function getItem(pk: string): Promise<Item | undefined> {
     const out = await doc.send(
@@ -286,38 +317,39 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
   }
 
   /**
-   * One transition = one UpdateItem whose condition is the transition's `from` list (and, for
-   * claim, an expired lease). Returns the new record, or undefined when the condition failed.
+   * One UpdateItem under `condition` (written with `#status`, `#version` and the placeholders
+   * in `values`); the new record, or undefined when the condition failed.
    */
-  async function transition(
+  async function update(
     leadId: string,
-    name: LeadTransition,
-    now: Date,
     spec: UpdateSpec,
+    condition: string,
+    values: Record<string, unknown>,
+    now: Date,
+    conditionNames: Record<string, string> = {},
   ): Promise<LeadRecord | undefined> {
     if (!isLeadId(leadId)) return undefined;
-    const { from, to } = TRANSITIONS[name];
-    const names: Record<string, string> = { '#status': 'status' };
-    const values: Record<string, unknown> = {};
+    const names: Record<string, string> = {
+      '#status': 'status',
+      '#version': 'version',
+      ...conditionNames,
+    };
+    const vals: Record<string, unknown> = { ...values };
     const sets: string[] = [];
     const removes: string[] = [];
-
-    const set = { ...spec.set, status: to, gsi1pk: statusPk(to), updatedAt: now.toISOString() };
-    const ttl = ttlFor(to, now);
     let index = 0;
-    for (const [attr, value] of Object.entries({ ...set, expiresAt: ttl })) {
-      const n = attr === 'status' ? '#status' : `#a${index}`;
+    for (const [attr, value] of Object.entries({ ...spec.set, updatedAt: now.toISOString() })) {
+      const n = attr === 'status' ? '#status' : attr === 'version' ? '#version' : `#a${index}`;
       names[n] = attr;
-      if (value === undefined) {
-        removes.push(n);
-      } else {
-        values[`:a${index}`] = value;
+      if (value === undefined) removes.push(n);
+      else {
+        vals[`:a${index}`] = value;
         sets.push(`${n} = :a${index}`);
       }
       index++;
@@ -327,50 +359,71 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       removes.push(`#r${index}`);
       index++;
     }
-    if (spec.attempts) {
+    if (spec.increment?.length || spec.resetCounts) vals[':zero'] = 0;
+    if (spec.increment?.length) vals[':one'] = 1;
+    for (const attr of spec.increment ?? []) {
+      const n = attr === 'version' ? '#version' : `#i${index}`;
+      names[n] = attr;
+      sets.push(`${n} = if_not_exists(${n}, :zero) + :one`);
+      index++;
+    }
+    if (spec.resetCounts) {
       names['#attempts'] = 'attempts';
-      values[':zero'] = 0;
-      if (spec.attempts === 'increment') {
-        values[':one'] = 1;
-        sets.push('#attempts = if_not_exists(#attempts, :zero) + :one');
-      } else {
-        sets.push('#attempts = :zero');
-      }
+      names['#tries'] = 'tries';
+      sets.push('#attempts = :zero', '#tries = :zero');
     }
-
-    let condition: string;
-    if (name === 'claim') {
-      // ISO 8601 UTC timestamps of one format compare correctly as strings.
-      names['#leaseUntil'] = 'leaseUntil';
-      values[':queued'] = 'queued';
-      values[':sending'] = 'sending';
-      values[':now'] = now.toISOString();
-      condition = '#status = :queued OR (#status = :sending AND #leaseUntil < :now)';
-    } else {
-      const placeholders = from.map((status, i) => {
-        values[`:from${i}`] = status;
-        return `:from${i}`;
-      });
-      condition = `#status IN (${placeholders.join(', ')})`;
-    }
-
+    const expression = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
+    // DynamoDB refuses names and values that no expression uses.
+    const used = (placeholder: string) =>
+      new RegExp(`${placeholder}(?![\\w])`).test(`${expression} ${condition}`);
     try {
       const out = await doc.send(
         new UpdateCommand({
           TableName: tableName,
           Key: { pk: leadPk(leadId) },
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          UpdateExpression: expression,
           ConditionExpression: condition,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          ExpressionAttributeNames: Object.fromEntries(
+            Object.entries(names).filter(([name]) => used(name)),
+          ),
+          ExpressionAttributeValues: Object.fromEntries(
+            Object.entries(vals).filter(([name]) => used(name)),
+          ),
           ReturnValues: 'ALL_NEW',
         }),
       );
       return out.Attributes ? decodeLead(out.Attributes) : undefined;
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
+      if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
     }
+  }
+
+  /** `#version = :version`, where a lead without the attribute counts as version 0. */
+  function versionIs(version: number, values: Record<string, unknown>): string {
+    values[':version'] = version;
+    return version === 0
+      ? '(attribute_not_exists(#version) OR #version = :version)'
+      : '#version = :version';
+  }
+
+  /** `#status IN (...)` of a transition's `from`. */
+  function statusIn(statuses: readonly LeadStatus[], values: Record<string, unknown>): string {
+    const placeholders = statuses.map((status, i) => {
+      values[`:from${i}`] = status;
+      return `:from${i}`;
+    });
+    return `#status IN (${placeholders.join(', ')})`;
+  }
+
+  /** What moving to status `to` sets besides it: its index keys, TTL, no longer due when final. */
+  function statusChange(to: LeadStatus, now: Date): Item {
+    return {
+      status: to,
+      gsi1pk: statusPk(to),
+      expiresAt: ttlFor(to, now),
+      ...(!IN_FLIGHT.has(to) && { duepk: undefined, dueAt: undefined, nextAttemptAt: undefined }),
+    };
   }
 
   async function get(leadId: string): Promise<LeadRecord | undefined> {
@@ -379,19 +432,26 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     return item ? decodeLead(item) : undefined;
   }
 
-  /** A refused transition: say what the lead's state actually is. */
-  async function refused(leadId: string, name: LeadTransition): Promise<never> {
-    const current = await get(leadId);
-    throw new LeadStateError(leadId, name, current?.status);
-  }
-
-  async function required(
+  /** A fenced transition that must succeed: LeadStateError (with the status found) otherwise. */
+  async function fenced(
     leadId: string,
-    name: LeadTransition,
+    name: keyof typeof TRANSITIONS,
+    version: number,
     now: Date,
     spec: UpdateSpec,
   ): Promise<LeadRecord> {
-    return (await transition(leadId, name, now, spec)) ?? refused(leadId, name);
+    const values: Record<string, unknown> = {};
+    const condition = `${statusIn(TRANSITIONS[name].from, values)} AND ${versionIs(version, values)}`;
+    const done = await update(
+      leadId,
+      { ...spec, set: { ...statusChange(TRANSITIONS[name].to, now), ...spec.set } },
+      condition,
+      values,
+      now,
+    );
+    if (done) return done;
+    const current = await get(leadId);
+    throw new LeadStateError(leadId, name, current?.status);
   }
 
   async function record(lead: NewLead): Promise<{ lead: LeadRecord; duplicate: boolean }> {
@@ -404,6 +464,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       capture: lead.capture,
       ...(lead.prospect !== undefined && { prospect: lead.prospect }),
     });
+    const queued = lead.status === 'queued';
 
     /** Writes the lead item under `leadId`; whoever writes it first is the non-duplicate. */
     async function writeLead(leadId: string): Promise<{ lead: LeadRecord; duplicate: boolean }> {
@@ -416,12 +477,16 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
         profile: lead.profile,
         source: lead.source,
         status: lead.status,
+        version: 0,
         dedupKey: lead.dedupKey,
         payload,
         reason: lead.reason === undefined ? undefined : boundText(lead.reason),
         attempts: 0,
+        tries: 0,
         receivedAt,
+        queuedAt: receivedAt,
         updatedAt: receivedAt,
+        ...(queued && { nextAttemptAt: receivedAt, duepk: DUE, dueAt: dueAfter(receivedAt) }),
         expiresAt: ttlFor(lead.status, lead.receivedAt),
       });
       if (await putIf(item, 'attribute_not_exists(pk)')) {
@@ -457,43 +522,116 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     throw new Error('record: the dedup item kept changing; try again');
   }
 
+  async function query(
+    index: string,
+    keys: { pk: string; sk: string },
+    partition: string,
+    page: { limit?: number; cursor?: string },
+    extra: { condition?: string; values?: Record<string, unknown> } = {},
+  ): Promise<LeadPage> {
+    const limit = Math.min(Math.max(Math.trunc(page.limit ?? DEFAULT_PAGE), 1), MAX_PAGE);
+    const out = await doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: index,
+        KeyConditionExpression: `${keys.pk} = :pk${extra.condition ? ` AND ${extra.condition}` : ''}`,
+        ExpressionAttributeValues: { ':pk': partition, ...extra.values },
+        ScanIndexForward: true,
+        Limit: limit,
+        ...(page.cursor !== undefined && {
+          ExclusiveStartKey: decodeCursor(page.cursor, keys, partition),
+        }),
+      }),
+    );
+    const leads = (out.Items ?? []).map(decodeLead);
+    return out.LastEvaluatedKey ? { leads, cursor: encodeCursor(out.LastEvaluatedKey) } : { leads };
+  }
+
   return {
     record,
     get,
 
-    async listByStatus(status, listOptions = {}): Promise<LeadPage> {
+    async listByStatus(status, page = {}): Promise<LeadPage> {
       if (!isLeadStatus(status)) throw new RangeError(`unknown status '${String(status)}'`);
-      const limit = Math.min(Math.max(Math.trunc(listOptions.limit ?? DEFAULT_PAGE), 1), MAX_PAGE);
-      const out = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: LEDGER_STATUS_INDEX,
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': statusPk(status) },
-          ScanIndexForward: true,
-          Limit: limit,
-          ...(listOptions.cursor !== undefined && {
-            ExclusiveStartKey: decodeCursor(listOptions.cursor, status),
-          }),
-        }),
-      );
-      const leads = (out.Items ?? []).map(decodeLead);
-      return out.LastEvaluatedKey
-        ? { leads, cursor: encodeCursor(out.LastEvaluatedKey) }
-        : { leads };
+      return query(LEDGER_STATUS_INDEX, { pk: 'gsi1pk', sk: 'gsi1sk' }, statusPk(status), page);
     },
 
-    async claim(leadId, leaseMs, now) {
+    async listDue(now, page = {}): Promise<LeadPage> {
+      return query(LEDGER_DUE_INDEX, { pk: 'duepk', sk: 'dueAt' }, DUE, page, {
+        condition: 'dueAt <= :now',
+        values: { ':now': now.toISOString() },
+      });
+    },
+
+    async countInFlight(): Promise<number> {
+      let count = 0;
+      let start: Item | undefined;
+      do {
+        const out = await doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: LEDGER_DUE_INDEX,
+            KeyConditionExpression: 'duepk = :pk',
+            ExpressionAttributeValues: { ':pk': DUE },
+            Select: 'COUNT',
+            ...(start && { ExclusiveStartKey: start }),
+          }),
+        );
+        count += out.Count ?? 0;
+        start = out.LastEvaluatedKey;
+      } while (start);
+      return count;
+    },
+
+    async claim(leadId, version, leaseMs, now) {
       if (!(Number.isFinite(leaseMs) && leaseMs > 0)) throw new RangeError('leaseMs must be > 0');
       const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
-      return transition(leadId, 'claim', now, { set: { leaseUntil } });
+      const values: Record<string, unknown> = {
+        ':queued': 'queued',
+        ':sending': 'sending',
+        ':now': now.toISOString(),
+      };
+      // ISO 8601 UTC timestamps of one format compare correctly as strings.
+      const condition =
+        `${versionIs(version, values)} AND (` +
+        '(#status = :queued AND (attribute_not_exists(#c0) OR #c0 <= :now)) ' +
+        'OR (#status = :sending AND #c1 < :now))';
+      return update(
+        leadId,
+        {
+          set: {
+            ...statusChange('sending', now),
+            leaseUntil,
+            duepk: DUE,
+            dueAt: dueAfter(leaseUntil),
+            nextAttemptAt: undefined,
+          },
+          increment: ['version', 'tries'],
+        },
+        condition,
+        values,
+        now,
+        { '#c0': 'nextAttemptAt', '#c1': 'leaseUntil' },
+      );
     },
 
     async markDelivered(leadId, idProspect: ExternalId, now) {
-      const done = await transition(leadId, 'markDelivered', now, {
-        set: { idProspect, deliveredAt: now.toISOString() },
-        remove: ['leaseUntil'],
-      });
+      const values: Record<string, unknown> = {};
+      const condition = statusIn(TRANSITIONS.markDelivered.from, values);
+      const done = await update(
+        leadId,
+        {
+          set: {
+            ...statusChange('delivered', now),
+            idProspect,
+            deliveredAt: now.toISOString(),
+            leaseUntil: undefined,
+          },
+        },
+        condition,
+        values,
+        now,
+      );
       if (done) return;
       const current = await get(leadId);
       // The same delivery recorded twice (a redelivered message, a retried call): fine.
@@ -503,43 +641,119 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       throw new LeadStateError(leadId, 'markDelivered', current?.status);
     },
 
-    async markRejected(leadId, messages, now) {
+    async markRejected(leadId, version, messages, now) {
       const bounded = boundMessages(messages);
-      await required(leadId, 'markRejected', now, {
-        set: { messages: bounded, reason: boundText(bounded.join('; ') || 'rejected') },
-        remove: ['leaseUntil'],
+      await fenced(leadId, 'markRejected', version, now, {
+        set: {
+          messages: bounded,
+          reason: boundText(bounded.join('; ') || 'rejected'),
+          leaseUntil: undefined,
+        },
       });
     },
 
-    async release(leadId, error, now, details = {}) {
-      return required(leadId, 'release', now, {
-        set: { lastError: boundText(error), ...ambiguity(details) },
-        remove: ['leaseUntil'],
-        ...(details.countAttempt !== false && { attempts: 'increment' as const }),
+    async release(leadId, version, release, now) {
+      const nextAttemptAt = release.nextAttemptAt.toISOString();
+      return fenced(leadId, 'release', version, now, {
+        set: {
+          leaseUntil: undefined,
+          nextAttemptAt,
+          duepk: DUE,
+          dueAt: dueAfter(nextAttemptAt),
+          lastError: boundText(release.error),
+          ...(release.failed && { lastFailureAt: now.toISOString() }),
+          ...(release.ambiguousSince !== undefined && {
+            ambiguousSince: release.ambiguousSince,
+            ambiguousSettle: release.ambiguousSettle === true ? true : undefined,
+          }),
+        },
+        ...(release.counted && { increment: ['attempts'] }),
       });
     },
 
-    async markDead(leadId, error, now, details = {}) {
-      await required(leadId, 'markDead', now, {
-        set: { lastError: boundText(error), ...ambiguity(details) },
-        remove: ['leaseUntil'],
-        attempts: 'increment',
+    async markDead(leadId, version, error, now, deadOptions = {}) {
+      await fenced(leadId, 'markDead', version, now, {
+        set: { lastError: boundText(error), leaseUntil: undefined },
+        ...(deadOptions.counted && { increment: ['attempts'] }),
       });
     },
 
-    async markParked(leadId, reason, now) {
-      await required(leadId, 'markParked', now, {
-        set: { reason: boundText(reason) },
-        remove: ['leaseUntil'],
+    async markParked(leadId, version, reason, now) {
+      await fenced(leadId, 'markParked', version, now, {
+        set: { reason: boundText(reason), leaseUntil: undefined },
       });
+    },
+
+    async markTest(leadId, version, reason, now) {
+      await fenced(leadId, 'markTest', version, now, {
+        set: { reason: boundText(reason), leaseUntil: undefined },
+      });
+    },
+
+    async saveMapping(leadId, version, mapping, now) {
+      const current = await get(leadId);
+      if (!current) throw new LeadStateError(leadId, 'saveMapping', undefined);
+      const payload = encodePayload({
+        capture: mapping.capture ?? current.capture,
+        ...((mapping.prospect ?? current.prospect) !== undefined && {
+          prospect: mapping.prospect ?? current.prospect,
+        }),
+      });
+      const values: Record<string, unknown> = { ':sending': 'sending' };
+      const done = await update(
+        leadId,
+        { set: { payload } },
+        `#status = :sending AND ${versionIs(version, values)}`,
+        values,
+        now,
+      );
+      if (!done) throw new LeadStateError(leadId, 'saveMapping', (await get(leadId))?.status);
     },
 
     async requeue(leadId, now) {
-      return transition(leadId, 'requeue', now, {
-        set: {},
-        remove: ['leaseUntil', 'reason', 'messages'],
-        attempts: 'reset',
-      });
+      const values: Record<string, unknown> = {};
+      const at = now.toISOString();
+      return update(
+        leadId,
+        {
+          set: {
+            ...statusChange('queued', now),
+            queuedAt: at,
+            nextAttemptAt: at,
+            duepk: DUE,
+            dueAt: dueAfter(at),
+            leaseUntil: undefined,
+          },
+          remove: ['reason', 'messages', 'lastFailureAt'],
+          increment: ['version'],
+          resetCounts: true,
+        },
+        statusIn(TRANSITIONS.requeue.from, values),
+        values,
+        now,
+      );
+    },
+
+    async wake(leadId, version, wakeOptions) {
+      const values: Record<string, unknown> = { ':queued': 'queued', ':sending': 'sending' };
+      let condition = `(#status = :queued OR #status = :sending) AND ${versionIs(version, values)}`;
+      if (wakeOptions.onlyIfDue) {
+        values[':now'] = wakeOptions.now.toISOString();
+        condition += ' AND #c0 <= :now';
+      }
+      return update(
+        leadId,
+        {
+          set: {
+            dueAt: wakeOptions.dueAt.toISOString(),
+            ...(wakeOptions.attemptNow && { nextAttemptAt: wakeOptions.now.toISOString() }),
+          },
+        },
+        condition,
+        values,
+        wakeOptions.now,
+        wakeOptions.onlyIfDue ? { '#c0': 'dueAt' } : {},
+      );
     },
   };
 }

@@ -13,7 +13,12 @@
 import { createHash } from 'node:crypto';
 import type { ExternalId } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
-import { type LeadStatus, type PublicLeadStatus, publicStatus } from '../domain/lead-lifecycle.ts';
+import {
+  IN_FLIGHT,
+  type LeadStatus,
+  type PublicLeadStatus,
+  publicStatus,
+} from '../domain/lead-lifecycle.ts';
 import type { Prospect } from '../domain/prospect.ts';
 
 export interface LeadRecord {
@@ -24,22 +29,43 @@ export interface LeadRecord {
   status: LeadStatus;
   /** What makes a redelivery recognisable (see LeadCapture.dedupKey). Never part of a key. */
   dedupKey: string;
+  /** What the person sent, as captured (completed by the source's lookup once it ran). */
   capture: LeadCapture;
-  /** The mapped Prospect, once it could be mapped. */
+  /** The Prospect as last mapped. */
   prospect?: Prospect;
   /** Why the lead is parked (missing fields) or was rejected (the upstream's messages joined). */
   reason?: string;
   /** The upstream's own messages when it rejected the lead. */
   messages?: string[];
-  /** Failed delivery attempts since the lead was (re)queued. */
-  attempts: number;
-  lastError?: string;
   /**
-   * ISO 8601: when the first delivery attempt whose POST had an unknown outcome (timeout,
-   * network error, 5xx after sending) started. The upstream may have created the prospect, so
-   * the next attempt looks it up before posting again (docs/operations.md). Kept until delivered.
+   * Failures counted against this lead since it was (re)queued: only failures that are its own
+   * (the upstream kept serving other leads meanwhile). At maxAttempts the lead is dead.
+   */
+  attempts: number;
+  /** Every delivery attempt since the lead was (re)queued, counted or not. */
+  tries: number;
+  lastError?: string;
+  /** ISO 8601: when the last failed attempt failed. */
+  lastFailureAt?: string;
+  /**
+   * ISO 8601: when the first delivery attempt whose POST had an unknown outcome (a timeout, a
+   * connection lost after sending, a 500/502/504) started. The upstream may have created the
+   * prospect, so the next attempt looks it up before posting again (docs/operations.md).
    */
   ambiguousSince?: string;
+  /** Whether that ambiguity needs time to settle (the request may still be processing). */
+  ambiguousSettle?: boolean;
+  /** The delivery chain's fencing token: `claim` and `requeue` increment it (lead-lifecycle.ts). */
+  version: number;
+  /** ISO 8601: the earliest moment of the next attempt (queued leads). */
+  nextAttemptAt?: string;
+  /**
+   * ISO 8601: when the reconciler should look at the lead if nothing has (queued and sending
+   * leads only; the sparse index the reconciler reads).
+   */
+  dueAt?: string;
+  /** ISO 8601: when the lead was (last) queued; the delivery horizon counts from here. */
+  queuedAt: string;
   idProspect?: ExternalId;
   /** ISO 8601. */
   receivedAt: string;
@@ -66,15 +92,25 @@ export interface NewLead {
   receivedAt: Date;
 }
 
-/** What a failed attempt adds to `release` / `markDead` (both optional, additive). */
-export interface FailureDetails {
-  /** Records `ambiguousSince` (ISO 8601). Nothing removes it: leaving it out keeps the old value. */
+/**
+ * How long after a lead should have been picked up (recorded, released until a moment, claimed
+ * with a lease) the reconciler may wake it if nothing did: the `dueAt` the ledger writes.
+ */
+export const DEFAULT_WAKE_GRACE_MS = 2 * 60_000;
+
+/** How a delivery attempt that did not finish the lead hands it back (`release`). */
+export interface Release {
+  /** When the next attempt may start. */
+  nextAttemptAt: Date;
+  /** What went wrong (kinds and statuses; never the person's data). */
+  error: string;
+  /** A failure of this lead's own: attempts + 1. */
+  counted: boolean;
+  /** The attempt failed (as opposed to waiting its turn): lastFailureAt := now. */
+  failed: boolean;
+  /** Records the ambiguity (nothing removes it before delivery). */
   ambiguousSince?: string;
-  /**
-   * false: the failure says nothing about this lead (401, 429, a paused pacer), so `attempts`
-   * is left as it is. Default true. Only `release` reads it; `markDead` always counts.
-   */
-  countAttempt?: boolean;
+  ambiguousSettle?: boolean;
 }
 
 export interface LeadPage {
@@ -83,6 +119,11 @@ export interface LeadPage {
   cursor?: string;
 }
 
+/**
+ * The lead ledger: the truth about every lead. Every transition after `record` is fenced by the
+ * lead's `version` (lead-lifecycle.ts): a caller whose version is no longer the lead's changes
+ * nothing (`undefined` from claim/wake/requeue, LeadStateError from the others).
+ */
 export interface LeadLedger {
   /**
    * Records a lead unless its (profile, dedupKey) was recorded within the window; on a
@@ -97,20 +138,72 @@ export interface LeadLedger {
     status: LeadStatus,
     options?: { limit?: number; cursor?: string },
   ): Promise<LeadPage>;
-  /** Takes a lease to send: only from 'queued' (or an expired 'sending' lease); undefined if someone else holds it or it is final. */
-  claim(leadId: string, leaseMs: number, now: Date): Promise<LeadRecord | undefined>;
+  /**
+   * The leads the reconciler should look at: queued or sending, with `dueAt` at or before `now`,
+   * the most overdue first. Reads the sparse due index only.
+   */
+  listDue(now: Date, options?: { limit?: number; cursor?: string }): Promise<LeadPage>;
+  /** How many leads are on their way (queued or sending): the backlog. */
+  countInFlight(): Promise<number>;
+  /**
+   * Takes the lead for one attempt: from `queued` when its next attempt is due, or `sending` whose
+   * lease has expired, and only at `version`. The record returned carries the new version.
+   */
+  claim(
+    leadId: string,
+    version: number,
+    leaseMs: number,
+    now: Date,
+  ): Promise<LeadRecord | undefined>;
   /** Records the upstream's id. Idempotent for the same idProspect; throws LeadStateError when already delivered with another. */
   markDelivered(leadId: string, idProspect: ExternalId, now: Date): Promise<void>;
-  /** The upstream refused the lead for good (4xx with messages). From 'sending'. */
-  markRejected(leadId: string, messages: readonly string[], now: Date): Promise<void>;
-  /** Back to 'queued' after a retryable failure: attempts+1 (unless details.countAttempt is false), lastError. From 'sending'. */
-  release(leadId: string, error: string, now: Date, details?: FailureDetails): Promise<LeadRecord>;
-  /** Retries exhausted (or the queue gave up on it): attempts+1, lastError. From 'queued' or 'sending'. */
-  markDead(leadId: string, error: string, now: Date, details?: FailureDetails): Promise<void>;
-  /** Cannot be sent until an operator acts (e.g. required fields missing). From 'queued' or 'sending'. */
-  markParked(leadId: string, reason: string, now: Date): Promise<void>;
-  /** Operator retry: parked/dead/rejected/test → queued (attempts reset); returns the record or undefined when not allowed. */
+  /** The upstream refused the lead for good (4xx with messages). From 'sending' at `version`. */
+  markRejected(
+    leadId: string,
+    version: number,
+    messages: readonly string[],
+    now: Date,
+  ): Promise<void>;
+  /** Back to 'queued' until `release.nextAttemptAt`. From 'sending' at `version`. */
+  release(leadId: string, version: number, release: Release, now: Date): Promise<LeadRecord>;
+  /** Given up (its own failures exhausted, or the horizon passed). From queued or sending. */
+  markDead(
+    leadId: string,
+    version: number,
+    error: string,
+    now: Date,
+    options?: { counted?: boolean },
+  ): Promise<void>;
+  /** Cannot be sent until an operator acts (e.g. required fields missing). */
+  markParked(leadId: string, version: number, reason: string, now: Date): Promise<void>;
+  /** A platform's test lead, recognised only once completed (Meta's testing tool). */
+  markTest(leadId: string, version: number, reason: string, now: Date): Promise<void>;
+  /**
+   * Keeps what an attempt learnt about the lead: the capture as completed by its source, the
+   * Prospect as mapped. From 'sending' at `version`.
+   */
+  saveMapping(
+    leadId: string,
+    version: number,
+    mapping: { capture?: LeadCapture; prospect?: Prospect },
+    now: Date,
+  ): Promise<void>;
+  /**
+   * Operator retry: parked/dead/rejected/test → queued, a new delivery chain (version + 1),
+   * attempts reset, due now; the record, or undefined when not allowed.
+   */
   requeue(leadId: string, now: Date): Promise<LeadRecord | undefined>;
+  /**
+   * Notes a wake-up of a lead still on its way at `version` (the reconciler's, an operator's):
+   * its `dueAt` moves to `dueAt`, and with `now` given, its next attempt becomes due now. The
+   * record, or undefined when the lead moved on (another version, final, or not yet due when
+   * `onlyIfDue`).
+   */
+  wake(
+    leadId: string,
+    version: number,
+    options: { dueAt: Date; now: Date; attemptNow?: boolean; onlyIfDue?: boolean },
+  ): Promise<LeadRecord | undefined>;
 }
 
 /** A `cursor` that this ledger did not hand out for this listing. */
@@ -148,10 +241,15 @@ export interface LeadSummary {
   profile: string;
   status: PublicLeadStatus;
   idProspect?: ExternalId;
+  /** Failures counted against the lead (its own, since it was last queued). */
   attempts: number;
+  /** Every attempt since it was last queued, counted or not. */
+  tries: number;
   lastError?: string;
   reason?: string;
   receivedAt: string;
+  /** While on its way: when the next attempt may start. */
+  nextAttemptAt?: string;
   deliveredAt?: string;
 }
 
@@ -162,9 +260,13 @@ export function toLeadSummary(lead: LeadRecord): LeadSummary {
     status: publicStatus(lead.status),
     ...(lead.idProspect !== undefined && { idProspect: lead.idProspect }),
     attempts: lead.attempts,
-    ...(lead.lastError !== undefined && { lastError: lead.lastError }),
+    tries: lead.tries,
+    ...(lead.lastError !== undefined &&
+      lead.status !== 'delivered' && { lastError: lead.lastError }),
     ...(lead.reason !== undefined && { reason: lead.reason }),
     receivedAt: lead.receivedAt,
+    ...(lead.nextAttemptAt !== undefined &&
+      IN_FLIGHT.has(lead.status) && { nextAttemptAt: lead.nextAttemptAt }),
     ...(lead.deliveredAt !== undefined && { deliveredAt: lead.deliveredAt }),
   };
 }

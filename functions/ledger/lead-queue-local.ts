@@ -12,7 +12,7 @@
  * Each step is one conditional write, so two workers never receive the same message at once.
  */
 import { randomBytes } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   DynamoDBDocumentClient,
@@ -32,6 +32,8 @@ export const LOCAL_QUEUE_TABLE_DEFINITION = {
 export interface LocalQueueMessage {
   id: string;
   leadId: string;
+  /** The delivery chain the message was sent for (lead-queue.ts). */
+  version?: number;
   receiptHandle: string;
   receiveCount: number;
   sentAt: number;
@@ -54,6 +56,7 @@ export interface LocalLeadQueue extends LeadQueue {
 interface Item {
   id: string;
   leadId: string;
+  version?: number;
   queue: 'main' | 'dead';
   visibleAt: number;
   receiveCount: number;
@@ -62,7 +65,7 @@ interface Item {
 }
 
 function isConditionFailure(error: unknown): boolean {
-  return (error as { name?: string }).name === 'ConditionalCheckFailedException';
+  return error instanceof ConditionalCheckFailedException;
 }
 
 export function createLocalLeadQueue(options: {
@@ -102,6 +105,7 @@ export function createLocalLeadQueue(options: {
       const item: Item = {
         id: `${now.toString(36)}-${randomBytes(6).toString('hex')}`,
         leadId,
+        ...(sendOptions.version !== undefined && { version: sendOptions.version }),
         queue: 'main',
         visibleAt: now + (queueDelaySeconds(sendOptions.delaySeconds) ?? 0) * 1000,
         receiveCount: 0,
@@ -148,6 +152,7 @@ export function createLocalLeadQueue(options: {
           received.push({
             id: item.id,
             leadId: item.leadId,
+            ...(item.version !== undefined && { version: item.version }),
             receiptHandle: receipt,
             receiveCount: item.receiveCount + 1,
             sentAt: item.sentAt,

@@ -1,5 +1,5 @@
 /**
- * The lead queue on a standard SQS queue: one SendMessage per lead, body `{"leadId"}`.
+ * The lead queue on a standard SQS queue: one SendMessage per lead, body `{"leadId","v"}`.
  * SQS delays a message at most 900 s: a longer delay is capped at 900 s, so the lead comes back
  * earlier than asked (a caller that must wait longer has to delay it again). FIFO queues are
  * refused: they take no per-message delay, and the ledger's claim already stops double sends.
@@ -23,7 +23,7 @@ export function createSqsLeadQueue({ client, queueUrl }: SqsLeadQueueOptions): L
       await client.send(
         new SendMessageCommand({
           QueueUrl: queueUrl,
-          MessageBody: encodeLeadMessage(leadId),
+          MessageBody: encodeLeadMessage(leadId, options.version),
           ...(delay !== undefined && delay > 0 && { DelaySeconds: delay }),
         }),
       );

@@ -1,8 +1,10 @@
 /**
- * The lead queue: tells the delivery worker that a recorded lead is ready to send. A message
- * carries only the lead id; the ledger holds the lead itself, so a message never contains
- * personal data and a redelivered message is harmless (the worker's `claim` refuses a lead
- * that is being sent or is final). The SQS adapter is lead-queue-sqs.ts.
+ * The lead queue: wakes the delivery worker for a lead. The ledger is the truth (when the lead
+ * is due, who holds it); a message only says "look at this lead now", and carries the lead id and
+ * the delivery chain's version it was sent for. A message that does not match the lead's
+ * current version is a no-op, so a redelivered or duplicated message can never start a second
+ * chain; a message that never arrives is replaced by the reconciler's. Messages carry no
+ * personal data. The SQS adapter is lead-queue-sqs.ts, the local one lead-queue-local.ts.
  */
 import { isLeadId } from '../domain/lead-lifecycle.ts';
 
@@ -23,20 +25,26 @@ export function queueDelaySeconds(delaySeconds: number | undefined): number | un
 export interface LeadQueueSendOptions {
   /** Deliver no earlier than this many seconds from now (backoff, Retry-After). */
   delaySeconds?: number;
+  /** The delivery chain (the lead's version) the message is for; absent: whatever is current. */
+  version?: number;
 }
 
 export interface LeadQueue {
   send(leadId: string, options?: LeadQueueSendOptions): Promise<void>;
 }
 
-/** The message body: `{"leadId":"ld_..."}`. */
+/** The message: `{"leadId":"ld_...","v":3}` (`v` absent in messages from before versions). */
 export interface LeadMessage {
   leadId: string;
+  version?: number;
 }
 
-export function encodeLeadMessage(leadId: string): string {
+export function encodeLeadMessage(leadId: string, version?: number): string {
   if (!isLeadId(leadId)) throw new TypeError('encodeLeadMessage: not a lead id');
-  return JSON.stringify({ leadId } satisfies LeadMessage);
+  if (version !== undefined && !(Number.isSafeInteger(version) && version >= 0)) {
+    throw new TypeError('encodeLeadMessage: the version is a whole number');
+  }
+  return JSON.stringify(version === undefined ? { leadId } : { leadId, v: version });
 }
 
 /** Reads a message body; undefined when it is not a lead message (a poison message). */
@@ -48,6 +56,10 @@ export function parseLeadMessage(body: string): LeadMessage | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { leadId } = value as { leadId?: unknown };
-  return isLeadId(leadId) ? { leadId } : undefined;
+  const { leadId, v } = value as { leadId?: unknown; v?: unknown };
+  if (!isLeadId(leadId)) return undefined;
+  if (v === undefined) return { leadId };
+  return Number.isSafeInteger(v) && (v as number) >= 0
+    ? { leadId, version: v as number }
+    : undefined;
 }

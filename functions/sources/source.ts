@@ -44,6 +44,12 @@ export const profileCommon = {
   honeypotField: z.optional(nonEmpty),
   /** Post the platform's test leads upstream too (default: keep them with status `test`). */
   deliverTestLeads: z.optional(z.boolean()),
+  /**
+   * What to do with a lead whose earlier POST got no answer when the upstream key may not look
+   * prospects up: `repost` (default: post again, at-least-once) or `park` (a person checks the
+   * upstream first, then retries it or marks it delivered).
+   */
+  ambiguous: z.optional(z.enum(['repost', 'park'])),
 };
 
 /** The zod shape of a source's own profile settings. */

@@ -4,18 +4,23 @@
  *
  * Alarms (each notifies the topic when it goes into ALARM and when it recovers):
  * - dead letters: the lead queue's DLQ holds ≥ 1 message (ApproximateNumberOfMessagesVisible);
- *   receives ran out without the forwarder finishing the lead (crashes, timeouts, throttles);
+ *   the forwarder failed on it outright that often (the ledger unreachable, a poison message).
+ *   No lead is lost with it: the reconciler wakes leads from the ledger;
  * - backlog: the oldest lead message is older than `maxMessageAge` (default 15 min:
  *   ApproximateAgeOfOldestMessage); delivery is stuck or far behind (upstream down, pacing);
  * - waiting leads: a lead going back for a retry had waited longer than `maxMessageAge` since
  *   it was received (LeadWaitingSeconds, Maximum, recorded on every retry). Held-back leads are re-sent as fresh
- *   messages (functions/delivery/handler.ts), so the queue's message age no longer shows their
+ *   messages (functions/delivery/forward/handler.ts), so the queue's message age no longer shows their
  *   wait; this alarm does;
  * - upstream auth: ≥ 1 UpstreamAuthFailure (the upstream or Graph refused our credentials):
  *   every delivery fails until an operator fixes the secret, so one is enough;
- * - dead leads: ≥ 1 LeadDead (the forwarder gave up after MAX_ATTEMPTS). Those messages are
- *   deleted, not dead-lettered, so the DLQ alarm alone would miss them;
- * - forwarder errors: the function threw or timed out (Lambda Errors ≥ 1).
+ * - upstream down: ≥ 1 UpstreamCircuitOpened (failures that say nothing about a lead opened the
+ *   circuit: leads wait for a probe, counted against nothing; the alarm recovers when it closes);
+ * - lookups forbidden: ≥ 1 UpstreamLookupForbidden (the key may not look prospects up, so an
+ *   ambiguous POST cannot be checked: exactly-once depends on that permission);
+ * - dead leads: ≥ 1 LeadDead (a lead's own failures ran out, or it waited past the delivery
+ *   horizon). Those are final in the ledger, so the DLQ alarm alone would miss them;
+ * - forwarder and reconciler errors: a function threw or timed out (Lambda Errors ≥ 1).
  * Missing data is "not breaching": no traffic is no problem. Thresholds count in 5-minute
  * periods, one period to alarm: each of these is worth a look the first time.
  *
@@ -67,6 +72,9 @@ export const LEAD_METRICS = {
   dead: 'LeadDead',
   parked: 'LeadParked',
   upstreamAuthFailure: 'UpstreamAuthFailure',
+  circuitOpened: 'UpstreamCircuitOpened',
+  lookupForbidden: 'UpstreamLookupForbidden',
+  woken: 'LeadWoken',
   /** Seconds since a lead going back for a retry was received (a value, not a count). */
   waiting: 'LeadWaitingSeconds',
 } as const;
@@ -82,6 +90,8 @@ export interface DeliveryObservabilityProps {
   stage: string;
   queue: LeadQueue;
   forwarder: IFunction;
+  /** The delivery reconciler (optional: stacks built without it). */
+  reconciler?: IFunction;
   intake: IFunction;
   api: RestApi;
   /** Subscribe this address to the alarm topic (confirmed once by email). */
@@ -99,8 +109,11 @@ export interface DeliveryAlarms {
   backlog: Alarm;
   waitingLeads: Alarm;
   upstreamAuth: Alarm;
+  upstreamDown: Alarm;
+  lookupForbidden: Alarm;
   deadLeads: Alarm;
   forwarderErrors: Alarm;
+  reconcilerErrors?: Alarm;
 }
 
 export class DeliveryObservability extends Construct {
@@ -175,7 +188,7 @@ export class DeliveryObservability extends Construct {
     this.alarms = {
       deadLetters: this.alarm('DeadLetterAlarm', {
         description:
-          'Lead messages reached the dead-letter queue: the forwarder could not finish them within maxReceiveCount receives. Fix the cause, then POST /admin/replay (docs/deploy.md, Alarms).',
+          'Lead messages reached the dead-letter queue: the forwarder failed on them outright (the ledger unreachable, or a poison message). The reconciler still wakes their leads from the ledger; see the forwarder log (docs/operations.md, Alarms).',
         metric: queue.deadLetterQueue.metricApproximateNumberOfMessagesVisible(max),
         threshold: 1,
       }),
@@ -197,9 +210,21 @@ export class DeliveryObservability extends Construct {
         metric: this.leadMetric(LEAD_METRICS.upstreamAuthFailure, sum),
         threshold: 1,
       }),
+      upstreamDown: this.alarm('UpstreamDownAlarm', {
+        description:
+          'The upstream stopped answering (refused connections, timeouts, 5xx): the circuit opened and leads wait for a probe, nothing is lost or counted. Check the upstream; see GET /admin/upstream (docs/operations.md, Alarms).',
+        metric: this.leadMetric(LEAD_METRICS.circuitOpened, sum),
+        threshold: 1,
+      }),
+      lookupForbidden: this.alarm('LookupForbiddenAlarm', {
+        description:
+          'The upstream key may not look prospects up ("Prospects - Consulta"): a POST that got no answer cannot be checked before it is sent again, so duplicates are possible. Tick the permission in the upstream (docs/operations.md, Exactly once).',
+        metric: this.leadMetric(LEAD_METRICS.lookupForbidden, sum),
+        threshold: 1,
+      }),
       deadLeads: this.alarm('DeadLeadsAlarm', {
         description:
-          'Leads exhausted their delivery attempts (MAX_ATTEMPTS) and are dead in the ledger: see GET /admin/leads?status=dead, fix the cause, then POST /admin/replay (docs/deploy.md, Alarms).',
+          'Leads are dead in the ledger: their own failures ran out (maxAttempts) or they waited past the delivery horizon. See GET /admin/leads?status=dead, fix the cause, then POST /admin/replay (docs/operations.md, Alarms).',
         metric: this.leadMetric(LEAD_METRICS.dead, sum),
         threshold: 1,
       }),
@@ -208,6 +233,14 @@ export class DeliveryObservability extends Construct {
           'The forwarder function failed a whole invocation (uncaught error or timeout): see its log (docs/deploy.md, Alarms).',
         metric: forwarder.metricErrors(sum),
         threshold: 1,
+      }),
+      ...(props.reconciler && {
+        reconcilerErrors: this.alarm('ReconcilerErrorsAlarm', {
+          description:
+            'The delivery reconciler failed a run (uncaught error or timeout): leads whose message was lost wait until it runs again; see its log (docs/operations.md, Alarms).',
+          metric: props.reconciler.metricErrors(sum),
+          threshold: 1,
+        }),
       }),
     };
 
@@ -251,6 +284,9 @@ export class DeliveryObservability extends Construct {
               lead(LEAD_METRICS.retried, 'retried'),
               lead(LEAD_METRICS.dead, 'dead'),
               lead(LEAD_METRICS.upstreamAuthFailure, 'upstream auth failures'),
+              lead(LEAD_METRICS.circuitOpened, 'circuit opened'),
+              lead(LEAD_METRICS.woken, 'woken by the reconciler'),
+              lead(LEAD_METRICS.lookupForbidden, 'lookups forbidden'),
             ],
             width: 12,
           }),

@@ -1,7 +1,8 @@
 /**
- * The delivery wiring of the forwarder function (FUNCTIONS.forwarder, created by the stack like
- * every function): the lead queue's SQS event source, the retry cap it reads, and the checks that
- * keep the queue, the event source and the function consistent.
+ * The delivery engine's wiring (the forwarder and the reconciler functions are created by the
+ * stack like every function, FUNCTIONS in functions/kernel/routes.ts): the lead queue's SQS event
+ * source on the forwarder, the reconciler's schedule, and the checks that keep the queue, the
+ * event source and the function consistent.
  *
  * - Event source: batches of up to 5 messages, partial batch responses
  *   (`ReportBatchItemFailures`: only the failed records return to the queue, the handler may
@@ -18,26 +19,30 @@
  *   stall the whole queue; more would only wait on the pacer.
  * - Timeouts: the function must not run longer than LeadQueue.consumerTimeout (the queue's
  *   visibility timeout is 6 × that), or a batch still in work would be handed out again.
- * - MAX_ATTEMPTS (default 8): delivery attempts before the forwarder marks a lead dead. Retries
- *   that are not counted (401s, 429s, pacer waits: functions/delivery/forward.ts) are re-sent as
- *   fresh messages (sqs:SendMessage, the function's `queue:send` need), so they use no receives;
- *   the queue's maxReceiveCount (8) bounds the rest (crashes, timeouts); those messages end in
- *   the DLQ, which is alarmed and redriven by the admin replay.
+ * - The ledger is the truth and a message only a wake-up (functions/delivery/forward/forward.ts):
+ *   every retry is a fresh delayed message (sqs:SendMessage, the function's `queue:send` need),
+ *   so waits use no receives; only a message the function fails on outright (the ledger
+ *   unreachable) comes back after the visibility timeout, and after maxReceiveCount (8) moves
+ *   to the DLQ, where nothing is lost: the reconciler wakes its lead from the ledger.
+ * - Reconciler: EventBridge Scheduler invokes it every minute (functions/delivery/reconcile/):
+ *   it wakes the leads nothing is working on (a message lost, a worker dead mid-attempt).
+ *   Scheduler retries a failed invocation twice within the minute; the next tick covers the
+ *   rest, so it needs no dead-letter queue of its own.
  *
  * Grants: the event source grants what consuming needs (sqs:ReceiveMessage, DeleteMessage,
  * ChangeMessageVisibility, GetQueueAttributes, GetQueueUrl on the lead queue only); the ledger,
  * the explicit ChangeMessageVisibility and SendMessage come from the function's `needs`
  * (functions/kernel/routes.ts).
  */
-import { Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
-import { ENV } from '../../functions/kernel/env.ts';
 import type { LeadQueue } from './lead-queue.ts';
 
-/** Delivery attempts before a lead is dead, unless the stack says otherwise. */
-export const DEFAULT_MAX_ATTEMPTS = 8;
 /** Messages per invocation. */
 export const FORWARDER_BATCH_SIZE = 5;
 /** Batches in flight at once (the event source's MaximumConcurrency; Lambda allows 2..1000). */
@@ -48,8 +53,8 @@ export interface LeadForwarderProps {
   fn: LambdaFunction;
   /** The queue it consumes; its consumerTimeout must cover the function's timeout. */
   queue: LeadQueue;
-  /** @default DEFAULT_MAX_ATTEMPTS (8) */
-  maxAttempts?: number;
+  /** The reconciler function (FUNCTIONS.reconciler), invoked every minute. */
+  reconciler: LambdaFunction;
   /** @default FORWARDER_BATCH_SIZE (5) */
   batchSize?: number;
   /** @default FORWARDER_MAX_CONCURRENCY (2) */
@@ -59,18 +64,14 @@ export interface LeadForwarderProps {
 export class LeadForwarder extends Construct {
   readonly fn: LambdaFunction;
   readonly eventSource: SqsEventSource;
-  readonly maxAttempts: number;
   readonly maxConcurrency: number;
+  readonly reconcilerSchedule: Schedule;
 
   constructor(scope: Construct, id: string, props: LeadForwarderProps) {
     super(scope, id);
     const { fn, queue } = props;
-    const maxAttempts = props.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     const batchSize = props.batchSize ?? FORWARDER_BATCH_SIZE;
     const maxConcurrency = props.maxConcurrency ?? FORWARDER_MAX_CONCURRENCY;
-    if (!(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {
-      throw new RangeError('LeadForwarder: maxAttempts must be a whole number ≥ 1');
-    }
     const fnTimeout = fn.timeout?.toSeconds();
     if (fnTimeout === undefined || fnTimeout > queue.consumerTimeout.toSeconds()) {
       throw new RangeError(
@@ -84,10 +85,8 @@ export class LeadForwarder extends Construct {
       );
     }
     this.fn = fn;
-    this.maxAttempts = maxAttempts;
     this.maxConcurrency = maxConcurrency;
 
-    fn.addEnvironment(ENV.maxAttempts, String(maxAttempts));
     this.eventSource = new SqsEventSource(queue.queue, {
       batchSize,
       reportBatchItemFailures: true,
@@ -107,5 +106,33 @@ export class LeadForwarder extends Construct {
           "SQS event source mappings take no on-failure destination (only stream and Kafka sources do): failed lead messages go to the lead queue's dead-letter queue through its redrive policy, and an alarm watches it.",
       },
     );
+
+    const schedulerRole = new Role(this, 'ReconcilerScheduleRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+      description: 'EventBridge Scheduler invokes the delivery reconciler',
+    });
+    this.reconcilerSchedule = new Schedule(this, 'ReconcilerSchedule', {
+      description: 'Wakes the leads that nothing is working on (the delivery reconciler)',
+      schedule: ScheduleExpression.rate(Duration.minutes(1)),
+      target: new LambdaInvoke(props.reconciler, {
+        role: schedulerRole,
+        input: ScheduleTargetInput.fromObject({ reason: 'schedule' }),
+        maxEventAge: Duration.minutes(1),
+        retryAttempts: 2,
+      }),
+    });
+    const reconcilerId = Stack.of(this).getLogicalId(
+      props.reconciler.node.defaultChild as CfnElement,
+    );
+    Validations.of(schedulerRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${reconcilerId}.Arn>:*]`,
+      reason:
+        'lambda:InvokeFunction on the reconciler function and its versions (`<arn>:*`), as Function.grantInvoke writes it: the role may invoke that one function and nothing else.',
+    });
+    Validations.of(props.reconciler).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'Invoked every minute by EventBridge Scheduler, which retries a failed invocation itself; an invocation that still fails changes nothing the next tick does not redo (the reconciler reads the ledger afresh), so there is nothing to keep in a dead-letter queue.',
+    });
   }
 }

@@ -28,9 +28,11 @@ import { Construct } from 'constructs';
 import { ENV } from '../../functions/kernel/env.ts';
 import {
   type DynamoTableDefinition,
+  LEDGER_DUE_INDEX,
   LEDGER_STATUS_INDEX,
   LEDGER_TABLE_DEFINITION,
 } from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { circuitKey } from '../../functions/upstream/circuit-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 
 /**
@@ -40,20 +42,27 @@ import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
  * - `get()`: GetItem (consistent read);
  * - transitions (`claim`, `markDelivered`, `markRejected`, `release`, `markDead`,
  *   `markParked`, `requeue`): one conditional UpdateItem, then GetItem to explain a refusal;
- * - `listByStatus()`: Query on the status index.
+ * - `listByStatus()`: Query on the status index; `listDue()` and `countInFlight()`: Query on
+ *   the due index;
+ * - the upstream circuit (circuit-dynamodb.ts): GetItem and a conditional PutItem of its item.
  * No operation scans or deletes (the TTL deletes).
  */
 export const LEDGER_ACTIONS = {
   /** record() + get(). */
   intake: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-  /** get() + the delivery transitions. */
+  /** get() + the delivery transitions (the circuit's PutItem is granted on its item only). */
   forwarder: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-  /** get() + requeue/park on the table; listByStatus() on the index (LEDGER_INDEX_ACTIONS). */
+  /** get() + requeue/wake on the table; the listings on the indexes (LEDGER_INDEX_ACTIONS). */
   admin: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  /** get() + wake() on the table; listDue() on the due index. */
+  reconciler: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
 } as const;
 
-/** Actions on the status index: only listByStatus() reads it, only the admin lists. */
+/** Actions on the indexes: only the listings read them. */
 export const LEDGER_INDEX_ACTIONS = ['dynamodb:Query'] as const;
+
+/** The circuit item's actions (circuit-dynamodb.ts): read it, replace it conditionally. */
+export const CIRCUIT_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const;
 
 /**
  * The DynamoDB actions of the account-wide upstream pacer (pacer-dynamodb.ts): conditional
@@ -77,8 +86,10 @@ function attribute(key: KeyDefinition) {
 
 export class LeadStore extends Construct {
   readonly table: Table;
-  /** ARN of the status index (`<table ARN>/index/gsi1`), the only index grants name. */
+  /** ARN of the status index (`<table ARN>/index/gsi1`): the admin's listings. */
   readonly statusIndexArn: string;
+  /** ARN of the due index (`<table ARN>/index/gsi2`): the reconciler's and the backlog count. */
+  readonly dueIndexArn: string;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -106,6 +117,7 @@ export class LeadStore extends Construct {
       });
     }
     this.statusIndexArn = `${this.table.tableArn}/index/${LEDGER_STATUS_INDEX}`;
+    this.dueIndexArn = `${this.table.tableArn}/index/${LEDGER_DUE_INDEX}`;
   }
 
   /** The intake: record() and get() only (GetItem, PutItem on the table). */
@@ -114,15 +126,20 @@ export class LeadStore extends Construct {
     this.grantTable(fn, LEDGER_ACTIONS.intake);
   }
 
-  /** The forwarder: get() and the delivery transitions (GetItem, UpdateItem on the table). */
+  /**
+   * The forwarder: get() and the delivery transitions (GetItem, UpdateItem on the table), and
+   * the upstream circuit's item (PutItem restricted to it by `dynamodb:LeadingKeys`).
+   */
   grantForwarder(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantTable(fn, LEDGER_ACTIONS.forwarder);
+    this.grantItems(fn, CIRCUIT_ACTIONS, [circuitKey()]);
   }
 
   /**
-   * The admin API: get(), requeue/park (GetItem, UpdateItem on the table) and listByStatus()
-   * (Query on the status index only; never on the table, so no one lists by `pk`).
+   * The admin API: get(), requeue/wake (GetItem, UpdateItem on the table; GetItem reads the
+   * circuit and pacer items too) and the listings (Query on the two indexes only; never on the
+   * table, so no one lists by `pk`).
    */
   grantAdmin(fn: LambdaFunction): void {
     this.bind(fn);
@@ -130,7 +147,21 @@ export class LeadStore extends Construct {
     Grant.addToPrincipal({
       grantee: fn,
       actions: [...LEDGER_INDEX_ACTIONS],
-      resourceArns: [this.statusIndexArn],
+      resourceArns: [this.statusIndexArn, this.dueIndexArn],
+    });
+  }
+
+  /**
+   * The reconciler: listDue() (Query on the due index), wake() (UpdateItem) and reads of the
+   * leads and of the circuit item (GetItem).
+   */
+  grantReconciler(fn: LambdaFunction): void {
+    this.bind(fn);
+    this.grantTable(fn, LEDGER_ACTIONS.reconciler);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: [...LEDGER_INDEX_ACTIONS],
+      resourceArns: [this.dueIndexArn],
     });
   }
 
@@ -142,13 +173,16 @@ export class LeadStore extends Construct {
    */
   grantPacer(fn: LambdaFunction): void {
     this.bind(fn);
+    this.grantItems(fn, PACER_ACTIONS, [UPSTREAM_PACER_KEY]);
+  }
+
+  /** `actions` on the table, restricted by `dynamodb:LeadingKeys` to the items `keys`. */
+  private grantItems(fn: LambdaFunction, actions: readonly string[], keys: string[]): void {
     Grant.addToPrincipal({
       grantee: fn,
-      actions: [...PACER_ACTIONS],
+      actions: [...actions],
       resourceArns: [this.table.tableArn],
-      conditions: {
-        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [UPSTREAM_PACER_KEY] },
-      },
+      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': keys } },
     });
   }
 

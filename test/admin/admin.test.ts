@@ -4,6 +4,7 @@
  * replay of dead leads with the DLQ redrive, and paging.
  */
 import { randomBytes } from 'node:crypto';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -25,6 +26,9 @@ import {
   LOCAL_QUEUE_TABLE_DEFINITION,
   type LocalLeadQueue,
 } from '../../functions/ledger/lead-queue-local.ts';
+import { createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.ts';
+import { dynamoUpstreamHealth } from '../../functions/upstream/health-dynamodb.ts';
+import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 import { ensureTable } from '../../local/dynamodb-local.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 
@@ -47,6 +51,7 @@ afterAll(() => dynamo?.close());
 interface Harness {
   deps: AdminDeps;
   ledger: LeadLedger;
+  ledgerTable: string;
   queue: LocalLeadQueue;
   log: { retried: unknown[]; replayed: unknown[]; refused: unknown[]; failed: unknown[] };
 }
@@ -76,9 +81,11 @@ beforeEach(async () => {
       ledger,
       queue,
       redrive: createLocalDlqRedrive(queue),
+      upstream: dynamoUpstreamHealth({ client: dynamo.client, tableName: ledgerTable }),
       events,
     },
     ledger,
+    ledgerTable,
     queue,
     log,
   };
@@ -174,19 +181,30 @@ async function leadIn(
   const { lead: record } = await h.ledger.record(lead);
   const id = record.leadId;
   const now = new Date();
+  const claim = async () => {
+    const claimed = await h.ledger.claim(id, record.version, 60_000, now);
+    if (!claimed) throw new Error('the claim should have succeeded');
+    return claimed;
+  };
   switch (status) {
     case 'sending':
-      await h.ledger.claim(id, 60_000, now);
+      await claim();
       break;
     case 'dead':
-      await h.ledger.markDead(id, 'upstream 500 eight times', now);
+      await h.ledger.markDead(id, (await claim()).version, 'upstream 500 eight times', now, {
+        counted: true,
+      });
       break;
     case 'rejected':
-      await h.ledger.claim(id, 60_000, now);
-      await h.ledger.markRejected(id, ['CPF inválido', 'E-mail inválido'], now);
+      await h.ledger.markRejected(
+        id,
+        (await claim()).version,
+        ['CPF inválido', 'E-mail inválido'],
+        now,
+      );
       break;
     case 'delivered':
-      await h.ledger.claim(id, 60_000, now);
+      await claim();
       await h.ledger.markDelivered(id, 4321, now);
       break;
     default:
@@ -197,8 +215,17 @@ async function leadIn(
 
 /** Every message waiting in the main queue (received with a long visibility). */
 async function queuedMessages(queue: LocalLeadQueue = h.queue): Promise<string[]> {
+  return (await queuedVersions(queue)).map(([leadId]) => leadId);
+}
+
+/** Every message waiting in the main queue as [leadId, version]. */
+async function queuedVersions(
+  queue: LocalLeadQueue = h.queue,
+): Promise<[string, number | undefined][]> {
   const messages = await queue.receive({ max: 10_000, visibilityMs: 600_000 });
-  return messages.map((m) => m.leadId).sort();
+  return messages
+    .map((m): [string, number | undefined] => [m.leadId, m.version])
+    .sort(([a], [b]) => a.localeCompare(b));
 }
 
 /** Puts a message for `leadId` into the dead-letter queue, as SQS would after its receives. */
@@ -275,6 +302,7 @@ describe('GET /admin/leads/{leadId}', () => {
       status: 'delivered',
       idProspect: 4321,
       attempts: 0,
+      tries: 1,
       receivedAt: lead.receivedAt,
       deliveredAt: lead.deliveredAt,
     });
@@ -454,22 +482,45 @@ describe('POST /admin/leads/{leadId}/retry', () => {
   });
 
   it.each(['queued', 'sending'] as const)(
-    'answers 409 already_queued for a %s lead, and sends nothing',
+    'wakes a %s lead: its next attempt is due now, on a message of its own chain',
     async (from) => {
       const lead = await leadIn(from);
       const { status, body } = await retry(lead.leadId);
-      expect(status).toBe(409);
-      expect(body).toMatchObject({ error: { code: 'already_queued' } });
-      expect((await h.ledger.get(lead.leadId))?.status).toBe(from);
-      expect(await queuedMessages()).toEqual([]);
+      expect(status).toBe(202);
+      expect(body).toEqual({ leadId: lead.leadId, status: 'queued' });
+      const after = await h.ledger.get(lead.leadId);
+      expect(after).toMatchObject({ status: from, version: lead.version });
+      expect(Date.parse(after?.nextAttemptAt ?? '')).toBeLessThanOrEqual(Date.now());
+      expect(await queuedVersions()).toEqual([[lead.leadId, lead.version]]);
     },
   );
 
-  it('answers 409 already_queued to a second retry of the same lead', async () => {
+  it('starts one new chain when a dead lead is retried twice', async () => {
     const lead = await leadIn('dead');
     expect((await retry(lead.leadId)).status).toBe(202);
-    expect((await retry(lead.leadId)).body).toMatchObject({ error: { code: 'already_queued' } });
-    expect(await queuedMessages()).toEqual([lead.leadId]);
+    expect((await retry(lead.leadId)).status).toBe(202);
+    const after = await h.ledger.get(lead.leadId);
+    // The second retry woke the chain the first started: both messages are for it, so only
+    // one of them can claim the lead.
+    expect(after).toMatchObject({ status: 'queued', version: lead.version + 1 });
+    expect(await queuedVersions()).toEqual([
+      [lead.leadId, lead.version + 1],
+      [lead.leadId, lead.version + 1],
+    ]);
+  });
+
+  it('answers 202 with a note when the wake-up message cannot be sent: the reconciler sends it', async () => {
+    const lead = await leadIn('queued');
+    const failing: AdminDeps = {
+      ...h.deps,
+      queue: { send: async () => Promise.reject(new Error('SQS is down')) },
+    };
+    const { status, body } = await retry(lead.leadId, failing);
+    expect(status).toBe(202);
+    expect(body).toMatchObject({ status: 'queued', note: expect.stringContaining('reconciler') });
+    // Due now in the ledger: the reconciler finds it without a message.
+    const after = await h.ledger.get(lead.leadId);
+    expect(Date.parse(after?.nextAttemptAt ?? '')).toBeLessThanOrEqual(Date.now());
   });
 
   it('answers 400 for a malformed id and 404 for an unknown one', async () => {
@@ -477,28 +528,18 @@ describe('POST /admin/leads/{leadId}/retry', () => {
     expect((await retry('ld_0000000000000000000000')).status).toBe(404);
   });
 
-  it('puts the lead back when the queue refuses the message, and answers 503', async () => {
+  it('keeps a retried lead queued when the queue refuses the message: the reconciler sends it', async () => {
     const parked = await leadIn('parked');
-    const dead = await leadIn('dead');
     const failing: AdminDeps = {
       ...h.deps,
-      queue: {
-        send: async () => {
-          throw new Error('SQS is down');
-        },
-      },
+      queue: { send: async () => Promise.reject(new Error('SQS is down')) },
     };
-    const first = await retry(parked.leadId, failing);
-    expect(first.status).toBe(503);
-    expect(first.body).toMatchObject({ error: { code: 'queue_unavailable' } });
-    expect(await h.ledger.get(parked.leadId)).toMatchObject({
-      status: 'parked',
-      reason: 'required fields missing: lastName',
-    });
-    expect((await retry(dead.leadId, failing)).status).toBe(503);
-    expect((await h.ledger.get(dead.leadId))?.status).toBe('dead');
-    // Once the queue is back, the retry works.
-    expect((await retry(parked.leadId)).status).toBe(202);
+    const { status, body } = await retry(parked.leadId, failing);
+    expect(status).toBe(202);
+    expect(body).toMatchObject({ status: 'queued', note: expect.stringContaining('reconciler') });
+    const after = await h.ledger.get(parked.leadId);
+    expect(after).toMatchObject({ status: 'queued', version: parked.version + 1 });
+    expect(after?.reason).toBeUndefined();
   });
 });
 
@@ -584,22 +625,23 @@ describe('POST /admin/replay', () => {
     });
   });
 
-  it('answers 503 when the queue fails, leaving the unsent lead dead for the next run', async () => {
+  it('requeues the dead leads even when the queue fails: the reconciler sends them', async () => {
     const lead = await leadIn('dead');
     const failing: AdminDeps = {
       ...h.deps,
-      queue: {
-        send: async () => {
-          throw new Error('SQS is down');
-        },
-      },
+      queue: { send: async () => Promise.reject(new Error('SQS is down')) },
     };
     const { status, body } = await replay(failing);
-    expect(status).toBe(503);
-    expect(body).toMatchObject({ error: { code: 'replay_interrupted' } });
-    expect((await h.ledger.get(lead.leadId))?.status).toBe('dead');
+    expect(status).toBe(202);
+    expect(body).toMatchObject({
+      requeued: 1,
+      unsent: 1,
+      note: expect.stringContaining('reconciler'),
+    });
+    expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 0 });
     expect(h.log.failed).toHaveLength(1);
-    expect((await replay()).body).toMatchObject({ requeued: 1 });
+    // Nothing left for a second run.
+    expect((await replay()).body).toMatchObject({ requeued: 0 });
   });
 
   it('answers 503 when the redrive fails, after requeueing the dead leads', async () => {
@@ -627,6 +669,63 @@ describe('POST /admin/replay', () => {
     expect(JSON.parse(result.body)).toMatchObject({ requeued: 0, more: true });
   });
 });
+
+describe('GET /admin/upstream', () => {
+  const health = () => call({ resource: '/admin/upstream' });
+  const circuit = () => createDynamoCircuit({ client: dynamo.client, tableName: h.ledgerTable });
+
+  it('answers a closed circuit, no pacer wait and the backlog while the upstream is fine', async () => {
+    await leadIn('queued');
+    await leadIn('sending');
+    await leadIn('delivered');
+    const { status, body, result } = await health();
+    expect(status).toBe(200);
+    expect(result.headers?.['cache-control']).toBe('no-store');
+    expect(body).toEqual({ circuit: { state: 'closed', failures: 0 }, pacer: {}, backlog: 2 });
+  });
+
+  it('says when the circuit opened, why, and when the next probe goes; a queued lead says it too', async () => {
+    const now = Date.now();
+    await circuit().failed(now, { immediate: true, reason: 'unavailable', probe: false });
+    await new PacerSlot(h.ledgerTable).book(now + 30_000);
+    const lead = await leadIn('queued');
+
+    const { body } = await health();
+    const shown = await getLead(lead.leadId);
+
+    expect(body).toEqual({
+      circuit: {
+        state: 'open',
+        failures: 1,
+        reason: 'unavailable',
+        openedAt: new Date(now).toISOString(),
+        nextProbeAt: expect.any(String),
+        lastFailureAt: new Date(now).toISOString(),
+      },
+      pacer: { nextSlotAt: new Date(now + 30_000).toISOString() },
+      backlog: 1,
+    });
+    expect(shown.body).toMatchObject({
+      status: 'queued',
+      upstream: { circuit: { state: 'open', reason: 'unavailable' } },
+    });
+  });
+
+  it('shows no upstream health on a settled lead', async () => {
+    const lead = await leadIn('delivered');
+    expect((await getLead(lead.leadId)).body).not.toHaveProperty('upstream');
+  });
+});
+
+/** Writes the shared pacer's item as the pacer would (its next free slot). */
+class PacerSlot {
+  constructor(private readonly tableName: string) {}
+  async book(next: number): Promise<void> {
+    await DynamoDBDocumentClient.from(dynamo.client).send(
+      new PutCommand({ TableName: this.tableName, Item: { pk: UPSTREAM_PACER_KEY, next } }),
+    );
+  }
+}
 
 describe('dependency failures', () => {
   it('answers 503 when the ledger cannot be read', async () => {

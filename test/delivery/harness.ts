@@ -1,21 +1,26 @@
 /**
  * What the delivery suites share: a real sandbox upstream, dynalite with a fresh ledger table
- * per test (the shared pacer item lives in it), a mutable configuration, recorded events, and
- * ways to record leads and read what the sandbox received.
+ * per test (the shared pacer and circuit items live in it), a mutable configuration, recorded
+ * events, ways to record leads and read what the sandbox received, and `step`, which plays the
+ * queue: it runs the attempt the lead's chain is due for, at the moment it is due.
  */
 import { randomBytes } from 'node:crypto';
 import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
 import type { Config, Profile } from '../../functions/config/config-schema.ts';
-import type {
-  ForwardDeps,
-  ForwardEvent,
-  ForwardMetric,
-  ForwardOptions,
-} from '../../functions/delivery/forward.ts';
+import {
+  type ForwardDeps,
+  type ForwardEvent,
+  type ForwardMetric,
+  type ForwardOptions,
+  type ForwardOutcome,
+  forwardLead,
+} from '../../functions/delivery/forward/forward.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
 import type { LeadLedger, LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { type CircuitOptions, DEFAULT_CIRCUIT_OPTIONS } from '../../functions/upstream/circuit.ts';
+import { createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.ts';
 import { type PacerLimits, pacedUpstream } from '../../functions/upstream/paced-client.ts';
 import type { FlushablePacer } from '../../functions/upstream/pacer.ts';
 import { createDynamoPacer } from '../../functions/upstream/pacer-dynamodb.ts';
@@ -27,6 +32,8 @@ export const NO_LIMITS = { perSecond: 100_000, perMinute: 1_000_000 };
 export interface Recorded {
   events: ForwardEvent[];
   metrics: ForwardMetric[];
+  /** lookupSkipped, leaseLost and circuitChanged notices, by kind. */
+  notices: { kind: string; [key: string]: unknown }[];
 }
 
 export interface DeliveryHarness {
@@ -48,6 +55,13 @@ export interface DeliveryHarness {
   /** Requests per status for a route of the sandbox (`POST /api/v1/prospects`). */
   calls(route: string): Promise<Record<string, number>>;
   registerMetaLead(lead: unknown): Promise<void>;
+  /**
+   * One attempt of the lead's current chain at the moment it is due (its next attempt, or the
+   * end of a lease), as its queue message would run it; `later` adds to that moment.
+   */
+  step(leadId: string, overrides?: DepsOverrides & { later?: number }): Promise<ForwardOutcome>;
+  /** The offset from real time of the last `step` (the harness's clock only moves forward). */
+  offsetMs: number;
 }
 
 export interface DepsOverrides {
@@ -60,6 +74,7 @@ export interface DepsOverrides {
   onUnauthorized?: () => void;
   /** Pacer item key (default pacer#upstream in the test's table). */
   pacerKey?: string;
+  circuit?: Partial<CircuitOptions>;
 }
 
 export function formCapture(overrides: Partial<LeadCapture> = {}): LeadCapture {
@@ -109,7 +124,8 @@ function baseConfig(sandboxUrl: string): Config {
 export async function startDeliveryHarness(): Promise<DeliveryHarness> {
   const sandbox = await createSandbox({ port: 0 });
   const dynamo = await startTestDynamo();
-  const recorded: Recorded = { events: [], metrics: [] };
+  const recorded: Recorded = { events: [], metrics: [], notices: [] };
+  const comesBack = new Map<string, number>();
   const harness: DeliveryHarness = {
     sandbox,
     dynamo,
@@ -123,6 +139,9 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
       harness.config = baseConfig(sandbox.url);
       recorded.events.length = 0;
       recorded.metrics.length = 0;
+      recorded.notices.length = 0;
+      harness.offsetMs = 0;
+      comesBack.clear();
       for (const path of ['/_sandbox/prospects', '/_sandbox/stats', '/_sandbox/rate-limit']) {
         await fetch(`${sandbox.url}${path}`, { method: 'DELETE' });
       }
@@ -153,23 +172,30 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
           maxWaitMs: overrides.options?.maxPacingWaitMs ?? 5_000,
           now: () => Date.now() + offset,
         });
+      const access = pacedUpstream(
+        upstreamConfig,
+        pacerFor,
+        overrides.fetch ? { fetch: overrides.fetch } : {},
+      );
+      const circuit = createDynamoCircuit({
+        client: dynamo.client,
+        tableName: harness.table,
+        options: { ...DEFAULT_CIRCUIT_OPTIONS, ...overrides.circuit },
+      });
       return {
         ledger: harness.ledger,
         config,
-        upstream: pacedUpstream(
-          upstreamConfig,
-          pacerFor,
-          overrides.fetch ? { fetch: overrides.fetch } : {},
-        ),
+        upstream: async () => ({ ...(await access()), circuit }),
         events: {
-          finished: (event) => recorded.events.push(event),
+          finished: (event) => recorded.events.push({ ...event }),
           metric: (name) => recorded.metrics.push(name),
-          lookupSkipped: () => {},
-          leaseLost: () => {},
+          lookupSkipped: (event) => recorded.notices.push({ kind: 'lookupSkipped', ...event }),
+          leaseLost: (event) => recorded.notices.push({ kind: 'leaseLost', ...event }),
+          circuitChanged: (event) => recorded.notices.push({ kind: 'circuitChanged', ...event }),
         },
         random: () => 0.5,
         ...(overrides.onUnauthorized && { onUnauthorized: overrides.onUnauthorized }),
-        options: { ambiguousSettleMs: 0, ...overrides.options },
+        options: { spreadMs: 0, ...overrides.options },
       };
     },
     async record(profile, capture, prospect) {
@@ -199,6 +225,27 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
         byRoute: Record<string, Record<string, number>>;
       };
       return stats.byRoute[route] ?? {};
+    },
+    offsetMs: 0,
+    async step(leadId, overrides = {}) {
+      const lead = await harness.ledger.get(leadId);
+      const dueAt = lead?.status === 'sending' ? lead.leaseUntil : lead?.nextAttemptAt;
+      // The message comes back when the lead is due, or when the last outcome said (a wait that
+      // wrote nothing, such as circuit-open), whichever is later.
+      const due = Math.max(
+        dueAt ? Date.parse(dueAt) - Date.now() : 0,
+        (comesBack.get(leadId) ?? 0) - Date.now(),
+      );
+      harness.offsetMs =
+        Math.max(harness.offsetMs, due, overrides.offsetMs ?? 0) + (overrides.later ?? 0);
+      const offset = harness.offsetMs;
+      const outcome = await forwardLead(
+        { leadId, ...(lead && { version: lead.version }) },
+        harness.deps({ ...overrides, offsetMs: offset }),
+        offsetClock(offset),
+      );
+      if (outcome.kind === 'retry') comesBack.set(leadId, Date.now() + offset + outcome.delayMs);
+      return outcome;
     },
     async registerMetaLead(lead) {
       const response = await fetch(`${sandbox.url}/_sandbox/meta-leads`, {

@@ -71,6 +71,7 @@ describe('admin routes: auth', () => {
       ['/admin/leads?status=queued', 'GET'],
       [`/admin/leads/${leadId}/retry`, 'POST'],
       ['/admin/replay', 'POST'],
+      ['/admin/upstream', 'GET'],
     ] as const) {
       for (const authorization of [undefined, basicHeader('ops', 'wrong')]) {
         const response = await admin(path, {
@@ -93,6 +94,17 @@ describe('admin routes: auth', () => {
   });
 });
 
+describe('GET /admin/upstream', () => {
+  it('answers the circuit, the pacer and the backlog', async () => {
+    await postFormLead();
+    const response = await admin('/admin/upstream', { authorization: OPS });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { circuit: { state: string }; backlog: number };
+    expect(body.circuit.state).toBe('closed');
+    expect(body.backlog).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe('GET /admin/leads/{leadId}', () => {
   it('shows the status of a posted lead in the contract shape', async () => {
     const leadId = await postFormLead();
@@ -105,7 +117,10 @@ describe('GET /admin/leads/{leadId}', () => {
       profile: 'site',
       status: 'queued',
       attempts: 0,
+      tries: 0,
       receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      nextAttemptAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      upstream: { circuit: { state: 'closed', failures: 0 } },
     });
   });
 
@@ -147,11 +162,18 @@ describe('POST /admin/leads/{leadId}/retry', () => {
     const messages = await queue.receive({ max: 1000, visibilityMs: 1 });
     expect(messages.map((m) => m.leadId)).toContain(leadId);
 
+    // Retrying it again wakes the same delivery chain: one more message for the same version.
     const again = await admin(`/admin/leads/${leadId}/retry`, {
       method: 'POST',
       authorization: OPS,
     });
-    await expectErrorCode(again, 409, 'already_queued');
+    expect(again.status).toBe(202);
+    const versions = new Set(
+      (await queue.receive({ max: 1000, visibilityMs: 1, now: Date.now() + 10 }))
+        .filter((m) => m.leadId === leadId)
+        .map((m) => m.version),
+    );
+    expect(versions.size).toBe(1);
   });
 });
 
@@ -173,7 +195,8 @@ describe('GET /admin/leads?status= and POST /admin/replay', () => {
 
   it('replays the dead leads and redrives the local dead-letter queue', async () => {
     const leadId = await postFormLead();
-    await rt.ledger.markDead(leadId, 'upstream 500', new Date());
+    const lead = await rt.ledger.get(leadId);
+    await rt.ledger.markDead(leadId, lead?.version ?? 0, 'upstream 500', new Date());
     const response = await admin('/admin/replay', { method: 'POST', authorization: OPS });
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({

@@ -91,9 +91,11 @@ describe('the bounded wait (use case)', () => {
           if (outcome === 'never') return;
           setTimeout(async () => {
             const now = new Date();
-            await ledger.claim(leadId, 30_000, now);
+            const lead = await ledger.get(leadId);
+            const claimed = await ledger.claim(leadId, lead?.version ?? 0, 30_000, now);
+            if (!claimed) return;
             if ('delivered' in outcome) await ledger.markDelivered(leadId, outcome.delivered, now);
-            else await ledger.markRejected(leadId, outcome.rejected, now);
+            else await ledger.markRejected(leadId, claimed.version, outcome.rejected, now);
           }, afterMs);
         },
       },

@@ -29,14 +29,20 @@ export const OPERATOR = { username: 'ops', password: 'ops-e2e-password' } as con
 export const PROFILE = 'site';
 
 /**
- * Local-only knobs of functions/delivery/wiring-local.ts that make retries take milliseconds
+ * Local-only knobs (functions/delivery/service-local.ts) that make retries take milliseconds
  * instead of minutes (the policy itself is unchanged: same outcomes, same order of steps).
  */
 export const FAST_DELIVERY_ENV = {
   LEADS_WORKER_POLL_MS: '50',
   LEADS_RETRY_BASE_MS: '200',
   LEADS_RETRY_CAP_MS: '2000',
-  LEADS_AMBIGUOUS_SETTLE_MS: '3000',
+  LEADS_SETTLE_MS: '3000',
+  LEADS_LOOKUP_DELAY_MS: '200',
+  LEADS_PROBE_BASE_MS: '200',
+  LEADS_PROBE_CAP_MS: '1000',
+  LEADS_SPREAD_MS: '200',
+  LEADS_RECONCILE_MS: '500',
+  LEADS_WAKE_GRACE_MS: '2000',
 } as const;
 
 /** A configuration for the local runtime (the sandbox or UPSTREAM_URL replaces the base URL). */

@@ -43,6 +43,8 @@ export interface TestRuntimeOptions {
    * (`status: 'queued'`) would otherwise race with its delivery.
    */
   worker?: boolean;
+  /** The upstream to use instead of the runtime's own sandbox (then `sandboxUrl` is ''). */
+  upstreamUrl?: string;
 }
 
 /** Writes `config` to a temp file and starts the runtime on it. */
@@ -57,7 +59,7 @@ export async function startTestRuntime(
     {
       port: 0,
       sandboxPort: 0,
-      upstreamUrl: undefined,
+      upstreamUrl: options.upstreamUrl,
       configPath,
       dataDir,
     },

@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { type CfnElement, RemovalPolicy } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,9 @@ import {
 
 afterAll(removeTempOutdirs);
 
+/** The reconciler function's logical id in the example app. */
+let reconcilerId: () => string = () => '';
+
 describe('the CDK app (config/deploy.example.json)', () => {
   let built: LeadsApp;
   let violations: Violation[];
@@ -33,6 +36,11 @@ describe('the CDK app (config/deploy.example.json)', () => {
       context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] },
     });
     violations = synthViolations(built.app);
+    reconcilerId = () => {
+      const fn = built.stack.functions.get('reconciler');
+      if (!fn) throw new Error('no reconciler function');
+      return built.stack.getLogicalId(fn.node.defaultChild as CfnElement);
+    };
   });
 
   it('synthesizes with no unacknowledged cdk-nag (or CDK validation) error or warning', () => {
@@ -51,8 +59,9 @@ describe('the CDK app (config/deploy.example.json)', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     // The lead queue and the report's refresh queue, each with its dead-letter queue.
     template.resourceCountIs('AWS::SQS::Queue', 4);
-    // intake, report, forwarder, the Basic-auth authorizer, admin, the report refresher.
-    template.resourceCountIs('AWS::Lambda::Function', 6);
+    // intake, report, forwarder, the Basic-auth authorizer, admin, the report refresher and
+    // the delivery reconciler.
+    template.resourceCountIs('AWS::Lambda::Function', 7);
     template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
@@ -99,6 +108,8 @@ describe('the CDK app (config/deploy.example.json)', () => {
         // behind the authorizer (API Gateway calls both synchronously).
         'AwsSolutions-IAM5[Resource::*]',
         'Serverless-LambdaDLQ',
+        // The reconciler's schedule role: lambda:InvokeFunction on the function and its versions.
+        `AwsSolutions-IAM5[Resource::<${reconcilerId()}.Arn>:*]`,
         'Serverless-LambdaAsyncFailureDestination',
         // The lead queue's DLQ has no redrive policy of its own.
         'Serverless-SQSRedrivePolicy',

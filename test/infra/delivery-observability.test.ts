@@ -27,7 +27,7 @@ const ENTRY = 'test/fixtures/functions/hello.ts';
 
 type Extra = Partial<Omit<DeliveryObservabilityProps, 'queue' | 'forwarder' | 'intake' | 'api'>>;
 
-function observedStack(extra: Extra = {}, nag = false) {
+function observedStack(extra: Extra = {}, nag = false, withReconciler = false) {
   const app = testApp();
   if (nag) addNagPacks(app);
   const stack = testStack(app);
@@ -42,6 +42,9 @@ function observedStack(extra: Extra = {}, nag = false) {
     forwarder,
     intake,
     api,
+    ...(withReconciler && {
+      reconciler: new NodeFunction(stack, 'Reconciler', { entry: ENTRY }),
+    }),
     ...extra,
   });
   const id = (q: typeof queue.queue) => stack.getLogicalId(q.node.defaultChild as CfnQueue);
@@ -88,9 +91,9 @@ describe('DeliveryObservability', () => {
   const alarms = alarmsByMetric(template);
   const { ids } = built;
 
-  it('has exactly the six delivery alarms, one per metric', () => {
+  it('has exactly the eight delivery alarms, one per metric', () => {
     // Assess
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
     expect(Object.keys(alarms).sort()).toEqual([
       'ApproximateAgeOfOldestMessage',
       'ApproximateNumberOfMessagesVisible',
@@ -98,7 +101,32 @@ describe('DeliveryObservability', () => {
       LEAD_METRICS.dead,
       LEAD_METRICS.waiting,
       LEAD_METRICS.upstreamAuthFailure,
+      LEAD_METRICS.circuitOpened,
+      LEAD_METRICS.lookupForbidden,
     ]);
+  });
+
+  it('alarms the first time the upstream goes down or the key may not look prospects up', () => {
+    for (const metric of [LEAD_METRICS.circuitOpened, LEAD_METRICS.lookupForbidden]) {
+      expect(alarms[metric], metric).toMatchObject({
+        Namespace: 'Leads',
+        Dimensions: [{ Name: 'service', Value: 'leads' }],
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      });
+    }
+  });
+
+  it('alarms on the reconciler’s errors when it is given one', () => {
+    // Prepare
+    const withReconciler = observedStack({}, false, true);
+
+    // Assess
+    withReconciler.template().resourceCountIs('AWS::CloudWatch::Alarm', 9);
+    expect(withReconciler.observability.alarms.reconcilerErrors).toBeDefined();
   });
 
   it('alarms when a held-back lead has waited longer than the same age since it was received', () => {

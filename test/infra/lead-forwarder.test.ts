@@ -4,7 +4,6 @@ import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../functions/kernel/env.ts';
 import { LeadForwarder, type LeadForwarderProps } from '../../infra/constructs/lead-forwarder.ts';
 import { LeadQueue } from '../../infra/constructs/lead-queue.ts';
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
@@ -12,7 +11,6 @@ import {
   acknowledgements,
   actionsOn,
   addNagPacks,
-  environmentOf,
   removeTempOutdirs,
   roleStatements,
   synthViolations,
@@ -42,7 +40,16 @@ function forwarderStack(options: Options = {}) {
     timeout: options.timeout ?? Duration.seconds(60),
     ...(options.reserved !== 0 && { reservedConcurrentExecutions: options.reserved ?? 2 }),
   });
-  const forwarder = new LeadForwarder(stack, 'Delivery', { fn, queue, ...options.props });
+  const reconciler = new NodeFunction(stack, 'Reconciler', {
+    entry: ENTRY,
+    timeout: Duration.seconds(60),
+  });
+  const forwarder = new LeadForwarder(stack, 'Delivery', {
+    fn,
+    queue,
+    reconciler,
+    ...options.props,
+  });
   const id = (q: typeof queue.queue) => stack.getLogicalId(q.node.defaultChild as CfnQueue);
   return {
     app,
@@ -51,6 +58,7 @@ function forwarderStack(options: Options = {}) {
     forwarder,
     ids: {
       fn: stack.getLogicalId(fn.node.defaultChild as CfnFunction),
+      reconciler: stack.getLogicalId(reconciler.node.defaultChild as CfnFunction),
       role: stack.getLogicalId(fn.role?.node.defaultChild as CfnRole),
       queue: id(queue.queue),
       dlq: id(queue.deadLetterQueue),
@@ -108,18 +116,28 @@ describe('LeadForwarder', () => {
     ).not.toThrow();
   });
 
-  it('tells the function MAX_ATTEMPTS: 8 by default, or the given cap', () => {
+  it('invokes the reconciler every minute through a role that may invoke only it', () => {
     // Prepare
-    const byDefault = forwarderStack();
-    const twelve = forwarderStack({ props: { maxAttempts: 12 } });
-    const variables = (f: ReturnType<typeof forwarderStack>) =>
-      environmentOf(f.template(), f.ids.fn);
+    const { ids, template } = forwarderStack();
+
+    // Act
+    const t = template();
+    const schedules = t.findResources('AWS::Scheduler::Schedule');
+    const [schedule] = Object.values(schedules) as {
+      Properties: { ScheduleExpression: string; Target: { Arn: unknown; RoleArn: unknown } };
+    }[];
+    if (!schedule) throw new Error('no schedule');
+    const roleArn = schedule.Properties.Target.RoleArn as { 'Fn::GetAtt': string[] };
+    const roleId = roleArn['Fn::GetAtt'][0] as string;
 
     // Assess
-    expect(variables(byDefault)[ENV.maxAttempts]).toBe('8');
-    expect(variables(twelve)[ENV.maxAttempts]).toBe('12');
-    expect(() => forwarderStack({ props: { maxAttempts: 0 } })).toThrow(/maxAttempts/);
-    expect(() => forwarderStack({ props: { maxAttempts: 2.5 } })).toThrow(/maxAttempts/);
+    expect(Object.keys(schedules)).toHaveLength(1);
+    expect(schedule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(schedule.Properties.Target.Arn).toEqual({ 'Fn::GetAtt': [ids.reconciler, 'Arn'] });
+    const statements = roleStatements(t, roleId);
+    expect(statements.flatMap((st) => [st.Action].flat())).toEqual(['lambda:InvokeFunction']);
+    expect(actionsOn(statements, ids.reconciler)).toEqual(['lambda:InvokeFunction']);
+    expect(actionsOn(statements, ids.fn)).toEqual([]);
   });
 
   it('lets the event source consume the lead queue only, never the DLQ', () => {
@@ -155,6 +173,9 @@ describe('LeadForwarder', () => {
       'Serverless-LambdaEventSourceMappingDestination',
     ]);
     for (const ack of acks) expect(ack.reason).toMatch(/dead-letter queue/);
+    const reconcilerAcks = acknowledgements(app).filter((a) => a.path === 'test/Reconciler');
+    expect(reconcilerAcks.map((a) => a.id)).toEqual(['Serverless-LambdaDLQ']);
+    expect(reconcilerAcks[0]?.reason).toMatch(/Scheduler/);
   });
 
   it('leaves the mapping enabled, with no filter criteria that could drop leads', () => {

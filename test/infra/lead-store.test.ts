@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   GetCommand,
@@ -14,12 +14,15 @@ import { LeadStateError, newLeadId } from '../../functions/domain/lead-lifecycle
 import { ENV } from '../../functions/kernel/env.ts';
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { circuitKey, createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.ts';
+import { dynamoUpstreamHealth } from '../../functions/upstream/health-dynamodb.ts';
 import {
   createDynamoPacer,
   PacerWaitError,
   UPSTREAM_PACER_KEY,
 } from '../../functions/upstream/pacer-dynamodb.ts';
 import {
+  CIRCUIT_ACTIONS,
   LEDGER_ACTIONS,
   LEDGER_INDEX_ACTIONS,
   LeadStore,
@@ -36,7 +39,7 @@ import {
 
 const ENTRY = 'test/fixtures/functions/hello.ts';
 
-type Grant = 'grantIntake' | 'grantForwarder' | 'grantAdmin' | 'grantPacer';
+type Grant = 'grantIntake' | 'grantForwarder' | 'grantAdmin' | 'grantPacer' | 'grantReconciler';
 
 /** A stack with the store and one function given `grant`; its template and ids. */
 function granted(grant: Grant) {
@@ -61,8 +64,8 @@ function ledgerStatements(statements: PolicyStatementJson[], table: string) {
 }
 
 const tableArn = (table: string) => ({ 'Fn::GetAtt': [table, 'Arn'] });
-const indexArn = (table: string) => ({
-  'Fn::Join': ['', [tableArn(table), '/index/gsi1']],
+const indexArn = (table: string, index = 'gsi1') => ({
+  'Fn::Join': ['', [tableArn(table), `/index/${index}`]],
 });
 
 afterAll(removeTempOutdirs);
@@ -90,6 +93,14 @@ describe('LeadStore', () => {
           KeySchema: [
             { AttributeName: 'gsi1pk', KeyType: 'HASH' },
             { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'gsi2',
+          KeySchema: [
+            { AttributeName: 'duepk', KeyType: 'HASH' },
+            { AttributeName: 'dueAt', KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },
         },
@@ -154,9 +165,9 @@ describe('LeadStore', () => {
     });
   });
 
-  it('grantForwarder: GetItem and UpdateItem on the table only', () => {
+  it('grantForwarder: GetItem and UpdateItem on the table; PutItem on the circuit item only', () => {
     // Act
-    const { table, statements } = granted('grantForwarder');
+    const { template, table, statements } = granted('grantForwarder');
 
     // Assess
     expect(ledgerStatements(statements, table)).toEqual([
@@ -165,6 +176,38 @@ describe('LeadStore', () => {
         Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
         Resource: [tableArn(table)],
       },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: [tableArn(table)],
+      },
+    ]);
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+            Condition: {
+              'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['circuit#upstream'] },
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('grantReconciler: GetItem and UpdateItem on the table, Query on the due index only', () => {
+    // Act
+    const { table, statements } = granted('grantReconciler');
+
+    // Assess
+    expect(ledgerStatements(statements, table)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        Resource: [tableArn(table)],
+      },
+      { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [indexArn(table, 'gsi2')] },
     ]);
   });
 
@@ -197,7 +240,7 @@ describe('LeadStore', () => {
     });
   });
 
-  it('grantAdmin: GetItem and UpdateItem on the table, Query on the status index only', () => {
+  it('grantAdmin: GetItem and UpdateItem on the table, Query on the two indexes only', () => {
     // Act
     const { table, statements } = granted('grantAdmin');
 
@@ -212,7 +255,7 @@ describe('LeadStore', () => {
     expect(ledger).toContainEqual({
       Effect: 'Allow',
       Action: ['dynamodb:Query'],
-      Resource: [indexArn(table)],
+      Resource: [indexArn(table), indexArn(table, 'gsi2')],
     });
   });
 });
@@ -247,8 +290,9 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     receivedAt: NOW.toISOString(),
     updatedAt: NOW.toISOString(),
   };
-  const conditionFailed = Object.assign(new Error('condition'), {
-    name: 'ConditionalCheckFailedException',
+  const conditionFailed = new ConditionalCheckFailedException({
+    message: 'condition',
+    $metadata: {},
   });
 
   /** The IAM action of each call made so far; index reads as `<action> on index`. */
@@ -321,15 +365,61 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
   it('forwarder (get and the delivery transitions): GetItem and UpdateItem', async () => {
     // Act
     await bothPaths((l) => l.get(leadId));
-    await bothPaths((l) => l.claim(leadId, 60_000, NOW));
+    await bothPaths((l) => l.claim(leadId, 0, 60_000, NOW));
+    await bothPaths((l) => l.saveMapping(leadId, 1, { prospect: { name: 'Maria' } as never }, NOW));
     await bothPaths((l) => l.markDelivered(leadId, '42', NOW));
-    await bothPaths((l) => l.markRejected(leadId, ['bad phone'], NOW));
-    await bothPaths((l) => l.release(leadId, 'HTTP 503', NOW));
-    await bothPaths((l) => l.markDead(leadId, 'HTTP 400', NOW));
-    await bothPaths((l) => l.markParked(leadId, 'no branch', NOW));
+    await bothPaths((l) => l.markRejected(leadId, 1, ['bad phone'], NOW));
+    await bothPaths((l) =>
+      l.release(
+        leadId,
+        1,
+        { nextAttemptAt: NOW, error: 'HTTP 503', counted: false, failed: true },
+        NOW,
+      ),
+    );
+    await bothPaths((l) => l.markDead(leadId, 1, 'HTTP 400', NOW, { counted: true }));
+    await bothPaths((l) => l.markParked(leadId, 1, 'no branch', NOW));
+    await bothPaths((l) => l.markTest(leadId, 1, 'test lead', NOW));
 
     // Assess
     expect(actionsCalled()).toEqual({ table: [...LEDGER_ACTIONS.forwarder].sort(), index: [] });
+  });
+
+  it('circuit (read, open, probe, close): GetItem and PutItem on its item only', async () => {
+    // Prepare
+    const circuit = createDynamoCircuit({
+      client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+      tableName: 'ledger',
+    });
+    const stored = { pk: circuitKey(), rev: 1, state: 'open', failures: 3, probeAt: 0 };
+
+    // Act
+    ddb.on(GetCommand).resolves({ Item: stored });
+    ddb.on(PutCommand).resolves({});
+    await circuit.read();
+    await circuit.gate(1_000);
+    await circuit.failed(2_000, { immediate: true, reason: 'unavailable', probe: true });
+    await circuit.succeeded(3_000);
+
+    // Assess
+    expect(actionsCalled()).toEqual({ table: [...CIRCUIT_ACTIONS].sort(), index: [] });
+    const keys = ddb.calls().map((call) => (call.args[0].input as { Key?: { pk: string } }).Key);
+    const items = ddb.calls().map((call) => (call.args[0].input as { Item?: { pk: string } }).Item);
+    const touched = new Set([...keys, ...items].filter(Boolean).map((k) => k?.pk));
+    expect(touched).toEqual(new Set([circuitKey()]));
+  });
+
+  it('reconciler (due leads, wake): GetItem and UpdateItem; Query on the due index', async () => {
+    // Act
+    await bothPaths((l) => l.listDue(NOW));
+    await bothPaths((l) => l.wake(leadId, 1, { dueAt: NOW, now: NOW, onlyIfDue: true }));
+    await bothPaths((l) => l.get(leadId));
+
+    // Assess
+    expect(actionsCalled()).toEqual({
+      table: [...LEDGER_ACTIONS.reconciler].sort(),
+      index: [...LEDGER_INDEX_ACTIONS],
+    });
   });
 
   it('pacer (take a slot idle or busy, refuse a far one, pause): GetItem, UpdateItem on its item', async () => {
@@ -364,12 +454,19 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     );
   });
 
-  it('admin (get, list by status, requeue, park): GetItem, UpdateItem; Query on the index', async () => {
+  it('admin (get, list, requeue, wake, backlog, upstream health): GetItem, UpdateItem; Query on the indexes', async () => {
     // Act
     await bothPaths((l) => l.get(leadId));
     await bothPaths((l) => l.listByStatus('dead'));
     await bothPaths((l) => l.requeue(leadId, NOW));
-    await bothPaths((l) => l.markParked(leadId, 'operator', NOW));
+    await bothPaths((l) => l.wake(leadId, 1, { dueAt: NOW, now: NOW, attemptNow: true }));
+    await bothPaths((l) => l.countInFlight());
+    const health = dynamoUpstreamHealth({
+      client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+      tableName: 'ledger',
+    });
+    await health.circuit();
+    await health.pacerNextSlot();
 
     // Assess
     expect(actionsCalled()).toEqual({

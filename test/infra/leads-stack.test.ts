@@ -1,4 +1,4 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -132,7 +132,14 @@ describe('LeadsStack', () => {
 describe('LeadsStack: delivery and admin', () => {
   let stack: LeadsStack;
   let template: Template;
-  let ids: Ids & { forwarder: string; forwarderRole: string; admin: string; adminRole: string };
+  let ids: Ids & {
+    forwarder: string;
+    forwarderRole: string;
+    admin: string;
+    adminRole: string;
+    reconciler: string;
+    reconcilerRole: string;
+  };
   let forwarderStatements: PolicyStatementJson[];
   let adminStatements: PolicyStatementJson[];
 
@@ -161,6 +168,8 @@ describe('LeadsStack: delivery and admin', () => {
       forwarderRole: fn('forwarder').role,
       admin: fn('admin').id,
       adminRole: fn('admin').role,
+      reconciler: fn('reconciler').id,
+      reconcilerRole: fn('reconciler').role,
     };
     forwarderStatements = roleStatements(template, ids.forwarderRole);
     adminStatements = roleStatements(template, ids.adminRole);
@@ -198,19 +207,22 @@ describe('LeadsStack: delivery and admin', () => {
       expect(routesOf(template, ids.forwarder)).toEqual([]);
     });
 
-    it('gets the table name, the queue URL and MAX_ATTEMPTS 8', () => {
+    it('gets the table name and the queue URL (the delivery policy comes with the settings)', () => {
       expect(variablesOf(ids.forwarder)).toMatchObject({
         LEDGER_TABLE_NAME: { Ref: ids.table },
         LEAD_QUEUE_URL: { Ref: ids.queue },
-        MAX_ATTEMPTS: '8',
       });
+      expect(variablesOf(ids.forwarder)).not.toHaveProperty('MAX_ATTEMPTS');
     });
 
-    it('may GetItem/UpdateItem the table, consume and re-send to the queue, and nothing on the DLQ', () => {
+    it('may GetItem/UpdateItem the table (PutItem its circuit item), consume and re-send to the queue, and nothing on the DLQ', () => {
       expect(actionsOn(forwarderStatements, ids.table)).toEqual([
         'dynamodb:GetItem',
+        'dynamodb:PutItem',
         'dynamodb:UpdateItem',
       ]);
+      const puts = forwarderStatements.filter((st) => st.Action.includes('dynamodb:PutItem'));
+      expect(puts).toHaveLength(1);
       expect(actionsOn(forwarderStatements, ids.queue)).toEqual([
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
@@ -226,6 +238,7 @@ describe('LeadsStack: delivery and admin', () => {
       expect(forwarderStatements.every((s) => s.Effect === 'Allow')).toBe(true);
       expect(allActions(forwarderStatements)).toEqual([
         'dynamodb:GetItem',
+        'dynamodb:PutItem',
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
@@ -254,11 +267,47 @@ describe('LeadsStack: delivery and admin', () => {
     });
   });
 
+  describe('the reconciler', () => {
+    it('is behind no route, and is invoked every minute by its schedule', () => {
+      expect(routesOf(template, ids.reconciler)).toEqual([]);
+      template.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: 'rate(1 minute)',
+        Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [ids.reconciler, 'Arn'] } }),
+      });
+    });
+
+    it('gets the table name and the queue URL', () => {
+      expect(variablesOf(ids.reconciler)).toMatchObject({
+        LEDGER_TABLE_NAME: { Ref: ids.table },
+        LEAD_QUEUE_URL: { Ref: ids.queue },
+      });
+    });
+
+    it('is granted nothing else: reads and wakes leads, queries the due index, sends messages', () => {
+      const statements = roleStatements(template, ids.reconcilerRole);
+      expect(allActions(statements)).toEqual([
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'sqs:SendMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ]);
+      const query = statements.filter((st) => st.Action.includes('dynamodb:Query'));
+      expect(JSON.stringify(query.map((st) => st.Resource))).toContain('/index/gsi2');
+      expect(JSON.stringify(query.map((st) => st.Resource))).not.toContain('/index/gsi1');
+      expect(actionsOn(statements, ids.dlq)).toEqual([]);
+    });
+  });
+
   describe('the admin function', () => {
-    it('serves the four admin routes', () => {
+    it('serves the five admin routes', () => {
       expect(routesOf(template, ids.admin)).toEqual([
         'GET /admin/leads',
         'GET /admin/leads/{leadId}',
+        'GET /admin/upstream',
         'POST /admin/leads/{leadId}/retry',
         'POST /admin/replay',
       ]);
@@ -293,7 +342,7 @@ describe('LeadsStack: delivery and admin', () => {
       expect(actionsOn(adminStatements, ids.queue)).toEqual(['sqs:SendMessage']);
     });
 
-    it('may GetItem/UpdateItem the table and Query only the status index', () => {
+    it('may GetItem/UpdateItem the table and Query only the status and due indexes', () => {
       expect(adminStatements).toContainEqual({
         Effect: 'Allow',
         Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
@@ -302,6 +351,8 @@ describe('LeadsStack: delivery and admin', () => {
       const query = adminStatements.filter((s) => s.Action.includes('dynamodb:Query'));
       expect(query).toHaveLength(1);
       expect(JSON.stringify(query[0]?.Resource)).toContain('/index/gsi1');
+      expect(JSON.stringify(query[0]?.Resource)).toContain('/index/gsi2');
+      expect(query[0]?.Resource).toHaveLength(2);
     });
 
     it('is granted nothing else: its whole action list', () => {
@@ -350,6 +401,7 @@ describe('LeadsStack: delivery and admin', () => {
       expect(methodsWith('CUSTOM')).toEqual([
         'GET /admin/leads',
         'GET /admin/leads/{leadId}',
+        'GET /admin/upstream',
         'GET /api/v1/receivables/debtors',
         'GET /reports/debtors',
         'GET /reports/debtors.csv',
@@ -366,7 +418,7 @@ describe('LeadsStack: delivery and admin', () => {
         'OPTIONS /leads/{profile}',
         'POST /leads/{profile}',
       ]);
-      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(10);
+      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(11);
     });
 
     it('is the authorizer function, on the Authorization header, cached 300 s', () => {
@@ -415,12 +467,12 @@ describe('LeadsStack: delivery and admin', () => {
     expect(actionsOn(intake, ids.dlq)).toEqual([]);
   });
 
-  it('watches delivery: the six alarms notify the alarm topic, and so do the report alarms', () => {
+  it('watches delivery: the nine alarms notify the alarm topic, and so do the report alarms', () => {
     const topic = stack.getLogicalId(stack.observability.topic.node.defaultChild as CfnTopic);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
       Properties: { AlarmActions?: unknown[] };
     }>;
-    expect(alarms).toHaveLength(10);
+    expect(alarms).toHaveLength(13);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     template.hasOutput('AlarmTopicArn', { Value: { Ref: topic } });

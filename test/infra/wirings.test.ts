@@ -15,7 +15,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { awsAdminDeps } from '../../functions/admin/wiring-aws.ts';
-import { awsDeliveryDeps } from '../../functions/delivery/wiring-aws.ts';
+import { awsDeliveryDeps } from '../../functions/delivery/forward/wiring-aws.ts';
 import { awsIntakeDeps } from '../../functions/intake/wiring-aws.ts';
 import { ENV } from '../../functions/kernel/env.ts';
 import { awsRefreshDeps } from '../../functions/report/refresh/wiring-aws.ts';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import {
@@ -84,13 +84,24 @@ async function scanTable(name = tableName): Promise<Record<string, unknown>[]> {
   return out.Items ?? [];
 }
 
-/** Records a lead and claims it. */
+/** A lead's version once claimed for the first time. */
+const V1 = 1;
+
+/** Records a lead and claims it (its version is then V1). */
 async function recordClaimed(overrides: Partial<NewLead> = {}) {
   const { lead } = await ledger.record(newLead(overrides));
-  const claimed = await ledger.claim(lead.leadId, LEASE_MS, at(1));
-  expect(claimed?.status).toBe('sending');
+  const claimed = await ledger.claim(lead.leadId, 0, LEASE_MS, at(1));
+  expect(claimed).toMatchObject({ status: 'sending', version: V1 });
   return lead.leadId;
 }
+
+/** A release that waits `seconds` and counts the failure. */
+const failure = (error: string, now: Date, seconds = 10) => ({
+  nextAttemptAt: new Date(now.getTime() + seconds * 1000),
+  error,
+  counted: true,
+  failed: true,
+});
 
 describe('newLeadId', () => {
   it('makes short ids that sort by time and carry nothing but time and randomness', () => {
@@ -130,7 +141,12 @@ describe('createDynamoLedger', () => {
         capture: capture(),
         prospect: { name: 'Maria', lastName: 'Silva', email: EMAIL, idBranch: 1 },
         attempts: 0,
+        tries: 0,
+        version: 0,
         receivedAt: T0.toISOString(),
+        queuedAt: T0.toISOString(),
+        nextAttemptAt: T0.toISOString(),
+        dueAt: at(120).toISOString(),
         updatedAt: T0.toISOString(),
       });
       expect(read).toEqual(lead);
@@ -139,7 +155,9 @@ describe('createDynamoLedger', () => {
         profile: 'site',
         status: 'queued',
         attempts: 0,
+        tries: 0,
         receivedAt: T0.toISOString(),
+        nextAttemptAt: T0.toISOString(),
       });
     });
 
@@ -253,7 +271,7 @@ describe('createDynamoLedger', () => {
       const { lead } = await ledger.record(
         newLead({ dedupKey: `hash:${EMAIL}|Maria`, profile: 'p2' }),
       );
-      await ledger.claim(lead.leadId, LEASE_MS, at(1));
+      await ledger.claim(lead.leadId, 0, LEASE_MS, at(1));
 
       // Act
       const items = await scanTable();
@@ -261,7 +279,7 @@ describe('createDynamoLedger', () => {
       // Assess
       expect(items).toHaveLength(4);
       for (const item of items) {
-        for (const key of ['pk', 'gsi1pk', 'gsi1sk', 'leadId']) {
+        for (const key of ['pk', 'gsi1pk', 'gsi1sk', 'duepk', 'dueAt', 'leadId']) {
           expect(String(item[key] ?? '')).not.toContain(EMAIL);
           expect(String(item[key] ?? '')).not.toContain('Maria');
         }
@@ -324,15 +342,20 @@ describe('createDynamoLedger', () => {
 
     // Act
     const { lead } = await docLedger.record(newLead({ prospect: undefined, reason: undefined }));
-    await docLedger.claim(lead.leadId, LEASE_MS, at(1));
-    const released = await docLedger.release(lead.leadId, 'HTTP 502', at(2));
-    await docLedger.markParked(lead.leadId, 'missing: email', at(3));
+    await docLedger.claim(lead.leadId, 0, LEASE_MS, at(1));
+    const released = await docLedger.release(lead.leadId, V1, failure('HTTP 502', at(2)), at(2));
+    await docLedger.markParked(lead.leadId, V1, 'missing: email', at(3));
     const requeued = await docLedger.requeue(lead.leadId, at(4));
 
     // Assess
     expect(lead.prospect).toBeUndefined();
     expect(released.attempts).toBe(1);
-    expect(requeued).toMatchObject({ status: 'queued', attempts: 0, lastError: 'HTTP 502' });
+    expect(requeued).toMatchObject({
+      status: 'queued',
+      attempts: 0,
+      version: V1 + 1,
+      lastError: 'HTTP 502',
+    });
   });
 
   describe('get', () => {
@@ -350,7 +373,7 @@ describe('createDynamoLedger', () => {
 
       // Act
       const claims = await Promise.all(
-        Array.from({ length: 10 }, () => ledger.claim(lead.leadId, LEASE_MS, at(1))),
+        Array.from({ length: 10 }, () => ledger.claim(lead.leadId, 0, LEASE_MS, at(1))),
       );
 
       // Assess
@@ -358,9 +381,13 @@ describe('createDynamoLedger', () => {
       expect(winners).toHaveLength(1);
       expect(winners[0]).toMatchObject({
         status: 'sending',
+        version: V1,
+        tries: 1,
         leaseUntil: new Date(at(1).getTime() + LEASE_MS).toISOString(),
+        dueAt: new Date(at(1).getTime() + LEASE_MS + 120_000).toISOString(),
         updatedAt: at(1).toISOString(),
       });
+      expect(winners[0]?.nextAttemptAt).toBeUndefined();
     });
 
     it('lets someone else claim a lead once its lease has expired', async () => {
@@ -368,12 +395,15 @@ describe('createDynamoLedger', () => {
       const leadId = await recordClaimed();
 
       // Act
-      const whileHeld = await ledger.claim(leadId, LEASE_MS, at(1 + LEASE_MS / 1000 - 1));
-      const afterExpiry = await ledger.claim(leadId, LEASE_MS, at(1 + LEASE_MS / 1000 + 1));
+      const whileHeld = await ledger.claim(leadId, V1, LEASE_MS, at(1 + LEASE_MS / 1000 - 1));
+      const staleChain = await ledger.claim(leadId, 0, LEASE_MS, at(1 + LEASE_MS / 1000 + 1));
+      const afterExpiry = await ledger.claim(leadId, V1, LEASE_MS, at(1 + LEASE_MS / 1000 + 1));
 
       // Assess
       expect(whileHeld).toBeUndefined();
+      expect(staleChain).toBeUndefined();
       expect(afterExpiry?.leaseUntil).toBe(at(2 + (2 * LEASE_MS) / 1000).toISOString());
+      expect(afterExpiry?.version).toBe(V1 + 1);
     });
 
     it('refuses unknown leads and leads that are parked, dead, rejected or test', async () => {
@@ -381,16 +411,18 @@ describe('createDynamoLedger', () => {
       const parked = await ledger.record(newLead({ status: 'parked', dedupKey: 'key:p' }));
       const test = await ledger.record(newLead({ status: 'test', dedupKey: 'key:t' }));
       const dead = await ledger.record(newLead({ dedupKey: 'key:d' }));
-      await ledger.markDead(dead.lead.leadId, 'gave up', at(1));
+      await ledger.markDead(dead.lead.leadId, 0, 'gave up', at(1));
       const rejected = await recordClaimed({ dedupKey: 'key:r' });
-      await ledger.markRejected(rejected, ['email inválido'], at(2));
+      await ledger.markRejected(rejected, V1, ['email inválido'], at(2));
 
       // Act
       const ids = [parked.lead.leadId, test.lead.leadId, dead.lead.leadId, rejected, newLeadId()];
-      const claims = await Promise.all(ids.map((id) => ledger.claim(id, LEASE_MS, at(3))));
+      const claims = await Promise.all(
+        ids.map((id) => Promise.all([0, V1].map((v) => ledger.claim(id, v, LEASE_MS, at(3))))),
+      );
 
       // Assess
-      expect(claims).toEqual([undefined, undefined, undefined, undefined, undefined]);
+      expect(claims.flat()).toEqual(Array.from({ length: 10 }, () => undefined));
       expect(await scanTable()).toHaveLength(8);
     });
   });
@@ -403,19 +435,22 @@ describe('createDynamoLedger', () => {
       const late = at(3600);
 
       // Act
-      const claim = await ledger.claim(leadId, LEASE_MS, late);
+      const claim = await ledger.claim(leadId, V1, LEASE_MS, late);
       const requeue = await ledger.requeue(leadId, late);
+      const wake = await ledger.wake(leadId, V1, { dueAt: late, now: late, attemptNow: true });
       const refusals = await Promise.allSettled([
-        ledger.markRejected(leadId, ['no'], late),
-        ledger.release(leadId, 'timeout', late),
-        ledger.markDead(leadId, 'gave up', late),
-        ledger.markParked(leadId, 'missing', late),
+        ledger.markRejected(leadId, V1, ['no'], late),
+        ledger.release(leadId, V1, failure('timeout', late), late),
+        ledger.markDead(leadId, V1, 'gave up', late),
+        ledger.markParked(leadId, V1, 'missing', late),
+        ledger.markTest(leadId, V1, 'test', late),
         ledger.markDelivered(leadId, 999, late),
       ]);
 
       // Assess
       expect(claim).toBeUndefined();
       expect(requeue).toBeUndefined();
+      expect(wake).toBeUndefined();
       for (const refusal of refusals) {
         expect(refusal.status).toBe('rejected');
         const reason = (refusal as PromiseRejectedResult).reason;
@@ -430,7 +465,11 @@ describe('createDynamoLedger', () => {
         attempts: 0,
         expiresAt: Math.floor(at(2).getTime() / 1000) + 90 * 86_400,
       });
-      expect((await ledger.get(leadId))?.leaseUntil).toBeUndefined();
+      const final = await ledger.get(leadId);
+      expect(final?.leaseUntil).toBeUndefined();
+      expect(final?.dueAt).toBeUndefined();
+      expect(final?.nextAttemptAt).toBeUndefined();
+      expect((await ledger.listDue(at(7200))).leads).toEqual([]);
     });
 
     it('accepts the same delivery twice and keeps big ids as strings', async () => {
@@ -452,8 +491,8 @@ describe('createDynamoLedger', () => {
     it('records a delivery even when the lease was lost meanwhile', async () => {
       // Prepare: the first sender's lease expired and a second sender released the lead.
       const leadId = await recordClaimed();
-      await ledger.claim(leadId, LEASE_MS, at(100));
-      await ledger.release(leadId, 'HTTP 503', at(101));
+      await ledger.claim(leadId, V1, LEASE_MS, at(100));
+      await ledger.release(leadId, V1 + 1, failure('HTTP 503', at(101)), at(101));
 
       // Act
       await ledger.markDelivered(leadId, 7, at(102));
@@ -471,25 +510,65 @@ describe('createDynamoLedger', () => {
     });
   });
 
-  describe('release, markRejected, markDead and markParked', () => {
-    it('puts a lead back in the queue with one more attempt and the last error', async () => {
+  describe('release, markRejected, markDead, markParked and markTest', () => {
+    it('puts a lead back in the queue until its next attempt, counting only failures of its own', async () => {
       // Prepare
       const leadId = await recordClaimed();
 
       // Act
-      const first = await ledger.release(leadId, 'HTTP 503', at(2));
-      await ledger.claim(leadId, LEASE_MS, at(3));
-      const second = await ledger.release(leadId, 'HTTP 429', at(4));
+      const first = await ledger.release(leadId, V1, failure('HTTP 503', at(2), 30), at(2));
+      const early = await ledger.claim(leadId, V1, LEASE_MS, at(31));
+      const due = await ledger.claim(leadId, V1, LEASE_MS, at(32));
+      const second = await ledger.release(
+        leadId,
+        V1 + 1,
+        { nextAttemptAt: at(40), error: 'HTTP 429', counted: false, failed: false },
+        at(34),
+      );
 
       // Assess
-      expect(first).toMatchObject({ status: 'queued', attempts: 1, lastError: 'HTTP 503' });
-      expect(first.leaseUntil).toBeUndefined();
-      expect(second).toMatchObject({ status: 'queued', attempts: 2, lastError: 'HTTP 429' });
-      await expect(ledger.release(leadId, 'again', at(5))).rejects.toMatchObject({
-        name: 'LeadStateError',
-        transition: 'release',
+      expect(first).toMatchObject({
         status: 'queued',
+        attempts: 1,
+        tries: 1,
+        lastError: 'HTTP 503',
+        lastFailureAt: at(2).toISOString(),
+        nextAttemptAt: at(32).toISOString(),
+        dueAt: at(32 + 120).toISOString(),
       });
+      expect(first.leaseUntil).toBeUndefined();
+      expect(early).toBeUndefined();
+      expect(due).toMatchObject({ status: 'sending', version: V1 + 1, tries: 2 });
+      expect(second).toMatchObject({
+        status: 'queued',
+        attempts: 1,
+        tries: 2,
+        lastError: 'HTTP 429',
+        lastFailureAt: at(2).toISOString(),
+      });
+      await expect(
+        ledger.release(leadId, V1 + 1, failure('again', at(5)), at(5)),
+      ).rejects.toMatchObject({ name: 'LeadStateError', transition: 'release', status: 'queued' });
+    });
+
+    it("refuses every transition from an attempt whose chain is no longer the lead's", async () => {
+      // Prepare: the first attempt's lease ran out and a second attempt took the lead.
+      const leadId = await recordClaimed();
+      await ledger.claim(leadId, V1, LEASE_MS, at(1 + LEASE_MS / 1000 + 1));
+      const late = at(100);
+
+      // Act
+      const refusals = await Promise.allSettled([
+        ledger.release(leadId, V1, failure('late', late), late),
+        ledger.markRejected(leadId, V1, ['no'], late),
+        ledger.markDead(leadId, V1, 'gave up', late),
+        ledger.markParked(leadId, V1, 'missing', late),
+        ledger.saveMapping(leadId, V1, { prospect: { name: 'X' } }, late),
+      ]);
+
+      // Assess
+      for (const refusal of refusals) expect(refusal.status).toBe('rejected');
+      expect(await ledger.get(leadId)).toMatchObject({ status: 'sending', version: V1 + 1 });
     });
 
     it('rejects only a lead being sent, keeping bounded upstream messages and a TTL', async () => {
@@ -499,9 +578,9 @@ describe('createDynamoLedger', () => {
       const messages = ['E-mail inválido', 'x'.repeat(5000)];
 
       // Act
-      await ledger.markRejected(leadId, messages, at(2));
+      await ledger.markRejected(leadId, V1, messages, at(2));
       const notSending = await ledger
-        .markRejected(queued.lead.leadId, ['no'], at(2))
+        .markRejected(queued.lead.leadId, 0, ['no'], at(2))
         .catch((error: unknown) => error);
 
       // Assess
@@ -511,35 +590,40 @@ describe('createDynamoLedger', () => {
       expect(rejected?.messages?.[1]).toHaveLength(2000);
       expect(rejected?.reason?.startsWith('E-mail inválido; xxx')).toBe(true);
       expect(rejected?.expiresAt).toBeGreaterThan(0);
+      expect(rejected?.dueAt).toBeUndefined();
       expect(notSending).toBeInstanceOf(LeadStateError);
     });
 
-    it('marks queued or sending leads dead with one more attempt and no TTL', async () => {
+    it('marks queued or sending leads dead with no TTL, counting the failure only when told', async () => {
       // Prepare
       const queued = await ledger.record(newLead({ dedupKey: 'key:q' }));
       const sending = await recordClaimed();
 
       // Act
-      await ledger.markDead(queued.lead.leadId, 'DLQ', at(2));
-      await ledger.markDead(sending, 'HTTP 500 ×8', at(2));
+      await ledger.markDead(queued.lead.leadId, 0, 'past the horizon', at(2));
+      await ledger.markDead(sending, V1, 'HTTP 500 ×8', at(2), { counted: true });
 
       // Assess
+      expect(await ledger.get(queued.lead.leadId)).toMatchObject({ status: 'dead', attempts: 0 });
+      expect(await ledger.get(sending)).toMatchObject({ status: 'dead', attempts: 1 });
       for (const id of [queued.lead.leadId, sending]) {
         const dead = await ledger.get(id);
-        expect(dead).toMatchObject({ status: 'dead', attempts: 1 });
         expect(dead?.expiresAt).toBeUndefined();
         expect(dead?.leaseUntil).toBeUndefined();
+        expect(dead?.dueAt).toBeUndefined();
       }
     });
 
-    it('parks queued or sending leads with a reason', async () => {
+    it('parks queued or sending leads with a reason, and keeps test leads as test', async () => {
       // Prepare
       const queued = await ledger.record(newLead({ dedupKey: 'key:q' }));
       const sending = await recordClaimed();
+      const testing = await recordClaimed({ dedupKey: 'key:t' });
 
       // Act
-      await ledger.markParked(queued.lead.leadId, 'missing: email', at(2));
-      await ledger.markParked(sending, 'meta graph lookup failed', at(2));
+      await ledger.markParked(queued.lead.leadId, 0, 'missing: email', at(2));
+      await ledger.markParked(sending, V1, 'meta graph lookup failed', at(2));
+      await ledger.markTest(testing, V1, 'Meta testing tool', at(2));
 
       // Assess
       expect(await ledger.get(queued.lead.leadId)).toMatchObject({
@@ -547,21 +631,46 @@ describe('createDynamoLedger', () => {
         reason: 'missing: email',
       });
       expect(await ledger.get(sending)).toMatchObject({ status: 'parked' });
-      await expect(ledger.markParked(sending, 'again', at(3))).rejects.toMatchObject({
+      expect(await ledger.get(testing)).toMatchObject({
+        status: 'test',
+        reason: 'Meta testing tool',
+      });
+      await expect(ledger.markParked(sending, V1, 'again', at(3))).rejects.toMatchObject({
         status: 'parked',
+      });
+    });
+
+    it('keeps what an attempt learnt: the completed capture and the mapped Prospect', async () => {
+      // Prepare
+      const leadId = await recordClaimed();
+      const completed = capture({ answers: [{ key: 'full_name', value: 'Maria Graph' }] });
+
+      // Act
+      await ledger.saveMapping(
+        leadId,
+        V1,
+        { capture: completed, prospect: { name: 'Maria', lastName: 'Graph' } },
+        at(2),
+      );
+
+      // Assess
+      expect(await ledger.get(leadId)).toMatchObject({
+        status: 'sending',
+        capture: completed,
+        prospect: { name: 'Maria', lastName: 'Graph' },
       });
     });
   });
 
   describe('requeue', () => {
-    it('queues parked, dead, rejected and test leads again with attempts reset', async () => {
+    it('queues parked, dead, rejected and test leads again as a new chain', async () => {
       // Prepare
       const parked = await ledger.record(newLead({ status: 'parked', reason: 'r', dedupKey: 'p' }));
       const test = await ledger.record(newLead({ status: 'test', dedupKey: 't' }));
       const dead = await recordClaimed({ dedupKey: 'd' });
-      await ledger.markDead(dead, 'gave up', at(2));
+      await ledger.markDead(dead, V1, 'gave up', at(2), { counted: true });
       const rejected = await recordClaimed({ dedupKey: 'r' });
-      await ledger.markRejected(rejected, ['no'], at(2));
+      await ledger.markRejected(rejected, V1, ['no'], at(2));
 
       // Act
       const ids = [parked.lead.leadId, test.lead.leadId, dead, rejected];
@@ -572,14 +681,21 @@ describe('createDynamoLedger', () => {
         expect(lead).toMatchObject({
           status: 'queued',
           attempts: 0,
+          tries: 0,
+          queuedAt: at(10).toISOString(),
+          nextAttemptAt: at(10).toISOString(),
           updatedAt: at(10).toISOString(),
         });
         expect(lead?.expiresAt).toBeUndefined();
         expect(lead?.reason).toBeUndefined();
         expect(lead?.messages).toBeUndefined();
       }
+      expect(requeued.map((lead) => lead?.version)).toEqual([1, 1, V1 + 1, V1 + 1]);
       expect(requeued[2]?.lastError).toBe('gave up');
-      expect(await ledger.claim(dead, LEASE_MS, at(11))).toMatchObject({ status: 'sending' });
+      expect(await ledger.claim(dead, V1, LEASE_MS, at(11))).toBeUndefined();
+      expect(await ledger.claim(dead, V1 + 1, LEASE_MS, at(11))).toMatchObject({
+        status: 'sending',
+      });
     });
 
     it('refuses queued, sending, delivered and unknown leads', async () => {
@@ -599,6 +715,87 @@ describe('createDynamoLedger', () => {
     });
   });
 
+  describe('the due index (listDue, wake, countInFlight)', () => {
+    it('lists the leads on their way whose dueAt has passed, most overdue first', async () => {
+      // Prepare: a queued lead (due 120 s after it was received), a sending one (due 120 s after
+      // its lease ends), a parked one (never due) and a delivered one (no longer due).
+      const queued = await ledger.record(newLead({ dedupKey: 'q', receivedAt: at(0) }));
+      const sending = await recordClaimed({ dedupKey: 's', receivedAt: at(0) });
+      await ledger.record(newLead({ dedupKey: 'p', status: 'parked' }));
+      const delivered = await recordClaimed({ dedupKey: 'd' });
+      await ledger.markDelivered(delivered, 1, at(2));
+
+      // Act
+      const beforeGrace = await ledger.listDue(at(100));
+      const afterQueuedGrace = await ledger.listDue(at(121));
+      const afterLease = await ledger.listDue(at(1 + LEASE_MS / 1000 + 121));
+
+      // Assess
+      expect(beforeGrace.leads).toEqual([]);
+      expect(afterQueuedGrace.leads.map((lead) => lead.leadId)).toEqual([queued.lead.leadId]);
+      expect(afterLease.leads.map((lead) => lead.leadId)).toEqual([queued.lead.leadId, sending]);
+      expect(await ledger.countInFlight()).toBe(2);
+    });
+
+    it('notes a wake-up once per due lead and chain, moving its dueAt on', async () => {
+      // Prepare
+      const { lead } = await ledger.record(newLead());
+      const now = at(200);
+
+      // Act
+      const woken = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          ledger.wake(lead.leadId, 0, { dueAt: at(320), now, onlyIfDue: true }),
+        ),
+      );
+      const otherChain = await ledger.wake(lead.leadId, 3, { dueAt: at(320), now });
+
+      // Assess
+      expect(woken.filter((w) => w !== undefined)).toHaveLength(1);
+      expect(otherChain).toBeUndefined();
+      expect(await ledger.get(lead.leadId)).toMatchObject({ dueAt: at(320).toISOString() });
+      expect((await ledger.listDue(at(300))).leads).toEqual([]);
+    });
+
+    it('makes a waiting lead due now when an operator wakes it', async () => {
+      // Prepare
+      const leadId = await recordClaimed();
+      await ledger.release(leadId, V1, failure('HTTP 500', at(2), 900), at(2));
+
+      // Act
+      const woken = await ledger.wake(leadId, V1, {
+        dueAt: at(130),
+        now: at(10),
+        attemptNow: true,
+      });
+      const claimed = await ledger.claim(leadId, V1, LEASE_MS, at(11));
+
+      // Assess
+      expect(woken).toMatchObject({ nextAttemptAt: at(10).toISOString() });
+      expect(claimed).toMatchObject({ status: 'sending' });
+    });
+
+    it('treats a lead recorded before versions existed as version 0', async () => {
+      // Prepare: an item as an earlier release wrote it (no version, tries, queuedAt or dueAt).
+      const { lead } = await ledger.record(newLead());
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: `lead#${lead.leadId}` },
+          UpdateExpression: 'REMOVE version, tries, queuedAt, nextAttemptAt, dueAt, duepk',
+        }),
+      );
+
+      // Act
+      const read = await ledger.get(lead.leadId);
+      const claimed = await ledger.claim(lead.leadId, 0, LEASE_MS, at(1));
+
+      // Assess
+      expect(read).toMatchObject({ version: 0, tries: 0, queuedAt: T0.toISOString() });
+      expect(claimed).toMatchObject({ status: 'sending', version: 1 });
+    });
+  });
+
   describe('listByStatus', () => {
     it('pages through one status oldest first', async () => {
       // Prepare
@@ -608,7 +805,7 @@ describe('createDynamoLedger', () => {
         ids.push(lead.leadId);
       }
       await ledger.record(newLead({ dedupKey: 'parked', status: 'parked' }));
-      await ledger.claim(ids[6] ?? '', LEASE_MS, at(10));
+      await ledger.claim(ids[6] ?? '', 0, LEASE_MS, at(10));
 
       // Act
       const seen: string[] = [];
@@ -707,7 +904,7 @@ describe('startLocalDynamo', () => {
     const ledger = createDynamoLedger({ client, tableName: 'leads' });
     const { lead } = await ledger.record(newLead());
     const delivered = await ledger.record(newLead({ dedupKey: 'key:delivered' }));
-    await ledger.claim(delivered.lead.leadId, LEASE_MS, at(1));
+    await ledger.claim(delivered.lead.leadId, 0, LEASE_MS, at(1));
     await ledger.markDelivered(delivered.lead.leadId, 77, at(2));
     client.destroy();
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG } from '../../local/runtime.ts';
+import { createSandbox } from '../../sandbox/server.ts';
 import { send } from '../helpers/gateway-http.ts';
 import {
   freePort,
@@ -126,6 +127,41 @@ describe('npm start (local/start.ts)', () => {
     expect(running.sandboxUrl).toBeUndefined();
     expect(running.stdout()).toMatch(/upstream\s+http:\/\/127\.0\.0\.1:9\/upstream/);
     expect(await running.stop()).toBe(0);
+  });
+
+  it('says plainly when the upstream key may not look prospects up, and not otherwise', async () => {
+    // Prepare: an upstream (the sandbox, in this process) whose key may not read prospects.
+    const sandbox = await createSandbox({ port: 0 });
+    try {
+      await fetch(`${sandbox.url}/_sandbox/faults`, {
+        method: 'POST',
+        body: JSON.stringify({ lookupForbidden: true }),
+      });
+
+      // Act
+      running = await startLocal({
+        PORT: '0',
+        UPSTREAM_URL: sandbox.url,
+        DATA_DIR: join(dir, 'data-lookup'),
+      });
+      const forbidden = running.stdout();
+      expect(await running.stop()).toBe(0);
+      await fetch(`${sandbox.url}/_sandbox/faults`, { method: 'POST', body: '{}' });
+      running = await startLocal({
+        PORT: '0',
+        UPSTREAM_URL: sandbox.url,
+        DATA_DIR: join(dir, 'data-lookup'),
+      });
+      const permitted = running.stdout();
+      expect(await running.stop()).toBe(0);
+
+      // Assess
+      expect(forbidden).toMatch(/WARNING: the upstream key may not look prospects up/);
+      expect(forbidden).toMatch(/"ambiguous": "park"/);
+      expect(permitted).not.toMatch(/WARNING/);
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('exits 1 naming the key when LEADS_CONFIG is invalid, without a stack trace', async () => {

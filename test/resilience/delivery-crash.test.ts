@@ -15,7 +15,7 @@
  *   for the lease, looks the lead up and finds it.
  *
  * The lease and the queue's visibility are shortened through the local-only knobs of
- * functions/delivery/wiring-local.ts so that a restart takes over within seconds.
+ * functions/delivery/forward/wiring-local.ts so that a restart takes over within seconds.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -226,9 +226,10 @@ describe('npm start killed or stopped in the middle of a batch, then restarted',
     expect(checkExactlyOnce(accepted, ledger, prospects)).toEqual(ALL_GOOD);
     expect(prospects).toHaveLength(10);
     // The delivery in flight was finished by the first process: nothing was left ambiguous, so
-    // nothing was looked up and nothing posted twice.
+    // nothing was looked up (the two lookups are each start's permission check) and nothing
+    // posted twice.
     expect(answered(stats, 200, POST_ROUTE)).toBe(10);
-    expect(answered(stats, 200, LOOKUP_ROUTE)).toBe(0);
+    expect(answered(stats, 200, LOOKUP_ROUTE)).toBe(2);
     expect(
       attemptLines(output(second)).filter((l) => l.note === 'previous-attempt-interrupted'),
     ).toEqual([]);
@@ -266,8 +267,10 @@ describe('npm start killed or stopped in the middle of a batch, then restarted',
     expect(stopped.code).toBe(0);
     expect(stopped.ms).toBeGreaterThanOrEqual(WORKER_STOP_DEADLINE_MS - 500);
     expect(stopped.ms).toBeLessThan(PROCESS_STOP_DEADLINE_MS);
-    expect(logMessages(output(first), 'message handed back')).toHaveLength(1);
-    expect(createdBeforeStop).toHaveLength(1);
+    // Each worker in flight (two run at once) handed its message back; its POST had arrived.
+    const handedBackCount = logMessages(output(first), 'message handed back').length;
+    expect(handedBackCount).toBeGreaterThanOrEqual(1);
+    expect(createdBeforeStop).toHaveLength(handedBackCount);
 
     await control.setFaults({});
     const restartedAt = Date.now();
@@ -294,9 +297,11 @@ describe('npm start killed or stopped in the middle of a batch, then restarted',
     const lines = attemptLines(output(second));
     expect(lines.some((line) => line.reason === 'lease-held')).toBe(true);
     const byLookup = lines.filter((line) => line.reason === 'delivered-by-lookup');
-    expect(byLookup).toHaveLength(1);
-    const handedBack = accepted.find((lead) => lead.leadId === byLookup[0]?.leadId);
-    const createdEmail = (createdBeforeStop[0]?.body as { email?: string } | undefined)?.email;
-    expect(createdEmail?.toLowerCase()).toBe(handedBack?.email);
+    expect(byLookup).toHaveLength(handedBackCount);
+    const found = byLookup.map((line) => accepted.find((lead) => lead.leadId === line.leadId));
+    const created = createdBeforeStop.map((p) =>
+      String((p.body as { email?: string } | undefined)?.email).toLowerCase(),
+    );
+    expect(found.map((lead) => lead?.email).sort()).toEqual(created.sort());
   });
 });

@@ -9,7 +9,7 @@
  * answer no 429 at all; only the 429 storm, where the sandbox's limit drops below our rate,
  * sees them (and nothing is lost or counted against the lead).
  *
- * Retries are made fast through the local-only knobs of functions/delivery/wiring-local.ts
+ * Retries are made fast through the local-only knobs of functions/delivery/forward/wiring-local.ts
  * (FAST_DELIVERY_ENV): backoff base 200 ms, cap 2 s, 3 s settle after an ambiguous POST. The
  * upstream client's timeout is 1 s so that the latency scenario runs in seconds.
  */
@@ -274,6 +274,15 @@ describe('delivery to the sandbox under faults (local runtime, worker on)', () =
     expect(checkExactlyOnce(outcome.accepted, outcome.ledger, outcome.prospects)).toEqual(ALL_GOOD);
     expect(answered(outcome.stats, 429)).toBeGreaterThanOrEqual(refusals);
     expect(outcome.ledger.map((lead) => lead.attempts)).toEqual([0, 0]);
+    // Nothing dead-lettered; a wake-up message still on its way finds the lead delivered.
+    await waitUntil(
+      'the lead queue empty',
+      () => queue.depth(),
+      (d) => d.queued === 0,
+      {
+        timeoutMs: 15_000,
+      },
+    );
     expect(await queue.depth()).toMatchObject({ queued: 0, dead: 0 });
   });
 

@@ -15,6 +15,8 @@ import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
 import {
   ABUSE_SECRETS,
   abuseConfig,
+  basicHeader,
+  CLIENTS,
   cpfFrom,
   sandboxProspects,
   sleep,
@@ -61,20 +63,24 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(): Promise<LocalProcess> {
+async function start(
+  options: { dataDir?: string; worker?: boolean; logLevel?: string } = {},
+): Promise<LocalProcess> {
   const local = await startLocal(
     {
       PORT: String(await freePort()),
       UPSTREAM_URL: sandbox.url,
       LEADS_CONFIG: configPath,
-      DATA_DIR: dataDir,
-      LEADS_WORKER: 'on',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
+      DATA_DIR: options.dataDir ?? dataDir,
+      LEADS_WORKER: options.worker === false ? 'off' : 'on',
+      POWERTOOLS_LOG_LEVEL: options.logLevel ?? 'ERROR',
       // A lead killed mid-send waits out its lease, then counts as an ambiguous POST and waits
       // the settle time before its lookup: the local knobs keep that within the test's budget.
       LEADS_LEASE_MS: '6000',
       LEADS_VISIBILITY_MS: '8000',
-      LEADS_AMBIGUOUS_SETTLE_MS: '2000',
+      LEADS_SETTLE_MS: '2000',
+      LEADS_RECONCILE_MS: '500',
+      LEADS_WAKE_GRACE_MS: '2000',
       LEADS_WORKER_POLL_MS: '100',
     },
     { timeoutMs: 25_000 },
@@ -207,4 +213,105 @@ describe('resilience: kill -9 in the middle of intake', () => {
 
     expect(await second.stop('SIGTERM')).toBe(0);
   }, 120_000);
+
+  it('repeated kill -9 during intake: every lead the ledger holds is delivered, with no operator and no platform retry', async () => {
+    // Prepare: a ledger of its own; five rounds of 30 requests in flight, each cut by kill -9.
+    // The worker is off during the rounds, so every lead waits on its queue message, or on
+    // nothing when the kill came between the ledger write and the message.
+    const ownDataDir = join(dir, 'data-repeated');
+    const rounds = 5;
+    const perRound = 30;
+    let accepted = 0;
+    for (let round = 0; round < rounds; round += 1) {
+      const local = await start({ dataDir: ownDataDir, worker: false });
+      const batch = Array.from({ length: perRound }, (_, i) => {
+        const n = `${round}-${String(i).padStart(2, '0')}`;
+        const email = `kill.round.${n}@exemplo.com.br`;
+        const body = JSON.stringify({
+          nome: `Lead Rodada ${n} Souza`,
+          email,
+          celular: `+55119${String(70_000_000 + round * 1000 + i * 31).padStart(8, '0')}`,
+          cpf: cpfFrom(String(200_000_000 + round * 7_919 + i * 104_729).slice(0, 9)),
+        });
+        return { email, body };
+      });
+      let answered = 0;
+      const outcomes = await Promise.all(
+        batch.map(async (lead, i) => {
+          await sleep(i * 3);
+          const outcome = await postLead(local.gatewayUrl, lead);
+          if (outcome.kind === 'answered' && ++answered === perRound / 2) {
+            local.child.kill('SIGKILL');
+          }
+          return outcome;
+        }),
+      );
+      if (local.child.exitCode === null && local.child.signalCode === null) {
+        local.child.kill('SIGKILL');
+      }
+      await new Promise<void>((resolve) => {
+        if (local.child.exitCode !== null || local.child.signalCode !== null) resolve();
+        else local.child.once('exit', () => resolve());
+      });
+      accepted += outcomes.filter((o) => o.kind === 'answered' && o.status < 300).length;
+    }
+
+    // Act: one more start, worker on; nobody posts anything again.
+    const last = await start({ dataDir: ownDataDir, logLevel: 'INFO' });
+    const ops = basicHeader(CLIENTS.ops.username, CLIENTS.ops.password);
+    const list = async (status: string) => {
+      const leads: { leadId: string }[] = [];
+      let cursor: string | undefined;
+      do {
+        const url = new URL('/admin/leads', last.gatewayUrl);
+        url.searchParams.set('status', status);
+        url.searchParams.set('limit', '500');
+        if (cursor) url.searchParams.set('cursor', cursor);
+        const page = (await (await fetch(url, { headers: { authorization: ops } })).json()) as {
+          leads: { leadId: string }[];
+          cursor?: string;
+        };
+        leads.push(...page.leads);
+        cursor = page.cursor;
+      } while (cursor);
+      return leads;
+    };
+    await waitFor(
+      'no lead left queued',
+      async () => ((await list('queued')).length === 0 ? true : undefined),
+      60_000,
+      300,
+    );
+    await sleep(2500);
+
+    // Assess: everything the ledger holds was delivered once, nothing else; none needed anyone.
+    const delivered = await list('delivered');
+    const others = await Promise.all(
+      ['queued', 'parked', 'dead', 'rejected', 'test'].map(async (status) => [
+        status,
+        (await list(status)).length,
+      ]),
+    );
+    const counts = countByEmail(await sandboxProspects(sandbox.url));
+    const ours = [...counts].filter(([email]) => email.startsWith('kill.round.'));
+    console.info(
+      `[intake-crash] ${rounds} kills: ${accepted} answered 2xx, ${delivered.length} delivered in all; ${
+        (last.stdout().match(/lead woken by the reconciler/g) ?? []).length
+      } woken by the reconciler`,
+    );
+    expect(Object.fromEntries(others)).toEqual({
+      queued: 0,
+      parked: 0,
+      dead: 0,
+      rejected: 0,
+      test: 0,
+    });
+    expect(ours.filter(([, n]) => n !== 1)).toEqual([]);
+    // Every lead answered 2xx is in the ledger, so delivered; the ledger holds no more than the
+    // sandbox received (earlier tests' leads included).
+    expect(ours.length).toBeGreaterThanOrEqual(accepted);
+    expect(delivered.length).toBe(ours.length);
+
+    expect(await last.stop('SIGTERM')).toBe(0);
+  }, 240_000);
 });

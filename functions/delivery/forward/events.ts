@@ -2,7 +2,7 @@
  * Delivery's log lines and EMF metrics (Powertools): lead ids, profiles, statuses, attempt
  * numbers and error kinds, never personal data nor the upstream's messages.
  */
-import { count, logger, seconds } from '../kernel/observability.ts';
+import { count, logger, seconds } from '../../kernel/observability.ts';
 import type { ForwardEvents } from './forward.ts';
 
 export const forwardEvents: ForwardEvents = {
@@ -18,7 +18,12 @@ export const forwardEvents: ForwardEvents = {
     count(name);
   },
   lookupSkipped(event) {
-    logger.warn('prospect lookup not possible after an ambiguous POST; posting again', event);
+    logger.warn('prospect lookup not possible after an ambiguous POST', event);
+  },
+  circuitChanged(event) {
+    if (event.state === 'open')
+      logger.warn('upstream circuit opened: leads wait for a probe', event);
+    else logger.info('upstream circuit closed: delivery resumes', event);
   },
   leaseLost(event) {
     logger.error('lead changed under the delivery attempt', event);

@@ -1,68 +1,70 @@
 /**
- * The delivery use case: `forwardLead(leadId)` takes one queued lead upstream, once. It runs for
- * every queue message (the SQS Lambda in handler.ts, the local worker in worker-local.ts) and
- * says what the caller should do with the message (settle.ts): `done` (delete it) or `retry`
- * after `delayMs`. No AWS imports: ports come in `deps`.
+ * The delivery use case: `forwardLead(message)` moves one lead towards the upstream, once. It
+ * runs for every queue message (the SQS Lambda in handler.ts, the local worker in
+ * worker-local.ts) and says what to do with the message (settle.ts): `done` (delete it) or
+ * `retry` (a fresh message for the lead's chain after `delayMs`). No AWS imports: ports come in
+ * `deps`.
  *
- * One attempt is five named steps, each a conditional write on the lead (ledger/lead-ledger.ts):
- * 1. `claim`: a lease longer than everything this attempt may wait for. A final lead → done
- *    (never posted again); a lease held by another attempt → retry once it has run out. A lead
- *    found `sending` with an expired lease was left by an attempt that died mid-way: it is
- *    treated as an ambiguous POST.
- * 2. `complete`: a capture still `pending` (a webhook that carries ids only, such as Meta's) is
- *    completed by its source's `complete()` step (sources/source.ts); then it is mapped with the
- *    profile's CURRENT settings, so a parked lead replayed after a fix is mapped again; missing
- *    required fields → parked.
+ * The ledger is the truth and the queue only a wake-up (docs/operations.md, "The delivery
+ * engine"): the lead records who holds it (a lease, fenced by its `version`), when its next
+ * attempt is due and how many failures of its own it has had. A message for another version is
+ * a no-op, so a redelivered lead never starts a second chain; a lead whose message was lost is
+ * woken by the reconciler (reconcile.ts).
+ *
+ * One attempt is five named steps:
+ * 1. `claim`: read the lead; a final one, or a message from another chain → done; not due yet →
+ *    wait until it is; past the horizon → dead. The account's circuit (upstream/circuit.ts)
+ *    decides whether anything may reach the upstream now (while it is open only the probe goes;
+ *    the others wait, counted against nothing). Then a lease, fenced by the version.
+ * 2. `complete`: a capture left `pending` (a webhook that carries ids only, such as Meta's) is
+ *    completed by its source's `complete()` step and kept in the ledger; a platform's test lead
+ *    then becomes `test`; mapped with the profile's current settings (missing fields → parked).
  * 3. `look up`: after an ambiguous POST, the prospect is looked up before posting again.
- * 4. `post`: through the upstream client and the pacer shared by every instance.
- * 5. `settle`: the upstream's answer (or the failure) becomes one ledger transition and an
- *    outcome:
+ * 4. `post`: through the upstream client and the account's shared pacer.
+ * 5. `settle`: the answer becomes one ledger transition and an outcome:
  *
- * | answer                               | ledger                          | outcome                        |
- * |--------------------------------------|---------------------------------|--------------------------------|
- * | created                              | markDelivered(idProspect)       | done                           |
- * | 400-class `rejected`                 | markRejected(mensagens)         | done (never retried)           |
- * | 401/403 `unauthorized`               | release (not counted); the      | retry after authPauseMs        |
- * |                                      | shared pacer paused authPauseMs |                                |
- * | 429 `rate-limited`                   | release (not counted)           | retry after Retry-After        |
- * | `unavailable` (5xx, timeout, network)| release (counted), or markDead  | retry with backoff + full      |
- * |                                      | at maxAttempts                  | jitter; done when dead         |
+ * | answer                                   | ledger                               | circuit      |
+ * |------------------------------------------|--------------------------------------|--------------|
+ * | created                                  | delivered (idProspect)               | success      |
+ * | 4xx `rejected` (the upstream's messages) | rejected, never retried              | success      |
+ * | 401/403 `unauthorized`                   | waits for the probe, not counted     | opens now    |
+ * | 429 `rate-limited`                       | waits exactly Retry-After, not counted | (the pacer pauses) |
+ * | refused / DNS (never sent)               | waits, not counted                   | opens now    |
+ * | 5xx, timeout, connection lost            | waits; counted only if the upstream served others since this lead last failed | failure (opens at the threshold) |
  *
- * Only failures that say something about this lead's delivery count toward maxAttempts: a 401
- * (our key), a 429 (everyone's quota) or a paced-out wait would otherwise kill every lead in
- * flight during one incident. The queue's maxReceiveCount still bounds them (DLQ, alarmed).
+ * A lead is dead only after maxAttempts failures of its own, or when it has waited longer than
+ * the horizon (days; an alarm fires long before).
  *
- * Ambiguous POST: a timeout, a network failure or a 5xx after the request may have reached the
- * upstream. The upstream may have created the prospect, so the lead records `ambiguousSince`
- * and the next attempt first calls `findProspects` (email + cellphone, registered since
- * ambiguousSince − lookupMarginMs). A match → delivered with its id, no second POST. No match →
- * POST. Lookup not permitted (401/403) → POST anyway (at-least-once) and say so in the log.
+ * Ambiguous POST: a timeout, a connection lost after sending, a 500/502/504: the upstream may
+ * have created the prospect. The lead records `ambiguousSince`; the next attempt, seconds later,
+ * looks the prospect up (email and phone, registered since ambiguousSince minus a margin that
+ * covers any time zone the upstream may read dates in). A match → delivered with its id. No
+ * match → post again, after a settling time when the first request may still be in progress (a
+ * timeout). If the key may not read prospects, the profile decides: `ambiguous: "repost"` (the
+ * default: at-least-once) or `"park"` (a person checks in the upstream first).
  *
  * Events carry lead ids, profiles, statuses, attempt numbers and error kinds, never personal
  * data and never the upstream's messages (they may quote what the person typed).
  */
-import type { Profile } from '../config/config-schema.ts';
-import type { ConfigSource } from '../config/config-source.ts';
-import type { ExternalId } from '../domain/json.ts';
-import type { LeadCapture } from '../domain/lead.ts';
-import { LeadStateError, type LeadStatus } from '../domain/lead-lifecycle.ts';
-import type { Prospect } from '../domain/prospect.ts';
-import type { FailureDetails, LeadLedger, LeadRecord } from '../ledger/lead-ledger.ts';
-import { adapterFor, mapCapture } from '../sources/registry.ts';
-import { type CompletionContext, SourceLookupError } from '../sources/source.ts';
-import type { UpstreamAccess } from '../upstream/paced-client.ts';
-import { PacerWaitError } from '../upstream/pacer.ts';
-import { type ProspectMatch, UpstreamError } from '../upstream/upstream-client.ts';
+import type { Profile } from '../../config/config-schema.ts';
+import type { ConfigSource } from '../../config/config-source.ts';
+import type { ExternalId } from '../../domain/json.ts';
+import type { LeadCapture } from '../../domain/lead.ts';
+import { LeadStateError, type LeadStatus } from '../../domain/lead-lifecycle.ts';
+import type { Prospect } from '../../domain/prospect.ts';
+import type { LeadLedger, LeadRecord, Release } from '../../ledger/lead-ledger.ts';
+import type { LeadMessage } from '../../ledger/lead-queue.ts';
+import { adapterFor, mapCapture } from '../../sources/registry.ts';
+import { type CompletionContext, SourceLookupError } from '../../sources/source.ts';
+import type { Circuit } from '../../upstream/circuit.ts';
+import type { UpstreamAccess } from '../../upstream/paced-client.ts';
+import { PacerWaitError } from '../../upstream/pacer.ts';
+import { type ProspectMatch, UpstreamError } from '../../upstream/upstream-client.ts';
 
-/**
- * `retry.counted`: whether this attempt counted against maxAttempts. A retry that was not counted
- * (401, 429, pacing, a lookup, a duplicate message) says nothing about the lead, so the caller
- * sends a fresh message with the delay instead of delaying this one (settle.ts): a long incident
- * then uses up no SQS receives and puts nothing in the dead-letter queue.
- */
 export type ForwardOutcome =
   | { kind: 'done'; reason: string; delayMs?: undefined }
-  | { kind: 'retry'; delayMs: number; reason: string; counted: boolean };
+  /** Look at the lead again after `delayMs`, for its chain `version`. */
+  | { kind: 'retry'; delayMs: number; reason: string; version: number };
 
 export type ForwardMetric =
   | 'LeadDelivered'
@@ -70,7 +72,11 @@ export type ForwardMetric =
   | 'LeadRetried'
   | 'LeadDead'
   | 'LeadParked'
-  | 'UpstreamAuthFailure';
+  | 'LeadTest'
+  | 'UpstreamAuthFailure'
+  | 'UpstreamCircuitOpened'
+  | 'UpstreamCircuitClosed'
+  | 'UpstreamLookupForbidden';
 
 /** One event per forwardLead call: ids, statuses and kinds only. */
 export interface ForwardEvent {
@@ -78,8 +84,10 @@ export interface ForwardEvent {
   profile?: string;
   /** The lead's status after this attempt. */
   status?: LeadStatus;
-  /** 1-based: failed attempts before this one + 1. */
+  /** 1-based: this attempt's number since the lead was (re)queued. */
   attempt?: number;
+  /** Failures counted against the lead so far. */
+  counted?: number;
   outcome: ForwardOutcome['kind'];
   reason: string;
   delayMs?: number;
@@ -87,7 +95,7 @@ export interface ForwardEvent {
   errorKind?: string;
   /** HTTP status of that error, when the upstream answered. */
   errorStatus?: number;
-  /** Anything worth a note (`lookup-not-permitted`, `found-by-lookup`). */
+  /** Anything worth a note (`probe`, `found-by-lookup`, `lookup-no-match`). */
   note?: string;
   /** On a retry: seconds since the lead was received (the `LeadWaitingSeconds` metric). */
   waitingSeconds?: number;
@@ -97,44 +105,58 @@ export interface ForwardEvent {
 export interface ForwardEvents {
   finished(event: ForwardEvent): void;
   metric(name: ForwardMetric): void;
-  /** A prospect lookup after an ambiguous POST was not possible: the lead is posted again. */
+  /** A prospect lookup after an ambiguous POST was not possible. */
   lookupSkipped(event: {
     leadId: string;
     profile: string;
     errorKind: string;
     errorStatus?: number;
+    outcome: 'posted-again' | 'parked';
   }): void;
   /** A transition was refused because another attempt took the lead (our lease ran out). */
   leaseLost(event: { leadId: string; transition: string; status: LeadStatus | undefined }): void;
+  /** The circuit opened or closed (the attempt that made it). */
+  circuitChanged(event: { state: 'open' | 'closed'; reason?: string; leadId: string }): void;
 }
 
 export interface ForwardOptions {
-  /** Counted failures before the lead is dead. Default 8. */
+  /** Failures of a lead's own before it is dead. Default: the configuration's (8). */
   maxAttempts?: number;
+  /** How long a lead may wait to be delivered before it is dead. Default: the configuration's. */
+  horizonMs?: number;
   /** Longest pacing wait an attempt accepts before handing the lead back. Default 5 000 ms. */
   maxPacingWaitMs?: number;
   /** Lease on the lead; default: lookup timeout + 2 × (upstream timeout + pacing wait) + 5 s. */
   leaseMs?: number;
-  /** Pause after the upstream refused our key (401/403). Default 5 min. */
-  authPauseMs?: number;
-  /** Backoff after `unavailable`: full jitter over min(cap, base × 2^(n−1)). 2 s and 15 min. */
+  /** Backoff after a lead's own failure: full jitter over min(cap, base × 2^(n−1)). 2 s, 15 min. */
   backoffBaseMs?: number;
   backoffCapMs?: number;
-  /** Earliest retry after an ambiguous POST, so its effect can land before the lookup. 30 s. */
-  ambiguousSettleMs?: number;
-  /** How far before the ambiguous attempt the lookup searches. Default 60 s. */
+  /** Wait after an ambiguous POST before looking the prospect up. Default 2 000 ms. */
+  lookupDelayMs?: number;
+  /**
+   * After a POST that timed out (it may still be in progress upstream), how long after it the
+   * last lookup comes before posting again. Default 20 000 ms.
+   */
+  settleMs?: number;
+  /**
+   * How far before the ambiguous attempt the lookup searches: it covers any time zone the
+   * upstream may read `registerDateStart` in (UTC−12 … UTC+14). Default 15 hours.
+   */
   lookupMarginMs?: number;
-  /** Retry delay when a 429 names no Retry-After. Default 1 s (production's window). */
+  /** Wait when a 429 names no Retry-After. Default 1 s (production's window). */
   rateLimitFallbackMs?: number;
   /** A source lookup's (`complete()`) per-call timeout (sizes the lease). Default 10 s. */
-  graphTimeoutMs?: number;
+  lookupTimeoutMs?: number;
+  /** Retries that wait for the same moment (a probe) are spread over this much. Default 5 s. */
+  spreadMs?: number;
 }
 
 export interface ForwardDeps {
   ledger: LeadLedger;
-  config: Pick<ConfigSource, 'profile'>;
-  /** The upstream client and the shared pacer for the current upstream configuration. */
-  upstream: () => Promise<UpstreamAccess>;
+  /** Profiles, and the configured delivery settings (maxAttempts, horizonHours). */
+  config: Pick<ConfigSource, 'profile' | 'delivery'>;
+  /** The upstream client, the shared pacer and the account's circuit, as configured now. */
+  upstream: () => Promise<UpstreamAccess & { circuit: Circuit }>;
   /** What the sources' `complete()` steps use (their HTTP client). */
   lookups?: CompletionContext;
   events?: ForwardEvents;
@@ -146,17 +168,16 @@ export interface ForwardDeps {
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 8;
+export const DEFAULT_HORIZON_MS = 72 * 3_600_000;
 export const DEFAULT_MAX_PACING_WAIT_MS = 5_000;
-export const DEFAULT_AUTH_PAUSE_MS = 5 * 60_000;
 export const DEFAULT_BACKOFF_BASE_MS = 2_000;
 export const DEFAULT_BACKOFF_CAP_MS = 15 * 60_000;
-export const DEFAULT_AMBIGUOUS_SETTLE_MS = 30_000;
-export const DEFAULT_LOOKUP_MARGIN_MS = 60_000;
+export const DEFAULT_LOOKUP_DELAY_MS = 2_000;
+export const DEFAULT_SETTLE_MS = 20_000;
+export const DEFAULT_LOOKUP_MARGIN_MS = 15 * 3_600_000;
 export const DEFAULT_LOOKUP_TIMEOUT_MS = 10_000;
 const LEASE_MARGIN_MS = 5_000;
-/** Spread of retries that all wait for the same moment (auth pause, Retry-After). */
-const SPREAD_MS = 5_000;
-/** Statuses a refused claim cannot change: the message is done. */
+/** Statuses nothing but an operator changes: a message for them is done. */
 const SETTLED: ReadonlySet<LeadStatus> = new Set([
   'delivered',
   'rejected',
@@ -164,6 +185,16 @@ const SETTLED: ReadonlySet<LeadStatus> = new Set([
   'parked',
   'test',
 ]);
+/** Connection errors that mean the request never left: nothing can have been created. */
+const NEVER_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+]);
+/** HTTP statuses after which the upstream may have created the prospect. */
+const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
 
 type ResolvedOptions = Required<Omit<ForwardOptions, 'leaseMs'>> & { leaseMs?: number };
 
@@ -174,15 +205,17 @@ function resolveOptions(options: ForwardOptions = {}): ResolvedOptions {
   }
   return {
     maxAttempts,
+    horizonMs: options.horizonMs ?? DEFAULT_HORIZON_MS,
     maxPacingWaitMs: options.maxPacingWaitMs ?? DEFAULT_MAX_PACING_WAIT_MS,
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
-    authPauseMs: options.authPauseMs ?? DEFAULT_AUTH_PAUSE_MS,
     backoffBaseMs: options.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS,
     backoffCapMs: options.backoffCapMs ?? DEFAULT_BACKOFF_CAP_MS,
-    ambiguousSettleMs: options.ambiguousSettleMs ?? DEFAULT_AMBIGUOUS_SETTLE_MS,
+    lookupDelayMs: options.lookupDelayMs ?? DEFAULT_LOOKUP_DELAY_MS,
+    settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
     lookupMarginMs: options.lookupMarginMs ?? DEFAULT_LOOKUP_MARGIN_MS,
     rateLimitFallbackMs: options.rateLimitFallbackMs ?? 1_000,
-    graphTimeoutMs: options.graphTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS,
+    lookupTimeoutMs: options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS,
+    spreadMs: options.spreadMs ?? 5_000,
   };
 }
 
@@ -190,7 +223,7 @@ function resolveOptions(options: ForwardOptions = {}): ResolvedOptions {
 export function leaseMsFor(upstreamTimeoutMs: number, options: ForwardOptions = {}): number {
   const o = resolveOptions(options);
   return (
-    o.leaseMs ?? o.graphTimeoutMs + 2 * (upstreamTimeoutMs + o.maxPacingWaitMs) + LEASE_MARGIN_MS
+    o.leaseMs ?? o.lookupTimeoutMs + 2 * (upstreamTimeoutMs + o.maxPacingWaitMs) + LEASE_MARGIN_MS
   );
 }
 
@@ -198,16 +231,6 @@ export function leaseMsFor(upstreamTimeoutMs: number, options: ForwardOptions = 
 export function backoffMs(attempt: number, random: () => number, base: number, cap: number) {
   const ceiling = Math.min(cap, base * 2 ** Math.max(0, attempt - 1));
   return Math.floor(random() * ceiling);
-}
-
-/** True when a failed POST may still have created the prospect upstream. */
-export function isAmbiguousPost(error: UpstreamError): boolean {
-  if (error.kind !== 'unavailable') return false;
-  // The endpoint does not exist (a wrong base URL): nothing was created.
-  if (error.status !== undefined && [404, 405, 410].includes(error.status)) return false;
-  // The connection was never made: the request never left.
-  const code = causeCode(error);
-  return !(code && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code));
 }
 
 function causeCode(error: unknown): string | undefined {
@@ -218,6 +241,34 @@ function causeCode(error: unknown): string | undefined {
     current = current.cause;
   }
   return undefined;
+}
+
+/** What an `unavailable` POST says: did the request leave, may it have taken effect? */
+export function classifyUnavailable(error: UpstreamError): {
+  /** The request never reached the upstream (refused, DNS). */
+  neverSent: boolean;
+  /** The upstream may have created the prospect. */
+  ambiguous: boolean;
+  /** ...and may still be doing so (a timeout, a connection lost mid-way): let it settle. */
+  settle: boolean;
+} {
+  const code = causeCode(error);
+  if (code !== undefined && NEVER_SENT.has(code)) {
+    return { neverSent: true, ambiguous: false, settle: false };
+  }
+  if (error.status !== undefined) {
+    // 2xx without an id: created, id unknown. 500/502/504: the request may have been processed.
+    const created = error.status >= 200 && error.status < 300;
+    const ambiguous = created || AMBIGUOUS_STATUSES.has(error.status);
+    return { neverSent: false, ambiguous, settle: false };
+  }
+  // No answer at all after the request left: a timeout or a lost connection.
+  return { neverSent: false, ambiguous: true, settle: true };
+}
+
+/** True when a failed POST may still have created the prospect upstream. */
+export function isAmbiguousPost(error: UpstreamError): boolean {
+  return error.kind === 'unavailable' && classifyUnavailable(error).ambiguous;
 }
 
 function digits(value: string | null | undefined): string {
@@ -247,6 +298,7 @@ const SILENT: ForwardEvents = {
   metric() {},
   lookupSkipped() {},
   leaseLost() {},
+  circuitChanged() {},
 };
 
 // --- one attempt ----------------------------------------------------------------------------
@@ -259,53 +311,64 @@ interface Attempt {
   events: ForwardEvents;
   random: () => number;
   now: () => Date;
-  access: UpstreamAccess;
+  access: UpstreamAccess & { circuit: Circuit };
   /** The event this attempt reports when it finishes (filled in as it goes). */
   event: ForwardEvent;
 }
 
 /** The lead this attempt holds, once claimed. */
 interface Held extends Attempt {
+  /** The lead as claimed: `version` is this attempt's chain. */
   lead: LeadRecord;
-  /** Kept on every failure transition once set: the lead may exist upstream. */
-  ambiguousSince: string | undefined;
+  /** This attempt is the circuit's probe. */
+  probe: boolean;
+  profile: Profile;
 }
 
 /**
- * Sends one lead upstream (see the module comment). Throws only on infrastructure failures (the
+ * Moves one lead on (see the module comment). Throws only on infrastructure failures (the
  * ledger unreachable, the configuration unreadable): the caller leaves the message to come back
- * after its visibility timeout, by which time the lease has run out.
+ * after its visibility timeout, and the reconciler wakes the lead if it does not.
  */
 export async function forwardLead(
-  leadId: string,
+  message: LeadMessage,
   deps: ForwardDeps,
   now: () => Date = () => new Date(),
 ): Promise<ForwardOutcome> {
+  const configured = await deps.config.delivery();
   const attempt: Attempt = {
-    leadId,
+    leadId: message.leadId,
     deps,
-    options: resolveOptions(deps.options),
+    options: resolveOptions({
+      maxAttempts: configured.maxAttempts,
+      horizonMs: configured.horizonHours * 3_600_000,
+      ...deps.options,
+    }),
     events: deps.events ?? SILENT,
     random: deps.random ?? Math.random,
     now,
     access: await deps.upstream(),
-    event: { leadId, outcome: 'done', reason: '' },
+    event: { leadId: message.leadId, outcome: 'done', reason: '' },
   };
-  const claimed = await claim(attempt);
+  const claimed = await claim(attempt, message);
   if ('outcome' in claimed) return claimed.outcome;
   const held = claimed.held;
   try {
     const prepared = await complete(held);
     if ('outcome' in prepared) return prepared.outcome;
-    if (held.ambiguousSince) {
-      const found = await lookUp(held, prepared.prospect);
-      if (found) return found;
+    if (held.lead.ambiguousSince) {
+      const looked = await lookUp(held, prepared.prospect);
+      if (looked) return looked;
     }
     return await post(held, prepared.prospect);
   } catch (error) {
     // The lease was lost to another attempt (ours ran too long): that attempt owns the lead now.
     if (error instanceof LeadStateError) {
-      held.events.leaseLost({ leadId, transition: error.transition, status: error.status });
+      held.events.leaseLost({
+        leadId: held.leadId,
+        transition: error.transition,
+        status: error.status,
+      });
       return finish(held, { kind: 'done', reason: 'lease-lost' }, error.status);
     }
     throw error;
@@ -316,68 +379,108 @@ export async function forwardLead(
 
 // --- 1. claim -------------------------------------------------------------------------------
 
-/** Takes the lead's lease, or says why the message is done / must wait. */
-async function claim(a: Attempt): Promise<{ held: Held } | { outcome: ForwardOutcome }> {
+/** Takes the lead for this attempt, or says why the message is done / must wait. */
+async function claim(
+  a: Attempt,
+  message: LeadMessage,
+): Promise<{ held: Held } | { outcome: ForwardOutcome }> {
   const { ledger } = a.deps;
-  // A read first: a final lead (the usual duplicate message) costs no write, and a lead left
-  // `sending` by an attempt that died mid-way is recognised (its POST may have gone out).
-  const before = await ledger.get(a.leadId);
-  const settled = refusal(a, before);
-  if (settled) return { outcome: settled };
-
-  const leaseMs = leaseMsFor(a.access.timeoutMs, a.deps.options);
-  const lead = await ledger.claim(a.leadId, leaseMs, a.now());
-  if (!lead) {
-    const current = await ledger.get(a.leadId);
-    const final = refusal(a, current);
-    if (final || !current) {
-      return { outcome: final ?? finish(a, { kind: 'done', reason: 'unknown-lead' }) };
-    }
-    // Another attempt holds the lease (a duplicate message): come back when it has run out.
-    const leaseLeft = current.leaseUntil ? Date.parse(current.leaseUntil) - a.now().getTime() : 0;
-    const delayMs = Math.max(leaseLeft, 0) + 1_000;
-    const outcome = { kind: 'retry', delayMs, reason: 'lease-held', counted: false } as const;
-    return { outcome: finish(a, outcome, current.status, current) };
+  const lead = await ledger.get(a.leadId);
+  if (!lead) return { outcome: finish(a, { kind: 'done', reason: 'unknown-lead' }) };
+  Object.assign(a.event, { profile: lead.profile, counted: lead.attempts });
+  if (SETTLED.has(lead.status)) {
+    return { outcome: finish(a, { kind: 'done', reason: `already-${lead.status}` }, lead.status) };
   }
-  Object.assign(a.event, { profile: lead.profile, attempt: lead.attempts + 1 });
-  // An attempt that was cut off while `sending` (a Lambda timeout, a crash, a worker stopped
-  // mid-way) may have posted: treat it as ambiguous from its claim (its last transition).
-  const interrupted = before?.status === 'sending' ? before.updatedAt : undefined;
-  if (interrupted && !lead.ambiguousSince) a.event.note = 'previous-attempt-interrupted';
-  return { held: { ...a, lead, ambiguousSince: lead.ambiguousSince ?? interrupted } };
+  // A message from another chain (a duplicate, a redelivery of an old one): the lead's own
+  // chain carries on without it. The exception is the message that started the attempt holding
+  // the lead now (claiming moved the version on): handed back by a stopping worker, or back
+  // after its visibility timeout because the attempt died, it carries the chain on once the
+  // lease is over.
+  const startedTheAttempt = lead.status === 'sending' && message.version === lead.version - 1;
+  if (message.version !== undefined && message.version !== lead.version && !startedTheAttempt) {
+    return { outcome: finish(a, { kind: 'done', reason: 'stale-message' }, lead.status) };
+  }
+  const nowMs = a.now().getTime();
+  if (nowMs - Date.parse(lead.queuedAt) > a.options.horizonMs) {
+    const hours = Math.round(a.options.horizonMs / 3_600_000);
+    const error = `not delivered within the delivery horizon (${hours} h); last error: ${lead.lastError ?? 'none'}`;
+    await ledger.markDead(a.leadId, lead.version, error, a.now());
+    a.events.metric('LeadDead');
+    return { outcome: finish(a, { kind: 'done', reason: 'dead-past-horizon' }, 'dead') };
+  }
+  const dueAt = lead.status === 'queued' ? lead.nextAttemptAt : lead.leaseUntil;
+  const waitMs = dueAt ? Date.parse(dueAt) - nowMs : 0;
+  if (waitMs > 0) {
+    // Early (SQS delays at most 15 minutes), or another attempt holds a live lease.
+    const reason = lead.status === 'queued' ? 'not-due-yet' : 'lease-held';
+    return { outcome: wait(a, lead, waitMs + (lead.status === 'sending' ? 1_000 : 0), reason) };
+  }
+
+  const gate = await a.access.circuit.gate(nowMs);
+  if (gate.kind === 'open') {
+    a.event.note = 'circuit-open';
+    return { outcome: wait(a, lead, gate.retryAt - nowMs + spread(a), 'circuit-open') };
+  }
+
+  const profile = await a.deps.config.profile(lead.profile);
+  const leaseMs = leaseMsFor(a.access.timeoutMs, a.deps.options);
+  const claimed = await ledger.claim(a.leadId, lead.version, leaseMs, a.now());
+  if (!claimed) {
+    // Someone else moved it between our read and our claim: their chain owns it.
+    return { outcome: finish(a, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status) };
+  }
+  Object.assign(a.event, { attempt: claimed.tries });
+  if (gate.kind === 'probe') a.event.note = 'probe';
+  if (lead.status === 'sending' && !claimed.ambiguousSince) {
+    // The previous attempt died holding the lead: its POST may have gone out.
+    a.event.note = 'previous-attempt-interrupted';
+    claimed.ambiguousSince = lead.updatedAt;
+    claimed.ambiguousSettle = true;
+  }
+  if (!profile) {
+    const reason = `profile '${lead.profile}' is not configured`;
+    await ledger.markParked(a.leadId, claimed.version, reason, a.now());
+    a.events.metric('LeadParked');
+    return { outcome: finish(a, { kind: 'done', reason: 'no-profile' }, 'parked') };
+  }
+  return { held: { ...a, lead: claimed, probe: gate.kind === 'probe', profile } };
 }
 
-/** Where the lead stands when no claim is possible; undefined while it can still be sent. */
-function refusal(a: Attempt, current: LeadRecord | undefined): ForwardOutcome | undefined {
-  if (!current) return finish(a, { kind: 'done', reason: 'unknown-lead' });
-  Object.assign(a.event, { profile: current.profile, attempt: current.attempts });
-  if (SETTLED.has(current.status)) {
-    return finish(a, { kind: 'done', reason: `already-${current.status}` }, current.status);
-  }
-  return undefined;
+/** Look at the lead again later, without touching the ledger (its chain is unchanged). */
+function wait(a: Attempt, lead: LeadRecord, delayMs: number, reason: string): ForwardOutcome {
+  const outcome = { kind: 'retry', delayMs: Math.max(0, Math.ceil(delayMs)), reason } as const;
+  return finish(a, { ...outcome, version: lead.version }, lead.status, lead);
 }
 
 // --- 2. complete ----------------------------------------------------------------------------
 
 /** The prospect to send: the capture completed by its source if pending, then mapped. */
 async function complete(h: Held): Promise<{ prospect: Prospect } | { outcome: ForwardOutcome }> {
-  const profile = await h.deps.config.profile(h.lead.profile);
-  if (!profile) {
-    return {
-      outcome: await park(h, `profile '${h.lead.profile}' is not configured`, 'no-profile'),
-    };
-  }
   let capture: LeadCapture = h.lead.capture;
+  const wasPending = capture.pending !== undefined;
   if (capture.pending) {
-    const completed = await completeCapture(h, capture, profile);
+    const completed = await completeCapture(h, capture);
     if ('outcome' in completed) return completed;
     capture = completed.capture;
-    if (capture.isTest && !profile.deliverTestLeads) {
-      const reason = `${adapterFor(profile).label} test lead: not delivered; set deliverTestLeads on the profile to deliver test leads`;
-      return { outcome: await park(h, reason, 'test-lead') };
-    }
   }
-  const mapped = mapCapture(capture, profile);
+  const mapped = mapCapture(capture, h.profile);
+  // What the person sent (the platform's answers once looked up) and the Prospect they make
+  // are kept, so that an operator can read and fix them.
+  if (wasPending || JSON.stringify(mapped.prospect) !== JSON.stringify(h.lead.prospect)) {
+    await h.deps.ledger.saveMapping(
+      h.leadId,
+      h.lead.version,
+      { ...(wasPending && { capture }), prospect: mapped.prospect },
+      h.now(),
+    );
+  }
+  if (capture.isTest && !h.profile.deliverTestLeads) {
+    const label = adapterFor(h.profile).label;
+    const reason = `${label} test lead: kept, not delivered (set deliverTestLeads on the profile to deliver test leads)`;
+    await h.deps.ledger.markTest(h.leadId, h.lead.version, reason, h.now());
+    h.events.metric('LeadTest');
+    return { outcome: finish(h, { kind: 'done', reason: 'test-lead' }, 'test') };
+  }
   if (mapped.missing.length > 0) {
     const reason = `required fields missing: ${mapped.missing.join(', ')}`;
     return { outcome: await park(h, reason, 'missing-fields') };
@@ -389,15 +492,14 @@ async function complete(h: Held): Promise<{ prospect: Prospect } | { outcome: Fo
 async function completeCapture(
   h: Held,
   pending: LeadCapture,
-  profile: Profile,
 ): Promise<{ capture: LeadCapture } | { outcome: ForwardOutcome }> {
-  const source = adapterFor(profile);
+  const source = adapterFor(h.profile);
   if (!source.complete) {
-    const reason = `the capture waits for a ${pending.pending?.kind} lookup, but profile '${h.lead.profile}' is a ${profile.source} profile`;
+    const reason = `the capture waits for a ${pending.pending?.kind} lookup, but profile '${h.lead.profile}' is a ${h.profile.source} profile`;
     return { outcome: await park(h, reason, 'pending-without-lookup') };
   }
   try {
-    return { capture: await source.complete(pending, profile, h.deps.lookups ?? {}) };
+    return { capture: await source.complete(pending, h.profile, h.deps.lookups ?? {}) };
   } catch (error) {
     if (!(error instanceof SourceLookupError)) throw error;
     const code = `${lookupPrefix(pending)}-${error.kind}`;
@@ -407,21 +509,26 @@ async function completeCapture(
       case 'rejected':
         return { outcome: await park(h, `${error.service}: ${error.message}`, code) };
       case 'unauthorized':
-        // The platform token: an operator fixes it; the lead waits, counted against nothing.
+        // The platform's token: an operator fixes it; the lead waits, counted against nothing.
         return {
-          outcome: await holdBack(h, error.message, h.options.authPauseMs + spread(h), code),
+          outcome: await release(h, code, {
+            error: error.message,
+            delayMs: 5 * 60_000 + spread(h),
+            counted: false,
+            failed: true,
+          }),
         };
       case 'rate-limited':
         return {
-          outcome: await holdBack(
-            h,
-            error.message,
-            (error.retryAfterMs ?? 60_000) + spread(h),
-            code,
-          ),
+          outcome: await release(h, code, {
+            error: error.message,
+            delayMs: (error.retryAfterMs ?? 60_000) + spread(h),
+            counted: false,
+            failed: true,
+          }),
         };
       case 'unavailable':
-        return { outcome: await fail(h, error.message, code) };
+        return { outcome: await failed(h, error.message, code, false) };
     }
   }
 }
@@ -435,16 +542,16 @@ function lookupPrefix(capture: LeadCapture): string {
 // --- 3. look up -----------------------------------------------------------------------------
 
 /**
- * After an ambiguous POST: the prospect registered since then, if the upstream has it (the lead
- * is then delivered with its id); undefined when the POST must be sent (again).
+ * After an ambiguous POST: delivered when the upstream has the prospect; a wait when the first
+ * request may still land; undefined when the POST must be sent (again).
  */
 async function lookUp(h: Held, prospect: Prospect): Promise<ForwardOutcome | undefined> {
-  const since = new Date(Date.parse(h.ambiguousSince ?? '') - h.options.lookupMarginMs);
+  const since = Date.parse(h.lead.ambiguousSince ?? '');
   try {
     const matches = await h.access.client.findProspects({
       ...(prospect.email ? { email: prospect.email } : {}),
       ...(prospect.cellphone ? { cellphone: prospect.cellphone } : {}),
-      registeredSince: since,
+      registeredSince: new Date(since - h.options.lookupMarginMs),
     });
     const found = newestId(matches.filter((match) => matchesProspect(match, prospect)));
     if (found !== undefined) {
@@ -452,6 +559,16 @@ async function lookUp(h: Held, prospect: Prospect): Promise<ForwardOutcome | und
       return await delivered(h, found, 'delivered-by-lookup');
     }
     h.event.note = 'lookup-no-match';
+    const settled = since + h.options.settleMs;
+    if (h.lead.ambiguousSettle && h.now().getTime() < settled) {
+      // A timed-out request may still be creating it: look once more when it must have landed.
+      return await release(h, 'lookup-settling', {
+        error: 'ambiguous POST: looking up again before posting',
+        until: new Date(settled),
+        counted: false,
+        failed: false,
+      });
+    }
     return undefined;
   } catch (error) {
     const paced = await pacerBusy(h, error);
@@ -459,29 +576,25 @@ async function lookUp(h: Held, prospect: Prospect): Promise<ForwardOutcome | und
     if (!(error instanceof UpstreamError)) throw error;
     noteError(h, error);
     if (error.kind === 'rate-limited') return await rateLimited(h, error);
-    if (error.kind === 'unavailable') {
-      // Not counted: this lead may already exist upstream and only a lookup can tell, so a
-      // failed lookup says nothing new about it and must not push it towards `dead`. The
-      // queue's maxReceiveCount still bounds it (DLQ, alarmed, replayable), as for 429s.
-      const delayMs = backoffMs(
-        h.lead.attempts + 1,
-        h.random,
-        h.options.backoffBaseMs,
-        h.options.backoffCapMs,
-      );
-      return await holdBack(h, error.message, delayMs, 'lookup-unavailable');
-    }
-    // unauthorized (the key may not read prospects) or rejected (the lookup's own query):
-    // at-least-once wins, post anyway.
-    h.event.note = `lookup-${error.kind}-posted-anyway`;
-    delete h.event.errorKind;
-    delete h.event.errorStatus;
+    if (error.kind === 'unavailable') return await accountFailure(h, error, 'lookup-unavailable');
+    // unauthorized (the key may not read prospects) or rejected (the lookup's own query).
+    h.events.metric('UpstreamLookupForbidden');
+    const parks = h.profile.ambiguous === 'park';
     h.events.lookupSkipped({
       leadId: h.leadId,
       profile: h.lead.profile,
       errorKind: error.kind,
       ...(error.status !== undefined && { errorStatus: error.status }),
+      outcome: parks ? 'parked' : 'posted-again',
     });
+    if (parks) {
+      const reason =
+        'the upstream may already have this prospect (an earlier attempt got no answer), and the key may not look prospects up: check in the upstream, then retry or mark it delivered';
+      return await park(h, reason, 'ambiguous-parked');
+    }
+    h.event.note = `lookup-${error.kind}-posted-anyway`;
+    delete h.event.errorKind;
+    delete h.event.errorStatus;
     return undefined;
   }
 }
@@ -492,6 +605,7 @@ async function post(h: Held, prospect: Prospect): Promise<ForwardOutcome> {
   const postStarted = h.now();
   try {
     const created = await h.access.client.createProspect(prospect);
+    await upstreamAnswered(h);
     return await delivered(h, created.idProspect, 'delivered');
   } catch (error) {
     const paced = await pacerBusy(h, error);
@@ -500,32 +614,29 @@ async function post(h: Held, prospect: Prospect): Promise<ForwardOutcome> {
     noteError(h, error);
     switch (error.kind) {
       case 'rejected': {
+        await upstreamAnswered(h);
         const messages = error.messages.length > 0 ? error.messages : [error.message];
-        await h.deps.ledger.markRejected(h.leadId, messages, h.now());
+        await h.deps.ledger.markRejected(h.leadId, h.lead.version, messages, h.now());
         h.events.metric('LeadRejected');
         return finish(h, { kind: 'done', reason: 'rejected' }, 'rejected');
       }
-      case 'unauthorized': {
-        // Our key (or its permission) is wrong: stop every instance for a while, keep the lead.
-        h.access.pacer.pauseUntil(h.now().getTime() + h.options.authPauseMs);
+      case 'unauthorized':
+        // Our key (or its permission): every lead fails the same way until someone fixes it.
         h.events.metric('UpstreamAuthFailure');
         h.deps.onUnauthorized?.();
-        const delayMs = h.options.authPauseMs + spread(h);
-        return await holdBack(h, error.message, delayMs, 'unauthorized');
-      }
+        return await accountFailure(h, error, 'unauthorized', { immediate: true });
       case 'rate-limited':
         return await rateLimited(h, error);
       case 'unavailable': {
-        const ambiguous = isAmbiguousPost(error);
-        if (!h.ambiguousSince && ambiguous) h.ambiguousSince = postStarted.toISOString();
-        if (ambiguous) h.event.note = 'ambiguous-post';
-        const minDelayMs = h.ambiguousSince ? h.options.ambiguousSettleMs : 0;
-        return await fail(
-          h,
-          error.message,
-          ambiguous ? 'ambiguous-post' : 'unavailable',
-          minDelayMs,
-        );
+        const what = classifyUnavailable(error);
+        if (what.ambiguous) {
+          h.event.note = 'ambiguous-post';
+          h.lead.ambiguousSince ??= postStarted.toISOString();
+          h.lead.ambiguousSettle = what.settle || h.lead.ambiguousSettle === true;
+        }
+        return await accountFailure(h, error, what.ambiguous ? 'ambiguous-post' : 'unavailable', {
+          immediate: what.neverSent,
+        });
       }
     }
   }
@@ -554,11 +665,6 @@ function finish(
   return outcome;
 }
 
-/** What a failure transition keeps: the ambiguity, once there is one. */
-function kept(h: Held): FailureDetails {
-  return h.ambiguousSince ? { ambiguousSince: h.ambiguousSince } : {};
-}
-
 async function delivered(h: Held, idProspect: ExternalId, reason: string) {
   await h.deps.ledger.markDelivered(h.leadId, idProspect, h.now());
   h.events.metric('LeadDelivered');
@@ -566,51 +672,152 @@ async function delivered(h: Held, idProspect: ExternalId, reason: string) {
 }
 
 async function park(h: Held, reason: string, code: string): Promise<ForwardOutcome> {
-  await h.deps.ledger.markParked(h.leadId, reason, h.now());
+  await h.deps.ledger.markParked(h.leadId, h.lead.version, reason, h.now());
   h.events.metric('LeadParked');
   return finish(h, { kind: 'done', reason: code }, 'parked');
 }
 
-/** Retry without counting an attempt: the failure says nothing about this lead. */
-async function holdBack(
+/** Back to queued for `delayMs` (or `until` a moment); the message comes back then. */
+async function release(
   h: Held,
-  error: string,
-  delayMs: number,
   code: string,
+  {
+    delayMs,
+    until,
+    ...details
+  }: Omit<Release, 'ambiguousSince' | 'ambiguousSettle' | 'nextAttemptAt'> &
+    ({ delayMs: number; until?: undefined } | { until: Date; delayMs?: undefined }),
 ): Promise<ForwardOutcome> {
-  await h.deps.ledger.release(h.leadId, error, h.now(), { ...kept(h), countAttempt: false });
+  const now = h.now();
+  const nextAttemptAt = until ?? new Date(now.getTime() + Math.max(0, delayMs ?? 0));
+  const released = await h.deps.ledger.release(
+    h.leadId,
+    h.lead.version,
+    {
+      ...details,
+      nextAttemptAt,
+      ...(h.lead.ambiguousSince !== undefined && {
+        ambiguousSince: h.lead.ambiguousSince,
+        ambiguousSettle: h.lead.ambiguousSettle === true,
+      }),
+    },
+    now,
+  );
   h.events.metric('LeadRetried');
-  const outcome = { kind: 'retry', delayMs: Math.ceil(delayMs), reason: code, counted: false };
-  return finish(h, outcome as ForwardOutcome, 'queued', h.lead);
+  h.event.counted = released.attempts;
+  return finish(
+    h,
+    {
+      kind: 'retry',
+      delayMs: Math.max(0, nextAttemptAt.getTime() - now.getTime()),
+      reason: code,
+      version: released.version,
+    },
+    'queued',
+    h.lead,
+  );
 }
 
-/** A counted failure: retry with backoff, or dead once maxAttempts is reached. */
-async function fail(h: Held, error: string, code: string, minDelayMs = 0): Promise<ForwardOutcome> {
-  const attempt = h.lead.attempts + 1;
-  if (attempt >= h.options.maxAttempts) {
-    await h.deps.ledger.markDead(h.leadId, error, h.now(), kept(h));
+/**
+ * A failure that is the lead's own only if the upstream kept serving other leads since this one
+ * last failed: counted then (dead at maxAttempts), else not. Waits with backoff.
+ */
+async function failed(
+  h: Held,
+  error: string,
+  code: string,
+  counted: boolean,
+  minDelayMs = 0,
+): Promise<ForwardOutcome> {
+  const attempts = h.lead.attempts + (counted ? 1 : 0);
+  if (counted && attempts >= h.options.maxAttempts) {
+    await h.deps.ledger.markDead(h.leadId, h.lead.version, error, h.now(), { counted: true });
     h.events.metric('LeadDead');
-    return finish(h, { kind: 'done', reason: `dead-after-${attempt}-attempts` }, 'dead');
+    h.event.counted = attempts;
+    return finish(h, { kind: 'done', reason: `dead-after-${attempts}-failures` }, 'dead');
   }
-  await h.deps.ledger.release(h.leadId, error, h.now(), kept(h));
-  h.events.metric('LeadRetried');
   const delayMs = Math.max(
     minDelayMs,
-    backoffMs(attempt, h.random, h.options.backoffBaseMs, h.options.backoffCapMs),
+    backoffMs(Math.max(1, attempts), h.random, h.options.backoffBaseMs, h.options.backoffCapMs),
   );
-  return finish(h, { kind: 'retry', delayMs, reason: code, counted: true }, 'queued', h.lead);
+  return release(h, code, {
+    error,
+    delayMs,
+    counted,
+    failed: true,
+  });
+}
+
+/**
+ * A failure that says nothing about the lead (the upstream down, our key refused): recorded on
+ * the account's circuit; the lead waits for the circuit when it opened, else retries soon.
+ */
+async function accountFailure(
+  h: Held,
+  error: UpstreamError,
+  code: string,
+  options: { immediate?: boolean } = {},
+): Promise<ForwardOutcome> {
+  const nowMs = h.now().getTime();
+  const { before, after } = await h.access.circuit.failed(nowMs, {
+    immediate: options.immediate === true,
+    reason: error.status === undefined ? error.kind : `${error.kind} ${error.status}`,
+    probe: h.probe,
+  });
+  if (before.state === 'closed' && after.state === 'open') {
+    h.events.metric('UpstreamCircuitOpened');
+    h.events.circuitChanged({ state: 'open', reason: after.reason ?? code, leadId: h.leadId });
+  }
+  if (after.state === 'open') {
+    // Everyone waits for the probe; nothing about this lead was learnt.
+    return release(h, code, {
+      error: error.message,
+      delayMs: (after.probeAt ?? nowMs) - nowMs + spread(h),
+      counted: false,
+      failed: true,
+    });
+  }
+  // The circuit is closed: the upstream answers others. A repeated failure while it does is
+  // this lead's own.
+  const lastFailure = h.lead.lastFailureAt ? Date.parse(h.lead.lastFailureAt) : undefined;
+  const counted =
+    code !== 'lookup-unavailable' &&
+    lastFailure !== undefined &&
+    before.lastSuccessAt !== undefined &&
+    before.lastSuccessAt > lastFailure;
+  const minDelayMs = h.lead.ambiguousSince ? h.options.lookupDelayMs : 0;
+  return failed(h, error.message, code, counted, minDelayMs);
+}
+
+/** The upstream answered a POST (created or refused it): the circuit closes if it was open. */
+async function upstreamAnswered(h: Held): Promise<void> {
+  const { before, after } = await h.access.circuit.succeeded(h.now().getTime());
+  if (before.state === 'open' && after.state === 'closed') {
+    h.events.metric('UpstreamCircuitClosed');
+    h.events.circuitChanged({ state: 'closed', leadId: h.leadId });
+  }
 }
 
 /** The shared pacer refused a wait longer than maxPacingWaitMs: hand the lead back until then. */
 async function pacerBusy(h: Held, error: unknown): Promise<ForwardOutcome | undefined> {
   if (!(error instanceof PacerWaitError)) return undefined;
-  return holdBack(h, 'pacer: upstream paused', error.waitMs + spread(h), 'pacer-busy');
+  return release(h, 'pacer-busy', {
+    error: 'waiting for the upstream pacer',
+    delayMs: error.waitMs,
+    counted: false,
+    failed: false,
+  });
 }
 
+/** A 429: the pacer is paused for everyone; this lead waits exactly Retry-After, in its place. */
 async function rateLimited(h: Held, error: UpstreamError): Promise<ForwardOutcome> {
-  const delayMs =
-    (error.retryAfterMs ?? h.options.rateLimitFallbackMs) + Math.floor(h.random() * 250);
-  return holdBack(h, error.message, delayMs, 'rate-limited');
+  const waitMs = error.retryAfterMs ?? h.options.rateLimitFallbackMs;
+  return release(h, 'rate-limited', {
+    error: error.message,
+    delayMs: waitMs,
+    counted: false,
+    failed: false,
+  });
 }
 
 function noteError(h: Held, error: UpstreamError): void {
@@ -619,5 +826,32 @@ function noteError(h: Held, error: UpstreamError): void {
 }
 
 function spread(a: Attempt): number {
-  return Math.floor(a.random() * SPREAD_MS);
+  return Math.floor(a.random() * a.options.spreadMs);
+}
+
+// --- exactly-once made visible ----------------------------------------------------------------
+
+/** Whether the upstream key may look prospects up (what resolves an ambiguous POST). */
+export type LookupPermission = 'permitted' | 'forbidden' | 'unknown';
+
+/**
+ * Asks the upstream for a prospect that cannot exist: an answer (even empty) means the key may
+ * look prospects up; 401/403 means it may not, so an ambiguous POST cannot be checked and a
+ * crash at the wrong moment can create a duplicate (docs/operations.md). `unknown` when the
+ * upstream did not answer.
+ */
+export async function checkLookupPermission(
+  client: UpstreamAccess['client'],
+  now: Date = new Date(),
+): Promise<LookupPermission> {
+  try {
+    await client.findProspects({
+      email: 'lookup-permission-check@invalid.invalid',
+      registeredSince: now,
+    });
+    return 'permitted';
+  } catch (error) {
+    if (error instanceof UpstreamError && error.kind === 'unauthorized') return 'forbidden';
+    return 'unknown';
+  }
 }

@@ -1,10 +1,11 @@
 /**
  * The forwarder Lambda: consumes the lead queue (SQS event source, ReportBatchItemFailures).
- * Each record is one `{"leadId"}` message; records are processed one after the other (the
+ * Each record is one `{"leadId","v"}` message; records are processed one after the other (the
  * upstream is paced across every instance anyway) with `forwardLead`, and the record is settled
  * as settle.ts says: acknowledged (the record succeeds and SQS deletes it), re-sent (a fresh
- * delayed message, the record succeeds) or delayed (ChangeMessageVisibility to the delay, at
- * most 12 h, and the record is reported failed, so SQS hands it out again after that delay);
+ * delayed message for the lead's chain, the record succeeds) or, when that send fails, delayed
+ * (ChangeMessageVisibility to the delay, at most 12 h, and the record is reported failed, so SQS
+ * hands it out again after that delay);
  * - a poison message (not a lead message) is logged and acknowledged: redelivering it would
  *   never help;
  * - a record that no longer fits in the invocation's remaining time is not started: it goes
@@ -15,9 +16,9 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { flushMetrics, logger } from '../kernel/observability.ts';
-import { type LeadQueue, parseLeadMessage } from '../ledger/lead-queue.ts';
-import { type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
+import { count, flushMetrics, logger } from '../../kernel/observability.ts';
+import { type LeadQueue, parseLeadMessage } from '../../ledger/lead-queue.ts';
+import { checkLookupPermission, type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
 import { settleMessage } from './settle.ts';
 
 export interface DeliveryHandlerDeps {
@@ -55,6 +56,20 @@ export function visibilitySeconds(delayMs: number): number {
 
 export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
   const processor = new BatchProcessor(EventType.SQS);
+  // Once per instance, on its first batch: may the key look prospects up (what resolves an
+  // ambiguous POST)? Said loudly when not: a metric (alarmed) and a log line.
+  let permissionChecked: Promise<void> | undefined;
+  const checkPermission = (client: Parameters<typeof checkLookupPermission>[0]) =>
+    checkLookupPermission(client).then((permission) => {
+      if (permission === 'forbidden') {
+        logger.warn('the upstream key may not look prospects up: exactly-once is not assured', {
+          lookupPermission: permission,
+        });
+        count('UpstreamLookupForbidden');
+      } else if (permission === 'unknown') {
+        permissionChecked = undefined;
+      }
+    });
 
   async function setVisibility(record: SQSRecord, seconds: number): Promise<void> {
     try {
@@ -77,6 +92,8 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
   return async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
     try {
       const access = await deps.forward.upstream();
+      permissionChecked ??= checkPermission(access.client);
+      await permissionChecked;
       const neededMs = leaseMsFor(access.timeoutMs, deps.forward.options) + SAFETY_MS;
 
       const recordHandler = async (record: SQSRecord): Promise<string> => {
@@ -93,7 +110,7 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
         }
         let outcome: Awaited<ReturnType<typeof forwardLead>>;
         try {
-          outcome = await forwardLead(message.leadId, deps.forward, deps.now);
+          outcome = await forwardLead(message, deps.forward, deps.now);
         } catch (error) {
           logger.error(
             'lead delivery failed; the message comes back after its visibility timeout',
@@ -132,7 +149,7 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
 }
 
 function logResendFailure(leadId: string, messageId: string, error: unknown): void {
-  logger.warn('could not re-send a held-back lead; its message is delayed instead', {
+  logger.warn('could not re-send a waiting lead; its message is delayed instead', {
     leadId,
     messageId,
     error: error instanceof Error ? error.name : String(error),

@@ -1,15 +1,16 @@
 /**
  * What becomes of the queue message once `forwardLead` has answered, the same for the forwarder
- * Lambda (handler.ts, SQS) and the local worker (worker-local.ts, the local queue):
+ * Lambda (handler.ts, SQS) and the local worker (worker-local.ts, the local queue). The ledger
+ * holds the lead's state, so a message is only a wake-up:
  * - `done` → the message is acknowledged (deleted);
- * - `retry` not counted against the lead (401, 429, pacing, lookups, a duplicate message) → a
- *   fresh message for the lead, delayed (at most 900 s; a longer wait is re-sent again), and the
- *   old one acknowledged: a long incident uses up no receives and fills no dead-letter queue. If
- *   that send fails, it is handled as a counted retry;
- * - `retry` counted → the message itself comes back after the delay (its visibility), so its
- *   receive count bounds it with the queue's maxReceiveCount.
+ * - `retry` → a fresh message for the lead's chain (its version), delayed (at most 900 s; a
+ *   longer wait is re-sent again when it comes back early), and the old one acknowledged: a
+ *   wait of any length uses up no receives and never fills the dead-letter queue;
+ * - if that send fails, the message itself comes back after the delay (its visibility), and if
+ *   even that fails, after the queue's visibility timeout; the reconciler wakes the lead if all
+ *   of these are lost.
  */
-import type { LeadQueue } from '../ledger/lead-queue.ts';
+import type { LeadQueue } from '../../ledger/lead-queue.ts';
 import type { ForwardOutcome } from './forward.ts';
 
 /** The two ways a consumer can hand its message back. */
@@ -33,19 +34,13 @@ export async function settleMessage(
     await message.acknowledge();
     return 'acknowledged';
   }
-  if (!outcome.counted) {
-    let resent = false;
-    try {
-      await queue.send(leadId, { delaySeconds: outcome.delayMs / 1000 });
-      resent = true;
-    } catch (error) {
-      onResendFailure(error);
-    }
-    if (resent) {
-      await message.acknowledge();
-      return 're-sent';
-    }
+  try {
+    await queue.send(leadId, { delaySeconds: outcome.delayMs / 1000, version: outcome.version });
+  } catch (error) {
+    onResendFailure(error);
+    await message.retryAfter(outcome.delayMs);
+    return 'delayed';
   }
-  await message.retryAfter(outcome.delayMs);
-  return 'delayed';
+  await message.acknowledge();
+  return 're-sent';
 }

@@ -13,9 +13,10 @@
  * that holds its lease on the lead; whoever receives the message next waits for the lease.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { isLeadId } from '../domain/lead-lifecycle.ts';
-import { logger } from '../kernel/observability.ts';
-import type { LocalLeadQueue, LocalQueueMessage } from '../ledger/lead-queue-local.ts';
+import { isLeadId } from '../../domain/lead-lifecycle.ts';
+import { logger } from '../../kernel/observability.ts';
+import type { LeadMessage } from '../../ledger/lead-queue.ts';
+import type { LocalLeadQueue, LocalQueueMessage } from '../../ledger/lead-queue-local.ts';
 import { type ForwardDeps, type ForwardOutcome, forwardLead } from './forward.ts';
 import { settleMessage } from './settle.ts';
 
@@ -27,7 +28,7 @@ export interface LocalWorkerOptions {
   /** Pause between polls of an empty queue (or after a failed poll). */
   pollMs: number;
   /** The use case; forwardLead by default (tests may slow it down). */
-  forward?: (leadId: string, deps: ForwardDeps) => Promise<ForwardOutcome>;
+  forward?: (message: LeadMessage, deps: ForwardDeps) => Promise<ForwardOutcome>;
 }
 
 export interface LocalWorker {
@@ -47,7 +48,7 @@ interface InFlight {
 
 export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   const { queue, deps, visibilityMs, pollMs } = options;
-  const forward = options.forward ?? ((leadId, d) => forwardLead(leadId, d));
+  const forward = options.forward ?? ((message, d) => forwardLead(message, d));
   const stopping = new AbortController();
   let current: InFlight | undefined;
 
@@ -60,7 +61,13 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
     }
     let outcome: ForwardOutcome;
     try {
-      outcome = await forward(message.leadId, deps);
+      outcome = await forward(
+        {
+          leadId: message.leadId,
+          ...(message.version !== undefined && { version: message.version }),
+        },
+        deps,
+      );
     } catch (error) {
       if (!flight.handedBack) {
         logger.error('lead delivery failed; the message comes back after its visibility timeout', {
@@ -85,7 +92,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
         },
       },
       (error) =>
-        logger.warn('could not re-send a held-back lead; its message is delayed instead', {
+        logger.warn('could not re-send a waiting lead; its message is delayed instead', {
           leadId: message.leadId,
           error: error instanceof Error ? error.name : String(error),
         }),

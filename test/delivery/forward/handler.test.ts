@@ -6,16 +6,16 @@ import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ForwardDeps } from '../../functions/delivery/forward.ts';
+import type { ForwardDeps } from '../../../functions/delivery/forward/forward.ts';
 import {
   createDeliveryHandler,
   MAX_VISIBILITY_SECONDS,
   visibilitySeconds,
-} from '../../functions/delivery/handler.ts';
-import { encodeLeadMessage } from '../../functions/ledger/lead-queue.ts';
-import { createSqsLeadQueue } from '../../functions/ledger/lead-queue-sqs.ts';
-import { createLambdaContext } from '../../local/lambda-context.ts';
-import { type DeliveryHarness, formCapture, startDeliveryHarness } from './harness.ts';
+} from '../../../functions/delivery/forward/handler.ts';
+import { encodeLeadMessage } from '../../../functions/ledger/lead-queue.ts';
+import { createSqsLeadQueue } from '../../../functions/ledger/lead-queue-sqs.ts';
+import { createLambdaContext } from '../../../local/lambda-context.ts';
+import { type DeliveryHarness, formCapture, startDeliveryHarness } from '../harness.ts';
 
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/leads-test-queue';
 const sqs = mockClient(SQSClient);
@@ -78,69 +78,98 @@ function sendCalls() {
 }
 
 describe('delivery handler', () => {
-  it('re-sends a lead whose retry was not counted, and acknowledges the final and poison records', async () => {
+  it('re-sends a waiting lead for its chain, and acknowledges the final and poison records', async () => {
     // Prepare: one deliverable lead, one poison message, one lead another attempt is sending,
     // one already delivered.
     const deliverable = await h.record('site', formCapture());
-    const busy = await h.record('site', formCapture());
-    await h.ledger.claim(busy.leadId, 30_000, new Date());
-    const delivered = await h.record('site', formCapture());
-    await h.ledger.claim(delivered.leadId, 30_000, new Date());
-    await h.ledger.markDelivered(delivered.leadId, 4242, new Date());
+    const recorded = await h.record('site', formCapture());
+    const busy = await h.ledger.claim(recorded.leadId, recorded.version, 30_000, new Date());
+    const done = await h.record('site', formCapture());
+    const claimed = await h.ledger.claim(done.leadId, done.version, 30_000, new Date());
+    await h.ledger.markDelivered(done.leadId, 4242, new Date());
+    if (!busy || !claimed) throw new Error('the claims should have succeeded');
     const records = [
-      record(encodeLeadMessage(deliverable.leadId)),
+      record(encodeLeadMessage(deliverable.leadId, deliverable.version)),
       record('{"not":"a lead"}'),
-      record(encodeLeadMessage(busy.leadId)),
-      record(encodeLeadMessage(delivered.leadId)),
+      record(encodeLeadMessage(busy.leadId, busy.version)),
+      record(encodeLeadMessage(done.leadId, claimed.version)),
     ];
 
     // Act
     const response = await handlerWith()({ Records: records } as SQSEvent, context());
 
-    // Assess: the busy lead comes back as a new message once the other attempt's lease is over,
-    // so waiting on it costs its message no receive.
+    // Assess: the busy lead comes back as a new message of its chain once the other attempt's
+    // lease is over, so waiting on it costs its message no receive.
     expect(response).toEqual({ batchItemFailures: [] });
     expect(visibilityCalls()).toEqual([]);
     expect(sendCalls()).toEqual([
       {
         QueueUrl: QUEUE_URL,
-        MessageBody: encodeLeadMessage(busy.leadId),
+        MessageBody: encodeLeadMessage(busy.leadId, busy.version),
         DelaySeconds: expect.any(Number),
       },
     ]);
     const seconds = sendCalls()[0]?.DelaySeconds ?? 0;
     expect(seconds).toBeGreaterThanOrEqual(25);
-    expect(seconds).toBeLessThanOrEqual(31);
+    expect(seconds).toBeLessThanOrEqual(32);
     expect((await h.ledger.get(deliverable.leadId))?.status).toBe('delivered');
     expect(await h.prospects()).toHaveLength(1);
   });
 
-  it('delays a counted retry on its own message with ChangeMessageVisibility and reports it failed', async () => {
-    // Prepare: the upstream answers 500 (counted against the lead).
-    await h.setFaults({ errorRate: 1, errorStatus: 500 });
+  it('acknowledges a message of an old chain without touching the lead', async () => {
+    // Prepare: the lead moved on (an attempt claimed it, version 1, and released it) and an old
+    // message (version 0) comes back.
     const lead = await h.record('site', formCapture());
-    const records = [record(encodeLeadMessage(lead.leadId))];
+    const claimed = await h.ledger.claim(lead.leadId, lead.version, 30_000, new Date());
+    const release = { error: 'HTTP 503', counted: false, failed: true };
+    const later = new Date(Date.now() + 60_000);
+    await h.ledger.release(
+      lead.leadId,
+      claimed?.version ?? 1,
+      { ...release, nextAttemptAt: later },
+      new Date(),
+    );
+    const records = [record(encodeLeadMessage(lead.leadId, lead.version))];
 
     // Act
     const response = await handlerWith()({ Records: records } as SQSEvent, context());
 
     // Assess
-    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]?.messageId }] });
+    expect(response).toEqual({ batchItemFailures: [] });
     expect(sendCalls()).toEqual([]);
-    expect(visibilityCalls()).toEqual([
-      {
-        QueueUrl: QUEUE_URL,
-        ReceiptHandle: records[0]?.receiptHandle,
-        VisibilityTimeout: expect.any(Number),
-      },
-    ]);
-    expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 1 });
+    expect(visibilityCalls()).toEqual([]);
+    expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', version: 1 });
+    expect(await h.calls('POST /api/v1/prospects')).toEqual({});
   });
 
-  it('re-sends every lead held back by a refused key, capped at SQS’s 900 s delay', async () => {
+  it('waits after a failed POST on a fresh message of the lead’s new chain, uncounted', async () => {
+    // Prepare: the upstream answers 503 (says nothing about the lead).
+    await h.setFaults({ postStatus: 503 });
+    const lead = await h.record('site', formCapture());
+    const records = [record(encodeLeadMessage(lead.leadId, lead.version))];
+
+    // Act
+    const response = await handlerWith()({ Records: records } as SQSEvent, context());
+
+    // Assess
+    const stored = await h.ledger.get(lead.leadId);
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(visibilityCalls()).toEqual([]);
+    expect(sendCalls()).toEqual([
+      {
+        QueueUrl: QUEUE_URL,
+        MessageBody: encodeLeadMessage(lead.leadId, stored?.version),
+        DelaySeconds: expect.any(Number),
+      },
+    ]);
+    expect(stored?.version).toBeGreaterThan(lead.version);
+    expect(stored).toMatchObject({ status: 'queued', attempts: 0 });
+  });
+
+  it('holds every lead back while a refused key keeps the circuit open', async () => {
     // Prepare: the upstream refuses the key.
     const leads = [await h.record('site', formCapture()), await h.record('site', formCapture())];
-    const records = leads.map((lead) => record(encodeLeadMessage(lead.leadId)));
+    const records = leads.map((lead) => record(encodeLeadMessage(lead.leadId, lead.version)));
 
     // Act
     const response = await handlerWith(h.deps({ password: 'wrong' }))(
@@ -148,16 +177,11 @@ describe('delivery handler', () => {
       context(),
     );
 
-    // Assess: the first gets the 401, the second finds the shared pacer paused; both wait about
-    // 5 min as new messages, and the records they came in are done.
+    // Assess: the first gets the 401 and opens the circuit; the second does not reach the
+    // upstream; both come back for the probe as new messages, uncounted.
     expect(response).toEqual({ batchItemFailures: [] });
-    expect(sendCalls().map((call) => call.MessageBody)).toEqual(
-      leads.map((lead) => encodeLeadMessage(lead.leadId)),
-    );
-    for (const call of sendCalls()) {
-      expect(call.DelaySeconds).toBeGreaterThanOrEqual(290);
-      expect(call.DelaySeconds).toBeLessThanOrEqual(900);
-    }
+    expect(sendCalls()).toHaveLength(2);
+    for (const call of sendCalls()) expect(call.DelaySeconds ?? 0).toBeLessThanOrEqual(2);
     expect(visibilityCalls()).toEqual([]);
     for (const lead of leads) {
       expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 0 });
@@ -169,8 +193,8 @@ describe('delivery handler', () => {
     // Prepare
     sqs.on(SendMessageCommand).rejects(new Error('AccessDenied'));
     const lead = await h.record('site', formCapture());
-    await h.ledger.claim(lead.leadId, 30_000, new Date());
-    const records = [record(encodeLeadMessage(lead.leadId))];
+    const busy = await h.ledger.claim(lead.leadId, lead.version, 30_000, new Date());
+    const records = [record(encodeLeadMessage(lead.leadId, busy?.version))];
 
     // Act
     const response = await handlerWith()({ Records: records } as SQSEvent, context());
@@ -190,7 +214,7 @@ describe('delivery handler', () => {
   it('does not start a lead that no longer fits in the invocation', async () => {
     // Prepare: 10 s left, less than one attempt's lease.
     const lead = await h.record('site', formCapture());
-    const records = [record(encodeLeadMessage(lead.leadId))];
+    const records = [record(encodeLeadMessage(lead.leadId, lead.version))];
 
     // Act
     const response = await handlerWith()({ Records: records } as SQSEvent, context(10_000));
@@ -211,7 +235,7 @@ describe('delivery handler', () => {
       ...deps,
       ledger: { ...deps.ledger, claim: async () => Promise.reject(new Error('dynamo down')) },
     };
-    const records = [record(encodeLeadMessage(lead.leadId))];
+    const records = [record(encodeLeadMessage(lead.leadId, lead.version))];
 
     // Act
     const response = await handlerWith(broken)({ Records: records } as SQSEvent, context());
@@ -221,15 +245,32 @@ describe('delivery handler', () => {
     expect(visibilityCalls()).toEqual([]);
   });
 
-  it('still fails the record when ChangeMessageVisibility fails', async () => {
+  it('still fails the record when neither the re-send nor ChangeMessageVisibility works', async () => {
     sqs.on(ChangeMessageVisibilityCommand).rejects(new Error('ReceiptHandleIsInvalid'));
-    await h.setFaults({ errorRate: 1, errorStatus: 500 });
+    sqs.on(SendMessageCommand).rejects(new Error('AccessDenied'));
+    await h.setFaults({ postStatus: 503 });
     const lead = await h.record('site', formCapture());
-    const records = [record(encodeLeadMessage(lead.leadId))];
+    const records = [record(encodeLeadMessage(lead.leadId, lead.version))];
 
     const response = await handlerWith()({ Records: records } as SQSEvent, context());
 
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[0]?.messageId }]);
+  });
+
+  it('asks once per instance whether the key may look prospects up', async () => {
+    // Prepare
+    const handler = handlerWith();
+    const leads = [await h.record('site', formCapture()), await h.record('site', formCapture())];
+
+    // Act: two batches on the same instance.
+    for (const lead of leads) {
+      const records = [record(encodeLeadMessage(lead.leadId, lead.version))];
+      await handler({ Records: records } as SQSEvent, context());
+    }
+
+    // Assess: one lookup (the check), two deliveries.
+    expect(await h.calls('GET /api/v1/prospects')).toEqual({ '200': 1 });
+    expect(await h.calls('POST /api/v1/prospects')).toEqual({ '200': 2 });
   });
 
   it('turns delays into visibility seconds within SQS limits', () => {

@@ -4,15 +4,15 @@
  * back when it cannot finish in time.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ForwardOutcome } from '../../functions/delivery/forward.ts';
-import { startLocalWorker } from '../../functions/delivery/worker-local.ts';
+import type { ForwardOutcome } from '../../../functions/delivery/forward/forward.ts';
+import { startLocalWorker } from '../../../functions/delivery/forward/worker-local.ts';
 import {
   createLocalLeadQueue,
   LOCAL_QUEUE_TABLE_DEFINITION,
   type LocalLeadQueue,
-} from '../../functions/ledger/lead-queue-local.ts';
-import { ensureTable } from '../../local/dynamodb-local.ts';
-import { type DeliveryHarness, formCapture, startDeliveryHarness } from './harness.ts';
+} from '../../../functions/ledger/lead-queue-local.ts';
+import { ensureTable } from '../../../local/dynamodb-local.ts';
+import { type DeliveryHarness, formCapture, startDeliveryHarness } from '../harness.ts';
 
 let h: DeliveryHarness;
 let queue: LocalLeadQueue;
@@ -96,23 +96,24 @@ describe('startLocalWorker', () => {
     expect(await queue.depth()).toEqual({ queued: 0, dead: 0 });
   });
 
-  it('hides a message for the delay a counted retry asks for', async () => {
+  it('re-sends a retry as a fresh message of the lead’s chain, hidden for the delay', async () => {
     // Prepare
-    const slow = slowForward(0, { kind: 'retry', delayMs: 60_000, reason: 'test', counted: true });
+    const slow = slowForward(0, { kind: 'retry', delayMs: 60_000, reason: 'test', version: 5 });
 
     // Act
-    const { worker } = await workOnOneLead(slow, 1_000);
+    const { lead, worker } = await workOnOneLead(slow, 1_000);
     // Longer than the visibility timeout: had the delay not been applied, it would be back.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await worker.stop(1_000);
 
-    // Assess
+    // Assess: one message, new (first receive), for version 5, visible after 60 s.
     expect(slow.calls()).toBe(1);
     expect(await queue.receive({ max: 10, visibilityMs: 1_000 })).toEqual([]);
-    expect((await queue.depth()).queued).toBe(1);
+    const due = await queue.receive({ max: 10, visibilityMs: 1_000, now: Date.now() + 61_000 });
+    expect(due.map((m) => [m.leadId, m.version, m.receiveCount])).toEqual([[lead.leadId, 5, 1]]);
   });
 
-  it('re-sends a lead whose retries are not counted, so it never reaches the dead-letter queue', async () => {
+  it('re-sends a waiting lead, so that no wait ever reaches the dead-letter queue', async () => {
     // Prepare: the use case holds the lead back 12 times (more than maxReceiveCount, 8), as a
     // long 429 storm or a refused key would, then delivers it.
     const lead = await h.record('site', formCapture());
@@ -121,7 +122,7 @@ describe('startLocalWorker', () => {
     const forward = async (): Promise<ForwardOutcome> => {
       calls += 1;
       return calls <= 12
-        ? { kind: 'retry', delayMs: 0, reason: 'rate-limited', counted: false }
+        ? { kind: 'retry', delayMs: 0, reason: 'rate-limited', version: 0 }
         : { kind: 'done', reason: 'delivered' };
     };
 
@@ -146,8 +147,8 @@ describe('startLocalWorker', () => {
     const slow = slowForward(0, {
       kind: 'retry',
       delayMs: 3_600_000,
-      reason: 'unauthorized',
-      counted: false,
+      reason: 'circuit-open',
+      version: 0,
     });
     const { lead, worker } = await workOnOneLead(slow, 1_000);
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, setLocalConfig } from '../../../functions/config/config-local.ts';
-import { localDeliveryDeps } from '../../../functions/delivery/wiring-local.ts';
+import { localDeliveryDeps } from '../../../functions/delivery/forward/wiring-local.ts';
 import type { Prospect } from '../../../functions/domain/prospect.ts';
 import { setLocalServices } from '../../../functions/kernel/local-services.ts';
 import type { LocalRefresher } from '../../../functions/report/refresh/wiring-local.ts';

@@ -1,0 +1,116 @@
+/**
+ * The reconciler (use case): wakes the leads that nothing is working on. The ledger is the
+ * truth and a queue message only a wake-up, so a lead can be left without one: the process died
+ * between recording it and sending its message, a message was lost or dead-lettered, an attempt
+ * died holding the lead's lease. Every such lead is still `queued` or `sending` with a `dueAt`
+ * in the past (the ledger pushes `dueAt` a grace period past the moment someone should have
+ * picked the lead up), and the ledger's sparse due index lists exactly those.
+ *
+ * For each due lead: note the wake-up in the ledger (its `dueAt` moves a grace period on, fenced
+ * by its version, so two reconcilers never both wake it), then send a message for its chain,
+ * delayed until its next attempt (or the circuit's next probe, while the upstream is down). A
+ * duplicate wake-up is harmless: a message for a chain that already moved on is a no-op.
+ *
+ * It runs every minute on AWS (EventBridge Scheduler) and on a timer locally. No AWS imports.
+ */
+import {
+  DEFAULT_WAKE_GRACE_MS,
+  type LeadLedger,
+  type LeadRecord,
+} from '../../ledger/lead-ledger.ts';
+import type { LeadQueue } from '../../ledger/lead-queue.ts';
+import type { Circuit } from '../../upstream/circuit.ts';
+
+export interface ReconcileOptions {
+  /** How long a woken lead has before the reconciler looks at it again. Default 2 minutes. */
+  wakeGraceMs?: number;
+  /** Leads read per page of the due index. Default 100. */
+  pageSize?: number;
+  /** Leads woken per run at most; `more` says when some are left. Default 2 000. */
+  maxLeads?: number;
+  /** Time kept back at the end of an invocation. Default 5 s. */
+  reserveMs?: number;
+}
+
+export interface ReconcileResult {
+  /** Leads found due. */
+  due: number;
+  /** Leads woken (noted in the ledger and sent a message). */
+  woken: number;
+  /** Due leads another reconciler or attempt moved on first. */
+  skipped: number;
+  /** The run stopped early (time or maxLeads) with due leads left. */
+  more: boolean;
+}
+
+export interface ReconcileEvents {
+  woke(event: { leadId: string; status: string; version: number; delayMs: number }): void;
+  finished(event: ReconcileResult & { circuit: 'open' | 'closed' }): void;
+}
+
+export interface ReconcileDeps {
+  ledger: Pick<LeadLedger, 'listDue' | 'wake'>;
+  queue: Pick<LeadQueue, 'send'>;
+  circuit: Pick<Circuit, 'read'>;
+  options?: ReconcileOptions;
+  events?: ReconcileEvents;
+  now?: () => Date;
+  /** Milliseconds left in this invocation; default unlimited. */
+  remainingMs?: () => number;
+}
+
+const SILENT: ReconcileEvents = { woke() {}, finished() {} };
+
+/** When the lead's woken message should be looked at: its next attempt, or the next probe. */
+function wakeAt(lead: LeadRecord, now: number, probeAt: number | undefined): number {
+  const next =
+    lead.status === 'queued' && lead.nextAttemptAt ? Date.parse(lead.nextAttemptAt) : now;
+  return Math.max(now, next, probeAt ?? now);
+}
+
+export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
+  const events = deps.events ?? SILENT;
+  const clock = deps.now ?? (() => new Date());
+  const options = deps.options ?? {};
+  const wakeGraceMs = options.wakeGraceMs ?? DEFAULT_WAKE_GRACE_MS;
+  const maxLeads = options.maxLeads ?? 2_000;
+  const reserveMs = options.reserveMs ?? 5_000;
+  const remainingMs = deps.remainingMs ?? (() => Number.POSITIVE_INFINITY);
+
+  const circuit = await deps.circuit.read();
+  const probeAt = circuit.state === 'open' ? circuit.probeAt : undefined;
+  const result: ReconcileResult = { due: 0, woken: 0, skipped: 0, more: false };
+  const start = clock();
+  let cursor: string | undefined;
+  do {
+    if (result.due >= maxLeads || remainingMs() < reserveMs) {
+      result.more = true;
+      break;
+    }
+    const page = await deps.ledger.listDue(start, {
+      limit: Math.min(options.pageSize ?? 100, maxLeads - result.due),
+      ...(cursor !== undefined && { cursor }),
+    });
+    for (const lead of page.leads) {
+      result.due += 1;
+      const now = clock();
+      const at = wakeAt(lead, now.getTime(), probeAt);
+      const woken = await deps.ledger.wake(lead.leadId, lead.version, {
+        dueAt: new Date(at + wakeGraceMs),
+        now,
+        onlyIfDue: true,
+      });
+      if (!woken) {
+        result.skipped += 1;
+        continue;
+      }
+      const delayMs = at - now.getTime();
+      await deps.queue.send(lead.leadId, { delaySeconds: delayMs / 1000, version: woken.version });
+      result.woken += 1;
+      events.woke({ leadId: lead.leadId, status: lead.status, version: woken.version, delayMs });
+    }
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  events.finished({ ...result, circuit: circuit.state });
+  return result;
+}

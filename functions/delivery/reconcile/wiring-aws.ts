@@ -1,0 +1,27 @@
+/**
+ * The reconciler's AWS adapters: the DynamoDB ledger (its due index, and the wake-up write), the
+ * account's circuit item, and SQS to send the wake-up messages. The variables are set by the
+ * stack (kernel/env.ts names them).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, requireEnv } from '../../kernel/env.ts';
+import { createDynamoLedger } from '../../ledger/lead-ledger-dynamodb.ts';
+import { createSqsLeadQueue } from '../../ledger/lead-queue-sqs.ts';
+import { createDynamoCircuit } from '../../upstream/circuit-dynamodb.ts';
+import { reconcileEvents } from './events.ts';
+import type { ReconcileDeps } from './reconcile.ts';
+
+export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): ReconcileDeps {
+  const dynamo = new DynamoDBClient({});
+  const tableName = requireEnv(ENV.ledgerTable, env);
+  return {
+    ledger: createDynamoLedger({ client: dynamo, tableName }),
+    queue: createSqsLeadQueue({
+      client: new SQSClient({}),
+      queueUrl: requireEnv(ENV.leadQueueUrl, env),
+    }),
+    circuit: createDynamoCircuit({ client: dynamo, tableName }),
+    events: reconcileEvents,
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * Delivery on one machine (what `npm start` runs): the worker that drains the local lead queue
+ * with the forwarder's use case (forward/worker-local.ts), the reconciler on a timer (what
+ * EventBridge Scheduler does every minute on AWS), and at start a check that the upstream key
+ * may look prospects up (said plainly when it may not).
+ *
+ * Local-only tuning knobs, read from the environment (unset or empty: the defaults). They exist
+ * so that end-to-end tests and demos can see retries within seconds instead of minutes; nothing
+ * deployed reads them. Each is a whole number of milliseconds; anything else stops the start-up.
+ * - `LEADS_WORKER_POLL_MS`: pause between polls of an empty queue (250).
+ * - `LEADS_RETRY_BASE_MS`, `LEADS_RETRY_CAP_MS`: backoff after a lead's own failure (2 000,
+ *   900 000).
+ * - `LEADS_LOOKUP_DELAY_MS`, `LEADS_SETTLE_MS`: after an ambiguous POST, the wait before the
+ *   lookup (2 000) and the settling time of a timed-out POST (20 000).
+ * - `LEADS_LEASE_MS`: the lease an attempt takes (lookup timeout + 2 × (upstream timeout +
+ *   pacing wait) + 5 s); shorter means a crashed attempt's lead is taken over sooner, but it must
+ *   stay longer than one attempt may take.
+ * - `LEADS_VISIBILITY_MS`: how long a received message stays hidden (lease + 30 s); must be
+ *   longer than the lease.
+ * - `LEADS_PROBE_BASE_MS`, `LEADS_PROBE_CAP_MS`: the circuit's first and longest probe interval
+ *   (1 000, 30 000).
+ * - `LEADS_SPREAD_MS`: spread of retries waiting for the same moment (5 000).
+ * - `LEADS_RECONCILE_MS`: how often the reconciler runs (5 000).
+ * - `LEADS_WORKER_CONCURRENCY`: workers draining the queue at once (2, as the forwarder's event
+ *   source on AWS); a count, not milliseconds.
+ * (`LEADS_WAKE_GRACE_MS`, the ledger's grace, is read by local/runtime.ts for every function.)
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { localConfigSource } from '../config/config-local.ts';
+import { localServices } from '../kernel/local-services.ts';
+import { logger } from '../kernel/observability.ts';
+import { localLeadQueue, localLedger } from '../ledger/ledger-local.ts';
+import { type CircuitOptions, DEFAULT_CIRCUIT_OPTIONS } from '../upstream/circuit.ts';
+import {
+  checkLookupPermission,
+  type ForwardOptions,
+  type LookupPermission,
+  leaseMsFor,
+} from './forward/forward.ts';
+import { localDeliveryDeps } from './forward/wiring-local.ts';
+import { type LocalWorker, startLocalWorker } from './forward/worker-local.ts';
+import { reconcileEvents } from './reconcile/events.ts';
+import { reconcile } from './reconcile/reconcile.ts';
+
+export interface LocalDeliveryOptions {
+  /** Pause between polls of an empty queue. Default 250 ms. */
+  pollMs?: number;
+  /** How long a received message stays hidden. Default lease + 30 s. */
+  visibilityMs?: number;
+  /** How often the reconciler runs. Default 5 s. */
+  reconcileMs?: number;
+  /** Workers draining the queue at once (the forwarder's MaximumConcurrency). Default 2. */
+  concurrency?: number;
+  forward?: ForwardOptions;
+  circuit?: Partial<CircuitOptions>;
+}
+
+export interface LocalDelivery extends LocalWorker {
+  /** Whether the upstream key may look prospects up (checked at start). */
+  lookupPermission: LookupPermission;
+}
+
+/** The environment variables of the module comment, as LocalDeliveryOptions. */
+export function localDeliveryOptionsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): LocalDeliveryOptions {
+  const read = (name: string, min = 0): number | undefined => {
+    const raw = env[name]?.trim();
+    if (!raw) return undefined;
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) {
+      throw new Error(`${name} must be a whole number of milliseconds ≥ ${min}, got "${raw}"`);
+    }
+    return Number(raw);
+  };
+  const pick = <K extends string>(
+    names: Record<K, [string, number?]>,
+  ): Partial<Record<K, number>> => {
+    const out: Partial<Record<K, number>> = {};
+    for (const [key, [name, min]] of Object.entries(names) as [K, [string, number?]][]) {
+      const value = read(name, min);
+      if (value !== undefined) out[key] = value;
+    }
+    return out;
+  };
+  return {
+    ...pick({
+      pollMs: ['LEADS_WORKER_POLL_MS'],
+      visibilityMs: ['LEADS_VISIBILITY_MS', 1],
+      reconcileMs: ['LEADS_RECONCILE_MS', 1],
+      concurrency: ['LEADS_WORKER_CONCURRENCY', 1],
+    }),
+    forward: pick({
+      backoffBaseMs: ['LEADS_RETRY_BASE_MS'],
+      backoffCapMs: ['LEADS_RETRY_CAP_MS'],
+      lookupDelayMs: ['LEADS_LOOKUP_DELAY_MS'],
+      settleMs: ['LEADS_SETTLE_MS'],
+      leaseMs: ['LEADS_LEASE_MS', 1],
+      spreadMs: ['LEADS_SPREAD_MS'],
+    }),
+    circuit: pick({
+      probeBaseMs: ['LEADS_PROBE_BASE_MS', 1],
+      probeCapMs: ['LEADS_PROBE_CAP_MS', 1],
+    }),
+  };
+}
+
+/**
+ * The local runtime's delivery service (local/runtime.ts). `options` win over the environment
+ * knobs of the module comment, which win over the defaults.
+ */
+export async function startLocalDelivery(
+  options: LocalDeliveryOptions = {},
+): Promise<LocalDelivery> {
+  const fromEnv = localDeliveryOptionsFromEnv();
+  const forward: ForwardOptions = { ...fromEnv.forward, ...options.forward };
+  const circuitOptions: CircuitOptions = {
+    ...DEFAULT_CIRCUIT_OPTIONS,
+    ...fromEnv.circuit,
+    ...options.circuit,
+  };
+  const config = localConfigSource();
+  const upstream = await config.upstream();
+  const leaseMs = leaseMsFor(upstream.timeoutMs, forward);
+  // Hidden for longer than an attempt may take, as the queue's visibility timeout on AWS.
+  const visibilityMs = options.visibilityMs ?? fromEnv.visibilityMs ?? leaseMs + 30_000;
+  if (visibilityMs <= leaseMs) {
+    throw new Error(
+      `the lead queue's visibility (${visibilityMs} ms) must be longer than the lease (${leaseMs} ms)`,
+    );
+  }
+  const deps = localDeliveryDeps(forward, circuitOptions);
+  const access = await deps.upstream();
+  const lookupPermission = await checkLookupPermission(access.client);
+  if (lookupPermission === 'forbidden') {
+    logger.warn('the upstream key may not look prospects up', { lookupPermission });
+  }
+
+  const queue = localLeadQueue();
+  // As many workers as the forwarder's event source runs batches at once on AWS.
+  const concurrency = options.concurrency ?? fromEnv.concurrency ?? 2;
+  const workers = Array.from({ length: concurrency }, () =>
+    startLocalWorker({
+      queue,
+      deps,
+      visibilityMs,
+      pollMs: options.pollMs ?? fromEnv.pollMs ?? 250,
+    }),
+  );
+
+  // The reconciler: at once (leads left by a previous run), then every reconcileMs.
+  const reconcileMs = options.reconcileMs ?? fromEnv.reconcileMs ?? 5_000;
+  const { wakeGraceMs } = localServices();
+  const stopping = new AbortController();
+  const reconciler = (async () => {
+    const ledger = localLedger();
+    while (!stopping.signal.aborted) {
+      try {
+        await reconcile({
+          ledger,
+          queue,
+          circuit: access.circuit,
+          events: reconcileEvents,
+          options: { wakeGraceMs },
+        });
+      } catch (error) {
+        logger.error('local reconciler run failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+      await delay(reconcileMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+    }
+  })();
+
+  return {
+    lookupPermission,
+    async stop(deadlineMs) {
+      stopping.abort();
+      await reconciler;
+      await Promise.all(workers.map((worker) => worker.stop(deadlineMs)));
+    },
+  };
+}

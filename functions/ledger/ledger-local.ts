@@ -1,0 +1,26 @@
+/**
+ * The ledger and the lead queue as the local runtime's functions use them: the same DynamoDB
+ * code as on AWS, on the local DynamoDB the runtime started (kernel/local-services.ts).
+ */
+import { localServices } from '../kernel/local-services.ts';
+import type { LeadLedger } from './lead-ledger.ts';
+import { createDynamoLedger } from './lead-ledger-dynamodb.ts';
+import { createLocalLeadQueue, type LocalLeadQueue } from './lead-queue-local.ts';
+
+export function localLedger(): LeadLedger {
+  const services = localServices();
+  return createDynamoLedger({
+    client: services.dynamo,
+    tableName: services.ledgerTable,
+    wakeGraceMs: services.wakeGraceMs,
+  });
+}
+
+export function localLeadQueue(): LocalLeadQueue {
+  const services = localServices();
+  return createLocalLeadQueue({
+    client: services.dynamo,
+    tableName: services.queueTable,
+    maxReceiveCount: services.maxReceiveCount,
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * The upstream circuit (circuit.ts) on one DynamoDB item in the ledger table, beside the pacer's:
+ * `pk = circuit#<account>`, the state's fields and a revision number. Every transition is a
+ * conditional put on the revision it was computed from, so concurrent instances never overwrite
+ * each other's transitions; a refused put is recomputed from a fresh read.
+ */
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type Circuit,
+  type CircuitOptions,
+  type CircuitState,
+  CLOSED,
+  createCircuit,
+} from './circuit.ts';
+
+/** The circuit item's partition key for an account (the default account is `upstream`). */
+export function circuitKey(account = 'upstream'): string {
+  return `circuit#${account}`;
+}
+
+export interface DynamoCircuitOptions {
+  client: DynamoDBClient | DynamoDBDocumentClient;
+  tableName: string;
+  /** The account's key; default `circuit#upstream`. */
+  key?: string;
+  options?: CircuitOptions;
+}
+
+const FIELDS = [
+  'state',
+  'failures',
+  'openedAt',
+  'probeAt',
+  'probeIntervalMs',
+  'lastSuccessAt',
+  'lastFailureAt',
+  'reason',
+] as const;
+
+function fromItem(item: Record<string, unknown> | undefined): {
+  state: CircuitState;
+  revision: number;
+} {
+  if (!item) return { state: CLOSED, revision: 0 };
+  const state: Record<string, unknown> = {};
+  for (const field of FIELDS) if (item[field] !== undefined) state[field] = item[field];
+  return {
+    state: { ...CLOSED, ...(state as Partial<CircuitState>) },
+    revision: Number(item.rev ?? 0),
+  };
+}
+
+export function createDynamoCircuit(options: DynamoCircuitOptions): Circuit {
+  const key = options.key ?? circuitKey();
+  const doc =
+    options.client instanceof DynamoDBDocumentClient
+      ? options.client
+      : DynamoDBDocumentClient.from(options.client, {
+          marshallOptions: { removeUndefinedValues: true },
+        });
+  return createCircuit(
+    {
+      async read() {
+        const out = await doc.send(
+          new GetCommand({ TableName: options.tableName, Key: { pk: key }, ConsistentRead: true }),
+        );
+        return fromItem(out.Item);
+      },
+      async write(next, revision) {
+        try {
+          await doc.send(
+            new PutCommand({
+              TableName: options.tableName,
+              Item: { pk: key, kind: 'circuit', rev: revision + 1, ...next },
+              ConditionExpression: revision === 0 ? 'attribute_not_exists(pk)' : 'rev = :rev',
+              ...(revision !== 0 && { ExpressionAttributeValues: { ':rev': revision } }),
+            }),
+          );
+          return true;
+        } catch (error) {
+          if (error instanceof ConditionalCheckFailedException) return false;
+          throw error;
+        }
+      },
+    },
+    options.options,
+  );
+}

@@ -1,0 +1,178 @@
+/**
+ * The reconciler on a real ledger (dynalite) and the local lead queue (SQS semantics): it finds
+ * the leads nothing is working on through the due index and wakes each once, for its chain.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type ReconcileDeps,
+  type ReconcileResult,
+  reconcile,
+} from '../../../functions/delivery/reconcile/reconcile.ts';
+import type { LeadLedger, LeadRecord } from '../../../functions/ledger/lead-ledger.ts';
+import { createDynamoLedger } from '../../../functions/ledger/lead-ledger-dynamodb.ts';
+import {
+  createLocalLeadQueue,
+  LOCAL_QUEUE_TABLE_DEFINITION,
+  type LocalLeadQueue,
+} from '../../../functions/ledger/lead-queue-local.ts';
+import { type Circuit, createMemoryCircuit } from '../../../functions/upstream/circuit.ts';
+import { ensureTable } from '../../../local/dynamodb-local.ts';
+import { startTestDynamo, type TestDynamo } from '../../helpers/dynalite.ts';
+import { formCapture } from '../harness.ts';
+
+const GRACE_MS = 60_000;
+const T0 = Date.parse('2026-05-04T10:00:00.000Z');
+
+let dynamo: TestDynamo;
+let ledger: LeadLedger;
+let queue: LocalLeadQueue;
+let circuit: Circuit;
+let tables = 0;
+let woken: { leadId: string; status: string; version: number; delayMs: number }[];
+
+beforeAll(async () => {
+  dynamo = await startTestDynamo();
+});
+afterAll(() => dynamo?.close());
+beforeEach(async () => {
+  tables += 1;
+  const tableName = await dynamo.createLedgerTable();
+  ledger = createDynamoLedger({ client: dynamo.client, tableName, wakeGraceMs: GRACE_MS });
+  const queueTable = `reconcile-queue-${tables}`;
+  await ensureTable(dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, queueTable);
+  queue = createLocalLeadQueue({
+    client: dynamo.client,
+    tableName: queueTable,
+    maxReceiveCount: 8,
+  });
+  circuit = createMemoryCircuit();
+  woken = [];
+});
+
+/** A lead recorded at `at` (epoch ms) with no message sent, as after a crash. */
+async function recorded(at = T0): Promise<LeadRecord> {
+  const capture = formCapture();
+  const { lead } = await ledger.record({
+    profile: 'site',
+    source: 'form',
+    dedupKey: capture.dedupKey,
+    capture,
+    status: 'queued',
+    receivedAt: new Date(at),
+  });
+  return lead;
+}
+
+function run(atMs: number, over: Partial<ReconcileDeps> = {}): Promise<ReconcileResult> {
+  return reconcile({
+    ledger,
+    queue,
+    circuit,
+    options: { wakeGraceMs: GRACE_MS },
+    events: { woke: (event) => woken.push(event), finished: () => {} },
+    now: () => new Date(atMs),
+    ...over,
+  });
+}
+
+/** The messages visible at `atMs`, as [leadId, version]. */
+async function messagesAt(atMs: number): Promise<[string, number | undefined][]> {
+  const messages = await queue.receive({ max: 100, visibilityMs: 1, now: atMs });
+  return messages.map((m) => [m.leadId, m.version]);
+}
+
+describe('reconcile', () => {
+  it('leaves a lead alone while someone may still pick it up (its grace)', async () => {
+    await recorded();
+
+    const result = await run(T0 + GRACE_MS - 1_000);
+
+    expect(result).toEqual({ due: 0, woken: 0, skipped: 0, more: false });
+    expect(await messagesAt(Date.now() + 1_000)).toEqual([]);
+  });
+
+  it('wakes a queued lead nobody sent a message for, once, for its chain', async () => {
+    const lead = await recorded();
+
+    const first = await run(T0 + GRACE_MS + 1_000);
+    const again = await run(T0 + GRACE_MS + 2_000);
+
+    expect(first).toEqual({ due: 1, woken: 1, skipped: 0, more: false });
+    expect(again).toEqual({ due: 0, woken: 0, skipped: 0, more: false });
+    expect(await messagesAt(Date.now() + 1_000)).toEqual([[lead.leadId, lead.version]]);
+    expect(woken).toEqual([
+      { leadId: lead.leadId, status: 'queued', version: lead.version, delayMs: 0 },
+    ]);
+    // Noted in the ledger: the next look is a grace period on.
+    const after = await ledger.get(lead.leadId);
+    expect(Date.parse(after?.dueAt ?? '')).toBe(T0 + 2 * GRACE_MS + 1_000);
+  });
+
+  it('wakes it again when the woken message was lost too', async () => {
+    const lead = await recorded();
+    await run(T0 + GRACE_MS + 1_000);
+    await queue.receive({ max: 100, visibilityMs: 3_600_000 });
+
+    const later = await run(T0 + 2 * GRACE_MS + 2_000);
+
+    expect(later.woken).toBe(1);
+    expect(woken.map((w) => w.leadId)).toEqual([lead.leadId, lead.leadId]);
+  });
+
+  it('wakes a lead whose attempt died holding it, once the lease is over', async () => {
+    const lead = await recorded();
+    const leaseMs = 30_000;
+    const claimed = await ledger.claim(lead.leadId, lead.version, leaseMs, new Date(T0));
+
+    const during = await run(T0 + leaseMs - 1);
+    const after = await run(T0 + leaseMs + GRACE_MS + 1);
+
+    expect(during.woken).toBe(0);
+    expect(after.woken).toBe(1);
+    expect(woken[0]).toMatchObject({ status: 'sending', version: claimed?.version });
+  });
+
+  it('sends the wake-up for the circuit’s next probe while the upstream is down', async () => {
+    const lead = await recorded();
+    const now = T0 + GRACE_MS + 1_000;
+    await circuit.failed(now, { immediate: true, reason: 'ECONNREFUSED', probe: false });
+
+    await run(now);
+
+    expect(woken).toEqual([
+      { leadId: lead.leadId, status: 'queued', version: lead.version, delayMs: 1_000 },
+    ]);
+  });
+
+  it('never lists a settled lead', async () => {
+    const lead = await recorded();
+    const claimed = await ledger.claim(lead.leadId, lead.version, 30_000, new Date(T0));
+    await ledger.markParked(lead.leadId, claimed?.version ?? 0, 'no branch', new Date(T0));
+
+    expect((await run(T0 + 10 * GRACE_MS)).due).toBe(0);
+  });
+
+  it('wakes each lead once when two reconcilers run at the same time', async () => {
+    const leads = await Promise.all(Array.from({ length: 6 }, (_, i) => recorded(T0 + i)));
+    const now = T0 + GRACE_MS + 1_000;
+
+    const [a, b] = await Promise.all([run(now), run(now)]);
+
+    expect((a?.woken ?? 0) + (b?.woken ?? 0)).toBe(6);
+    expect(new Set(woken.map((w) => w.leadId))).toEqual(new Set(leads.map((l) => l.leadId)));
+    expect(woken).toHaveLength(6);
+  });
+
+  it('stops with more: true at maxLeads, and the next run wakes the rest', async () => {
+    await Promise.all(Array.from({ length: 5 }, (_, i) => recorded(T0 + i)));
+    const now = T0 + GRACE_MS + 1_000;
+
+    const first = await run(now, {
+      options: { wakeGraceMs: GRACE_MS, maxLeads: 3, pageSize: 2 },
+    });
+    const second = await run(now + 1);
+
+    expect(first).toMatchObject({ woken: 3, more: true });
+    expect(second).toMatchObject({ woken: 2, more: false });
+  });
+});
