@@ -53,7 +53,8 @@ export type DashboardQueryParse =
 
 const PARAMS = ['branch', 'debtstatus', 'q', 'sort'] as const;
 const SPELLING: Record<string, string> = { debtstatus: 'debtStatus' };
-const spell = (name: string) => SPELLING[name] ?? name;
+const spell = (name: string) =>
+  (Object.hasOwn(SPELLING, name) ? SPELLING[name] : undefined) ?? name;
 const BRANCH_ID = /^\+?\d{1,9}$/;
 const DEBT_STATUSES: Record<string, 'open' | 'recovered'> = {
   open: 'open',
