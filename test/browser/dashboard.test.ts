@@ -507,6 +507,9 @@ describe('the debtors dashboard at 390 px', () => {
     expect(shown.amounts).toHaveLength(100);
     await shot(page, 'dashboard-390.png');
     await shot(page, 'dashboard-390-full.png', true);
+    await page.$eval('#ageing', (n) => n.scrollIntoView());
+    await shot(page, 'dashboard-390-ageing.png');
+    await page.$eval('html', (n) => n.scrollTo(0, 0));
   });
 
   it('shows the rest of the list on "Mostrar mais", still within the screen', async () => {
