@@ -43,7 +43,7 @@ import {
   sortText,
   statusKeyOf,
 } from './dashboard-scope.ts';
-import { datePart, foldText, type ReportRow } from './report-json.ts';
+import { datePart, type ReportRow } from './report-json.ts';
 
 /** Rows listed in the page at most; beyond that the page says so and links the CSV. */
 export const MAX_DASHBOARD_ROWS = 2000;
@@ -190,6 +190,8 @@ const SCRIPT = `
   var more = document.getElementById('more');
   var heads = Array.prototype.slice.call(document.querySelectorAll('#debtors th[data-sort]'));
   var rows = Array.prototype.slice.call(body.rows);
+  var keys = new WeakMap();
+  rows.forEach(function (tr) { keys.set(tr, fold(tr.getAttribute('data-name'))); });
   var total = Number(count.getAttribute('data-total'));
   var PAGE = ${DASHBOARD_PAGE_ROWS};
   var limit = PAGE;
@@ -255,7 +257,7 @@ const SCRIPT = `
     var wanted = status.value;
     var matching = 0;
     rows.forEach(function (tr) {
-      var key = tr.getAttribute('data-key');
+      var key = keys.get(tr);
       var ok = (!wanted || tr.getAttribute('data-status') === wanted) &&
         words.every(function (w) { return key.indexOf(w) >= 0; });
       if (ok) matching++;
@@ -637,12 +639,12 @@ function daysCell(row: ReportRow): string {
   const days = openDaysOverdue(row);
   if (statusKeyOf(row) === 'recovered') {
     const paid = row.paymentDate ? `Pago em ${formatDay(row.paymentDate)}` : 'Pago';
-    return `<td class="num days paid" data-label="Dias em atraso">${escapeHtml(paid)}</td>`;
+    return `<td class="num days paid">${escapeHtml(paid)}</td>`;
   }
-  if (days === null) return '<td class="num days" data-label="Dias em atraso">—</td>';
-  if (days <= 0) return '<td class="num days" data-label="Dias em atraso">a vencer</td>';
+  if (days === null) return '<td class="num days">—</td>';
+  if (days <= 0) return '<td class="num days">a vencer</td>';
   const unit = days === 1 ? ' dia em atraso' : ' dias em atraso';
-  return `<td class="num days${days > 60 ? ' late' : ''}" data-label="Dias em atraso">${integer(days)}<span class="unit">${unit}</span></td>`;
+  return `<td class="num days${days > 60 ? ' late' : ''}">${integer(days)}<span class="unit">${unit}</span></td>`;
 }
 
 const isWebLink = (link: string | null | undefined): link is string =>
@@ -657,7 +659,6 @@ function debtorRow(item: DashboardList['rows'][number]): string {
     : '';
   const attributes = [
     `data-i="${item.rank}"`,
-    `data-key="${escapeHtml(foldText(row.name ?? ''))}"`,
     `data-name="${escapeHtml(row.name ?? '')}"`,
     `data-branch="${escapeHtml(branch)}"`,
     `data-due="${datePart(row.dueDate) ?? ''}"`,
@@ -667,12 +668,12 @@ function debtorRow(item: DashboardList['rows'][number]): string {
   ].join(' ');
   return `<tr ${attributes}${item.hidden ? ' hidden' : ''}>
 <td class="name">${escapeHtml(row.name || '—')}</td>
-<td class="branch" data-label="Filial">${escapeHtml(branch || '—')}</td>
-<td class="num due" data-label="Vencimento">${formatDay(row.dueDate)}</td>
+<td class="branch">${escapeHtml(branch || '—')}</td>
+<td class="num due">${formatDay(row.dueDate)}</td>
 ${daysCell(row)}
-<td class="num amount" data-label="Valor">${row.debtAmount == null ? '—' : escapeHtml(formatMoney(row.debtAmount))}</td>
-<td class="status" data-label="Situação">${statusPill(row)}</td>
-<td class="link" data-label="Cobrar">${link}</td>
+<td class="num amount">${row.debtAmount == null ? '—' : escapeHtml(formatMoney(row.debtAmount))}</td>
+<td class="status">${statusPill(row)}</td>
+<td class="link">${link}</td>
 </tr>`;
 }
 
