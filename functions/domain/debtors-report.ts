@@ -13,6 +13,7 @@
  *   time it was seen. Rows are ordered by branch (ascending), then in the upstream's own order.
  * - Ageing: whole calendar days from `dueDate` to "today" in the report's time zone, never
  *   production's `daysLate` (counted from `originalDueDate`, wrong after a rescheduled charge).
+ *   A Recovered debt stopped being late when it was paid: its days stop at `paymentDate`.
  * - Summary: see `combineSummary`.
  */
 import {
@@ -45,7 +46,10 @@ export interface DebtorsSnapshot {
   branches: number[];
   /** Every row exactly as the upstream sent it (nulls and extra fields kept). */
   rows: Debtor[];
-  /** Days past dueDate per row (same order as rows); null when dueDate is missing or unreadable. */
+  /**
+   * Days past dueDate per row (same order as rows), to today, or for a Recovered row to the day
+   * it was paid; null when dueDate (or a Recovered row's paymentDate) is missing or unreadable.
+   */
   daysOverdue: (number | null)[];
   /** The seed's four figures over all rows: the upstream's when it sent them, else computed. */
   summary: SummaryFigures;
@@ -208,6 +212,31 @@ export function daysOverdue(
   const now = dayOf(today);
   if (due === undefined || now === undefined) return null;
   return Math.max(0, now - due);
+}
+
+/**
+ * Days a row is, or was, past its dueDate (`rowDaysOverdue` of every snapshot row):
+ * - a Recovered debt stopped being late on the day it was paid: days from `dueDate` to the day
+ *   of `paymentDate` (never past `today`), null when it carries no readable `paymentDate` (paid,
+ *   but we cannot say how late);
+ * - any other debt (Open, or a status we do not know) is counted to `today`, as `daysOverdue`.
+ */
+export function rowDaysOverdue(
+  row: Pick<Debtor, 'dueDate' | 'paymentDate' | 'debtStatus'>,
+  today: string,
+  timeZone: string,
+): number | null {
+  if (!isStatus(row.debtStatus, 'Recovered')) return daysOverdue(row.dueDate, today, timeZone);
+  const paid = dueDay(row.paymentDate, timeZone);
+  const now = dayOf(today);
+  if (paid === undefined || now === undefined) return null;
+  const stop = Math.min(paid, now);
+  return daysOverdue(row.dueDate, calendarDay(stop), timeZone);
+}
+
+/** `YYYY-MM-DD` of a day number (days since 1970-01-01). */
+function calendarDay(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** `current` = not past due; then 1-30, 31-60, 61-90 and 91+ days past due. */
@@ -386,7 +415,7 @@ export function buildSnapshot(input: BuildSnapshotInput): DebtorsSnapshot {
     rows.push(...kept);
   }
 
-  const days = rows.map((row) => daysOverdue(row.dueDate, today, input.timeZone));
+  const days = rows.map((row) => rowDaysOverdue(row, today, input.timeZone));
   const ageing = Object.fromEntries(AGEING_BUCKETS.map((b) => [b, tally()])) as Record<
     AgeingBucket,
     Tally

@@ -10,6 +10,7 @@ import {
   DEFAULT_REPORT_TIME_ZONE,
   daysOverdue,
   isStale,
+  rowDaysOverdue,
   snapshotAgeSeconds,
 } from '../../functions/domain/debtors-report.ts';
 import { generateDebtors } from '../../sandbox/debtors-data.ts';
@@ -272,7 +273,12 @@ describe('buildSnapshot', () => {
         row({ dueDate: '2025-01-01T00:00:00', debtAmount: 60.05 }),
         row({ dueDate: '2025-01-01T00:00:00', debtAmount: 0.1 }),
         row({ dueDate: null, debtAmount: 70 }),
-        row({ dueDate: '2025-01-01T00:00:00', debtStatus: 'Recovered', debtAmount: 80 }),
+        row({
+          dueDate: '2025-01-01T00:00:00',
+          debtStatus: 'Recovered',
+          paymentDate: '2025-01-13T10:20:00',
+          debtAmount: 80,
+        }),
       ];
 
       // Act
@@ -287,7 +293,37 @@ describe('buildSnapshot', () => {
         '91+': { count: 2, amount: 60.15 },
       });
       expect(snapshot.ageingUndated).toEqual({ count: 1, amount: 70 });
-      expect(snapshot.daysOverdue).toEqual([0, 1, 30, 31, 61, 576, 576, null, 576]);
+      // The Recovered debt was paid 12 days late: its days stop there, not at today (576).
+      expect(snapshot.daysOverdue).toEqual([0, 1, 30, 31, 61, 576, 576, null, 12]);
+    });
+
+    it('stops the days of a Recovered debt at the day it was paid', () => {
+      // Prepare
+      const recovered = (dueDate: string | null, paymentDate: string | null | undefined) => ({
+        dueDate,
+        paymentDate,
+        debtStatus: 'Recovered',
+      });
+      const cases: Array<[ReturnType<typeof recovered>, number | null]> = [
+        [recovered('2026-07-01T00:00:00', '2026-07-11T18:30:00'), 10],
+        [recovered('2026-07-01T00:00:00', '2026-06-28T09:00:00'), 0], // paid before it was due
+        [recovered('2026-07-01T00:00:00', '2026-07-11T01:00:00Z'), 9], // 22:00 on the 10th in SP
+        [recovered('2026-07-01T00:00:00', '2026-09-01T00:00:00'), 30], // a future date: today
+        [recovered('2026-07-01T00:00:00', null), null], // paid, but we cannot say how late
+        [recovered('2026-07-01T00:00:00', undefined), null],
+        [recovered('2026-07-01T00:00:00', 'ontem'), null],
+        [recovered(null, '2026-07-11T18:30:00'), null],
+        [{ ...recovered('2026-07-01T00:00:00', null), debtStatus: ' recovered ' }, null],
+        [{ ...recovered('2026-07-01T00:00:00', '2026-07-11T00:00:00'), debtStatus: 'Open' }, 30],
+        [{ ...recovered('2026-07-01T00:00:00', null), debtStatus: 'Cancelled' }, 30],
+      ];
+
+      // Act / Assess
+      for (const [debt, expected] of cases) {
+        expect(rowDaysOverdue(debt, TODAY_SP, DEFAULT_REPORT_TIME_ZONE), JSON.stringify(debt)).toBe(
+          expected,
+        );
+      }
     });
 
     it('maps day counts to buckets at their edges', () => {

@@ -182,7 +182,7 @@ describe('serving from the snapshot', () => {
     expect(report.summary).toEqual(list.summary);
   });
 
-  it('serves the CSV as an attachment in UTF-8 with BOM', async () => {
+  it('serves the CSV as an attachment in UTF-8 with BOM, in Portuguese unless intl is asked', async () => {
     const response = await get('/reports/debtors.csv');
     expect(response.headers.get('content-type')).toMatch(/^text\/csv; charset=utf-8/);
     expect(response.headers.get('content-disposition')).toMatch(
@@ -191,7 +191,13 @@ describe('serving from the snapshot', () => {
     const bytes = Buffer.from(await response.arrayBuffer());
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const lines = bytes.toString('utf8').split('\r\n');
-    expect(lines[0]).toMatch(/^\uFEFFmemberId;name;memberStatus;/);
+    expect(lines[0]).toMatch(/^\uFEFFCódigo do aluno;Nome;Situação do aluno;/);
+    const status = lines[0]?.split(';').indexOf('Situação') ?? -1;
+    const statuses = new Set(lines.slice(1, -1).map((line) => line.split(';')[status]));
+    expect(statuses).toEqual(new Set(['Em aberto', 'Recuperado']));
+
+    const intl = (await (await get('/reports/debtors.csv?dialect=intl')).text()).split('\r\n');
+    expect(intl[0]).toMatch(/^memberId,name,memberStatus,/); // text() drops the BOM
   });
 
   it('answers 304 to a matching If-None-Match, and gzip when asked', async () => {

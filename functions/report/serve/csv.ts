@@ -10,7 +10,11 @@
  * - Decimal comma in numbers (`149,90`): pt-BR Excel and LibreOffice read `149.90` as text (or
  *   worse, a date), but `149,90` as a number they can sum. Amounts always carry two decimals;
  *   there is no thousands separator.
- * Dialect `intl` (`?dialect=intl`): `,` and a decimal point, for scripts and other locales.
+ * - Portuguese headers and values: `Nome`, `Filial`, `Vencimento`, `Dias em atraso`, `Valor`...
+ *   (CSV_HEADERS_PT), statuses as the gym reads them (`Open` → `Em aberto`, `Active` → `Ativo`,
+ *   `91+` → `91 dias ou mais`: CSV_VALUES_PT); a status we do not know is written as sent.
+ * Dialect `intl` (`?dialect=intl`): `,`, a decimal point, and the English field names and values
+ * exactly as the JSON has them, for scripts and other locales.
  *
  * Both: CRLF line ends, RFC 4180 quoting (a field with the delimiter, `"`, CR or LF is quoted
  * and its `"` doubled; names with line breaks stay one cell), dates as `YYYY-MM-DD` (or
@@ -20,20 +24,72 @@
  * ourselves (a negative `daysOverdue`) are not text and are not prefixed.
  *
  * Columns: the seed's debtor fields in the seed's order, then any other field the upstream
- * sent (first-seen order), then our `daysOverdue` and `ageingBucket`. Headers are the field
- * names, the same as the JSON's.
+ * sent (first-seen order), then our `daysOverdue` and `ageingBucket`. Headers are the
+ * Portuguese names (`br`; a field we have no name for keeps its own) or the field names, the
+ * same as the JSON's (`intl`).
  */
 import type { ReportRow } from './report-json.ts';
 
 export interface CsvDialect {
   delimiter: ';' | ',';
   decimal: ',' | '.';
+  /** `pt`: Portuguese headers and status values; `en`: field names and values as in the JSON. */
+  language: 'pt' | 'en';
 }
 
 export const CSV_DIALECTS = {
-  br: { delimiter: ';', decimal: ',' },
-  intl: { delimiter: ',', decimal: '.' },
+  br: { delimiter: ';', decimal: ',', language: 'pt' },
+  intl: { delimiter: ',', decimal: '.', language: 'en' },
 } as const satisfies Record<string, CsvDialect>;
+
+/**
+ * Column headers of the `br` dialect, by field. `daysLate` is the upstream's own count (from
+ * `originalDueDate`); `daysOverdue` is ours (from `dueDate`, stopped at the payment date), so
+ * the reader's "Dias em atraso" is ours. Fields not listed keep their own name.
+ */
+export const CSV_HEADERS_PT: Readonly<Record<string, string>> = {
+  memberId: 'Código do aluno',
+  name: 'Nome',
+  memberStatus: 'Situação do aluno',
+  receivableId: 'Código do recebível',
+  receivableIdOrigin: 'Recebível de origem',
+  branchId: 'Código da filial',
+  branchName: 'Filial',
+  dueDate: 'Vencimento',
+  paymentDate: 'Data do pagamento',
+  registerDate: 'Data de lançamento',
+  originalDueDate: 'Vencimento original',
+  chargeDate: 'Data da cobrança',
+  daysLate: 'Dias de atraso (EVO)',
+  debtAmount: 'Valor',
+  paymentType: 'Forma de pagamento',
+  idPaymentType: 'Código da forma de pagamento',
+  debtStatus: 'Situação',
+  checkoutLink: 'Link de cobrança',
+  checkoutLinkFullDebt: 'Link de cobrança (dívida total)',
+  paymentOrigin: 'Origem do pagamento',
+  idMemberMembership: 'Código da matrícula',
+  chargeAttemptsCount: 'Tentativas de cobrança',
+  lastAcquirerDeclineReason: 'Último motivo de recusa',
+  daysOverdue: 'Dias em atraso',
+  ageingBucket: 'Faixa de atraso',
+};
+
+/**
+ * Values of the `br` dialect, by field, matched ignoring case and surrounding spaces. A value
+ * not listed (a status the vocabulary lacks) is written as sent.
+ */
+export const CSV_VALUES_PT: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  debtStatus: { open: 'Em aberto', recovered: 'Recuperado' },
+  memberStatus: { active: 'Ativo', inactive: 'Inativo', freeze: 'Congelado' },
+  ageingBucket: {
+    current: 'A vencer',
+    '1-30': '1 a 30 dias',
+    '31-60': '31 a 60 dias',
+    '61-90': '61 a 90 dias',
+    '91+': '91 dias ou mais',
+  },
+};
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8; header=present';
 const BOM = '\uFEFF';
@@ -108,29 +164,63 @@ function formatNumber(value: number, field: string, dialect: CsvDialect): string
   return dialect.decimal === '.' ? text : text.replace('.', dialect.decimal);
 }
 
-/** One cell's text, before quoting. */
-export function cellText(value: unknown, field: string, dialect: CsvDialect): string {
+/** `table[key]` when the table itself has it (an upstream field named `constructor` has none). */
+function own(table: Readonly<Record<string, string>> | undefined, key: string): string | undefined {
+  return table && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+/** The Portuguese values of `field` in `dialect`, or undefined when its values are written as sent. */
+function valuesOf(
+  field: string,
+  dialect: CsvDialect,
+): Readonly<Record<string, string>> | undefined {
+  return dialect.language === 'pt' && Object.hasOwn(CSV_VALUES_PT, field)
+    ? CSV_VALUES_PT[field]
+    : undefined;
+}
+
+function text(
+  value: unknown,
+  field: string,
+  dialect: CsvDialect,
+  values: Readonly<Record<string, string>> | undefined,
+): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number') return formatNumber(value, field, dialect);
   if (typeof value === 'boolean') return String(value);
-  const text =
-    typeof value === 'string'
-      ? DATE_FIELDS.has(field)
-        ? spreadsheetDate(value)
-        : value
-      : JSON.stringify(value);
-  return guardFormula(text);
+  if (typeof value !== 'string') return guardFormula(JSON.stringify(value));
+  if (DATE_FIELDS.has(field)) return guardFormula(spreadsheetDate(value));
+  return guardFormula((values && own(values, value.trim().toLowerCase())) ?? value);
+}
+
+/** One cell's text, before quoting: Portuguese statuses in the `pt` dialect. */
+export function cellText(value: unknown, field: string, dialect: CsvDialect): string {
+  return text(value, field, dialect, valuesOf(field, dialect));
+}
+
+/** A column's header in the dialect's language (the field name when it has no Portuguese one). */
+export function csvHeader(field: string, dialect: CsvDialect): string {
+  return dialect.language === 'pt' ? (own(CSV_HEADERS_PT, field) ?? field) : field;
 }
 
 /** The rows as one CSV document (BOM, header line, CRLF after every line). */
 export function toCsv(rows: readonly ReportRow[], dialect: CsvDialect = CSV_DIALECTS.br): string {
   const columns = csvColumns(rows);
+  // Worked out once per column, not per cell (10,000 rows are 240,000 cells).
+  const values = columns.map((column) => valuesOf(column, dialect));
+  // A column named like an Object property (`constructor`, an upstream field) reads own fields
+  // only: a row that lacks it has an empty cell, not Object's.
+  const inherited = columns.map((column) => column in Object.prototype);
   const line = (cells: readonly string[]) =>
     cells.map((cell) => quoteField(cell, dialect.delimiter)).join(dialect.delimiter);
-  const lines = [line(columns.map(guardFormula))];
+  const lines = [line(columns.map((column) => guardFormula(csvHeader(column, dialect))))];
   for (const row of rows) {
     const record = row as Record<string, unknown>;
-    lines.push(line(columns.map((column) => cellText(record[column], column, dialect))));
+    const cells = columns.map((column, i) => {
+      const value = inherited[i] && !Object.hasOwn(record, column) ? undefined : record[column];
+      return text(value, column, dialect, values[i]);
+    });
+    lines.push(line(cells));
   }
   return `${BOM}${lines.join(CRLF)}${CRLF}`;
 }

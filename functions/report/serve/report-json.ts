@@ -85,7 +85,8 @@ const SPELLING: Record<string, string> = {
   duefrom: 'dueFrom',
   dueto: 'dueTo',
 };
-const spell = (name: string) => SPELLING[name] ?? name;
+const spell = (name: string) =>
+  (Object.hasOwn(SPELLING, name) ? SPELLING[name] : undefined) ?? name;
 
 /**
  * Query parameters by lower-cased name, every value in order, empty values dropped (an empty

@@ -12,9 +12,17 @@ import {
   DASHBOARD_HEADERS,
   type DashboardView,
   MAX_DASHBOARD_ROWS,
-  pickDashboardRows,
   renderDashboard,
+  renderQueryProblems,
+  renderUnavailable,
+  type UnavailableReason,
 } from './dashboard.ts';
+import {
+  dashboardList,
+  dashboardScope,
+  dashboardSearch,
+  parseDashboardQuery,
+} from './dashboard-scope.ts';
 import {
   type CachePolicy,
   encodeResponse,
@@ -82,14 +90,14 @@ export async function serveReport(
       await deps.trigger.requestRefresh({ reason: 'admin' });
     } catch (error) {
       events.failed({ route: admitted, error });
-      return refuse(
-        ...tryAgain('refresh_unavailable', 'the refresh could not be requested; try again'),
-      );
+      return refuse(...refreshUnavailable());
     }
     events.refreshRequested({ client: client.username });
     return json(202, { status: 'refresh_requested' }, NO_STORE);
   }
 
+  // The dashboard is read by people: it answers these in Portuguese HTML, other routes in JSON.
+  const page = admitted === 'report-html';
   let stored: StoredSnapshot | undefined;
   let status: RefreshStatus;
   try {
@@ -97,7 +105,11 @@ export async function serveReport(
   } catch (error) {
     events.failed({ route: admitted, error });
     return refuse(
-      ...tryAgain('report_unavailable', 'the report cannot be read right now; try again'),
+      ...tryAgain(
+        'report_unavailable',
+        'the report cannot be read right now; try again',
+        page ? undefined : false,
+      ),
     );
   }
   if (!stored) {
@@ -105,6 +117,7 @@ export async function serveReport(
       ...tryAgain(
         'report_not_ready',
         'the debtors report has not been built yet; try again shortly',
+        page ? status : false,
       ),
     );
   }
@@ -123,10 +136,26 @@ export async function serveReport(
   return result;
 }
 
-/** A 503 the caller should retry in NOT_READY_RETRY_SECONDS, and its code (for `refuse`). */
-function tryAgain(code: string, message: string): [HttpResponse, string] {
+/**
+ * A 503 the caller should retry in NOT_READY_RETRY_SECONDS, and its code (for `refuse`): JSON,
+ * or (`page` not false: the dashboard, with the refresh status when it could be read) the
+ * Portuguese page that says what it means and reloads itself.
+ */
+function tryAgain(
+  code: UnavailableReason,
+  message: string,
+  page: RefreshStatus | undefined | false,
+): [HttpResponse, string] {
   const headers = { ...NO_STORE, 'retry-after': String(NOT_READY_RETRY_SECONDS) };
-  return [problem(503, code, message, [], headers), code];
+  if (page === false) return [problem(503, code, message, [], headers), code];
+  const body = renderUnavailable(code, page, NOT_READY_RETRY_SECONDS);
+  return [{ statusCode: 503, headers: { ...DASHBOARD_HEADERS, ...headers }, body }, code];
+}
+
+function refreshUnavailable(): [HttpResponse, string] {
+  const code = 'refresh_unavailable';
+  const headers = { ...NO_STORE, 'retry-after': String(NOT_READY_RETRY_SECONDS) };
+  return [problem(503, code, 'the refresh could not be requested; try again', [], headers), code];
 }
 
 interface ServeContext {
@@ -343,38 +372,45 @@ function serveCsv({ request, stored }: ServeContext): HttpResponse {
 
 function serveDashboard({ request, stored, status, now, stale }: ServeContext): HttpResponse {
   const { snapshot } = stored;
+  const parsed = parseDashboardQuery(request.query);
+  if (!parsed.ok) {
+    return {
+      statusCode: 400,
+      headers: { ...DASHBOARD_HEADERS, ...NO_STORE },
+      body: renderQueryProblems(parsed.problems),
+    };
+  }
+  const { query } = parsed;
   const refreshStatus = refreshStatusOf(status);
   const policy = policyFor(
     stored,
     'report-html',
+    dashboardSearch(query),
     stale ? 'stale' : 'fresh',
     JSON.stringify(refreshStatus),
   );
   const cached = notModified(request, policy);
   if (cached) return cached;
 
-  const all = reportRows(snapshot);
+  const scope = dashboardScope(snapshot, query.branch);
+  const branch = query.branch ? `?${dashboardSearch({ branch: query.branch })}` : '';
   const view: DashboardView = {
     generatedAt: snapshot.generatedAt,
     ageSeconds: ageSecondsOf(snapshot.generatedAt, now),
     stale,
     status,
     timeZone: snapshot.timeZone,
-    summary: snapshot.summary,
-    summarySource: snapshot.summarySource,
-    byBranch: snapshot.byBranch,
-    byDebtStatus: snapshot.byDebtStatus,
-    byMemberStatus: snapshot.byMemberStatus,
-    ageing: snapshot.ageing,
-    totalRows: all.length,
-    rows: [],
-    csvHref: 'debtors.csv',
-    jsonHref: 'debtors',
+    allBranches: snapshot.byBranch,
+    scope,
+    query,
+    list: dashboardList(scope.rows, query, MAX_DASHBOARD_ROWS),
+    csvHref: `debtors.csv${branch}`,
+    jsonHref: `debtors${branch}`,
   };
   // Rows with very long fields could make even 2,000 rows too big: halve until the page fits.
   let result: HttpResponse | undefined;
   for (let limit = MAX_DASHBOARD_ROWS; limit >= 1; limit = Math.floor(limit / 2)) {
-    view.rows = pickDashboardRows(all, limit);
+    if (limit < MAX_DASHBOARD_ROWS) view.list = dashboardList(scope.rows, query, limit);
     result = encodeResponse(
       request,
       { statusCode: 200, headers: { ...DASHBOARD_HEADERS }, body: renderDashboard(view) },

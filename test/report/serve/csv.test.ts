@@ -125,6 +125,41 @@ const ROWS: ReportRow[] = [
   row({ name: 'ZOË 😀 ÇÃ', debtAmount: 10, receivableId: '98765432109876543210' as never }),
 ];
 
+/** The header line a Brazilian reader sees for ROWS (seed fields, two extras, ours). */
+const PT_HEADER = [
+  'Código do aluno',
+  'Nome',
+  'Situação do aluno',
+  'Código do recebível',
+  'Recebível de origem',
+  'Código da filial',
+  'Filial',
+  'Vencimento',
+  'Data do pagamento',
+  'Data de lançamento',
+  'Vencimento original',
+  'Data da cobrança',
+  'Dias de atraso (EVO)',
+  'Valor',
+  'Forma de pagamento',
+  'Código da forma de pagamento',
+  'Situação',
+  'Link de cobrança',
+  'Link de cobrança (dívida total)',
+  'Origem do pagamento',
+  'Código da matrícula',
+  'Tentativas de cobrança',
+  'Dias em atraso',
+  'Faixa de atraso',
+];
+
+/** Statuses as the Brazilian CSV writes them, stated independently of the code. */
+const PT_VALUES: Record<string, Record<string, string>> = {
+  debtStatus: { Open: 'Em aberto', Recovered: 'Recuperado' },
+  memberStatus: { Active: 'Ativo', Inactive: 'Inativo', Freeze: 'Congelado' },
+  ageingBucket: { '91+': '91 dias ou mais' },
+};
+
 /** What a cell should read as, from the row's value: the same rules, stated independently. */
 function expectedCell(value: unknown, column: string, dialect: CsvDialect): string {
   if (value === null || value === undefined) return '';
@@ -136,6 +171,7 @@ function expectedCell(value: unknown, column: string, dialect: CsvDialect): stri
   if (/Date$/.test(column)) {
     textValue = textValue.replace(/^(\d{4}-\d{2}-\d{2})T00:00:00$/, '$1').replace('T', ' ');
   }
+  if (dialect.delimiter === ';') textValue = PT_VALUES[column]?.[textValue] ?? textValue;
   return /^[=+\-@\t\r]/.test(textValue) ? `'${textValue}` : textValue;
 }
 
@@ -147,7 +183,7 @@ describe('toCsv', () => {
       expect(Buffer.from(csv, 'utf8').subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
       const records = parseCsv(csv.slice(1), dialect.delimiter);
       const columns = csvColumns(ROWS);
-      expect(records[0]).toEqual(columns);
+      expect(records[0]).toEqual(name === 'br' ? PT_HEADER : columns);
       expect(records).toHaveLength(ROWS.length + 1);
       ROWS.forEach((source, i) => {
         const record = records[i + 1] ?? [];
@@ -197,6 +233,38 @@ describe('toCsv', () => {
     expect(csv.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
   });
 
+  it('writes Portuguese headers and statuses by default, and English ones in intl', () => {
+    // Prepare
+    const rows = [
+      row({ memberStatus: 'Freeze', debtStatus: 'Recovered', ageingBucket: 'current' }),
+      row({ memberStatus: 'inactive', debtStatus: ' open ', ageingBucket: '31-60' }),
+      row({ memberStatus: 'Suspended', debtStatus: 'Cancelled', ageingBucket: null }),
+      row({ constructor: 'x', '=cmd': 'y' }),
+    ];
+
+    // Act
+    const br = parseCsv(toCsv(rows).slice(1), ';');
+    const intl = parseCsv(toCsv(rows, CSV_DIALECTS.intl).slice(1), ',');
+
+    // Assess
+    const column = (records: string[][], header: string) =>
+      records.slice(1).map((r) => r[(records[0] ?? []).indexOf(header)]);
+    expect(column(br, 'Situação do aluno')).toEqual(['Congelado', 'Inativo', 'Suspended', 'Ativo']);
+    expect(column(br, 'Situação')).toEqual(['Recuperado', 'Em aberto', 'Cancelled', 'Em aberto']);
+    expect(column(br, 'Faixa de atraso')).toEqual([
+      'A vencer',
+      '31 a 60 dias',
+      '',
+      '91 dias ou mais',
+    ]);
+    // Fields without a Portuguese name keep their own, still guarded against formulas.
+    expect(br[0]).toEqual(expect.arrayContaining(['constructor', "'=cmd"]));
+    expect(column(br, 'constructor')).toEqual(['', '', '', 'x']);
+    expect(column(intl, 'memberStatus')).toEqual(['Freeze', 'inactive', 'Suspended', 'Active']);
+    expect(column(intl, 'debtStatus')).toEqual(['Recovered', ' open ', 'Cancelled', 'Open']);
+    expect(column(intl, 'ageingBucket')).toEqual(['current', '31-60', '', '91+']);
+  });
+
   it('orders columns: seed fields, extra upstream fields, then ours', () => {
     const columns = csvColumns(ROWS);
     expect(columns.slice(0, SEED_DEBTOR_FIELDS.length)).toEqual([...SEED_DEBTOR_FIELDS]);
@@ -206,8 +274,11 @@ describe('toCsv', () => {
       'daysOverdue',
       'ageingBucket',
     ]);
-    expect(parseCsv(toCsv([]).slice(1), ';')).toEqual([
+    expect(parseCsv(toCsv([], CSV_DIALECTS.intl).slice(1), ',')).toEqual([
       [...SEED_DEBTOR_FIELDS, 'daysOverdue', 'ageingBucket'],
+    ]);
+    expect(parseCsv(toCsv([]).slice(1), ';')).toEqual([
+      PT_HEADER.filter((h) => !['Código da matrícula', 'Tentativas de cobrança'].includes(h)),
     ]);
   });
 });

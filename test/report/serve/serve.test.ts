@@ -121,7 +121,9 @@ function request(
 ): { resource: string; request: HttpRequest } {
   const parsed = new URL(url, 'http://localhost');
   const query: Record<string, string[]> = {};
-  for (const [key, value] of parsed.searchParams) query[key] = [...(query[key] ?? []), value];
+  for (const [key, value] of parsed.searchParams) {
+    query[key] = [...((Object.hasOwn(query, key) && query[key]) || []), value];
+  }
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   return {
     resource: parsed.pathname,
@@ -178,6 +180,30 @@ async function allRows(h: Harness, query: string): Promise<Row[]> {
 }
 
 const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+const unescapeHtml = (s: string) =>
+  s
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
+
+/** The dashboard's list rows, from their data attributes, in page order. */
+function listed(page: string) {
+  return [...page.matchAll(/<tr (data-i="[^>]*)>/g)].map((m) => {
+    const attr = (name: string) =>
+      unescapeHtml(new RegExp(`data-${name}="([^"]*)"`).exec(m[1] ?? '')?.[1] ?? '');
+    return {
+      name: attr('name'),
+      branch: attr('branch'),
+      amount: Number(attr('amount')),
+      days: attr('days') === '' ? null : Number(attr('days')),
+      status: attr('status'),
+      hidden: / hidden$/.test(m[1] ?? ''),
+    };
+  });
+}
 
 const ROUTES = [
   '/api/v1/receivables/debtors',
@@ -246,7 +272,9 @@ describe('authentication and roles', () => {
 });
 
 describe('before the first snapshot', () => {
-  it.each(ROUTES)('%s answers 503 report_not_ready with Retry-After', async (path) => {
+  const JSON_ROUTES = ROUTES.filter((path) => !path.endsWith('.html'));
+
+  it.each(JSON_ROUTES)('%s answers 503 report_not_ready with Retry-After', async (path) => {
     h.setSnapshot(undefined);
     const result = await get(h, path);
     expect(result.statusCode).toBe(503);
@@ -255,13 +283,54 @@ describe('before the first snapshot', () => {
     expect(body(result)).toMatchObject({ error: { code: 'report_not_ready' } });
   });
 
-  it('answers 503 report_unavailable when the store cannot be read', async () => {
+  it('answers the dashboard with a Portuguese page that reloads itself, not JSON', async () => {
+    // Prepare
+    h.setSnapshot(undefined);
+
+    // Act
+    const result = await get(h, '/reports/debtors.html');
+
+    // Assess
+    expect(result.statusCode).toBe(503);
+    expect(result.headers?.['content-type']).toBe('text/html; charset=utf-8');
+    expect(result.headers?.['content-security-policy']).toContain("default-src 'none'");
+    expect(result.headers?.['cache-control']).toBe('no-store');
+    const seconds = Number(result.headers?.['retry-after']);
+    expect(seconds).toBeGreaterThan(0);
+    const page = text(result);
+    expect(page).toMatch(/^<!doctype html>\n<html lang="pt-BR">/);
+    expect(page).toContain(`<meta http-equiv="refresh" content="${seconds}">`);
+    expect(page).toContain('data-reason="report_not_ready"');
+    expect(page).toContain('O relatório de devedores ainda está sendo preparado');
+    expect(page).toContain(`a cada ${seconds} segundos`);
+    expect(page).not.toMatch(/"error"|report_not_ready"?\s*[,}]|try again/);
+  });
+
+  it('says on that page when the first refresh failed, without the error’s text', async () => {
+    h.setSnapshot(undefined);
+    h.setStatus({
+      failures: 2,
+      lastFailedAt: NOW.toISOString(),
+      lastError: 'upstream unauthorized (HTTP 401) listing branch 1 at skip 0',
+    });
+    const page = text(await get(h, '/reports/debtors.html'));
+    expect(page).toContain('A primeira atualização ainda não deu certo');
+    expect(page).toContain('Tentaremos de novo automaticamente');
+    expect(page).not.toMatch(/upstream|unauthorized|HTTP 401|skip/);
+  });
+
+  it('answers 503 report_unavailable when the store cannot be read: JSON, or the page', async () => {
     h.deps.store.readSnapshot = async () => {
       throw new Error('S3 down');
     };
     const result = await get(h, '/reports/debtors');
     expect(result.statusCode).toBe(503);
     expect(body(result)).toMatchObject({ error: { code: 'report_unavailable' } });
+    const page = await get(h, '/reports/debtors.html');
+    expect(page.statusCode).toBe(503);
+    expect(page.headers?.['content-type']).toBe('text/html; charset=utf-8');
+    expect(text(page)).toContain('O relatório de devedores não pôde ser aberto agora');
+    expect(text(page)).not.toContain('S3');
   });
 });
 
@@ -492,7 +561,7 @@ describe('GET /reports/debtors', () => {
   it('answers 400 naming every bad parameter', async () => {
     const result = await get(
       h,
-      '/reports/debtors?take=1001&skip=-1&branch=x&debtStatus=late&daysOverdueMin=a&dueFrom=2026-02-30&sort=price&colour=red',
+      '/reports/debtors?take=1001&skip=-1&branch=x&debtStatus=late&daysOverdueMin=a&dueFrom=2026-02-30&sort=price&colour=red&constructor=1',
     );
     expect(result.statusCode).toBe(400);
     const { error } = body(result);
@@ -508,6 +577,7 @@ describe('GET /reports/debtors', () => {
         'dueFrom',
         'sort',
         'colour',
+        'constructor',
       ]),
     );
     for (const field of ['take', 'sort', 'colour']) expect(error.message).toContain(field);
@@ -551,13 +621,43 @@ describe('staleness', () => {
     });
   });
 
-  it('shows a stale banner on the dashboard only when stale', async () => {
+  it('shows a stale banner on the dashboard only when stale, in Portuguese', async () => {
     expect(text(await get(h, '/reports/debtors.html'))).not.toContain('id="stale-banner"');
-    h.setStatus({ ...OK_STATUS, failures: 1, lastError: 'timeout' });
+    h.setStatus({
+      ...OK_STATUS,
+      failures: 3,
+      lastFailedAt: '2026-11-21T16:30:00.000Z',
+      lastError: 'upstream unavailable (HTTP 503) listing branch 2 at skip 50',
+    });
     const page = text(await get(h, '/reports/debtors.html'));
-    expect(page).toContain('id="stale-banner"');
-    expect(page).toContain('Dados desatualizados');
-    expect(page).toContain('timeout');
+    const banner = /<div class="banner stale"[^>]*>([\s\S]*?)<\/div>/.exec(page)?.[1] ?? '';
+    expect(banner).toContain('Dados desatualizados');
+    expect(banner).toContain(
+      'Dados de 21/11/2026, 12:00; a atualização falhou 3 vezes seguidas (a última tentativa em 21/11/2026, 13:30); tentaremos de novo automaticamente.',
+    );
+    expect(banner).toContain('O sistema de gestão está fora do ar ou lento.');
+    expect(banner).not.toMatch(/upstream|unavailable|HTTP|branch|skip/);
+  });
+
+  it.each([
+    ['upstream unauthorized (HTTP 401) listing branch 1 at skip 0', 'recusou o acesso'],
+    ['upstream rate-limited (HTTP 429) listing branch 1 at skip 0 after 5 attempts', 'limitando'],
+    ['AwsConfigError: the secret leads/upstream has no password', 'configuração'],
+    ["TypeError listing branch 1 at skip 0 (details in the refresher's log)", ''],
+  ])('says what the failure “%s” means for the reader', async (lastError, meaning) => {
+    h.setStatus({ ...OK_STATUS, failures: 1, lastError });
+    const page = text(await get(h, '/reports/debtors.html'));
+    const banner = /<div class="banner stale"[^>]*>([\s\S]*?)<\/div>/.exec(page)?.[1] ?? '';
+    expect(banner).toContain('a atualização falhou; tentaremos de novo');
+    if (meaning) expect(banner).toContain(meaning);
+    expect(banner).not.toContain(lastError.slice(0, 12));
+  });
+
+  it('says when the data is old although no refresh failed', async () => {
+    h.setNow(new Date(NOW.getTime() + 3 * 3600 * 1000));
+    const page = text(await get(h, '/reports/debtors.html'));
+    expect(page).toContain('nenhuma atualização foi concluída desde então');
+    expect(page).toContain('>há 3 horas</span>)');
   });
 });
 
@@ -659,16 +759,12 @@ describe('the dashboard page', () => {
     expect(page).not.toMatch(/<(script|link|img)[^>]+(src|href)=["']?https?:/i);
   });
 
-  it('embeds the rows as JSON that no name can break out of', async () => {
+  it('lists every row with its name escaped: no name can break out of the page', async () => {
     const page = text(await get(h, '/reports/debtors.html'));
-    expect(page.match(/<\/script>/g)).toHaveLength(2);
+    expect(page.match(/<\/script>/g)).toHaveLength(1);
     expect(page).not.toContain('<img src=x');
-    const json = /<script type="application\/json" id="debtors-data">([\s\S]*?)<\/script>/.exec(
-      page,
-    )?.[1];
-    const rows = JSON.parse(json ?? '[]') as { n: string }[];
-    expect(rows.map((r) => r.n)).toContain('</script><img src=x onerror=alert(1)>');
-    expect(rows).toHaveLength(snapshotOf(fixtureRows()).rows.length);
+    expect(page).toContain('&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;');
+    expect(listed(page)).toHaveLength(snapshotOf(fixtureRows()).rows.length);
   });
 
   it('shows the four summary figures in R$ as pt-BR formats them', async () => {
@@ -680,6 +776,130 @@ describe('the dashboard page', () => {
       );
       expect(page).toContain(`data-figure="${figure}" data-value="${value}">${money}<`);
     }
+  });
+});
+
+describe('the dashboard’s filters, sort and search', () => {
+  const snapshot = snapshotOf(fixtureRows());
+  const figures = (page: string) =>
+    Object.fromEntries(
+      [...page.matchAll(/data-figure="(\w+)" data-value="([^"]*)"/g)].map((m) => [
+        m[1],
+        Number(m[2]),
+      ]),
+    );
+  const cents = (rows: readonly Debtor[], status: string) =>
+    rows
+      .filter((r) => r.debtStatus === status)
+      .reduce((sum, r) => sum + Math.round((r.debtAmount ?? 0) * 100), 0);
+
+  it('narrows every figure to ?branch=, the upstream’s summary of that branch included', async () => {
+    // Prepare
+    const rows = snapshot.rows.filter((r) => r.branchId === 2);
+    const branch = snapshot.byBranch.find((b) => b.branchId === 2);
+
+    // Act
+    const page = text(await get(h, '/reports/debtors.html?branch=2'));
+
+    // Assess
+    expect(figures(page)).toEqual(branch?.summary);
+    expect(figures(page).pendingValue).toBe(cents(rows, 'Open') / 100);
+    expect([...page.matchAll(/<tr data-branch="(\d+)"/g)].map((m) => m[1])).toEqual(['2']);
+    const list = listed(page);
+    expect(list).toHaveLength(rows.length);
+    expect(new Set(list.map((r) => r.branch))).toEqual(new Set([branch?.branchName]));
+    const ageing = [...page.matchAll(/<li data-bucket="([^"]+)" data-amount="([^"]+)"/g)];
+    const open = rows.filter((r) => r.debtStatus === 'Open');
+    const overdue = (r: Debtor) => snapshot.daysOverdue[snapshot.rows.indexOf(r)] ?? 0;
+    expect(Number(ageing.find((m) => m[1] === '91+')?.[2])).toBe(
+      cents(
+        open.filter((r) => overdue(r) > 90),
+        'Open',
+      ) / 100,
+    );
+    expect(page).toContain('<a href="debtors.csv?branch=2" download>');
+    expect(page).toContain(`<strong id="scope-name">${branch?.branchName}</strong>`);
+  });
+
+  it('combines several branches as the snapshot does: values summed, averages over the rows', async () => {
+    const page = text(await get(h, '/reports/debtors.html?branch=3&branch=1'));
+    const rows = snapshot.rows.filter((r) => r.branchId === 1 || r.branchId === 3);
+    const open = rows.filter((r) => r.debtStatus === 'Open').length;
+    expect(figures(page).pendingValue).toBe(cents(rows, 'Open') / 100);
+    expect(figures(page).pendingAverage).toBe(Math.round(cents(rows, 'Open') / open) / 100);
+    expect(listed(page)).toHaveLength(rows.length);
+    expect(page).toContain('<option value="1,3" selected>');
+  });
+
+  it('says so when ?branch= names a branch the report does not hold', async () => {
+    const result = await get(h, '/reports/debtors.html?branch=9');
+    expect(result.statusCode).toBe(200);
+    const page = text(result);
+    expect(page).toContain('A filial 9 não está');
+    expect(Object.values(figures(page))).toEqual([0, 0, 0, 0]);
+    expect(listed(page)).toEqual([]);
+  });
+
+  it('answers a Portuguese 400 page naming each parameter it does not understand', async () => {
+    const result = await get(
+      h,
+      '/reports/debtors.html?branch=x&sort=price&debtStatus=late&colour=red',
+    );
+    expect(result.statusCode).toBe(400);
+    expect(result.headers?.['content-type']).toBe('text/html; charset=utf-8');
+    expect(result.headers?.['cache-control']).toBe('no-store');
+    const page = text(result);
+    expect(page).toContain('Não entendemos o endereço desta página');
+    for (const field of ['branch', 'sort', 'debtStatus', 'colour']) {
+      expect(page).toContain(`<li><code>${field}</code>: `);
+    }
+    expect(page).toContain('recebido &quot;x&quot;');
+  });
+
+  it('sorts the list on the server, recovered debts last when sorting by days overdue', async () => {
+    const byAmount = listed(text(await get(h, '/reports/debtors.html?sort=-debtAmount')));
+    const amounts = byAmount.map((r) => r.amount);
+    expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
+
+    const byDays = listed(text(await get(h, '/reports/debtors.html?sort=-daysOverdue')));
+    const firstRecovered = byDays.findIndex((r) => r.status === 'recovered');
+    expect(firstRecovered).toBeGreaterThan(0);
+    expect(byDays.slice(firstRecovered).every((r) => r.days === null)).toBe(true);
+    const days = byDays.slice(0, firstRecovered).map((r) => r.days ?? -1);
+    expect(days).toEqual([...days].sort((a, b) => b - a));
+    const ascending = listed(text(await get(h, '/reports/debtors.html?sort=daysOverdue')));
+    expect(ascending.at(-1)?.status).toBe('recovered');
+  });
+
+  it('searches on the server, keeping the other rows hidden for the browser to show again', async () => {
+    const list = listed(text(await get(h, '/reports/debtors.html?q=conceicao&debtStatus=open')));
+    const shown = list.filter((r) => !r.hidden);
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.every((r) => fold(r.name).includes('conceicao') && r.status === 'open')).toBe(
+      true,
+    );
+    expect(shown.map((r) => r.name)).toContain('JOÃO DA CONCEIÇÃO');
+    expect(list).toHaveLength(snapshot.rows.length);
+  });
+
+  it('shows a recovered debt as paid, never as days overdue', async () => {
+    const page = text(await get(h, '/reports/debtors.html'));
+    const recovered = [...page.matchAll(/<tr [^>]*data-status="recovered"[^>]*>([\s\S]*?)<\/tr>/g)];
+    expect(recovered.length).toBeGreaterThan(0);
+    for (const [, cells] of recovered) {
+      expect(cells).toMatch(/<td class="num days paid">Pago em \d{2}\/\d{2}\/\d{4}<\/td>/);
+      expect(cells).not.toContain('late');
+    }
+  });
+
+  it('changes the ETag with the page’s query', async () => {
+    const tag = async (path: string) => (await get(h, path)).headers?.etag;
+    const base = await tag('/reports/debtors.html');
+    expect(await tag('/reports/debtors.html?branch=2')).not.toBe(base);
+    expect(await tag('/reports/debtors.html?sort=name')).not.toBe(base);
+    expect(await tag('/reports/debtors.html?branch=2')).toBe(
+      await tag('/reports/debtors.html?BRANCH=2'),
+    );
   });
 });
 
@@ -776,19 +996,18 @@ describe('size caps (50,000-row snapshot)', () => {
     expect(body(seed).results).toHaveLength(50);
   });
 
-  it('embeds at most 2,000 rows in the dashboard and says so, linking the CSV', async () => {
+  it('lists at most 2,000 rows in the dashboard and says so, linking the CSV', async () => {
     const result = await get(big, '/reports/debtors.html');
     expect(result.statusCode).toBe(200);
     expect(size(result)).toBeLessThan(LIMIT);
     const page = text(result);
     expect(page).toContain('Mostrando 2.000 de 50.000');
     expect(page).toMatch(/<a href="debtors.csv">Baixe o CSV<\/a>/);
-    const json = /id="debtors-data">([\s\S]*?)<\/script>/.exec(page)?.[1];
-    const rows = JSON.parse(json ?? '[]') as { s: string; o: number }[];
+    const rows = listed(page);
     expect(rows).toHaveLength(2000);
     // The most overdue open debts come first.
-    expect(rows.every((r) => r.s === 'Open')).toBe(true);
+    expect(rows.every((r) => r.status === 'open')).toBe(true);
     for (let i = 1; i < rows.length; i++)
-      expect((rows[i - 1]?.o ?? 0) >= (rows[i]?.o ?? 0)).toBe(true);
+      expect((rows[i - 1]?.days ?? 0) >= (rows[i]?.days ?? 0)).toBe(true);
   });
 });
