@@ -84,10 +84,10 @@ describe('mapLeadToProspect', () => {
   });
 
   it('reports the required fields a lead lacks, so it can be parked', () => {
-    const { missing } = mapLead(capture({ answers: [{ key: 'nome', value: 'Maria' }] }), {
+    const { missing } = mapLead(capture({ answers: [{ key: 'sobrenome', value: 'Souza' }] }), {
       defaults: { idBranch: 1 },
     });
-    expect(missing).toEqual(['lastName', 'email', 'cellphone']);
+    expect(missing).toEqual(['name', 'email', 'cellphone']);
   });
 
   it('uses first_name and last_name when the source splits them', () => {
@@ -131,10 +131,11 @@ describe('mapLeadToProspect', () => {
   });
 
   it('ignores fieldMap targets it does not know, keeping the answer in notes', () => {
-    const { prospect } = mapLead(capture({ answers: [{ key: 'zap', value: '11987654321' }] }), {
-      fieldMap: { zap: 'telefoneX' },
-    });
+    const { prospect } = mapLead(
+      capture({ answers: [{ key: 'observacao', value: '11987654321' }] }),
+      { fieldMap: { observacao: 'telefoneX' } },
+    );
     expect(prospect.cellphone).toBeUndefined();
-    expect(prospect.notes).toContain('zap: 11987654321');
+    expect(prospect.notes).toContain('observacao: 11987654321');
   });
 });
