@@ -5,6 +5,8 @@ import { elementorSource } from '../../functions/sources/elementor.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 import {
   CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
   expectNotesContain,
   mapCleanly,
   problemOf,
@@ -179,5 +181,11 @@ describe('elementor source', () => {
       expect(answer.statusCode).toBe(200);
       expect(JSON.parse(answer.body)).toEqual({ leadId: '01JHQ2W3X4Y5Z6', status: 'queued' });
     });
+  });
+});
+
+describe('the mapping corpus: default and Advanced Data modes, generated ids, field by field', () => {
+  it.each(corpusOf('elementor'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

@@ -6,6 +6,8 @@ import type { IntakeRequest } from '../../functions/sources/source.ts';
 import { authenticateToken } from '../../functions/sources/token.ts';
 import {
   CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
   expectNotesContain,
   mapCleanly,
   problemOf,
@@ -334,5 +336,11 @@ describe('fieldsHash', () => {
         ['nome', 'Maria'],
       ]),
     );
+  });
+});
+
+describe('the mapping corpus: HTML forms, Contact Form 7, Gravity Forms, Zapier, Make, n8n and relays, field by field', () => {
+  it.each(corpusOf('form'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

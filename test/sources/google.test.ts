@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { googleSource } from '../../functions/sources/google.ts';
 import { mapCapture } from '../../functions/sources/registry.ts';
-import { CONTENT_HASH_KEY, mapCleanly, theLead } from '../helpers/lead-assertions.ts';
+import {
+  CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
+  mapCleanly,
+  theLead,
+} from '../helpers/lead-assertions.ts';
 import {
   flipOneByte,
   GOOGLE_TEST_PERSON,
@@ -217,5 +223,11 @@ describe('googleSource.accepted', () => {
       body: '{}',
     });
     expect(googleSource.parkUnreadable).toBe(true);
+  });
+});
+
+describe("the mapping corpus: Google's standard columns, custom questions and test data, field by field", () => {
+  it.each(corpusOf('google'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

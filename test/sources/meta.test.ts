@@ -5,6 +5,8 @@ import { readGraphLead } from '../../functions/sources/meta-graph.ts';
 import { mapCapture } from '../../functions/sources/registry.ts';
 import {
   CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
   expectSameDedupKeys,
   leadsIn,
   mapCleanly,
@@ -356,5 +358,11 @@ describe('metaSource.accepted', () => {
     expect(answer.statusCode).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ leadIds: ['l-1', 'l-2'] });
     expect(metaSource.parkUnreadable).toBe(true);
+  });
+});
+
+describe("the mapping corpus: Meta's standard and custom questions, field by field", () => {
+  it.each(corpusOf('meta'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

@@ -4,6 +4,8 @@ import { rdstationSource } from '../../functions/sources/rdstation.ts';
 import { mapCapture } from '../../functions/sources/registry.ts';
 import {
   CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
   expectSameDedupKeys,
   leadsIn,
   mapCleanly,
@@ -281,5 +283,11 @@ describe('rdstationSource.accepted', () => {
     expect(answer.statusCode).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ leadIds: ['l-1', 'l-2'] });
     expect(rdstationSource.parkUnreadable).toBe(true);
+  });
+});
+
+describe('the mapping corpus: current and legacy payloads, custom fields, field by field', () => {
+  it.each(corpusOf('rdstation'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

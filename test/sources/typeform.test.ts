@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { typeformSource } from '../../functions/sources/typeform.ts';
-import { CONTENT_HASH_KEY, mapCleanly, theLead } from '../helpers/lead-assertions.ts';
+import {
+  CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
+  mapCleanly,
+  theLead,
+} from '../helpers/lead-assertions.ts';
 import {
   flipOneByte,
   MARIA_SOUZA,
@@ -238,5 +244,11 @@ describe('typeformSource.accepted', () => {
     expect(answer.statusCode).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ leadId: 'l-1' });
     expect(typeformSource.parkUnreadable).toBe(true);
+  });
+});
+
+describe('the mapping corpus: readable and random refs, declared types, field by field', () => {
+  it.each(corpusOf('typeform'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });
