@@ -228,8 +228,9 @@ function checkValue(candidate: Candidate, capture: LeadCapture, profile: Mapping
     case 'rg':
       return { ok: true, same: text, apply: (own) => (own.rg = text) };
     default: {
-      // A name has letters, and no digits, `@` or address.
-      if (!/\p{L}/u.test(text) || /[\d@]|:\/\//u.test(text)) {
+      // Kept as typed unless it is plainly not a name: no letters (a phone in the name field), an
+      // e-mail address or a web address.
+      if (!/\p{L}/u.test(text) || text.includes('@') || /:\/\//u.test(text)) {
         return { ok: false, reason: 'não parece um nome' };
       }
       const same = text.normalize('NFKC').toLocaleLowerCase('pt-BR').replace(/\s+/gu, ' ');
@@ -287,7 +288,9 @@ function mappedTarget(answer: LeadAnswer, fieldMap: Map<string, string>): string
 /** The direct Prospect field a key names (`idBranch`; RD Station's `cf_` prefix removed). */
 function directField(key: string): keyof Prospect | undefined {
   const folded = foldKey(key);
-  return DIRECT[folded] ?? (folded.startsWith('cf_') ? DIRECT[folded.slice(3)] : undefined);
+  // Own keys only: a key such as `constructor` names no field.
+  const own = (key: string) => (Object.hasOwn(DIRECT, key) ? DIRECT[key] : undefined);
+  return own(folded) ?? (folded.startsWith('cf_') ? own(folded.slice(3)) : undefined);
 }
 
 /**

@@ -497,7 +497,8 @@ export function recogniseField(answer: LeadAnswer): Recognition | undefined {
 
 function recognise(answer: LeadAnswer): Recognition | undefined {
   const { clue, by } = readText(answer);
-  const typed = answer.type ? TYPED_FIELD[answer.type] : undefined;
+  const typed =
+    answer.type && Object.hasOwn(TYPED_FIELD, answer.type) ? TYPED_FIELD[answer.type] : undefined;
   if (typed) {
     if (clue.kind === 'blocked') {
       return { field: typed, confidence: CONFIDENCE.typeOfOther, by: 'type' };

@@ -6,8 +6,10 @@
  *
  * Rules (docs/sources.md): unauthentic → 401/403, nothing stored. Authentic but unreadable →
  * parked with the reason for ad platforms and form builders (they drop leads we answer with 4xx),
- * 400 for plain forms and the Prospect API. Test leads → kept as `test`, not delivered unless the
- * profile says so. A lead the mapping cannot complete → parked with the fields it lacks.
+ * 400 for plain forms and the Prospect API. Test leads → kept as `test` with the Prospect they
+ * would have become, not delivered unless the profile says so, their dedup key remembered for
+ * TEST_LEAD_DEDUP_WINDOW_SECONDS only. A lead the mapping cannot complete → parked with the
+ * fields it lacks.
  *
  * The Prospect API (`prospect` source) waits a bounded time for the delivery, as the contract
  * asks (`200 {"idProspect"}` when delivered in time); every other source answers at once, as its

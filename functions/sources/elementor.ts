@@ -195,7 +195,7 @@ function collectAdvanced(tree: NestedObject, honeypot: string): Collected | unde
         typeof value === 'string' ? value : (value[0] as string);
       continue;
     }
-    const declared = ANSWER_TYPES[type];
+    const declared = Object.hasOwn(ANSWER_TYPES, type) ? ANSWER_TYPES[type] : undefined;
     result.answers.push({
       key: id,
       ...(title && { label: title }),

@@ -102,7 +102,8 @@ function answerOf(column: Record<string, unknown>): LeadAnswer | undefined {
   const columnName = nonEmpty(column.column_name);
   const key = columnId && ENUM_NAME.test(columnId) ? columnId : (columnName ?? columnId);
   if (!key) return undefined;
-  const type = columnId ? COLUMN_TYPES[columnId] : undefined;
+  const type =
+    columnId && Object.hasOwn(COLUMN_TYPES, columnId) ? COLUMN_TYPES[columnId] : undefined;
   return { key, ...(columnName && { label: columnName }), ...(type && { type }), value };
 }
 

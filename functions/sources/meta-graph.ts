@@ -172,7 +172,7 @@ export function readGraphLead(body: unknown): MetaGraphLead | undefined {
     const values = (Array.isArray(entry.values) ? entry.values : [entry.values])
       .map(text)
       .filter((v): v is string => v !== undefined);
-    const type = STANDARD_TYPES[entry.name];
+    const type = Object.hasOwn(STANDARD_TYPES, entry.name) ? STANDARD_TYPES[entry.name] : undefined;
     const value = values.length === 1 ? (values[0] ?? '') : values;
     answers.push({ key: entry.name, ...(type && { type }), value });
   }

@@ -166,7 +166,7 @@ function collect(person: Json, attribution: Record<string, string>): LeadAnswer[
   const answers: LeadAnswer[] = [];
   const add = (key: string, raw: unknown): void => {
     const value = answerValue(raw);
-    const type = FIELD_TYPES[key];
+    const type = Object.hasOwn(FIELD_TYPES, key) ? FIELD_TYPES[key] : undefined;
     if (value !== undefined) answers.push({ key, ...(type && { type }), value });
   };
   for (const key of FIRST) add(key, person[key]);

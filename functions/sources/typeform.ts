@@ -131,7 +131,10 @@ function capture(request: IntakeRequest): CaptureResult {
     const value = answerValue(answer);
     if (!key || value === undefined) continue;
     const label = (id && labels.get(`id:${id}`)) ?? (ref && labels.get(`ref:${ref}`));
-    const type = typeof answer.type === 'string' ? ANSWER_TYPES[answer.type] : undefined;
+    const type =
+      typeof answer.type === 'string' && Object.hasOwn(ANSWER_TYPES, answer.type)
+        ? ANSWER_TYPES[answer.type]
+        : undefined;
     answers.push({ key, ...(label && { label }), ...(type && { type }), value });
   }
 

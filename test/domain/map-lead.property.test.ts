@@ -279,7 +279,7 @@ describe('mapLeadToProspect, as a property', () => {
           .filter(Boolean);
         for (const word of nameWords) expect(typedWords.has(word), word).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 });

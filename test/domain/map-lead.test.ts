@@ -435,3 +435,31 @@ describe('mapLeadToProspect: what nobody typed, and placeholders', () => {
     );
   });
 });
+
+describe('mapLeadToProspect: what a name is', () => {
+  it('keeps a name as typed, digits included, but not an e-mail or a number in the name field', () => {
+    const named = (value: string) =>
+      mapLead(capture({ answers: [{ key: 'nome', value }] }), {}).prospect.name;
+    expect(named('Lead Teste 01 Araújo')).toBe('Lead');
+    expect(named('ana@exemplo.com')).toBeUndefined();
+    expect(named('11987654321')).toBeUndefined();
+  });
+});
+
+describe('mapLeadToProspect: keys that are names of object properties', () => {
+  it('keeps `constructor`, `toString` and `hasOwnProperty` answers in the notes like any other', () => {
+    const { prospect } = mapLead(
+      capture({
+        answers: [
+          { key: 'constructor', value: 'resposta um' },
+          { key: 'toString', value: 'resposta dois' },
+          { key: 'hasOwnProperty', value: 'resposta três' },
+        ],
+      }),
+      {},
+    );
+    expect(prospect.notes).toContain('constructor: resposta um');
+    expect(prospect.notes).toContain('toString: resposta dois');
+    expect(prospect.notes).toContain('hasOwnProperty: resposta três');
+  });
+});
