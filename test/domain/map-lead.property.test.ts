@@ -208,12 +208,11 @@ function filledBy(typed: Typed, prospect: Prospect): boolean {
       });
     case 'gender':
       return normalizeGender(value) !== undefined && normalizeGender(value) === prospect.gender;
-    case 'name': {
+    default: {
+      // A name, or a free-text answer whose random key happens to name the name (`name`, `nome`).
       const person = fold(`${prospect.name ?? ''} ${prospect.lastName ?? ''}`);
       return ` ${person} `.includes(` ${fold(value)} `);
     }
-    default:
-      return false;
   }
 }
 
@@ -270,9 +269,7 @@ describe('mapLeadToProspect, as a property', () => {
           const source = typed.some((t) => t.kind === kind && filledBy(t, prospect));
           expect(source, `${field} = ${String(prospect[field])}`).toBe(true);
         }
-        const typedWords = new Set(
-          typed.filter((t) => t.kind === 'name').flatMap((t) => fold(text(t.answer)).split(' ')),
-        );
+        const typedWords = new Set(typed.flatMap((t) => fold(text(t.answer)).split(' ')));
         const nameWords = fold(`${prospect.name ?? ''} ${prospect.lastName ?? ''}`)
           .replace(fold(DEFAULT_LAST_NAME_STAND_IN), '')
           .split(' ')
