@@ -163,6 +163,17 @@ describe('loadConfigFile', () => {
     expect(message).toMatch(/^\s*profiles\.site\.fieldMap\.zap: must be one of: .*phone/m);
   });
 
+  it('names a dateOrder, a stand-in last name or a Webflow auth it cannot use', () => {
+    const message = problemsAfter((c) => {
+      c.profiles.site.dateOrder = 'YMD';
+      c.profiles.site.lastNameStandIn = '  ';
+      c.profiles.webflow.auth = 'none';
+    });
+    expect(message).toMatch(/^\s*profiles\.site\.dateOrder: must be one of "DMY", "MDY"/m);
+    expect(message).toMatch(/^\s*profiles\.site\.lastNameStandIn: must not be empty/m);
+    expect(message).toMatch(/^\s*profiles\.webflow\.auth: must be one of "signature", "token"/m);
+  });
+
   it('says what was received when a value has the wrong type', () => {
     const message = problemsAfter((c) => {
       c.upstream.username = 42;
