@@ -20,7 +20,7 @@ type Obj = Record<string, unknown>;
 interface Json {
   upstream: Obj;
   clients: [Obj, Obj, Obj];
-  profiles: { site: Obj; meta: Obj };
+  profiles: { site: Obj; meta: Obj; webflow: Obj };
 }
 
 function demo(): Json {
