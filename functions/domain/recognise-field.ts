@@ -158,7 +158,7 @@ const BLOCKERS: ReadonlySet<string> = new Set([
   'funcionario',
   // something else
   'empresa', 'empresas', 'company', 'business', 'companhia', 'cnpj', 'produto', 'product', 'products',
-  'plano', 'plan', 'unidade', 'academia', 'loja', 'filial', 'branch', 'store', 'page', 'pagina', 'form',
+  'plano', 'plan', 'unidade', 'academia', 'gym', 'loja', 'filial', 'branch', 'store', 'page', 'pagina', 'form',
   'formulario', 'site', 'website', 'campaign', 'campanha', 'utm', 'ad', 'anuncio', 'evento', 'event',
   'cidade', 'city', 'estado', 'state', 'bairro', 'endereco', 'address', 'rua', 'street', 'cep', 'zip',
   'country', 'offer', 'oferta', 'purchase', 'compra', 'affiliate', 'afiliado', 'producer', 'produtor',
