@@ -5,12 +5,24 @@
  */
 import type { Prospect } from './prospect.ts';
 
+/**
+ * The kind of input a platform declares for a question (Typeform's answer type, Elementor's field
+ * type, Meta's and Google's standard questions): the field recogniser's first clue
+ * (domain/recognise-field.ts). `text` is free text; a source that declares nothing leaves it out.
+ */
+export type AnswerType = 'text' | 'email' | 'phone' | 'date' | 'number' | 'choice';
+
 /** One thing the person answered (or a hidden field the page filled in). */
 export interface LeadAnswer {
-  /** The source's key for it: a field name, a question ref, a Google column_id, a Meta question key. */
+  /**
+   * The source's key for it: a field name, a question ref, a Google column_id, a Meta question key;
+   * a nested JSON field as its path (`lead[email]`, `lead.email`).
+   */
   key: string;
   /** A human label when the source gives one (Google column_name, Typeform title). */
   label?: string;
+  /** The input type the platform declares for the question, when it declares one. */
+  type?: AnswerType;
   value: string | readonly string[];
 }
 
@@ -33,7 +45,11 @@ export interface LeadCapture {
   answers: LeadAnswer[];
   /** UTM parameters, click ids, campaign/ad/page ids and names: kept in notes. */
   attribution: Record<string, string>;
-  /** Read numeric dates as day/month (Brazil) or month/day (US-style ad platforms). */
+  /**
+   * How the platform writes the answers of its own date questions (answers whose `type` is
+   * `date`): Meta's `date_of_birth` is month/day (`MDY`). Free-text answers never use it: they
+   * follow the profile's `dateOrder` (day/month by default).
+   */
   dateOrder?: 'DMY' | 'MDY';
   /** What must still be fetched before the lead can be mapped (the Meta Graph lookup). */
   pending?: { kind: string; leadgenId: string };
@@ -48,4 +64,9 @@ export interface MappedLead {
   missing: string[];
   /** Values we could not use (an invalid CPF, an unreadable date); also written into notes. */
   warnings: string[];
+  /**
+   * Values we used that a person should check (an ambiguous date, a stand-in last name); also
+   * written into notes.
+   */
+  notices: string[];
 }

@@ -2,40 +2,56 @@
  * The one mapping from a captured lead to the seed's Prospect.
  *
  * Precedence, lowest first: the profile's `defaults`, its `forms.<formId>` settings, then what the
- * lead itself says. Field names are matched after folding case, accents and punctuation, against
- * the profile's `fieldMap` first and then the Portuguese and English aliases below. Everything the
- * lead said that maps to no field (other answers, UTM parameters, click and campaign ids) is kept
- * readably in `notes`, in Portuguese, because the gym's staff read it in the CRM.
+ * lead itself says. Each answer is, in this order:
+ * 1. what the profile's `fieldMap` says for its key (or, failing that, its label);
+ * 2. a Prospect field named by its key (a hidden `idBranch`...);
+ * 3. metadata nobody typed (IP, user agent, timestamps, ids: recognise-field.ts `isMetadataKey`),
+ *    dropped;
+ * 4. what the field recogniser (recognise-field.ts) makes of its declared type, key, label and
+ *    value: a person field with a confidence, or nothing.
+ * For each person field the answers are tried most confident first (a `fieldMap` entry above
+ * all, then the order of the answers) and the first whose value passes the field's check wins:
+ * an e-mail that parses, a Brazilian (or `+`-prefixed) phone that is not a placeholder such as
+ * `1234567890`, a CPF with valid check digits, a readable birthday, a known gender. A losing
+ * answer with the same value is redundant; with another value it goes to notes; one that fails
+ * its check is a warning when the recognition was confident (or explicit), else a plain notes
+ * line. So every answer a person typed reaches a Prospect field or the notes.
+ *
+ * Names: a full name is split with the common Brazilian compound first names in mind (`Ana
+ * Paula de Souza` → `Ana Paula` / `de Souza`); a person who typed one name gets the profile's
+ * `lastNameStandIn` (default `(não informado)`) as lastName, and the notes say so, so that the
+ * lead is delivered rather than parked. Dates typed as free text follow the profile's
+ * `dateOrder` (day/month by default) unless the question states its format (`dd/mm/aaaa`); an
+ * ambiguous one (`05/03/1992`) is kept as read and flagged in the notes. The platform's own date
+ * questions (`type: 'date'`) follow the capture's `dateOrder` (Meta's `date_of_birth` is MM/DD).
+ *
+ * Everything the lead said that maps to no field (other answers, UTM parameters, click and
+ * campaign ids) is kept readably in `notes`, in Portuguese, because the gym's staff read it in
+ * the CRM.
  */
 import type { LeadAnswer, LeadCapture, MappedLead } from './lead.ts';
 import { normalizeCpf } from './normalize/cpf.ts';
-import { normalizeBirthday } from './normalize/date.ts';
+import { type DateOrder, normalizeBirthday, readTypedBirthday } from './normalize/date.ts';
 import { normalizeEmail } from './normalize/email.ts';
 import { normalizeGender } from './normalize/gender.ts';
 import { normalizeName, splitFullName } from './normalize/name.ts';
-import { normalizePhone } from './normalize/phone.ts';
+import { isPlaceholderPhone, normalizePhone } from './normalize/phone.ts';
 import { missingRequiredFields, type Prospect } from './prospect.ts';
+import { CONFIDENT, isMetadataKey, type PersonField, recogniseField } from './recognise-field.ts';
 
 /** The part of a profile the mapping reads (a `Profile` from the config satisfies it). */
 export interface MappingProfile {
   defaults?: Partial<Prospect> | undefined;
   fieldMap?: Record<string, string> | undefined;
   forms?: Record<string, Partial<Prospect>> | undefined;
+  /** How free-text numeric dates are read: day/month (`DMY`, the default) or month/day. */
+  dateOrder?: DateOrder | undefined;
+  /** The lastName of a person who typed one name; default {@link DEFAULT_LAST_NAME_STAND_IN}. */
+  lastNameStandIn?: string | undefined;
 }
 
-/** What an answer can feed: a Prospect field, or one of the composite person fields. */
-type Target =
-  | 'fullName'
-  | 'firstName'
-  | 'lastName'
-  | 'email'
-  | 'phone'
-  | 'cpf'
-  | 'birthday'
-  | 'gender'
-  | 'notes'
-  | 'ignore'
-  | keyof Prospect;
+/** The lastName a one-word name is delivered with when the profile chooses none. */
+export const DEFAULT_LAST_NAME_STAND_IN = '(não informado)';
 
 /** Folds a key for matching: `"Qual seu CPF?"` → `qual_seu_cpf`, `E-mail` → `e_mail`. */
 export function foldKey(key: string): string {
@@ -46,70 +62,6 @@ export function foldKey(key: string): string {
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
 }
-
-const ALIASES: Record<string, Target> = {};
-function alias(target: Target, ...keys: string[]): void {
-  for (const key of keys) ALIASES[foldKey(key)] = target;
-}
-alias(
-  'fullName',
-  'name',
-  'nome',
-  'full_name',
-  'fullname',
-  'nome_completo',
-  'seu_nome',
-  'your_name',
-);
-alias('firstName', 'first_name', 'firstname', 'primeiro_nome', 'given_name');
-alias('lastName', 'last_name', 'lastname', 'sobrenome', 'surname', 'family_name', 'ultimo_nome');
-alias('email', 'email', 'e_mail', 'mail', 'email_address', 'user_email', 'work_email', 'seu_email');
-alias(
-  'phone',
-  'phone',
-  'phone_number',
-  'telefone',
-  'celular',
-  'whatsapp',
-  'whats_app',
-  'fone',
-  'tel',
-  'mobile',
-  'mobile_phone',
-  'personal_phone',
-  'work_phone',
-  'cellphone',
-  'seu_telefone',
-  'seu_celular',
-  'seu_whatsapp',
-  'telefone_celular',
-  'numero_de_telefone',
-);
-alias(
-  'cpf',
-  'cpf',
-  'seu_cpf',
-  'qual_o_seu_cpf',
-  'qual_seu_cpf',
-  'numero_do_cpf',
-  'documento',
-  'document',
-  'government_issued_id_cpf_br',
-);
-alias(
-  'birthday',
-  'birthday',
-  'birthdate',
-  'birth_date',
-  'date_of_birth',
-  'dob',
-  'data_nascimento',
-  'data_de_nascimento',
-  'nascimento',
-  'aniversario',
-);
-alias('gender', 'gender', 'sexo', 'genero', 'sex');
-alias('rg', 'rg');
 
 /** Prospect fields a lead may carry under their own names (a hidden `idBranch` field, say). */
 const DIRECT: Record<string, keyof Prospect> = Object.fromEntries(
@@ -131,15 +83,6 @@ const DIRECT: Record<string, keyof Prospect> = Object.fromEntries(
 const INTEGER_FIELDS = new Set<keyof Prospect>(['idBranch', 'visit', 'temperature']);
 const NOTES_LIMIT = 4000;
 
-function firstValue(value: LeadAnswer['value']): string {
-  if (typeof value === 'string') return value.trim();
-  return (value.find((v) => v.trim()) ?? '').trim();
-}
-
-function displayValue(value: LeadAnswer['value']): string {
-  return typeof value === 'string' ? value.trim() : value.map((v) => v.trim()).join(', ');
-}
-
 /** What a profile's `fieldMap` may map a key to. */
 export const FIELD_MAP_TARGETS: ReadonlySet<string> = new Set([
   'fullName',
@@ -158,17 +101,54 @@ export const FIELD_MAP_TARGETS: ReadonlySet<string> = new Set([
   ...Object.values(DIRECT),
 ]);
 
-function targetOf(answer: LeadAnswer, fieldMap: Map<string, string>): Target | undefined {
-  const folded = foldKey(answer.key);
-  const mapped = fieldMap.get(folded);
-  if (mapped && FIELD_MAP_TARGETS.has(mapped)) {
-    // `name` in a fieldMap means the person's name as typed, which may be a full name.
-    if (mapped === 'name') return 'fullName';
-    return (mapped === 'cellphone' ? 'phone' : mapped) as Target;
-  }
-  // RD Station prefixes its custom fields with `cf_` (`cf_celular`, `cf_data_de_nascimento`).
-  const unprefixed = folded.startsWith('cf_') ? folded.slice(3) : folded;
-  return ALIASES[folded] ?? DIRECT[folded] ?? ALIASES[unprefixed];
+const PERSON_TARGETS: Readonly<Record<string, PersonField>> = {
+  fullName: 'fullName',
+  // `name` in a fieldMap means the person's name as typed, which may be a full name.
+  name: 'fullName',
+  firstName: 'firstName',
+  lastName: 'lastName',
+  email: 'email',
+  phone: 'phone',
+  cellphone: 'phone',
+  cpf: 'cpf',
+  birthday: 'birthday',
+  gender: 'gender',
+  rg: 'rg',
+};
+
+/** The person fields, in the order they are resolved. */
+const PERSON_FIELDS: readonly PersonField[] = [
+  'email',
+  'phone',
+  'cpf',
+  'birthday',
+  'gender',
+  'rg',
+  'fullName',
+  'firstName',
+  'lastName',
+];
+
+/** How the notes name a field whose value could not be used. */
+const UNUSED: Readonly<Record<PersonField, string>> = {
+  fullName: 'Nome não utilizado',
+  firstName: 'Nome não utilizado',
+  lastName: 'Sobrenome não utilizado',
+  email: 'E-mail não utilizado',
+  phone: 'Telefone não utilizado',
+  cpf: 'CPF não utilizado',
+  birthday: 'Data de nascimento não utilizada',
+  gender: 'Gênero não utilizado',
+  rg: 'RG não utilizado',
+};
+
+function firstValue(value: LeadAnswer['value']): string {
+  if (typeof value === 'string') return value.trim();
+  return (value.find((v) => v.trim()) ?? '').trim();
+}
+
+function displayValue(value: LeadAnswer['value']): string {
+  return typeof value === 'string' ? value.trim() : value.map((v) => v.trim()).join(', ');
 }
 
 function toInteger(text: string): number | undefined {
@@ -194,6 +174,125 @@ function overlay(base: Prospect, top: Partial<Prospect> | undefined): Prospect {
   return out;
 }
 
+/** An answer that may fill a person field. */
+interface Candidate {
+  index: number;
+  answer: LeadAnswer;
+  text: string;
+  field: PersonField;
+  confidence: number;
+  /** Mapped by the profile's fieldMap. */
+  explicit: boolean;
+  /** The question states its date format. */
+  dateOrder?: DateOrder;
+}
+
+/** A value check: what the field gets, or why the value cannot be used. */
+type Checked =
+  | { ok: true; same: string; apply(own: Prospect): void; notice?: string }
+  | { ok: false; reason: string; placeholder?: true };
+
+function checkValue(candidate: Candidate, capture: LeadCapture, profile: MappingProfile): Checked {
+  const { text } = candidate;
+  switch (candidate.field) {
+    case 'email': {
+      const result = normalizeEmail(text);
+      if ('error' in result) return { ok: false, reason: result.error };
+      return { ok: true, same: result.email, apply: (own) => (own.email = result.email) };
+    }
+    case 'phone': {
+      if (isPlaceholderPhone(text)) return { ok: false, reason: 'placeholder', placeholder: true };
+      const result = normalizePhone(text);
+      if ('error' in result) return { ok: false, reason: result.error };
+      return {
+        ok: true,
+        same: result.e164,
+        apply: (own) => {
+          own.ddi = result.ddi;
+          own.cellphone = result.cellphone;
+        },
+      };
+    }
+    case 'cpf': {
+      const result = normalizeCpf(text);
+      if ('error' in result) return { ok: false, reason: result.error };
+      return { ok: true, same: result.cpf, apply: (own) => (own.cpf = result.cpf) };
+    }
+    case 'birthday':
+      return checkBirthday(candidate, capture, profile);
+    case 'gender': {
+      const code = normalizeGender(text);
+      if (!code) return { ok: false, reason: 'not a gender we know' };
+      return { ok: true, same: code, apply: (own) => (own.gender = code) };
+    }
+    case 'rg':
+      return { ok: true, same: text, apply: (own) => (own.rg = text) };
+    default: {
+      // Kept as typed unless it is plainly not a name: no letters (a phone in the name field), an
+      // e-mail address or a web address.
+      if (!/\p{L}/u.test(text) || text.includes('@') || /:\/\//u.test(text)) {
+        return { ok: false, reason: 'não parece um nome' };
+      }
+      const same = text.normalize('NFKC').toLocaleLowerCase('pt-BR').replace(/\s+/gu, ' ');
+      // Names are composed after every answer is read (see composeName).
+      return { ok: true, same, apply: () => undefined };
+    }
+  }
+}
+
+function dayMonthYear(iso: string): string {
+  const [year, month, day] = iso.slice(0, 10).split('-');
+  return `${day}/${month}/${year}`;
+}
+
+function checkBirthday(
+  candidate: Candidate,
+  capture: LeadCapture,
+  profile: MappingProfile,
+): Checked {
+  const { text, answer } = candidate;
+  const platformDate = answer.type === 'date' && capture.dateOrder !== undefined;
+  if (platformDate) {
+    const result = normalizeBirthday(text, { order: capture.dateOrder });
+    if ('error' in result) return { ok: false, reason: result.error };
+    return { ok: true, same: result.birthday, apply: (own) => (own.birthday = result.birthday) };
+  }
+  const order = candidate.dateOrder ?? profile.dateOrder ?? 'DMY';
+  const result = readTypedBirthday(text, { order });
+  if ('error' in result) return { ok: false, reason: result.error };
+  const read = dayMonthYear(result.birthday);
+  const apply = (own: Prospect) => {
+    own.birthday = result.birthday;
+  };
+  if (result.swapped) {
+    const as = order === 'DMY' ? 'mês/dia/ano' : 'dia/mês/ano';
+    const notice = `Data de nascimento lida como ${as}, pois a outra ordem é impossível (${read}): ${text}`;
+    return { ok: true, same: result.birthday, apply, notice };
+  }
+  if (result.ambiguous && !candidate.dateOrder) {
+    const as = order === 'DMY' ? 'dia/mês/ano' : 'mês/dia/ano';
+    const notice = `Data de nascimento ambígua, lida como ${as} (${read}); confira: ${text}`;
+    return { ok: true, same: result.birthday, apply, notice };
+  }
+  return { ok: true, same: result.birthday, apply };
+}
+
+/** What a fieldMap entry says of an answer: by its key first, then by its label. */
+function mappedTarget(answer: LeadAnswer, fieldMap: Map<string, string>): string | undefined {
+  const byKey = fieldMap.get(foldKey(answer.key));
+  if (byKey && FIELD_MAP_TARGETS.has(byKey)) return byKey;
+  const byLabel = answer.label ? fieldMap.get(foldKey(answer.label)) : undefined;
+  return byLabel && FIELD_MAP_TARGETS.has(byLabel) ? byLabel : undefined;
+}
+
+/** The direct Prospect field a key names (`idBranch`; RD Station's `cf_` prefix removed). */
+function directField(key: string): keyof Prospect | undefined {
+  const folded = foldKey(key);
+  // Own keys only: a key such as `constructor` names no field.
+  const own = (key: string) => (Object.hasOwn(DIRECT, key) ? DIRECT[key] : undefined);
+  return own(folded) ?? (folded.startsWith('cf_') ? own(folded.slice(3)) : undefined);
+}
+
 /**
  * Maps a capture with a profile's settings. `sourceLabel` names the platform in the notes and is
  * the marketingType when neither the profile nor the lead's `utm_source` gives one.
@@ -210,105 +309,189 @@ export function mapLeadToProspect(
   );
 
   const own: Prospect = { ...(capture.prospect ?? {}) };
-  const person: Partial<Record<'fullName' | 'firstName' | 'lastName', string>> = {};
-  const answerLines: string[] = [];
+  const lines: Array<{ index: number; line: string }> = [];
   const warnings: string[] = [];
+  const notices: string[] = [];
+  const candidates: Candidate[] = [];
   const label = (answer: LeadAnswer) => answer.label?.trim() || answer.key;
+  const noteLine = (index: number, answer: LeadAnswer) =>
+    lines.push({ index, line: `${label(answer)}: ${displayValue(answer.value)}` });
 
-  for (const answer of capture.answers) {
+  for (const [index, answer] of capture.answers.entries()) {
     const text = firstValue(answer.value);
     if (!text) continue;
-    const target = targetOf(answer, fieldMap);
-    switch (target) {
-      case undefined:
-      case 'notes':
-        answerLines.push(`${label(answer)}: ${displayValue(answer.value)}`);
-        break;
-      case 'ignore':
-        break;
-      case 'fullName':
-      case 'firstName':
-      case 'lastName':
-        person[target] ??= text;
-        break;
-      case 'email': {
-        if (own.email) break;
-        const result = normalizeEmail(text);
-        if ('email' in result) own.email = result.email;
-        else warnings.push(`E-mail não utilizado (${result.error}): ${text}`);
-        break;
-      }
-      case 'phone': {
-        if (own.cellphone) {
-          answerLines.push(`${label(answer)}: ${text}`);
-          break;
+    const mapped = mappedTarget(answer, fieldMap);
+    if (mapped === 'ignore') continue;
+    if (mapped === 'notes') {
+      noteLine(index, answer);
+      continue;
+    }
+    const person = mapped ? PERSON_TARGETS[mapped] : undefined;
+    if (person) {
+      candidates.push({ index, answer, text, field: person, confidence: 1, explicit: true });
+      continue;
+    }
+    const direct = (mapped as keyof Prospect | undefined) ?? directField(answer.key);
+    if (direct) {
+      setDirect(own, direct, answer, text, warnings, label(answer));
+      continue;
+    }
+    if (isMetadataKey(answer.key)) continue;
+    const recognition = recogniseField(answer);
+    if (!recognition) {
+      noteLine(index, answer);
+      continue;
+    }
+    const { field, confidence, dateOrder } = recognition;
+    candidates.push({
+      index,
+      answer,
+      text,
+      field,
+      confidence,
+      explicit: false,
+      ...(dateOrder && { dateOrder }),
+    });
+  }
+
+  const names: Partial<Record<'fullName' | 'firstName' | 'lastName', Candidate>> = {};
+  for (const field of PERSON_FIELDS) {
+    const ranked = candidates
+      .filter((c) => c.field === field)
+      .sort(
+        (a, b) =>
+          Number(b.explicit) - Number(a.explicit) ||
+          b.confidence - a.confidence ||
+          a.index - b.index,
+      );
+    let winner: string | undefined;
+    for (const candidate of ranked) {
+      const checked = checkValue(candidate, capture, profile);
+      if (checked.ok && winner === undefined) {
+        winner = checked.same;
+        if (field === 'fullName' || field === 'firstName' || field === 'lastName') {
+          names[field] = candidate;
+        } else if (
+          (own as Record<string, unknown>)[fieldOf(field)] === undefined ||
+          (own as Record<string, unknown>)[fieldOf(field)] === null
+        ) {
+          checked.apply(own);
+          if (checked.notice) notices.push(checked.notice);
+        } else {
+          // The Prospect API's own value wins; an answer saying otherwise goes to notes.
+          noteLine(candidate.index, candidate.answer);
         }
-        const result = normalizePhone(text);
-        if ('error' in result) warnings.push(`Telefone não utilizado (${result.error}): ${text}`);
-        else {
-          own.ddi = result.ddi;
-          own.cellphone = result.cellphone;
-        }
-        break;
-      }
-      case 'cpf': {
-        if (own.cpf) break;
-        const result = normalizeCpf(text);
-        if ('cpf' in result) own.cpf = result.cpf;
-        else warnings.push(`CPF não utilizado (${result.error}): ${text}`);
-        break;
-      }
-      case 'birthday': {
-        if (own.birthday) break;
-        const result = normalizeBirthday(text, { order: capture.dateOrder ?? 'DMY' });
-        if ('birthday' in result) own.birthday = result.birthday;
-        else warnings.push(`Data de nascimento não utilizada (${result.error}): ${text}`);
-        break;
-      }
-      case 'gender': {
-        const code = normalizeGender(text);
-        if (code) own.gender ??= code;
-        else answerLines.push(`${label(answer)}: ${text}`);
-        break;
-      }
-      case 'interests': {
-        const list = toIntegerList(answer.value);
-        if (list) own.interests ??= list;
-        else warnings.push(`Interesses não utilizados (esperados ids numéricos): ${text}`);
-        break;
-      }
-      default: {
-        const fields = own as Record<string, unknown>;
-        if (!INTEGER_FIELDS.has(target)) fields[target] ??= text;
-        else if (toInteger(text) !== undefined) fields[target] ??= toInteger(text);
-        else warnings.push(`${label(answer)} não utilizado (não é um número): ${text}`);
+      } else if (checked.ok) {
+        if (checked.same !== winner) noteLine(candidate.index, candidate.answer);
+      } else if (checked.placeholder) {
+        warnings.push(`Telefone de exemplo, não utilizado: ${candidate.text}`);
+      } else if ((candidate.explicit || candidate.confidence >= CONFIDENT) && field !== 'gender') {
+        warnings.push(`${UNUSED[field]} (${checked.reason}): ${candidate.text}`);
+      } else {
+        noteLine(candidate.index, candidate.answer);
       }
     }
   }
 
-  if (person.firstName || person.fullName) {
-    const split = person.firstName
-      ? { name: normalizeName(person.firstName), lastName: undefined }
-      : splitFullName(person.fullName ?? '');
-    own.name ??= split.name || undefined;
-    const lastName = person.lastName ? normalizeName(person.lastName) : split.lastName;
-    if (lastName) own.lastName ??= lastName;
-  } else if (person.lastName) {
-    own.lastName ??= normalizeName(person.lastName);
+  const name = composeName(names, noteLine);
+  if (name.name) own.name ??= name.name;
+  if (name.lastName) own.lastName ??= name.lastName;
+  if (name.name && !own.lastName && !configured.lastName) {
+    const standIn = profile.lastNameStandIn?.trim() || DEFAULT_LAST_NAME_STAND_IN;
+    own.lastName = standIn;
+    notices.push(`Sobrenome não informado; usado "${standIn}".`);
   }
 
   const prospect = overlay(configured, own);
   prospect.marketingType ??= capture.attribution.utm_source?.trim() || sourceLabel;
-  const notes = buildNotes(
-    capture,
-    sourceLabel,
-    configured.notes,
-    own.notes,
-    answerLines,
-    warnings,
-  );
+  const answerLines = lines.sort((a, b) => a.index - b.index).map((l) => l.line);
+  const notes = buildNotes(capture, sourceLabel, configured.notes, own.notes, answerLines, [
+    ...warnings,
+    ...notices,
+  ]);
   if (notes) prospect.notes = notes;
-  return { prospect, missing: missingRequiredFields(prospect), warnings };
+  return { prospect, missing: missingRequiredFields(prospect), warnings, notices };
+}
+
+/** The Prospect field a person field fills (names are composed apart). */
+function fieldOf(field: PersonField): keyof Prospect {
+  return field === 'phone' ? 'cellphone' : (field as keyof Prospect);
+}
+
+function setDirect(
+  own: Prospect,
+  target: keyof Prospect,
+  answer: LeadAnswer,
+  text: string,
+  warnings: string[],
+  label: string,
+): void {
+  const fields = own as Record<string, unknown>;
+  if (target === 'interests') {
+    const list = toIntegerList(answer.value);
+    if (list) own.interests ??= list;
+    else warnings.push(`Interesses não utilizados (esperados ids numéricos): ${text}`);
+  } else if (!INTEGER_FIELDS.has(target)) {
+    fields[target] ??= text;
+  } else if (toInteger(text) !== undefined) {
+    fields[target] ??= toInteger(text);
+  } else {
+    warnings.push(`${label} não utilizado (não é um número): ${text}`);
+  }
+}
+
+function words(text: string): string[] {
+  return text.split(/\s+/u).filter((w) => w.length > 0);
+}
+
+/** `full` without `part` at its start (or end): what is left, or undefined when it is not there. */
+function without(full: string, part: string, at: 'start' | 'end'): string | undefined {
+  const f = words(full);
+  const p = words(part);
+  if (p.length >= f.length) return undefined;
+  const fold = (w: string) => w.normalize('NFKC').toLocaleLowerCase('pt-BR');
+  const slice = at === 'start' ? f.slice(0, p.length) : f.slice(f.length - p.length);
+  if (slice.map(fold).join(' ') !== p.map(fold).join(' ')) return undefined;
+  return (at === 'start' ? f.slice(p.length) : f.slice(0, f.length - p.length)).join(' ');
+}
+
+/**
+ * The person's name and lastName from the winning name answers: a full name split (compound
+ * first names kept together); a first name and a last name as typed; a full name next to one of
+ * them fills in the other part (`Nome` + `Sobrenome` forms).
+ */
+function composeName(
+  names: Partial<Record<'fullName' | 'firstName' | 'lastName', Candidate>>,
+  noteLine: (index: number, answer: LeadAnswer) => void,
+): { name?: string; lastName?: string } {
+  const full = names.fullName?.text;
+  let first = names.firstName?.text;
+  let last = names.lastName?.text;
+  if (full !== undefined) {
+    if (first === undefined && last === undefined) return splitName(full);
+    if (first === undefined) {
+      first = without(full, last ?? '', 'end') ?? full;
+    } else if (last === undefined) {
+      last = without(full, first, 'start');
+      if (last === undefined && names.fullName)
+        noteLine(names.fullName.index, names.fullName.answer);
+    } else if (names.fullName && `${first} ${last}`.toLowerCase() !== full.toLowerCase()) {
+      noteLine(names.fullName.index, names.fullName.answer);
+    }
+  }
+  if (first !== undefined && last === undefined) return splitName(first);
+  const out: { name?: string; lastName?: string } = {};
+  if (first !== undefined) out.name = normalizeName(first);
+  if (last !== undefined) out.lastName = normalizeName(last);
+  return out;
+}
+
+function splitName(full: string): { name?: string; lastName?: string } {
+  const split = splitFullName(full);
+  const out: { name?: string; lastName?: string } = {};
+  if (split.name) out.name = split.name;
+  if (split.lastName) out.lastName = split.lastName;
+  return out;
 }
 
 function buildNotes(

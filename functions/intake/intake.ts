@@ -6,8 +6,10 @@
  *
  * Rules (docs/sources.md): unauthentic → 401/403, nothing stored. Authentic but unreadable →
  * parked with the reason for ad platforms and form builders (they drop leads we answer with 4xx),
- * 400 for plain forms and the Prospect API. Test leads → kept as `test`, not delivered unless the
- * profile says so. A lead the mapping cannot complete → parked with the fields it lacks.
+ * 400 for plain forms and the Prospect API. Test leads → kept as `test` with the Prospect they
+ * would have become, not delivered unless the profile says so, their dedup key remembered for
+ * TEST_LEAD_DEDUP_WINDOW_SECONDS only. A lead the mapping cannot complete → parked with the
+ * fields it lacks.
  *
  * The Prospect API (`prospect` source) waits a bounded time for the delivery, as the contract
  * asks (`200 {"idProspect"}` when delivered in time); every other source answers at once, as its
@@ -51,6 +53,13 @@ const DEDUP_WINDOW_SECONDS: Record<string, number> = {
   hash: 10 * 60,
   key: 24 * 60 * 60,
 };
+
+/**
+ * How long a test lead's dedup key is remembered, whatever its kind: long enough for the
+ * platform's own retry of one delivery, short enough that the next test is a new lead (every
+ * Google "Send test data" carries the same `lead_id`).
+ */
+export const TEST_LEAD_DEDUP_WINDOW_SECONDS = 2 * 60;
 
 const CORS_ALLOW_HEADERS = 'content-type, x-lead-token, idempotency-key';
 
@@ -147,8 +156,9 @@ function preflight(request: IntakeRequest, profile: Profile): PlatformResponse {
   };
 }
 
-function dedupWindow(dedupKey: string): number | undefined {
-  return DEDUP_WINDOW_SECONDS[dedupKey.slice(0, dedupKey.indexOf(':'))];
+function dedupWindow(capture: LeadCapture): number | undefined {
+  if (capture.isTest) return TEST_LEAD_DEDUP_WINDOW_SECONDS;
+  return DEDUP_WINDOW_SECONDS[capture.dedupKey.slice(0, capture.dedupKey.indexOf(':'))];
 }
 
 /** Decides the first status of a captured lead, mapping it when nothing is pending. */
@@ -156,13 +166,20 @@ type LeadState = Omit<NewLead, 'receivedAt' | 'profile'>;
 
 function initialState(capture: LeadCapture, profile: Profile): LeadState {
   const base = { source: capture.source, dedupKey: capture.dedupKey, capture };
-  const dedupWindowSeconds = dedupWindow(capture.dedupKey);
+  const dedupWindowSeconds = dedupWindow(capture);
   const windowed = dedupWindowSeconds === undefined ? {} : { dedupWindowSeconds };
-  if (capture.isTest && !profile.deliverTestLeads) {
-    return { ...base, ...windowed, status: 'test' };
+  if (capture.pending) {
+    return {
+      ...base,
+      ...windowed,
+      status: capture.isTest && !profile.deliverTestLeads ? 'test' : 'queued',
+    };
   }
-  if (capture.pending) return { ...base, ...windowed, status: 'queued' };
   const mapped = mapCapture(capture, profile);
+  // A test lead is kept with the Prospect it would have become, for whoever set the hook up.
+  if (capture.isTest && !profile.deliverTestLeads) {
+    return { ...base, ...windowed, status: 'test', prospect: mapped.prospect };
+  }
   if (mapped.missing.length) {
     const reason = `required fields missing: ${mapped.missing.join(', ')}`;
     return { ...base, ...windowed, status: 'parked', reason, prospect: mapped.prospect };

@@ -18,7 +18,7 @@
  * Auth: the profile token. Elementor needs exactly HTTP 200 and never retries, so unreadable
  * bodies are parked and the answer is 200 `{"leadId": "...", "status": "queued"}`.
  */
-import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import {
   type Field,
   groupFields,
@@ -69,6 +69,20 @@ const META_KEYS: ReadonlyMap<string, string> = new Map([
   ['page_url', 'page_url'],
   ['page_title', 'page_title'],
 ]);
+
+/** Elementor field types → the input type they declare (`tel`: a phone, whatever its title). */
+const ANSWER_TYPES: Readonly<Record<string, AnswerType>> = {
+  text: 'text',
+  textarea: 'text',
+  email: 'email',
+  tel: 'phone',
+  date: 'date',
+  number: 'number',
+  select: 'choice',
+  radio: 'choice',
+  checkbox: 'choice',
+  acceptance: 'choice',
+};
 
 /** Field types that carry no answer. */
 const SKIPPED_TYPES = new Set(['honeypot', 'html', 'step', 'recaptcha', 'recaptcha_v3']);
@@ -181,7 +195,13 @@ function collectAdvanced(tree: NestedObject, honeypot: string): Collected | unde
         typeof value === 'string' ? value : (value[0] as string);
       continue;
     }
-    result.answers.push(title ? { key: id, label: title, value } : { key: id, value });
+    const declared = Object.hasOwn(ANSWER_TYPES, type) ? ANSWER_TYPES[type] : undefined;
+    result.answers.push({
+      key: id,
+      ...(title && { label: title }),
+      ...(declared && { type: declared }),
+      value,
+    });
   }
 
   const meta = isNestedObject(tree.meta) ? tree.meta : undefined;

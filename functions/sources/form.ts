@@ -55,6 +55,7 @@ const ATTRIBUTION_KEYS: ReadonlyMap<string, string> = new Map([
   ].map((key) => [key, key] as const),
   ['page_url', 'page_url'],
   ['pageurl', 'page_url'],
+  ['source_url', 'page_url'],
   ['referrer', 'referrer'],
   ['referer', 'referrer'],
   ['form_id', 'form_id'],
@@ -65,10 +66,15 @@ const ATTRIBUTION_KEYS: ReadonlyMap<string, string> = new Map([
 
 /**
  * The attribution key a field name stands for (`UTM_Source`, `utm-source` → `utm_source`;
- * `pageUrl` → `page_url`), or undefined for an answer.
+ * `pageUrl`, Gravity Forms' `source_url` → `page_url`), also as the last part of a nested path
+ * (`lead[utm_source]`, `tracking.gclid`), or undefined for an answer.
  */
 export function attributionKeyOf(name: string): string | undefined {
-  return ATTRIBUTION_KEYS.get(foldKey(name));
+  const whole = ATTRIBUTION_KEYS.get(foldKey(name));
+  if (whole) return whole;
+  const leaf =
+    /\[([^[\]]+)\]$/.exec(name)?.[1] ?? /^[\w-]+(?:\.[\w-]+)*\.([\w-]+)$/.exec(name)?.[1];
+  return leaf ? ATTRIBUTION_KEYS.get(foldKey(leaf)) : undefined;
 }
 
 const IDEMPOTENCY_FIELDS = new Set(['idempotency_key', 'idempotencykey']);

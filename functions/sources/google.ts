@@ -12,11 +12,14 @@
  *   name) is keyed by its question text, `column_name`. `column_name` is always the label.
  *   Ids (form, campaign, ad group, creative, asset group; int64) and `gcl_id` go to attribution as
  *   exact strings; `is_test` marks test leads ("Send test data").
- * - Dates: Google has no birthday question; a date typed into a custom question by a Brazilian
- *   audience reads as DD/MM/YYYY, so the capture uses `DMY`.
+ * - Types: `EMAIL`, `WORK_EMAIL` are e-mail questions, `PHONE_NUMBER`, `WORK_PHONE` phone ones.
+ * - Dates: Google has no birthday question; a date typed into a custom question is free text,
+ *   read in the profile's `dateOrder` (day/month by default).
+ * - Test leads ("Send test data", `is_test: true`) all carry the same `lead_id`: intake keeps
+ *   their dedup key for a short while only (functions/intake/intake.ts).
  */
 import { parseJson } from '../domain/json.ts';
-import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject } from './body.ts';
 import {
@@ -84,6 +87,14 @@ function authenticate(request: IntakeRequest, profile: { key: string }): Authent
   return { ok: false, status: 403, code: 'invalid_key', message: 'The google_key is not valid.' };
 }
 
+/** The standard columns whose input type Google fixes. */
+const COLUMN_TYPES: Readonly<Record<string, AnswerType>> = {
+  EMAIL: 'email',
+  WORK_EMAIL: 'email',
+  PHONE_NUMBER: 'phone',
+  WORK_PHONE: 'phone',
+};
+
 function answerOf(column: Record<string, unknown>): LeadAnswer | undefined {
   const value = column.string_value;
   if (typeof value !== 'string') return undefined;
@@ -91,7 +102,9 @@ function answerOf(column: Record<string, unknown>): LeadAnswer | undefined {
   const columnName = nonEmpty(column.column_name);
   const key = columnId && ENUM_NAME.test(columnId) ? columnId : (columnName ?? columnId);
   if (!key) return undefined;
-  return columnName ? { key, label: columnName, value } : { key, value };
+  const type =
+    columnId && Object.hasOwn(COLUMN_TYPES, columnId) ? COLUMN_TYPES[columnId] : undefined;
+  return { key, ...(columnName && { label: columnName }), ...(type && { type }), value };
 }
 
 function capture(request: IntakeRequest): CaptureResult {
@@ -130,7 +143,6 @@ function capture(request: IntakeRequest): CaptureResult {
     externalId: leadId,
     answers,
     attribution,
-    dateOrder: 'DMY',
   };
   if (attribution.form_id) lead.formId = attribution.form_id;
   const submittedAt = isoInstant(nonEmpty(payload.lead_submit_time));

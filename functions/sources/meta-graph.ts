@@ -19,7 +19,7 @@
  * scrubbed from every message; errors carry no `cause`, which could hold the request URL.
  */
 import { parseJson } from '../domain/json.ts';
-import type { LeadAnswer } from '../domain/lead.ts';
+import type { AnswerType, LeadAnswer } from '../domain/lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
 import { parseRetryAfter } from '../kernel/http.ts';
 import { isPlainObject } from './body.ts';
@@ -150,6 +150,18 @@ export function graphTimeToIso(value: unknown): string | undefined {
   return Number.isFinite(date.getTime()) ? date.toISOString() : undefined;
 }
 
+/**
+ * Meta's standard questions and the input they are: `date_of_birth` is Meta's own date picker
+ * (MM/DD/YYYY, the capture's `dateOrder`); a custom question, whatever its key, is free text.
+ */
+const STANDARD_TYPES: Readonly<Record<string, AnswerType>> = {
+  email: 'email',
+  work_email: 'email',
+  phone_number: 'phone',
+  work_phone_number: 'phone',
+  date_of_birth: 'date',
+};
+
 /** Reads a Graph LeadgenLead body; undefined when it is not one. */
 export function readGraphLead(body: unknown): MetaGraphLead | undefined {
   if (!isPlainObject(body) || idString(body.id) === undefined) return undefined;
@@ -160,7 +172,9 @@ export function readGraphLead(body: unknown): MetaGraphLead | undefined {
     const values = (Array.isArray(entry.values) ? entry.values : [entry.values])
       .map(text)
       .filter((v): v is string => v !== undefined);
-    answers.push({ key: entry.name, value: values.length === 1 ? (values[0] ?? '') : values });
+    const type = Object.hasOwn(STANDARD_TYPES, entry.name) ? STANDARD_TYPES[entry.name] : undefined;
+    const value = values.length === 1 ? (values[0] ?? '') : values;
+    answers.push({ key: entry.name, ...(type && { type }), value });
   }
   const attribution: Record<string, string> = {};
   for (const key of ['ad_id', 'adset_id', 'campaign_id'] as const) {

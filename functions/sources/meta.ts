@@ -153,7 +153,8 @@ function leadFromChange(
     externalId: leadgenId,
     answers: [],
     attribution,
-    // Meta's date questions (date_of_birth) come as MM/DD/YYYY.
+    // Meta's own date question (date_of_birth, typed `date` by meta-graph.ts) is MM/DD/YYYY;
+    // custom questions are free text and follow the profile's dateOrder.
     dateOrder: 'MDY',
     pending: { kind: 'meta-graph', leadgenId },
   };

@@ -22,7 +22,7 @@
  *   by a hash of its content.
  */
 import { parseJson } from '../domain/json.ts';
-import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
 import { isPlainObject } from './body.ts';
 import { attributionKeyOf } from './form.ts';
@@ -40,6 +40,13 @@ import { authenticateToken } from './token.ts';
 
 /** Person fields read first, in this order: the first phone found becomes the cellphone. */
 const FIRST = ['name', 'email', 'mobile_phone', 'personal_phone'] as const;
+
+/** The contact fields whose input RD Station fixes. */
+const FIELD_TYPES: Readonly<Record<string, AnswerType>> = {
+  email: 'email',
+  mobile_phone: 'phone',
+  personal_phone: 'phone',
+};
 
 /** Contact keys that are not answers (ids, bookkeeping, or read separately). */
 const NOT_ANSWERS = new Set([
@@ -159,7 +166,8 @@ function collect(person: Json, attribution: Record<string, string>): LeadAnswer[
   const answers: LeadAnswer[] = [];
   const add = (key: string, raw: unknown): void => {
     const value = answerValue(raw);
-    if (value !== undefined) answers.push({ key, value });
+    const type = Object.hasOwn(FIELD_TYPES, key) ? FIELD_TYPES[key] : undefined;
+    if (value !== undefined) answers.push({ key, ...(type && { type }), value });
   };
   for (const key of FIRST) add(key, person[key]);
   // Legacy leads often repeat one number as both phones: keep it once.

@@ -34,6 +34,16 @@ export const profileCommon = {
       ),
     ),
   ),
+  /**
+   * How numeric dates typed as free text are read: `DMY` (day/month, the default) or `MDY`. A
+   * platform's own date questions (Meta's `date_of_birth`) keep the platform's format.
+   */
+  dateOrder: z.optional(z.enum(['DMY', 'MDY'])),
+  /**
+   * The lastName of a lead whose person typed one name (`Shara`), so that it is delivered rather
+   * than parked; the notes say so. Default `(não informado)`.
+   */
+  lastNameStandIn: z.optional(nonEmpty),
   /** Per form id (Meta form_id, Google form_id, Typeform form_id, Webflow formId...) overrides. */
   forms: z.optional(z.record(z.string(), z.partial(prospectSchema))),
   /** Browser origins allowed to post with CORS. */

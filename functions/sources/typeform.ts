@@ -1,4 +1,4 @@
-import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject } from './body.ts';
 import { attributionKeyOf } from './form.ts';
@@ -61,6 +61,21 @@ function titles(definition: unknown): Map<string, string> {
   return byKey;
 }
 
+/**
+ * The input type an answer's `type` declares: e-mail and phone questions are recognised as such
+ * whatever their ref (Typeform gives questions random refs unless someone edits them).
+ */
+const ANSWER_TYPES: Readonly<Record<string, AnswerType>> = {
+  text: 'text',
+  email: 'email',
+  phone_number: 'phone',
+  date: 'date',
+  number: 'number',
+  choice: 'choice',
+  choices: 'choice',
+  boolean: 'choice',
+};
+
 /** An answer's value by its type; undefined when the answer carries nothing usable. */
 function answerValue(answer: Record<string, unknown>): string | string[] | undefined {
   const type = typeof answer.type === 'string' ? answer.type : '';
@@ -116,7 +131,11 @@ function capture(request: IntakeRequest): CaptureResult {
     const value = answerValue(answer);
     if (!key || value === undefined) continue;
     const label = (id && labels.get(`id:${id}`)) ?? (ref && labels.get(`ref:${ref}`));
-    answers.push(label ? { key, label, value } : { key, value });
+    const type =
+      typeof answer.type === 'string' && Object.hasOwn(ANSWER_TYPES, answer.type)
+        ? ANSWER_TYPES[answer.type]
+        : undefined;
+    answers.push({ key, ...(label && { label }), ...(type && { type }), value });
   }
 
   const attribution: Record<string, string> = {};

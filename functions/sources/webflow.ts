@@ -1,21 +1,28 @@
 /**
- * The `webflow` source: Webflow's `form_submission` webhook (docs/sources.md).
+ * The `webflow` source: Webflow's `form_submission` webhook (docs/sources.md), in both shapes.
  *
- * Body: `{"triggerType": "form_submission", "payload": {name, siteId, data, schema, submittedAt,
- * id, formId}}`. Every `data` entry is an answer keyed by the field name the designer typed
- * (numbers, as phones arrive, keep their digits; booleans are `true`/`false`; lists stay lists),
- * except attribution (UTMs and click ids in hidden fields) and the honeypot (`honeypotField`,
- * default `_hp`). `payload.name` (the form name) is attribution, `formId` is `formId`,
- * `submittedAt` is kept, and the dedup key is `webflow:<payload.id>`.
+ * Body, current (Data API v2): `{"triggerType": "form_submission", "payload": {name, siteId, data,
+ * schema, submittedAt, id, formId}}`; legacy (hooks created in the site dashboard, API v1):
+ * `{name, site, data, d, _id}`, read the same way (`_id` is the id, `d` the submission time, no
+ * form id). Every `data` entry is an answer keyed by the field name the designer typed (numbers,
+ * as phones arrive, keep their digits; booleans are `true`/`false`; lists stay lists), except
+ * attribution (UTMs and click ids in hidden fields) and the honeypot (`honeypotField`, default
+ * `_hp`). The form name is attribution, `formId` is `formId`, the submission time is kept, and
+ * the dedup key is `webflow:<id>`.
  *
- * Auth: `x-webflow-signature` = hex HMAC-SHA256(profile `secret`, `<x-webflow-timestamp>:<raw
- * body>`), the timestamp (ms) within 5 minutes of `receivedAt` either way. Only OAuth-app hooks
- * are signed; hooks made in the site dashboard or with a site token are not, and are refused
- * (401): accepting them would need a profile `token` the config schema does not have yet.
+ * Auth, by the profile's `auth`:
+ * - `signature` (the default): `x-webflow-signature` = hex HMAC-SHA256(profile `secret`,
+ *   `<x-webflow-timestamp>:<raw body>`), the timestamp (ms) within 5 minutes of `receivedAt`
+ *   either way. Only hooks of an OAuth app are signed, with the app's client secret.
+ * - `token`: hooks created in the site dashboard or with a site token carry no signature at all;
+ *   the profile's `secret` is then a random token of ours, sent in the hook's URL (`?token=`) or
+ *   as `X-Lead-Token`, compared in constant time (token.ts).
  *
  * Webflow counts anything but 200 as a failure (3 retries, then the hook is deactivated):
  * unreadable bodies are parked, and the answer is 200 `{"leadId": "...", "status": "queued"}`.
  */
+
+import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject, parseJsonText, scalarText } from './body.ts';
@@ -29,6 +36,7 @@ import {
   rawBodyHash,
   secretSetting,
 } from './source.ts';
+import { authenticateToken } from './token.ts';
 
 export const WEBFLOW_SIGNATURE_HEADER = 'x-webflow-signature';
 export const WEBFLOW_TIMESTAMP_HEADER = 'x-webflow-timestamp';
@@ -52,7 +60,7 @@ export function authenticateWebflow(
       status: 401,
       code: 'missing_signature',
       message:
-        'x-webflow-signature and x-webflow-timestamp are required: only webhooks of a Webflow OAuth app are accepted.',
+        'x-webflow-signature and x-webflow-timestamp are required: this profile accepts only webhooks of a Webflow OAuth app (a dashboard webhook needs a profile with "auth": "token").',
     };
   }
   if (!/^\d{1,16}$/.test(timestamp)) {
@@ -84,6 +92,40 @@ export function authenticateWebflow(
   return { ok: true };
 }
 
+/** One form submission, whichever shape it came in. */
+interface Submission {
+  id: string;
+  data: Record<string, unknown>;
+  formName?: unknown;
+  formId?: unknown;
+  submittedAt?: unknown;
+}
+
+/** The submission of a v2 body (`payload`) or a legacy one (`_id`, `data`, `d`); or the problem. */
+function submissionOf(body: Record<string, unknown>): Submission | string {
+  if (body.triggerType !== undefined && body.triggerType !== 'form_submission') {
+    return 'triggerType is not form_submission';
+  }
+  if (body.payload === undefined && body._id !== undefined) {
+    const id = idText(body._id);
+    if (!id) return '_id is missing';
+    if (!isPlainObject(body.data)) return 'data is missing or not an object';
+    return { id, data: body.data, formName: body.name, submittedAt: body.d };
+  }
+  const payload = body.payload;
+  if (!isPlainObject(payload)) return 'payload is missing or not an object';
+  const id = idText(payload.id);
+  if (!id) return 'payload.id is missing';
+  if (!isPlainObject(payload.data)) return 'payload.data is missing or not an object';
+  return {
+    id,
+    data: payload.data,
+    formName: payload.name,
+    formId: payload.formId,
+    submittedAt: payload.submittedAt,
+  };
+}
+
 function captureWebflow(
   request: IntakeRequest,
   profile: { honeypotField?: string | undefined },
@@ -96,20 +138,15 @@ function captureWebflow(
   if ('problem' in parsed) return unreadable(parsed.problem);
   const body = parsed.value;
   if (!isPlainObject(body)) return unreadable('the body is not a JSON object');
-  if (body.triggerType !== undefined && body.triggerType !== 'form_submission') {
-    return unreadable('triggerType is not form_submission');
-  }
-  const payload = body.payload;
-  if (!isPlainObject(payload)) return unreadable('payload is missing or not an object');
-  const id = idText(payload.id);
-  if (!id) return unreadable('payload.id is missing');
-  if (!isPlainObject(payload.data)) return unreadable('payload.data is missing or not an object');
+  const submission = submissionOf(body);
+  if (typeof submission === 'string') return unreadable(submission);
+  const { id } = submission;
 
   const honeypot = profile.honeypotField ?? DEFAULT_HONEYPOT_FIELD;
   const answers: LeadAnswer[] = [];
   const attribution: Record<string, string> = {};
   let spam = false;
-  for (const [key, raw] of Object.entries(payload.data)) {
+  for (const [key, raw] of Object.entries(submission.data)) {
     const value = answerValue(Array.isArray(raw) ? raw.map(scalarText) : [scalarText(raw)]);
     if (key === honeypot) {
       spam ||= value !== undefined;
@@ -123,7 +160,7 @@ function captureWebflow(
       answers.push({ key, value });
     }
   }
-  const formName = typeof payload.name === 'string' ? payload.name.trim() : '';
+  const formName = typeof submission.formName === 'string' ? submission.formName.trim() : '';
   if (formName) attribution.form_name ??= formName;
 
   const capture: LeadCapture = {
@@ -134,9 +171,9 @@ function captureWebflow(
     answers,
     attribution,
   };
-  const formId = idText(payload.formId);
+  const formId = idText(submission.formId);
   if (formId) capture.formId = formId;
-  const submittedAt = isoInstant(payload.submittedAt);
+  const submittedAt = isoInstant(submission.submittedAt);
   if (submittedAt) capture.submittedAt = submittedAt;
   return spam ? { leads: [capture], spam: true } : { leads: [capture] };
 }
@@ -157,9 +194,19 @@ function isoInstant(value: unknown): string | undefined {
 export const webflowSource = defineSource({
   name: 'webflow',
   label: 'Webflow',
-  settings: { secret: secretSetting },
+  settings: {
+    secret: secretSetting,
+    /**
+     * `signature` (default): OAuth-app hooks, signed with the app's client secret (`secret`).
+     * `token`: dashboard hooks, unsigned; `secret` is a token of ours in the hook's URL.
+     */
+    auth: z.optional(z.enum(['signature', 'token'])),
+  },
   secretKeys: ['secret'],
-  authenticate: (request, profile) => authenticateWebflow(request, profile.secret),
+  authenticate: (request, profile) =>
+    profile.auth === 'token'
+      ? authenticateToken(request, profile.secret)
+      : authenticateWebflow(request, profile.secret),
   capture: captureWebflow,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),

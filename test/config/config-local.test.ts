@@ -20,7 +20,7 @@ type Obj = Record<string, unknown>;
 interface Json {
   upstream: Obj;
   clients: [Obj, Obj, Obj];
-  profiles: { site: Obj; meta: Obj };
+  profiles: { site: Obj; meta: Obj; webflow: Obj };
 }
 
 function demo(): Json {
@@ -161,6 +161,17 @@ describe('loadConfigFile', () => {
       c.profiles.site.fieldMap = { qual_seu_cpf: 'cpf', zap: 'telefoneX' };
     });
     expect(message).toMatch(/^\s*profiles\.site\.fieldMap\.zap: must be one of: .*phone/m);
+  });
+
+  it('names a dateOrder, a stand-in last name or a Webflow auth it cannot use', () => {
+    const message = problemsAfter((c) => {
+      c.profiles.site.dateOrder = 'YMD';
+      c.profiles.site.lastNameStandIn = '  ';
+      c.profiles.webflow.auth = 'none';
+    });
+    expect(message).toMatch(/^\s*profiles\.site\.dateOrder: must be one of "DMY", "MDY"/m);
+    expect(message).toMatch(/^\s*profiles\.site\.lastNameStandIn: must not be empty/m);
+    expect(message).toMatch(/^\s*profiles\.webflow\.auth: must be one of "signature", "token"/m);
   });
 
   it('says what was received when a value has the wrong type', () => {

@@ -84,10 +84,10 @@ describe('mapLeadToProspect', () => {
   });
 
   it('reports the required fields a lead lacks, so it can be parked', () => {
-    const { missing } = mapLead(capture({ answers: [{ key: 'nome', value: 'Maria' }] }), {
+    const { missing } = mapLead(capture({ answers: [{ key: 'sobrenome', value: 'Souza' }] }), {
       defaults: { idBranch: 1 },
     });
-    expect(missing).toEqual(['lastName', 'email', 'cellphone']);
+    expect(missing).toEqual(['name', 'email', 'cellphone']);
   });
 
   it('uses first_name and last_name when the source splits them', () => {
@@ -131,10 +131,335 @@ describe('mapLeadToProspect', () => {
   });
 
   it('ignores fieldMap targets it does not know, keeping the answer in notes', () => {
-    const { prospect } = mapLead(capture({ answers: [{ key: 'zap', value: '11987654321' }] }), {
-      fieldMap: { zap: 'telefoneX' },
-    });
+    const { prospect } = mapLead(
+      capture({ answers: [{ key: 'observacao', value: '11987654321' }] }),
+      { fieldMap: { observacao: 'telefoneX' } },
+    );
     expect(prospect.cellphone).toBeUndefined();
-    expect(prospect.notes).toContain('zap: 11987654321');
+    expect(prospect.notes).toContain('observacao: 11987654321');
+  });
+});
+
+describe('mapLeadToProspect: fields recognised by type and meaning', () => {
+  it('maps the phrasings of Brazilian landing pages field by field', () => {
+    // Act
+    const { prospect, missing, warnings } = mapLead(
+      capture({
+        answers: [
+          { key: 'Qual é o seu nome completo?', value: 'Ana Paula de Souza' },
+          { key: 'Seu melhor e-mail', value: 'Ana.Souza@Exemplo.com.br' },
+          { key: 'Celular/WhatsApp com DDD', value: '(21) 99876-5432' },
+          { key: 'Data de nascimento (dd/mm/aaaa)', value: '05/03/1992' },
+          { key: 'Gênero', value: 'feminino' },
+          { key: 'Qual seu objetivo?', value: 'Hipertrofia' },
+        ],
+      }),
+      { defaults: { idBranch: 1 } },
+    );
+
+    // Assess: the question states its date format, so 05/03 is 5 March, with nothing to flag.
+    expect(missing).toEqual([]);
+    expect(warnings).toEqual([]);
+    expect(prospect).toMatchObject({
+      name: 'Ana Paula',
+      lastName: 'de Souza',
+      email: 'ana.souza@exemplo.com.br',
+      ddi: '55',
+      cellphone: '21998765432',
+      birthday: '1992-03-05T00:00:00.000Z',
+      gender: 'F',
+    });
+    expect(prospect.notes).toBe('Lead recebido via Site.\n\nQual seu objetivo?: Hipertrofia');
+  });
+
+  it('recognises Typeform answers with random refs by their declared type and title', () => {
+    const { prospect, missing } = mapLead(
+      capture({
+        source: 'typeform',
+        answers: [
+          {
+            key: '3f9a1c2e-8b7d-4e6f-a5b4-c3d2e1f0a9b8',
+            label: 'Qual é o seu nome?',
+            type: 'text',
+            value: 'Bruno Carvalho',
+          },
+          {
+            key: '5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a',
+            label: 'Para onde enviamos o convite?',
+            type: 'email',
+            value: 'bruno@exemplo.com',
+          },
+          {
+            key: '9e8d7c6b-5a4f-4e3d-2c1b-0a9f8e7d6c5b',
+            label: 'Onde falamos com você?',
+            type: 'phone',
+            value: '+5531988776655',
+          },
+        ],
+      }),
+      { defaults: { idBranch: 1 } },
+    );
+    expect(missing).toEqual([]);
+    expect(prospect).toMatchObject({
+      name: 'Bruno',
+      lastName: 'Carvalho',
+      email: 'bruno@exemplo.com',
+      cellphone: '31988776655',
+    });
+  });
+
+  it('delivers a one-word name with the stand-in last name, and says so in the notes', () => {
+    // Act
+    const answers = [
+      { key: 'Nome', value: 'Shara' },
+      { key: 'E-mail', value: 'shara@exemplo.com' },
+      { key: 'WhatsApp', value: '(41) 99123-4567' },
+    ];
+    const byDefault = mapLead(capture({ answers }), { defaults: { idBranch: 1 } });
+    const chosen = mapLead(capture({ answers }), {
+      defaults: { idBranch: 1 },
+      lastNameStandIn: 'Sobrenome não informado',
+    });
+
+    // Assess
+    expect(byDefault.missing).toEqual([]);
+    expect(byDefault.prospect).toMatchObject({ name: 'Shara', lastName: '(não informado)' });
+    expect(byDefault.notices).toEqual(['Sobrenome não informado; usado "(não informado)".']);
+    expect(byDefault.prospect.notes).toContain(
+      'Avisos:\n- Sobrenome não informado; usado "(não informado)".',
+    );
+    expect(chosen.prospect.lastName).toBe('Sobrenome não informado');
+  });
+
+  it('still parks a Prospect API body without lastName: the client chose its fields', () => {
+    const { missing } = mapLead(
+      capture({ source: 'prospect', prospect: { name: 'Ana', email: 'a@exemplo.com' } }),
+      {},
+    );
+    expect(missing).toContain('lastName');
+  });
+
+  it('reads Nome + Sobrenome forms, whether Nome holds the first name or the full name', () => {
+    const split = mapLead(
+      capture({
+        answers: [
+          { key: 'Nome', value: 'ana paula' },
+          { key: 'Sobrenome', value: 'souza' },
+        ],
+      }),
+      {},
+    ).prospect;
+    const repeated = mapLead(
+      capture({
+        answers: [
+          { key: 'Nome', value: 'Ana Paula Souza' },
+          { key: 'Sobrenome', value: 'Souza' },
+        ],
+      }),
+      {},
+    ).prospect;
+    expect(split).toMatchObject({ name: 'Ana Paula', lastName: 'Souza' });
+    expect(repeated).toMatchObject({ name: 'Ana Paula', lastName: 'Souza' });
+  });
+
+  it('prefers the most confident answer for a field, keeping the others in notes', () => {
+    // Prepare: the landline comes first in the form
+    const { prospect } = mapLead(
+      capture({
+        answers: [
+          { key: 'Telefone fixo', value: '(11) 3333-4444' },
+          { key: 'Celular', value: '(11) 98765-4321' },
+        ],
+      }),
+      {},
+    );
+    expect(prospect.cellphone).toBe('11987654321');
+    expect(prospect.notes).toContain('Telefone fixo: (11) 3333-4444');
+  });
+
+  it('drops a confirmation that repeats a value, and keeps a different second value in notes', () => {
+    const { prospect } = mapLead(
+      capture({
+        answers: [
+          { key: 'E-mail', value: 'ana@exemplo.com' },
+          { key: 'Confirme seu e-mail', value: 'ANA@exemplo.com' },
+          { key: 'E-mail alternativo', value: 'ana.souza@trabalho.com' },
+        ],
+      }),
+      {},
+    );
+    expect(prospect.email).toBe('ana@exemplo.com');
+    expect(prospect.notes).not.toContain('Confirme seu e-mail');
+    expect(prospect.notes).toContain('E-mail alternativo: ana.souza@trabalho.com');
+  });
+
+  it('reports an unusable value of a confident field as a warning, a doubtful one as an answer', () => {
+    const { prospect, warnings } = mapLead(
+      capture({
+        answers: [
+          { key: 'email', value: 'ana(at)exemplo.com' },
+          { key: 'Telefone de recado', value: 'falar com a Ana' },
+        ],
+      }),
+      {},
+    );
+    expect(warnings).toEqual(["E-mail não utilizado (email has no '@'): ana(at)exemplo.com"]);
+    expect(prospect.notes).toContain('Telefone de recado: falar com a Ana');
+  });
+
+  it('lets the profile’s fieldMap win over the recogniser, by key or by label', () => {
+    const { prospect } = mapLead(
+      capture({
+        answers: [
+          { key: 'whatsapp', value: '11912345678' },
+          { key: 'celular_da_mae', value: '(11) 98765-4321' },
+          { key: 'a1b2c3', label: 'Documento do aluno', value: '529.982.247-25' },
+        ],
+      }),
+      {
+        fieldMap: {
+          whatsapp: 'notes',
+          celular_da_mae: 'phone',
+          'Documento do aluno': 'cpf',
+        },
+      },
+    );
+    expect(prospect.cellphone).toBe('11987654321');
+    expect(prospect.cpf).toBe('52998224725');
+    expect(prospect.notes).toContain('whatsapp: 11912345678');
+  });
+});
+
+describe('mapLeadToProspect: dates', () => {
+  const birthday = (
+    answers: LeadCapture['answers'],
+    over: Partial<LeadCapture> = {},
+    profile = {},
+  ) => mapLead(capture({ answers, ...over }), profile);
+
+  it("reads Meta's own date-of-birth question as MM/DD/YYYY, without a flag", () => {
+    const { prospect, notices } = birthday(
+      [{ key: 'date_of_birth', type: 'date', value: '05/03/1992' }],
+      { source: 'meta', dateOrder: 'MDY' },
+    );
+    expect(prospect.birthday).toBe('1992-05-03T00:00:00.000Z');
+    expect(notices).toEqual([]);
+  });
+
+  it('reads a free-text Meta custom question as DD/MM/YYYY and flags it when ambiguous', () => {
+    const { prospect, notices } = birthday(
+      [{ key: 'qual_a_sua_data_de_nascimento?', value: '05/03/1992' }],
+      { source: 'meta', dateOrder: 'MDY' },
+    );
+    expect(prospect.birthday).toBe('1992-03-05T00:00:00.000Z');
+    expect(notices).toEqual([
+      'Data de nascimento ambígua, lida como dia/mês/ano (05/03/1992); confira: 05/03/1992',
+    ]);
+    expect(prospect.notes).toContain('confira: 05/03/1992');
+  });
+
+  it("follows the profile's dateOrder for free text", () => {
+    const { prospect } = birthday(
+      [{ key: 'nascimento', value: '05/23/1992' }],
+      {},
+      {
+        dateOrder: 'MDY',
+      },
+    );
+    expect(prospect.birthday).toBe('1992-05-23T00:00:00.000Z');
+  });
+
+  it('reads a date that is impossible day first month first, and says so', () => {
+    const { prospect, notices } = birthday([{ key: 'nascimento', value: '05/23/1992' }]);
+    expect(prospect.birthday).toBe('1992-05-23T00:00:00.000Z');
+    expect(notices).toEqual([
+      'Data de nascimento lida como mês/dia/ano, pois a outra ordem é impossível (23/05/1992): 05/23/1992',
+    ]);
+  });
+
+  it('flags nothing when the date cannot be read two ways', () => {
+    const { prospect, notices } = birthday([{ key: 'nascimento', value: '23/05/1992' }]);
+    expect(prospect.birthday).toBe('1992-05-23T00:00:00.000Z');
+    expect(notices).toEqual([]);
+  });
+});
+
+describe('mapLeadToProspect: what nobody typed, and placeholders', () => {
+  it("keeps Gravity Forms' entry metadata out of the notes", () => {
+    // Prepare: "all fields", keyed by field id, with the entry's own metadata
+    const { prospect } = mapLead(
+      capture({
+        answers: [
+          { key: 'id', value: '1187' },
+          { key: '1', value: 'Rafael Nunes' },
+          { key: '2', value: 'rafael.nunes@exemplo.com' },
+          { key: '3', value: '(51) 99812-3456' },
+          { key: '4', value: 'Quero treinar à noite' },
+          { key: 'date_created', value: '2025-05-02 13:10:07' },
+          { key: 'is_read', value: '0' },
+          { key: 'is_starred', value: '0' },
+          { key: 'ip', value: '177.10.20.30' },
+          { key: 'user_agent', value: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)' },
+          { key: 'status', value: 'active' },
+          { key: '_wpcf7_unit_tag', value: 'wpcf7-f12-p34-o1' },
+        ],
+      }),
+      { fieldMap: { '1': 'fullName' } },
+    );
+    expect(prospect).toMatchObject({
+      name: 'Rafael',
+      lastName: 'Nunes',
+      email: 'rafael.nunes@exemplo.com',
+      cellphone: '51998123456',
+    });
+    expect(prospect.notes).toBe('Lead recebido via Site.\n\n4: Quero treinar à noite');
+  });
+
+  it('keeps a placeholder phone in the notes as such, never as the cellphone', () => {
+    const only = mapLead(capture({ answers: [{ key: 'telefone', value: '1234567890' }] }), {});
+    const repeated = mapLead(
+      capture({
+        answers: [
+          { key: 'telefone', value: '(11) 99999-9999' },
+          { key: 'celular', value: '(11) 98765-4321' },
+        ],
+      }),
+      {},
+    );
+    expect(only.prospect.cellphone).toBeUndefined();
+    expect(only.missing).toContain('cellphone');
+    expect(only.warnings).toEqual(['Telefone de exemplo, não utilizado: 1234567890']);
+    expect(repeated.prospect.cellphone).toBe('11987654321');
+    expect(repeated.prospect.notes).toContain(
+      'Telefone de exemplo, não utilizado: (11) 99999-9999',
+    );
+  });
+});
+
+describe('mapLeadToProspect: what a name is', () => {
+  it('keeps a name as typed, digits included, but not an e-mail or a number in the name field', () => {
+    const named = (value: string) =>
+      mapLead(capture({ answers: [{ key: 'nome', value }] }), {}).prospect.name;
+    expect(named('Lead Teste 01 Araújo')).toBe('Lead');
+    expect(named('ana@exemplo.com')).toBeUndefined();
+    expect(named('11987654321')).toBeUndefined();
+  });
+});
+
+describe('mapLeadToProspect: keys that are names of object properties', () => {
+  it('keeps `constructor`, `toString` and `hasOwnProperty` answers in the notes like any other', () => {
+    const { prospect } = mapLead(
+      capture({
+        answers: [
+          { key: 'constructor', value: 'resposta um' },
+          { key: 'toString', value: 'resposta dois' },
+          { key: 'hasOwnProperty', value: 'resposta três' },
+        ],
+      }),
+      {},
+    );
+    expect(prospect.notes).toContain('constructor: resposta um');
+    expect(prospect.notes).toContain('toString: resposta dois');
+    expect(prospect.notes).toContain('hasOwnProperty: resposta três');
   });
 });

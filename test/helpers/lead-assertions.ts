@@ -12,6 +12,7 @@ import type { MappingProfile } from '../../functions/domain/map-lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
 import { mapCapture } from '../../functions/sources/registry.ts';
 import type { CaptureResult } from '../../functions/sources/source.ts';
+import { type CorpusEntry, loadCorpus, mapInProcess, PERSON_FIELDS } from './mapping-corpus.ts';
 
 /** A content-hash dedup key, as an unreadable body or a hashed lead gets. */
 export const CONTENT_HASH_KEY = /^hash:[0-9a-f]{64}$/;
@@ -74,4 +75,33 @@ export function expectNotesContain(
   fragments: readonly string[],
 ): void {
   for (const fragment of fragments) expect(notes).toContain(fragment);
+}
+
+/** The mapping corpus entries of one source (test/fixtures/mapping-corpus/). */
+export function corpusOf(source: CorpusEntry['source']): CorpusEntry[] {
+  const entries = loadCorpus().filter((entry) => entry.source === source);
+  if (entries.length === 0) throw new Error(`the mapping corpus has no ${source} entry`);
+  return entries;
+}
+
+/**
+ * Maps a corpus entry in process (its source's authenticate and capture, Meta's completion, the
+ * mapping) and asserts the outcome, every person field exactly, and the notes fragments.
+ */
+export async function expectCorpusMapping(entry: CorpusEntry): Promise<void> {
+  // Act
+  const { outcome, prospect, detail } = await mapInProcess(entry);
+
+  // Assess
+  expect(outcome, detail).toBe(entry.expected.outcome);
+  const person = Object.fromEntries(
+    PERSON_FIELDS.flatMap((field) =>
+      prospect?.[field] === undefined || prospect[field] === null ? [] : [[field, prospect[field]]],
+    ),
+  );
+  expect(person).toEqual(entry.expected.prospect);
+  expectNotesContain(prospect?.notes, entry.expected.notesInclude ?? []);
+  for (const fragment of entry.expected.notesExclude ?? []) {
+    expect(prospect?.notes).not.toContain(fragment);
+  }
 }

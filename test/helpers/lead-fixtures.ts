@@ -45,10 +45,10 @@ export const RECEIVED_AT = new Date('2025-01-15T17:35:20.000Z');
  * that come from the person. Branch, step and origin depend on the profile, so tests state those.
  */
 
-/** form/valid-urlencoded.json */
+/** form/valid-urlencoded.json (Maria José: a compound first name) */
 export const MARIA_CONCEICAO = {
-  name: 'Maria',
-  lastName: 'José da Conceição',
+  name: 'Maria José',
+  lastName: 'da Conceição',
   email: 'maria.conceicao@exemplo.com.br',
   ddi: '55',
   cellphone: '11987654321',
@@ -57,10 +57,10 @@ export const MARIA_CONCEICAO = {
   gender: 'F',
 } as const;
 
-/** unbounce/valid.json */
+/** unbounce/valid.json (Ana Beatriz: a compound first name) */
 export const ANA_GONCALVES = {
-  name: 'Ana',
-  lastName: 'Beatriz Gonçalves',
+  name: 'Ana Beatriz',
+  lastName: 'Gonçalves',
   email: 'ana.goncalves@exemplo.com.br',
   ddi: '55',
   cellphone: '31988887777',
@@ -69,10 +69,10 @@ export const ANA_GONCALVES = {
   gender: 'F',
 } as const;
 
-/** elementor/default-mode.json and elementor/advanced-mode.json */
+/** elementor/default-mode.json and elementor/advanced-mode.json (Carlos Eduardo: compound) */
 export const CARLOS_LIMA = {
-  name: 'Carlos',
-  lastName: 'Eduardo Lima',
+  name: 'Carlos Eduardo',
+  lastName: 'Lima',
   email: 'carlos.lima@exemplo.com',
   ddi: '55',
   cellphone: '41991234567',

@@ -52,10 +52,10 @@ export const CARLOS_PEREIRA = {
   cellphone: '21998765432',
 } as const;
 
-/** rdstation/current.json: the mobile phone is the cellphone, cf_cpf the CPF. */
+/** rdstation/current.json: the mobile phone is the cellphone, cf_cpf the CPF; Ana Paula is compound. */
 export const ANA_LIMA = {
-  name: 'Ana',
-  lastName: 'Paula Lima',
+  name: 'Ana Paula',
+  lastName: 'Lima',
   email: 'ana.lima@example.com',
   ddi: '55',
   cellphone: '48991234567',

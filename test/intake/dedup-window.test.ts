@@ -1,22 +1,28 @@
 /**
  * How long intake recognises a redelivery, by dedup key kind (docs/sources.md, "Redeliveries"):
  * a platform's own submission key is kept as long as the ledger keeps leads, a plain content hash
- * for 10 minutes. Through the use case (handleIntake) with a dynalite ledger, the same bytes sent
- * again 11 minutes later.
+ * for 10 minutes, a test lead's key for TEST_LEAD_DEDUP_WINDOW_SECONDS. Through the use case
+ * (handleIntake) with a dynalite ledger, the same bytes sent again later.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
-import { handleIntake, type IntakeDeps } from '../../functions/intake/intake.ts';
+import {
+  handleIntake,
+  type IntakeDeps,
+  TEST_LEAD_DEDUP_WINDOW_SECONDS,
+} from '../../functions/intake/intake.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 import { DEMO_SECRETS, leadRequest } from '../helpers/lead-fixtures.ts';
 import { testConfig } from '../helpers/local-runtime.ts';
+import { PLATFORM_SECRETS, platformBody, platformRequest } from '../helpers/platform-fixtures.ts';
 
 const config = createLocalConfigSource(
   parseConfig(
     testConfig({
       site: { source: 'form', token: DEMO_SECRETS.form },
       unbounce: { source: 'unbounce', token: DEMO_SECRETS.unbounce },
+      google: { source: 'google', key: PLATFORM_SECRETS.google, defaults: { idBranch: 4 } },
     }),
   ),
 );
@@ -64,5 +70,41 @@ describe('redeliveries over time', () => {
     const later = await leadIdOf('site', FORM, new Date(+first + ELEVEN_MINUTES));
     expect(soon).toBe(id);
     expect(later).not.toBe(id);
+  });
+});
+
+describe('test leads', () => {
+  /** Google's lead posted at `at`; Google's answer carries no lead id, so the ledger is read. */
+  async function postGoogle(file: string, at: Date): Promise<void> {
+    const request = platformRequest(platformBody('google', file), { receivedAt: at });
+    const response = await handleIntake('google', request, deps);
+    expect(response).toMatchObject({ statusCode: 200, body: '{}' });
+  }
+  const leadsIn = async (status: 'test' | 'queued') =>
+    (await deps.ledger.listByStatus(status, { limit: 100 })).leads;
+
+  it("takes Google's next 'Send test data' as a new test lead, though every one has the same lead_id", async () => {
+    // Prepare
+    const first = new Date('2025-01-15T14:35:30Z');
+    const window = TEST_LEAD_DEDUP_WINDOW_SECONDS * 1000;
+
+    // Act: Google's own retry a moment later, then the next test after the window
+    await postGoogle('test-lead.json', first);
+    await postGoogle('test-lead.json', new Date(+first + 30_000));
+    await postGoogle('test-lead.json', new Date(+first + window + 60_000));
+
+    // Assess
+    const tests = await leadsIn('test');
+    expect(tests).toHaveLength(2);
+    expect(tests.every((lead) => lead.dedupKey === tests[0]?.dedupKey)).toBe(true);
+    // The test lead keeps the Prospect it would have become, for whoever set the hook up.
+    expect(tests[0]?.prospect).toMatchObject({ email: 'test@example.com', idBranch: 4 });
+  });
+
+  it('keeps recognising a real Google lead long after the test window', async () => {
+    const first = new Date('2025-01-15T14:35:30Z');
+    await postGoogle('lead.json', first);
+    await postGoogle('lead.json', new Date(+first + ELEVEN_MINUTES));
+    expect(await leadsIn('queued')).toHaveLength(1);
   });
 });

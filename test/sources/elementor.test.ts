@@ -5,6 +5,8 @@ import { elementorSource } from '../../functions/sources/elementor.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 import {
   CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
   expectNotesContain,
   mapCleanly,
   problemOf,
@@ -92,14 +94,20 @@ describe('elementor source', () => {
       // Act
       const capture = await captureOne(leadRequest('elementor', 'advanced-mode'));
       // Assess
+      // Each answer carries the input type its field declares (`tel` is a phone).
       expect(capture.answers).toEqual([
-        { key: 'name', label: 'Nome completo', value: 'Carlos Eduardo Lima' },
-        { key: 'email', label: 'E-mail', value: 'Carlos.Lima@Exemplo.com' },
-        { key: 'whatsapp', label: 'WhatsApp', value: '(41) 99123-4567' },
-        { key: 'cpf', label: 'CPF', value: '390.533.447-05' },
-        { key: 'nascimento', label: 'Data de nascimento', value: '1987-04-19' },
-        { key: 'sexo', label: 'Sexo', value: 'Masculino' },
-        { key: 'modalidades', label: 'Modalidades de interesse', value: ['Musculação', 'Natação'] },
+        { key: 'name', label: 'Nome completo', type: 'text', value: 'Carlos Eduardo Lima' },
+        { key: 'email', label: 'E-mail', type: 'email', value: 'Carlos.Lima@Exemplo.com' },
+        { key: 'whatsapp', label: 'WhatsApp', type: 'phone', value: '(41) 99123-4567' },
+        { key: 'cpf', label: 'CPF', type: 'text', value: '390.533.447-05' },
+        { key: 'nascimento', label: 'Data de nascimento', type: 'date', value: '1987-04-19' },
+        { key: 'sexo', label: 'Sexo', type: 'choice', value: 'Masculino' },
+        {
+          key: 'modalidades',
+          label: 'Modalidades de interesse',
+          type: 'choice',
+          value: ['Musculação', 'Natação'],
+        },
       ]);
       expect(capture.attribution).toEqual(ATTRIBUTION);
       expect(capture.formId).toBe('a1b2c3d');
@@ -173,5 +181,11 @@ describe('elementor source', () => {
       expect(answer.statusCode).toBe(200);
       expect(JSON.parse(answer.body)).toEqual({ leadId: '01JHQ2W3X4Y5Z6', status: 'queued' });
     });
+  });
+});
+
+describe('the mapping corpus: default and Advanced Data modes, generated ids, field by field', () => {
+  it.each(corpusOf('elementor'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

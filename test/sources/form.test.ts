@@ -6,6 +6,8 @@ import type { IntakeRequest } from '../../functions/sources/source.ts';
 import { authenticateToken } from '../../functions/sources/token.ts';
 import {
   CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
   expectNotesContain,
   mapCleanly,
   problemOf,
@@ -77,6 +79,8 @@ describe('form source', () => {
           'Origem: utm_source=google; utm_medium=cpc; utm_campaign=matricula-verao; ' +
             'utm_term=academia perto de mim; gclid=Cj0KCQiA4L67BhDUARIsADWrl7Ekq9xY; ' +
             'page_url=https://lp.example.com/matricula?utm_source=google&utm_medium=cpc',
+          // 12/05/1990 reads as 12 May or 5 December: kept as day/month, and said so.
+          'Avisos:\n- Data de nascimento ambígua, lida como dia/mês/ano (12/05/1990); confira: 12/05/1990',
         ].join('\n\n'),
       );
     });
@@ -116,8 +120,8 @@ describe('form source', () => {
       const { prospect, missing } = mapCapture(capture, profile);
       expect(missing).toEqual([]);
       expect(prospect).toMatchObject({
-        name: 'João',
-        lastName: 'Pedro Araújo',
+        name: 'João Pedro',
+        lastName: 'Araújo',
         email: 'joao.araujo@exemplo.com',
         ddi: '55',
         cellphone: '21998765432',
@@ -163,8 +167,8 @@ describe('form source', () => {
       expect(capture.dedupKey).toMatch(CONTENT_HASH_KEY);
       const { prospect } = mapCapture(capture, profile);
       expect(prospect).toMatchObject({
-        name: 'Ana',
-        lastName: 'Luíza Gonçalves',
+        name: 'Ana Luíza',
+        lastName: 'Gonçalves',
         cellphone: '48996543210',
         cpf: '71460238001',
         birthday: '2001-09-03T00:00:00.000Z',
@@ -332,5 +336,11 @@ describe('fieldsHash', () => {
         ['nome', 'Maria'],
       ]),
     );
+  });
+});
+
+describe('the mapping corpus: HTML forms, Contact Form 7, Gravity Forms, Zapier, Make, n8n and relays, field by field', () => {
+  it.each(corpusOf('form'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

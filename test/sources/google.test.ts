@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { googleSource } from '../../functions/sources/google.ts';
 import { mapCapture } from '../../functions/sources/registry.ts';
-import { CONTENT_HASH_KEY, mapCleanly, theLead } from '../helpers/lead-assertions.ts';
+import {
+  CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
+  mapCleanly,
+  theLead,
+} from '../helpers/lead-assertions.ts';
 import {
   flipOneByte,
   GOOGLE_TEST_PERSON,
@@ -76,8 +82,9 @@ describe('googleSource.capture', () => {
       formId: '349080077126',
       answers: [
         { key: 'FULL_NAME', label: 'Full Name', value: 'FirstName LastName' },
-        { key: 'EMAIL', label: 'User Email', value: 'test@example.com' },
-        { key: 'PHONE_NUMBER', label: 'User Phone', value: '+16505550123' },
+        // The standard e-mail and phone columns declare their input type.
+        { key: 'EMAIL', label: 'User Email', type: 'email', value: 'test@example.com' },
+        { key: 'PHONE_NUMBER', label: 'User Phone', type: 'phone', value: '+16505550123' },
         { key: 'GOVERNMENT_ISSUED_ID_CPF_BR', label: 'CPF', value: '529.982.247-25' },
       ],
       attribution: {
@@ -87,7 +94,6 @@ describe('googleSource.capture', () => {
         creative_id: '30000000000',
         gcl_id: 'TeSter-123-ABCDEFGHIJKLMNOPQRSTUVWXYZ-abc-0123456789',
       },
-      dateOrder: 'DMY',
     });
   });
 
@@ -110,8 +116,8 @@ describe('googleSource.capture', () => {
       answers: [
         { key: 'FIRST_NAME', label: 'First Name', value: 'João' },
         { key: 'LAST_NAME', label: 'Last Name', value: 'da Silva' },
-        { key: 'WORK_EMAIL', label: 'Work Email', value: 'joao.silva@example.com' },
-        { key: 'WORK_PHONE', label: 'Work Phone', value: '+55 21 99876-5432' },
+        { key: 'WORK_EMAIL', label: 'Work Email', type: 'email', value: 'joao.silva@example.com' },
+        { key: 'WORK_PHONE', label: 'Work Phone', type: 'phone', value: '+55 21 99876-5432' },
         { key: 'POSTAL_CODE', label: 'Postal Code', value: '20040-002' },
         { key: 'CITY', label: 'City', value: 'Rio de Janeiro' },
         {
@@ -130,7 +136,6 @@ describe('googleSource.capture', () => {
         gcl_id: 'Cj0KCQjwmYzIBhC6ARIsAHA3IkQ',
         lead_stage: 'NEW',
       },
-      dateOrder: 'DMY',
     });
   });
 
@@ -178,7 +183,8 @@ describe('googleSource + mapLeadToProspect', () => {
     // Act
     const prospect = mapCleanly(await leadOf(LEAD), profile);
 
-    // Assess: the birthday comes from a custom question, DMY.
+    // Assess: the birthday comes from a custom question typed as free text: day/month (the
+    // profile's default order), flagged because 12/05 also reads as 5 December.
     expect(prospect).toMatchObject({ ...JOAO_SILVA, idBranch: 4, marketingType: 'Google Ads' });
     expect(prospect.cpf).toBeUndefined();
     expect(prospect.notes).toBe(
@@ -192,6 +198,7 @@ describe('googleSource + mapLeadToProspect', () => {
         'Origem: form_id=9007199254740993; campaign_id=21876543210987654; adgroup_id=165432109876; ' +
           'creative_id=701234567890; asset_group_id=6512345678; gcl_id=Cj0KCQjwmYzIBhC6ARIsAHA3IkQ; ' +
           'lead_stage=NEW',
+        'Avisos:\n- Data de nascimento ambígua, lida como dia/mês/ano (12/05/1990); confira: 12/05/1990',
       ].join('\n\n'),
     );
   });
@@ -216,5 +223,11 @@ describe('googleSource.accepted', () => {
       body: '{}',
     });
     expect(googleSource.parkUnreadable).toBe(true);
+  });
+});
+
+describe("the mapping corpus: Google's standard columns, custom questions and test data, field by field", () => {
+  it.each(corpusOf('google'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

@@ -59,9 +59,10 @@ describe('createMetaGraph against the sandbox', () => {
     expect(lead).toEqual({
       answers: [
         { key: 'full_name', value: 'Maria Souza' },
-        { key: 'email', value: 'maria.souza@example.com' },
-        { key: 'phone_number', value: '+5511987654321' },
-        { key: 'date_of_birth', value: '05/12/1990' },
+        // Meta's standard questions declare their input: the birthday is Meta's date picker.
+        { key: 'email', type: 'email', value: 'maria.souza@example.com' },
+        { key: 'phone_number', type: 'phone', value: '+5511987654321' },
+        { key: 'date_of_birth', type: 'date', value: '05/12/1990' },
         { key: 'gender', value: 'female' },
         { key: 'qual_o_seu_cpf?', value: '529.982.247-25' },
         { key: 'qual_unidade_voce_prefere?', value: 'Centro' },

@@ -5,6 +5,8 @@ import { readGraphLead } from '../../functions/sources/meta-graph.ts';
 import { mapCapture } from '../../functions/sources/registry.ts';
 import {
   CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
   expectSameDedupKeys,
   leadsIn,
   mapCleanly,
@@ -284,9 +286,10 @@ describe('completeMetaCapture + mapLeadToProspect', () => {
       submittedAt: '2025-05-02T13:10:07.000Z',
       answers: [
         { key: 'full_name', value: 'Maria Souza' },
-        { key: 'email', value: 'maria.souza@example.com' },
-        { key: 'phone_number', value: '+5511987654321' },
-        { key: 'date_of_birth', value: '05/12/1990' },
+        // Meta's standard questions declare their input: the birthday is Meta's date picker.
+        { key: 'email', type: 'email', value: 'maria.souza@example.com' },
+        { key: 'phone_number', type: 'phone', value: '+5511987654321' },
+        { key: 'date_of_birth', type: 'date', value: '05/12/1990' },
         { key: 'gender', value: 'female' },
         { key: 'qual_o_seu_cpf?', value: '529.982.247-25' },
         { key: 'qual_unidade_voce_prefere?', value: 'Centro' },
@@ -355,5 +358,11 @@ describe('metaSource.accepted', () => {
     expect(answer.statusCode).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ leadIds: ['l-1', 'l-2'] });
     expect(metaSource.parkUnreadable).toBe(true);
+  });
+});
+
+describe("the mapping corpus: Meta's standard and custom questions, field by field", () => {
+  it.each(corpusOf('meta'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../functions/config/config-schema.ts';
 import { prospectSource, readProspect } from '../../functions/sources/prospect.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
-import { mapCleanly, problemOf, theLead } from '../helpers/lead-assertions.ts';
+import {
+  corpusOf,
+  expectCorpusMapping,
+  mapCleanly,
+  problemOf,
+  theLead,
+} from '../helpers/lead-assertions.ts';
 import { leadRequest } from '../helpers/lead-fixtures.ts';
 
 type ProspectProfile = Extract<Profile, { source: 'prospect' }>;
@@ -155,5 +161,11 @@ describe('prospect source', () => {
       expect(answer.headers).toEqual({ 'content-type': 'application/json' });
       expect(JSON.parse(answer.body)).toEqual({ leadId: '01JHQ2W3X4Y5Z6', status: 'queued' });
     });
+  });
+});
+
+describe("the mapping corpus: the seed's Prospect, field by field", () => {
+  it.each(corpusOf('prospect'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

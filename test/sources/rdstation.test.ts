@@ -4,6 +4,8 @@ import { rdstationSource } from '../../functions/sources/rdstation.ts';
 import { mapCapture } from '../../functions/sources/registry.ts';
 import {
   CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
   expectSameDedupKeys,
   leadsIn,
   mapCleanly,
@@ -84,9 +86,9 @@ describe('rdstationSource.capture: current payload', () => {
         submittedAt: '2025-05-02T13:10:02.871Z',
         answers: [
           { key: 'name', value: 'Ana Paula Lima' },
-          { key: 'email', value: 'ana.lima@example.com' },
-          { key: 'mobile_phone', value: '(48) 99123-4567' },
-          { key: 'personal_phone', value: '(48) 3222-1234' },
+          { key: 'email', type: 'email', value: 'ana.lima@example.com' },
+          { key: 'mobile_phone', type: 'phone', value: '(48) 99123-4567' },
+          { key: 'personal_phone', type: 'phone', value: '(48) 3222-1234' },
           { key: 'job_title', value: 'Analista' },
           { key: 'city', value: 'Florianópolis' },
           { key: 'state', value: 'SC' },
@@ -157,9 +159,9 @@ describe('rdstationSource.capture: legacy payload', () => {
         submittedAt: '2025-05-02T13:10:02.000Z',
         answers: [
           { key: 'name', value: 'Maria Souza' },
-          { key: 'email', value: 'maria.souza@example.com' },
+          { key: 'email', type: 'email', value: 'maria.souza@example.com' },
           // personal_phone is the same number: kept once.
-          { key: 'mobile_phone', value: '11 98765-4321' },
+          { key: 'mobile_phone', type: 'phone', value: '11 98765-4321' },
           { key: 'city', value: 'São Paulo' },
           { key: 'state', value: 'SP' },
           { key: 'Data de nascimento', value: '12/05/1990' },
@@ -187,8 +189,8 @@ describe('rdstationSource.capture: legacy payload', () => {
         submittedAt: '2025-05-02T13:12:40.000Z',
         answers: [
           { key: 'name', value: 'Carlos Pereira' },
-          { key: 'email', value: 'carlos.pereira@example.com' },
-          { key: 'mobile_phone', value: '21 99876-5432' },
+          { key: 'email', type: 'email', value: 'carlos.pereira@example.com' },
+          { key: 'mobile_phone', type: 'phone', value: '21 99876-5432' },
           { key: 'job_title', value: 'Mecânico' },
           { key: 'city', value: 'Rio de Janeiro' },
           { key: 'state', value: 'RJ' },
@@ -257,6 +259,8 @@ describe('rdstationSource + mapLeadToProspect', () => {
           'company: Empresa Exemplo',
         ].join('\n'),
         'Origem: conversion=aula-experimental; channel=Busca Paga | Google; tags=aula-experimental, unidade-centro',
+        // cf_data_de_nascimento is free text: 12/05/1990 read day first, and flagged.
+        'Avisos:\n- Data de nascimento ambígua, lida como dia/mês/ano (12/05/1990); confira: 12/05/1990',
       ].join('\n\n'),
     );
   });
@@ -279,5 +283,11 @@ describe('rdstationSource.accepted', () => {
     expect(answer.statusCode).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ leadIds: ['l-1', 'l-2'] });
     expect(rdstationSource.parkUnreadable).toBe(true);
+  });
+});
+
+describe('the mapping corpus: current and legacy payloads, custom fields, field by field', () => {
+  it.each(corpusOf('rdstation'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

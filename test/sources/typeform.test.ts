@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { typeformSource } from '../../functions/sources/typeform.ts';
-import { CONTENT_HASH_KEY, mapCleanly, theLead } from '../helpers/lead-assertions.ts';
+import {
+  CONTENT_HASH_KEY,
+  corpusOf,
+  expectCorpusMapping,
+  mapCleanly,
+  theLead,
+} from '../helpers/lead-assertions.ts';
 import {
   flipOneByte,
   MARIA_SOUZA,
@@ -92,19 +98,21 @@ describe('typeformSource.capture', () => {
       formId: 'lT4Z3j',
       submittedAt: '2025-05-02T13:10:02.000Z',
       answers: [
-        { key: 'nome', label: 'Seu nome?', value: 'Maria Souza' },
-        { key: 'email', label: 'E-mail', value: 'maria.souza@example.com' },
-        { key: 'celular', label: 'WhatsApp', value: '+5511987654321' },
-        { key: 'cpf', label: 'Qual seu CPF?', value: '529.982.247-25' },
-        { key: 'data_nascimento', label: 'Data de nascimento', value: '1990-05-12' },
-        { key: 'sexo', label: 'Sexo', value: 'Feminino' },
+        // Each answer carries the input type Typeform declares (a URL declares none of ours).
+        { key: 'nome', label: 'Seu nome?', type: 'text', value: 'Maria Souza' },
+        { key: 'email', label: 'E-mail', type: 'email', value: 'maria.souza@example.com' },
+        { key: 'celular', label: 'WhatsApp', type: 'phone', value: '+5511987654321' },
+        { key: 'cpf', label: 'Qual seu CPF?', type: 'text', value: '529.982.247-25' },
+        { key: 'data_nascimento', label: 'Data de nascimento', type: 'date', value: '1990-05-12' },
+        { key: 'sexo', label: 'Sexo', type: 'choice', value: 'Feminino' },
         {
           key: 'objetivos',
           label: 'Quais seus objetivos?',
+          type: 'choice',
           value: ['Emagrecer', 'Condicionamento'],
         },
-        { key: 'dias_semana', label: 'Quantos dias por semana?', value: '3' },
-        { key: 'ja_treinou', label: 'Já treinou em academia?', value: 'Não' },
+        { key: 'dias_semana', label: 'Quantos dias por semana?', type: 'number', value: '3' },
+        { key: 'ja_treinou', label: 'Já treinou em academia?', type: 'choice', value: 'Não' },
         { key: 'instagram', label: 'Seu Instagram', value: 'https://instagram.com/maria.souza' },
         // A hidden field that is not attribution is an answer (no label: Typeform gives none).
         { key: 'unidade', value: 'Centro' },
@@ -165,8 +173,8 @@ describe('typeformSource.capture', () => {
 
     // Act / Assess
     expect((await leadOf(body)).answers).toEqual([
-      { key: 'modalidade', value: 'Crossfit' },
-      { key: 'outras', value: ['Yoga', 'Natação'] },
+      { key: 'modalidade', type: 'choice', value: 'Crossfit' },
+      { key: 'outras', type: 'choice', value: ['Yoga', 'Natação'] },
       { key: 'c', value: 'https://api.typeform.com/f/x.pdf' },
     ]);
   });
@@ -236,5 +244,11 @@ describe('typeformSource.accepted', () => {
     expect(answer.statusCode).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ leadId: 'l-1' });
     expect(typeformSource.parkUnreadable).toBe(true);
+  });
+});
+
+describe('the mapping corpus: readable and random refs, declared types, field by field', () => {
+  it.each(corpusOf('typeform'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../functions/config/config-schema.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 import { unbounceSource } from '../../functions/sources/unbounce.ts';
-import { expectNotesContain, mapCleanly, problemOf, theLead } from '../helpers/lead-assertions.ts';
+import {
+  corpusOf,
+  expectCorpusMapping,
+  expectNotesContain,
+  mapCleanly,
+  problemOf,
+  theLead,
+} from '../helpers/lead-assertions.ts';
 import { ANA_GONCALVES, DEMO_SECRETS, leadRequest } from '../helpers/lead-fixtures.ts';
 
 type UnbounceProfile = Extract<Profile, { source: 'unbounce' }>;
@@ -176,5 +183,11 @@ describe('unbounce source', () => {
       expect(answer.statusCode).toBe(200);
       expect(JSON.parse(answer.body)).toEqual({ leadId: '01JHQ2W3X4Y5Z6', status: 'queued' });
     });
+  });
+});
+
+describe('the mapping corpus: documented and Brazilian field names, field by field', () => {
+  it.each(corpusOf('unbounce'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

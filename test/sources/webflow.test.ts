@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../functions/config/config-schema.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 import { webflowSource } from '../../functions/sources/webflow.ts';
-import { mapCleanly, problemOf, theLead } from '../helpers/lead-assertions.ts';
+import {
+  corpusOf,
+  expectCorpusMapping,
+  mapCleanly,
+  problemOf,
+  theLead,
+} from '../helpers/lead-assertions.ts';
 import {
   DEMO_SECRETS,
   FERNANDA_SANTOS,
@@ -138,6 +144,35 @@ describe('webflow source', () => {
       );
       expect(webflowSource.parkUnreadable).toBe(true);
     });
+
+    it('reads the legacy site-webhook shape {name, site, data, d, _id} as the same submission', async () => {
+      // Prepare: what hooks made in the site dashboard send
+      const body = JSON.stringify({
+        name: 'Agende sua aula',
+        site: '62749158efef318abc8d5a0f',
+        data: { Nome: 'Fernanda', Email: 'Fernanda.Santos@Exemplo.com', utm_source: 'google' },
+        d: '2025-01-15T17:35:16.117Z',
+        _id: '6787f0a4c2b1d3e4f5a6b7c9',
+      });
+      // Act
+      const capture = await captureOne(leadRequest('webflow', 'valid', { body }));
+      // Assess
+      expect(capture).toEqual({
+        source: 'webflow',
+        dedupKey: 'webflow:6787f0a4c2b1d3e4f5a6b7c9',
+        externalId: '6787f0a4c2b1d3e4f5a6b7c9',
+        isTest: false,
+        submittedAt: '2025-01-15T17:35:16.117Z',
+        answers: [
+          { key: 'Nome', value: 'Fernanda' },
+          { key: 'Email', value: 'Fernanda.Santos@Exemplo.com' },
+        ],
+        attribution: { utm_source: 'google', form_name: 'Agende sua aula' },
+      });
+      expect(
+        problemOf(resultOf(leadRequest('webflow', 'valid', { body: '{"_id":"x","data":1}' }))),
+      ).toBe('data is missing or not an object');
+    });
   });
 
   describe('authenticate', () => {
@@ -218,11 +253,51 @@ describe('webflow source', () => {
     });
   });
 
+  describe('authenticate, a dashboard hook (auth: token)', () => {
+    const dashboard: WebflowProfile = { ...profile, auth: 'token' };
+    const withToken = (token?: string) =>
+      leadRequest('webflow', 'valid', token === undefined ? {} : { query: { token: [token] } });
+
+    it('accepts an unsigned hook that carries the profile token in its URL', () => {
+      expect(webflowSource.authenticate(withToken(DEMO_SECRETS.webflow), dashboard)).toEqual({
+        ok: true,
+      });
+    });
+
+    it('answers 401 without the token and 403 with another, signed or not', () => {
+      expect(webflowSource.authenticate(withToken(), dashboard)).toMatchObject({
+        status: 401,
+        code: 'missing_token',
+      });
+      expect(webflowSource.authenticate(signed(), dashboard)).toMatchObject({
+        status: 401,
+        code: 'missing_token',
+      });
+      expect(webflowSource.authenticate(withToken('outro-token'), dashboard)).toMatchObject({
+        status: 403,
+        code: 'invalid_token',
+      });
+    });
+
+    it('still refuses an unsigned hook with a token on a profile that expects signatures', () => {
+      expect(webflowSource.authenticate(withToken(DEMO_SECRETS.webflow), profile)).toMatchObject({
+        status: 401,
+        code: 'missing_signature',
+      });
+    });
+  });
+
   describe('accepted', () => {
     it('answers exactly 200, which is all Webflow counts as success', () => {
       const answer = webflowSource.accepted(['01JHQ2W3X4Y5Z6']);
       expect(answer.statusCode).toBe(200);
       expect(JSON.parse(answer.body)).toEqual({ leadId: '01JHQ2W3X4Y5Z6', status: 'queued' });
     });
+  });
+});
+
+describe('the mapping corpus: v2, legacy and dashboard hooks, field by field', () => {
+  it.each(corpusOf('webflow'))('$id: $description', async (entry) => {
+    await expectCorpusMapping(entry);
   });
 });

@@ -191,3 +191,42 @@ function toIsoMidnight({ year, month, day }: CalendarDate): string {
   const pad = (value: number, width: number) => String(value).padStart(width, '0');
   return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T00:00:00.000Z`;
 }
+
+export type TypedBirthdayResult =
+  | {
+      birthday: string;
+      /** Day and month could be read either way (`05/03/1992`); read in the order given. */
+      ambiguous?: true;
+      /** Impossible in the order given (`05/23/1992` as day/month), possible in the other. */
+      swapped?: true;
+    }
+  | { error: string };
+
+/**
+ * A birthday as a person typed it into a free-text question, read the way a careful person
+ * would: in `order` (the profile's; day/month by default), and
+ * - `ambiguous` when both numbers of a numeric date are 12 or less and differ, so the other
+ *   order would give another valid date: the date is kept as read, and the caller says so;
+ * - `swapped` when the date is impossible in `order` but valid in the other (`05/23/1992`):
+ *   read in the other order, and the caller says so. Never silently.
+ * Everything else is {@link normalizeBirthday}'s (ISO dates, month names, errors).
+ */
+export function readTypedBirthday(
+  input: string,
+  options: { order?: DateOrder; now?: Date } = {},
+): TypedBirthdayResult {
+  const order: DateOrder = options.order === 'MDY' ? 'MDY' : 'DMY';
+  const now = options.now ? { now: options.now } : {};
+  const result = normalizeBirthday(input, { order, ...now });
+  const text = typeof input === 'string' ? input.trim().replace(/\s+/gu, ' ') : '';
+  const numeric = NUMERIC_DATE.exec(text.replace(/ ?([-/.]) ?/gu, '$1'));
+  if (!numeric || (numeric[4] ?? '').length !== 4) return result;
+  const [first, second] = [Number(numeric[1]), Number(numeric[3])];
+  if ('birthday' in result) {
+    return first <= 12 && second <= 12 && first !== second
+      ? { ...result, ambiguous: true }
+      : result;
+  }
+  const other = normalizeBirthday(input, { order: order === 'DMY' ? 'MDY' : 'DMY', ...now });
+  return 'birthday' in other ? { ...other, swapped: true } : result;
+}

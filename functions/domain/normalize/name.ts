@@ -11,17 +11,68 @@ const PARTICLES = new Set(['da', 'das', 'de', 'di', 'do', 'dos', 'du', 'e']);
 const LOCALE = 'pt-BR';
 
 /**
- * Split a full name: trim, collapse whitespace, first token → `name`, the rest → `lastName`
- * (absent when there is a single token; particles stay in `lastName`: `Maria da Silva` →
- * `Maria` / `da Silva`). Empty or non-text input gives `{ name: '' }`.
- * Case: see {@link normalizeName}; the decision is taken on the whole input.
+ * Common Brazilian compound first names, folded (lower case, no accents): "Ana Paula de Souza"
+ * is Ana Paula + de Souza, not Ana + Paula de Souza. Pairs whose second word is as often a
+ * surname (João Batista) are left out, as are particle names that are also common surnames
+ * (Maria da Conceição, Maria de Jesus): splitting after the first word is then the safer reading.
+ */
+// biome-ignore format: one line per first word reads better than one name per line
+const COMPOUND_FIRST_NAMES: ReadonlySet<string> = new Set([
+  'ana paula', 'ana clara', 'ana carolina', 'ana caroline', 'ana beatriz', 'ana luiza', 'ana luisa', 'ana julia', 'ana laura', 'ana livia', 'ana lucia', 'ana maria', 'ana vitoria', 'ana sophia', 'ana sofia', 'ana cecilia', 'ana alice', 'ana flavia', 'ana claudia', 'ana cristina', 'ana rita', 'ana helena', 'ana leticia', 'ana elisa', 'ana gabriela', 'ana karolina', 'ana liz', 'ana luz', 'ana heloisa', 'ana lara',
+  'anna julia', 'anna clara', 'anna luiza', 'anna beatriz',
+  'maria eduarda', 'maria clara', 'maria fernanda', 'maria jose', 'maria julia', 'maria luiza', 'maria luisa', 'maria alice', 'maria cecilia', 'maria helena', 'maria vitoria', 'maria sophia', 'maria sofia', 'maria valentina', 'maria isabel', 'maria beatriz', 'maria gabriela', 'maria laura', 'maria lucia', 'maria cristina', 'maria aparecida', 'maria antonia', 'maria rita', 'maria teresa', 'maria tereza', 'maria carolina', 'maria paula', 'maria amelia', 'maria elisa', 'maria flor', 'maria ines', 'maria joana', 'maria heloisa', 'maria emilia', 'maria madalena', 'maria olivia', 'maria angelica', 'maria regina', 'maria celia', 'maria livia', 'maria giovanna', 'maria isis', 'maria lara',
+  'maria de fatima', 'maria de lourdes', 'maria das gracas', 'maria do carmo', 'maria do socorro', 'maria da penha', 'maria do rosario', 'maria das dores', 'maria de nazare', 'rita de cassia',
+  'joao pedro', 'joao paulo', 'joao vitor', 'joao victor', 'joao gabriel', 'joao lucas', 'joao miguel', 'joao guilherme', 'joao carlos', 'joao marcos', 'joao henrique', 'joao felipe', 'joao rafael', 'joao otavio', 'joao arthur', 'joao luiz', 'joao luis', 'joao antonio', 'joao ricardo', 'joao augusto', 'joao emanuel', 'joao bosco',
+  'jose carlos', 'jose roberto', 'jose antonio', 'jose luiz', 'jose luis', 'jose maria', 'jose paulo', 'jose ricardo', 'jose eduardo', 'jose augusto', 'jose henrique', 'jose francisco', 'jose fernando', 'jose marcos',
+  'luiz fernando', 'luiz carlos', 'luiz henrique', 'luiz gustavo', 'luiz eduardo', 'luiz felipe', 'luiz antonio', 'luiz otavio', 'luiz paulo', 'luiz guilherme', 'luiz miguel',
+  'luis fernando', 'luis carlos', 'luis henrique', 'luis gustavo', 'luis eduardo', 'luis felipe', 'luis antonio', 'luis otavio', 'luis miguel',
+  'carlos eduardo', 'carlos alberto', 'carlos henrique', 'carlos augusto', 'carlos roberto', 'carlos daniel',
+  'pedro henrique', 'pedro lucas', 'pedro paulo', 'pedro miguel', 'pedro arthur', 'pedro gabriel', 'pedro augusto',
+  'paulo henrique', 'paulo cesar', 'paulo roberto', 'paulo sergio', 'paulo ricardo',
+  'marco antonio', 'marcos antonio', 'marcos paulo', 'marcos vinicius', 'marco aurelio',
+  'antonio carlos', 'antonio marcos', 'andre luiz', 'andre luis', 'jean carlos', 'juan carlos', 'julio cesar', 'caio cesar',
+  'victor hugo', 'vitor hugo', 'davi lucas', 'davi luiz', 'enzo gabriel', 'lucas gabriel', 'gabriel henrique', 'matheus henrique', 'mario sergio', 'rosa maria',
+]);
+
+/** Letters without accents, lower case: how the compound list is written. */
+function folded(word: string): string {
+  return word.normalize('NFKD').replace(/\p{M}/gu, '').toLocaleLowerCase(LOCALE);
+}
+
+/**
+ * How many of the leading words form the first name: 3 or 2 for a common compound first name
+ * (`Maria de Fátima`, `Ana Paula`), else 1.
+ */
+function firstNameLength(tokens: readonly string[]): number {
+  for (const length of [3, 2]) {
+    if (tokens.length < length) continue;
+    if (COMPOUND_FIRST_NAMES.has(tokens.slice(0, length).map(folded).join(' '))) return length;
+  }
+  return 1;
+}
+
+/** True when `text` is one of the common compound first names, as typed in any case. */
+export function isCompoundFirstName(text: string): boolean {
+  const tokens = words(text);
+  return tokens.length > 1 && firstNameLength(tokens) === tokens.length;
+}
+
+/**
+ * Split a full name: trim, collapse whitespace, the first name → `name`, the rest → `lastName`
+ * (absent when nothing is left; particles stay in `lastName`: `Maria da Silva` → `Maria` /
+ * `da Silva`). The first name is the first word, or the first two or three when they are a
+ * common Brazilian compound first name (`Ana Paula de Souza` → `Ana Paula` / `de Souza`,
+ * `Maria de Fátima Lima` → `Maria de Fátima` / `Lima`). Empty or non-text input gives
+ * `{ name: '' }`. Case: see {@link normalizeName}; the decision is taken on the whole input.
  */
 export function splitFullName(full: string): SplitName {
   const tokens = words(full);
-  const [first, ...rest] = tokens;
-  if (first === undefined) return { name: '' };
+  if (tokens.length === 0) return { name: '' };
+  const length = firstNameLength(tokens);
+  const first = tokens.slice(0, length);
+  const rest = tokens.slice(length);
   const mode = caseMode(tokens.join(' '));
-  const name = mode ? titleWord(first, mode) : first;
+  const name = (mode ? titleWords(first, mode, first.length > 1) : first).join(' ');
   if (rest.length === 0) return { name };
   return { name, lastName: (mode ? titleWords(rest, mode, true) : rest).join(' ') };
 }

@@ -205,3 +205,25 @@ function invalidReason(text: string, region: CountryCode, parsed: PhoneNumber | 
       : undefined;
   return `not a valid phone number for ${where}${detail ? ` (${detail})` : ''}`;
 }
+
+/**
+ * True for the numbers people type to get past a required phone field: the same digit over and
+ * over (`0000000000`, `11999999999`: any number whose last eight digits, the subscriber part of
+ * a Brazilian number, are all one digit) or a counting run (`1234567890`, `12345678901`,
+ * `9876543210`). Such a number is nobody's: a lead keeps it in notes, never as its cellphone.
+ * A real-looking number (`11 98765-4321`) is not a placeholder, however often it is used as one.
+ */
+export function isPlaceholderPhone(input: string | number): boolean {
+  const digits = String(input).replace(/\D/gu, '');
+  if (digits.length < 8) return false;
+  if (/^(\d)\1{7}$/u.test(digits.slice(-8))) return true;
+  return isCountingRun(digits);
+}
+
+function isCountingRun(digits: string): boolean {
+  const steps = new Set<number>();
+  for (let i = 1; i < digits.length; i++) {
+    steps.add((Number(digits[i]) - Number(digits[i - 1]) + 10) % 10);
+  }
+  return steps.size === 1 && (steps.has(1) || steps.has(9));
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalizeBirthday } from '../../../functions/domain/normalize/date.ts';
+import { normalizeBirthday, readTypedBirthday } from '../../../functions/domain/normalize/date.ts';
 
 const NOW = new Date('2025-06-15T12:00:00.000Z');
 const ISO_MIDNIGHT = /^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/;
@@ -204,5 +204,44 @@ describe('normalizeBirthday', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('readTypedBirthday', () => {
+  it('reads a numeric date in the order given and flags it when both numbers could be a month', () => {
+    expect(readTypedBirthday('05/03/1992', { now: NOW })).toEqual({
+      birthday: '1992-03-05T00:00:00.000Z',
+      ambiguous: true,
+    });
+    expect(readTypedBirthday('05/03/1992', { order: 'MDY', now: NOW })).toEqual({
+      birthday: '1992-05-03T00:00:00.000Z',
+      ambiguous: true,
+    });
+  });
+
+  it('flags nothing when the day and the month are the same or one is above 12', () => {
+    expect(readTypedBirthday('05/05/1992', { now: NOW })).toEqual({
+      birthday: '1992-05-05T00:00:00.000Z',
+    });
+    expect(readTypedBirthday('23/05/1992', { now: NOW })).toEqual({
+      birthday: '1992-05-23T00:00:00.000Z',
+    });
+    expect(readTypedBirthday('1992-03-05', { now: NOW })).toEqual({
+      birthday: '1992-03-05T00:00:00.000Z',
+    });
+  });
+
+  it('reads a date impossible in the order given in the other order, and says it did', () => {
+    expect(readTypedBirthday('05/23/1992', { now: NOW })).toEqual({
+      birthday: '1992-05-23T00:00:00.000Z',
+      swapped: true,
+    });
+  });
+
+  it("keeps normalizeBirthday's errors", () => {
+    expect(readTypedBirthday('31/02/1990', { now: NOW })).toHaveProperty('error');
+    expect(readTypedBirthday('05/03/92', { now: NOW })).toEqual({
+      error: 'two-digit years are ambiguous; use four digits',
+    });
   });
 });

@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BR_AREA_CODES, normalizePhone } from '../../../functions/domain/normalize/phone.ts';
+import {
+  BR_AREA_CODES,
+  isPlaceholderPhone,
+  normalizePhone,
+} from '../../../functions/domain/normalize/phone.ts';
 
 /** Area codes 10–99 that Anatel has not assigned. */
 const UNKNOWN_AREA_CODES = Array.from({ length: 90 }, (_, i) => String(i + 10)).filter(
@@ -277,6 +281,41 @@ describe('normalizePhone', () => {
         expect(result.e164).toBe(`+${result.ddi}${result.cellphone}`);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('isPlaceholderPhone', () => {
+  it.each([
+    '1234567890',
+    '12345678901',
+    '(12) 34567-8901',
+    '9876543210',
+    '0000000000',
+    '11999999999',
+    '(11) 99999-9999',
+    '+55 21 98888-8888',
+    '11 9 1111-1111',
+  ])('%j is a placeholder', (input) => {
+    expect(isPlaceholderPhone(input)).toBe(true);
+  });
+
+  it.each(['(11) 98765-4321', '+5521998765432', '48 3222-1234', '11912345678', '99-9999'])(
+    '%j is not',
+    (input) => {
+      expect(isPlaceholderPhone(input)).toBe(false);
+    },
+  );
+
+  it('calls no valid mobile with a varied subscriber part a placeholder', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...BR_AREA_CODES),
+        fc.stringMatching(/^[0-9]{8}$/).filter((s) => new Set(s).size > 2),
+        (ddd, subscriber) => {
+          expect(isPlaceholderPhone(`${ddd}9${subscriber}`)).toBe(false);
+        },
+      ),
     );
   });
 });
