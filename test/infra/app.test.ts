@@ -31,6 +31,7 @@ describe('the CDK app (config/deploy.example.json)', () => {
     built = buildApp({
       outdir: tempOutdir(),
       context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] },
+      env: {},
     });
     violations = synthViolations(built.app);
   });
@@ -44,7 +45,7 @@ describe('the CDK app (config/deploy.example.json)', () => {
     const template = Template.fromStack(built.stack);
 
     // Assess
-    expect(built.stack.stackName).toBe('leads-prod');
+    expect(built.stack.stackName).toBe('leads-example');
     expect(built.stack.environment).toBe('aws://unknown-account/unknown-region');
     template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
     template.resourceCountIs('AWS::SecretsManager::Secret', 10);
@@ -67,10 +68,10 @@ describe('the CDK app (config/deploy.example.json)', () => {
       'SecretNames',
       'SecretsPrefix',
     ]);
-    template.hasOutput('SecretsPrefix', { Value: 'leads/prod' });
+    template.hasOutput('SecretsPrefix', { Value: 'leads/example' });
     template.hasOutput('SecretNames', {
       Value: Match.stringLikeRegexp(
-        '^leads/prod/upstream,leads/prod/clients,leads/prod/profiles/site,',
+        '^leads/example/upstream,leads/example/clients,leads/example/profiles/site,',
       ),
     });
   });
