@@ -44,6 +44,8 @@ const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
     sdk: ['dynamodb', 's3', 'sqs', 'secrets'],
   },
   { name: 'authorizer', entry: 'functions/authorizer/handler.ts', sdk: ['secrets'] },
+  // GET /openapi.json: no AWS client at all; its baseline is an empty bundle.
+  { name: 'openapi', entry: 'functions/openapi/handler.ts', sdk: [] },
 ];
 
 /** The SDK-only baseline: the clients constructed as wiring-aws constructs them. */

@@ -52,8 +52,9 @@ describe('the CDK app (config/deploy.example.json)', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     // The lead queue and the report's refresh queue, each with its dead-letter queue.
     template.resourceCountIs('AWS::SQS::Queue', 4);
-    // intake, report, forwarder, the Basic-auth authorizer, admin, the report refresher.
-    template.resourceCountIs('AWS::Lambda::Function', 6);
+    // intake, report, forwarder, the Basic-auth authorizer, the API description, admin, the
+    // report refresher.
+    template.resourceCountIs('AWS::Lambda::Function', 7);
     template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
@@ -127,6 +128,11 @@ describe('the CDK app (config/deploy.example.json)', () => {
         .map((r) => `${r.method} ${r.path}`)
         .sort(),
     );
+    // The API description is open for its own reason, not a webhook's.
+    expect(
+      acks.find((a) => a.id === 'AwsSolutions-APIG4' && methodOf(a.path) === 'GET /openapi.json')
+        ?.reason,
+    ).toContain('The API description is public');
     const cog4 = acks.filter((a) => a.id === 'AwsSolutions-COG4').map((a) => methodOf(a.path));
     expect(cog4.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     const audited = Object.values(template.Resources).flatMap(
