@@ -49,6 +49,8 @@ const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
     entry: 'functions/delivery/reconcile/handler.ts',
     sdk: ['dynamodb', 'sqs'],
   },
+  // GET /openapi.json: no AWS client at all; its baseline is an empty bundle.
+  { name: 'openapi', entry: 'functions/openapi/handler.ts', sdk: [] },
 ];
 
 /** The SDK-only baseline: the clients constructed as wiring-aws constructs them. */

@@ -4,7 +4,9 @@
  * needs (stage, secret names, API throttling). Secret values live in Secrets Manager under
  * `secretsPrefix` (docs/deploy.md); a file that still holds one is refused.
  *
- * Path: context `-c config=path`, else env `LEADS_DEPLOY_CONFIG`, else config/deploy.example.json.
+ * Path: context `-c config=path`, else env `LEADS_DEPLOY_CONFIG`. Without either, the app builds
+ * the example (config/deploy.example.json, stage `example`) for offline checks only: a stack of
+ * stage `example` is never deployable (infra/app.ts). Every file must name its `stage`.
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -20,6 +22,8 @@ export const DEFAULT_DEPLOY_CONFIG = join(REPO_ROOT, 'config', 'deploy.example.j
 /** Context key and environment variable naming the deploy config file. */
 export const CONFIG_CONTEXT_KEY = 'config';
 export const CONFIG_ENV = 'LEADS_DEPLOY_CONFIG';
+/** The example's stage: a stack of this stage is synthesized for checks and cannot be deployed. */
+export const EXAMPLE_STAGE = 'example';
 
 const positive = z.number().check(z.positive('must be greater than 0'));
 const positiveInt = z.int().check(z.positive('must be greater than 0'));
@@ -41,11 +45,11 @@ const apiSchema = z.strictObject({
 const deployConfigSchema = z.strictObject({
   /** JSON editors' schema hint; ignored. */
   $schema: z.optional(z.string()),
-  /** Names the stack (`leads-<stage>`), the API stage and, by default, the secrets. */
-  stage: z._default(
-    z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/, 'lower-case letters, digits and -')),
-    'prod',
-  ),
+  /**
+   * Names the stack (`leads-<stage>`), the API stage and, by default, the secrets. Required: a
+   * deployment says which one it is (`example` is the example's, never deployable).
+   */
+  stage: z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/, 'lower-case letters, digits and -')),
   /** Secrets are `<secretsPrefix>/upstream`, `/clients`, `/profiles/<name>`; default `leads/<stage>`. */
   secretsPrefix: z.optional(
     z
@@ -218,12 +222,22 @@ export function loadDeployConfig(path: string): DeployConfig {
   return parseDeployConfig(raw, path);
 }
 
-/** The deploy config path: context value, else LEADS_DEPLOY_CONFIG, else the example. */
+/**
+ * The deploy config path the caller chose: the context value, else LEADS_DEPLOY_CONFIG;
+ * undefined when neither is given (the app then builds the example, never deployable).
+ */
 export function deployConfigPath(
   contextValue: unknown,
   env: NodeJS.ProcessEnv = process.env,
-): string {
-  const chosen = typeof contextValue === 'string' && contextValue ? contextValue : env[CONFIG_ENV];
-  if (!chosen) return DEFAULT_DEPLOY_CONFIG;
+): string | undefined {
+  const chosen =
+    typeof contextValue === 'string' && contextValue.trim() ? contextValue : env[CONFIG_ENV];
+  if (!chosen?.trim()) return undefined;
   return isAbsolute(chosen) ? chosen : resolve(process.cwd(), chosen);
 }
+
+/** What to pass to deploy: said by every refusal and by the example's notice. */
+export const HOW_TO_CHOOSE_A_CONFIG =
+  'pass your deploy configuration: npx cdk deploy -c config=config/deploy.<stage>.json ' +
+  '(a copy of config/deploy.example.json with your own "stage", account and profiles), ' +
+  `or set ${CONFIG_ENV}; see docs/deploy.md`;

@@ -36,8 +36,10 @@ const adminEvents: AdminEvents = {
 
 export async function handler(
   event: APIGatewayProxyEvent,
-  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+  context?: Context,
 ): Promise<APIGatewayProxyResult> {
+  // Every line of this invocation: Lambda's request id, cold_start, the function's name.
+  if (context) logger.addContext(context);
   const resolved = await deps;
   const request = {
     resource: event.resource,

@@ -5,7 +5,11 @@
  * gateway response, with the Basic challenge); any other failure (the clients cannot be read)
  * throws as itself, which API Gateway answers with 500. Never logs credentials.
  */
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
 import type { ConfigSource } from '../config/config-source.ts';
 import { logger } from '../kernel/observability.ts';
 import { authorizeBasic } from './authorizer-event.ts';
@@ -17,7 +21,10 @@ const config: Promise<Pick<ConfigSource, 'clients'>> =
 
 export async function handler(
   event: APIGatewayRequestAuthorizerEvent,
+  context?: Context,
 ): Promise<APIGatewayAuthorizerResult> {
+  // Every line of this invocation: Lambda's request id, cold_start, the function's name.
+  if (context) logger.addContext(context);
   let clients: Awaited<ReturnType<ConfigSource['clients']>>;
   try {
     clients = await (await config).clients();
@@ -31,6 +38,7 @@ export async function handler(
       reason: decision.reason,
       method: event.httpMethod,
       resource: event.resource,
+      apiRequestId: event.requestContext?.requestId,
     });
     throw new Error('Unauthorized');
   }

@@ -2,21 +2,39 @@
 import { count, logger } from '../kernel/observability.ts';
 import type { IntakeEvents } from './intake.ts';
 
-export const intakeEvents: IntakeEvents = {
-  accepted(event) {
-    logger.info('lead accepted', event);
-    count(event.duplicate ? 'LeadDuplicate' : 'LeadReceived');
-    if (!event.duplicate && event.status === 'parked') count('LeadParked');
-  },
-  refused(event) {
-    logger.warn('lead request refused', event);
-    count('LeadRefused');
-  },
-  wakeUpDeferred({ leadId, error }) {
-    logger.warn('lead recorded but its queue message failed; the reconciler sends it', {
-      leadId,
-      error: error instanceof Error ? error.name : String(error),
-    });
-    count('LeadWakeUpDeferred');
-  },
-};
+/** What ties a log line to the request that caused it (never the request's content). */
+export interface IntakeRequestIds {
+  /** API Gateway's `requestContext.requestId`: the access log's `requestId`. */
+  apiRequestId?: string | undefined;
+}
+
+/**
+ * The intake's events for one request: each line carries the gateway's request id, so that a
+ * lead id in the logs leads to its access-log line and back. Made per request rather than
+ * appended to the shared logger, which the local runtime's concurrent requests share.
+ */
+export function intakeEventsFor({ apiRequestId }: IntakeRequestIds = {}): IntakeEvents {
+  const ids = apiRequestId ? { apiRequestId } : {};
+  return {
+    accepted(event) {
+      logger.info('lead accepted', { ...event, ...ids });
+      count(event.duplicate ? 'LeadDuplicate' : 'LeadReceived');
+      if (!event.duplicate && event.status === 'parked') count('LeadParked');
+    },
+    refused(event) {
+      logger.warn('lead request refused', { ...event, ...ids });
+      count('LeadRefused');
+    },
+    wakeUpDeferred({ leadId, error }) {
+      logger.warn('lead recorded but its queue message failed; the reconciler sends it', {
+        leadId,
+        error: error instanceof Error ? error.name : String(error),
+        ...ids,
+      });
+      count('LeadWakeUpDeferred');
+    },
+  };
+}
+
+/** The events without a request id (callers outside an API Gateway request). */
+export const intakeEvents: IntakeEvents = intakeEventsFor();

@@ -5,7 +5,8 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
-import { flushMetrics } from '../kernel/observability.ts';
+import { flushMetrics, logger } from '../kernel/observability.ts';
+import { intakeEventsFor } from './events.ts';
 import { handleIntake, type IntakeDeps } from './intake.ts';
 
 const deps: Promise<IntakeDeps> =
@@ -15,9 +16,13 @@ const deps: Promise<IntakeDeps> =
 
 export async function handler(
   event: APIGatewayProxyEvent,
-  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+  context?: Context,
 ): Promise<APIGatewayProxyResult> {
+  // Every line of this invocation: Lambda's request id, cold_start, the function's name.
+  if (context) logger.addContext(context);
   const resolved = await deps;
+  // The gateway's request id beside each lead id, to follow a request from the access log.
+  const events = intakeEventsFor({ apiRequestId: event.requestContext?.requestId });
   // The Prospect API's wait for delivery ends before the function's timeout does.
   const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
   const profile =
@@ -25,7 +30,12 @@ export async function handler(
       ? await resolved.config.profileNameFor('prospect')
       : (event.pathParameters?.profile ?? '');
   try {
-    return await handleIntake(profile ?? '', requestFromEvent(event), resolved, invocation);
+    return await handleIntake(
+      profile ?? '',
+      requestFromEvent(event),
+      { ...resolved, events },
+      invocation,
+    );
   } finally {
     flushMetrics();
   }

@@ -110,6 +110,13 @@ export const FUNCTIONS = {
       'Basic-auth authorizer: lets a request carrying any API client credentials reach its route',
     secrets: ['clients'],
   },
+  // GET /openapi.json: the API's description (docs/openapi.json), no data, no secret.
+  openapi: {
+    entry: 'functions/openapi/handler.ts',
+    timeoutSeconds: 3,
+    memoryMb: 128,
+    description: 'API description: serves the OpenAPI document of this gateway',
+  },
   admin: {
     entry: 'functions/admin/handler.ts',
     timeoutSeconds: 15,
@@ -188,6 +195,13 @@ const ADMIN_WRITE_THROTTLE = { rateLimit: 1, burstLimit: 2 };
 
 const ROUTE_TABLE = [
   { method: 'GET', path: '/health' },
+  // The API's own description, public like any published OpenAPI document (npm run openapi).
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    fn: 'openapi',
+    throttle: { rateLimit: 5, burstLimit: 10 },
+  },
   { method: 'POST', path: '/leads/{profile}', fn: 'intake', throttle: INTAKE_THROTTLE },
   {
     method: 'GET',

@@ -71,6 +71,16 @@ const GATEWAY_ROUTES: Record<string, GatewayRoute> = {
   },
 };
 
+/**
+ * Lambda routes without credentials that are not webhooks, and why they may be called by
+ * anyone (cdk-nag's APIG4 and COG4 acknowledgements). Every other route without `auth` is a
+ * webhook whose function authenticates the platform itself.
+ */
+const PUBLIC_ROUTES: Record<string, string> = {
+  'GET /openapi.json':
+    'The API description is public, as a published OpenAPI document is: it holds routes and shapes only, no data and no secret, and the route is throttled.',
+};
+
 const JSON_CONTENT = "'application/json'";
 
 /** Gateway responses in the contract's `{"error": {"code", "message", "details"}}` shape. */
@@ -272,6 +282,7 @@ export class LeadsApi extends Construct {
       });
     } else {
       const reason =
+        PUBLIC_ROUTES[`${route.method} ${route.path}`] ??
         'Callers are lead platforms that can neither sign AWS requests nor hold Cognito tokens; the function authenticates each request itself (platform signature over the raw body, profile token or key).';
       Validations.of(method).acknowledge(
         { id: 'AwsSolutions-APIG4', reason },

@@ -34,6 +34,7 @@ describe('the CDK app (config/deploy.example.json)', () => {
     built = buildApp({
       outdir: tempOutdir(),
       context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] },
+      env: {},
     });
     violations = synthViolations(built.app);
     reconcilerId = () => {
@@ -52,16 +53,16 @@ describe('the CDK app (config/deploy.example.json)', () => {
     const template = Template.fromStack(built.stack);
 
     // Assess
-    expect(built.stack.stackName).toBe('leads-prod');
+    expect(built.stack.stackName).toBe('leads-example');
     expect(built.stack.environment).toBe('aws://unknown-account/unknown-region');
     template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
     template.resourceCountIs('AWS::SecretsManager::Secret', 10);
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     // The lead queue and the report's refresh queue, each with its dead-letter queue.
     template.resourceCountIs('AWS::SQS::Queue', 4);
-    // intake, report, forwarder, the Basic-auth authorizer, admin, the report refresher and
-    // the delivery reconciler.
-    template.resourceCountIs('AWS::Lambda::Function', 7);
+    // intake, report, forwarder, the Basic-auth authorizer, the API description, admin, the
+    // report refresher and the delivery reconciler.
+    template.resourceCountIs('AWS::Lambda::Function', 8);
     template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
@@ -76,10 +77,10 @@ describe('the CDK app (config/deploy.example.json)', () => {
       'SecretNames',
       'SecretsPrefix',
     ]);
-    template.hasOutput('SecretsPrefix', { Value: 'leads/prod' });
+    template.hasOutput('SecretsPrefix', { Value: 'leads/example' });
     template.hasOutput('SecretNames', {
       Value: Match.stringLikeRegexp(
-        '^leads/prod/upstream,leads/prod/clients,leads/prod/profiles/site,',
+        '^leads/example/upstream,leads/example/clients,leads/example/profiles/site,',
       ),
     });
   });
@@ -137,6 +138,11 @@ describe('the CDK app (config/deploy.example.json)', () => {
         .map((r) => `${r.method} ${r.path}`)
         .sort(),
     );
+    // The API description is open for its own reason, not a webhook's.
+    expect(
+      acks.find((a) => a.id === 'AwsSolutions-APIG4' && methodOf(a.path) === 'GET /openapi.json')
+        ?.reason,
+    ).toContain('The API description is public');
     const cog4 = acks.filter((a) => a.id === 'AwsSolutions-COG4').map((a) => methodOf(a.path));
     expect(cog4.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     const audited = Object.values(template.Resources).flatMap(

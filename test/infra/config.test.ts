@@ -11,6 +11,7 @@ import {
 } from '../../infra/config.ts';
 
 const MINIMAL = {
+  stage: 'prod',
   upstream: { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 },
   profiles: { site: { source: 'form' } },
 };
@@ -34,15 +35,26 @@ describe('deploy config', () => {
     const config = loadDeployConfig(DEFAULT_DEPLOY_CONFIG);
 
     // Assess
-    expect(config.stage).toBe('prod');
-    expect(config.secretsPrefix).toBe('leads/prod');
+    expect(config.stage).toBe('example');
+    expect(config.secretsPrefix).toBe('leads/example');
     expect(Object.keys(config.settings.profiles)).toEqual(
       expect.arrayContaining(['site', 'meta', 'google', 'native']),
     );
     expect(config.settings.upstream.partnerTokenField).toBe('tokenGympass');
   });
 
-  it('defaults stage, secret prefix, API limits and report, and normalises profiles', () => {
+  it('requires a stage: a deployment says which one it is', () => {
+    // Prepare
+    const { stage: _stage, ...withoutStage } = MINIMAL;
+
+    // Act
+    const message = problemsOf(withoutStage);
+
+    // Assess
+    expect(message).toContain('stage: is required');
+  });
+
+  it('defaults secret prefix, API limits and report, and normalises profiles', () => {
     // Act
     const config = parseDeployConfig({
       ...MINIMAL,
@@ -129,13 +141,14 @@ describe('deploy config', () => {
     expect(() => loadDeployConfig(broken)).toThrow(/invalid JSON in .*broken\.json/);
   });
 
-  it('takes the path from context, else LEADS_DEPLOY_CONFIG, else the example', () => {
+  it('takes the path from context, else LEADS_DEPLOY_CONFIG, else none (the example)', () => {
     // Act / Assess
     expect(deployConfigPath('config/deploy.json', { LEADS_DEPLOY_CONFIG: '/etc/x.json' })).toBe(
       resolve('config/deploy.json'),
     );
     expect(deployConfigPath(undefined, { LEADS_DEPLOY_CONFIG: '/etc/x.json' })).toBe('/etc/x.json');
-    expect(deployConfigPath(undefined, {})).toBe(DEFAULT_DEPLOY_CONFIG);
+    expect(deployConfigPath(undefined, {})).toBeUndefined();
+    expect(deployConfigPath('', { LEADS_DEPLOY_CONFIG: ' ' })).toBeUndefined();
   });
 });
 

@@ -57,6 +57,7 @@ export function testStack(app: App = testApp(), id = 'test'): Stack {
 /** A small deploy configuration with every kind of profile. */
 export function deployConfig(overrides: Record<string, unknown> = {}): DeployConfig {
   return parseDeployConfig({
+    stage: 'prod',
     upstream: { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 },
     profiles: {
       site: { source: 'form', defaults: { idBranch: 1 } },

@@ -411,10 +411,12 @@ describe('LeadsStack: delivery and admin', () => {
         'POST /admin/reports/debtors/refresh',
         'POST /api/v1/prospects',
       ]);
-      // Webhook senders authenticate with signatures, keys or tokens; /health is open.
+      // Webhook senders authenticate with signatures, keys or tokens; /health and the API's
+      // description are open.
       expect(methodsWith('NONE')).toEqual([
         'GET /health',
         'GET /leads/{profile}',
+        'GET /openapi.json',
         'OPTIONS /leads/{profile}',
         'POST /leads/{profile}',
       ]);

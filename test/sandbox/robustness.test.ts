@@ -14,18 +14,26 @@ afterAll(async () => {
   await h.sandbox.close();
 });
 
-/** Sends raw bytes and returns the status line of the answer ('' if the socket just closed). */
+/**
+ * Sends raw bytes and returns the status line of the answer ('' if the socket just closed). The
+ * socket is closed once the status line has arrived (or by the server), never on a timer.
+ */
 function rawRequest(text: string): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(h.sandbox.port, '127.0.0.1');
     let answer = '';
+    const statusLine = () => answer.split('\r\n')[0] ?? '';
     socket.on('data', (chunk) => {
       answer += chunk.toString('latin1');
+      if (answer.includes('\r\n')) {
+        resolve(statusLine());
+        socket.destroy();
+      }
     });
-    socket.on('end', () => resolve(answer.split('\r\n')[0] ?? ''));
-    socket.on('error', () => resolve(answer.split('\r\n')[0] ?? ''));
+    socket.on('end', () => resolve(statusLine()));
+    socket.on('close', () => resolve(statusLine()));
+    socket.on('error', () => resolve(statusLine()));
     socket.write(text);
-    setTimeout(() => socket.end(), 200);
   });
 }
 

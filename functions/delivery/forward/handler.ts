@@ -90,6 +90,8 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
   }
 
   return async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+    // Every line of this invocation: Lambda's request id, cold_start, the function's name.
+    logger.addContext(context);
     try {
       const access = await deps.forward.upstream();
       permissionChecked ??= checkPermission(access.client);

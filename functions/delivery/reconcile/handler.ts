@@ -4,12 +4,13 @@
  * schedule simply runs it again a minute later. Wiring is chosen once per container.
  */
 import type { Context } from 'aws-lambda';
-import { flushMetrics } from '../../kernel/observability.ts';
+import { flushMetrics, logger } from '../../kernel/observability.ts';
 import { type ReconcileDeps, type ReconcileResult, reconcile } from './reconcile.ts';
 
 let deployed: Promise<ReconcileDeps> | undefined;
 
 export async function handler(_event: unknown, context: Context): Promise<ReconcileResult> {
+  logger.addContext(context);
   deployed ??= import('./wiring-aws.ts').then((m) => m.awsReconcileDeps());
   try {
     return await reconcile({

@@ -18,6 +18,8 @@ const deps: Promise<RefreshDeps> =
     : import('./wiring-aws.ts').then((m) => m.awsRefreshDeps());
 
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  // Every line of this invocation: Lambda's request id, cold_start, the function's name.
+  logger.addContext(context);
   const resolved = await deps;
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   try {

@@ -3,7 +3,7 @@
  * `.html`) and `POST /admin/reports/debtors/refresh`, all served from the stored snapshot by
  * serve.ts. Wiring (AWS or local) is chosen once per container.
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../../kernel/apigateway-event.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
 import { type ReportDeps, type ReportEvents, serveReport } from './serve.ts';
@@ -33,7 +33,12 @@ const reportEvents: ReportEvents = {
   },
 };
 
-export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+export async function handler(
+  event: APIGatewayProxyEvent,
+  context?: Context,
+): Promise<APIGatewayProxyResult> {
+  // Every line of this invocation: Lambda's request id, cold_start, the function's name.
+  if (context) logger.addContext(context);
   const resolved = await deps;
   try {
     return await serveReport(event.resource, requestFromEvent(event), {

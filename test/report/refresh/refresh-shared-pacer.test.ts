@@ -1,9 +1,16 @@
 /**
  * One pacing budget for the whole account: a debtors report refresh and a burst of deliveries at
  * the same time, each through its real local wiring (startLocalRefresher, localDeliveryDeps),
- * with their pacers on one dynalite ledger table, against a sandbox whose rate limit equals the
- * configured one. Together they draw no 429. The control case gives the refresher a pacer of
- * its own (what it had before): the same traffic then goes over the limit.
+ * with their pacers on one dynalite ledger table, against a sandbox with production's limit and
+ * the configured budget below it, as deployed (4 of the observed 5 per second). Together they
+ * draw no 429. The control case gives the refresher a pacer of its own (what it had before): the
+ * same traffic then goes over the limit.
+ *
+ * Not a race against the clock: the burst starts once the refresh's first page has reached the
+ * sandbox (a state), so the two always overlap however slow the machine; and the budget's
+ * headroom below the limit absorbs the delivery delays of a loaded machine (a request must be
+ * held up some 375 ms more than the one five slots after it to put six arrivals in one second),
+ * where a budget equal to the limit left only the pacer's 25 ms margin per slot.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,12 +23,15 @@ import { setLocalServices } from '../../../functions/kernel/local-services.ts';
 import type { LocalRefresher } from '../../../functions/report/refresh/wiring-local.ts';
 import { localReportStore } from '../../../functions/report/store/report-store-file.ts';
 import { createSandbox, type Sandbox, type SandboxStats } from '../../../sandbox/server.ts';
+import { waitFor } from '../../helpers/abuse-kit.ts';
 import { startTestDynamo, type TestDynamo } from '../../helpers/dynalite.ts';
 import { createPacer } from '../../helpers/in-process-pacer.ts';
 import { maxInAnyWindow } from '../../helpers/upstream-windows.ts';
 
-/** The upstream's limit and our configured budget: the same, as the task demands. */
-const PER_SECOND = 5;
+/** The upstream's limit (production's observed 5 per second)... */
+const UPSTREAM_PER_SECOND = 5;
+/** ...and the configured budget below it, as config/deploy.example.json sets it. */
+const BUDGET_PER_SECOND = 4;
 const PER_MINUTE = 100_000;
 const DEBTORS = 'GET /api/v1/receivables/debtors';
 const PROSPECTS = 'POST /api/v1/prospects';
@@ -39,7 +49,7 @@ beforeAll(async () => {
   sandbox = await createSandbox({ port: 0, debtors: { count: 400, branches: [1, 2, 3], seed: 7 } });
   await fetch(`${sandbox.url}/_sandbox/faults`, {
     method: 'POST',
-    body: JSON.stringify({ perSecond: PER_SECOND, perMinute: PER_MINUTE }),
+    body: JSON.stringify({ perSecond: UPSTREAM_PER_SECOND, perMinute: PER_MINUTE }),
   });
   dynamo = await startTestDynamo();
   setLocalConfig(
@@ -48,7 +58,7 @@ beforeAll(async () => {
         baseUrl: sandbox.url,
         username: 'demo',
         password: 'demo',
-        maxPerSecond: PER_SECOND,
+        maxPerSecond: BUDGET_PER_SECOND,
         maxPerMinute: PER_MINUTE,
       },
       clients: [],
@@ -98,8 +108,9 @@ async function freshRun(): Promise<void> {
 }
 
 /**
- * Starts the local refresher (it refreshes at start) and, at the same moment, INSTANCES
- * delivery instances posting LEADS_EACH prospects each; resolves when both are done.
+ * Starts the local refresher (it refreshes at start) and, once its first page has reached the
+ * sandbox, INSTANCES delivery instances posting LEADS_EACH prospects each; resolves when both
+ * are done.
  */
 async function refreshDuringDeliveryBurst(
   refresherPacer?: ReturnType<typeof createPacer>,
@@ -107,6 +118,17 @@ async function refreshDuringDeliveryBurst(
   const { startLocalRefresher } = await import('../../../functions/report/refresh/wiring-local.ts');
   let delivered = 0;
   let refused = 0;
+  refresher = await startLocalRefresher({
+    dataDir: dataDir as string,
+    refreshSeconds: 900,
+    ...(refresherPacer && { pacer: refresherPacer }),
+  });
+  await waitFor(
+    'the refresh to page the upstream',
+    async () => ((await stats()).requests.some((r) => r.route === DEBTORS) ? true : undefined),
+    20_000,
+    10,
+  );
   const burst = Promise.all(
     Array.from({ length: INSTANCES }, async (_, instance) => {
       // Each instance has its own wiring (its own pacer object), as each Lambda instance does.
@@ -121,11 +143,6 @@ async function refreshDuringDeliveryBurst(
       }
     }),
   );
-  refresher = await startLocalRefresher({
-    dataDir: dataDir as string,
-    refreshSeconds: 900,
-    ...(refresherPacer && { pacer: refresherPacer }),
-  });
   await Promise.all([burst, refresher.trigger.idle()]);
   return { delivered, refused };
 }
@@ -135,7 +152,7 @@ async function stats(): Promise<SandboxStats> {
 }
 
 describe('the refresher and delivery share one pacing budget', () => {
-  it('a refresh during a delivery burst draws no 429 from an upstream at the configured limit', async () => {
+  it('a refresh during a delivery burst draws no 429 from an upstream at production limits', async () => {
     // Prepare
     await freshRun();
 
@@ -155,7 +172,7 @@ describe('the refresher and delivery share one pacing budget', () => {
     const posts = requests.filter((r) => r.route === PROSPECTS).map((r) => r.at);
     expect(Math.min(...gets)).toBeLessThan(Math.max(...posts));
     expect(Math.min(...posts)).toBeLessThan(Math.max(...gets));
-    expect(maxInAnyWindow([...gets, ...posts], 1_000)).toBeLessThanOrEqual(PER_SECOND);
+    expect(maxInAnyWindow([...gets, ...posts], 1_000)).toBeLessThanOrEqual(UPSTREAM_PER_SECOND);
   }, 60_000);
 
   it('control: with a pacer of its own, the same refresh pushes the account over the limit', async () => {
@@ -164,7 +181,7 @@ describe('the refresher and delivery share one pacing budget', () => {
 
     // Act: the refresher's former pacing, per process at the full budget.
     await refreshDuringDeliveryBurst(
-      createPacer({ maxPerSecond: PER_SECOND, maxPerMinute: PER_MINUTE, marginMs: 50 }),
+      createPacer({ maxPerSecond: BUDGET_PER_SECOND, maxPerMinute: PER_MINUTE, marginMs: 50 }),
     );
 
     // Assess

@@ -93,6 +93,15 @@ describe('createSqsReportTrigger', () => {
   });
 });
 
+/** A promise the test resolves when it chooses: a state to wait for instead of a delay. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open: () => open() };
+}
+
 describe('createLocalReportTrigger', () => {
   it('runs requests one at a time, in order, after requestRefresh returns', async () => {
     // Prepare
@@ -126,21 +135,25 @@ describe('createLocalReportTrigger', () => {
   });
 
   it('merges a request into a waiting one of the same kind', async () => {
-    // Prepare
+    // Prepare: runs that last until the test lets them end.
     const runs: RefreshMessage[] = [];
+    const running = gate();
+    const release = gate();
     const trigger = createLocalReportTrigger({
       run: async (message) => {
         runs.push(message);
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        running.open();
+        await release.opened;
       },
     });
 
     // Act: one runs, three more arrive while it does
     await trigger.requestRefresh({ reason: 'start' });
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await running.opened;
     await trigger.requestRefresh({ reason: 'timer' });
     await trigger.requestRefresh({ reason: 'admin' });
     await trigger.requestRefresh({ reason: 'admin' });
+    release.open();
     await trigger.idle();
 
     // Assess
@@ -172,18 +185,23 @@ describe('createLocalReportTrigger', () => {
   it('waits for the run in progress on close and takes no request after it', async () => {
     // Prepare
     const runs: string[] = [];
+    const running = gate();
+    const release = gate();
     const trigger = createLocalReportTrigger({
       run: async (message) => {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        running.open();
+        await release.opened;
         runs.push(message.kind);
       },
     });
     await trigger.requestRefresh();
     await trigger.requestRefresh({ kind: 'continue' });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await running.opened;
 
     // Act: the refresh is running, the continuation waiting
-    await trigger.close();
+    const closing = trigger.close();
+    release.open();
+    await closing;
     await trigger.requestRefresh();
     await trigger.idle();
 

@@ -1,0 +1,84 @@
+/**
+ * The operator CLI's HTTP client: the gateway's base URL and Basic credentials, JSON in and out,
+ * and the gateway's error shape turned into a CliError with a sentence for people. The password
+ * is never part of a message.
+ */
+import { CliError } from './output.ts';
+
+export interface Credentials {
+  user: string;
+  password: string;
+}
+
+export interface ApiAnswer<T> {
+  status: number;
+  body: T;
+}
+
+/** `{"error": {"code", "message", "details"}}`, the gateway's refusals. */
+interface ErrorBody {
+  error?: { code?: unknown; message?: unknown; details?: unknown };
+}
+
+function describeDetail(detail: unknown): string {
+  if (typeof detail === 'string') return detail;
+  if (detail && typeof detail === 'object' && 'message' in detail) {
+    const { field, message } = detail as { field?: unknown; message?: unknown };
+    return field ? `${String(field)}: ${String(message)}` : String(message);
+  }
+  return JSON.stringify(detail);
+}
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly credentials: Credentials | undefined,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  /** The path (with its query) on the gateway; rejects with a CliError on a refusal. */
+  async request<T>(method: string, path: string): Promise<ApiAnswer<T>> {
+    const url = new URL(
+      path.replace(/^\//, ''),
+      this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`,
+    );
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.credentials) {
+      const { user, password } = this.credentials;
+      headers.authorization = `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+    }
+    let response: Response;
+    try {
+      response = await this.fetchImpl(url, { method, headers });
+    } catch (error) {
+      const { cause } = error as { cause?: { code?: string; message?: string } };
+      const why = cause?.code ?? cause?.message ?? String(error);
+      throw new CliError(
+        `cannot reach the gateway at ${this.baseUrl} (${why}): is it running (npm start), and is --url right?`,
+      );
+    }
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {}
+    if (response.ok) return { status: response.status, body: body as T };
+    throw this.refusal(method, url.pathname, response.status, body);
+  }
+
+  private refusal(method: string, path: string, status: number, body: unknown): CliError {
+    const error = (body as ErrorBody | undefined)?.error;
+    const code = typeof error?.code === 'string' ? error.code : `http_${status}`;
+    const message = typeof error?.message === 'string' ? error.message : `HTTP ${status}`;
+    const details = Array.isArray(error?.details) ? error.details.map(describeDetail) : [];
+    const hint =
+      status === 401
+        ? this.credentials
+          ? ' (check --user / LEADS_USER and LEADS_PASSWORD)'
+          : ' (give --user or LEADS_USER, and LEADS_PASSWORD)'
+        : status === 403
+          ? ' (this client lacks the role the route needs)'
+          : '';
+    return new CliError(`${method} ${path}: ${message} [${code}]${hint}`, details, body);
+  }
+}

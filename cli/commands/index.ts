@@ -1,0 +1,9 @@
+/**
+ * Every command of `npm run leads`, in the order `help` lists them. A new command (say
+ * `upstream health`, `config validate`) is a file in this folder and one line here.
+ */
+import type { Command } from '../command.ts';
+import { list, replay, retry, show } from './leads.ts';
+import { refresh } from './report.ts';
+
+export const COMMANDS: readonly Command[] = [list, show, retry, replay, refresh];

@@ -1,0 +1,723 @@
+/**
+ * The gateway's OpenAPI 3.1 document, built from the route table (functions/kernel/routes.ts)
+ * and the zod schemas of scripts/openapi-schemas.ts (zod's own JSON Schema output). Every route
+ * of the table needs an entry in OPERATIONS and every entry a route: a route added to the table
+ * without its description makes `buildOpenApiDocument()` throw (and `npm run openapi` and the
+ * tests fail) until it has one. Every lead source needs an entry in SOURCE_DOCS (typed by the
+ * source registry). `npm run openapi` writes docs/openapi.json, which `GET /openapi.json` serves.
+ */
+import * as z from 'zod/mini';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, PUBLIC_STATUSES } from '../functions/admin/admin.ts';
+import { DEBT_STATUS, MAX_DEBTORS_PAGE, MEMBER_STATUS } from '../functions/domain/debtors.ts';
+import { BASIC_AUTH, ROUTES, type RouteSpec } from '../functions/kernel/routes.ts';
+import {
+  DEFAULT_REPORT_TAKE,
+  MAX_REPORT_TAKE,
+  SORT_FIELDS,
+} from '../functions/report/serve/report-json.ts';
+import { SOURCES, type SourceName } from '../functions/sources/registry.ts';
+import { TOKEN_HEADER, TOKEN_QUERY } from '../functions/sources/token.ts';
+import { WEBFLOW_SIGNATURE_HEADER } from '../functions/sources/webflow.ts';
+import pkg from '../package.json' with { type: 'json' };
+import {
+  adminLeadSchema,
+  components,
+  debtorsListComponent,
+  debtorsReportSchema,
+  errorSchema,
+  formFieldsSchema,
+  googleLeadSchema,
+  healthSchema,
+  leadAcceptedSchema,
+  leadListSchema,
+  leadRequeuedSchema,
+  metaWebhookSchema,
+  prospectCreatedAnswer,
+  prospectPendingSchema,
+  prospectRejectedSchema,
+  prospectRequestSchema,
+  rdStationWebhookSchema,
+  refreshRequestedSchema,
+  replayResultSchema,
+  typeformWebhookSchema,
+  unbounceFormSchema,
+  upstreamHealthSchema,
+  webflowWebhookSchema,
+} from './openapi-schemas.ts';
+
+type Json = Record<string, unknown>;
+
+/** `#/components/schemas/<Name>` of a named schema. */
+function ref(schema: z.core.$ZodType): Json {
+  const meta = components.get(schema);
+  if (!meta) throw new Error('schema has no component name (scripts/openapi-schemas.ts)');
+  return { $ref: `#/components/schemas/${meta.id}` };
+}
+
+/** An inline schema (parameters, small bodies), without the `$schema` keyword. */
+function inline(schema: z.core.$ZodType): Json {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { unrepresentable: 'any' }) as Json;
+  return rest;
+}
+
+const JSON_TYPE = 'application/json';
+
+function jsonContent(schema: Json): Json {
+  return { [JSON_TYPE]: { schema } };
+}
+
+function answer(description: string, schema?: Json, headers?: Json): Json {
+  return {
+    description,
+    ...(schema && { content: jsonContent(schema) }),
+    ...(headers && { headers }),
+  };
+}
+
+const problem = (description: string) => answer(description, ref(errorSchema));
+const RETRY_AFTER = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+function query(name: string, description: string, schema: z.core.$ZodType, required = false): Json {
+  return { name, in: 'query', required, description, schema: inline(schema) };
+}
+
+function pathParameter(name: string, description: string): Json {
+  return { name, in: 'path', required: true, description, schema: { type: 'string' } };
+}
+
+const PROFILE = pathParameter(
+  'profile',
+  'The profile name of the configuration (`profiles.<name>`): which source, which keys, which defaults.',
+);
+const LEAD_ID = pathParameter('leadId', 'A lead id: `ld_` followed by 22 characters.');
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag of an earlier answer: 304 while the snapshot and the query are the same.',
+  schema: { type: 'string' },
+};
+
+const statusCodes = (vocabulary: Record<string, number>) =>
+  Object.entries(vocabulary)
+    .map(([name, code]) => `${code} or ${name}`)
+    .join(', ');
+
+const REPORT_FILTERS: Json[] = [
+  query('branch', 'Branch ids, comma-separated or repeated.', z.string()),
+  query('debtStatus', 'Status names, comma-separated or repeated.', z.string()),
+  query('memberStatus', 'Status names, comma-separated or repeated.', z.string()),
+  query('daysOverdueMin', 'Open debts at least this many days past due.', z.int()),
+  query('daysOverdueMax', 'Open debts at most this many days past due.', z.int()),
+  query('dueFrom', 'Due on or after this day (`YYYY-MM-DD`).', z.iso.date()),
+  query('dueTo', 'Due on or before this day (`YYYY-MM-DD`).', z.iso.date()),
+  query('q', 'Name search: every word must appear, ignoring case and accents.', z.string()),
+  query(
+    'sort',
+    `Comma-separated fields, \`-\` first for descending: ${SORT_FIELDS.join(', ')}.`,
+    z.string(),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------
+// Lead sources: how each authenticates, what it posts, what it is answered.
+
+interface SourceDoc {
+  /** The security schemes that authenticate it (any one of them); none: see `authentication`. */
+  security: string[];
+  authentication: string;
+  /** Media type → the body schema. */
+  bodies: Record<string, Json>;
+  answer: string;
+}
+
+const TOKEN = {
+  security: ['leadToken', 'leadTokenHeader'],
+  authentication: `The profile's \`token\`, as \`?${TOKEN_QUERY}=\` or the \`${TOKEN_HEADER}\` header. Missing: 401 \`missing_token\`; wrong: 403 \`invalid_token\`.`,
+};
+const URLENCODED = 'application/x-www-form-urlencoded';
+
+/** One entry per source of the registry: the compiler asks for a new source's. */
+const SOURCE_DOCS: Record<SourceName, SourceDoc> = {
+  form: {
+    ...TOKEN,
+    bodies: {
+      [URLENCODED]: ref(formFieldsSchema),
+      'multipart/form-data': ref(formFieldsSchema),
+      [JSON_TYPE]: ref(formFieldsSchema),
+      'text/plain': { type: 'string', description: 'A JSON object sent as text (Zapier, Make).' },
+    },
+    answer:
+      '202 `LeadAccepted`; a plain HTML form of a profile with `redirectUrl` is sent there (303). An unreadable body: 400.',
+  },
+  meta: {
+    security: ['metaSignature'],
+    authentication:
+      '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the app secret>` (or the legacy `X-Hub-Signature: sha1=`). Missing: 401; mismatch: 403. `GET` is the subscription handshake.',
+    bodies: { [JSON_TYPE]: ref(metaWebhookSchema) },
+    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked and answered 200.',
+  },
+  google: {
+    security: [],
+    authentication:
+      "The profile's `key` as `google_key` in the JSON body. Missing: 401 `missing_key`; wrong: 403 `invalid_key`.",
+    bodies: { [JSON_TYPE]: ref(googleLeadSchema) },
+    answer: '200 `{}`, as Google expects; an authentic but unreadable body is parked.',
+  },
+  typeform: {
+    security: ['typeformSignature'],
+    authentication:
+      '`Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body with the webhook secret>`. Missing: 401; mismatch: 403.',
+    bodies: { [JSON_TYPE]: ref(typeformWebhookSchema) },
+    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+  },
+  webflow: {
+    security: ['webflowSignature'],
+    authentication:
+      '`x-webflow-signature: <hex HMAC-SHA256 of "<x-webflow-timestamp>:<raw body>" with the webhook secret>` and `x-webflow-timestamp` (milliseconds, within 5 minutes). Missing: 401; mismatch or stale: 403.',
+    bodies: { [JSON_TYPE]: ref(webflowWebhookSchema) },
+    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+  },
+  rdstation: {
+    ...TOKEN,
+    bodies: { [JSON_TYPE]: ref(rdStationWebhookSchema) },
+    answer: '200 `LeadAccepted` (`leadIds` for several leads); an unreadable body is parked.',
+  },
+  unbounce: {
+    ...TOKEN,
+    bodies: { [URLENCODED]: ref(unbounceFormSchema) },
+    answer: '200 `LeadAccepted`; an unreadable body is parked.',
+  },
+  elementor: {
+    ...TOKEN,
+    bodies: { [URLENCODED]: ref(formFieldsSchema) },
+    answer: '200 `LeadAccepted` (Elementor needs exactly 200); an unreadable body is parked.',
+  },
+  prospect: {
+    security: ['basicAuth'],
+    authentication:
+      'Basic credentials of an API client with the `prospects:write` role (as `POST /api/v1/prospects`).',
+    bodies: { [JSON_TYPE]: ref(prospectRequestSchema) },
+    answer: 'As `POST /api/v1/prospects`.',
+  },
+};
+
+function sourceTable(): string {
+  const rows = SOURCES.map((source) => {
+    const doc = SOURCE_DOCS[source.name];
+    return `| \`${source.name}\` (${source.label}) | ${doc.authentication} | ${Object.keys(doc.bodies).join(', ')} | ${doc.answer} |`;
+  });
+  return ['| source | authentication | body | answer |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/** The request body of `POST /leads/{profile}`: every source's, by media type. */
+function leadBodies(): Json {
+  const byType = new Map<string, Json[]>();
+  for (const source of SOURCES) {
+    for (const [type, schema] of Object.entries(SOURCE_DOCS[source.name].bodies)) {
+      const list = byType.get(type) ?? [];
+      if (!list.some((known) => JSON.stringify(known) === JSON.stringify(schema))) {
+        list.push(schema);
+      }
+      byType.set(type, list);
+    }
+  }
+  return Object.fromEntries(
+    [...byType].map(([type, schemas]) => [
+      type,
+      { schema: schemas.length === 1 ? schemas[0] : { anyOf: schemas } },
+    ]),
+  );
+}
+
+function leadSecurity(): Json[] {
+  const schemes = [...new Set(SOURCES.flatMap((s) => SOURCE_DOCS[s.name].security))];
+  const keyInBody = SOURCES.some((s) => SOURCE_DOCS[s.name].security.length === 0);
+  // `{}`: a source whose key travels in the body (Google) needs no scheme OpenAPI can express.
+  return [...schemes.map((scheme) => ({ [scheme]: [] })), ...(keyInBody ? [{}] : [])];
+}
+
+// ---------------------------------------------------------------------------------------------
+// One description per route of the table
+
+interface Operation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  parameters?: Json[];
+  requestBody?: Json;
+  responses: Record<string, Json>;
+  /** Routes without `auth`: who may call it (`[]`: anyone). Basic routes get basicAuth. */
+  security?: Json[];
+}
+
+/** The gateway's own refusals on the Basic routes, added to each of them. */
+const BASIC_REFUSALS: Record<string, Json> = {
+  '401': { $ref: '#/components/responses/Unauthorized' },
+  '403': problem('The client lacks the route’s role (`forbidden`).'),
+  '429': { $ref: '#/components/responses/TooManyRequests' },
+};
+
+const SERVICE_UNAVAILABLE = answer(
+  'A dependency (store, queue) could not be reached: try again after Retry-After.',
+  ref(errorSchema),
+  RETRY_AFTER,
+);
+
+const OPERATIONS: Record<string, Operation> = {
+  'GET /health': {
+    operationId: 'health',
+    summary: 'Whether the gateway is up',
+    description: 'Answered by API Gateway itself; for probes and monitors.',
+    tags: ['gateway'],
+    security: [],
+    responses: {
+      '200': answer('Up.', ref(healthSchema)),
+      '503': answer('Starting (local runtime only).', ref(healthSchema)),
+    },
+  },
+  'GET /openapi.json': {
+    operationId: 'openapi',
+    summary: 'This document',
+    tags: ['gateway'],
+    security: [],
+    responses: {
+      '200': answer('The OpenAPI 3.1 document of this API.', { type: 'object' }),
+    },
+  },
+  'POST /leads/{profile}': {
+    operationId: 'postLead',
+    summary: 'Receive leads from a form, a form builder or an ad platform',
+    description: [
+      'The profile’s source decides how the request is authenticated, read and answered (docs/sources.md). Each lead is recorded before the answer and delivered to the upstream later; a redelivery of the same lead answers with the same lead id. Bodies up to 256 KB.',
+      '',
+      sourceTable(),
+    ].join('\n'),
+    tags: ['intake'],
+    parameters: [
+      PROFILE,
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Forms and the Prospect API: the same key is the same lead (24 hours).',
+        schema: { type: 'string', maxLength: 255 },
+      },
+    ],
+    requestBody: { required: true, content: leadBodies() },
+    security: leadSecurity(),
+    responses: {
+      '200': answer('Accepted (ad platforms and form builders).', {
+        anyOf: [ref(leadAcceptedSchema), { type: 'object', maxProperties: 0 }],
+      }),
+      '202': answer('Accepted (forms, the Prospect source).', ref(leadAcceptedSchema)),
+      '303': answer('A plain HTML form of a profile with `redirectUrl`: go there.', undefined, {
+        Location: { schema: { type: 'string', format: 'uri' } },
+      }),
+      '400': problem('The body cannot be read as this source’s payload (`invalid_body`).'),
+      '401': problem('No credentials (`missing_token`, `missing_signature`, `missing_key`...).'),
+      '403': problem('Wrong credentials (`invalid_token`, `invalid_signature`...).'),
+      '404': problem('No such profile (`unknown_profile`).'),
+      '413': problem('The body is over 256 KB (`body_too_large`).'),
+      '429': { $ref: '#/components/responses/TooManyRequests' },
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'GET /leads/{profile}': {
+    operationId: 'leadHandshake',
+    summary: 'Meta’s webhook subscription handshake',
+    description:
+      'Only for a profile of source `meta`: echoes `hub.challenge` when `hub.verify_token` is the profile’s verify token. Other sources answer 405.',
+    tags: ['intake'],
+    security: [],
+    parameters: [
+      PROFILE,
+      query('hub.mode', 'Always `subscribe`.', z.literal('subscribe'), true),
+      query('hub.verify_token', 'The profile’s `verifyToken`.', z.string(), true),
+      query('hub.challenge', 'Echoed back.', z.string(), true),
+    ],
+    responses: {
+      '200': {
+        description: 'The challenge, as text.',
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+      '403': problem('The verify token or the mode is wrong.'),
+      '404': problem('No such profile.'),
+      '405': problem('The profile’s source has no handshake.'),
+    },
+  },
+  'OPTIONS /leads/{profile}': {
+    operationId: 'leadPreflight',
+    summary: 'CORS preflight of a landing page',
+    tags: ['intake'],
+    security: [],
+    parameters: [
+      PROFILE,
+      {
+        name: 'Origin',
+        in: 'header',
+        required: true,
+        description: 'One of the profile’s `allowedOrigins`.',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      '204': {
+        description: 'Allowed: `Access-Control-Allow-Origin`, `-Methods`, `-Headers`, `-Max-Age`.',
+      },
+      '403': problem('The origin is not one of the profile’s (`origin_not_allowed`).'),
+      '404': problem('No such profile.'),
+    },
+  },
+  'POST /api/v1/prospects': {
+    operationId: 'createProspect',
+    summary: 'Create a prospect, as the upstream’s own operation',
+    description:
+      'The upstream’s create-prospect body. The lead is recorded, then the answer waits up to 8 seconds for its delivery: 200 with the upstream’s id when delivered in time, else 202 (it is still delivered). A retry with the same body (or `Idempotency-Key`) is the same lead.',
+    tags: ['intake'],
+    parameters: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'The same key is the same prospect (24 hours).',
+        schema: { type: 'string', maxLength: 255 },
+      },
+    ],
+    requestBody: {
+      required: true,
+      content: {
+        [JSON_TYPE]: { schema: ref(prospectRequestSchema) },
+        'application/json-patch+json': { schema: ref(prospectRequestSchema) },
+      },
+    },
+    responses: {
+      '200': answer('Delivered: the upstream’s prospect id.', ref(prospectCreatedAnswer)),
+      '202': answer(
+        'Recorded, not delivered within the wait (or parked, dead, test).',
+        ref(prospectPendingSchema),
+      ),
+      '400': answer(
+        'The body is not a Prospect (`invalid_body`), or the upstream refused it (`rejected_upstream`, with the lead id).',
+        { anyOf: [ref(errorSchema), ref(prospectRejectedSchema)] },
+      ),
+      '413': problem('The body is over 256 KB.'),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'GET /api/v1/receivables/debtors': {
+    operationId: 'listDebtors',
+    summary: 'The debtors list, as the upstream’s own operation, from the stored snapshot',
+    description:
+      'The upstream’s parameters with its meaning (names case-insensitive, empty values absent, `take` above 50 clamped to 50), answered from the snapshot: never a call upstream.',
+    tags: ['report'],
+    parameters: [
+      query('idBranch', 'A branch id.', z.int()),
+      query('debtStatus', `${statusCodes(DEBT_STATUS)}.`, z.string()),
+      query('memberStatus', `${statusCodes(MEMBER_STATUS)}.`, z.string()),
+      query('take', `Page size, at most ${MAX_DEBTORS_PAGE}.`, z.int().check(z.nonnegative())),
+      query('skip', 'Rows to skip.', z.int().check(z.nonnegative())),
+      IF_NONE_MATCH,
+    ],
+    responses: {
+      '200': answer('One page of the filtered debtors.', ref(debtorsListComponent)),
+      '304': { description: 'Not modified (If-None-Match).' },
+      '400': problem('An invalid parameter (`invalid_query`), or an answer too large.'),
+      '503': answer(
+        'No snapshot yet (`report_not_ready`) or the store failed: retry after Retry-After.',
+        ref(errorSchema),
+        RETRY_AFTER,
+      ),
+    },
+  },
+  'GET /reports/debtors': {
+    operationId: 'debtorsReport',
+    summary: 'The debtors report as JSON',
+    tags: ['report'],
+    parameters: [
+      ...REPORT_FILTERS,
+      query(
+        'take',
+        `Rows per page (default ${DEFAULT_REPORT_TAKE}, at most ${MAX_REPORT_TAKE}).`,
+        z.int().check(z.minimum(0), z.maximum(MAX_REPORT_TAKE)),
+      ),
+      query('skip', 'Rows to skip.', z.int().check(z.nonnegative())),
+      IF_NONE_MATCH,
+    ],
+    responses: {
+      '200': answer('The report.', ref(debtorsReportSchema)),
+      '304': { description: 'Not modified (If-None-Match).' },
+      '400': problem('An unknown or invalid parameter (`invalid_query`), one detail per field.'),
+      '503': answer('No snapshot yet, or the store failed.', ref(errorSchema), RETRY_AFTER),
+    },
+  },
+  'GET /reports/debtors.csv': {
+    operationId: 'debtorsCsv',
+    summary: 'The debtors report as CSV',
+    tags: ['report'],
+    parameters: [
+      ...REPORT_FILTERS,
+      query('take', 'Rows per file; the whole report when absent.', z.int().check(z.nonnegative())),
+      query('skip', 'Rows to skip.', z.int().check(z.nonnegative())),
+      query(
+        'dialect',
+        '`br` (`;`, decimal comma; default) or `intl` (`,`, decimal point).',
+        z.enum(['br', 'intl']),
+      ),
+      IF_NONE_MATCH,
+    ],
+    responses: {
+      '200': {
+        description: 'The CSV file (`Content-Disposition: attachment`, `X-Total-Count`).',
+        content: { 'text/csv': { schema: { type: 'string' } } },
+      },
+      '304': { description: 'Not modified (If-None-Match).' },
+      '400': problem('An invalid parameter, or a CSV too large for one answer (`csv_too_large`).'),
+      '503': answer('No snapshot yet, or the store failed.', ref(errorSchema), RETRY_AFTER),
+    },
+  },
+  'GET /reports/debtors.html': {
+    operationId: 'debtorsDashboard',
+    summary: 'The debtors dashboard, a page for people',
+    tags: ['report'],
+    parameters: [IF_NONE_MATCH],
+    responses: {
+      '200': {
+        description: 'The dashboard.',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      '304': { description: 'Not modified (If-None-Match).' },
+      '503': answer('No snapshot yet, or the store failed.', ref(errorSchema), RETRY_AFTER),
+    },
+  },
+  'POST /admin/reports/debtors/refresh': {
+    operationId: 'refreshDebtors',
+    summary: 'Ask for a refresh of the debtors snapshot now',
+    tags: ['admin'],
+    responses: {
+      '202': answer('Queued.', ref(refreshRequestedSchema)),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'GET /admin/leads/{leadId}': {
+    operationId: 'getLead',
+    summary: 'One lead: its status and why',
+    tags: ['admin'],
+    parameters: [LEAD_ID],
+    responses: {
+      '200': answer('The lead.', ref(adminLeadSchema)),
+      '400': problem('Not a lead id (`invalid_lead_id`).'),
+      '404': problem('No such lead (`lead_not_found`).'),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'GET /admin/leads': {
+    operationId: 'listLeads',
+    summary: 'The leads of a status, oldest first',
+    tags: ['admin'],
+    parameters: [
+      query('status', 'Which leads.', z.enum(PUBLIC_STATUSES as [string, ...string[]]), true),
+      query(
+        'limit',
+        `Leads per page (default ${DEFAULT_LIST_LIMIT}).`,
+        z.int().check(z.minimum(1), z.maximum(MAX_LIST_LIMIT)),
+      ),
+      query('cursor', 'The previous page’s `cursor`.', z.string()),
+    ],
+    responses: {
+      '200': answer('One page.', ref(leadListSchema)),
+      '400': problem('A missing or invalid parameter (`invalid_status`, `invalid_limit`...).'),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'POST /admin/leads/{leadId}/retry': {
+    operationId: 'retryLead',
+    summary: 'Queue a parked, dead, rejected or test lead again, or try a queued one now',
+    description:
+      'A final lead starts a new delivery chain with its attempts reset; a queued lead is woken: its next attempt is due now.',
+    tags: ['admin'],
+    parameters: [LEAD_ID],
+    responses: {
+      '202': answer('Queued for delivery now.', ref(leadRequeuedSchema)),
+      '400': problem('Not a lead id.'),
+      '404': problem('No such lead.'),
+      '409': problem(
+        'Already delivered (`already_delivered`), or it changed meanwhile (`conflict`).',
+      ),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'GET /admin/upstream': {
+    operationId: 'getUpstreamHealth',
+    summary: 'The upstream as delivery sees it: circuit, pacer, backlog',
+    tags: ['admin'],
+    responses: {
+      '200': answer('The upstream’s health.', ref(upstreamHealthSchema)),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'POST /admin/replay': {
+    operationId: 'replayDeadLeads',
+    summary: 'Queue every dead lead again and redrive the dead-letter queue',
+    description: 'Safe to run twice, or twice at once: nothing is sent twice.',
+    tags: ['admin'],
+    responses: {
+      '202': answer('What was requeued.', ref(replayResultSchema)),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+};
+
+/** `METHOD /path`: how OPERATIONS names a route. */
+export function routeKey(route: Pick<RouteSpec, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}
+
+/** The routes of the table without an entry in OPERATIONS, and entries without a route. */
+export function coverageProblems(routes: readonly RouteSpec[] = ROUTES): string[] {
+  const keys = new Set(routes.map(routeKey));
+  return [
+    ...[...keys]
+      .filter((key) => !(key in OPERATIONS))
+      .map((key) => `route ${key} has no description in OPERATIONS (scripts/openapi-document.ts)`),
+    ...Object.keys(OPERATIONS)
+      .filter((key) => !keys.has(key))
+      .map((key) => `OPERATIONS describes ${key}, which is not in the route table`),
+  ];
+}
+
+function operationFor(route: RouteSpec): Json {
+  const spec = OPERATIONS[routeKey(route)] as Operation;
+  const basic = route.auth === 'basic';
+  const { security, responses, ...rest } = spec;
+  return {
+    ...rest,
+    ...(basic && {
+      description: [
+        spec.description,
+        `Basic credentials of an API client with the \`${route.role}\` role.`,
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
+    }),
+    security: basic ? [{ basicAuth: [] }] : (security ?? []),
+    responses: basic ? { ...BASIC_REFUSALS, ...responses } : responses,
+    ...(route.throttle && {
+      'x-throttle': { rateLimit: route.throttle.rateLimit, burstLimit: route.throttle.burstLimit },
+    }),
+  };
+}
+
+function componentSchemas(): Json {
+  const { schemas } = z.toJSONSchema(components, {
+    uri: (id) => `#/components/schemas/${id}`,
+    unrepresentable: 'any',
+  }) as { schemas: Record<string, Json> };
+  return Object.fromEntries(
+    Object.entries(schemas)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([id, { $schema: _, $id: __, ...schema }]) => [id, schema]),
+  );
+}
+
+/** The whole document; throws when the route table and OPERATIONS disagree. */
+export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Json {
+  const problems = coverageProblems(routes);
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const item = paths[route.path] ?? {};
+    item[route.method.toLowerCase()] = operationFor(route);
+    paths[route.path] = item;
+  }
+  const { unauthorized } = BASIC_AUTH;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Leads gateway',
+      version: pkg.version,
+      description:
+        'Lead intake from forms, form builders and ad platforms, delivered to the gym’s management system (the upstream); the upstream’s own prospect and debtors operations; a cached debtors report; operator routes. Errors are `{"error": {"code", "message", "details"}}`. Generated by `npm run openapi` from the route table and the handlers’ schemas.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      { url: './', description: 'Where this document is served from (the API stage).' },
+      { url: 'http://127.0.0.1:3000', description: '`npm start`' },
+    ],
+    tags: [
+      { name: 'intake', description: 'Leads in: webhooks, forms and the Prospect API.' },
+      { name: 'report', description: 'The debtors report, from the stored snapshot.' },
+      { name: 'admin', description: 'Operators: leads and the report refresh.' },
+      { name: 'gateway', description: 'Answered without credentials.' },
+    ],
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      responses: {
+        Unauthorized: answer(
+          'No or wrong Basic credentials; answered by the gateway with a Basic challenge.',
+          ref(errorSchema),
+          {
+            'WWW-Authenticate': {
+              schema: { type: 'string', example: unauthorized.headers['WWW-Authenticate'] },
+            },
+          },
+        ),
+        TooManyRequests: problem('Throttled by the gateway (stage- or route-wide limits).'),
+      },
+      headers: {
+        RetryAfter: {
+          description: 'Seconds to wait before trying again.',
+          schema: { type: 'integer' },
+        },
+      },
+      securitySchemes: {
+        basicAuth: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'An API client of the configuration (`clients`) with the route’s role.',
+        },
+        leadToken: {
+          type: 'apiKey',
+          in: 'query',
+          name: TOKEN_QUERY,
+          description: 'The profile’s `token` (form, RD Station, Unbounce, Elementor).',
+        },
+        leadTokenHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Lead-Token',
+          description: 'The profile’s `token`, as a header.',
+        },
+        metaSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Hub-Signature-256',
+          description: '`sha256=<hex HMAC-SHA256 of the raw body with the profile’s appSecret>`.',
+        },
+        typeformSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Typeform-Signature',
+          description: '`sha256=<base64 HMAC-SHA256 of the raw body with the profile’s secret>`.',
+        },
+        webflowSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: WEBFLOW_SIGNATURE_HEADER,
+          description:
+            'Hex HMAC-SHA256 of `<x-webflow-timestamp>:<raw body>` with the profile’s secret; `x-webflow-timestamp` within 5 minutes.',
+        },
+      },
+    },
+  };
+}
+
+/** The document as committed in docs/openapi.json. */
+export function openApiText(): string {
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+}

@@ -1,0 +1,374 @@
+/**
+ * The zod schemas the OpenAPI document (scripts/openapi-document.ts) is generated from, each
+ * under the component name it gets. Where a handler already parses with a zod schema it is
+ * used as is (the Prospect, the debtors list); the answers the use cases build as TypeScript
+ * objects are described here in zod, and the compile-time checks at the end fail when an
+ * answer's type and its schema drift apart. The lead platforms' payloads are described as far
+ * as the sources read them; the tests check every committed fixture against them.
+ */
+import * as z from 'zod/mini';
+import type { AdminLeadView, ReplayResult, UpstreamHealth } from '../functions/admin/admin.ts';
+import { PUBLIC_STATUSES } from '../functions/admin/admin.ts';
+import { debtorSchema, debtorsListSchema } from '../functions/domain/debtors.ts';
+import { AGEING_BUCKETS } from '../functions/domain/debtors-report.ts';
+import { externalId } from '../functions/domain/json.ts';
+import type { PublicLeadStatus } from '../functions/domain/lead-lifecycle.ts';
+import { prospectCreatedSchema, prospectSchema } from '../functions/domain/prospect.ts';
+
+/** Component name → what it says; the registry of every named schema. */
+export const components = z.registry<{ id: string; description: string }>();
+
+function named<T extends z.core.$ZodType>(id: string, description: string, schema: T): T {
+  components.add(schema, { id, description });
+  return schema;
+}
+
+const isoDateTime = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T/, 'an ISO 8601 date-time'));
+const count = z.int().check(z.nonnegative());
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+export const errorSchema = named(
+  'Error',
+  'Every refusal, ours and the gateway’s own (throttled, unknown route, missing credentials): a code to branch on, a sentence for people, and per-field details when the body or query was wrong.',
+  z.object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z.array(z.union([z.string(), z.object({ field: z.string(), message: z.string() })])),
+    }),
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Intake
+
+const publicStatus = z.enum(
+  PUBLIC_STATUSES as unknown as [PublicLeadStatus, ...PublicLeadStatus[]],
+);
+
+export const leadAcceptedSchema = named(
+  'LeadAccepted',
+  'The lead is recorded and queued for delivery: `leadId` for one lead, `leadIds` when the request carried several (RD Station, Meta).',
+  z.object({
+    leadId: z.optional(z.string()),
+    leadIds: z.optional(z.array(z.string())),
+    status: z.optional(z.literal('queued')),
+  }),
+);
+
+export const prospectRequestSchema = named(
+  'Prospect',
+  'The upstream’s Prospect, field for field (docs/upstream.md). Unknown fields are kept.',
+  prospectSchema,
+);
+
+export const prospectCreatedAnswer = named(
+  'ProspectCreated',
+  'Delivered within the wait: the upstream’s id of the new prospect.',
+  prospectCreatedSchema,
+);
+
+export const prospectPendingSchema = named(
+  'ProspectPending',
+  'Recorded but not (yet) delivered: `queued` when the wait ended first (it is still delivered), `parked` with the missing fields as `reason`, or `dead`/`test`.',
+  z.object({
+    leadId: z.string(),
+    status: publicStatus,
+    reason: z.optional(z.string()),
+  }),
+);
+
+export const prospectRejectedSchema = named(
+  'ProspectRejected',
+  'The upstream refused the Prospect: its messages as `details`, and the lead id.',
+  z.object({ error: errorSchema.shape.error, leadId: z.string() }),
+);
+
+// The platforms' payloads, as far as the sources read them.
+
+export const metaWebhookSchema = named(
+  'MetaLeadgenWebhook',
+  'Meta’s `leadgen` page webhook: ids only; the lead itself is fetched from the Graph API at delivery.',
+  z.looseObject({
+    object: z.string(),
+    entry: z.array(
+      z.looseObject({
+        id: z.optional(externalId),
+        time: z.optional(z.number()),
+        changes: z.array(
+          z.looseObject({
+            field: z.string(),
+            value: z.looseObject({
+              leadgen_id: z.optional(externalId),
+              form_id: z.optional(externalId),
+              page_id: z.optional(externalId),
+              ad_id: z.optional(externalId),
+              adgroup_id: z.optional(externalId),
+              created_time: z.optional(z.number()),
+            }),
+          }),
+        ),
+      }),
+    ),
+  }),
+);
+
+export const googleLeadSchema = named(
+  'GoogleAdsLead',
+  'Google Ads lead form asset webhook (`WebhookLead`); `google_key` authenticates it.',
+  z.looseObject({
+    google_key: z.string(),
+    lead_id: z.optional(z.string()),
+    api_version: z.optional(z.string()),
+    form_id: z.optional(externalId),
+    campaign_id: z.optional(externalId),
+    adgroup_id: z.optional(externalId),
+    creative_id: z.optional(externalId),
+    gcl_id: z.optional(z.string()),
+    is_test: z.optional(z.boolean()),
+    user_column_data: z.array(
+      z.looseObject({
+        column_id: z.optional(z.string()),
+        column_name: z.optional(z.string()),
+        string_value: z.optional(z.string()),
+      }),
+    ),
+  }),
+);
+
+export const typeformWebhookSchema = named(
+  'TypeformWebhook',
+  'Typeform’s `form_response` webhook.',
+  z.looseObject({
+    event_id: z.string(),
+    event_type: z.string(),
+    form_response: z.looseObject({
+      form_id: z.string(),
+      token: z.string(),
+      submitted_at: z.optional(z.string()),
+      hidden: z.optional(z.record(z.string(), z.unknown())),
+      definition: z.optional(z.looseObject({ fields: z.optional(z.array(z.unknown())) })),
+      answers: z.array(z.looseObject({ type: z.string(), field: z.looseObject({}) })),
+    }),
+  }),
+);
+
+export const webflowWebhookSchema = named(
+  'WebflowFormSubmission',
+  'Webflow’s `form_submission` webhook of an OAuth app (signed).',
+  z.looseObject({
+    triggerType: z.string(),
+    payload: z.looseObject({
+      name: z.optional(z.string()),
+      siteId: z.optional(z.string()),
+      data: z.record(z.string(), z.unknown()),
+      submittedAt: z.optional(z.string()),
+      id: z.string(),
+      formId: z.optional(z.string()),
+    }),
+  }),
+);
+
+const rdEvent = z.looseObject({
+  event_type: z.optional(z.string()),
+  event_identifier: z.optional(z.string()),
+  event_timestamp: z.optional(z.string()),
+  contact: z.looseObject({ email: z.optional(z.string()) }),
+});
+
+export const rdStationWebhookSchema = named(
+  'RdStationWebhook',
+  'RD Station Marketing: a current event (or an array of them), or `{"leads": [...]}` with legacy leads.',
+  z.union([
+    rdEvent,
+    z.array(rdEvent),
+    z.looseObject({ leads: z.array(z.looseObject({ email: z.optional(z.string()) })) }),
+  ]),
+);
+
+export const formFieldsSchema = named(
+  'FormFields',
+  'A form’s fields by the names the page or the form builder gave them (`nome`, `email`, `celular`, `objetivo[]`...), UTM and click ids, `_hp` (honeypot), `idempotency_key`. The profile’s `fieldMap` and the mapping (docs/sources.md) decide what each becomes.',
+  z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+);
+
+export const unbounceFormSchema = named(
+  'UnbounceWebhook',
+  'Unbounce’s form webhook: urlencoded, the fields in `data.json` (`data_json` once PHP renamed it).',
+  z.looseObject({
+    'data.json': z.optional(z.string()),
+    data_json: z.optional(z.string()),
+    page_id: z.optional(z.string()),
+    page_name: z.optional(z.string()),
+    page_url: z.optional(z.string()),
+    variant: z.optional(z.string()),
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Admin
+
+const circuitSchema = named(
+  'UpstreamCircuit',
+  'The upstream circuit shared by every instance: `open` while the upstream answers nobody (leads wait for a probe, uncounted).',
+  z.object({
+    state: z.enum(['closed', 'open']),
+    failures: count,
+    openedAt: z.optional(isoDateTime),
+    reason: z.optional(z.string()),
+    nextProbeAt: z.optional(isoDateTime),
+    lastSuccessAt: z.optional(isoDateTime),
+    lastFailureAt: z.optional(isoDateTime),
+  }),
+);
+
+export const adminLeadSchema = named(
+  'AdminLead',
+  'A lead as operators see it: ids, status and why, never its content (personal data). `attempts` counts its own failures, `tries` every attempt; a lead on its way shows when it is tried next and the upstream circuit.',
+  z.object({
+    leadId: z.string(),
+    profile: z.string(),
+    status: publicStatus,
+    idProspect: z.optional(externalId),
+    attempts: count,
+    tries: z.optional(count),
+    nextAttemptAt: z.optional(isoDateTime),
+    lastError: z.optional(z.string()),
+    reason: z.optional(z.string()),
+    receivedAt: isoDateTime,
+    deliveredAt: z.optional(isoDateTime),
+    messages: z.optional(z.array(z.string())),
+    upstream: z.optional(z.object({ circuit: circuitSchema })),
+  }),
+);
+
+export const upstreamHealthSchema = named(
+  'UpstreamHealth',
+  'The upstream as delivery sees it: the circuit, the shared pacer’s next free slot, and the leads queued or being sent.',
+  z.object({
+    circuit: circuitSchema,
+    pacer: z.optional(z.object({ nextSlotAt: z.optional(isoDateTime) })),
+    backlog: z.optional(count),
+  }),
+);
+
+export const leadListSchema = named(
+  'LeadList',
+  'One page of leads of a status, oldest first; pass `cursor` back for the next page.',
+  z.object({ leads: z.array(adminLeadSchema), cursor: z.optional(z.string()) }),
+);
+
+export const leadRequeuedSchema = named(
+  'LeadRequeued',
+  'The lead is queued for delivery now; `note` says when its wake-up message could not be sent (the reconciler sends it).',
+  z.object({ leadId: z.string(), status: z.literal('queued'), note: z.optional(z.string()) }),
+);
+
+export const replayResultSchema = named(
+  'ReplayResult',
+  'Dead leads requeued (`skipped`: no longer dead when their turn came; `more`: run it again) and the dead-letter queue’s redrive.',
+  z.object({
+    requeued: count,
+    skipped: count,
+    more: z.boolean(),
+    redrive: z.union([
+      z.object({ status: z.literal('moved'), moved: count }),
+      z.object({ status: z.literal('started'), taskHandle: z.string() }),
+      z.object({
+        status: z.literal('running'),
+        taskHandle: z.optional(z.string()),
+        moved: z.optional(count),
+        toMove: z.optional(count),
+      }),
+    ]),
+    unsent: z.optional(count),
+    note: z.optional(z.string()),
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+export const debtorComponent = named(
+  'Debtor',
+  'One debtor row exactly as the upstream sent it (nulls and extra fields kept).',
+  debtorSchema,
+);
+
+export const debtorsListComponent = named(
+  'DebtorsList',
+  'The upstream’s answer, from the stored snapshot: one page, the filtered total and its summary.',
+  debtorsListSchema,
+);
+
+const figures = z.object({
+  recoveredValue: z.number(),
+  recoveryAverage: z.number(),
+  pendingValue: z.number(),
+  pendingAverage: z.number(),
+});
+const bucket = z.object({ count: count, amount: z.number() });
+
+export const debtorsReportSchema = named(
+  'DebtorsReport',
+  'The debtors report (docs/report.md): the snapshot’s age and refresh status, totals by branch, status and ageing, then the filtered rows (each with `daysOverdue` and `ageingBucket`).',
+  z.looseObject({
+    generatedAt: isoDateTime,
+    ageSeconds: count,
+    stale: z.boolean(),
+    refreshStatus: z.object({
+      lastSucceededAt: z.nullable(z.string()),
+      lastFailedAt: z.nullable(z.string()),
+      lastError: z.nullable(z.string()),
+      failures: count,
+    }),
+    timeZone: z.string(),
+    branches: z.array(z.int()),
+    summary: figures,
+    summarySource: z.enum(['upstream', 'upstream-combined', 'computed']),
+    byBranch: z.array(z.looseObject({ branchId: z.int(), total: count, rows: count })),
+    byDebtStatus: z.record(z.string(), bucket),
+    byMemberStatus: z.record(z.string(), bucket),
+    ageing: z.record(z.enum(AGEING_BUCKETS), bucket),
+    ageingUndated: bucket,
+    warnings: z.array(z.string()),
+    filters: z.record(z.string(), z.unknown()),
+    total: count,
+    filteredSummary: z.looseObject({}),
+    take: count,
+    skip: count,
+    results: z.array(
+      z.looseObject({
+        ...debtorSchema.shape,
+        daysOverdue: z.nullable(z.int()),
+        ageingBucket: z.nullable(z.enum(AGEING_BUCKETS)),
+      }),
+    ),
+  }),
+);
+
+export const refreshRequestedSchema = named(
+  'RefreshRequested',
+  'A refresh of the debtors snapshot is queued; the report shows it once done.',
+  z.object({ status: z.literal('refresh_requested') }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// The gateway
+
+export const healthSchema = named(
+  'Health',
+  'The gateway is up (`starting` locally while the runtime starts).',
+  z.object({ status: z.enum(['ok', 'starting']) }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Compile-time checks: an answer type the use cases build must fit its schema.
+
+type Fits<Built, Described> = [Built] extends [Described] ? true : false;
+const fits = <T extends true>(_proof: T): void => {};
+fits<Fits<AdminLeadView, z.output<typeof adminLeadSchema>>>(true);
+fits<Fits<ReplayResult, z.output<typeof replayResultSchema>>>(true);
+fits<Fits<UpstreamHealth, z.output<typeof upstreamHealthSchema>>>(true);

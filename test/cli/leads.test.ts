@@ -1,0 +1,205 @@
+/**
+ * `npm run leads`: the operator CLI against the real local runtime (gateway, authorizer, admin
+ * and report functions, the ledger on the local DynamoDB), as an operator uses it.
+ */
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../cli/leads.ts';
+import { REPO_ROOT } from '../helpers/gateway-process.ts';
+import { DEMO_CLIENTS, DEMO_SECRETS, loadLeadFixture } from '../helpers/lead-fixtures.ts';
+import {
+  leadIdOf,
+  startTestRuntime,
+  type TestRuntime,
+  testConfig,
+} from '../helpers/local-runtime.ts';
+
+const site = { source: 'form', token: DEMO_SECRETS.form, defaults: { idBranch: 1 } };
+const [OPS, REPORTER] = DEMO_CLIENTS;
+
+let rt: TestRuntime;
+beforeAll(async () => {
+  rt = await startTestRuntime(testConfig({ site }, DEMO_CLIENTS));
+});
+afterAll(() => rt?.stop());
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** The CLI in this process, as `npm run leads -- ...args` with the operator's environment. */
+async function leads(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, {
+    env: { LEADS_URL: rt.url, LEADS_USER: OPS.username, LEADS_PASSWORD: OPS.password, ...env },
+    io: { out: (text) => out.push(text), err: (text) => err.push(text) },
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** A form lead without last name and phone: recorded, and parked for an operator. */
+async function parkedLead(email: string): Promise<string> {
+  const response = await rt.post(
+    `/leads/site?token=${DEMO_SECRETS.form}`,
+    `nome=Ana&email=${encodeURIComponent(email)}`,
+    { 'content-type': 'application/x-www-form-urlencoded' },
+  );
+  return leadIdOf(response);
+}
+
+/** A complete form lead that delivery gave up on. */
+async function deadLead(): Promise<string> {
+  const leadId = await leadIdOf(
+    await rt.send('/leads/site', loadLeadFixture('form', 'valid-urlencoded')),
+  );
+  const lead = await rt.ledger.get(leadId);
+  await rt.ledger.markDead(leadId, lead?.version ?? 0, 'upstream unavailable 8 times', new Date());
+  return leadId;
+}
+
+describe('npm run leads', () => {
+  it('lists the leads that wait for an operator, as a table or as JSON', async () => {
+    // Prepare
+    const parked = await parkedLead('ana.list@example.com');
+
+    // Act
+    const human = await leads(['list']);
+    const json = await leads(['list', '--status', 'parked', '--json']);
+
+    // Assess
+    expect(human.code).toBe(0);
+    expect(human.out).toMatch(/^LEAD\s+STATUS\s+PROFILE\s+ATTEMPTS\s+RECEIVED\s+WHY/);
+    expect(human.out).toMatch(new RegExp(`${parked}\\s+parked\\s+site\\s+0\\s`));
+    expect(human.out).toContain('required fields missing: lastName, cellphone');
+    expect(json.code).toBe(0);
+    const body = JSON.parse(json.out) as { leads: { leadId: string; status: string }[] };
+    expect(body.leads).toContainEqual(
+      expect.objectContaining({ leadId: parked, status: 'parked' }),
+    );
+  });
+
+  it('shows one lead, then retries it; a delivered lead is refused', async () => {
+    // Prepare
+    const leadId = await parkedLead('ana.retry@example.com');
+    const done = await leadIdOf(
+      await rt.send('/leads/site', loadLeadFixture('form', 'valid-urlencoded')),
+    );
+    const lead = await rt.ledger.get(done);
+    await rt.ledger.claim(done, lead?.version ?? 0, 30_000, new Date());
+    await rt.ledger.markDelivered(done, 4242, new Date());
+
+    // Act
+    const shown = await leads(['show', leadId]);
+    const retried = await leads(['retry', leadId]);
+    const queued = await leads(['show', leadId]);
+    const refused = await leads(['retry', done]);
+
+    // Assess
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(/^status\s+parked$/m);
+    expect(shown.out).toMatch(/^reason\s+required fields missing: lastName, cellphone$/m);
+    expect(retried).toMatchObject({ code: 0, out: `lead ${leadId} is queued for delivery now` });
+    expect((await rt.ledger.get(leadId))?.status).toBe('queued');
+    expect(queued.out).toMatch(/^next attempt\s+\d{4}-/m);
+    expect(queued.out).toMatch(/^upstream\s+answering$/m);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('[already_delivered]');
+  });
+
+  it('replays the dead leads and says how many', async () => {
+    // Prepare
+    const dead = await deadLead();
+
+    // Act
+    const replayed = await leads(['replay']);
+
+    // Assess
+    expect(replayed.code).toBe(0);
+    expect(replayed.out).toMatch(/^requeued 1 dead leads$/m);
+    expect((await rt.ledger.get(dead))?.status).toBe('queued');
+  });
+
+  it('asks for a debtors report refresh', async () => {
+    // Act
+    const refreshed = await leads(['refresh', '--json']);
+
+    // Assess
+    expect(refreshed.code).toBe(0);
+    expect(JSON.parse(refreshed.out)).toEqual({ status: 'refresh_requested' });
+  });
+
+  it('explains refused credentials and a missing role, never printing the password', async () => {
+    // Act
+    const wrong = await leads(['list'], { LEADS_PASSWORD: 'not-the-password' });
+    const noRole = await leads(['list'], {
+      LEADS_USER: REPORTER.username,
+      LEADS_PASSWORD: REPORTER.password,
+    });
+
+    // Assess
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toContain('[unauthorized]');
+    expect(wrong.err).toContain('LEADS_PASSWORD');
+    expect(`${wrong.out}${wrong.err}`).not.toContain('not-the-password');
+    expect(noRole.code).toBe(1);
+    expect(noRole.err).toContain('lacks the role');
+    expect(`${noRole.out}${noRole.err}`).not.toContain(REPORTER.password);
+  });
+
+  it('refuses a wrong command line with exit code 2, and says where the gateway is not', async () => {
+    // Act
+    const unknown = await leads(['frobnicate']);
+    const badStatus = await leads(['list', '--status', 'lost']);
+    const noId = await leads(['show']);
+    const unreachable = await leads(['list', '--url', 'http://127.0.0.1:9']);
+
+    // Assess
+    expect(unknown).toMatchObject({ code: 2, err: expect.stringContaining('unknown command') });
+    expect(badStatus).toMatchObject({ code: 2, err: expect.stringContaining('--status must be') });
+    expect(noId).toMatchObject({ code: 2, err: expect.stringContaining('show <leadId>') });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.err).toContain('cannot reach the gateway at http://127.0.0.1:9');
+  });
+
+  it('runs as npm run leads, with the exit code and without echoing the password', async () => {
+    // Prepare
+    const leadId = await parkedLead('ana.npm@example.com');
+    const env = {
+      ...process.env,
+      LEADS_URL: rt.url,
+      LEADS_USER: OPS.username,
+      LEADS_PASSWORD: OPS.password,
+    };
+    // Asynchronously: the gateway it calls runs in this process.
+    const run = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn('npm', ['run', '--silent', 'leads', '--', ...args], {
+          cwd: REPO_ROOT,
+          env: { ...env, ...extra },
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString('utf8');
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString('utf8');
+        });
+        child.on('close', (status) => resolve({ status, stdout, stderr }));
+      });
+
+    // Act
+    const shown = await run(['show', leadId]);
+    const refused = await run(['show', leadId], { LEADS_PASSWORD: 'wrong-password-123' });
+
+    // Assess
+    expect(shown.status).toBe(0);
+    expect(shown.stdout).toMatch(/^status\s+parked$/m);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('[unauthorized]');
+    expect(`${refused.stdout}${refused.stderr}`).not.toContain('wrong-password-123');
+  });
+});
