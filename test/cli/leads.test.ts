@@ -73,7 +73,7 @@ describe('npm run leads', () => {
     expect(human.code).toBe(0);
     expect(human.out).toMatch(/^LEAD\s+STATUS\s+PROFILE\s+ATTEMPTS\s+RECEIVED\s+WHY/);
     expect(human.out).toMatch(new RegExp(`${parked}\\s+parked\\s+site\\s+0\\s`));
-    expect(human.out).toContain('required fields missing: lastName, cellphone');
+    expect(human.out).toContain('required fields missing: cellphone');
     expect(json.code).toBe(0);
     const body = JSON.parse(json.out) as { leads: { leadId: string; status: string }[] };
     expect(body.leads).toContainEqual(
@@ -85,7 +85,11 @@ describe('npm run leads', () => {
     // Prepare
     const leadId = await parkedLead('ana.retry@example.com');
     const done = await leadIdOf(
-      await rt.send('/leads/site', loadLeadFixture('form', 'valid-urlencoded')),
+      await rt.post(
+        `/leads/site?token=${DEMO_SECRETS.form}`,
+        'nome=Bia+Lima&email=bia.done%40example.com&celular=11912345678',
+        { 'content-type': 'application/x-www-form-urlencoded' },
+      ),
     );
     const lead = await rt.ledger.get(done);
     await rt.ledger.claim(done, lead?.version ?? 0, 30_000, new Date());
@@ -100,7 +104,7 @@ describe('npm run leads', () => {
     // Assess
     expect(shown.code).toBe(0);
     expect(shown.out).toMatch(/^status\s+parked$/m);
-    expect(shown.out).toMatch(/^reason\s+required fields missing: lastName, cellphone$/m);
+    expect(shown.out).toMatch(/^reason\s+required fields missing: cellphone$/m);
     expect(retried).toMatchObject({ code: 0, out: `lead ${leadId} is queued for delivery now` });
     expect((await rt.ledger.get(leadId))?.status).toBe('queued');
     expect(queued.out).toMatch(/^next attempt\s+\d{4}-/m);
