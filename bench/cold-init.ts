@@ -22,7 +22,7 @@ const REPO_ROOT = join(import.meta.dirname, '..');
 const OUT_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'leads-bench', `init-${process.pid}`);
 const RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
 
-type Sdk = 'dynamodb' | 'sqs' | 's3' | 'secrets';
+type Sdk = 'dynamodb' | 'sqs' | 's3' | 'secrets' | 'appconfig';
 
 /**
  * Entries of functions/kernel/routes.ts FUNCTIONS and infra/constructs/debtors-report.ts (refresher); `name`
@@ -30,25 +30,39 @@ type Sdk = 'dynamodb' | 'sqs' | 's3' | 'secrets';
  * function missing here.
  */
 const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
-  { name: 'intake', entry: 'functions/intake/handler.ts', sdk: ['dynamodb', 'sqs', 'secrets'] },
-  { name: 'report', entry: 'functions/report/serve/handler.ts', sdk: ['s3', 'sqs', 'secrets'] },
+  {
+    name: 'intake',
+    entry: 'functions/intake/handler.ts',
+    sdk: ['dynamodb', 'sqs', 'secrets', 'appconfig'],
+  },
+  {
+    name: 'report',
+    entry: 'functions/report/serve/handler.ts',
+    sdk: ['s3', 'sqs', 'secrets', 'appconfig'],
+  },
   {
     name: 'forwarder',
     entry: 'functions/delivery/forward/handler.ts',
-    sdk: ['dynamodb', 'sqs', 'secrets'],
+    sdk: ['dynamodb', 'sqs', 'secrets', 'appconfig'],
   },
-  { name: 'admin', entry: 'functions/admin/handler.ts', sdk: ['dynamodb', 'sqs', 'secrets'] },
+  {
+    name: 'admin',
+    entry: 'functions/admin/handler.ts',
+    sdk: ['dynamodb', 'sqs', 'secrets', 'appconfig'],
+  },
   {
     name: 'report-refresher',
     entry: 'functions/report/refresh/handler.ts',
-    sdk: ['dynamodb', 's3', 'sqs', 'secrets'],
+    sdk: ['dynamodb', 's3', 'sqs', 'secrets', 'appconfig'],
   },
   { name: 'authorizer', entry: 'functions/authorizer/handler.ts', sdk: ['secrets'] },
   {
     name: 'reconciler',
     entry: 'functions/delivery/reconcile/handler.ts',
-    sdk: ['dynamodb', 'sqs'],
+    sdk: ['dynamodb', 'sqs', 'secrets', 'appconfig'],
   },
+  // AppConfig's validator: no AWS client, the configuration rules alone.
+  { name: 'config-validator', entry: 'functions/config/validator/handler.ts', sdk: [] },
   // GET /openapi.json: no AWS client at all; its baseline is an empty bundle.
   { name: 'openapi', entry: 'functions/openapi/handler.ts', sdk: [] },
 ];
@@ -72,6 +86,10 @@ const SDK_SOURCE: Record<Sdk, { imports: string; construct: string }> = {
     imports: "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';",
     construct: 'new SecretsManagerClient({})',
   },
+  appconfig: {
+    imports: "import { AppConfigDataClient } from '@aws-sdk/client-appconfigdata';",
+    construct: 'new AppConfigDataClient({})',
+  },
 };
 
 /** Dummy values for every variable a wiring-aws reads: nothing is called at import. */
@@ -93,17 +111,10 @@ const FUNCTION_ENV: NodeJS.ProcessEnv = {
   REPORT_BUCKET_NAME: 'bench-report',
   REPORT_REFRESH_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-refresh',
   LEADS_SECRETS_PREFIX: 'leads/bench',
-  LEADS_SETTINGS: JSON.stringify({
-    upstream: {
-      baseUrl: 'https://upstream.invalid',
-      maxPerSecond: 4,
-      maxPerMinute: 36,
-      timeoutMs: 10_000,
-      partnerTokenField: 'tokenPartner',
-    },
-    profiles: {},
-    report: { branches: [1], refreshSeconds: 900, timeZone: 'America/Sao_Paulo' },
-  }),
+  // The configuration store's names: the settings are fetched at the first request, not at import.
+  LEADS_APPCONFIG_APPLICATION: 'bench-app',
+  LEADS_APPCONFIG_ENVIRONMENT: 'bench-env',
+  LEADS_APPCONFIG_PROFILE: 'bench-profile',
 };
 
 /** The child: import, then one macrotask for the wiring started at import. */

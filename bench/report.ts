@@ -14,6 +14,7 @@ import {
   parseConfig,
   setLocalConfig,
 } from '../functions/config/config-local.ts';
+import { DEFAULT_ACCOUNT } from '../functions/kernel/accounts.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
 import { refreshDebtors, refreshSource } from '../functions/report/refresh/refresh.ts';
@@ -80,13 +81,14 @@ async function refreshInto(
       {
         store: createFileReportStore({ dir }),
         trigger: { requestRefresh: async () => {} },
-        source: refreshSource(
-          localConfigSource(),
-          pacedUpstream(
+        source: () =>
+          refreshSource(
             localConfigSource(),
-            sharedPacerFactory({ client: dynamo.client, tableName: 'bench-ledger' }),
-          ),
-        ),
+            pacedUpstream(
+              localConfigSource(),
+              sharedPacerFactory({ client: dynamo.client, tableName: 'bench-ledger' }),
+            ),
+          )(DEFAULT_ACCOUNT),
       },
       refreshMessage({ reason: 'admin' }),
     );

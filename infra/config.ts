@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { type Settings, settingsSchema } from '../functions/config/config-aws.ts';
-import { PROFILE_NAME, profileSchema } from '../functions/config/config-schema.ts';
+import { unknownKeyProblems } from '../functions/config/config-keys.ts';
+import { accountProblems, PROFILE_NAME, profileSchema } from '../functions/config/config-schema.ts';
 import { describeConfigIssue } from '../functions/config/secrets-aws.ts';
 import { issuePath } from '../functions/domain/json.ts';
 import { SOURCE_NAMES, type SourceName, secretKeysOf } from '../functions/sources/registry.ts';
@@ -42,7 +43,7 @@ const apiSchema = z.strictObject({
   cloudWatchRole: z._default(z.boolean(), true),
 });
 
-const deployConfigSchema = z.strictObject({
+export const deployConfigSchema = z.strictObject({
   /** JSON editors' schema hint; ignored. */
   $schema: z.optional(z.string()),
   /**
@@ -65,6 +66,8 @@ const deployConfigSchema = z.strictObject({
   /** Subscribed to the alarm topic (SNS asks the address to confirm once). */
   alarmEmail: z.optional(z.email('must be an email address')),
   upstream: settingsSchema.shape.upstream,
+  /** More upstream accounts by name (their credentials in `<secretsPrefix>/upstreams/<name>`). */
+  upstreams: settingsSchema.shape.upstreams,
   profiles: z.record(
     z
       .string()
@@ -85,7 +88,10 @@ export interface DeployConfig {
   api: ApiConfig;
   /** Where alarm notifications are emailed; none: subscribe to the AlarmTopicArn output. */
   alarmEmail?: string;
-  /** What functions receive as LEADS_SETTINGS: upstream, profiles and report, no secrets. */
+  /**
+   * The settings the stack stores as the configuration store's first version (AppConfig): the
+   * accounts, profiles, delivery and report, no secrets. Later versions: `npm run config -- push`.
+   */
   settings: Settings;
 }
 
@@ -117,6 +123,14 @@ function secretValuesIn(raw: Record<string, unknown>): string[] {
   if (isObject(raw.upstream)) {
     for (const key of ['username', 'password']) {
       if (key in raw.upstream) found.push(`upstream.${key}`);
+    }
+  }
+  if (isObject(raw.upstreams)) {
+    for (const [name, account] of Object.entries(raw.upstreams)) {
+      if (!isObject(account)) continue;
+      for (const key of ['username', 'password']) {
+        if (key in account) found.push(`upstreams.${name}.${key}`);
+      }
     }
   }
   if (isObject(raw.profiles)) {
@@ -177,11 +191,19 @@ export function parseDeployConfig(raw: unknown, file = 'deploy configuration'): 
     );
   }
   const config = result.data;
-  const problems: string[] = [];
+  // Keys no part of the code reads (a `default` typo for `defaults`), with the closest known one.
+  const problems: string[] = unknownKeyProblems(
+    settingsSchema,
+    { upstream: raw.upstream, upstreams: raw.upstreams, profiles: raw.profiles },
+    { profileSchema },
+  ).map((p) => `${p.field}: ${p.message}`);
   const profiles: Settings['profiles'] = {};
   for (const [name, profile] of Object.entries(config.profiles)) {
     const checked = checkProfile(name, profile, problems);
     if (checked) profiles[name] = checked;
+  }
+  for (const problem of accountProblems({ ...config, profiles })) {
+    problems.push(`${problem.field}: ${problem.message}`);
   }
   if (problems.length > 0) throw new DeployConfigError(file, problems);
   return {
@@ -193,6 +215,7 @@ export function parseDeployConfig(raw: unknown, file = 'deploy configuration'): 
     ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
     settings: {
       upstream: config.upstream,
+      ...(config.upstreams !== undefined && { upstreams: config.upstreams }),
       profiles,
       delivery: config.delivery,
       report: config.report,

@@ -16,6 +16,7 @@ import {
   ROUTES,
 } from '../functions/kernel/routes.ts';
 import type { DeployConfig } from './config.ts';
+import { ConfigStore } from './constructs/config-store.ts';
 import { DebtorsReport } from './constructs/debtors-report.ts';
 import { DeliveryObservability } from './constructs/delivery-observability.ts';
 import { LeadForwarder } from './constructs/lead-forwarder.ts';
@@ -37,6 +38,7 @@ function pascalCase(name: string): string {
 export class LeadsStack extends Stack {
   readonly api: LeadsApi;
   readonly secrets: LeadsSecrets;
+  readonly configStore: ConfigStore;
   readonly store: LeadStore;
   readonly queue: LeadQueue;
   readonly report: DebtorsReport;
@@ -68,7 +70,10 @@ export class LeadsStack extends Stack {
     });
 
     // Each need is one grant (plus the variable naming the resource); nothing else is granted.
+    // The configuration store is made once its validator function exists (below).
+    const readers: NodeFunction[] = [];
     const grants: Record<FunctionNeed, (fn: NodeFunction) => void> = {
+      'config:read': (fn) => readers.push(fn),
       'ledger:intake': (fn) => this.store.grantIntake(fn),
       'ledger:forwarder': (fn) => this.store.grantForwarder(fn),
       'ledger:admin': (fn) => this.store.grantAdmin(fn),
@@ -98,6 +103,15 @@ export class LeadsStack extends Stack {
       functions.set(name, fn);
     }
     this.functions = functions;
+
+    const validator = functions.get('config-validator');
+    if (!validator) throw new Error('the stack needs the config-validator function');
+    this.configStore = new ConfigStore(this, 'Config', {
+      stage: config.stage,
+      settings: config.settings,
+      validator,
+    });
+    for (const fn of [...readers, this.report.refresher]) this.configStore.grantRead(fn);
 
     // The gateway checks Basic credentials itself on the routes marked `auth: 'basic'`.
     const authorizer = functions.get(BASIC_AUTH.authorizer);

@@ -4,10 +4,10 @@
  * that is started in order and stopped in reverse order; the delivery worker and the report
  * refresher join the list when they exist.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfigFile, setLocalConfig } from '../functions/config/config-local.ts';
+import { ConfigError, loadConfigFile, setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
 import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
 import { setLocalServices } from '../functions/kernel/local-services.ts';
@@ -70,19 +70,33 @@ export function readLocalEnv(env: NodeJS.ProcessEnv = process.env): LocalEnv {
 }
 
 /**
- * The configuration handlers see. With a sandbox, the upstream is the sandbox, and a Meta
- * profile whose Graph URL pointed at the configured upstream's origin points at the sandbox too.
- * UPSTREAM_URL replaces the upstream base URL.
+ * The configuration handlers see. With a sandbox, the upstream is the sandbox: the account
+ * `default` and every other account on the same origin point at it (each keeps its credentials,
+ * which the sandbox accepts), and so does a Meta profile whose Graph URL pointed at that origin.
+ * UPSTREAM_URL replaces those base URLs instead. An account on another origin (a second local
+ * sandbox, say) is left as configured.
  */
 export function effectiveConfig(
   config: Config,
   upstream: { sandboxUrl?: string | undefined; upstreamUrl?: string | undefined },
 ): Config {
-  if (upstream.upstreamUrl) {
-    return { ...config, upstream: { ...config.upstream, baseUrl: upstream.upstreamUrl } };
-  }
-  if (!upstream.sandboxUrl) return config;
+  const target = upstream.upstreamUrl ?? upstream.sandboxUrl;
+  if (!target) return config;
+  const baseUrl = target.replace(/\/+$/, '');
   const configuredOrigin = new URL(config.upstream.baseUrl).origin;
+  const redirect = <T extends { baseUrl: string }>(account: T): T =>
+    new URL(account.baseUrl).origin === configuredOrigin ? { ...account, baseUrl } : account;
+  const upstreams =
+    config.upstreams &&
+    Object.fromEntries(
+      Object.entries(config.upstreams).map(([name, account]) => [name, redirect(account)]),
+    );
+  const withAccounts: Config = {
+    ...config,
+    upstream: { ...config.upstream, baseUrl },
+    ...(upstreams ? { upstreams } : {}),
+  };
+  if (upstream.upstreamUrl || !upstream.sandboxUrl) return withAccounts;
   const sandbox = new URL(upstream.sandboxUrl);
   const profiles = Object.fromEntries(
     Object.entries(config.profiles).map(([name, profile]) => {
@@ -93,11 +107,18 @@ export function effectiveConfig(
       return [name, { ...profile, graphBaseUrl: rewritten }];
     }),
   );
-  return {
-    ...config,
-    upstream: { ...config.upstream, baseUrl: upstream.sandboxUrl.replace(/\/+$/, '') },
-    profiles,
-  };
+  return { ...withAccounts, profiles };
+}
+
+/** The credentials of every account the sandbox stands in for (see effectiveConfig). */
+export function sandboxUsers(
+  config: Config,
+  sandboxUrl: string,
+): { username: string; password: string }[] {
+  const origin = new URL(sandboxUrl).origin;
+  return [config.upstream, ...Object.values(config.upstreams ?? {})]
+    .filter((account) => new URL(account.baseUrl).origin === origin)
+    .map(({ username, password }) => ({ username, password }));
 }
 
 export interface LocalRuntime {
@@ -106,8 +127,14 @@ export interface LocalRuntime {
   sandboxUrl: string | undefined;
   /** Whether the upstream key may look prospects up (undefined without the worker). */
   lookupPermission: LookupPermission | undefined;
-  /** The configuration handlers use (secrets included: never print it). */
-  config: Config;
+  /** The configuration handlers use now (secrets included: never print it). */
+  readonly config: Config;
+  /**
+   * Reads the configuration file again (the file watcher calls this when it changes). A valid
+   * file takes effect at once; a broken one is refused with start-up's messages (the ConfigError
+   * returned) and the previous configuration keeps running.
+   */
+  reloadConfig(): ConfigError | undefined;
   configPath: string;
   dataDir: string;
   /** Stops every service, the last started first. */
@@ -119,6 +146,10 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Run the delivery worker; default: on unless LEADS_WORKER is `off` (or `0`, `false`). */
   worker?: boolean;
+  /** Told when the watched configuration file was reloaded, or refused (with the reasons). */
+  onConfigReload?: (outcome: { error?: ConfigError }) => void;
+  /** How often the configuration file is checked for changes; default 500 ms. */
+  configPollMs?: number;
 }
 
 /** How long stopping waits for the delivery in flight before handing its message back. */
@@ -183,6 +214,7 @@ export async function startLocalRuntime(
 
   try {
     let sandboxUrl: string | undefined;
+    let acceptUsers: ((config: Config) => void) | undefined;
     if (env.sandboxPort !== undefined) {
       const { createSandbox } = await import('../sandbox/server.ts');
       const sandbox = await createSandbox({
@@ -193,11 +225,42 @@ export async function startLocalRuntime(
       }).catch((error: unknown) => rethrowListenError(error, 'SANDBOX_PORT', env.sandboxPort));
       running.push({ name: 'sandbox', stop: () => sandbox.close() });
       sandboxUrl = sandbox.url;
+      const url = sandbox.url;
+      acceptUsers = (config) => sandbox.acceptUsers(sandboxUsers(config, url));
     }
 
-    const config = effectiveConfig(fileConfig, { sandboxUrl, upstreamUrl: env.upstreamUrl });
+    let config = effectiveConfig(fileConfig, { sandboxUrl, upstreamUrl: env.upstreamUrl });
+    acceptUsers?.(config);
     setLocalConfig(config);
     running.push({ name: 'config', stop: async () => setLocalConfig(undefined) });
+
+    const reloadConfig = (): ConfigError | undefined => {
+      let next: Config;
+      try {
+        next = effectiveConfig(loadConfigFile(env.configPath), {
+          sandboxUrl,
+          upstreamUrl: env.upstreamUrl,
+        });
+      } catch (error) {
+        if (error instanceof ConfigError) return error;
+        throw error;
+      }
+      acceptUsers?.(next);
+      config = next;
+      setLocalConfig(next);
+      return undefined;
+    };
+    // Polling the file's stat sees an editor's in-place write and its write-and-rename alike.
+    const onFileChange = (now: { mtimeMs: number }, before: { mtimeMs: number }) => {
+      if (now.mtimeMs === before.mtimeMs || now.mtimeMs === 0) return;
+      const error = reloadConfig();
+      options.onConfigReload?.(error ? { error } : {});
+    };
+    watchFile(env.configPath, { interval: options.configPollMs ?? 500 }, onFileChange);
+    running.push({
+      name: 'config-watcher',
+      stop: async () => unwatchFile(env.configPath, onFileChange),
+    });
 
     // The ledger and the queue: the same DynamoDB code as on AWS, on dynalite kept in DATA_DIR.
     const dynamo = await startLocalDynamo({
@@ -230,14 +293,11 @@ export async function startLocalRuntime(
       running.push({ name: 'delivery-worker', stop: () => worker.stop(WORKER_STOP_DEADLINE_MS) });
     }
 
-    // Debtors report: a refresh at start (unless the stored one is fresh), then every
-    // report.refreshSeconds; the report lives in DATA_DIR/reports. Its upstream calls are paced
-    // on the same pacer item of the local ledger table as the delivery worker's.
+    // Debtors reports: a refresh at start of each account whose stored report is not fresh,
+    // then each when due; they live in DATA_DIR/reports. Their upstream calls are paced on the
+    // accounts' pacer items of the local ledger table, the delivery worker's.
     const { startLocalRefresher } = await import('../functions/report/refresh/wiring-local.ts');
-    const refresher = await startLocalRefresher({
-      dataDir: env.dataDir,
-      refreshSeconds: config.report.refreshSeconds,
-    });
+    const refresher = await startLocalRefresher({ dataDir: env.dataDir });
     running.push({ name: 'report-refresher', stop: () => refresher.stop() });
 
     const gateway = createGateway({
@@ -256,7 +316,10 @@ export async function startLocalRuntime(
       gatewayUrl,
       sandboxUrl,
       lookupPermission,
-      config,
+      get config() {
+        return config;
+      },
+      reloadConfig,
       configPath: env.configPath,
       dataDir: env.dataDir,
       stop: async () => {

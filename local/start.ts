@@ -82,6 +82,15 @@ function fail(error: unknown): never {
 function main(): void {
   const starting = startLocalRuntime(readLocalEnv(), {
     log: (line) => process.stdout.write(`[gateway] ${line}\n`),
+    onConfigReload: ({ error }) => {
+      if (error) {
+        process.stderr.write(
+          `[config] ${error.message}\n[config] still running the previous version\n`,
+        );
+      } else {
+        process.stdout.write('[config] reloaded: the new version is in use\n');
+      }
+    },
   });
 
   // Installed first, so that a signal during start-up also stops whatever has started.

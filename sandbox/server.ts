@@ -44,6 +44,11 @@ export interface SandboxOptions {
   username?: string;
   /** Basic auth password, default 'demo'. */
   password?: string;
+  /**
+   * More accepted credentials (the other upstream accounts of a local configuration). Each user
+   * has its own rate-limit windows, as each EVO key has upstream.
+   */
+  users?: readonly { username: string; password: string }[];
   /** Demo debtors; default 180 rows over branches [1, 2, 3], seed 42. */
   debtors?: { count?: number; branches?: number[]; seed?: number };
   /**
@@ -56,6 +61,8 @@ export interface SandboxOptions {
 export interface Sandbox {
   url: string;
   port: number;
+  /** Replaces the extra credentials (`users`) accepted besides `username`/`password`. */
+  acceptUsers(users: readonly { username: string; password: string }[]): void;
   close(): Promise<void>;
 }
 
@@ -244,6 +251,7 @@ function sameSecret(actual: string, expected: string): boolean {
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const username = options.username ?? 'demo';
   const password = options.password ?? 'demo';
+  let users = [{ username, password }, ...(options.users ?? [])];
   const host = options.host ?? '127.0.0.1';
   const clock = options.now ?? (() => new Date());
   /** The configured clock, falling back to real time if it ever gives an invalid date. */
@@ -359,8 +367,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const credentials = basicCredentials(ex.req.headers.authorization);
     const valid =
       credentials !== undefined &&
-      sameSecret(credentials.username, username) &&
-      sameSecret(credentials.password, password);
+      users
+        .map(
+          (user) =>
+            sameSecret(credentials.username, user.username) &&
+            sameSecret(credentials.password, user.password),
+        )
+        .includes(true);
     if (!credentials || !valid) {
       await json(ex, 401, UNAUTHORIZED, { 'www-authenticate': WWW_AUTHENTICATE });
       return false;
@@ -729,6 +742,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   return {
     url: `http://${shownHost}:${port}`,
     port,
+    acceptUsers(extra) {
+      users = [{ username, password }, ...extra];
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         closed = true;

@@ -35,6 +35,7 @@ import {
   type LeadStatus,
   type PublicLeadStatus,
 } from '../domain/lead-lifecycle.ts';
+import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../kernel/http.ts';
 import { admitCaller, NO_STORE } from '../kernel/route-guard.ts';
 import type { RouteName } from '../kernel/routes.ts';
@@ -80,6 +81,9 @@ export interface AdminLeadView extends LeadSummary {
 
 /** The upstream's health as delivery sees it (`GET /admin/upstream`, and on each lead). */
 export interface UpstreamHealth {
+  /** The account shown (`?upstream=`), and every account, when there are several. */
+  upstream?: string;
+  accounts?: string[];
   circuit: {
     state: 'closed' | 'open';
     /** Consecutive failures that said nothing about a lead. */
@@ -100,9 +104,10 @@ export interface UpstreamHealth {
 
 /** Where the admin routes read the upstream's health. */
 export interface UpstreamHealthSource {
-  circuit(): Promise<CircuitState>;
-  /** The shared pacer's next free slot, epoch ms; undefined when none is booked. */
-  pacerNextSlot?(): Promise<number | undefined>;
+  /** An upstream account's circuit (`default` when none is named). */
+  circuit(account?: string): Promise<CircuitState>;
+  /** The account's shared pacer's next free slot, epoch ms; undefined when none is booked. */
+  pacerNextSlot?(account?: string): Promise<number | undefined>;
 }
 
 export interface ReplayResult {
@@ -131,7 +136,7 @@ export interface AdminEvents {
 }
 
 export interface AdminDeps {
-  config: Pick<ConfigSource, 'clients'>;
+  config: Pick<ConfigSource, 'clients'> & Partial<Pick<ConfigSource, 'accounts' | 'accountOf'>>;
   ledger: LeadLedger;
   queue: LeadQueue;
   redrive: DlqRedrive;
@@ -265,8 +270,13 @@ async function getLead({ deps, leadId }: RouteContext): Promise<HttpResponse> {
   const view = toAdminLeadView(lead);
   // A lead on its way waits for the upstream too: say how the upstream is doing.
   if (!IN_FLIGHT.has(lead.status)) return json(200, view, NO_STORE);
-  const circuit = circuitView(await deps.upstream.circuit());
-  return json(200, { ...view, upstream: { circuit } }, NO_STORE);
+  const account = (await deps.config.accountOf?.(lead.profile)) ?? DEFAULT_ACCOUNT;
+  const circuit = circuitView(await deps.upstream.circuit(account));
+  return json(
+    200,
+    { ...view, upstream: { ...(account !== DEFAULT_ACCOUNT && { account }), circuit } },
+    NO_STORE,
+  );
 }
 
 function iso(epochMs: number | undefined): string | undefined {
@@ -289,14 +299,22 @@ function circuitView(state: CircuitState): UpstreamHealth['circuit'] {
   return view;
 }
 
-async function upstreamHealth({ deps, now }: RouteContext): Promise<HttpResponse> {
+async function upstreamHealth({ deps, now, request }: RouteContext): Promise<HttpResponse> {
+  const accounts = (await deps.config.accounts?.()) ?? [DEFAULT_ACCOUNT];
+  const asked = single(request, 'upstream');
+  if (asked !== undefined && !accounts.includes(asked)) {
+    const message = `no upstream account "${asked}"; accounts: ${accounts.join(', ')}`;
+    throw refusal(400, 'unknown_upstream', message, [message]);
+  }
+  const account = asked ?? DEFAULT_ACCOUNT;
   const [circuit, nextSlot, backlog] = await Promise.all([
-    deps.upstream.circuit(),
-    deps.upstream.pacerNextSlot?.(),
+    deps.upstream.circuit(account),
+    deps.upstream.pacerNextSlot?.(account),
     deps.ledger.countInFlight(),
   ]);
   const slot = nextSlot !== undefined && nextSlot > now().getTime() ? iso(nextSlot) : undefined;
   const body: UpstreamHealth = {
+    ...(accounts.length > 1 && { upstream: account, accounts }),
     circuit: circuitView(circuit),
     pacer: slot ? { nextSlotAt: slot } : {},
     backlog,

@@ -1,26 +1,45 @@
 /**
  * The AWS adapter of the ConfigSource port (config-source.ts).
  *
- * - Non-secret settings come from the `LEADS_SETTINGS` environment variable: JSON written by the
- *   stack from the deploy config (infra/config.ts), the configuration file minus its secrets.
- * - Secrets come from AWS Secrets Manager, named from `LEADS_SECRETS_PREFIX` (secretNames, secrets-aws.ts),
- *   through Powertools' cached `getSecret` (300 s); `refresh()` bypasses the cache once, for
- *   use after the upstream or a sender rejects a credential that may have been rotated.
+ * - Non-secret settings come from the configuration store: AWS AppConfig (a hosted JSON
+ *   configuration validated before it is deployed; docs/configuration.md), read through
+ *   Powertools' AppConfig provider and kept `SETTINGS_MAX_AGE_SECONDS`, so that a new version is
+ *   seen within a minute without a deploy. A version that does not validate here (it passed
+ *   the store's own JSON Schema validator but not these rules) is not used: the last good one
+ *   stays, and `onInvalidSettings` says so.
+ * - Secrets come from AWS Secrets Manager, named from `LEADS_SECRETS_PREFIX` (secretNames,
+ *   secrets-aws.ts), through Powertools' cached `getSecret` (300 s); `refresh()` bypasses the
+ *   cache once, for use after the upstream or a sender rejects a credential that may have been
+ *   rotated. Each account has its secret; each profile reads `<prefix>/profiles/<secretName>`.
  *
- * Each part is validated with config-schema.ts after merging. Errors name the environment
- * variable or the secret and key at fault, never a secret's value.
+ * Each part is validated with config-schema.ts after merging. Errors name the store, the setting
+ * or the secret and key at fault, never a secret's value.
  */
+import { getAppConfig } from '@aws-lambda-powertools/parameters/appconfig';
 import * as z from 'zod/mini';
 import { issuePath } from '../domain/json.ts';
+import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { ENV } from '../kernel/env.ts';
+import { unknownKeyProblems } from './config-keys.ts';
 import {
+  accountName,
   DEFAULT_DELIVERY,
+  DEFAULT_REPORT,
   type DeliveryConfig,
   deliveryConfigSchema,
+  type ReportConfig,
   reportConfigSchema,
   upstreamConfigSchema,
 } from './config-parts.ts';
-import type { Client, Config, Profile, SourceName, UpstreamConfig } from './config-schema.ts';
+import {
+  accountOfProfile,
+  accountProblems,
+  accountsOf,
+  type Client,
+  type Profile,
+  type SourceName,
+  type UpstreamConfig,
+} from './config-schema.ts';
 import type { ConfigSource } from './config-source.ts';
 import {
   AwsConfigError,
@@ -33,100 +52,183 @@ import {
   validate,
 } from './secrets-aws.ts';
 
-/** Environment variable holding the non-secret settings as JSON (see `Settings`). */
-export const SETTINGS_ENV = ENV.settings;
+/** How long functions keep the store's settings before asking again: under a minute. */
+export const SETTINGS_MAX_AGE_SECONDS = 45;
 
-/** The keys of the upstream secret; the clients secret is a JSON array of clients. */
+/** The keys of an account's secret; the clients secret is a JSON array of clients. */
 export const UPSTREAM_SECRET_KEYS = ['username', 'password'] as const;
+
+const accountSettings = z.omit(upstreamConfigSchema, { username: true, password: true });
 
 /**
  * The non-secret settings: the configuration file without `clients` and without any secret key.
  * Profiles are checked loosely here and fully once merged with their secret.
  */
 export const settingsSchema = z.object({
-  upstream: z.omit(upstreamConfigSchema, { username: true, password: true }),
-  profiles: z.record(z.string(), z.looseObject({ source: z.string() })),
+  upstream: accountSettings,
+  upstreams: z.optional(
+    z.record(
+      accountName,
+      z.extend(accountSettings, { report: z._default(reportConfigSchema, DEFAULT_REPORT) }),
+    ),
+  ),
+  profiles: z.record(
+    z.string(),
+    z.looseObject({
+      source: z.string(),
+      upstream: z.optional(accountName),
+      secretName: z.optional(z.string()),
+    }),
+  ),
   delivery: z._default(deliveryConfigSchema, DEFAULT_DELIVERY),
-  report: z._default(reportConfigSchema, {
-    branches: [],
-    refreshSeconds: 900,
-    timeZone: 'America/Sao_Paulo',
-  }),
+  report: z._default(reportConfigSchema, DEFAULT_REPORT),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 export type SettingsInput = z.input<typeof settingsSchema>;
+
+/** The store's name for where the settings come from, in error messages. */
+export const SETTINGS_WHERE = 'the configuration store (AppConfig)';
+
+/**
+ * Validates settings as functions use them: the schema, unknown keys (in profiles too when
+ * `profileSchema` is given), and the accounts' cross references. Throws AwsConfigError naming
+ * each problem; `where` names the source.
+ */
+export function parseSettings(
+  raw: unknown,
+  where = SETTINGS_WHERE,
+  profileSchema?: ProfileRules['profileSchema'],
+): Settings {
+  const unknown = unknownKeyProblems(settingsSchema, raw, profileSchema ? { profileSchema } : {});
+  const result = settingsSchema.safeParse(raw, { reportInput: true });
+  const lines = [
+    ...unknown.map((p) => `  ${p.field}: ${p.message}`),
+    ...(result.success
+      ? accountProblems(result.data).map((p) => `  ${p.field}: ${p.message}`)
+      : result.error.issues.map((i) => `  ${issuePath(i.path)}: ${describeConfigIssue(i)}`)),
+  ];
+  if (lines.length > 0 || !result.success) {
+    throw new AwsConfigError([`${where} holds invalid settings:`, ...lines].join('\n'));
+  }
+  return result.data;
+}
+
+/** Where the raw settings come from: AppConfig on AWS (cached by the provider), or a test's. */
+export type SettingsLoader = () => Promise<unknown>;
+
+/** The AppConfig names the stack gives the functions (infra/constructs/config-store.ts). */
+export function appConfigSettings(env: NodeJS.ProcessEnv = process.env): SettingsLoader {
+  const application = env[ENV.appConfigApplication];
+  const environment = env[ENV.appConfigEnvironment];
+  const profile = env[ENV.appConfigProfile];
+  return async () => {
+    if (!application || !environment || !profile) {
+      throw new AwsConfigError(
+        `${ENV.appConfigApplication}, ${ENV.appConfigEnvironment} and ${ENV.appConfigProfile} must be set`,
+      );
+    }
+    try {
+      return await getAppConfig(profile, {
+        application,
+        environment,
+        maxAge: SETTINGS_MAX_AGE_SECONDS,
+        transform: 'json',
+      });
+    } catch (error) {
+      if (error instanceof Error && error.name === 'TransformParameterError') {
+        throw new AwsConfigError(`${SETTINGS_WHERE} does not hold JSON`);
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new AwsConfigError(`cannot read ${SETTINGS_WHERE}: ${reason}`, { cause: error });
+    }
+  };
+}
 
 export interface AwsConfigSource extends ConfigSource {
   /** The next read of each secret goes to Secrets Manager instead of the cache (once). */
   refresh(): void;
 }
 
-function parseSettings(env: NodeJS.ProcessEnv): Settings {
-  const text = env[SETTINGS_ENV];
-  if (!text) throw new AwsConfigError(`${SETTINGS_ENV} is not set`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new AwsConfigError(`${SETTINGS_ENV} is not valid JSON`);
-  }
-  const result = settingsSchema.safeParse(raw, { reportInput: true });
-  if (!result.success) {
-    const lines = result.error.issues.map(
-      (i) => `  ${issuePath(i.path)}: ${describeConfigIssue(i)}`,
-    );
-    throw new AwsConfigError([`${SETTINGS_ENV} is invalid:`, ...lines].join('\n'));
-  }
-  return result.data;
-}
-
-/** Issues on a secret key belong to the secret; the others to the part of LEADS_SETTINGS. */
+/** Issues on a secret key belong to the secret; the others to the settings. */
 function locateIn(secretName: string, secretKeys: readonly string[], settingsPath: string): Locate {
   return (path) => {
     const head = path[0];
     if (typeof head === 'string' && secretKeys.includes(head)) {
       return `secret ${secretName} key "${issuePath(path)}"`;
     }
-    return `${SETTINGS_ENV} ${[settingsPath, issuePath(path)].filter(Boolean).join('.')}`;
+    return `settings ${[settingsPath, issuePath(path)].filter(Boolean).join('.')}`;
   };
 }
 
 /**
  * What reading a profile takes: the sources' profile schemas and secret keys (profile-rules.ts).
- * Passed in by the functions that read profiles (intake, delivery), so that the others (admin,
- * report, refresher) carry none of the sources' code.
+ * Passed in by the functions that read profiles (intake, delivery, admin), so that the others
+ * (report, refresher) carry none of the sources' code.
  */
 export interface ProfileRules {
   profileSchema: z.ZodMiniType<Profile, unknown>;
   secretKeysOf(source: string): readonly string[];
 }
 
+export interface AwsConfigOptions {
+  /** The profile rules; without them `profile()` refuses. */
+  rules?: ProfileRules;
+  /** Where settings come from; default the AppConfig names in `env`. */
+  settings?: SettingsLoader;
+  /** A new version of the settings did not validate: the previous one stays in use. */
+  onInvalidSettings?: (error: AwsConfigError) => void;
+}
+
 /**
- * A ConfigSource over LEADS_SETTINGS and the Secrets Manager secrets under LEADS_SECRETS_PREFIX.
- * Without `rules`, `profile()` refuses: give them where profiles are read.
+ * A ConfigSource over the configuration store and the Secrets Manager secrets under
+ * LEADS_SECRETS_PREFIX.
  */
 export function createAwsConfigSource(
   env: NodeJS.ProcessEnv = process.env,
-  rules?: ProfileRules,
+  options: AwsConfigOptions = {},
 ): AwsConfigSource {
-  let settings: Settings | undefined;
-  const current = (): Settings => {
-    settings ??= parseSettings(env);
-    return settings;
+  const { rules } = options;
+  const load = options.settings ?? appConfigSettings(env);
+  let last: { raw: unknown; settings: Settings } | undefined;
+  const current = async (): Promise<Settings> => {
+    const raw = await load();
+    if (last && raw === last.raw) return last.settings;
+    try {
+      last = { raw, settings: parseSettings(raw, SETTINGS_WHERE, rules?.profileSchema) };
+    } catch (error) {
+      if (!(error instanceof AwsConfigError) || !last) throw error;
+      options.onInvalidSettings?.(error);
+      // Keep the last good version, and stop re-parsing the bad one at every call.
+      last = { raw, settings: last.settings };
+    }
+    return last.settings;
   };
   const names = () => secretNamesFrom(env);
   const secrets = secretReader();
 
+  async function account(name: string) {
+    const settings = await current();
+    const found = accountsOf(settings).get(name);
+    if (!found) throw new AwsConfigError(`the upstream account "${name}" is not configured`);
+    return found;
+  }
+
   return {
-    async upstream(): Promise<UpstreamConfig> {
-      const name = names().upstream;
-      const secret = pickKeys(name, await secrets.read(name), UPSTREAM_SECRET_KEYS);
+    async upstream(name = DEFAULT_ACCOUNT): Promise<UpstreamConfig> {
+      const { report: _report, ...settings } = await account(name);
+      const secretName = names().upstream(name);
+      const secret = pickKeys(secretName, await secrets.read(secretName), UPSTREAM_SECRET_KEYS);
+      const path = name === DEFAULT_ACCOUNT ? 'upstream' : `upstreams.${name}`;
       return validate(
         upstreamConfigSchema,
-        { ...current().upstream, ...secret },
-        'upstream',
-        locateIn(name, UPSTREAM_SECRET_KEYS, 'upstream'),
+        { ...settings, ...secret },
+        `upstream ${name}`,
+        locateIn(secretName, UPSTREAM_SECRET_KEYS, path),
       );
+    },
+
+    async accounts(): Promise<string[]> {
+      return [...accountsOf(await current()).keys()];
     },
 
     async clients(): Promise<Client[]> {
@@ -135,7 +237,7 @@ export function createAwsConfigSource(
     },
 
     async profile(name: string): Promise<Profile | undefined> {
-      const profiles = current().profiles;
+      const profiles = (await current()).profiles;
       if (!Object.hasOwn(profiles, name)) return undefined;
       const base = profiles[name] as Settings['profiles'][string];
       if (!rules) throw new AwsConfigError('this function reads no profiles (no ProfileRules)');
@@ -145,7 +247,7 @@ export function createAwsConfigSource(
       if (keys.length === 0) {
         return validate(profileSchema, base, `profile ${name}`, locateIn('', [], settingsPath));
       }
-      const secretName = names().profile(name);
+      const secretName = names().profile(base.secretName ?? name);
       const secret = pickKeys(secretName, await secrets.read(secretName), keys);
       return validate(
         profileSchema,
@@ -155,18 +257,31 @@ export function createAwsConfigSource(
       );
     },
 
-    async profileNameFor(source: SourceName): Promise<string | undefined> {
-      return Object.entries(current().profiles).find(
-        ([, profile]) => profile.source === source,
+    async profileNames(): Promise<string[]> {
+      return Object.keys((await current()).profiles);
+    },
+
+    async accountOf(profile: string): Promise<string> {
+      const profiles = (await current()).profiles;
+      return Object.hasOwn(profiles, profile)
+        ? accountOfProfile(profiles[profile] as Settings['profiles'][string])
+        : DEFAULT_ACCOUNT;
+    },
+
+    async profileNameFor(source: SourceName, upstream?: string): Promise<string | undefined> {
+      return Object.entries((await current()).profiles).find(
+        ([, profile]) =>
+          profile.source === source &&
+          (upstream === undefined || accountOfProfile(profile) === upstream),
       )?.[0];
     },
 
-    async report(): Promise<Config['report']> {
-      return current().report;
+    async report(name = DEFAULT_ACCOUNT): Promise<ReportConfig> {
+      return (await account(name)).report;
     },
 
     async delivery(): Promise<DeliveryConfig> {
-      return current().delivery;
+      return (await current()).delivery;
     },
 
     refresh(): void {

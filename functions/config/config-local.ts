@@ -1,13 +1,24 @@
 /**
  * The local adapter of the ConfigSource port: the whole `LEADS_CONFIG` file, secrets included,
- * validated once at start-up. Pure Node (fs): no AWS.
+ * validated at start-up and again whenever it changes (local/runtime.ts watches it). Pure Node
+ * (fs): no AWS.
  *
- * local/start.ts loads the file, adjusts it (sandbox URL) and registers it with setLocalConfig();
- * handlers running in the local gateway then read it through localConfigSource().
+ * local/runtime.ts loads the file, adjusts it (sandbox URL) and registers it with
+ * setLocalConfig(); handlers running in the local gateway then read it through
+ * localConfigSource(), at each call, so a reloaded file takes effect at once.
  */
 import { readFileSync } from 'node:fs';
 import { describeIssues, type IssueDetail, parseJson } from '../domain/json.ts';
-import { type Config, configSchema } from './config-schema.ts';
+import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import { unknownKeyProblems } from './config-keys.ts';
+import {
+  accountOfProfile,
+  accountProblems,
+  accountsOf,
+  type Config,
+  configSchema,
+  profileSchema,
+} from './config-schema.ts';
 import { type ConfigSource, ConfigurationError } from './config-source.ts';
 
 /** A configuration file that cannot be used; the message says where and why, one problem a line. */
@@ -48,10 +59,18 @@ function parseConfigText(text: string, file: string): unknown {
   }
 }
 
-/** Validates already-parsed configuration; `file` only names the source in errors. */
+/**
+ * Validates already-parsed configuration: unknown keys (with the closest known one), the
+ * schema, and the accounts' cross references. `file` only names the source in errors.
+ */
 export function parseConfig(input: unknown, file = 'configuration'): Config {
+  const unknown = unknownKeyProblems(configSchema, input, { profileSchema });
   const result = configSchema.safeParse(input, { reportInput: true });
-  if (!result.success) throw new ConfigError(file, describeIssues(result.error.issues));
+  const problems = [
+    ...unknown,
+    ...(result.success ? accountProblems(result.data) : describeIssues(result.error.issues)),
+  ];
+  if (problems.length > 0 || !result.success) throw new ConfigError(file, problems);
   return result.data;
 }
 
@@ -75,14 +94,33 @@ export function loadConfigFile(path: string): Config {
 
 /** A ConfigSource over an in-memory configuration. */
 export function createLocalConfigSource(config: Config): ConfigSource {
+  const accounts = accountsOf(config);
+  const account = (name: string) => {
+    const found = accounts.get(name);
+    if (!found) throw new ConfigurationError(`the upstream account "${name}" is not configured`);
+    return found;
+  };
   return {
-    upstream: async () => config.upstream,
+    upstream: async (name = DEFAULT_ACCOUNT) => {
+      const { report: _report, ...upstream } = account(name);
+      return upstream;
+    },
+    accounts: async () => [...accounts.keys()],
     clients: async () => config.clients,
     profile: async (name) =>
       Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined,
-    profileNameFor: async (source) =>
-      Object.entries(config.profiles).find(([, profile]) => profile.source === source)?.[0],
-    report: async () => config.report,
+    profileNames: async () => Object.keys(config.profiles),
+    accountOf: async (name) =>
+      Object.hasOwn(config.profiles, name)
+        ? accountOfProfile(config.profiles[name] as { upstream?: string })
+        : DEFAULT_ACCOUNT,
+    profileNameFor: async (source, upstream) =>
+      Object.entries(config.profiles).find(
+        ([, profile]) =>
+          profile.source === source &&
+          (upstream === undefined || accountOfProfile(profile) === upstream),
+      )?.[0],
+    report: async (name = DEFAULT_ACCOUNT) => account(name).report,
     delivery: async () => config.delivery,
   };
 }
@@ -109,11 +147,14 @@ export function localConfig(): Config {
 export function localConfigSource(): ConfigSource {
   const current = () => createLocalConfigSource(localConfig());
   return {
-    upstream: async () => current().upstream(),
+    upstream: async (account) => current().upstream(account),
+    accounts: async () => current().accounts(),
     clients: async () => current().clients(),
     profile: async (name) => current().profile(name),
-    profileNameFor: async (source) => current().profileNameFor(source),
-    report: async () => current().report(),
+    profileNames: async () => current().profileNames(),
+    accountOf: async (name) => current().accountOf(name),
+    profileNameFor: async (source, upstream) => current().profileNameFor(source, upstream),
+    report: async (account) => current().report(account),
     delivery: async () => current().delivery(),
   };
 }

@@ -7,6 +7,8 @@
 import * as z from 'zod/mini';
 import { nonEmpty } from '../kernel/client-schema.ts';
 
+export { ACCOUNT_NAME, accountName, DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+
 const positive = z.number().check(z.positive('must be greater than 0'));
 
 export const upstreamConfigSchema = z.object({
@@ -66,3 +68,15 @@ export const reportConfigSchema = z.object({
   /** The gym's time zone: "today" for days overdue and ageing. */
   timeZone: z._default(timeZone, 'America/Sao_Paulo'),
 });
+export type ReportConfig = z.infer<typeof reportConfigSchema>;
+export const DEFAULT_REPORT: ReportConfig = {
+  branches: [],
+  refreshSeconds: 900,
+  timeZone: 'America/Sao_Paulo',
+};
+
+/** A named account (kernel/accounts.ts): the upstream's settings plus its own report. */
+export const upstreamAccountSchema = z.extend(upstreamConfigSchema, {
+  report: z._default(reportConfigSchema, DEFAULT_REPORT),
+});
+export type UpstreamAccountConfig = z.infer<typeof upstreamAccountSchema>;

@@ -1,14 +1,15 @@
 /**
  * The configuration port. Functions ask for the part they need, when they need it:
- * - AWS adapter (config-aws.ts): non-secret settings from the `LEADS_SETTINGS` environment
- *   variable, secrets from Secrets Manager through Powertools' cached `getSecret`.
- * - Local adapter (config-local.ts): the validated `LEADS_CONFIG` file.
+ * - AWS adapter (config-aws.ts): non-secret settings from the configuration store (AppConfig),
+ *   secrets from Secrets Manager through Powertools' cached `getSecret`.
+ * - Local adapter (config-local.ts): the validated `LEADS_CONFIG` file, reloaded when it changes.
+ * Upstream accounts are named (kernel/accounts.ts); `default` when none is given.
  */
 import type {
   Client,
-  Config,
   DeliveryConfig,
   Profile,
+  ReportConfig,
   SourceName,
   UpstreamConfig,
 } from './config-schema.ts';
@@ -22,13 +23,24 @@ export class ConfigurationError extends Error {
 }
 
 export interface ConfigSource {
-  upstream(): Promise<UpstreamConfig>;
+  /** An account's upstream settings and credentials (ConfigurationError for an unknown one). */
+  upstream(account?: string): Promise<UpstreamConfig>;
+  /** The configured accounts' names, `default` first. */
+  accounts(): Promise<string[]>;
   clients(): Promise<Client[]>;
   /** The named profile with its keys, or undefined when there is no such profile. */
   profile(name: string): Promise<Profile | undefined>;
-  /** The name of the first profile with this source (`POST /api/v1/prospects` uses `prospect`'s). */
-  profileNameFor(source: SourceName): Promise<string | undefined>;
-  report(): Promise<Config['report']>;
+  /** Every profile's name. */
+  profileNames(): Promise<string[]>;
+  /** The upstream account of a profile (`default` for a profile that is not configured). */
+  accountOf(profile: string): Promise<string>;
+  /**
+   * The name of the first profile with this source, of `upstream` when given
+   * (`POST /api/v1/prospects` uses the `prospect` profile of the client's account).
+   */
+  profileNameFor(source: SourceName, upstream?: string): Promise<string | undefined>;
+  /** An account's debtors report settings. */
+  report(account?: string): Promise<ReportConfig>;
   /** How delivery gives up on a lead. */
   delivery(): Promise<DeliveryConfig>;
 }

@@ -22,9 +22,15 @@ export const SECRET_MAX_AGE_SECONDS = 300;
 /** The one layout of secret names, shared by the stack that creates them and this reader. */
 export function secretNames(prefix: string) {
   return {
-    upstream: `${prefix}/upstream`,
+    /** The account `default` keeps `<prefix>/upstream`; others `<prefix>/upstreams/<name>`. */
+    upstream: (account = 'default') =>
+      account === 'default' ? `${prefix}/upstream` : `${prefix}/upstreams/${account}`,
     clients: `${prefix}/clients`,
+    /** A profile's keys: `<prefix>/profiles/<its secretName, or its name>`. */
     profile: (name: string) => `${prefix}/profiles/${name}`,
+    /** What a grant covers for secrets that may appear without a deploy. */
+    profilesPattern: `${prefix}/profiles/*`,
+    upstreamsPattern: `${prefix}/upstreams/*`,
   };
 }
 

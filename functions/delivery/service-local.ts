@@ -56,8 +56,10 @@ export interface LocalDeliveryOptions {
 }
 
 export interface LocalDelivery extends LocalWorker {
-  /** Whether the upstream key may look prospects up (checked at start). */
+  /** Whether every account's key may look prospects up (checked at start). */
   lookupPermission: LookupPermission;
+  /** The accounts whose key may not. */
+  lookupForbidden: string[];
 }
 
 /** The environment variables of the module comment, as LocalDeliveryOptions. */
@@ -119,8 +121,9 @@ export async function startLocalDelivery(
     ...options.circuit,
   };
   const config = localConfigSource();
-  const upstream = await config.upstream();
-  const leaseMs = leaseMsFor(upstream.timeoutMs, forward);
+  const accounts = await config.accounts();
+  const upstreams = await Promise.all(accounts.map((name) => config.upstream(name)));
+  const leaseMs = leaseMsFor(Math.max(...upstreams.map((u) => u.timeoutMs)), forward);
   // Hidden for longer than an attempt may take, as the queue's visibility timeout on AWS.
   const visibilityMs = options.visibilityMs ?? fromEnv.visibilityMs ?? leaseMs + 30_000;
   if (visibilityMs <= leaseMs) {
@@ -129,11 +132,19 @@ export async function startLocalDelivery(
     );
   }
   const deps = localDeliveryDeps(forward, circuitOptions);
-  const access = await deps.upstream();
-  const lookupPermission = await checkLookupPermission(access.client);
-  if (lookupPermission === 'forbidden') {
-    logger.warn('the upstream key may not look prospects up', { lookupPermission });
+  const permissions = await Promise.all(
+    accounts.map(async (name) => checkLookupPermission((await deps.upstream(name)).client)),
+  );
+  const lookupForbidden = accounts.filter((_, index) => permissions[index] === 'forbidden');
+  for (const upstream of lookupForbidden) {
+    logger.warn('the upstream key may not look prospects up', { upstream });
   }
+  const lookupPermission: LookupPermission =
+    lookupForbidden.length > 0
+      ? 'forbidden'
+      : permissions.every((p) => p === 'permitted')
+        ? 'permitted'
+        : 'unknown';
 
   const queue = localLeadQueue();
   // As many workers as the forwarder's event source runs batches at once on AWS.
@@ -151,6 +162,9 @@ export async function startLocalDelivery(
   const reconcileMs = options.reconcileMs ?? fromEnv.reconcileMs ?? 5_000;
   const { wakeGraceMs } = localServices();
   const stopping = new AbortController();
+  const circuits = (account: string) => ({
+    read: async () => (await deps.upstream(account)).circuit.read(),
+  });
   const reconciler = (async () => {
     const ledger = localLedger();
     while (!stopping.signal.aborted) {
@@ -158,7 +172,8 @@ export async function startLocalDelivery(
         await reconcile({
           ledger,
           queue,
-          circuit: access.circuit,
+          circuitOf: (account) => circuits(account),
+          accountOf: (profile) => config.accountOf(profile),
           events: reconcileEvents,
           options: { wakeGraceMs },
         });
@@ -173,6 +188,7 @@ export async function startLocalDelivery(
 
   return {
     lookupPermission,
+    lookupForbidden,
     async stop(deadlineMs) {
       stopping.abort();
       await reconciler;

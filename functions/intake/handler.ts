@@ -27,7 +27,7 @@ export async function handler(
   const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
   const profile =
     event.resource === '/api/v1/prospects'
-      ? await resolved.config.profileNameFor('prospect')
+      ? await resolved.config.profileNameFor('prospect', upstreamOf(event))
       : (event.pathParameters?.profile ?? '');
   try {
     return await handleIntake(
@@ -39,4 +39,11 @@ export async function handler(
   } finally {
     flushMetrics();
   }
+}
+
+/** `?upstream=`: which account's Prospect API profile takes the request (default: the first). */
+function upstreamOf(event: APIGatewayProxyEvent): string | undefined {
+  const query = event.queryStringParameters ?? {};
+  const key = Object.keys(query).find((name) => name.toLowerCase() === 'upstream');
+  return (key && query[key]?.trim()) || undefined;
 }

@@ -29,7 +29,7 @@
  *   wait with the 202 queued answer: the lead is recorded and queued either way.
  */
 
-import type { Profile } from '../config/config-schema.ts';
+import { accountOfProfile, type Client, type Profile } from '../config/config-schema.ts';
 import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
@@ -292,6 +292,8 @@ export async function handleIntake(
     );
   }
 
+  /** The Prospect API's client, whose accounts and branches bound what it may create. */
+  let scope: Client | undefined;
   if (profile.source === 'prospect') {
     const auth = await authenticateClient(
       request.headers.authorization,
@@ -301,6 +303,15 @@ export async function handleIntake(
     if (!auth.ok) {
       const headers = auth.status === 401 ? BASIC_CHALLENGE : {};
       return refuse(problem(auth.status, auth.code, auth.message, [], headers), auth.code);
+    }
+    scope = auth.client;
+    const account = accountOfProfile(profile);
+    if (scope.upstreams && !scope.upstreams.includes(account)) {
+      const message = `this client may not post to the account "${account}"; name one of ${scope.upstreams.join(', ')} with ?upstream=`;
+      return refuse(
+        problem(403, 'upstream_forbidden', message, [{ field: 'upstream', message }]),
+        'upstream_forbidden',
+      );
     }
   }
   const authenticity = adapter.authenticate(request, profile);
@@ -357,6 +368,14 @@ export async function handleIntake(
   }
 
   if (profile.source === 'prospect' && captured.leads.length === 1 && captured.leads[0]) {
+    const branch = captured.leads[0].prospect?.idBranch;
+    if (scope?.branches && (branch == null || !scope.branches.includes(branch))) {
+      const message = `this client may create prospects in branch${scope.branches.length === 1 ? '' : 'es'} ${scope.branches.join(', ')} only, not ${branch ?? '(none given)'}`;
+      return refuse(
+        problem(403, 'branch_forbidden', message, [{ field: 'idBranch', message }]),
+        'branch_forbidden',
+      );
+    }
     const { record } = await accept(
       deps,
       profileName,

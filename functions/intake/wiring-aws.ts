@@ -11,7 +11,7 @@ import type { IntakeDeps } from './intake.ts';
 
 export function awsIntakeDeps(env: NodeJS.ProcessEnv = process.env): IntakeDeps {
   return {
-    config: createAwsConfigSource(env, PROFILE_RULES),
+    config: createAwsConfigSource(env, { rules: PROFILE_RULES }),
     ledger: createDynamoLedger({
       client: new DynamoDBClient({}),
       tableName: requireEnv(ENV.ledgerTable, env),

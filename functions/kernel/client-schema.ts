@@ -4,6 +4,7 @@
  * only these, does not build every profile and Prospect schema at cold start.
  */
 import * as z from 'zod/mini';
+import { accountName } from './accounts.ts';
 
 export const nonEmpty = z.string().check(z.trim(), z.minLength(1, 'must not be empty'));
 
@@ -18,6 +19,15 @@ export const clientSchema = z
     /** `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`; what a deployed stack keeps. */
     passwordHash: z.optional(nonEmpty),
     roles: z.array(z.enum(ROLES)),
+    /**
+     * The upstream accounts this client may see and post to; absent: every account. Report
+     * routes and the seed's routes answer only these.
+     */
+    upstreams: z.optional(z.array(accountName).check(z.minLength(1, 'must name an account'))),
+    /** The branches (idBranch) this client may see and post to; absent: every branch. */
+    branches: z.optional(
+      z.array(z.int().check(z.positive())).check(z.minLength(1, 'must name a branch')),
+    ),
   })
   .check(
     z.refine((c) => c.password !== undefined || c.passwordHash !== undefined, {

@@ -15,8 +15,10 @@ export const ENV = {
   reportBucket: 'REPORT_BUCKET_NAME',
   /** The debtors report's refresh-request queue. */
   reportRefreshQueueUrl: 'REPORT_REFRESH_QUEUE_URL',
-  /** The configuration's non-secret settings, as JSON. */
-  settings: 'LEADS_SETTINGS',
+  /** The configuration store (AppConfig): application, environment and configuration profile. */
+  appConfigApplication: 'LEADS_APPCONFIG_APPLICATION',
+  appConfigEnvironment: 'LEADS_APPCONFIG_ENVIRONMENT',
+  appConfigProfile: 'LEADS_APPCONFIG_PROFILE',
   /** Secrets Manager names start with this. */
   secretsPrefix: 'LEADS_SECRETS_PREFIX',
   /** `local` in the local runtime; defined as `aws` in the deployed bundles. */

@@ -25,6 +25,11 @@ export function seconds(name: string, value: number): void {
   metrics.addMetric(name, MetricUnit.Seconds, value);
 }
 
+/** Records a plain number under `name` (a ratio, say; EMF, no unit). */
+export function ratio(name: string, value: number): void {
+  metrics.addMetric(name, MetricUnit.NoUnit, value);
+}
+
 /** Publishes what was counted during this invocation; call once at its end. */
 export function flushMetrics(): void {
   // Nothing counted (a report GET, a 304): publishing would only log a warning per invocation.

@@ -15,8 +15,8 @@ export interface FunctionSpec {
   description: string;
   /**
    * The Secrets Manager parts of the configuration it reads (least privilege): `upstream`
-   * credentials, the API `clients` list, or every profile's keys. Every function gets the
-   * non-secret settings.
+   * credentials, the API `clients` list, or every profile's keys. The non-secret settings come
+   * from the configuration store (the `config:read` need).
    */
   secrets?: readonly ConfigSecret[];
   /**
@@ -46,7 +46,8 @@ export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
  * - `queue:redrive`: move the dead-letter queue's messages back to the lead queue
  *   (LEAD_QUEUE_ARN, LEAD_DLQ_ARN);
  * - `report:read`: read the debtors snapshot and refresh status (REPORT_BUCKET_NAME);
- * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL).
+ * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL);
+ * - `config:read`: read the settings from the configuration store (LEADS_APPCONFIG_*).
  */
 export type FunctionNeed =
   | 'ledger:intake'
@@ -57,7 +58,8 @@ export type FunctionNeed =
   | 'queue:visibility'
   | 'queue:redrive'
   | 'report:read'
-  | 'report:trigger';
+  | 'report:trigger'
+  | 'config:read';
 
 export const FUNCTIONS = {
   intake: {
@@ -66,7 +68,7 @@ export const FUNCTIONS = {
     memoryMb: 512,
     description: 'Lead intake: verifies, records and enqueues leads from forms and ad platforms',
     secrets: ['clients', 'profiles'],
-    needs: ['ledger:intake', 'queue:send'],
+    needs: ['config:read', 'ledger:intake', 'queue:send'],
   },
   report: {
     entry: 'functions/report/serve/handler.ts',
@@ -75,7 +77,7 @@ export const FUNCTIONS = {
     description:
       'Debtors report: the seed list, JSON/CSV/HTML reports and the admin refresh, from the stored snapshot',
     secrets: ['clients'],
-    needs: ['report:read', 'report:trigger'],
+    needs: ['config:read', 'report:read', 'report:trigger'],
   },
   // No route: the lead queue invokes it (infra/constructs/lead-forwarder.ts). Its timeout sizes
   // the queue's visibility timeout (6 ×) and its reserved concurrency caps the delivery.
@@ -88,7 +90,7 @@ export const FUNCTIONS = {
     // Upstream credentials; the profiles' keys for the Meta page tokens of the Graph lookup.
     secrets: ['upstream', 'profiles'],
     // queue:send: a lead held back by a 401, 429 or the pacer is re-sent as a fresh message.
-    needs: ['ledger:forwarder', 'queue:visibility', 'queue:send'],
+    needs: ['config:read', 'ledger:forwarder', 'queue:visibility', 'queue:send'],
     reservedConcurrency: 2,
   },
   // No route: EventBridge Scheduler invokes it every minute (infra/constructs/lead-forwarder.ts).
@@ -98,7 +100,7 @@ export const FUNCTIONS = {
     memoryMb: 256,
     description:
       'Delivery reconciler: wakes the leads nothing is working on (lost messages, dead workers)',
-    needs: ['ledger:reconciler', 'queue:send'],
+    needs: ['config:read', 'ledger:reconciler', 'queue:send'],
   },
   // No route: API Gateway calls it before every `auth: 'basic'` route (BASIC_AUTH below).
   authorizer: {
@@ -124,7 +126,16 @@ export const FUNCTIONS = {
     description:
       'Lead admin: look up and list leads, retry one, replay the dead ones (DLQ redrive), upstream health',
     secrets: ['clients'],
-    needs: ['ledger:admin', 'queue:send', 'queue:redrive'],
+    needs: ['config:read', 'ledger:admin', 'queue:send', 'queue:redrive'],
+  },
+  // No route: AppConfig invokes it before it deploys a new version of the settings
+  // (infra/constructs/config-store.ts); a version it refuses is never seen by a function.
+  'config-validator': {
+    entry: 'functions/config/validator/handler.ts',
+    timeoutSeconds: 15,
+    memoryMb: 512,
+    description:
+      'Configuration validator: checks a new version of the settings with the functions’ own rules before it is deployed',
   },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;

@@ -12,6 +12,7 @@ import type { IssueDetail } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { FIELD_MAP_TARGETS } from '../domain/map-lead.ts';
 import { prospectSchema } from '../domain/prospect.ts';
+import { accountName } from '../kernel/accounts.ts';
 import { nonEmpty } from '../kernel/client-schema.ts';
 import type { HttpRequest } from '../kernel/http.ts';
 import { isPlainObject, parseJsonText } from './body.ts';
@@ -21,6 +22,23 @@ export const secretSetting = nonEmpty;
 
 /** Settings every profile has, whatever its source. */
 export const profileCommon = {
+  /** The upstream account this profile's leads go to (kernel/accounts.ts); default `default`. */
+  upstream: z.optional(accountName),
+  /**
+   * The Secrets Manager secret holding this profile's keys, under `<prefix>/profiles/`; default
+   * the profile's own name. Profiles that share credentials (the pages of one Meta app) may
+   * share a secret.
+   */
+  secretName: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(
+          /^[a-z0-9][a-z0-9_-]{0,62}$/,
+          'secret names are lower-case letters, digits, - and _',
+        ),
+      ),
+  ),
   /** Prospect fields applied to every lead of this profile. */
   defaults: z.optional(z.partial(prospectSchema)),
   /** A source's own question or field key → Prospect field (or `notes`). */

@@ -6,6 +6,7 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import {
   type Circuit,
   type CircuitOptions,
@@ -14,15 +15,19 @@ import {
   createCircuit,
 } from './circuit.ts';
 
-/** The circuit item's partition key for an account (the default account is `upstream`). */
-export function circuitKey(account = 'upstream'): string {
-  return `circuit#${account}`;
+/**
+ * The circuit item of an upstream account (kernel/accounts.ts): `circuit#upstream` for
+ * `default`, `circuit#upstream#<name>` for the others (beside their pacer items).
+ */
+export function circuitKey(account = DEFAULT_ACCOUNT): string {
+  return account === DEFAULT_ACCOUNT ? 'circuit#upstream' : `circuit#upstream#${account}`;
 }
 
 export interface DynamoCircuitOptions {
   client: DynamoDBClient | DynamoDBDocumentClient;
   tableName: string;
-  /** The account's key; default `circuit#upstream`. */
+  /** The account (default `default`); `key` overrides its item (tests). */
+  account?: string;
   key?: string;
   options?: CircuitOptions;
 }
@@ -52,7 +57,7 @@ function fromItem(item: Record<string, unknown> | undefined): {
 }
 
 export function createDynamoCircuit(options: DynamoCircuitOptions): Circuit {
-  const key = options.key ?? circuitKey();
+  const key = options.key ?? circuitKey(options.account);
   const doc =
     options.client instanceof DynamoDBDocumentClient
       ? options.client

@@ -5,20 +5,21 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CircuitState } from './circuit.ts';
 import { createDynamoCircuit } from './circuit-dynamodb.ts';
-import { readPacerNextSlot } from './pacer-dynamodb.ts';
+import { pacerKey, readPacerNextSlot } from './pacer-dynamodb.ts';
 
 export interface UpstreamHealthReader {
-  circuit(): Promise<CircuitState>;
-  pacerNextSlot(): Promise<number | undefined>;
+  /** The account's circuit (default `default`). */
+  circuit(account?: string): Promise<CircuitState>;
+  pacerNextSlot(account?: string): Promise<number | undefined>;
 }
 
 export function dynamoUpstreamHealth(table: {
   client: DynamoDBClient;
   tableName: string;
 }): UpstreamHealthReader {
-  const circuit = createDynamoCircuit(table);
   return {
-    circuit: () => circuit.read(),
-    pacerNextSlot: () => readPacerNextSlot(table),
+    circuit: (account) =>
+      createDynamoCircuit({ ...table, ...(account !== undefined && { account }) }).read(),
+    pacerNextSlot: (account) => readPacerNextSlot({ ...table, key: pacerKey(account) }),
   };
 }

@@ -43,6 +43,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { logger } from '../kernel/observability.ts';
 import type { PacerFactory } from './paced-client.ts';
 import { type Pacer, PacerWaitError } from './pacer.ts';
@@ -51,6 +52,14 @@ export { PacerWaitError };
 
 /** The pacer item's partition key in the ledger table. */
 export const UPSTREAM_PACER_KEY = 'pacer#upstream';
+
+/**
+ * The pacer item of an upstream account (kernel/accounts.ts): `pacer#upstream` for `default`
+ * (as before accounts existed), `pacer#upstream#<name>` for the others. IAM names the prefix.
+ */
+export function pacerKey(account = DEFAULT_ACCOUNT): string {
+  return account === DEFAULT_ACCOUNT ? UPSTREAM_PACER_KEY : `${UPSTREAM_PACER_KEY}#${account}`;
+}
 /** Default margin added to the spacing (see the module comment). */
 export const DEFAULT_PACER_MARGIN_MS = 25;
 /** Conditional-write rounds before `acquire` gives up (only reached under a storm of pauses). */
@@ -288,17 +297,19 @@ function logPauseError(error: unknown): void {
 }
 
 /**
- * The account's pacer for each set of limits, on the item of `table` (delivery and the report
- * refresher both pace here, so they share one budget). `maxWaitMs`: see DynamoPacerOptions.
+ * An account's pacer for each set of limits, on its item of `table` (delivery and the report
+ * refresher both pace there, so they share the account's budget; accounts never share one).
+ * `maxWaitMs`: see DynamoPacerOptions; `key` overrides the account's item (tests).
  */
 export function sharedPacerFactory(
   table: Pick<DynamoPacerOptions, 'client' | 'tableName'>,
   options: Pick<DynamoPacerOptions, 'maxWaitMs' | 'key' | 'now'> = {},
 ): PacerFactory {
-  return (limits) =>
+  return (limits, account) =>
     createDynamoPacer({
       ...table,
       ...options,
+      key: options.key ?? pacerKey(account),
       maxPerSecond: limits.maxPerSecond,
       maxPerMinute: limits.maxPerMinute,
     });

@@ -40,9 +40,10 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/kernel/env.ts';
 import { REFRESHER_TIMEOUT_SECONDS } from '../../functions/report/refresh/refresh.ts';
-import { REPORT_KEYS } from '../../functions/report/store/report-store-s3.ts';
+import { REPORT_KEYS, reportKeys } from '../../functions/report/store/report-store-s3.ts';
 import type { LeadStore } from './lead-store.ts';
 import type { LeadsSecrets } from './leads-secrets.ts';
+import { acknowledgeWildcards } from './nag.ts';
 import { NodeFunction } from './node-function.ts';
 
 /** The refresher's metrics (functions/report/refresh/refresh.ts, refreshEvents). */
@@ -50,7 +51,16 @@ export const REPORT_METRICS = {
   failed: 'ReportRefreshFailed',
   succeeded: 'ReportRefreshSucceeded',
   age: 'ReportAgeSeconds',
+  /** At each scheduled tick: the oldest account report's age over its refreshSeconds. */
+  ageRatio: 'ReportAgeRatio',
 } as const;
+
+/** How often the schedule ticks; each tick asks for the refreshes of the accounts now due. */
+export const TICK_SECONDS = 60;
+/** The stale alarm fires when a report is older than this many of its refresh intervals. */
+export const STALE_RATIO = 2;
+/** The stale alarm's period: five ticks. */
+const STALE_PERIOD_SECONDS = 5 * TICK_SECONDS;
 
 /** Receives of a refresh message before it moves to the dead-letter queue. */
 export const REFRESH_MAX_RECEIVE_COUNT = 5;
@@ -185,13 +195,14 @@ export class DebtorsReport extends Construct {
     props.ledger.grantPacer(this.refresher);
     this.grantRefresh(this.refresher);
 
-    const interval = wholeMinutes(refreshSeconds);
+    // Accounts and their refreshSeconds change without a deploy (the configuration store): the
+    // schedule ticks every minute and the refresher asks for the refreshes now due.
     this.schedule = new Schedule(this, 'Schedule', {
-      description: `Asks for a debtors report refresh every ${interval / 60} minute(s)`,
-      schedule: ScheduleExpression.rate(Duration.seconds(interval)),
+      description: 'Ticks every minute: the refresher refreshes the accounts whose report is due',
+      schedule: ScheduleExpression.rate(Duration.seconds(TICK_SECONDS)),
       target: new SqsSendMessage(this.queue, {
         input: ScheduleTargetInput.fromObject({ kind: 'refresh', reason: 'schedule' }),
-        maxEventAge: Duration.seconds(interval),
+        maxEventAge: Duration.seconds(TICK_SECONDS),
         retryAttempts: 3,
       }),
     });
@@ -204,8 +215,7 @@ export class DebtorsReport extends Construct {
         statistic,
         period: Duration.seconds(periodSeconds),
       });
-    const failurePeriod = Math.min(interval, MAX_ALARM_SPAN_SECONDS / 2);
-    const stalePeriod = Math.min(wholeMinutes(2 * refreshSeconds), MAX_ALARM_SPAN_SECONDS);
+    const failurePeriod = Math.min(wholeMinutes(refreshSeconds), MAX_ALARM_SPAN_SECONDS / 2);
     this.alarms = {
       refreshFailed: new Alarm(this, 'RefreshFailedAlarm', {
         alarmDescription:
@@ -218,9 +228,9 @@ export class DebtorsReport extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
       stale: new Alarm(this, 'StaleAlarm', {
-        alarmDescription: `The debtors report is older than ${2 * refreshSeconds} s (2 × refreshSeconds), or the refresher reported nothing: refreshes fail or do not run (docs/report.md, Alarms).`,
-        metric: metric(REPORT_METRICS.age, 'Maximum', stalePeriod),
-        threshold: 2 * refreshSeconds,
+        alarmDescription: `An account's debtors report is older than ${STALE_RATIO} × its refreshSeconds, or the refresher reported nothing: refreshes fail or do not run (docs/report.md, Alarms).`,
+        metric: metric(REPORT_METRICS.ageRatio, 'Maximum', STALE_PERIOD_SECONDS),
+        threshold: STALE_RATIO,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.BREACHING,
@@ -249,8 +259,22 @@ export class DebtorsReport extends Construct {
     };
   }
 
-  private objectArns(...keys: string[]): string[] {
-    return keys.map((key) => this.bucket.arnForObjects(key));
+  /** The objects `pick` names, for the account `default` and (a wildcard) every other account. */
+  private objectArns(...pick: (keyof typeof REPORT_KEYS)[]): string[] {
+    const others = reportKeys('*');
+    return pick.flatMap((key) => [
+      this.bucket.arnForObjects(REPORT_KEYS[key]),
+      this.bucket.arnForObjects(others[key]),
+    ]);
+  }
+
+  /** The acknowledgement of `fn`'s per-account object wildcards (see objectArns). */
+  private acknowledgeAccounts(fn: LambdaFunction, arns: readonly string[]): void {
+    acknowledgeWildcards(
+      fn,
+      arns.filter((arn) => arn.includes('*')),
+      'One object name per upstream account (`debtors/accounts/<account>/current.json`, status.json, checkpoint.json): accounts are added with `npm run config -- push` without a deploy, so their names cannot be listed in the policy beforehand. The wildcard stands for the account name only, in this bucket.',
+    );
   }
 
   /** s3:ListBucket on this bucket only, so that a missing key reads as 404 (module comment). */
@@ -269,16 +293,12 @@ export class DebtorsReport extends Construct {
     Grant.addToPrincipal({
       grantee: fn,
       actions: ['s3:GetObject', 's3:PutObject'],
-      resourceArns: this.objectArns(
-        REPORT_KEYS.current,
-        REPORT_KEYS.status,
-        REPORT_KEYS.checkpoint,
-      ),
+      resourceArns: this.objectArns('current', 'status', 'checkpoint'),
     });
     Grant.addToPrincipal({
       grantee: fn,
       actions: ['s3:DeleteObject'],
-      resourceArns: this.objectArns(REPORT_KEYS.checkpoint),
+      resourceArns: this.objectArns('checkpoint'),
     });
     this.grantList(fn);
     Grant.addToPrincipal({
@@ -286,6 +306,7 @@ export class DebtorsReport extends Construct {
       actions: ['sqs:SendMessage'],
       resourceArns: [this.queue.queueArn],
     });
+    this.acknowledgeAccounts(fn, this.objectArns('current', 'status', 'checkpoint'));
   }
 
   /**
@@ -297,9 +318,10 @@ export class DebtorsReport extends Construct {
     Grant.addToPrincipal({
       grantee: fn,
       actions: ['s3:GetObject'],
-      resourceArns: this.objectArns(REPORT_KEYS.current, REPORT_KEYS.status),
+      resourceArns: this.objectArns('current', 'status'),
     });
     this.grantList(fn);
+    this.acknowledgeAccounts(fn, this.objectArns('current', 'status'));
   }
 
   /** Lets `fn` ask for a refresh: sqs:SendMessage on the refresh queue only, and its URL. */

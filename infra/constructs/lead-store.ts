@@ -133,7 +133,7 @@ export class LeadStore extends Construct {
   grantForwarder(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantTable(fn, LEDGER_ACTIONS.forwarder);
-    this.grantItems(fn, CIRCUIT_ACTIONS, [circuitKey()]);
+    this.grantItems(fn, CIRCUIT_ACTIONS, [circuitKey(), `${circuitKey()}#*`]);
   }
 
   /**
@@ -168,21 +168,24 @@ export class LeadStore extends Construct {
   /**
    * A function that only paces its upstream calls (the report refresher): GetItem and
    * UpdateItem on the table, restricted by `dynamodb:LeadingKeys` to the pacer item
-   * (`pacer#upstream`), so it can neither read nor change a lead. The forwarder needs no extra
+   * (`pacer#upstream`, `pacer#upstream#<account>`), so it can neither read nor change a lead. The forwarder needs no extra
    * grant: its own covers the pacer item.
    */
   grantPacer(fn: LambdaFunction): void {
     this.bind(fn);
-    this.grantItems(fn, PACER_ACTIONS, [UPSTREAM_PACER_KEY]);
+    this.grantItems(fn, PACER_ACTIONS, [UPSTREAM_PACER_KEY, `${UPSTREAM_PACER_KEY}#*`]);
   }
 
-  /** `actions` on the table, restricted by `dynamodb:LeadingKeys` to the items `keys`. */
+  /**
+   * `actions` on the table, restricted by `dynamodb:LeadingKeys` to the items `keys` (an item
+   * per upstream account: `pacer#upstream` for `default`, `pacer#upstream#<name>` for others).
+   */
   private grantItems(fn: LambdaFunction, actions: readonly string[], keys: string[]): void {
     Grant.addToPrincipal({
       grantee: fn,
       actions: [...actions],
       resourceArns: [this.table.tableArn],
-      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': keys } },
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys } },
     });
   }
 

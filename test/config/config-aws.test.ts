@@ -1,14 +1,32 @@
 import { clearCaches } from '@aws-lambda-powertools/parameters';
 import {
+  AppConfigDataClient,
+  GetLatestConfigurationCommand,
+  type GetLatestConfigurationCommandOutput,
+  StartConfigurationSessionCommand,
+} from '@aws-sdk/client-appconfigdata';
+import {
   GetSecretValueCommand,
   ResourceNotFoundException,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAwsConfigSource, type SettingsInput } from '../../functions/config/config-aws.ts';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createAwsConfigSource,
+  SETTINGS_MAX_AGE_SECONDS,
+  type SettingsInput,
+} from '../../functions/config/config-aws.ts';
 import { PROFILE_RULES } from '../../functions/config/profile-rules.ts';
 import { AwsConfigError, createAwsClientsSource } from '../../functions/config/secrets-aws.ts';
+
+/** A configuration as AppConfig's data plane answers it (bytes the SDK can also read as text). */
+function storedJson(value: unknown): GetLatestConfigurationCommandOutput['Configuration'] {
+  const text = JSON.stringify(value);
+  return Object.assign(new TextEncoder().encode(text), {
+    transformToString: () => text,
+  }) as unknown as GetLatestConfigurationCommandOutput['Configuration'];
+}
 
 const secretsManager = mockClient(SecretsManagerClient);
 
@@ -22,10 +40,10 @@ const SETTINGS: SettingsInput = {
   report: { branches: [1, 2], refreshSeconds: 600 },
 };
 
-const ENV = {
-  LEADS_SETTINGS: JSON.stringify(SETTINGS),
-  LEADS_SECRETS_PREFIX: 'leads/test',
-};
+const ENV = { LEADS_SECRETS_PREFIX: 'leads/test' };
+
+/** The functions' options with the settings the configuration store would answer. */
+const STORE = { rules: PROFILE_RULES, settings: async () => SETTINGS };
 
 /** What Secrets Manager answers for a secret name: its JSON text. */
 function secret(name: string, value: unknown): void {
@@ -67,7 +85,7 @@ describe('createAwsConfigSource', () => {
       password: 's3cr3t-key',
       generated: 'random',
     });
-    const config = createAwsConfigSource(ENV, PROFILE_RULES);
+    const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     const upstream = await config.upstream();
@@ -92,7 +110,7 @@ describe('createAwsConfigSource', () => {
       verifyToken: 'verify',
       pageAccessToken: 'page-token',
     });
-    const config = createAwsConfigSource(ENV, PROFILE_RULES);
+    const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     const site = await config.profile('site');
@@ -124,7 +142,7 @@ describe('createAwsConfigSource', () => {
     // Prepare
     const hash = 'scrypt$16384$8$1$c2FsdA==$aGFzaA==';
     secret('leads/test/clients', [{ username: 'ops', passwordHash: hash, roles: ['admin'] }]);
-    const config = createAwsConfigSource(ENV, PROFILE_RULES);
+    const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     const clients = await config.clients();
@@ -142,7 +160,7 @@ describe('createAwsConfigSource', () => {
   it('asks Secrets Manager once for two reads (cached), again once after refresh()', async () => {
     // Prepare
     secret('leads/test/upstream', { username: 'gym.dns', password: 'key' });
-    const config = createAwsConfigSource(ENV, PROFILE_RULES);
+    const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     await config.upstream();
@@ -163,7 +181,7 @@ describe('createAwsConfigSource', () => {
       appSecret: 'app-secret-value',
       verifyToken: 'verify-value',
     });
-    const config = createAwsConfigSource(ENV, PROFILE_RULES);
+    const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     const error = await failure(config.profile('meta'));
@@ -183,7 +201,7 @@ describe('createAwsConfigSource', () => {
       generated: 'x',
     });
     secret('leads/test/clients', { clients: 'REPLACE_ME', generated: 'x' });
-    const config = createAwsConfigSource(ENV, PROFILE_RULES);
+    const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     const upstream = await failure(config.upstream());
@@ -200,7 +218,7 @@ describe('createAwsConfigSource', () => {
   it('refuses a secret that is not valid JSON without quoting it', async () => {
     // Prepare
     secret('leads/test/upstream', 'username=gym.dns password=very-secret');
-    const config = createAwsConfigSource(ENV, PROFILE_RULES);
+    const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     const error = await failure(config.upstream());
@@ -213,7 +231,7 @@ describe('createAwsConfigSource', () => {
   it('reports a schema problem on a secret key against the secret, without the value', async () => {
     // Prepare
     secret('leads/test/profiles/site', { token: '   ' });
-    const config = createAwsConfigSource(ENV, PROFILE_RULES);
+    const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     const error = await failure(config.profile('site'));
@@ -227,7 +245,7 @@ describe('createAwsConfigSource', () => {
   it('keeps plain passwords out of a deployed clients list', async () => {
     // Prepare
     secret('leads/test/clients', [{ username: 'ops', password: 'plain-pass', roles: ['admin'] }]);
-    const config = createAwsConfigSource(ENV, PROFILE_RULES);
+    const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     const error = await failure(config.clients());
@@ -245,7 +263,7 @@ describe('createAwsConfigSource', () => {
         $metadata: {},
       }),
     );
-    const config = createAwsConfigSource(ENV, PROFILE_RULES);
+    const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     const error = await failure(config.upstream());
@@ -254,25 +272,115 @@ describe('createAwsConfigSource', () => {
     expect(error.message).toMatch(/^cannot read secret leads\/test\/upstream: .*can't find/);
   });
 
-  it('names a missing or invalid LEADS_SETTINGS and LEADS_SECRETS_PREFIX', async () => {
+  it('names invalid settings, each problem with its path, and a missing LEADS_SECRETS_PREFIX', async () => {
     // Act
-    const noSettings = await failure(createAwsConfigSource({}).report());
-    const badJson = await failure(createAwsConfigSource({ LEADS_SETTINGS: '{' }).report());
+    const noNames = await failure(createAwsConfigSource({}).report());
     const invalid = await failure(
-      createAwsConfigSource({
-        LEADS_SETTINGS: JSON.stringify({ ...SETTINGS, upstream: { baseUrl: 'nope' } }),
+      createAwsConfigSource(ENV, {
+        settings: async () => ({ ...SETTINGS, upstream: { baseUrl: 'nope' } }),
       }).report(),
     );
-    const noPrefix = await failure(
-      createAwsConfigSource({ LEADS_SETTINGS: ENV.LEADS_SETTINGS }).upstream(),
+    const noPrefix = await failure(createAwsConfigSource({}, STORE).upstream());
+
+    // Assess
+    expect(noNames.message).toMatch(/LEADS_APPCONFIG_APPLICATION.* must be set/);
+    expect(invalid.message).toMatch(/holds invalid settings:\n {2}upstream\.baseUrl: /);
+    expect(invalid.message).toContain('upstream.maxPerMinute: is required (a number)');
+    expect(noPrefix.message).toBe('LEADS_SECRETS_PREFIX is not set');
+  });
+
+  it('refuses an unknown key, naming the closest known one', async () => {
+    // Act
+    const error = await failure(
+      createAwsConfigSource(ENV, {
+        rules: PROFILE_RULES,
+        settings: async () => ({
+          ...SETTINGS,
+          profiles: { site: { source: 'form', default: { idBranch: 1 } } },
+        }),
+      }).report(),
     );
 
     // Assess
-    expect(noSettings.message).toBe('LEADS_SETTINGS is not set');
-    expect(badJson.message).toBe('LEADS_SETTINGS is not valid JSON');
-    expect(invalid.message).toMatch(/^LEADS_SETTINGS is invalid:\n {2}upstream\.baseUrl: /);
-    expect(invalid.message).toContain('upstream.maxPerMinute: is required (a number)');
-    expect(noPrefix.message).toBe('LEADS_SECRETS_PREFIX is not set');
+    expect(error.message).toContain('profiles.site.default');
+    expect(error.message).toContain('"defaults"');
+  });
+
+  it('reads each account from its own secret, with its own settings and report', async () => {
+    // Prepare
+    secret('leads/test/upstream', { username: 'chain.a', password: 'key-a' });
+    secret('leads/test/upstreams/south', { username: 'chain.b', password: 'key-b' });
+    const settings: SettingsInput = {
+      ...SETTINGS,
+      upstreams: {
+        south: {
+          baseUrl: 'https://south.example.com',
+          maxPerSecond: 2,
+          maxPerMinute: 20,
+          report: { branches: [7], refreshSeconds: 300 },
+        },
+      },
+      profiles: { ...SETTINGS.profiles, southsite: { source: 'prospect', upstream: 'south' } },
+    };
+    const config = createAwsConfigSource(ENV, {
+      rules: PROFILE_RULES,
+      settings: async () => settings,
+    });
+
+    // Act
+    const accounts = await config.accounts();
+    const south = await config.upstream('south');
+    const main = await config.upstream();
+
+    // Assess
+    expect(accounts).toEqual(['default', 'south']);
+    expect(south).toMatchObject({
+      baseUrl: 'https://south.example.com',
+      username: 'chain.b',
+      password: 'key-b',
+      maxPerSecond: 2,
+    });
+    expect(main).toMatchObject({ username: 'chain.a', password: 'key-a' });
+    expect(await config.report('south')).toMatchObject({ branches: [7], refreshSeconds: 300 });
+    expect(await config.accountOf('southsite')).toBe('south');
+    expect(await config.accountOf('site')).toBe('default');
+    expect(await config.profileNameFor('prospect', 'south')).toBe('southsite');
+  });
+
+  it('refuses a profile naming an account that does not exist', async () => {
+    const error = await failure(
+      createAwsConfigSource(ENV, {
+        settings: async () => ({
+          ...SETTINGS,
+          profiles: { site: { source: 'form', upstream: 'north' } },
+        }),
+      }).report(),
+    );
+    expect(error.message).toContain('profiles.site.upstream: names the account "north"');
+  });
+
+  it('uses a new version as soon as the store answers it, and keeps the last good one when a version is invalid', async () => {
+    // Prepare: the store's answer, as the provider returns it (a new object per new version).
+    let answer: unknown = SETTINGS;
+    const refused: string[] = [];
+    const config = createAwsConfigSource(ENV, {
+      rules: PROFILE_RULES,
+      settings: async () => answer,
+      onInvalidSettings: (error) => refused.push(error.message),
+    });
+    expect(await config.profileNames()).toEqual(['site', 'meta', 'native']);
+
+    // Act: a version with one more profile, then a broken one
+    answer = { ...SETTINGS, profiles: { ...SETTINGS.profiles, extra: { source: 'prospect' } } };
+    const afterChange = await config.profileNames();
+    answer = { ...SETTINGS, report: { branches: 'all' } };
+    const afterBroken = await config.profileNames();
+
+    // Assess
+    expect(afterChange).toContain('extra');
+    expect(afterBroken).toContain('extra');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toContain('report.branches');
   });
 });
 
@@ -303,7 +411,53 @@ describe('createAwsClientsSource (the authorizer: clients only)', () => {
   });
 
   it('refuses to read a profile when built without the profile rules (admin, report)', async () => {
-    const config = createAwsConfigSource(ENV);
+    const config = createAwsConfigSource(ENV, { settings: async () => SETTINGS });
     await expect(config.profile('site')).rejects.toThrow(/reads no profiles/);
+  });
+});
+
+describe('appConfigSettings (the configuration store through the Powertools provider)', () => {
+  const appConfig = mockClient(AppConfigDataClient);
+  const NAMES = {
+    ...ENV,
+    LEADS_APPCONFIG_APPLICATION: 'app',
+    LEADS_APPCONFIG_ENVIRONMENT: 'env',
+    LEADS_APPCONFIG_PROFILE: 'settings',
+  };
+  const version = (settings: unknown) => ({
+    Configuration: storedJson(settings),
+    NextPollConfigurationToken: 'next',
+  });
+
+  beforeEach(() => {
+    appConfig.reset();
+    vi.useFakeTimers({ toFake: ['Date'] });
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('sees a new version within a minute, and asks the store at most once per cache period', async () => {
+    // Prepare: version 1, then the operator deploys version 2 with one more profile
+    appConfig.on(StartConfigurationSessionCommand).resolves({ InitialConfigurationToken: 'first' });
+    appConfig.on(GetLatestConfigurationCommand).resolvesOnce(version(SETTINGS));
+    const config = createAwsConfigSource(NAMES, { rules: PROFILE_RULES });
+    const before = await config.profileNames();
+    appConfig
+      .on(GetLatestConfigurationCommand)
+      .resolves(
+        version({ ...SETTINGS, profiles: { ...SETTINGS.profiles, extra: { source: 'prospect' } } }),
+      );
+
+    // Act: reads during the next minute
+    vi.advanceTimersByTime(20_000);
+    const soon = await config.profileNames();
+    vi.advanceTimersByTime(SETTINGS_MAX_AGE_SECONDS * 1000);
+    const withinAMinute = await config.profileNames();
+
+    // Assess
+    expect(before).not.toContain('extra');
+    expect(soon).not.toContain('extra');
+    expect(withinAMinute).toContain('extra');
+    expect(SETTINGS_MAX_AGE_SECONDS).toBeLessThan(60);
+    expect(appConfig.commandCalls(GetLatestConfigurationCommand)).toHaveLength(2);
   });
 });

@@ -228,7 +228,7 @@ describe('createLocalConfigSource', () => {
   const source = createLocalConfigSource(config);
 
   it('serves each part of the configuration', async () => {
-    await expect(source.upstream()).resolves.toBe(config.upstream);
+    await expect(source.upstream()).resolves.toEqual(config.upstream);
     await expect(source.clients()).resolves.toBe(config.clients);
     await expect(source.report()).resolves.toBe(config.report);
     await expect(source.profile('site')).resolves.toBe(config.profiles.site);
@@ -254,7 +254,7 @@ describe('localConfigSource', () => {
     setLocalConfig(config);
 
     // Assess
-    await expect(source.upstream()).resolves.toBe(config.upstream);
+    await expect(source.upstream()).resolves.toEqual(config.upstream);
     await expect(source.profile('meta')).resolves.toBe(config.profiles.meta);
   });
 });

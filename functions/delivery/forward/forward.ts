@@ -46,7 +46,7 @@
  * Events carry lead ids, profiles, statuses, attempt numbers and error kinds, never personal
  * data and never the upstream's messages (they may quote what the person typed).
  */
-import type { Profile } from '../../config/config-schema.ts';
+import { accountOfProfile, type Profile } from '../../config/config-schema.ts';
 import type { ConfigSource } from '../../config/config-source.ts';
 import type { ExternalId } from '../../domain/json.ts';
 import type { LeadCapture } from '../../domain/lead.ts';
@@ -154,9 +154,9 @@ export interface ForwardOptions {
 export interface ForwardDeps {
   ledger: LeadLedger;
   /** Profiles, and the configured delivery settings (maxAttempts, horizonHours). */
-  config: Pick<ConfigSource, 'profile' | 'delivery'>;
-  /** The upstream client, the shared pacer and the account's circuit, as configured now. */
-  upstream: () => Promise<UpstreamAccess & { circuit: Circuit }>;
+  config: Pick<ConfigSource, 'profile' | 'delivery' | 'accounts'>;
+  /** An upstream account's client, shared pacer and circuit, as configured now. */
+  upstream: (account: string) => Promise<UpstreamAccess & { circuit: Circuit }>;
   /** What the sources' `complete()` steps use (their HTTP client). */
   lookups?: CompletionContext;
   events?: ForwardEvents;
@@ -311,13 +311,14 @@ interface Attempt {
   events: ForwardEvents;
   random: () => number;
   now: () => Date;
-  access: UpstreamAccess & { circuit: Circuit };
   /** The event this attempt reports when it finishes (filled in as it goes). */
   event: ForwardEvent;
 }
 
 /** The lead this attempt holds, once claimed. */
 interface Held extends Attempt {
+  /** The upstream account of the lead's profile: its client, pacer and circuit. */
+  access: UpstreamAccess & { circuit: Circuit };
   /** The lead as claimed: `version` is this attempt's chain. */
   lead: LeadRecord;
   /** This attempt is the circuit's probe. */
@@ -347,7 +348,6 @@ export async function forwardLead(
     events: deps.events ?? SILENT,
     random: deps.random ?? Math.random,
     now,
-    access: await deps.upstream(),
     event: { leadId: message.leadId, outcome: 'done', reason: '' },
   };
   const claimed = await claim(attempt, message);
@@ -416,14 +416,17 @@ async function claim(
     return { outcome: wait(a, lead, waitMs + (lead.status === 'sending' ? 1_000 : 0), reason) };
   }
 
-  const gate = await a.access.circuit.gate(nowMs);
+  // The lead's account (its profile's; `default` for a profile no longer configured, which is
+  // parked below) decides whose circuit, pacer and credentials this attempt uses.
+  const profile = await a.deps.config.profile(lead.profile);
+  const access = await a.deps.upstream(accountOfProfile(profile ?? {}));
+  const gate = await access.circuit.gate(nowMs);
   if (gate.kind === 'open') {
     a.event.note = 'circuit-open';
     return { outcome: wait(a, lead, gate.retryAt - nowMs + spread(a), 'circuit-open') };
   }
 
-  const profile = await a.deps.config.profile(lead.profile);
-  const leaseMs = leaseMsFor(a.access.timeoutMs, a.deps.options);
+  const leaseMs = leaseMsFor(access.timeoutMs, a.deps.options);
   const claimed = await ledger.claim(a.leadId, lead.version, leaseMs, a.now());
   if (!claimed) {
     // Someone else moved it between our read and our claim: their chain owns it.
@@ -443,7 +446,7 @@ async function claim(
     a.events.metric('LeadParked');
     return { outcome: finish(a, { kind: 'done', reason: 'no-profile' }, 'parked') };
   }
-  return { held: { ...a, lead: claimed, probe: gate.kind === 'probe', profile } };
+  return { held: { ...a, access, lead: claimed, probe: gate.kind === 'probe', profile } };
 }
 
 /** Look at the lead again later, without touching the ledger (its chain is unchanged). */

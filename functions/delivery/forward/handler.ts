@@ -56,18 +56,19 @@ export function visibilitySeconds(delayMs: number): number {
 
 export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
   const processor = new BatchProcessor(EventType.SQS);
-  // Once per instance, on its first batch: may the key look prospects up (what resolves an
-  // ambiguous POST)? Said loudly when not: a metric (alarmed) and a log line.
-  let permissionChecked: Promise<void> | undefined;
-  const checkPermission = (client: Parameters<typeof checkLookupPermission>[0]) =>
+  // Once per instance and account, on its first batch: may the account's key look prospects up
+  // (what resolves an ambiguous POST)? Said loudly when not: a metric (alarmed) and a log line.
+  const permissionChecked = new Map<string, Promise<void>>();
+  const checkPermission = (account: string, client: Parameters<typeof checkLookupPermission>[0]) =>
     checkLookupPermission(client).then((permission) => {
       if (permission === 'forbidden') {
         logger.warn('the upstream key may not look prospects up: exactly-once is not assured', {
+          upstream: account,
           lookupPermission: permission,
         });
         count('UpstreamLookupForbidden');
       } else if (permission === 'unknown') {
-        permissionChecked = undefined;
+        permissionChecked.delete(account);
       }
     });
 
@@ -93,10 +94,20 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
     // Every line of this invocation: Lambda's request id, cold_start, the function's name.
     logger.addContext(context);
     try {
-      const access = await deps.forward.upstream();
-      permissionChecked ??= checkPermission(access.client);
-      await permissionChecked;
-      const neededMs = leaseMsFor(access.timeoutMs, deps.forward.options) + SAFETY_MS;
+      const accounts = await deps.forward.config.accounts();
+      const accesses = await Promise.all(accounts.map((name) => deps.forward.upstream(name)));
+      await Promise.all(
+        accounts.map((name, index) => {
+          const access = accesses[index];
+          if (access && !permissionChecked.has(name)) {
+            permissionChecked.set(name, checkPermission(name, access.client));
+          }
+          return permissionChecked.get(name);
+        }),
+      );
+      // A record starts only when the longest attempt any account allows still fits.
+      const longest = Math.max(...accesses.map((access) => access.timeoutMs));
+      const neededMs = leaseMsFor(longest, deps.forward.options) + SAFETY_MS;
 
       const recordHandler = async (record: SQSRecord): Promise<string> => {
         const message = parseLeadMessage(record.body);

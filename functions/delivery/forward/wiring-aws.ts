@@ -19,13 +19,12 @@ import { DEFAULT_MAX_PACING_WAIT_MS } from './forward.ts';
 import type { DeliveryHandlerDeps } from './handler.ts';
 
 export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryHandlerDeps {
-  const config = createAwsConfigSource(env, PROFILE_RULES);
+  const config = createAwsConfigSource(env, { rules: PROFILE_RULES });
   const dynamo = new DynamoDBClient({});
   const sqs = new SQSClient({});
   const queueUrl = requireEnv(ENV.leadQueueUrl, env);
   const tableName = requireEnv(ENV.ledgerTable, env);
   const options = { maxPacingWaitMs: DEFAULT_MAX_PACING_WAIT_MS };
-  const circuit = createDynamoCircuit({ client: dynamo, tableName });
   const access = pacedUpstream(
     config,
     sharedPacerFactory({ client: dynamo, tableName }, { maxWaitMs: options.maxPacingWaitMs }),
@@ -34,7 +33,10 @@ export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryH
     forward: {
       ledger: createDynamoLedger({ client: dynamo, tableName }),
       config,
-      upstream: async () => ({ ...(await access()), circuit }),
+      upstream: async (account) => ({
+        ...(await access(account)),
+        circuit: createDynamoCircuit({ client: dynamo, tableName, account }),
+      }),
       events: forwardEvents,
       // A 401 may mean the secret was rotated: the next read goes to Secrets Manager.
       onUnauthorized: () => config.refresh(),

@@ -21,10 +21,6 @@ export function localDeliveryDeps(
   const services = localServices();
   const config = localConfigSource();
   const table = { client: services.dynamo, tableName: services.ledgerTable };
-  const circuit = createDynamoCircuit({
-    ...table,
-    ...(circuitOptions !== undefined && { options: circuitOptions }),
-  });
   const access = pacedUpstream(
     config,
     sharedPacerFactory(table, {
@@ -34,7 +30,14 @@ export function localDeliveryDeps(
   return {
     ledger: localLedger(),
     config,
-    upstream: async () => ({ ...(await access()), circuit }),
+    upstream: async (account) => ({
+      ...(await access(account)),
+      circuit: createDynamoCircuit({
+        ...table,
+        account,
+        ...(circuitOptions !== undefined && { options: circuitOptions }),
+      }),
+    }),
     events: forwardEvents,
     options,
   };

@@ -8,7 +8,8 @@
  *
  * For each due lead: note the wake-up in the ledger (its `dueAt` moves a grace period on, fenced
  * by its version, so two reconcilers never both wake it), then send a message for its chain,
- * delayed until its next attempt (or the circuit's next probe, while the upstream is down). A
+ * delayed until its next attempt (or its account's circuit's next probe, while that upstream is
+ * down). A
  * duplicate wake-up is harmless: a message for a chain that already moved on is a no-op.
  *
  * It runs every minute on AWS (EventBridge Scheduler) and on a timer locally. No AWS imports.
@@ -45,13 +46,17 @@ export interface ReconcileResult {
 
 export interface ReconcileEvents {
   woke(event: { leadId: string; status: string; version: number; delayMs: number }): void;
-  finished(event: ReconcileResult & { circuit: 'open' | 'closed' }): void;
+  /** `openCircuits`: the accounts whose circuit was open during the run. */
+  finished(event: ReconcileResult & { openCircuits: string[] }): void;
 }
 
 export interface ReconcileDeps {
   ledger: Pick<LeadLedger, 'listDue' | 'wake'>;
   queue: Pick<LeadQueue, 'send'>;
-  circuit: Pick<Circuit, 'read'>;
+  /** The circuit of an upstream account. */
+  circuitOf(account: string): Pick<Circuit, 'read'>;
+  /** The upstream account of a profile (its settings'; `default` when unknown). */
+  accountOf(profile: string): Promise<string>;
   options?: ReconcileOptions;
   events?: ReconcileEvents;
   now?: () => Date;
@@ -77,8 +82,24 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
   const reserveMs = options.reserveMs ?? 5_000;
   const remainingMs = deps.remainingMs ?? (() => Number.POSITIVE_INFINITY);
 
-  const circuit = await deps.circuit.read();
-  const probeAt = circuit.state === 'open' ? circuit.probeAt : undefined;
+  // Each account's next probe while its circuit is open, read once per run.
+  const probes = new Map<string, Promise<number | undefined>>();
+  const openCircuits = new Set<string>();
+  const probeOf = (account: string) => {
+    let probe = probes.get(account);
+    if (!probe) {
+      probe = deps
+        .circuitOf(account)
+        .read()
+        .then((circuit) => {
+          if (circuit.state !== 'open') return undefined;
+          openCircuits.add(account);
+          return circuit.probeAt;
+        });
+      probes.set(account, probe);
+    }
+    return probe;
+  };
   const result: ReconcileResult = { due: 0, woken: 0, skipped: 0, more: false };
   const start = clock();
   let cursor: string | undefined;
@@ -94,6 +115,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
     for (const lead of page.leads) {
       result.due += 1;
       const now = clock();
+      const probeAt = await probeOf(await deps.accountOf(lead.profile));
       const at = wakeAt(lead, now.getTime(), probeAt);
       const woken = await deps.ledger.wake(lead.leadId, lead.version, {
         dueAt: new Date(at + wakeGraceMs),
@@ -111,6 +133,6 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
     }
     cursor = page.cursor;
   } while (cursor !== undefined);
-  events.finished({ ...result, circuit: circuit.state });
+  events.finished({ ...result, openCircuits: [...openCircuits] });
   return result;
 }

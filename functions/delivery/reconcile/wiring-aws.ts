@@ -1,10 +1,12 @@
 /**
  * The reconciler's AWS adapters: the DynamoDB ledger (its due index, and the wake-up write), the
- * account's circuit item, and SQS to send the wake-up messages. The variables are set by the
+ * accounts' circuit items, the settings (which account a profile's leads go to), and SQS to send
+ * the wake-up messages. The variables are set by the
  * stack (kernel/env.ts names them).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { createAwsConfigSource } from '../../config/config-aws.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
 import { createDynamoLedger } from '../../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../../ledger/lead-queue-sqs.ts';
@@ -14,6 +16,7 @@ import type { ReconcileDeps } from './reconcile.ts';
 
 export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): ReconcileDeps {
   const dynamo = new DynamoDBClient({});
+  const config = createAwsConfigSource(env);
   const tableName = requireEnv(ENV.ledgerTable, env);
   return {
     ledger: createDynamoLedger({ client: dynamo, tableName }),
@@ -21,7 +24,8 @@ export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): Reconcil
       client: new SQSClient({}),
       queueUrl: requireEnv(ENV.leadQueueUrl, env),
     }),
-    circuit: createDynamoCircuit({ client: dynamo, tableName }),
+    circuitOf: (account) => createDynamoCircuit({ client: dynamo, tableName, account }),
+    accountOf: (profile) => config.accountOf(profile),
     events: reconcileEvents,
   };
 }

@@ -1,5 +1,5 @@
 /** The refresher's log lines and metrics (Powertools): ids, counts and error kinds only. */
-import { count, logger, seconds } from '../../kernel/observability.ts';
+import { count, logger, ratio, seconds } from '../../kernel/observability.ts';
 import type { RefreshEvents } from './refresh.ts';
 
 /** Log lines and metrics of the refresher: ids, counts and error kinds only. */
@@ -34,5 +34,12 @@ export const refreshEvents: RefreshEvents = {
     if (ageSeconds !== undefined) {
       seconds('ReportAgeSeconds', Math.round(ageSeconds));
     }
+  },
+  ageRatio(value) {
+    // The stale alarm's metric: the oldest report's age over its account's refreshSeconds.
+    ratio('ReportAgeRatio', Math.round(value * 100) / 100);
+  },
+  scheduled(event) {
+    if (event.accounts.length > 0) logger.info('debtors report refreshes requested', event);
   },
 };

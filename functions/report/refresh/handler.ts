@@ -10,9 +10,9 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { flushMetrics, logger } from '../../kernel/observability.ts';
 import { decodeRefreshMessage } from '../trigger/report-trigger.ts';
-import { type RefreshDeps, refreshDebtors } from './refresh.ts';
+import { type AccountsRefreshDeps, refreshRequest } from './refresh.ts';
 
-const deps: Promise<RefreshDeps> =
+const deps: Promise<AccountsRefreshDeps> =
   process.env.LEADS_RUNTIME === 'local'
     ? import('./wiring-local.ts').then((m) => m.localRefreshDeps())
     : import('./wiring-aws.ts').then((m) => m.awsRefreshDeps());
@@ -32,7 +32,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
       }
       try {
         const remainingMs = () => context.getRemainingTimeInMillis();
-        await refreshDebtors({ ...resolved, remainingMs }, message);
+        await refreshRequest({ ...resolved, remainingMs }, message);
       } catch (error) {
         logger.error('refresh outcome not recorded: the message goes back to the queue', {
           messageId: record.messageId,

@@ -41,6 +41,7 @@ import {
   calendarDate,
   DEFAULT_REPORT_TIME_ZONE,
 } from '../../domain/debtors-report.ts';
+import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import type { UpstreamAccess } from '../../upstream/paced-client.ts';
 import { PacerWaitError } from '../../upstream/pacer.ts';
 import { type UpstreamClient, UpstreamError } from '../../upstream/upstream-client.ts';
@@ -49,6 +50,7 @@ import {
   type RefreshStatus,
   type ReportStore,
   ReportStoreError,
+  type ReportStores,
 } from '../store/report-store.ts';
 import type { RefreshMessage, ReportTrigger } from '../trigger/report-trigger.ts';
 
@@ -110,6 +112,13 @@ export interface RefreshEvents {
   }): void;
   /** Age of the current snapshot after this run; undefined when there is none. */
   age(seconds: number | undefined): void;
+  /**
+   * The largest `age / refreshSeconds` over the accounts with a report, at each scheduled tick
+   * (the stale alarm: above 2, some account's report is stale, whatever its own interval).
+   */
+  ageRatio?(ratio: number): void;
+  /** A scheduled tick asked for these accounts' refreshes. */
+  scheduled?(event: { reason?: string; accounts: string[] }): void;
 }
 
 export interface RefreshDeps {
@@ -185,6 +194,8 @@ class Interrupted extends Error {
 }
 
 const silent: RefreshEvents = {
+  ageRatio() {},
+  scheduled() {},
   started() {},
   skipped() {},
   checkpointDropped() {},
@@ -512,16 +523,17 @@ export async function refreshDebtors(
 }
 
 /**
- * RefreshDeps.source over a ConfigSource and the account's paced upstream (pacedUpstream, as
- * delivery's, so that a refresh's GETs and delivery's POSTs share one budget).
+ * An account's RefreshDeps.source over a ConfigSource and the account's paced upstream
+ * (pacedUpstream, as delivery's, so that a refresh's GETs and delivery's POSTs to that account
+ * share one budget).
  */
 export function refreshSource(
   config: Pick<ConfigSource, 'report'>,
-  upstream: () => Promise<UpstreamAccess>,
+  upstream: (account: string) => Promise<UpstreamAccess>,
   options: { onUnauthorized?: () => void } = {},
-): () => Promise<RefreshSource> {
-  return async () => {
-    const [access, report] = await Promise.all([upstream(), config.report()]);
+): (account: string) => Promise<RefreshSource> {
+  return async (account) => {
+    const [access, report] = await Promise.all([upstream(account), config.report(account)]);
     const { flush } = access.pacer;
     return {
       client: access.client,
@@ -530,4 +542,90 @@ export function refreshSource(
       ...(flush && { flush: () => flush.call(access.pacer) }),
     };
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Upstream accounts: one report each
+
+/** What a refresh request needs when the stack serves several upstream accounts. */
+export interface AccountsRefreshDeps extends Omit<RefreshDeps, 'store' | 'source' | 'trigger'> {
+  config: Pick<ConfigSource, 'accounts' | 'report'>;
+  /** Each account's report store. */
+  stores: ReportStores;
+  /** Each account's configuration and paced upstream. */
+  source: (account: string) => Promise<RefreshSource>;
+  trigger: ReportTrigger;
+}
+
+/** The age ratio reported for an account whose report never succeeded but failed: stale. */
+export const NEVER_REFRESHED_RATIO = 100;
+
+/** Reasons that mean "whatever is due" when they name no account. */
+const TICKS = new Set(['schedule', 'timer', 'start']);
+
+/**
+ * Runs one refresh request for the account it names (`default` when it names none), or, for a
+ * tick of the schedule (or the local timer, or the local start) that names none, asks for a
+ * refresh of every account whose report is due: it has branches, and no refresh started within
+ * its `refreshSeconds` (at start: its stored report is not fresh). Each account then refreshes
+ * on its own message, with its own checkpoints and continuations.
+ */
+export async function refreshRequest(
+  deps: AccountsRefreshDeps,
+  message: RefreshMessage,
+): Promise<RefreshOutcome | { status: 'scheduled'; accounts: string[] }> {
+  const events = deps.events ?? silent;
+  if (message.upstream === undefined && message.reason && TICKS.has(message.reason)) {
+    const now = (deps.now ?? (() => new Date()))().getTime();
+    const due: string[] = [];
+    let worst = 0;
+    for (const account of await deps.config.accounts()) {
+      const report = await deps.config.report(account);
+      if (report.branches.length === 0) continue;
+      const store = deps.stores(account);
+      const status = await store.readStatus();
+      const succeeded = status.lastSucceededAt ? Date.parse(status.lastSucceededAt) : Number.NaN;
+      const started = status.lastStartedAt ? Date.parse(status.lastStartedAt) : Number.NaN;
+      const periodMs = report.refreshSeconds * 1000;
+      if (!Number.isNaN(succeeded)) worst = Math.max(worst, (now - succeeded) / periodMs);
+      else if (status.lastFailedAt) worst = Math.max(worst, NEVER_REFRESHED_RATIO);
+      // A tick may come a little early: leave some slack (30 s at most) on the interval.
+      const slackMs = Math.min(30_000, periodMs / 10);
+      const recently = !Number.isNaN(started) && now - started < periodMs - slackMs;
+      const fresh =
+        message.reason === 'start' &&
+        status.failures === 0 &&
+        !Number.isNaN(succeeded) &&
+        now - succeeded < periodMs &&
+        (await store.readCheckpoint().catch(() => undefined)) === undefined;
+      if (message.reason === 'start' ? !fresh : !recently) due.push(account);
+    }
+    events.ageRatio?.(worst);
+    for (const account of due) {
+      await deps.trigger.requestRefresh({
+        kind: 'refresh',
+        ...(message.reason !== undefined && { reason: message.reason }),
+        upstream: account,
+      });
+    }
+    events.scheduled?.({
+      ...(message.reason !== undefined && { reason: message.reason }),
+      accounts: due,
+    });
+    return { status: 'scheduled', accounts: due };
+  }
+  const account = message.upstream ?? DEFAULT_ACCOUNT;
+  const { stores, source, trigger, config: _config, ...rest } = deps;
+  return refreshDebtors(
+    {
+      ...rest,
+      store: stores(account),
+      source: () => source(account),
+      // Continuations stay with the account.
+      trigger: {
+        requestRefresh: (request = {}) => trigger.requestRefresh({ ...request, upstream: account }),
+      },
+    },
+    message,
+  );
 }

@@ -1,27 +1,26 @@
 /**
  * The refresher on one machine: the same use case as on AWS, run by an in-process trigger
- * (report-trigger-local.ts) instead of the SQS queue, with the report kept as files under
- * DATA_DIR/reports.
+ * (report-trigger-local.ts) instead of the SQS queue, with each account's report kept as files
+ * under DATA_DIR/reports.
  *
  * `startLocalRefresher` is the local runtime's refresh service: it registers the report
  * directory and the trigger (the admin route's local wiring reaches them through
- * localReportStore() and localReportTrigger()), asks for a refresh at start unless the stored
- * snapshot is still fresh, then every `report.refreshSeconds`. Each run gets the Lambda's time
- * budget (REFRESHER_TIMEOUT_SECONDS), so a long refresh is cut short and continued through the
- * trigger exactly as on AWS. Stopping aborts the run in progress (its checkpoint is kept).
- * Upstream calls are paced by the pacer item of the local ledger table, the one the local
- * delivery worker uses, so the two share the upstream's limits as on AWS.
+ * localReportStore() and localReportTrigger()), asks at start for a refresh of every account
+ * whose stored report is not fresh, then every `tickSeconds` (60) for the accounts that are due,
+ * as the schedule does on AWS. Each run gets the Lambda's time budget
+ * (REFRESHER_TIMEOUT_SECONDS), so a long refresh is cut short and continued through the trigger
+ * exactly as on AWS. Stopping aborts the run in progress (its checkpoint is kept). Upstream
+ * calls are paced by the accounts' pacer items of the local ledger table, the ones the local
+ * delivery worker uses, so the two share each account's limits as on AWS.
  */
 import { join } from 'node:path';
 import { localConfigSource } from '../../config/config-local.ts';
-import { snapshotAgeSeconds } from '../../domain/debtors-report.ts';
 import { localServices } from '../../kernel/local-services.ts';
 import { logger } from '../../kernel/observability.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
 import type { Pacer } from '../../upstream/pacer.ts';
 import { sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
 import {
-  createFileReportStore,
   LOCAL_REPORT_DIR,
   localReportStore,
   setLocalReportDir,
@@ -34,9 +33,9 @@ import {
 } from '../trigger/report-trigger-local.ts';
 import { refreshEvents } from './events.ts';
 import {
+  type AccountsRefreshDeps,
   REFRESHER_TIMEOUT_SECONDS,
-  type RefreshDeps,
-  refreshDebtors,
+  refreshRequest,
   refreshSource,
 } from './refresh.ts';
 
@@ -45,20 +44,22 @@ import {
  * and its services: unless given a pacer, a refresh paces on the shared item of the local
  * ledger table (localServices(), looked up when a refresh runs), as delivery does.
  */
-export function localRefreshDeps(options: { pacer?: Pacer } = {}): RefreshDeps {
+export function localRefreshDeps(options: { pacer?: Pacer } = {}): AccountsRefreshDeps {
   const { pacer } = options;
   const config = localConfigSource();
   return {
-    store: localReportStore(),
+    config,
+    stores: (account) => localReportStore(account),
     trigger: localReportTrigger(),
     source: refreshSource(
       config,
-      pacedUpstream(config, (limits) => {
+      pacedUpstream(config, (limits, account) => {
         if (pacer) return pacer;
         const services = localServices();
         // No maxWaitMs: the refresh's own deadline bounds each wait (see refresh.ts).
         return sharedPacerFactory({ client: services.dynamo, tableName: services.ledgerTable })(
           limits,
+          account,
         );
       }),
     ),
@@ -69,8 +70,8 @@ export function localRefreshDeps(options: { pacer?: Pacer } = {}): RefreshDeps {
 export interface LocalRefresherOptions {
   /** DATA_DIR: the report lives in its `reports` directory. */
   dataDir: string;
-  /** report.refreshSeconds of the configuration. */
-  refreshSeconds: number;
+  /** How often the accounts' reports are checked and refreshed when due (as AWS's schedule). */
+  tickSeconds?: number;
   /** Default: the pacer item of the local ledger table (localServices()), shared with delivery. */
   pacer?: Pacer;
   /** Time budget of one run, as the Lambda's timeout. */
@@ -94,7 +95,7 @@ export async function startLocalRefresher(options: LocalRefresherOptions): Promi
   const trigger = createLocalReportTrigger({
     run: (message) => {
       const deadline = Date.now() + budgetMs;
-      return refreshDebtors(
+      return refreshRequest(
         {
           ...localRefreshDeps(options.pacer ? { pacer: options.pacer } : {}),
           remainingMs: () => deadline - Date.now(),
@@ -109,23 +110,21 @@ export async function startLocalRefresher(options: LocalRefresherOptions): Promi
   });
   setLocalReportTrigger(trigger);
 
-  // Restarting the runtime does not page the upstream again while the snapshot is fresh.
-  const store = createFileReportStore({ dir });
-  const [stored, status, checkpoint] = await Promise.all([
-    store.readSnapshot().catch(() => undefined),
-    store.readStatus().catch(() => ({ failures: 1 })),
-    store.readCheckpoint().catch(() => undefined),
-  ]);
-  const fresh =
-    stored !== undefined &&
-    status.failures === 0 &&
-    checkpoint === undefined &&
-    snapshotAgeSeconds(stored.snapshot, Date.now()) < options.refreshSeconds;
-  if (options.refreshAtStart || !fresh) await trigger.requestRefresh({ reason: 'start' });
+  // Restarting the runtime does not page the upstream again while a report is fresh.
+  if (options.refreshAtStart) {
+    const config = localConfigSource();
+    for (const upstream of await config.accounts()) {
+      if ((await config.report(upstream)).branches.length === 0) continue;
+      await trigger.requestRefresh({ reason: 'admin', upstream });
+    }
+  } else await trigger.requestRefresh({ reason: 'start' });
 
-  const timer = setInterval(() => {
-    void trigger.requestRefresh({ reason: 'timer' });
-  }, options.refreshSeconds * 1000);
+  const timer = setInterval(
+    () => {
+      void trigger.requestRefresh({ reason: 'timer' });
+    },
+    (options.tickSeconds ?? 60) * 1000,
+  );
   timer.unref();
 
   return {

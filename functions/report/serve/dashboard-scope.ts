@@ -27,6 +27,7 @@ import {
   summaryOf,
 } from '../../domain/debtors-report.ts';
 import type { IssueDetail } from '../../domain/json.ts';
+import { ACCOUNT_NAME } from '../../kernel/accounts.ts';
 import { datePart, foldText, lowerCaseQuery, type ReportRow, reportRows } from './report-json.ts';
 
 export const DASHBOARD_SORT_FIELDS = [
@@ -39,6 +40,8 @@ export const DASHBOARD_SORT_FIELDS = [
 export type DashboardSortField = (typeof DASHBOARD_SORT_FIELDS)[number];
 
 export interface DashboardQuery {
+  /** The upstream account whose report this is, when the client sees several. */
+  upstream?: string;
   /** Branch ids: the page's scope (every figure). */
   branch?: number[];
   /** The list's filters. */
@@ -51,7 +54,7 @@ export type DashboardQueryParse =
   | { ok: true; query: DashboardQuery }
   | { ok: false; problems: IssueDetail[] };
 
-const PARAMS = ['branch', 'debtstatus', 'q', 'sort'] as const;
+const PARAMS = ['upstream', 'branch', 'debtstatus', 'q', 'sort'] as const;
 const SPELLING: Record<string, string> = { debtstatus: 'debtStatus' };
 const spell = (name: string) =>
   (Object.hasOwn(SPELLING, name) ? SPELLING[name] : undefined) ?? name;
@@ -81,6 +84,16 @@ export function parseDashboardQuery(
     if (!(PARAMS as readonly string[]).includes(name)) {
       fail(name, 'não é um filtro desta página; os filtros são branch, debtStatus, q e sort');
     }
+  }
+
+  const upstream = single('upstream');
+  if (upstream !== undefined) {
+    if (ACCOUNT_NAME.test(upstream)) result.upstream = upstream;
+    else
+      fail(
+        'upstream',
+        `deve ser o nome de uma conta (ex.: upstream=norte); recebido "${upstream}"`,
+      );
   }
 
   const branches = (values.get('branch') ?? [])
@@ -130,6 +143,7 @@ export function parseDashboardQuery(
 /** The query as the page's links carry it (`?branch=2&sort=-debtAmount`), without `?`. */
 export function dashboardSearch(query: DashboardQuery): string {
   const params = new URLSearchParams();
+  if (query.upstream) params.set('upstream', query.upstream);
   if (query.branch?.length) params.set('branch', query.branch.join(','));
   if (query.debtStatus) params.set('debtStatus', query.debtStatus);
   if (query.q) params.set('q', query.q);
@@ -368,4 +382,33 @@ export function dashboardList(
   }
   listed.sort(query.sort ? compareListed(query.sort) : (a, b) => a.rank - b.rank);
   return { rows: listed, matching: shown.length, total: rows.length };
+}
+
+/**
+ * The snapshot as a client scoped to `branchIds` may see it: only their rows, and every figure
+ * (summary, ageing, totals per status and branch) for them alone, as dashboardScope counts them.
+ */
+export function scopeSnapshot(
+  snapshot: DebtorsSnapshot,
+  branchIds: readonly number[],
+): DebtorsSnapshot {
+  const scope = dashboardScope(snapshot, branchIds);
+  const wanted = new Set(branchIds);
+  const keep = snapshot.rows.map((row) => row.branchId != null && wanted.has(Number(row.branchId)));
+  return {
+    ...snapshot,
+    branches: snapshot.branches.filter((id) => wanted.has(id)),
+    rows: snapshot.rows.filter((_, index) => keep[index]),
+    daysOverdue: snapshot.daysOverdue.filter((_, index) => keep[index]),
+    summary: scope.summary,
+    summarySource: scope.summarySource,
+    byBranch: [...scope.branches],
+    byDebtStatus: scope.byDebtStatus,
+    byMemberStatus: scope.byMemberStatus,
+    ageing: scope.ageing,
+    ageingUndated: scope.ageingUndated,
+    warnings: snapshot.warnings.filter((w) =>
+      branchIds.some((id) => w.startsWith(`branch ${id}:`)),
+    ),
+  };
 }

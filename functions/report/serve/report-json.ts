@@ -72,9 +72,10 @@ const FILTER_PARAMS = [
   'q',
   'sort',
 ] as const;
+/** `upstream` picks the account's report (serve.ts reads it); it filters nothing here. */
 const PARAMS: Record<ReportVariant, readonly string[]> = {
-  json: [...FILTER_PARAMS, 'take', 'skip'],
-  csv: [...FILTER_PARAMS, 'take', 'skip', 'dialect'],
+  json: ['upstream', ...FILTER_PARAMS, 'take', 'skip'],
+  csv: ['upstream', ...FILTER_PARAMS, 'take', 'skip', 'dialect'],
 };
 /** The documented spelling of each parameter, for messages (names match case-insensitively). */
 const SPELLING: Record<string, string> = {

@@ -1,7 +1,9 @@
+import type { Client } from '../../config/config-schema.ts';
 import type { ConfigSource } from '../../config/config-source.ts';
 import { parseDebtorsQuery, queryDebtors } from '../../domain/debtors-query.ts';
 import { isStale } from '../../domain/debtors-report.ts';
 import type { IssueDetail } from '../../domain/json.ts';
+import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../../kernel/http.ts';
 import { admitCaller, NO_STORE } from '../../kernel/route-guard.ts';
 import type { RouteName } from '../../kernel/routes.ts';
@@ -22,6 +24,7 @@ import {
   dashboardScope,
   dashboardSearch,
   parseDashboardQuery,
+  scopeSnapshot,
 } from './dashboard-scope.ts';
 import {
   type CachePolicy,
@@ -58,8 +61,9 @@ export interface ReportEvents {
 }
 
 export interface ReportDeps {
-  config: Pick<ConfigSource, 'clients' | 'report'>;
-  store: Pick<ReportStore, 'readSnapshot' | 'readStatus'>;
+  config: Pick<ConfigSource, 'clients' | 'report' | 'accounts'>;
+  /** Each upstream account's report store. */
+  stores: (account: string) => Pick<ReportStore, 'readSnapshot' | 'readStatus'>;
   trigger: Pick<ReportTrigger, 'requestRefresh'>;
   events?: ReportEvents;
   now?: () => Date;
@@ -84,10 +88,24 @@ export async function serveReport(
   const { client } = admission;
   const admitted = admission.route.name;
   route = admitted;
+  const page = admitted === 'report-html';
+
+  // Which account's report, and which of its branches, this client may see.
+  const chosen = await chooseAccount(request, client, await deps.config.accounts());
+  if (!chosen.ok) return refuse(chosen.result, chosen.code);
+  const { account } = chosen;
+  const forbidden = forbiddenBranches(admitted, request, client.branches);
+  if (forbidden.length > 0) {
+    const message = `this client may see branch${client.branches?.length === 1 ? '' : 'es'} ${client.branches?.join(', ')} only, not ${forbidden.join(', ')}`;
+    return refuse(
+      problem(403, 'branch_forbidden', message, [{ field: 'branch', message }], NO_STORE),
+      'branch_forbidden',
+    );
+  }
 
   if (admitted === 'refresh') {
     try {
-      await deps.trigger.requestRefresh({ reason: 'admin' });
+      await deps.trigger.requestRefresh({ reason: 'admin', upstream: account });
     } catch (error) {
       events.failed({ route: admitted, error });
       return refuse(...refreshUnavailable());
@@ -97,11 +115,11 @@ export async function serveReport(
   }
 
   // The dashboard is read by people: it answers these in Portuguese HTML, other routes in JSON.
-  const page = admitted === 'report-html';
   let stored: StoredSnapshot | undefined;
   let status: RefreshStatus;
   try {
-    [stored, status] = await Promise.all([deps.store.readSnapshot(), deps.store.readStatus()]);
+    const store = deps.stores(account);
+    [stored, status] = await Promise.all([store.readSnapshot(), store.readStatus()]);
   } catch (error) {
     events.failed({ route: admitted, error });
     return refuse(
@@ -123,7 +141,14 @@ export async function serveReport(
   }
 
   const now = deps.now?.() ?? new Date();
-  const { refreshSeconds } = await deps.config.report();
+  const { refreshSeconds } = await deps.config.report(account);
+  if (client.branches) {
+    // A client scoped to branches sees a report of those branches alone (its own ETag too).
+    stored = {
+      snapshot: scopeSnapshot(stored.snapshot, client.branches),
+      etag: `${stored.etag}.b${client.branches.join('-')}`,
+    };
+  }
   const context: ServeContext = {
     request,
     stored,
@@ -134,6 +159,68 @@ export async function serveReport(
   const result = await ROUTE_HANDLERS[admitted](context);
   events.served({ route: admitted, status: result.statusCode });
   return result;
+}
+
+/** The first value of a query parameter, its name matched case-insensitively. */
+function queryValue(request: HttpRequest, name: string): string | undefined {
+  const key = Object.keys(request.query).find((k) => k.toLowerCase() === name);
+  return key === undefined ? undefined : request.query[key]?.[0];
+}
+
+type Chosen = { ok: true; account: string } | { ok: false; result: HttpResponse; code: string };
+
+/**
+ * The upstream account a request is about: `?upstream=` when given (it must exist and be one
+ * the client may see), else the client's only account, else `default`.
+ */
+async function chooseAccount(
+  request: HttpRequest,
+  client: Client,
+  accounts: readonly string[],
+): Promise<Chosen> {
+  const visible = client.upstreams ?? accounts;
+  const asked = queryValue(request, 'upstream');
+  const refuse = (status: number, code: string, message: string): Chosen => ({
+    ok: false,
+    code,
+    result: problem(status, code, message, [{ field: 'upstream', message }], NO_STORE),
+  });
+  if (asked !== undefined) {
+    if (!accounts.includes(asked)) {
+      return refuse(
+        400,
+        'unknown_upstream',
+        `no upstream account "${asked}"; accounts: ${visible.join(', ')}`,
+      );
+    }
+    if (!visible.includes(asked)) {
+      return refuse(403, 'upstream_forbidden', `this client may not see the account "${asked}"`);
+    }
+    return { ok: true, account: asked };
+  }
+  if (visible.length === 1) return { ok: true, account: visible[0] as string };
+  if (visible.includes(DEFAULT_ACCOUNT)) return { ok: true, account: DEFAULT_ACCOUNT };
+  return refuse(
+    400,
+    'upstream_required',
+    `name the account with ?upstream= (one of ${visible.join(', ')})`,
+  );
+}
+
+/** The branches a request asks for explicitly that a scoped client may not see. */
+function forbiddenBranches(
+  route: ReportRoute,
+  request: HttpRequest,
+  allowed: readonly number[] | undefined,
+): number[] {
+  if (!allowed) return [];
+  const name = route === 'debtors-list' ? 'idbranch' : 'branch';
+  const asked = Object.entries(request.query)
+    .filter(([key]) => key.toLowerCase() === name)
+    .flatMap(([, values]) => values.flatMap((v) => v.split(',')))
+    .map((v) => Number(v.trim()))
+    .filter((id) => Number.isInteger(id));
+  return asked.filter((id) => !allowed.includes(id));
 }
 
 /**
@@ -393,7 +480,11 @@ function serveDashboard({ request, stored, status, now, stale }: ServeContext): 
   if (cached) return cached;
 
   const scope = dashboardScope(snapshot, query.branch);
-  const branch = query.branch ? `?${dashboardSearch({ branch: query.branch })}` : '';
+  const links = dashboardSearch({
+    ...(query.upstream !== undefined && { upstream: query.upstream }),
+    ...(query.branch !== undefined && { branch: query.branch }),
+  });
+  const branch = links ? `?${links}` : '';
   const view: DashboardView = {
     generatedAt: snapshot.generatedAt,
     ageSeconds: ageSecondsOf(snapshot.generatedAt, now),

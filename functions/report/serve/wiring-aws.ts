@@ -36,11 +36,20 @@ export function reuseSnapshot(
 }
 
 export function awsReportDeps(env: NodeJS.ProcessEnv = process.env): Omit<ReportDeps, 'events'> {
+  const client = new S3Client({});
+  const bucket = requireEnv(ENV.reportBucket, env);
+  // One reusing store per account, made on first use.
+  const stores = new Map<string, ReturnType<typeof reuseSnapshot>>();
   return {
     config: createAwsConfigSource(env),
-    store: reuseSnapshot(
-      createS3ReportStore({ client: new S3Client({}), bucket: requireEnv(ENV.reportBucket, env) }),
-    ),
+    stores: (account) => {
+      let store = stores.get(account);
+      if (!store) {
+        store = reuseSnapshot(createS3ReportStore({ client, bucket, account }));
+        stores.set(account, store);
+      }
+      return store;
+    },
     trigger: createSqsReportTrigger({
       client: new SQSClient({}),
       queueUrl: requireEnv(ENV.reportRefreshQueueUrl, env),

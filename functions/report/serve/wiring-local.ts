@@ -16,10 +16,10 @@ export function localReportDeps(): Omit<ReportDeps, 'events'> {
   };
   return {
     config: localConfigSource(),
-    store: {
-      readSnapshot: () => localReportStore().readSnapshot(),
-      readStatus: () => localReportStore().readStatus(),
-    },
+    stores: (account) => ({
+      readSnapshot: () => localReportStore(account).readSnapshot(),
+      readStatus: () => localReportStore(account).readStatus(),
+    }),
     trigger,
   };
 }

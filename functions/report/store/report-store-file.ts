@@ -15,6 +15,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DebtorsSnapshot } from '../../domain/debtors-report.ts';
+import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import {
   type RefreshCheckpoint,
   type RefreshStatus,
@@ -198,18 +199,31 @@ export function createFileReportStore({ dir }: FileReportStoreOptions): ReportSt
 let localDir: string | undefined;
 
 /** Registers the local report directory (the local runtime: DATA_DIR/reports); undefined clears. */
-let localStore: { dir: string; store: ReportStore } | undefined;
+const localStores = new Map<string, ReportStore>();
 
 export function setLocalReportDir(dir: string | undefined): void {
   localDir = dir;
+  localStores.clear();
 }
 
-/** The file store in the registered directory; throws when the local runtime has not set one. */
-export function localReportStore(): ReportStore {
+/**
+ * The directory of an account's report: the registered one for `default`, `accounts/<name>`
+ * under it for the others.
+ */
+export function accountReportDir(dir: string, account = DEFAULT_ACCOUNT): string {
+  return account === DEFAULT_ACCOUNT ? dir : join(dir, 'accounts', account);
+}
+
+/**
+ * The file store of an account in the registered directory; throws when the local runtime has
+ * not set one. One store per account, so that its parsed snapshot is kept between requests.
+ */
+export function localReportStore(account = DEFAULT_ACCOUNT): ReportStore {
   if (!localDir) throw new Error('the local runtime has not registered the report directory');
-  // One store per directory, so that its parsed snapshot is kept between requests.
-  if (localStore?.dir !== localDir) {
-    localStore = { dir: localDir, store: createFileReportStore({ dir: localDir }) };
+  let store = localStores.get(account);
+  if (!store) {
+    store = createFileReportStore({ dir: accountReportDir(localDir, account) });
+    localStores.set(account, store);
   }
-  return localStore.store;
+  return store;
 }

@@ -1,5 +1,6 @@
 /**
- * The report store on AWS: three objects under `debtors/` in the report bucket.
+ * The report store on AWS: three objects per upstream account in the report bucket, under
+ * `debtors/` for the account `default` and `debtors/accounts/<name>/` for the others.
  *
  * | key                       | body                                 | written                    |
  * |---------------------------|--------------------------------------|----------------------------|
@@ -25,20 +26,29 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import type { DebtorsSnapshot } from '../../domain/debtors-report.ts';
+import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import type {
   RefreshCheckpoint,
   RefreshStatus,
   ReportStore,
+  ReportStores,
   StoredSnapshot,
 } from './report-store.ts';
 import { contentEtag, parseCheckpoint, parseSnapshot, parseStatus } from './report-store-file.ts';
 
 export const REPORT_PREFIX = 'debtors/';
-export const REPORT_KEYS = {
-  current: `${REPORT_PREFIX}current.json`,
-  status: `${REPORT_PREFIX}status.json`,
-  checkpoint: `${REPORT_PREFIX}checkpoint.json`,
-} as const;
+
+/** The objects of an account's report (`default` keeps the keys it had before accounts). */
+export function reportKeys(account = DEFAULT_ACCOUNT) {
+  const prefix =
+    account === DEFAULT_ACCOUNT ? REPORT_PREFIX : `${REPORT_PREFIX}accounts/${account}/`;
+  return {
+    current: `${prefix}current.json`,
+    status: `${prefix}status.json`,
+    checkpoint: `${prefix}checkpoint.json`,
+  } as const;
+}
+export const REPORT_KEYS = reportKeys();
 
 /** Object metadata holding the snapshot's ETag (S3 lower-cases metadata names). */
 export const ETAG_METADATA = 'content-etag';
@@ -49,6 +59,8 @@ const GZIP_MAGIC = [0x1f, 0x8b];
 export interface S3ReportStoreOptions {
   client: S3Client;
   bucket: string;
+  /** The upstream account whose report this is (default `default`). */
+  account?: string;
 }
 
 function isNotFound(error: unknown): boolean {
@@ -62,8 +74,13 @@ function unzip(bytes: Uint8Array): string {
   return Buffer.from(gzipped ? gunzipSync(bytes) : bytes).toString('utf8');
 }
 
-export function createS3ReportStore({ client, bucket }: S3ReportStoreOptions): ReportStore {
+export function createS3ReportStore({
+  client,
+  bucket,
+  account,
+}: S3ReportStoreOptions): ReportStore {
   if (!bucket) throw new TypeError('createS3ReportStore: bucket is required');
+  const REPORT_KEYS = reportKeys(account);
 
   async function get(
     key: string,
@@ -135,5 +152,18 @@ export function createS3ReportStore({ client, bucket }: S3ReportStoreOptions): R
     async clearCheckpoint(): Promise<void> {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: REPORT_KEYS.checkpoint }));
     },
+  };
+}
+
+/** Every account's store in the bucket, each made once (it keeps no state of its own). */
+export function s3ReportStores(options: Omit<S3ReportStoreOptions, 'account'>): ReportStores {
+  const stores = new Map<string, ReportStore>();
+  return (account) => {
+    let store = stores.get(account);
+    if (!store) {
+      store = createS3ReportStore({ ...options, account });
+      stores.set(account, store);
+    }
+    return store;
   };
 }

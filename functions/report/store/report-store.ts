@@ -40,6 +40,9 @@ export interface RefreshCheckpoint {
   pageCalls: number;
 }
 
+/** Each upstream account's report store (kernel/accounts.ts), by account name. */
+export type ReportStores = (account: string) => ReportStore;
+
 export interface ReportStore {
   readSnapshot(): Promise<StoredSnapshot | undefined>;
   /** Replaces the current snapshot in one step: readers see the old one or the new one, never a mix. */

@@ -8,6 +8,7 @@
  * `continue` resumes the checkpoint, and is ignored when there is none.
  */
 import * as z from 'zod/mini';
+import { accountName } from '../../kernel/accounts.ts';
 
 export const REFRESH_KINDS = ['refresh', 'continue'] as const;
 export type RefreshKind = (typeof REFRESH_KINDS)[number];
@@ -23,6 +24,11 @@ export interface RefreshMessage {
   reason?: RefreshReason | undefined;
   /** The refresh a `continue` message continues. */
   refreshId?: string | undefined;
+  /**
+   * The upstream account whose report to refresh. Absent on a `schedule`, `timer` or `start`
+   * request: every account whose report is due; otherwise the account `default`.
+   */
+  upstream?: string | undefined;
 }
 
 export interface RefreshRequest {
@@ -30,6 +36,7 @@ export interface RefreshRequest {
   kind?: RefreshKind;
   reason?: RefreshReason;
   refreshId?: string;
+  upstream?: string;
 }
 
 export interface ReportTrigger {
@@ -42,6 +49,7 @@ const messageSchema = z.object({
   requestedAt: z.optional(z.iso.datetime({ offset: true })),
   reason: z.optional(z.enum(REFRESH_REASONS)),
   refreshId: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  upstream: z.optional(accountName),
 });
 
 /** The message for a request made at `now`. */
@@ -51,6 +59,7 @@ export function refreshMessage(request: RefreshRequest = {}, now = new Date()): 
     requestedAt: now.toISOString(),
     ...(request.reason !== undefined && { reason: request.reason }),
     ...(request.refreshId !== undefined && { refreshId: request.refreshId }),
+    ...(request.upstream !== undefined && { upstream: request.upstream }),
   };
 }
 
@@ -71,12 +80,13 @@ export function decodeRefreshMessage(body: string, sentAt: Date): RefreshMessage
   }
   const parsed = messageSchema.safeParse(raw);
   if (!parsed.success) return undefined;
-  const { kind, requestedAt, reason, refreshId } = parsed.data;
+  const { kind, requestedAt, reason, refreshId, upstream } = parsed.data;
   const fallback = Number.isNaN(sentAt.getTime()) ? new Date() : sentAt;
   return {
     kind,
     requestedAt: requestedAt ?? fallback.toISOString(),
     ...(reason !== undefined && { reason }),
     ...(refreshId !== undefined && { refreshId }),
+    ...(upstream !== undefined && { upstream }),
   };
 }

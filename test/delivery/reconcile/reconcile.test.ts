@@ -67,7 +67,8 @@ function run(atMs: number, over: Partial<ReconcileDeps> = {}): Promise<Reconcile
   return reconcile({
     ledger,
     queue,
-    circuit,
+    circuitOf: () => circuit,
+    accountOf: async () => 'default',
     options: { wakeGraceMs: GRACE_MS },
     events: { woke: (event) => woken.push(event), finished: () => {} },
     now: () => new Date(atMs),

@@ -44,21 +44,25 @@ beforeAll(async () => {
     method: 'POST',
     body: JSON.stringify({ perSecond: 1000, perMinute: 100_000 }),
   });
-  setLocalConfig(
-    parseConfig({
-      upstream: {
-        baseUrl: sandbox.url,
-        username: 'demo',
-        password: 'demo',
-        maxPerSecond: 1000,
-        maxPerMinute: 100_000,
-      },
-      clients: [],
-      profiles: {},
-      report: { branches: [1, 2, 3], refreshSeconds: 900 },
-    }),
-  );
+  setLocalConfig(configWith(900));
 });
+
+/** The configuration with this refresh interval (set in memory: the file's minimum is 60 s). */
+function configWith(refreshSeconds: number) {
+  const config = parseConfig({
+    upstream: {
+      baseUrl: sandbox.url,
+      username: 'demo',
+      password: 'demo',
+      maxPerSecond: 1000,
+      maxPerMinute: 100_000,
+    },
+    clients: [],
+    profiles: {},
+    report: { branches: [1, 2, 3], refreshSeconds: 900 },
+  });
+  return { ...config, report: { ...config.report, refreshSeconds } };
+}
 
 afterEach(async () => {
   await refresher?.stop();
@@ -76,8 +80,10 @@ afterAll(async () => {
 async function start(refreshSeconds = 900, keepDir = false): Promise<LocalRefresher> {
   if (!keepDir) dataDir = mkdtempSync(join(tmpdir(), 'leads-refresher-'));
   const { startLocalRefresher } = await import('../../../functions/report/refresh/wiring-local.ts');
-  // No pacer given: the shared one on the local ledger table, as in the runtime.
-  refresher = await startLocalRefresher({ dataDir, refreshSeconds });
+  setLocalConfig(configWith(refreshSeconds));
+  // No pacer given: the shared one on the local ledger table, as in the runtime. The timer
+  // ticks as often as the report is due.
+  refresher = await startLocalRefresher({ dataDir, tickSeconds: Math.min(refreshSeconds, 60) });
   return refresher;
 }
 
@@ -202,7 +208,7 @@ describe('the refresher handler with the local wiring', () => {
 
     // Act
     const result = await handler(
-      sqsEvent({ kind: 'refresh', reason: 'schedule' }, Date.now() + 1000),
+      sqsEvent({ kind: 'refresh', reason: 'admin' }, Date.now() + 1000),
       context,
     );
     const cut = await localReportStore().readCheckpoint();

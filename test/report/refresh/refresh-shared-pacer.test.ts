@@ -120,7 +120,6 @@ async function refreshDuringDeliveryBurst(
   let refused = 0;
   refresher = await startLocalRefresher({
     dataDir: dataDir as string,
-    refreshSeconds: 900,
     ...(refresherPacer && { pacer: refresherPacer }),
   });
   await waitFor(
@@ -132,7 +131,7 @@ async function refreshDuringDeliveryBurst(
   const burst = Promise.all(
     Array.from({ length: INSTANCES }, async (_, instance) => {
       // Each instance has its own wiring (its own pacer object), as each Lambda instance does.
-      const access = await localDeliveryDeps().upstream();
+      const access = await localDeliveryDeps().upstream('default');
       for (let i = 0; i < LEADS_EACH; i += 1) {
         try {
           await access.client.createProspect(prospectNo(instance * 100 + i));

@@ -646,15 +646,15 @@ describe('the upstream source and its pacer', () => {
     let limits = config(1000);
     const pacerFor = vi.fn((_limits: PacerLimits) => fastPacer());
     const source = refreshSource(
-      { report: () => limits.report() },
-      pacedUpstream({ upstream: () => limits.upstream() }, pacerFor),
+      { report: (account) => limits.report(account) },
+      pacedUpstream({ upstream: (account) => limits.upstream(account) }, pacerFor),
     );
 
     // Act
-    await source();
-    await source();
+    await source('default');
+    await source('default');
     limits = config(500);
-    await source();
+    await source('default');
 
     // Assess
     expect(pacerFor.mock.calls.map(([l]) => l.maxPerSecond)).toEqual([1000, 500]);
@@ -678,10 +678,11 @@ describe('the upstream source and its pacer', () => {
     };
     const h = harness();
     const settings = config(1000);
-    const source = refreshSource(
+    const perAccount = refreshSource(
       settings,
       pacedUpstream(settings, () => pacer),
     );
+    const source = () => perAccount('default');
 
     // Act
     const succeeded = await h.run(undefined, { source });

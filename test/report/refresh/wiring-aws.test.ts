@@ -3,12 +3,26 @@
  * slots from the account-wide pacer item of the ledger table named by LEDGER_TABLE_NAME.
  */
 import { clearCaches } from '@aws-lambda-powertools/parameters';
+import {
+  AppConfigDataClient,
+  GetLatestConfigurationCommand,
+  type GetLatestConfigurationCommandOutput,
+  StartConfigurationSessionCommand,
+} from '@aws-sdk/client-appconfigdata';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsRefreshDeps } from '../../../functions/report/refresh/wiring-aws.ts';
 import { UPSTREAM_PACER_KEY } from '../../../functions/upstream/pacer-dynamodb.ts';
+
+/** A configuration as AppConfig's data plane answers it (bytes the SDK can also read as text). */
+function storedJson(value: unknown): GetLatestConfigurationCommandOutput['Configuration'] {
+  const text = JSON.stringify(value);
+  return Object.assign(new TextEncoder().encode(text), {
+    transformToString: () => text,
+  }) as unknown as GetLatestConfigurationCommandOutput['Configuration'];
+}
 
 const ENV = {
   REPORT_BUCKET_NAME: 'leads-dev-report',
@@ -22,16 +36,25 @@ const SETTINGS = {
 };
 const secrets = mockClient(SecretsManagerClient);
 const dynamo = mockClient(DynamoDBDocumentClient);
+const appConfig = mockClient(AppConfigDataClient);
 const saved = { ...process.env };
 
 describe('awsRefreshDeps', () => {
   beforeEach(() => {
     secrets.reset();
     dynamo.reset();
+    appConfig.reset();
+    appConfig.on(StartConfigurationSessionCommand).resolves({ InitialConfigurationToken: 't' });
+    appConfig.on(GetLatestConfigurationCommand).resolves({
+      Configuration: storedJson(SETTINGS),
+      NextPollConfigurationToken: 't',
+    });
     clearCaches();
     Object.assign(process.env, ENV, {
       AWS_REGION: 'sa-east-1',
-      LEADS_SETTINGS: JSON.stringify(SETTINGS),
+      LEADS_APPCONFIG_APPLICATION: 'app',
+      LEADS_APPCONFIG_ENVIRONMENT: 'dev',
+      LEADS_APPCONFIG_PROFILE: 'settings',
       LEADS_SECRETS_PREFIX: 'leads/dev',
     });
   });
@@ -51,7 +74,7 @@ describe('awsRefreshDeps', () => {
     vi.stubGlobal('fetch', fetch);
 
     // Act
-    const source = await awsRefreshDeps().source();
+    const source = await awsRefreshDeps().source('default');
     await source.client.listDebtors({ idBranch: 1, take: 50, skip: 0 });
 
     // Assess

@@ -76,6 +76,11 @@ const OK_STATUS: RefreshStatus = {
 
 interface Harness {
   deps: ReportDeps;
+  /** The account `default`'s store, which every request here reads. */
+  store: {
+    readSnapshot: () => Promise<StoredSnapshot | undefined>;
+    readStatus: () => Promise<RefreshStatus>;
+  };
   requestRefresh: ReturnType<typeof vi.fn>;
   setSnapshot(snapshot: DebtorsSnapshot | undefined, etag?: string): void;
   setStatus(status: RefreshStatus): void;
@@ -87,17 +92,20 @@ function harness(snapshot: DebtorsSnapshot | undefined = snapshotOf(fixtureRows(
   let status = OK_STATUS;
   let now = NOW;
   const requestRefresh = vi.fn(async () => {});
+  const store = { readSnapshot: async () => stored, readStatus: async () => status };
   return {
+    store,
     deps: {
       config: {
         clients: async () => CLIENTS,
+        accounts: async () => ['default'],
         report: async () => ({
           branches: [1, 2, 3],
           refreshSeconds: 900,
           timeZone: 'America/Sao_Paulo',
         }),
       },
-      store: { readSnapshot: async () => stored, readStatus: async () => status },
+      stores: () => store,
       trigger: { requestRefresh },
       now: () => now,
     },
@@ -257,7 +265,7 @@ describe('authentication and roles', () => {
     expect(accepted.statusCode).toBe(202);
     expect(body(accepted)).toEqual({ status: 'refresh_requested' });
     expect(h.requestRefresh).toHaveBeenCalledTimes(1);
-    expect(h.requestRefresh).toHaveBeenCalledWith({ reason: 'admin' });
+    expect(h.requestRefresh).toHaveBeenCalledWith({ reason: 'admin', upstream: 'default' });
   });
 
   it('answers 503 when the refresh cannot be requested, and 405 to a wrong method', async () => {
@@ -320,7 +328,7 @@ describe('before the first snapshot', () => {
   });
 
   it('answers 503 report_unavailable when the store cannot be read: JSON, or the page', async () => {
-    h.deps.store.readSnapshot = async () => {
+    h.store.readSnapshot = async () => {
       throw new Error('S3 down');
     };
     const result = await get(h, '/reports/debtors');

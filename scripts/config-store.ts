@@ -1,0 +1,303 @@
+/**
+ * What `npm run config` does (scripts/config.ts), against a deployed stack's configuration store
+ * (AWS AppConfig) and its secrets (Secrets Manager). The clients are passed in, so tests drive it
+ * with aws-sdk-client-mock. See docs/configuration.md.
+ *
+ * - validate FILE: the deploy configuration checked with the functions' own rules (the schema,
+ *   unknown keys with the closest known one, every profile against its source, the accounts'
+ *   references); nothing is sent anywhere.
+ * - push FILE: validate, create the secrets a new account or profile needs (placeholders to fill
+ *   in), store the settings as a new version and deploy it; AppConfig's validators check it
+ *   again before any function sees it, and functions pick it up within a minute.
+ * - diff FILE: what push would change, path by path, against the version now deployed.
+ * - rollback FILE [--to N]: deploy an earlier version again (default: the one before).
+ */
+import {
+  type AppConfigClient,
+  CreateHostedConfigurationVersionCommand,
+  GetHostedConfigurationVersionCommand,
+  ListApplicationsCommand,
+  ListConfigurationProfilesCommand,
+  ListDeploymentStrategiesCommand,
+  ListDeploymentsCommand,
+  ListEnvironmentsCommand,
+  StartDeploymentCommand,
+} from '@aws-sdk/client-appconfig';
+import {
+  CreateSecretCommand,
+  DescribeSecretCommand,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import type { Settings } from '../functions/config/config-aws.ts';
+import { accountsOf } from '../functions/config/config-schema.ts';
+import { PROFILE_RULES } from '../functions/config/profile-rules.ts';
+import { SECRET_PLACEHOLDER, secretNames } from '../functions/config/secrets-aws.ts';
+import {
+  InvalidSettingsError,
+  validateSettingsText,
+} from '../functions/config/validator/validate.ts';
+import { type DeployConfig, loadDeployConfig } from '../infra/config.ts';
+import { configStoreNames, SETTINGS_PROFILE } from '../infra/constructs/config-store.ts';
+import { profileSecretsOf } from '../infra/constructs/leads-secrets.ts';
+
+/** A refusal the user fixes; its message is enough (no stack trace). */
+export class ConfigCommandError extends Error {
+  override readonly name = 'ConfigCommandError';
+}
+
+export interface ConfigClients {
+  appConfig: AppConfigClient;
+  secrets: SecretsManagerClient;
+}
+
+/** The deploy configuration in FILE, validated as the functions and the store's validator do. */
+export function validateFile(file: string): DeployConfig {
+  const deploy = loadDeployConfig(file);
+  try {
+    validateSettingsText(JSON.stringify(deploy.settings), PROFILE_RULES);
+  } catch (error) {
+    if (error instanceof InvalidSettingsError) {
+      throw new ConfigCommandError(`${file}: ${error.message}`);
+    }
+    throw error;
+  }
+  return deploy;
+}
+
+/** One line about a valid configuration: what it holds and its size in the store. */
+export function summary(deploy: DeployConfig): string {
+  const accounts = accountsOf(deploy.settings).size;
+  const profiles = Object.keys(deploy.settings.profiles).length;
+  const bytes = Buffer.byteLength(JSON.stringify(deploy.settings));
+  return `stage ${deploy.stage}: ${accounts} account(s), ${profiles} profile(s), ${(bytes / 1024).toFixed(1)} KB of settings`;
+}
+
+interface StoreIds {
+  application: string;
+  environment: string;
+  profile: string;
+  strategy: string;
+}
+
+async function findStore(client: AppConfigClient, stage: string): Promise<StoreIds> {
+  const names = configStoreNames(stage);
+  const missing = (what: string) =>
+    new ConfigCommandError(
+      `no ${what} for stage "${stage}" in this account and Region: deploy the stack first (npm run deploy -- -c config=FILE), or check AWS_PROFILE / AWS_REGION`,
+    );
+  const applications = await client.send(new ListApplicationsCommand({ MaxResults: 50 }));
+  const application = applications.Items?.find((a) => a.Name === names.application)?.Id;
+  if (!application) throw missing(`AppConfig application "${names.application}"`);
+  const [environments, profiles, strategies] = await Promise.all([
+    client.send(new ListEnvironmentsCommand({ ApplicationId: application, MaxResults: 50 })),
+    client.send(
+      new ListConfigurationProfilesCommand({ ApplicationId: application, MaxResults: 50 }),
+    ),
+    client.send(new ListDeploymentStrategiesCommand({ MaxResults: 50 })),
+  ]);
+  const environment = environments.Items?.find((e) => e.Name === names.environment)?.Id;
+  const profile = profiles.Items?.find((p) => p.Name === names.profile)?.Id;
+  const strategy = strategies.Items?.find((s) => s.Name === names.strategy)?.Id;
+  if (!environment) throw missing(`environment "${names.environment}"`);
+  if (!profile) throw missing(`configuration profile "${names.profile}"`);
+  if (!strategy) throw missing(`deployment strategy "${names.strategy}"`);
+  return { application, environment, profile, strategy };
+}
+
+/** The deployments of the settings, newest first. */
+async function deployments(client: AppConfigClient, ids: StoreIds) {
+  const answer = await client.send(
+    new ListDeploymentsCommand({
+      ApplicationId: ids.application,
+      EnvironmentId: ids.environment,
+      MaxResults: 50,
+    }),
+  );
+  return (answer.Items ?? [])
+    .filter((d) => d.ConfigurationName === SETTINGS_PROFILE)
+    .sort((a, b) => (b.DeploymentNumber ?? 0) - (a.DeploymentNumber ?? 0));
+}
+
+async function versionContent(
+  client: AppConfigClient,
+  ids: StoreIds,
+  version: string,
+): Promise<unknown> {
+  const answer = await client.send(
+    new GetHostedConfigurationVersionCommand({
+      ApplicationId: ids.application,
+      ConfigurationProfileId: ids.profile,
+      VersionNumber: Number(version),
+    }),
+  );
+  return JSON.parse(new TextDecoder().decode(answer.Content ?? new Uint8Array()));
+}
+
+/** The settings deployed now and their version, if any deployment completed. */
+async function deployedSettings(
+  client: AppConfigClient,
+  ids: StoreIds,
+): Promise<{ version: string; settings: unknown } | undefined> {
+  const done = (await deployments(client, ids)).find((d) => d.State === 'COMPLETE');
+  if (!done?.ConfigurationVersion) return undefined;
+  return {
+    version: done.ConfigurationVersion,
+    settings: await versionContent(client, ids, done.ConfigurationVersion),
+  };
+}
+
+/** Leaves of a JSON value by path (`profiles.site.defaults.idBranch`); arrays are leaves. */
+function leaves(value: unknown, path = '', into = new Map<string, string>()): Map<string, string> {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0 && path) into.set(path, '{}');
+    for (const [key, child] of entries) leaves(child, path ? `${path}.${key}` : key, into);
+  } else {
+    into.set(path, JSON.stringify(value));
+  }
+  return into;
+}
+
+/** `+ path: value`, `- path: value`, `~ path: old → new`, sorted by path. */
+export function diffSettings(before: unknown, after: unknown): string[] {
+  const a = leaves(before);
+  const b = leaves(after);
+  const paths = [...new Set([...a.keys(), ...b.keys()])].sort();
+  const lines: string[] = [];
+  for (const path of paths) {
+    const was = a.get(path);
+    const is = b.get(path);
+    if (was === is) continue;
+    if (was === undefined) lines.push(`+ ${path}: ${is}`);
+    else if (is === undefined) lines.push(`- ${path}: ${was}`);
+    else lines.push(`~ ${path}: ${was} → ${is}`);
+  }
+  return lines;
+}
+
+/** The secrets the settings need: each named account's, each profile secret (with its keys). */
+function neededSecrets(deploy: DeployConfig): { name: string; keys: readonly string[] }[] {
+  const names = secretNames(deploy.secretsPrefix);
+  const needed: { name: string; keys: readonly string[] }[] = [];
+  for (const account of accountsOf(deploy.settings).keys()) {
+    needed.push({ name: names.upstream(account), keys: ['username', 'password'] });
+  }
+  for (const [secretName, { keys }] of profileSecretsOf(deploy.settings as Settings)) {
+    needed.push({ name: names.profile(secretName), keys });
+  }
+  return needed;
+}
+
+async function secretExists(client: SecretsManagerClient, name: string): Promise<boolean> {
+  try {
+    await client.send(new DescribeSecretCommand({ SecretId: name }));
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ResourceNotFoundException') return false;
+    throw error;
+  }
+}
+
+export interface PushResult {
+  version: string;
+  deployment: number;
+  createdSecrets: string[];
+  changes: string[];
+}
+
+/** validate, create missing secrets, store and deploy a new version. */
+export async function push(file: string, clients: ConfigClients): Promise<PushResult> {
+  const deploy = validateFile(file);
+  const ids = await findStore(clients.appConfig, deploy.stage);
+  const current = await deployedSettings(clients.appConfig, ids);
+  const changes = diffSettings(current?.settings ?? {}, deploy.settings);
+
+  const createdSecrets: string[] = [];
+  for (const { name, keys } of neededSecrets(deploy)) {
+    if (await secretExists(clients.secrets, name)) continue;
+    await clients.secrets.send(
+      new CreateSecretCommand({
+        Name: name,
+        Description: `Created by npm run config -- push for stage ${deploy.stage}: fill in ${keys.join(', ')}`,
+        SecretString: JSON.stringify(Object.fromEntries(keys.map((k) => [k, SECRET_PLACEHOLDER]))),
+      }),
+    );
+    createdSecrets.push(name);
+  }
+
+  const created = await clients.appConfig.send(
+    new CreateHostedConfigurationVersionCommand({
+      ApplicationId: ids.application,
+      ConfigurationProfileId: ids.profile,
+      ContentType: 'application/json',
+      Content: new TextEncoder().encode(JSON.stringify(deploy.settings)),
+      Description: `npm run config -- push ${file}`,
+    }),
+  );
+  const version = String(created.VersionNumber);
+  const started = await clients.appConfig.send(
+    new StartDeploymentCommand({
+      ApplicationId: ids.application,
+      EnvironmentId: ids.environment,
+      ConfigurationProfileId: ids.profile,
+      ConfigurationVersion: version,
+      DeploymentStrategyId: ids.strategy,
+      Description: `npm run config -- push ${file}`,
+    }),
+  );
+  return { version, deployment: started.DeploymentNumber ?? 0, createdSecrets, changes };
+}
+
+/** What push would change against the deployed version. */
+export async function diff(
+  file: string,
+  clients: Pick<ConfigClients, 'appConfig'>,
+): Promise<{ version: string | undefined; changes: string[] }> {
+  const deploy = validateFile(file);
+  const ids = await findStore(clients.appConfig, deploy.stage);
+  const current = await deployedSettings(clients.appConfig, ids);
+  return {
+    version: current?.version,
+    changes: diffSettings(current?.settings ?? {}, deploy.settings),
+  };
+}
+
+/** Deploys version `to` (default: the version deployed before the current one) again. */
+export async function rollback(
+  file: string,
+  clients: Pick<ConfigClients, 'appConfig'>,
+  to?: string,
+): Promise<{ from: string | undefined; to: string; deployment: number; changes: string[] }> {
+  const deploy = loadDeployConfig(file);
+  const ids = await findStore(clients.appConfig, deploy.stage);
+  const history = (await deployments(clients.appConfig, ids)).filter((d) => d.State === 'COMPLETE');
+  const from = history[0]?.ConfigurationVersion;
+  const target = to ?? history.find((d) => d.ConfigurationVersion !== from)?.ConfigurationVersion;
+  if (!target) {
+    throw new ConfigCommandError(
+      `stage "${deploy.stage}" has no earlier version to roll back to (deployed: ${from ?? 'none'})`,
+    );
+  }
+  if (!/^\d+$/.test(target))
+    throw new ConfigCommandError(`--to takes a version number, got "${target}"`);
+  const [before, after] = await Promise.all([
+    from ? versionContent(clients.appConfig, ids, from) : Promise.resolve({}),
+    versionContent(clients.appConfig, ids, target),
+  ]);
+  const started = await clients.appConfig.send(
+    new StartDeploymentCommand({
+      ApplicationId: ids.application,
+      EnvironmentId: ids.environment,
+      ConfigurationProfileId: ids.profile,
+      ConfigurationVersion: target,
+      DeploymentStrategyId: ids.strategy,
+      Description: `npm run config -- rollback to version ${target}`,
+    }),
+  );
+  return {
+    from,
+    to: target,
+    deployment: started.DeploymentNumber ?? 0,
+    changes: diffSettings(before, after),
+  };
+}
