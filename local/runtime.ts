@@ -71,7 +71,8 @@ export function readLocalEnv(env: NodeJS.ProcessEnv = process.env): LocalEnv {
 
 /**
  * The configuration handlers see. With a sandbox, the upstream is the sandbox, and a Meta
- * profile whose Graph URL pointed at the configured upstream's origin points at the sandbox too.
+ * profile whose Graph URL (a TikTok profile whose API URL) pointed at the configured upstream's
+ * origin points at the sandbox too.
  * UPSTREAM_URL replaces the upstream base URL.
  */
 export function effectiveConfig(
@@ -86,11 +87,20 @@ export function effectiveConfig(
   const sandbox = new URL(upstream.sandboxUrl);
   const profiles = Object.fromEntries(
     Object.entries(config.profiles).map(([name, profile]) => {
-      if (profile.source !== 'meta') return [name, profile];
-      const graph = new URL(profile.graphBaseUrl);
-      if (graph.origin !== configuredOrigin) return [name, profile];
-      const rewritten = `${sandbox.origin}${graph.pathname}${graph.search}`;
-      return [name, { ...profile, graphBaseUrl: rewritten }];
+      // A platform API the sandbox stands in for (Meta's Graph, TikTok's API for Business),
+      // configured at the upstream's origin, is pointed at the sandbox too.
+      const key =
+        profile.source === 'meta'
+          ? 'graphBaseUrl'
+          : profile.source === 'tiktok'
+            ? 'apiBaseUrl'
+            : '';
+      const configured = key ? (profile as Record<string, unknown>)[key] : undefined;
+      if (typeof configured !== 'string') return [name, profile];
+      const api = new URL(configured);
+      if (api.origin !== configuredOrigin) return [name, profile];
+      const rewritten = `${sandbox.origin}${api.pathname}${api.search}`;
+      return [name, { ...profile, [key]: rewritten }];
     }),
   );
   return {

@@ -20,6 +20,7 @@
 import * as z from 'zod/mini';
 import type { LeadCapture } from '../domain/lead.ts';
 import { isPlainObject } from './body.ts';
+import { metaBackfill } from './meta-backfill.ts';
 import { createMetaGraph, DEFAULT_GRAPH_BASE_URL, type MetaGraphLead } from './meta-graph.ts';
 import { hubHandshake, metaId, metaTime, verifyHubSignature } from './meta-platform.ts';
 import {
@@ -155,6 +156,8 @@ export const metaSource = defineSource({
   // Meta ignores the body of its 200; it carries the lead ids for people testing with curl.
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   handshake,
+  /** A period's leads, form by form, through the Graph API (meta-backfill.ts). */
+  backfill: metaBackfill,
   /** The Graph lookup of a webhook's leadgen id: the answers, merged with `completeMetaCapture`. */
   async complete(capture, profile, context) {
     const graph = createMetaGraph(context.fetch ? { fetch: context.fetch } : {});
