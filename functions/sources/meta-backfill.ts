@@ -55,6 +55,7 @@ async function list(
     appSecret: profile.appSecret,
     since: period.since,
     until: period.until,
+    ...(context.signal && { signal: context.signal }),
   };
   const captures: LeadCapture[] = [];
   for (const formId of formIds) {

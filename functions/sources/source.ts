@@ -166,6 +166,8 @@ export interface Backfill<P> {
 export interface CompletionContext {
   /** The HTTP client; Node's fetch by default. */
   fetch?: typeof fetch;
+  /** Ends the platform calls early (a backfill running out of its request's time). */
+  signal?: AbortSignal;
 }
 
 export type SourceLookupErrorKind = 'rejected' | 'unauthorized' | 'rate-limited' | 'unavailable';

@@ -202,6 +202,7 @@ async function list(
       apiBaseUrl: profile.apiBaseUrl,
       accessToken: profile.accessToken,
       advertiserId,
+      ...(context.signal && { signal: context.signal }),
     });
     for (const lead of leads) {
       const at = lead.createdTime ? Date.parse(lead.createdTime) : Number.NaN;

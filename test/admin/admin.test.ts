@@ -77,7 +77,7 @@ beforeEach(async () => {
   };
   h = {
     deps: {
-      config: { clients: async () => CLIENTS },
+      config: { clients: async () => CLIENTS, profile: async () => undefined },
       ledger,
       queue,
       redrive: createLocalDlqRedrive(queue),
