@@ -149,6 +149,8 @@ export interface AdminEvents {
     alreadyKnown: number;
     new: number;
     more: boolean;
+    /** New leads whose wake-up message could not be sent: the reconciler wakes them. */
+    wakeUpsDeferred: number;
     client: string;
   }): void;
 }
@@ -708,6 +710,7 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
   let alreadyKnown = 0;
   let recorded = 0;
   let more = false;
+  let wakeUpsDeferred = 0;
   const statuses: Record<string, number> = {};
   const receivedAt = now();
   for (let i = 0; i < captures.length; i += BACKFILL_CONCURRENCY) {
@@ -722,7 +725,10 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
           {
             ledger: deps.ledger,
             queue: deps.queue,
-            wakeUpDeferred: ({ error }) => deps.events?.failed({ route: 'backfill', error }),
+            // Not a failure: the lead is recorded and the reconciler wakes it within minutes.
+            wakeUpDeferred: () => {
+              wakeUpsDeferred += 1;
+            },
           },
           profileName,
           profile,
@@ -747,6 +753,7 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
     alreadyKnown,
     new: recorded,
     more,
+    wakeUpsDeferred,
     client: context.client,
   });
   const body: BackfillResult = {
