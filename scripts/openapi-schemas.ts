@@ -295,7 +295,7 @@ export const whatsappWebhookSchema = named(
               messages: z.optional(
                 z.array(
                   z.looseObject({
-                    from: z.string(),
+                    from: z.optional(z.string()),
                     id: z.string(),
                     timestamp: z.optional(z.string()),
                     type: z.string(),
