@@ -36,20 +36,28 @@ export class ApiClient {
     private readonly fetchImpl: typeof fetch = fetch,
   ) {}
 
-  /** The path (with its query) on the gateway; rejects with a CliError on a refusal. */
-  async request<T>(method: string, path: string): Promise<ApiAnswer<T>> {
+  /**
+   * The path (with its query) on the gateway, with `json` as its JSON body when given; rejects
+   * with a CliError on a refusal.
+   */
+  async request<T>(method: string, path: string, json?: unknown): Promise<ApiAnswer<T>> {
     const url = new URL(
       path.replace(/^\//, ''),
       this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`,
     );
     const headers: Record<string, string> = { accept: 'application/json' };
+    if (json !== undefined) headers['content-type'] = 'application/json';
     if (this.credentials) {
       const { user, password } = this.credentials;
       headers.authorization = `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
     }
     let response: Response;
     try {
-      response = await this.fetchImpl(url, { method, headers });
+      response = await this.fetchImpl(url, {
+        method,
+        headers,
+        ...(json !== undefined && { body: JSON.stringify(json) }),
+      });
     } catch (error) {
       const { cause } = error as { cause?: { code?: string; message?: string } };
       const why = cause?.code ?? cause?.message ?? String(error);

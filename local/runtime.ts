@@ -72,9 +72,9 @@ export function readLocalEnv(env: NodeJS.ProcessEnv = process.env): LocalEnv {
 /**
  * The configuration handlers see. With a sandbox, the upstream is the sandbox: the account
  * `default` and every other account on the same origin point at it (each keeps its credentials,
- * which the sandbox accepts), and so does a Meta profile whose Graph URL pointed at that origin.
- * UPSTREAM_URL replaces those base URLs instead. An account on another origin (a second local
- * sandbox, say) is left as configured.
+ * which the sandbox accepts), and so does a platform API the sandbox stands in for (Meta's Graph
+ * URL, TikTok's API URL) configured at that origin. UPSTREAM_URL replaces those base URLs
+ * instead. An account on another origin (a second local sandbox, say) is left as configured.
  */
 export function effectiveConfig(
   config: Config,
@@ -100,11 +100,20 @@ export function effectiveConfig(
   const sandbox = new URL(upstream.sandboxUrl);
   const profiles = Object.fromEntries(
     Object.entries(config.profiles).map(([name, profile]) => {
-      if (profile.source !== 'meta') return [name, profile];
-      const graph = new URL(profile.graphBaseUrl);
-      if (graph.origin !== configuredOrigin) return [name, profile];
-      const rewritten = `${sandbox.origin}${graph.pathname}${graph.search}`;
-      return [name, { ...profile, graphBaseUrl: rewritten }];
+      // A platform API the sandbox stands in for (Meta's Graph, TikTok's API for Business),
+      // configured at the upstream's origin, is pointed at the sandbox too.
+      const key =
+        profile.source === 'meta'
+          ? 'graphBaseUrl'
+          : profile.source === 'tiktok'
+            ? 'apiBaseUrl'
+            : '';
+      const configured = key ? (profile as Record<string, unknown>)[key] : undefined;
+      if (typeof configured !== 'string') return [name, profile];
+      const api = new URL(configured);
+      if (api.origin !== configuredOrigin) return [name, profile];
+      const rewritten = `${sandbox.origin}${api.pathname}${api.search}`;
+      return [name, { ...profile, [key]: rewritten }];
     }),
   );
   return { ...withAccounts, profiles };

@@ -192,3 +192,108 @@ export function graphLeadAnswer(lead: MetaLead, fields: string | null): GraphAns
   body.id = lead.id;
   return { status: 200, body };
 }
+
+/** A `filtering` condition of `GET /{form-id}/leads` (Graph's `time_created` filters). */
+interface GraphFilter {
+  field: string;
+  operator: string;
+  value: unknown;
+}
+
+/** Graph's `limit` when none is given, and the most one page holds. */
+const DEFAULT_PAGE = 25;
+const MAX_PAGE = 100;
+
+function timeFilterMatches(filter: GraphFilter, createdSeconds: number): boolean | undefined {
+  const value = Number(filter.value);
+  if (filter.field !== 'time_created' || !Number.isFinite(value)) return undefined;
+  switch (filter.operator) {
+    case 'GREATER_THAN':
+      return createdSeconds > value;
+    case 'LESS_THAN':
+      return createdSeconds < value;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Answer of `GET /graph/{formId}/leads`: the form's leads, newest first, filtered by
+ * `filtering` (`time_created` with `GREATER_THAN` / `LESS_THAN`, epoch seconds), `limit` a page
+ * (default 25, at most 100), paged with the `after` cursor; `paging.next` only when more follow.
+ * Each lead carries the `fields` asked (as `GET /graph/{id}` does).
+ */
+export function graphFormLeadsAnswer(
+  leads: readonly MetaLead[],
+  formId: string,
+  url: URL,
+): GraphAnswer {
+  let filters: GraphFilter[] = [];
+  const rawFiltering = url.searchParams.get('filtering');
+  if (rawFiltering) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(rawFiltering);
+    } catch {
+      parsed = undefined;
+    }
+    const valid =
+      Array.isArray(parsed) &&
+      parsed.every((f) => typeof f === 'object' && f !== null && 'field' in f && 'operator' in f);
+    if (!valid) {
+      return {
+        status: 400,
+        body: graphError(
+          '(#100) param filtering must be an array of filters',
+          'OAuthException',
+          100,
+        ),
+      };
+    }
+    filters = parsed as GraphFilter[];
+  }
+  for (const filter of filters) {
+    if (timeFilterMatches(filter, 0) === undefined) {
+      return {
+        status: 400,
+        body: graphError(
+          `(#100) Filtering field ${String(filter.field)} with operation ${String(filter.operator)} is not supported`,
+          'OAuthException',
+          100,
+        ),
+      };
+    }
+  }
+  const limitParam = Number(url.searchParams.get('limit') ?? DEFAULT_PAGE);
+  const limit =
+    Number.isInteger(limitParam) && limitParam > 0 ? Math.min(limitParam, MAX_PAGE) : DEFAULT_PAGE;
+  const after = url.searchParams.get('after');
+  const offset = after ? Number(Buffer.from(after, 'base64url').toString('utf8')) : 0;
+  if (!Number.isInteger(offset) || offset < 0) {
+    return { status: 400, body: graphError('(#100) Invalid cursor', 'OAuthException', 100) };
+  }
+  const matching = leads
+    .filter((lead) => lead.form_id === formId)
+    .filter((lead) => {
+      const seconds = Math.floor((parseCreatedTime(lead.created_time)?.getTime() ?? 0) / 1000);
+      return filters.every((filter) => timeFilterMatches(filter, seconds) === true);
+    })
+    .sort((a, b) => b.created_time.localeCompare(a.created_time) || b.id.localeCompare(a.id));
+  const page = matching.slice(offset, offset + limit);
+  const data: unknown[] = [];
+  for (const lead of page) {
+    const answer = graphLeadAnswer(lead, url.searchParams.get('fields'));
+    if (answer.status !== 200) return answer;
+    data.push(answer.body);
+  }
+  const cursor = (at: number) => Buffer.from(String(at), 'utf8').toString('base64url');
+  const paging: Record<string, unknown> = {
+    cursors: { before: cursor(offset), after: cursor(offset + page.length) },
+  };
+  if (offset + page.length < matching.length) {
+    const next = new URL(url);
+    next.searchParams.set('after', cursor(offset + page.length));
+    paging.next = next.toString();
+  }
+  return { status: 200, body: { data, paging } };
+}

@@ -7,7 +7,10 @@
  * Routes (paths under /api match case-insensitively and with a trailing slash, like ASP.NET):
  * - `POST /api/v1/prospects`, `GET /api/v1/prospects` (lookup: prospect-lookup.ts),
  *   `GET /api/v1/receivables/debtors`: Basic auth, rate limits, faults.
- * - `GET /graph/{leadgenId}`, `GET /graph/v{NN}.0/{leadgenId}`: Meta Graph lead lookup.
+ * - `GET /graph/{leadgenId}`, `GET /graph/v{NN}.0/{leadgenId}`: Meta Graph lead lookup;
+ *   `GET /graph/{formId}/leads`: a form's leads (backfill), `filtering` on `time_created`, paged.
+ * - `POST /tiktok/open_api/v1.3/page/lead/task/`, `GET .../page/lead/task/download/`: the TikTok
+ *   API for Business lead download (tiktok-leads.ts).
  * - `/_sandbox/*`: control routes without auth. The sandbox is meant to listen on loopback only
  *   (the default host is 127.0.0.1); never expose it.
  *
@@ -30,10 +33,23 @@ import {
   mulberry32,
 } from './debtors-data.ts';
 import { DEFAULT_FAULTS, parseFaults, type SandboxFaults } from './faults.ts';
-import { graphError, graphLeadAnswer, type MetaLead, normaliseMetaLead } from './meta-leads.ts';
+import {
+  graphError,
+  graphFormLeadsAnswer,
+  graphLeadAnswer,
+  type MetaLead,
+  normaliseMetaLead,
+} from './meta-leads.ts';
 import { lookupProspects } from './prospect-lookup.ts';
 import { validateProspectBody } from './prospect-validation.ts';
 import { SlidingWindowRateLimiter } from './rate-limit.ts';
+import {
+  leadsCsv,
+  normaliseTikTokLead,
+  type TikTokSandboxLead,
+  TikTokTasks,
+  tiktokAnswer,
+} from './tiktok-leads.ts';
 
 export interface SandboxOptions {
   /** Default 0 (an ephemeral port). */
@@ -109,6 +125,9 @@ const WWW_AUTHENTICATE = 'Basic realm="Evo-integracao"';
 const ROUTE_PROSPECTS = '/api/v1/prospects';
 const ROUTE_DEBTORS = '/api/v1/receivables/debtors';
 const GRAPH_PATH = /^\/graph(?:\/v\d+\.\d+)?\/([^/]+)$/i;
+const TIKTOK_TASK_PATH = '/tiktok/open_api/v1.3/page/lead/task';
+const TIKTOK_DOWNLOAD_PATH = '/tiktok/open_api/v1.3/page/lead/task/download';
+const GRAPH_FORM_LEADS_PATH = /^\/graph(?:\/v\d+\.\d+)?\/([^/]+)\/leads$/i;
 const DAY_MS = 86_400_000;
 
 class RequestStats {
@@ -278,6 +297,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   let takenCpfs = new Set<string>();
   let nextProspectId = FIRST_PROSPECT_ID;
   const metaLeads = new Map<string, MetaLead>();
+  const tiktokLeads = new Map<string, TikTokSandboxLead>();
+  const tiktokTasks = new TikTokTasks();
   let settings = baseSettings;
   let rowsCache: { day: number; rows: DemoDebtor[] } | undefined;
   const pendingDelays = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
@@ -505,6 +526,67 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     return graphJson(answer.status, answer.body);
   }
 
+  /** `GET /graph/{formId}/leads`: a form's leads, filtered by time and paged (meta-leads.ts). */
+  async function graphFormLeads(ex: Exchange, url: URL, formId: string): Promise<void> {
+    const graphJson = (status: number, value: unknown) =>
+      send(ex, status, JSON.stringify(value), {
+        'content-type': 'application/json; charset=UTF-8',
+      });
+    if (!url.searchParams.get('access_token')) {
+      return graphJson(
+        400,
+        graphError('An access token is required to request this resource.', 'OAuthException', 104),
+      );
+    }
+    if (ex.method !== 'GET') {
+      return graphJson(400, graphError('Unsupported request.', 'GraphMethodException', 100));
+    }
+    const answer = graphFormLeadsAnswer([...metaLeads.values()], formId, url);
+    return graphJson(answer.status, answer.body);
+  }
+
+  // --- TikTok API for Business -------------------------------------------------------------
+
+  /** The lead download task and the download (tiktok-leads.ts). */
+  async function tiktokLeadApi(ex: Exchange, url: URL, body: RequestBody, download: boolean) {
+    const answer = (value: unknown) => json(ex, 200, value);
+    const token = ex.req.headers['access-token'];
+    if (typeof token !== 'string' || !token.trim()) {
+      return answer(tiktokAnswer(40105, 'Access token is incorrect or has been revoked.'));
+    }
+    if (download) {
+      if (ex.method !== 'GET') return json(ex, 405, { status: 405, error: 'Method Not Allowed' });
+      const task = tiktokTasks.get(url.searchParams.get('task_id') ?? '');
+      if (!task || task.advertiserId !== url.searchParams.get('advertiser_id')) {
+        return answer(tiktokAnswer(40002, 'task_id: the task does not exist.'));
+      }
+      const leads = [...tiktokLeads.values()].filter(
+        (lead) => lead.page_id === task.pageId && lead.advertiser_id === task.advertiserId,
+      );
+      return send(ex, 200, leadsCsv(leads), { 'content-type': 'text/csv; charset=utf-8' });
+    }
+    if (ex.method !== 'POST') return json(ex, 405, { status: 405, error: 'Method Not Allowed' });
+    let input: unknown;
+    try {
+      input = parseJson(body.bytes.toString('utf8'));
+    } catch {
+      input = undefined;
+    }
+    const fields =
+      typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+    const advertiserId = typeof fields.advertiser_id === 'string' ? fields.advertiser_id : '';
+    const pageId = typeof fields.page_id === 'string' ? fields.page_id : '';
+    if (!/^\d+$/.test(advertiserId) || !/^\d+$/.test(pageId)) {
+      return answer(tiktokAnswer(40002, 'advertiser_id and page_id are required.'));
+    }
+    const given = typeof fields.task_id === 'string' ? fields.task_id : undefined;
+    if (given !== undefined && !tiktokTasks.get(given)) {
+      return answer(tiktokAnswer(40002, 'task_id: the task does not exist.'));
+    }
+    const taskId = given ?? tiktokTasks.create(pageId, advertiserId);
+    return answer(tiktokAnswer(0, 'OK', { task_id: taskId, status: 'SUCCEED' }));
+  }
+
   // --- /_sandbox control routes -------------------------------------------------------------
 
   /** JSON body of a control route; an empty body reads as `emptyAs`. */
@@ -541,11 +623,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
             'GET /api/v1/prospects?email&cellphone&cpf&registerDateStart&take&skip',
             'GET /api/v1/receivables/debtors?take&skip&idBranch&debtStatus&memberStatus',
             'GET /graph/{leadgenId}?access_token&fields',
+            'GET /graph/{formId}/leads?access_token&fields&filtering&limit&after',
             'GET|POST /_sandbox/faults',
             'GET|DELETE /_sandbox/prospects',
             'GET|DELETE /_sandbox/stats',
             'GET|POST /_sandbox/debtors',
             'GET|POST|DELETE /_sandbox/meta-leads',
+            'POST /tiktok/open_api/v1.3/page/lead/task/ (Access-Token)',
+            'GET /tiktok/open_api/v1.3/page/lead/task/download/?advertiser_id&task_id (Access-Token)',
+            'GET|POST|DELETE /_sandbox/tiktok-leads',
             'DELETE /_sandbox/rate-limit',
           ],
         }),
@@ -617,6 +703,30 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       },
       DELETE: (ex) => {
         metaLeads.clear();
+        return noContent(ex);
+      },
+    },
+    '/_sandbox/tiktok-leads': {
+      GET: (ex) => json(ex, 200, [...tiktokLeads.values()]),
+      POST: async (ex, body) => {
+        const input = await adminJson(ex, body, undefined);
+        if (!input) return;
+        const registration = normaliseTikTokLead(input.value, now());
+        if (!registration.ok) {
+          return adminError(
+            ex,
+            400,
+            'invalid_tiktok_lead',
+            'Invalid TikTok lead.',
+            registration.details,
+          );
+        }
+        tiktokLeads.set(registration.lead.lead_id, registration.lead);
+        return json(ex, 201, registration.lead);
+      },
+      DELETE: (ex) => {
+        tiktokLeads.clear();
+        tiktokTasks.clear();
         return noContent(ex);
       },
     },
@@ -703,6 +813,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
     const body = await readBody(req);
     if (body.aborted) return;
+    if (lower === TIKTOK_TASK_PATH || lower === TIKTOK_DOWNLOAD_PATH) {
+      ex.route = `${method} ${lower}/`;
+      return tiktokLeadApi(ex, url, body, lower === TIKTOK_DOWNLOAD_PATH);
+    }
+    const formLeads = GRAPH_FORM_LEADS_PATH.exec(path);
+    if (formLeads?.[1]) {
+      ex.route = `${method} /graph/{formId}/leads`;
+      return graphFormLeads(ex, url, formLeads[1]);
+    }
     const graph = GRAPH_PATH.exec(path);
     if (graph?.[1]) {
       ex.route = `${method} /graph/{id}`;

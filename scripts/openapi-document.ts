@@ -21,6 +21,8 @@ import { WEBFLOW_SIGNATURE_HEADER } from '../functions/sources/webflow.ts';
 import pkg from '../package.json' with { type: 'json' };
 import {
   adminLeadSchema,
+  backfillRequest,
+  backfillResultSchema,
   components,
   debtorsListComponent,
   debtorsReportSchema,
@@ -39,10 +41,12 @@ import {
   rdStationWebhookSchema,
   refreshRequestedSchema,
   replayResultSchema,
+  tiktokWebhookSchema,
   typeformWebhookSchema,
   unbounceFormSchema,
   upstreamHealthSchema,
   webflowWebhookSchema,
+  whatsappWebhookSchema,
 } from './openapi-schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -158,6 +162,20 @@ const SOURCE_DOCS: Record<SourceName, SourceDoc> = {
     authentication:
       '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the app secret>` (or the legacy `X-Hub-Signature: sha1=`). Missing: 401; mismatch: 403. `GET` is the subscription handshake.',
     bodies: { [JSON_TYPE]: ref(metaWebhookSchema) },
+    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked and answered 200.',
+  },
+  whatsapp: {
+    security: ['metaSignature'],
+    authentication:
+      '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the Meta app secret>`. Missing: 401; mismatch: 403. `GET` is the subscription handshake, as Meta’s.',
+    bodies: { [JSON_TYPE]: ref(whatsappWebhookSchema) },
+    answer:
+      '200 `LeadAccepted` (`status: "no_lead"` and no ids for statuses and later messages); an authentic but unreadable body is parked and answered 200.',
+  },
+  tiktok: {
+    ...TOKEN,
+    authentication: `${TOKEN.authentication} TikTok documents no signature for its lead webhook: the token goes in the callback URL.`,
+    bodies: { [JSON_TYPE]: ref(tiktokWebhookSchema) },
     answer: '200 `LeadAccepted`; an authentic but unreadable body is parked and answered 200.',
   },
   google: {
@@ -568,6 +586,29 @@ const OPERATIONS: Record<string, Operation> = {
     responses: {
       '202': answer('What was requeued.', ref(replayResultSchema)),
       '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'POST /admin/backfill/{profile}': {
+    operationId: 'backfillLeads',
+    summary: 'Recover the leads a platform kept for a period (Meta, TikTok)',
+    description:
+      'Lists the leads the profile’s platform kept for the period on the profile’s forms (its `forms` keys) and records each one the ledger does not have, as the webhook would have (same dedup key), then wakes it for delivery. Leads that did arrive are counted as already known and not posted again. Safe to run twice.',
+    tags: ['admin'],
+    parameters: [PROFILE],
+    requestBody: { required: true, content: jsonContent(ref(backfillRequest)) },
+    responses: {
+      '200': answer('What the platform listed and what was recorded.', ref(backfillResultSchema)),
+      '400': problem('A bad body or period (`invalid_body`, `invalid_period`, `period_too_long`).'),
+      '404': problem('No such profile (`unknown_profile`).'),
+      '409': problem(
+        'The profile’s source keeps no leads to list (`backfill_unsupported`), or it names no forms (`no_forms`).',
+      ),
+      '502': problem('The platform refused the listing (`platform_refused`: a token, a form id).'),
+      '503': answer(
+        'The platform or the lead store is unavailable, or too slow: try again (nothing is posted twice).',
+        ref(errorSchema),
+        RETRY_AFTER,
+      ),
     },
   },
 };

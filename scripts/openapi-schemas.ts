@@ -7,8 +7,13 @@
  * as the sources read them; the tests check every committed fixture against them.
  */
 import * as z from 'zod/mini';
-import type { AdminLeadView, ReplayResult, UpstreamHealth } from '../functions/admin/admin.ts';
-import { PUBLIC_STATUSES } from '../functions/admin/admin.ts';
+import type {
+  AdminLeadView,
+  BackfillResult,
+  ReplayResult,
+  UpstreamHealth,
+} from '../functions/admin/admin.ts';
+import { backfillRequestSchema, PUBLIC_STATUSES } from '../functions/admin/admin.ts';
 import { debtorSchema, debtorsListSchema } from '../functions/domain/debtors.ts';
 import { AGEING_BUCKETS } from '../functions/domain/debtors-report.ts';
 import { externalId } from '../functions/domain/json.ts';
@@ -266,6 +271,101 @@ export const leadRequeuedSchema = named(
   z.object({ leadId: z.string(), status: z.literal('queued'), note: z.optional(z.string()) }),
 );
 
+export const whatsappWebhookSchema = named(
+  'WhatsAppWebhook',
+  'The WhatsApp Cloud API `messages` webhook: a message with `referral` (a Click-to-WhatsApp ad) or a Flows answer (`interactive.nfm_reply`) is a lead; statuses and later messages are acknowledged.',
+  z.looseObject({
+    object: z.string(),
+    entry: z.array(
+      z.looseObject({
+        id: z.optional(externalId),
+        changes: z.array(
+          z.looseObject({
+            field: z.string(),
+            value: z.looseObject({
+              metadata: z.optional(z.looseObject({ phone_number_id: z.optional(externalId) })),
+              contacts: z.optional(
+                z.array(
+                  z.looseObject({
+                    wa_id: z.string(),
+                    profile: z.optional(z.looseObject({ name: z.optional(z.string()) })),
+                  }),
+                ),
+              ),
+              messages: z.optional(
+                z.array(
+                  z.looseObject({
+                    from: z.optional(z.string()),
+                    id: z.string(),
+                    timestamp: z.optional(z.string()),
+                    type: z.string(),
+                    referral: z.optional(
+                      z.looseObject({
+                        source_id: z.optional(externalId),
+                        source_type: z.optional(z.string()),
+                        ctwa_clid: z.optional(z.string()),
+                      }),
+                    ),
+                    interactive: z.optional(z.looseObject({ type: z.string() })),
+                  }),
+                ),
+              ),
+              statuses: z.optional(z.array(z.looseObject({ status: z.string() }))),
+            }),
+          }),
+        ),
+      }),
+    ),
+  }),
+);
+
+export const tiktokWebhookSchema = named(
+  'TikTokLeadWebhook',
+  'The TikTok API for Business `LEAD` webhook: one lead per entry, its answers as `changes` (or ids only: the answers are then downloaded at delivery).',
+  z.looseObject({
+    request_id: z.optional(z.string()),
+    object: z.optional(z.union([z.number(), z.string()])),
+    time: z.optional(z.number()),
+    entry: z.array(
+      z.looseObject({
+        id: z.optional(externalId),
+        page_id: z.optional(externalId),
+        advertiser_id: z.optional(externalId),
+        campaign_id: z.optional(externalId),
+        adgroup_id: z.optional(externalId),
+        ad_id: z.optional(externalId),
+        create_time: z.optional(z.union([z.number(), z.string()])),
+        is_test: z.optional(z.boolean()),
+        changes: z.optional(
+          z.array(z.looseObject({ field: z.string(), value: z.optional(z.unknown()) })),
+        ),
+      }),
+    ),
+  }),
+);
+
+export const backfillRequest = named(
+  'BackfillRequest',
+  'The period to recover: lead creation times from `since` (inclusive) to `until` (exclusive), ISO 8601 with their offset; at most 90 days, `until` not in the future.',
+  backfillRequestSchema,
+);
+
+export const backfillResultSchema = named(
+  'BackfillResult',
+  'What the platform listed for the period on the profile’s forms: `found`, of which `alreadyKnown` (they did arrive) and `new` (recorded now, by first status); `more`: the time ran out, run it again.',
+  z.object({
+    profile: z.string(),
+    since: isoDateTime,
+    until: isoDateTime,
+    forms: z.array(z.string()),
+    found: count,
+    alreadyKnown: count,
+    new: count,
+    statuses: z.record(z.string(), count),
+    more: z.boolean(),
+  }),
+);
+
 export const replayResultSchema = named(
   'ReplayResult',
   'Dead leads requeued (`skipped`: no longer dead when their turn came; `more`: run it again) and the dead-letter queue’s redrive.',
@@ -371,4 +471,5 @@ type Fits<Built, Described> = [Built] extends [Described] ? true : false;
 const fits = <T extends true>(_proof: T): void => {};
 fits<Fits<AdminLeadView, z.output<typeof adminLeadSchema>>>(true);
 fits<Fits<ReplayResult, z.output<typeof replayResultSchema>>>(true);
+fits<Fits<BackfillResult, z.output<typeof backfillResultSchema>>>(true);
 fits<Fits<UpstreamHealth, z.output<typeof upstreamHealthSchema>>>(true);

@@ -104,6 +104,7 @@ function variables(config: DemoConfig): Variables {
     `@elementorToken = ${secretOf('elementor', 'token')}`,
     `@googleKey = ${secretOf('google', 'key')}`,
     `@metaVerifyToken = ${secretOf('meta', 'verifyToken')}`,
+    `@tiktokToken = ${secretOf('tiktok', 'token')}`,
     '# A lead id from an answer above (the admin requests below use it).',
     '@leadId = ld_0000000000000000000000',
   ];
@@ -124,6 +125,8 @@ function sourceRequests(v: Variables): Record<SourceName, HttpRequestSpec> {
   const meta = payload('meta', 'webhook-two-entries');
   const typeform = payload('typeform', 'form-response');
   const google = payload('google', 'lead', { google_key: '{{googleKey}}' });
+  const whatsapp = payload('whatsapp', 'ctwa-first-message');
+  const tiktok = payload('tiktok', 'webhook-lead');
   const hmac = (secret: string, body: string, encoding: 'hex' | 'base64') =>
     createHmac('sha256', secret).update(body).digest(encoding);
   return {
@@ -199,6 +202,25 @@ function sourceRequests(v: Variables): Record<SourceName, HttpRequestSpec> {
       target: lead('elementor', 'token={{elementorToken}}'),
       headers: { 'Content-Type': contentTypeOf(elementor.headers) },
       body: elementor.body,
+    },
+    whatsapp: {
+      title: 'a Click-to-WhatsApp ad conversation (source whatsapp)',
+      note: 'Signed with config/demo.json’s appSecret over this exact body; one conversation (wa_id) is one lead.',
+      method: 'POST',
+      target: lead('whatsapp'),
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Hub-Signature-256': `sha256=${hmac(v.secretOf('whatsapp', 'appSecret'), whatsapp, 'hex')}`,
+      },
+      body: whatsapp,
+    },
+    tiktok: {
+      title: 'a TikTok Lead Generation webhook (source tiktok)',
+      note: 'TikTok signs nothing on this webhook: the token is in the callback URL.',
+      method: 'POST',
+      target: lead('tiktok', 'token={{tiktokToken}}'),
+      headers: { 'Content-Type': 'application/json' },
+      body: tiktok,
     },
     prospect: {
       title: 'a Prospect through a profile (source prospect)',
@@ -322,6 +344,16 @@ function routeRequests(v: Variables): Record<string, HttpRequestSpec[]> {
         method: 'POST',
         target: '/admin/replay',
         headers: BASIC,
+      },
+    ],
+    'POST /admin/backfill/{profile}': [
+      {
+        title: 'recover the Meta leads of a period that never reached the webhook',
+        note: 'Lists the profile’s forms’ leads in Graph (the sandbox’s stand-in locally); leads that did arrive are not posted twice. At most 90 days; until not in the future.',
+        method: 'POST',
+        target: `/admin/backfill/${v.profileOf('meta')}`,
+        headers: { 'Content-Type': 'application/json', ...BASIC },
+        body: '{"since": "2026-01-01T00:00:00Z", "until": "2026-01-08T00:00:00Z"}',
       },
     ],
   };

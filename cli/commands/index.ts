@@ -3,7 +3,8 @@
  * `upstream health`, `config validate`) is a file in this folder and one line here.
  */
 import type { Command } from '../command.ts';
+import { backfill } from './backfill.ts';
 import { list, replay, retry, show } from './leads.ts';
 import { refresh } from './report.ts';
 
-export const COMMANDS: readonly Command[] = [list, show, retry, replay, refresh];
+export const COMMANDS: readonly Command[] = [list, show, retry, replay, backfill, refresh];

@@ -27,13 +27,24 @@
  *   counts leads that were no longer dead when their turn came (requeue refuses them), so running
  *   it twice, or twice at once, sends nothing twice. `more: true` when it stopped early (time or
  *   MAX_REPLAY_LEADS) with dead leads left: run it again.
+ * - `POST /admin/backfill/{profile}` `{"since", "until"}` (ISO 8601 instants, at most the
+ *   platform's `maxDays` apart, `until` not in the future): lists the leads the profile's
+ *   platform kept for that period on the profile's forms (the `forms` keys: Meta form ids,
+ *   TikTok instant form page ids) and runs each through the intake's own step (record under the
+ *   platform's lead id, then wake), so a lead that did arrive is recognised, not posted twice:
+ *   200 `{profile, since, until, forms, found, alreadyKnown, new, statuses, more}`. `more: true`
+ *   when the request's time ran out before every lead was recorded: run it again (it is safe to).
+ *   400 for a bad period, 404 for an unknown profile, 409 when the profile's source keeps no
+ *   leads to list or names no forms, 502/503 when the platform fails (nothing is recorded).
  */
+import * as z from 'zod/mini';
 import type { ConfigSource } from '../config/config-source.ts';
 import {
   IN_FLIGHT,
   isLeadId,
   type LeadStatus,
   type PublicLeadStatus,
+  publicStatus,
 } from '../domain/lead-lifecycle.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../kernel/http.ts';
@@ -48,6 +59,9 @@ import {
   toLeadSummary,
 } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
+import { recordCapture } from '../ledger/record-capture.ts';
+import { adapterFor, SOURCES } from '../sources/registry.ts';
+import { type CompletionContext, SourceLookupError } from '../sources/source.ts';
 import type { CircuitState } from '../upstream/circuit.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
 
@@ -133,16 +147,30 @@ export interface AdminEvents {
   }): void;
   /** The ledger, the queue or the redrive failed (answered 503). */
   failed(event: { route: AdminRoute; error: unknown }): void;
+  /** A backfill's counts (never a lead's content). */
+  backfilled?(event: {
+    profile: string;
+    found: number;
+    alreadyKnown: number;
+    new: number;
+    more: boolean;
+    /** New leads whose wake-up message could not be sent: the reconciler wakes them. */
+    wakeUpsDeferred: number;
+    client: string;
+  }): void;
 }
 
 export interface AdminDeps {
-  config: Pick<ConfigSource, 'clients'> & Partial<Pick<ConfigSource, 'accounts' | 'accountOf'>>;
+  config: Pick<ConfigSource, 'clients' | 'profile'> &
+    Partial<Pick<ConfigSource, 'accounts' | 'accountOf'>>;
   ledger: LeadLedger;
   queue: LeadQueue;
   redrive: DlqRedrive;
   upstream: UpstreamHealthSource;
   events?: AdminEvents;
   now?: () => Date;
+  /** What a backfill's platform calls use (their HTTP client). */
+  lookups?: CompletionContext;
 }
 
 /** What the use case knows about the invocation running it (Lambda's remaining time). */
@@ -212,6 +240,7 @@ export async function handleAdmin(
     deps,
     request,
     leadId: pathParameters?.leadId ?? '',
+    profile: pathParameters?.profile ?? '',
     client: client.username,
     now: () => deps.now?.() ?? new Date(),
     remainingMs: () => invocation?.remainingMs() ?? Number.POSITIVE_INFINITY,
@@ -236,6 +265,8 @@ interface RouteContext {
   request: HttpRequest;
   /** The `{leadId}` path parameter, `''` when the route has none. */
   leadId: string;
+  /** The `{profile}` path parameter, `''` when the route has none. */
+  profile: string;
   /** The operator's username. */
   client: string;
   now(): Date;
@@ -250,6 +281,7 @@ const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
   'retry-lead': retryLead,
   replay,
   'upstream-health': upstreamHealth,
+  backfill,
 };
 
 function requireLeadId(leadId: string): string {
@@ -552,4 +584,207 @@ async function replay(context: RouteContext): Promise<HttpResponse> {
     }),
   };
   return json(202, body, NO_STORE);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Backfill
+
+/** The body of `POST /admin/backfill/{profile}`. */
+export const backfillRequestSchema = z.strictObject({
+  /** The first creation time to list, ISO 8601 with its offset (inclusive). */
+  since: z.iso.datetime({ offset: true }),
+  /** The end of the period, ISO 8601 with its offset (exclusive); not in the future. */
+  until: z.iso.datetime({ offset: true }),
+});
+
+/** What a backfill answers. */
+export interface BackfillResult {
+  profile: string;
+  since: string;
+  until: string;
+  /** The forms listed (the profile's `forms` keys). */
+  forms: string[];
+  /** Leads the platform listed for the period. */
+  found: number;
+  /** Of those, the ones the ledger already had (they did arrive): nothing done. */
+  alreadyKnown: number;
+  /** Of those, the ones recorded now (they had never arrived). */
+  new: number;
+  /** The new leads by their first status: queued for delivery, parked, kept as test leads. */
+  statuses: Record<string, number>;
+  /** The request's time ran out before every lead was looked at: run it again. */
+  more: boolean;
+}
+
+/** A backfill stops recording when less than this is left of the invocation. */
+export const BACKFILL_RESERVE_MS = 3000;
+/** How far `until` may be ahead of our clock (clock skew). */
+const FUTURE_SLACK_MS = 60_000;
+/** Leads recorded at once. */
+const BACKFILL_CONCURRENCY = 5;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function backfillPeriod(request: HttpRequest, now: Date, maxDays: number) {
+  let input: unknown;
+  try {
+    input = JSON.parse(request.body.toString('utf8'));
+  } catch {
+    throw refusal(
+      400,
+      'invalid_body',
+      'the body must be JSON: {"since": "<ISO 8601>", "until": "<ISO 8601>"}',
+    );
+  }
+  const parsed = backfillRequestSchema.safeParse(input);
+  if (!parsed.success) {
+    const details = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`,
+    );
+    throw refusal(
+      400,
+      'invalid_body',
+      'the body must be {"since", "until"}, ISO 8601 instants with their offset',
+      details,
+    );
+  }
+  const since = new Date(parsed.data.since);
+  const until = new Date(parsed.data.until);
+  if (since.getTime() >= until.getTime()) {
+    throw refusal(400, 'invalid_period', '"since" must be before "until"');
+  }
+  if (until.getTime() > now.getTime() + FUTURE_SLACK_MS) {
+    throw refusal(400, 'invalid_period', '"until" must not be in the future');
+  }
+  if (until.getTime() - since.getTime() > maxDays * DAY_MS) {
+    throw refusal(
+      400,
+      'period_too_long',
+      `a backfill covers at most ${maxDays} days (what the platform keeps); split the period`,
+    );
+  }
+  return { since, until };
+}
+
+/** A platform failure, as the operator's answer: the platform's own words, redacted. */
+function platformRefusal(error: SourceLookupError): AdminRefusal {
+  const message = `${error.service}: ${error.message}`;
+  if (error.kind === 'rate-limited' || error.kind === 'unavailable') {
+    const seconds = Math.max(1, Math.ceil((error.retryAfterMs ?? 5000) / 1000));
+    return refusal(503, 'platform_unavailable', message, [error.kind], {
+      'retry-after': String(seconds),
+    });
+  }
+  return refusal(502, 'platform_refused', message, [error.kind]);
+}
+
+async function backfill(context: RouteContext): Promise<HttpResponse> {
+  const { deps, now } = context;
+  const profileName = context.profile;
+  const profile = await deps.config.profile(profileName);
+  if (!profile) throw refusal(404, 'unknown_profile', `no profile '${profileName}'`);
+  const plan = adapterFor(profile).backfill;
+  if (!plan) {
+    const able = SOURCES.filter((source) => 'backfill' in source && source.backfill).map(
+      (source) => source.name,
+    );
+    throw refusal(
+      409,
+      'backfill_unsupported',
+      `profile '${profileName}' is a ${profile.source} profile; only ${able.join(', ')} profiles keep leads to list`,
+    );
+  }
+  const period = backfillPeriod(context.request, now(), plan.maxDays);
+  const forms = Object.keys(profile.forms ?? {});
+  if (forms.length === 0) {
+    throw refusal(
+      409,
+      'no_forms',
+      `profile '${profileName}' names no forms: add each form's id to its "forms" (an empty {} is enough)`,
+    );
+  }
+
+  // The listing may not outlive the request: it is cut short with the time left.
+  const budget = Math.max(0, context.remainingMs() - BACKFILL_RESERVE_MS);
+  const cut = Number.isFinite(budget) ? AbortSignal.timeout(budget) : undefined;
+  let captures: Awaited<ReturnType<typeof plan.list>>;
+  try {
+    captures = await plan.list(profile, forms, period, {
+      ...deps.lookups,
+      ...(cut && { signal: cut }),
+    });
+  } catch (error) {
+    if (error instanceof SourceLookupError) throw platformRefusal(error);
+    if (cut?.aborted) {
+      throw refusal(
+        503,
+        'platform_too_slow',
+        'the platform did not list the leads in time; backfill a shorter period',
+        [],
+        { 'retry-after': '5' },
+      );
+    }
+    throw error;
+  }
+
+  let alreadyKnown = 0;
+  let recorded = 0;
+  let more = false;
+  let wakeUpsDeferred = 0;
+  const statuses: Record<string, number> = {};
+  const receivedAt = now();
+  for (let i = 0; i < captures.length; i += BACKFILL_CONCURRENCY) {
+    if (context.remainingMs() < BACKFILL_RESERVE_MS) {
+      more = true;
+      break;
+    }
+    const batch = captures.slice(i, i + BACKFILL_CONCURRENCY);
+    const outcomes = await Promise.all(
+      batch.map((capture) =>
+        recordCapture(
+          {
+            ledger: deps.ledger,
+            queue: deps.queue,
+            // Not a failure: the lead is recorded and the reconciler wakes it within minutes.
+            wakeUpDeferred: () => {
+              wakeUpsDeferred += 1;
+            },
+          },
+          profileName,
+          profile,
+          capture,
+          receivedAt,
+        ),
+      ),
+    );
+    for (const { record, duplicate } of outcomes) {
+      if (duplicate) {
+        alreadyKnown += 1;
+      } else {
+        recorded += 1;
+        const status = publicStatus(record.status);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+    }
+  }
+  deps.events?.backfilled?.({
+    profile: profileName,
+    found: captures.length,
+    alreadyKnown,
+    new: recorded,
+    more,
+    wakeUpsDeferred,
+    client: context.client,
+  });
+  const body: BackfillResult = {
+    profile: profileName,
+    since: period.since.toISOString(),
+    until: period.until.toISOString(),
+    forms,
+    found: captures.length,
+    alreadyKnown,
+    new: recorded,
+    statuses,
+    more,
+  };
+  return json(200, body, NO_STORE);
 }

@@ -28,6 +28,10 @@ const adminEvents: AdminEvents = {
     logger.info('dead leads replayed', event);
     count('LeadReplayed', event.requeued);
   },
+  backfilled(event) {
+    logger.info('platform leads backfilled', event);
+    count('LeadBackfilled', event.new);
+  },
   failed({ route, error }) {
     logger.error('admin dependency failed', { route, error: String(error) });
     count('AdminUnavailable');

@@ -5,6 +5,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../config/config-aws.ts';
+import { PROFILE_RULES } from '../config/profile-rules.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
@@ -21,7 +22,8 @@ export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDe
   const sqs = new SQSClient({});
   const table = { client: new DynamoDBClient({}), tableName: requireEnv(ENV.ledgerTable, env) };
   return {
-    config: createAwsConfigSource(env),
+    // The profiles too: a backfill reads the profile and its platform token.
+    config: createAwsConfigSource(env, { rules: PROFILE_RULES }),
     ledger: createDynamoLedger(table),
     upstream: dynamoUpstreamHealth(table),
     queue: createSqsLeadQueue({ client: sqs, queueUrl: requireEnv(ENV.leadQueueUrl, env) }),

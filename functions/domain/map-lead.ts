@@ -48,7 +48,17 @@ export interface MappingProfile {
   dateOrder?: DateOrder | undefined;
   /** The lastName of a person who typed one name; default {@link DEFAULT_LAST_NAME_STAND_IN}. */
   lastNameStandIn?: string | undefined;
+  /**
+   * The e-mail of a lead that gave none but has a phone, `{phone}` standing for its ddi and
+   * cellphone digits (`{phone}@whatsapp.invalid` → `5511987654321@whatsapp.invalid`): only
+   * sources whose leads rarely carry an e-mail offer it (WhatsApp). Unset: such a lead is
+   * parked for its e-mail. The notes say when it was used.
+   */
+  emailPlaceholder?: string | undefined;
 }
+
+/** `{phone}` in an `emailPlaceholder`. */
+export const EMAIL_PLACEHOLDER_PHONE = '{phone}';
 
 /** The lastName a one-word name is delivered with when the profile chooses none. */
 export const DEFAULT_LAST_NAME_STAND_IN = '(não informado)';
@@ -403,6 +413,11 @@ export function mapLeadToProspect(
   }
 
   const prospect = overlay(configured, own);
+  const placeholder = emailPlaceholderFor(prospect, profile.emailPlaceholder);
+  if (placeholder) {
+    prospect.email = placeholder;
+    notices.push(`E-mail não informado; usado "${placeholder}".`);
+  }
   prospect.marketingType ??= capture.attribution.utm_source?.trim() || sourceLabel;
   const answerLines = lines.sort((a, b) => a.index - b.index).map((l) => l.line);
   const notes = buildNotes(capture, sourceLabel, configured.notes, own.notes, answerLines, [
@@ -411,6 +426,14 @@ export function mapLeadToProspect(
   ]);
   if (notes) prospect.notes = notes;
   return { prospect, missing: missingRequiredFields(prospect), warnings, notices };
+}
+
+/** The placeholder e-mail of a Prospect without one but with a phone; undefined otherwise. */
+function emailPlaceholderFor(prospect: Prospect, template: string | undefined): string | undefined {
+  if (!template?.includes(EMAIL_PLACEHOLDER_PHONE) || prospect.email?.trim()) return undefined;
+  const digits = `${prospect.ddi ?? ''}${prospect.cellphone ?? ''}`.replace(/\D/g, '');
+  if (!prospect.cellphone?.trim() || !digits) return undefined;
+  return template.replace(EMAIL_PLACEHOLDER_PHONE, digits).toLowerCase();
 }
 
 /** The Prospect field a person field fills (names are composed apart). */

@@ -9,7 +9,8 @@
  * 400 for plain forms and the Prospect API. Test leads → kept as `test` with the Prospect they
  * would have become, not delivered unless the profile says so, their dedup key remembered for
  * TEST_LEAD_DEDUP_WINDOW_SECONDS only. A lead the mapping cannot complete → parked with the
- * fields it lacks.
+ * fields it lacks. Recording a capture and waking it is shared with the admin backfill
+ * (ledger/record-capture.ts).
  *
  * The Prospect API (`prospect` source) waits a bounded time for the delivery, as the contract
  * asks (`200 {"idProspect"}` when delivered in time); every other source answers at once, as its
@@ -36,9 +37,10 @@ import type { LeadStatus } from '../domain/lead-lifecycle.ts';
 import { newLeadId, publicStatus } from '../domain/lead-lifecycle.ts';
 import { authenticateClient, BASIC_CHALLENGE } from '../kernel/client-auth.ts';
 import { basicRoutesOf } from '../kernel/routes.ts';
-import type { LeadLedger, LeadRecord, NewLead } from '../ledger/lead-ledger.ts';
+import type { LeadLedger, LeadRecord } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
-import { adapterFor, mapCapture, secretKeysOf } from '../sources/registry.ts';
+import { initialState, type LeadState, recordLead } from '../ledger/record-capture.ts';
+import { adapterFor, secretKeysOf } from '../sources/registry.ts';
 import type { IntakeRequest, PlatformResponse, SourceAdapter } from '../sources/source.ts';
 
 /** The role the Prospect API's route asks of its client (the route table's). */
@@ -48,18 +50,11 @@ const PROSPECT_API_ROLE =
 /** Request bodies above this are refused with 413 (a lead is a few KB; DynamoDB items ≤ 400 KB). */
 export const MAX_INTAKE_BODY_BYTES = 256 * 1024;
 
-/** How long a dedup key is remembered, by its kind (platform ids: as long as the ledger keeps leads). */
-const DEDUP_WINDOW_SECONDS: Record<string, number> = {
-  hash: 10 * 60,
-  key: 24 * 60 * 60,
-};
-
 /**
- * How long a test lead's dedup key is remembered, whatever its kind: long enough for the
- * platform's own retry of one delivery, short enough that the next test is a new lead (every
- * Google "Send test data" carries the same `lead_id`).
+ * How long a test lead's dedup key is remembered (the shared record step's rule, with the other
+ * dedup windows: ledger/record-capture.ts).
  */
-export const TEST_LEAD_DEDUP_WINDOW_SECONDS = 2 * 60;
+export { TEST_LEAD_DEDUP_WINDOW_SECONDS } from '../ledger/record-capture.ts';
 
 const CORS_ALLOW_HEADERS = 'content-type, x-lead-token, idempotency-key';
 
@@ -156,58 +151,25 @@ function preflight(request: IntakeRequest, profile: Profile): PlatformResponse {
   };
 }
 
-function dedupWindow(capture: LeadCapture): number | undefined {
-  if (capture.isTest) return TEST_LEAD_DEDUP_WINDOW_SECONDS;
-  return DEDUP_WINDOW_SECONDS[capture.dedupKey.slice(0, capture.dedupKey.indexOf(':'))];
-}
-
-/** Decides the first status of a captured lead, mapping it when nothing is pending. */
-type LeadState = Omit<NewLead, 'receivedAt' | 'profile'>;
-
-function initialState(capture: LeadCapture, profile: Profile): LeadState {
-  const base = { source: capture.source, dedupKey: capture.dedupKey, capture };
-  const dedupWindowSeconds = dedupWindow(capture);
-  const windowed = dedupWindowSeconds === undefined ? {} : { dedupWindowSeconds };
-  if (capture.pending) {
-    return {
-      ...base,
-      ...windowed,
-      status: capture.isTest && !profile.deliverTestLeads ? 'test' : 'queued',
-    };
-  }
-  const mapped = mapCapture(capture, profile);
-  // A test lead is kept with the Prospect it would have become, for whoever set the hook up.
-  if (capture.isTest && !profile.deliverTestLeads) {
-    return { ...base, ...windowed, status: 'test', prospect: mapped.prospect };
-  }
-  if (mapped.missing.length) {
-    const reason = `required fields missing: ${mapped.missing.join(', ')}`;
-    return { ...base, ...windowed, status: 'parked', reason, prospect: mapped.prospect };
-  }
-  return { ...base, ...windowed, status: 'queued', prospect: mapped.prospect };
-}
-
 async function accept(
   deps: IntakeDeps,
   profileName: string,
   lead: LeadState,
   receivedAt: Date,
 ): Promise<Accepted> {
-  const { lead: record, duplicate } = await deps.ledger.record({
-    ...lead,
-    profile: profileName,
-    receivedAt,
-  });
   // The ledger is the truth: once the lead is recorded it is accepted. Its first message starts
   // its delivery chain; a redelivery sends nothing (one chain per lead), and a lead whose
   // message could not be sent is woken by the reconciler, so neither case fails the request.
-  if (record.status === 'queued' && !duplicate) {
-    try {
-      await deps.queue.send(record.leadId, { version: record.version });
-    } catch (error) {
-      deps.events?.wakeUpDeferred({ leadId: record.leadId, error });
-    }
-  }
+  const { record, duplicate } = await recordLead(
+    {
+      ledger: deps.ledger,
+      queue: deps.queue,
+      wakeUpDeferred: (event) => deps.events?.wakeUpDeferred(event),
+    },
+    profileName,
+    lead,
+    receivedAt,
+  );
   deps.events?.accepted({
     leadId: record.leadId,
     profile: profileName,

@@ -121,12 +121,15 @@ export const FUNCTIONS = {
   },
   admin: {
     entry: 'functions/admin/handler.ts',
-    timeoutSeconds: 15,
+    // A backfill lists a platform's leads page by page: up to API Gateway's 29 s.
+    timeoutSeconds: 28,
     memoryMb: 256,
     description:
-      'Lead admin: look up and list leads, retry one, replay the dead ones (DLQ redrive), upstream health',
-    secrets: ['clients'],
-    needs: ['config:read', 'ledger:admin', 'queue:send', 'queue:redrive'],
+      'Lead admin: look up and list leads, retry one, replay the dead ones (DLQ redrive), upstream health, backfill',
+    // The profiles' keys: a backfill lists the platform's leads with the profile's API token.
+    secrets: ['clients', 'profiles'],
+    // ledger:intake: a backfill records the leads it recovers, as the intake does.
+    needs: ['config:read', 'ledger:admin', 'ledger:intake', 'queue:send', 'queue:redrive'],
   },
   // No route: AppConfig invokes it before it deploys a new version of the settings
   // (infra/constructs/config-store.ts); a version it refuses is never seen by a function.
@@ -323,6 +326,16 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'replay',
+  },
+  // Pulls a platform's leads of a period (Meta, TikTok) and records the ones that never came.
+  {
+    method: 'POST',
+    path: '/admin/backfill/{profile}',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'backfill',
   },
 ] as const satisfies readonly RouteSpec[];
 

@@ -73,8 +73,31 @@ export interface FetchLeadOptions {
   signal?: AbortSignal;
 }
 
+/** A page of a form's leads (`GET /{form-id}/leads`), each with its Graph id. */
+export interface MetaGraphLeadPage {
+  leads: Array<MetaGraphLead & { id: string }>;
+  /** Graph's `paging.cursors.after` when `paging.next` says there is a next page. */
+  after?: string;
+}
+
+export interface ListFormLeadsOptions extends FetchLeadOptions {
+  /** Leads created at or after this instant (Graph's `time_created` filter, epoch seconds). */
+  since: Date;
+  /** Leads created before this instant. */
+  until: Date;
+  /** The previous page's `after` cursor. */
+  after?: string;
+  /** Leads per page (Graph's `limit`); default 100. */
+  limit?: number;
+}
+
 export interface MetaGraph {
   fetchLead(leadgenId: string, options: FetchLeadOptions): Promise<MetaGraphLead>;
+  /**
+   * One page of a lead form's leads created in a period, oldest cursor first, with the same
+   * fields as `fetchLead` (Graph keeps a form's leads 90 days).
+   */
+  listFormLeads(formId: string, options: ListFormLeadsOptions): Promise<MetaGraphLeadPage>;
 }
 
 export interface MetaGraphOptions {
@@ -216,20 +239,25 @@ export function createMetaGraph(options: MetaGraphOptions = {}): MetaGraph {
   const doFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GRAPH_TIMEOUT_MS;
 
-  async function fetchLead(leadgenId: string, call: FetchLeadOptions): Promise<MetaGraphLead> {
-    const route = `GET /${leadgenId.length > 40 ? `${leadgenId.slice(0, 40)}…` : leadgenId}`;
-    if (!LEADGEN_ID.test(leadgenId)) {
-      throw new MetaGraphError('rejected', `${route}: a leadgen id is a decimal number`);
-    }
+  /**
+   * `GET {graphBaseUrl}/{path}` with the token (and its appsecret_proof) and `params`: the parsed
+   * 2xx body, or a MetaGraphError by kind. `route` names the call in messages.
+   */
+  async function graphGet(
+    route: string,
+    path: string,
+    params: Record<string, string>,
+    call: FetchLeadOptions,
+  ): Promise<{ status: number; parsed: unknown; body: string; fail: Fail }> {
     const secrets = [call.accessToken, call.appSecret ?? ''].filter((s) => s.length > 0);
-    const url = new URL(`${call.graphBaseUrl.replace(/\/+$/, '')}/${leadgenId}`);
+    const url = new URL(`${call.graphBaseUrl.replace(/\/+$/, '')}/${path}`);
     url.searchParams.set('access_token', call.accessToken);
     if (call.appSecret && call.accessToken) {
       const proof = hmacSha256(call.appSecret, call.accessToken).toString('hex');
       url.searchParams.set('appsecret_proof', proof);
       secrets.push(proof);
     }
-    url.searchParams.set('fields', GRAPH_LEAD_FIELDS.join(','));
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     const redact = (value: string): string => {
       let out = value;
       for (const secret of secrets) out = out.split(secret).join('[redacted]');
@@ -237,7 +265,7 @@ export function createMetaGraph(options: MetaGraphOptions = {}): MetaGraph {
       for (const secret of secrets) out = out.split(encodeURIComponent(secret)).join('[redacted]');
       return out;
     };
-    const fail = (kind: MetaGraphErrorKind, message: string, details = {}) =>
+    const fail: Fail = (kind, message, details = {}) =>
       new MetaGraphError(kind, redact(message), details);
 
     call.signal?.throwIfAborted();
@@ -272,14 +300,7 @@ export function createMetaGraph(options: MetaGraphOptions = {}): MetaGraph {
     } catch {
       parsed = undefined;
     }
-
-    if (status >= 200 && status < 300) {
-      const lead = readGraphLead(parsed);
-      if (lead) return lead;
-      throw fail('unavailable', `${route} answered ${status} without a lead ("${quote(body)}")`, {
-        status,
-      });
-    }
+    if (status >= 200 && status < 300) return { status, parsed, body, fail };
 
     const error = isPlainObject(parsed) && isPlainObject(parsed.error) ? parsed.error : undefined;
     const code = typeof error?.code === 'number' ? error.code : undefined;
@@ -310,5 +331,69 @@ export function createMetaGraph(options: MetaGraphOptions = {}): MetaGraph {
     });
   }
 
-  return { fetchLead };
+  async function fetchLead(leadgenId: string, call: FetchLeadOptions): Promise<MetaGraphLead> {
+    const route = `GET /${shortId(leadgenId)}`;
+    if (!LEADGEN_ID.test(leadgenId)) {
+      throw new MetaGraphError('rejected', `${route}: a leadgen id is a decimal number`);
+    }
+    const fields = GRAPH_LEAD_FIELDS.join(',');
+    const { status, parsed, body, fail } = await graphGet(route, leadgenId, { fields }, call);
+    const lead = readGraphLead(parsed);
+    if (lead) return lead;
+    throw fail('unavailable', `${route} answered ${status} without a lead ("${quote(body)}")`, {
+      status,
+    });
+  }
+
+  async function listFormLeads(
+    formId: string,
+    call: ListFormLeadsOptions,
+  ): Promise<MetaGraphLeadPage> {
+    const route = `GET /${shortId(formId)}/leads`;
+    if (!LEADGEN_ID.test(formId)) {
+      throw new MetaGraphError('rejected', `${route}: a form id is a decimal number`);
+    }
+    const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+    const filtering = [
+      { field: 'time_created', operator: 'GREATER_THAN', value: seconds(call.since) - 1 },
+      { field: 'time_created', operator: 'LESS_THAN', value: seconds(call.until) },
+    ];
+    const params: Record<string, string> = {
+      fields: GRAPH_LEAD_FIELDS.join(','),
+      filtering: JSON.stringify(filtering),
+      limit: String(call.limit ?? 100),
+      ...(call.after !== undefined && { after: call.after }),
+    };
+    const { status, parsed, body, fail } = await graphGet(route, `${formId}/leads`, params, call);
+    if (!isPlainObject(parsed) || !Array.isArray(parsed.data)) {
+      throw fail('unavailable', `${route} answered ${status} without a list ("${quote(body)}")`, {
+        status,
+      });
+    }
+    const leads: MetaGraphLeadPage['leads'] = [];
+    for (const entry of parsed.data) {
+      const lead = readGraphLead(entry);
+      const id = isPlainObject(entry) ? idString(entry.id) : undefined;
+      if (lead && id) leads.push({ ...lead, id });
+    }
+    const paging = isPlainObject(parsed.paging) ? parsed.paging : {};
+    const cursors = isPlainObject(paging.cursors) ? paging.cursors : {};
+    const after =
+      typeof paging.next === 'string' && typeof cursors.after === 'string' && cursors.after
+        ? cursors.after
+        : undefined;
+    return after === undefined ? { leads } : { leads, after };
+  }
+
+  return { fetchLead, listFormLeads };
+}
+
+type Fail = (
+  kind: MetaGraphErrorKind,
+  message: string,
+  details?: { status?: number; code?: number; subcode?: number; retryAfterMs?: number },
+) => MetaGraphError;
+
+function shortId(id: string): string {
+  return id.length > 40 ? `${id.slice(0, 40)}…` : id;
 }

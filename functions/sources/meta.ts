@@ -19,9 +19,10 @@
  */
 import * as z from 'zod/mini';
 import type { LeadCapture } from '../domain/lead.ts';
-import { hmacSha1, hmacSha256, safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject } from './body.ts';
+import { metaBackfill } from './meta-backfill.ts';
 import { createMetaGraph, DEFAULT_GRAPH_BASE_URL, type MetaGraphLead } from './meta-graph.ts';
+import { hubHandshake, metaId, metaTime, verifyHubSignature } from './meta-platform.ts';
 import {
   type Authenticity,
   acceptedJson,
@@ -34,68 +35,14 @@ import {
   unreadable,
 } from './source.ts';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-const SHA256_HEADER = /^sha256=([0-9a-f]{64})$/i;
-const SHA1_HEADER = /^sha1=([0-9a-f]{40})$/i;
-
-/**
- * A Meta id as an exact decimal string. Numbers come from `parseJson`, which keeps integers
- * above 2^53 as strings; `0`, negatives, fractions and non-digits give undefined.
- */
-export function metaId(value: unknown): string | undefined {
-  const raw = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
-  if (typeof raw !== 'string') return undefined;
-  const text = raw.trim();
-  if (!/^\d{1,30}$/.test(text) || /^0+$/.test(text)) return undefined;
-  return text;
-}
+/** Meta ids, exact decimal strings (shared with the other Meta-platform sources). */
+export { metaId } from './meta-platform.ts';
 
 /** Webhook `created_time`: epoch seconds (number or digits) or an ISO string → ISO 8601. */
-function createdAt(value: unknown): string | undefined {
-  let date: Date | undefined;
-  const seconds = typeof value === 'string' && /^\d{9,11}$/.test(value) ? Number(value) : value;
-  if (typeof seconds === 'number' && Number.isSafeInteger(seconds) && seconds > 0) {
-    date = new Date(seconds * 1000);
-  } else if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value.trim())) {
-    date = new Date(value.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
-  }
-  return date && Number.isFinite(date.getTime()) ? date.toISOString() : undefined;
-}
-
-function queryValue(request: IntakeRequest, ...names: string[]): string | undefined {
-  for (const name of names) {
-    const value = request.query[name]?.[0];
-    if (value !== undefined) return value;
-  }
-  return undefined;
-}
+const createdAt = metaTime;
 
 function authenticate(request: IntakeRequest, profile: { appSecret: string }): Authenticity {
-  const sha256 = request.headers['x-hub-signature-256'];
-  const sha1 = request.headers['x-hub-signature'];
-  const header = sha256 ?? sha1;
-  if (header === undefined || !header.trim()) {
-    return {
-      ok: false,
-      status: 401,
-      code: 'missing_signature',
-      message: 'The X-Hub-Signature-256 header is required.',
-    };
-  }
-  const match = (sha256 !== undefined ? SHA256_HEADER : SHA1_HEADER).exec(header.trim());
-  const expected =
-    sha256 !== undefined
-      ? hmacSha256(profile.appSecret, request.body)
-      : hmacSha1(profile.appSecret, request.body);
-  // A malformed header is compared anyway (against nothing), so that both paths cost the same.
-  const given = match?.[1] ? Buffer.from(match[1], 'hex') : Buffer.alloc(0);
-  if (safeEqual(given, expected) && match) return { ok: true };
-  return {
-    ok: false,
-    status: 403,
-    code: 'invalid_signature',
-    message: `The ${sha256 !== undefined ? 'X-Hub-Signature-256' : 'X-Hub-Signature'} header does not match the body.`,
-  };
+  return verifyHubSignature(request, profile.appSecret, { sha1: true });
 }
 
 function capture(request: IntakeRequest): CaptureResult {
@@ -190,30 +137,7 @@ export function completeMetaCapture(capture: LeadCapture, graphLead: MetaGraphLe
 }
 
 function handshake(request: IntakeRequest, profile: { verifyToken: string }): PlatformResponse {
-  const mode = queryValue(request, 'hub.mode', 'hub_mode');
-  const token = queryValue(request, 'hub.verify_token', 'hub_verify_token');
-  const challenge = queryValue(request, 'hub.challenge', 'hub_challenge');
-  // Compare even when absent, so that the answer time says nothing about the token.
-  const tokenMatches = safeEqual(token ?? '', profile.verifyToken) && token !== undefined;
-  if (mode === 'subscribe' && tokenMatches && challenge !== undefined) {
-    return {
-      statusCode: 200,
-      headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
-      body: challenge,
-    };
-  }
-  return {
-    statusCode: 403,
-    headers: { 'content-type': JSON_TYPE },
-    body: JSON.stringify({
-      error: {
-        code: 'forbidden',
-        message:
-          'The subscription handshake needs hub.mode=subscribe, the verify token and a challenge.',
-        details: [],
-      },
-    }),
-  };
+  return hubHandshake(request, profile.verifyToken);
 }
 
 export const metaSource = defineSource({
@@ -232,6 +156,8 @@ export const metaSource = defineSource({
   // Meta ignores the body of its 200; it carries the lead ids for people testing with curl.
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   handshake,
+  /** A period's leads, form by form, through the Graph API (meta-backfill.ts). */
+  backfill: metaBackfill,
   /** The Graph lookup of a webhook's leadgen id: the answers, merged with `completeMetaCapture`. */
   async complete(capture, profile, context) {
     const graph = createMetaGraph(context.fetch ? { fetch: context.fetch } : {});

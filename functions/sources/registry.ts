@@ -13,9 +13,11 @@ import { metaSource } from './meta.ts';
 import { prospectSource } from './prospect.ts';
 import { rdstationSource } from './rdstation.ts';
 import type { Source, SourceAdapter } from './source.ts';
+import { tiktokSource } from './tiktok.ts';
 import { typeformSource } from './typeform.ts';
 import { unbounceSource } from './unbounce.ts';
 import { webflowSource } from './webflow.ts';
+import { whatsappSource } from './whatsapp.ts';
 
 export const SOURCES = [
   formSource,
@@ -27,6 +29,8 @@ export const SOURCES = [
   unbounceSource,
   elementorSource,
   prospectSource,
+  whatsappSource,
+  tiktokSource,
 ] as const;
 
 export type AnySource = (typeof SOURCES)[number];

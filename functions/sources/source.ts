@@ -151,12 +151,41 @@ export interface SourceAdapter<P> {
    * `SourceLookupError` whose kind tells delivery whether to park, wait or retry.
    */
   complete?(capture: LeadCapture, profile: P, context: CompletionContext): Promise<LeadCapture>;
+  /**
+   * Backfill: the platform's own list of the leads of a period, for platforms that keep them
+   * (Meta, TikTok). Each capture is what the webhook would have given once completed, with the
+   * same dedup key, so a lead that did arrive is recognised.
+   */
+  backfill?: Backfill<P>;
+}
+
+/** A period of lead creation times: `since` inclusive, `until` exclusive. */
+export interface BackfillPeriod {
+  since: Date;
+  until: Date;
+}
+
+export interface Backfill<P> {
+  /** The longest period one backfill may cover (Meta keeps a form's leads 90 days). */
+  maxDays: number;
+  /**
+   * The leads created in `period` on the forms `formIds` (the profile's `forms` keys: Meta form
+   * ids, TikTok instant form page ids). Throws a `SourceLookupError` when the platform fails.
+   */
+  list(
+    profile: P,
+    formIds: readonly string[],
+    period: BackfillPeriod,
+    context: CompletionContext,
+  ): Promise<LeadCapture[]>;
 }
 
 /** What a `complete()` step may use. */
 export interface CompletionContext {
   /** The HTTP client; Node's fetch by default. */
   fetch?: typeof fetch;
+  /** Ends the platform calls early (a backfill running out of its request's time). */
+  signal?: AbortSignal;
 }
 
 export type SourceLookupErrorKind = 'rejected' | 'unauthorized' | 'rate-limited' | 'unavailable';

@@ -213,6 +213,11 @@ const routeArb: fc.Arbitrary<Route> = fc.oneof(
         path: '/admin/reports/debtors/refresh',
         kind: 'basic' as const,
       })),
+      fc.tuple(fc.constantFrom('POST', 'POST', 'GET'), profileSegment).map(([method, profile]) => ({
+        method,
+        path: `/admin/backfill/${profile}`,
+        kind: 'basic' as const,
+      })),
     ),
   },
   {
@@ -532,6 +537,13 @@ const bodyArb: fc.Arbitrary<Buffer> = fc.oneof(
       Buffer.from('{"idBranch": 123456789012345678901234567890}'),
       Buffer.from('{"entry":[{"changes":[{"value":{"leadgen_id":"1"}}]}]}'),
       Buffer.from('{"google_key":"x","lead_id":"1","user_column_data":{}}'),
+      Buffer.from('{"since":"2025-05-02T00:00:00Z","until":"2025-05-03T00:00:00Z"}'),
+      Buffer.from('{"since":"2025-05-02T00:00:00Z","until":"9999-12-31T00:00:00Z"}'),
+      Buffer.from('{"since":"2025-05-02","until":"2025-05-03","extra":1}'),
+      Buffer.from(
+        '{"object":"whatsapp_business_account","entry":[{"changes":[{"field":"messages","value":{"contacts":[{"wa_id":"5511987654321"}],"messages":[{"from":"5511987654321","id":"x","type":"text","referral":{"source_id":"1"}}]}}]}]}',
+      ),
+      Buffer.from('{"object":1,"entry":[{"id":"7412345678901234567","page_id":"1"}]}'),
     ),
   },
 );

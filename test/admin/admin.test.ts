@@ -77,7 +77,7 @@ beforeEach(async () => {
   };
   h = {
     deps: {
-      config: { clients: async () => CLIENTS },
+      config: { clients: async () => CLIENTS, profile: async () => undefined },
       ledger,
       queue,
       redrive: createLocalDlqRedrive(queue),
@@ -746,5 +746,179 @@ describe('dependency failures', () => {
     expect(status).toBe(503);
     expect(result.headers?.['retry-after']).toBe('5');
     expect(body).toMatchObject({ error: { code: 'unavailable' } });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Backfill
+
+describe('POST /admin/backfill/{profile}', () => {
+  const FORM = '9234567890123457';
+  const META = {
+    source: 'meta',
+    appSecret: 'demo-meta-app-secret',
+    verifyToken: 'demo-meta-verify-token',
+    pageAccessToken: 'demo-meta-page-token-SECRET',
+    graphBaseUrl: 'https://graph.example.test/v21.0',
+    defaults: { idBranch: 2 },
+    forms: { [FORM]: {} },
+  } as const;
+  const PERIOD = { since: '2026-03-01T00:00:00Z', until: '2026-03-02T00:00:00Z' };
+
+  /** A Graph stand-in: answers `answer(url)` and remembers the URLs asked. */
+  function graph(answer: (url: URL) => { status: number; body: unknown }) {
+    const asked: URL[] = [];
+    const fetchStub = (async (input: string | URL | Request) => {
+      const url = new URL(String(input));
+      asked.push(url);
+      const { status, body } = answer(url);
+      return new Response(JSON.stringify(body), {
+        status,
+        headers: { 'content-type': 'application/json' },
+      });
+    }) as typeof fetch;
+    return { asked, fetch: fetchStub };
+  }
+
+  const graphLead = (id: string, email: string) => ({
+    id,
+    created_time: '2026-03-01T10:00:00+0000',
+    form_id: FORM,
+    field_data: [
+      { name: 'full_name', values: ['Maria Souza'] },
+      { name: 'email', values: [email] },
+      { name: 'phone_number', values: ['+5511987654321'] },
+    ],
+  });
+
+  function backfill(
+    stub: { fetch: typeof fetch },
+    body: unknown = PERIOD,
+    remainingMs: () => number = () => 20_000,
+  ) {
+    const deps: AdminDeps = {
+      ...h.deps,
+      config: { clients: async () => CLIENTS, profile: async () => META as never },
+      lookups: { fetch: stub.fetch },
+      now: () => new Date('2026-03-02T12:00:00Z'),
+    };
+    return handleAdmin(
+      {
+        resource: '/admin/backfill/{profile}',
+        pathParameters: { profile: 'meta' },
+        request: {
+          ...request('POST'),
+          body: Buffer.from(JSON.stringify(body)),
+          contentType: 'application/json',
+        },
+      },
+      deps,
+      { remainingMs },
+    );
+  }
+
+  it('follows Graph’s pages with the period’s time_created filter and records every lead', async () => {
+    // Prepare: two pages of one lead each.
+    const stub = graph((url) =>
+      url.searchParams.get('after') === 'page2'
+        ? { status: 200, body: { data: [graphLead('9000000000000002', 'b@example.com')] } }
+        : {
+            status: 200,
+            body: {
+              data: [graphLead('9000000000000001', 'a@example.com')],
+              paging: { cursors: { after: 'page2' }, next: 'https://graph.example.test/next' },
+            },
+          },
+    );
+
+    // Act
+    const result = await backfill(stub);
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toMatchObject({ found: 2, alreadyKnown: 0, new: 2 });
+    expect(stub.asked.map((url) => url.pathname)).toEqual([
+      `/v21.0/${FORM}/leads`,
+      `/v21.0/${FORM}/leads`,
+    ]);
+    const filtering = JSON.parse(stub.asked[0]?.searchParams.get('filtering') ?? '[]');
+    expect(filtering).toEqual([
+      { field: 'time_created', operator: 'GREATER_THAN', value: 1772323199 },
+      { field: 'time_created', operator: 'LESS_THAN', value: 1772409600 },
+    ]);
+    const recorded = await h.ledger.listByStatus('queued', { limit: 10 });
+    expect(recorded.leads.map((lead) => lead.dedupKey).sort()).toEqual([
+      'meta:9000000000000001',
+      'meta:9000000000000002',
+    ]);
+  });
+
+  it('answers 502 when Graph refuses the token, without the token, and records nothing', async () => {
+    // Prepare
+    const stub = graph(() => ({
+      status: 400,
+      body: {
+        error: { message: 'Invalid OAuth access token.', type: 'OAuthException', code: 190 },
+      },
+    }));
+
+    // Act
+    const result = await backfill(stub);
+
+    // Assess
+    expect(result.statusCode).toBe(502);
+    expect(JSON.parse(result.body)).toMatchObject({ error: { code: 'platform_refused' } });
+    expect(result.body).not.toContain('SECRET');
+    expect((await h.ledger.listByStatus('queued', { limit: 10 })).leads).toEqual([]);
+  });
+
+  it('answers 503 with Retry-After when Graph is rate-limited', async () => {
+    // Prepare
+    const stub = graph(() => ({
+      status: 400,
+      body: { error: { message: 'User request limit reached', type: 'OAuthException', code: 17 } },
+    }));
+
+    // Act
+    const result = await backfill(stub);
+
+    // Assess
+    expect(result.statusCode).toBe(503);
+    expect(JSON.parse(result.body)).toMatchObject({ error: { code: 'platform_unavailable' } });
+    expect(result.headers?.['retry-after']).toMatch(/^\d+$/);
+  });
+
+  it('says more: true and records nothing further when the request’s time runs out', async () => {
+    // Prepare: time enough to list, then none left to record.
+    const stub = graph(() => ({
+      status: 200,
+      body: { data: [graphLead('9000000000000003', 'c@example.com')] },
+    }));
+    let calls = 0;
+    const remainingMs = () => {
+      calls += 1;
+      return calls === 1 ? 20_000 : 1000;
+    };
+
+    // Act
+    const result = await backfill(stub, PERIOD, remainingMs);
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toMatchObject({ found: 1, new: 0, more: true });
+  });
+
+  it('refuses an until in the future and a period longer than Meta keeps, before asking Graph', async () => {
+    // Prepare
+    const stub = graph(() => ({ status: 200, body: { data: [] } }));
+
+    // Act
+    const future = await backfill(stub, { since: PERIOD.since, until: '2026-03-09T00:00:00Z' });
+    const long = await backfill(stub, { since: '2025-11-01T00:00:00Z', until: PERIOD.until });
+
+    // Assess
+    expect(JSON.parse(future.body)).toMatchObject({ error: { code: 'invalid_period' } });
+    expect(JSON.parse(long.body)).toMatchObject({ error: { code: 'period_too_long' } });
+    expect(stub.asked).toEqual([]);
   });
 });

@@ -15,11 +15,22 @@ import {
 } from '../helpers/local-runtime.ts';
 
 const site = { source: 'form', token: DEMO_SECRETS.form, defaults: { idBranch: 1 } };
+const META_FORM = '9234567890123457';
+const meta = {
+  source: 'meta',
+  appSecret: 'demo-meta-app-secret',
+  verifyToken: 'demo-meta-verify-token',
+  pageAccessToken: 'demo-meta-page-token',
+  // The configured upstream's origin: the local runtime points it at its sandbox.
+  graphBaseUrl: 'http://127.0.0.1:4010/graph',
+  defaults: { idBranch: 2 },
+  forms: { [META_FORM]: {} },
+};
 const [OPS, REPORTER] = DEMO_CLIENTS;
 
 let rt: TestRuntime;
 beforeAll(async () => {
-  rt = await startTestRuntime(testConfig({ site }, DEMO_CLIENTS));
+  rt = await startTestRuntime(testConfig({ site, meta }, DEMO_CLIENTS));
 });
 afterAll(() => rt?.stop());
 
@@ -133,6 +144,69 @@ describe('npm run leads', () => {
     // Assess
     expect(refreshed.code).toBe(0);
     expect(JSON.parse(refreshed.out)).toEqual({ status: 'refresh_requested' });
+  });
+
+  it('backfills a Meta profile’s leads of a period, and a second run finds them known', async () => {
+    // Prepare: two leads Meta kept on 2 May 2025 that never reached the webhook.
+    for (const [id, email] of [
+      ['9777777777777701', 'cli.backfill.1@example.com'],
+      ['9777777777777702', 'cli.backfill.2@example.com'],
+    ]) {
+      const registered = await fetch(new URL('/_sandbox/meta-leads', rt.sandboxUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id,
+          form_id: META_FORM,
+          created_time: '2025-05-02T13:10:07+0000',
+          field_data: [
+            { name: 'full_name', values: ['Ana Backfill'] },
+            { name: 'email', values: [email] },
+            { name: 'phone_number', values: ['+5511912345678'] },
+          ],
+        }),
+      });
+      expect(registered.status).toBe(201);
+    }
+
+    // Act
+    const first = await leads([
+      'backfill',
+      'meta',
+      '--since',
+      '2025-05-02',
+      '--until',
+      '2025-05-03',
+    ]);
+    const second = await leads([
+      'backfill',
+      'meta',
+      '--since',
+      '2025-05-02T00:00:00Z',
+      '--until',
+      '2025-05-03T00:00:00Z',
+      '--json',
+    ]);
+    const noSince = await leads(['backfill', 'meta']);
+    const tooLong = await leads([
+      'backfill',
+      'meta',
+      '--since',
+      '2025-01-01',
+      '--until',
+      '2025-06-01',
+    ]);
+
+    // Assess
+    expect(first.code).toBe(0);
+    expect(first.out).toMatch(/^found\s+2$/m);
+    expect(first.out).toMatch(/^already known\s+0$/m);
+    expect(first.out).toMatch(/^new\s+2 \(2 queued\)$/m);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.out)).toMatchObject({ found: 2, alreadyKnown: 2, new: 0 });
+    expect(noSince).toMatchObject({ code: 2, err: expect.stringContaining('--since is required') });
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.err).toContain('[period_too_long]');
   });
 
   it('explains refused credentials and a missing role, never printing the password', async () => {

@@ -84,6 +84,8 @@ describe('loadConfigFile', () => {
       'unbounce',
       'elementor',
       'native',
+      'whatsapp',
+      'tiktok',
     ]);
     expect(config.profiles.site).toMatchObject({
       source: 'form',

@@ -240,9 +240,8 @@ describe('a client scoped to branch 2', () => {
     expect(new Set(lines.map((line) => line.split(';')[column]))).toEqual(new Set(['2']));
     expect(page.status).toBe(200);
     expect(forbidden.map((r) => r.status)).toEqual([403, 403, 403]);
-    expect(((await forbidden[0]?.json()) as { error: { code: string } }).error.code).toBe(
-      'branch_forbidden',
-    );
+    const refusal = (await forbidden[0]?.json()) as { error: { code: string } } | undefined;
+    expect(refusal?.error.code).toBe('branch_forbidden');
     expect(prospectElsewhere.status).toBe(403);
   });
 });

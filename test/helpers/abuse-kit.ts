@@ -22,6 +22,10 @@ export const ABUSE_SECRETS = {
   rdToken: 'RdTok-7e8f9a0b1c-abuse',
   unbounceToken: 'UnbTok-4d5e6f7a8b-abuse',
   elementorToken: 'ElemTok-9b8a7f6e5d-abuse',
+  whatsappAppSecret: 'WaApp-Sec-5c6d7e8f-abuse',
+  whatsappVerifyToken: 'WaVerify-Tok-1a2b3c4d-abuse',
+  tiktokToken: 'TikTok-Tok-6f5e4d3c-abuse',
+  tiktokAccessToken: 'TikTokAccess-Tok-0a9b8c7d-abuse',
 } as const;
 
 export const UPSTREAM_USER = 'gw-upstream-user';
@@ -79,6 +83,22 @@ export function abuseConfig(options: AbuseConfigOptions = {}) {
       unbounce: { source: 'unbounce', token: s.unbounceToken, defaults: { idBranch: 1 } },
       elementor: { source: 'elementor', token: s.elementorToken, defaults: { idBranch: 1 } },
       native: { source: 'prospect', defaults: { idBranch: 1 } },
+      whatsapp: {
+        source: 'whatsapp',
+        appSecret: s.whatsappAppSecret,
+        verifyToken: s.whatsappVerifyToken,
+        defaults: { idBranch: 1 },
+      },
+      tiktok: {
+        source: 'tiktok',
+        token: s.tiktokToken,
+        accessToken: s.tiktokAccessToken,
+        advertiserId: '7387511059776798737',
+        apiBaseUrl: 'http://127.0.0.1:4010/tiktok/open_api/v1.3',
+        defaults: { idBranch: 1 },
+        // A backfill with the ops client lists the sandbox's (empty) download: nothing stored.
+        forms: { '7400000000000000001': {} },
+      },
     },
     report: { branches: [1, 2, 3], refreshSeconds: 900 },
   };
@@ -94,6 +114,8 @@ export const PROFILE_NAMES = [
   'unbounce',
   'elementor',
   'native',
+  'whatsapp',
+  'tiktok',
 ] as const;
 
 export function basicHeader(username: string, password: string): string {

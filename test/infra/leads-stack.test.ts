@@ -303,11 +303,12 @@ describe('LeadsStack: delivery and admin', () => {
   });
 
   describe('the admin function', () => {
-    it('serves the five admin routes', () => {
+    it('serves the six admin routes', () => {
       expect(routesOf(template, ids.admin)).toEqual([
         'GET /admin/leads',
         'GET /admin/leads/{leadId}',
         'GET /admin/upstream',
+        'POST /admin/backfill/{profile}',
         'POST /admin/leads/{leadId}/retry',
         'POST /admin/replay',
       ]);
@@ -342,10 +343,10 @@ describe('LeadsStack: delivery and admin', () => {
       expect(actionsOn(adminStatements, ids.queue)).toEqual(['sqs:SendMessage']);
     });
 
-    it('may GetItem/UpdateItem the table and Query only the status and due indexes', () => {
+    it('may GetItem/PutItem (a backfill records leads)/UpdateItem the table and Query only the status and due indexes', () => {
       expect(adminStatements).toContainEqual({
         Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
       });
       const query = adminStatements.filter((s) => s.Action.includes('dynamodb:Query'));
@@ -358,6 +359,7 @@ describe('LeadsStack: delivery and admin', () => {
     it('is granted nothing else: its whole action list', () => {
       expect(allActions(adminStatements)).toEqual([
         'dynamodb:GetItem',
+        'dynamodb:PutItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
@@ -406,6 +408,7 @@ describe('LeadsStack: delivery and admin', () => {
         'GET /reports/debtors',
         'GET /reports/debtors.csv',
         'GET /reports/debtors.html',
+        'POST /admin/backfill/{profile}',
         'POST /admin/leads/{leadId}/retry',
         'POST /admin/replay',
         'POST /admin/reports/debtors/refresh',
@@ -420,7 +423,7 @@ describe('LeadsStack: delivery and admin', () => {
         'OPTIONS /leads/{profile}',
         'POST /leads/{profile}',
       ]);
-      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(11);
+      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(12);
     });
 
     it('is the authorizer function, on the Authorization header, cached 300 s', () => {

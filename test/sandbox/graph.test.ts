@@ -154,3 +154,62 @@ describe('Meta Graph lead lookup', () => {
     expect((await fetch(h.url('/graph/88?access_token=t'))).status).toBe(400);
   });
 });
+
+describe('Meta Graph form leads (backfill)', () => {
+  const FORM = '5550000000001';
+
+  it('lists a form’s leads of a period only, 100 a page, following the after cursor', async () => {
+    // Prepare: 130 leads on 2 May 2024, one the day before, one on another form.
+    for (let i = 0; i < 130; i += 1) {
+      const id = `77700000000${String(i).padStart(3, '0')}`;
+      const at = `2024-05-02T10:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}+0000`;
+      expect(
+        (await register({ id, form_id: FORM, created_time: at, field_data: FIELD_DATA })).status,
+      ).toBe(201);
+    }
+    await register({
+      id: '77799999999001',
+      form_id: FORM,
+      created_time: '2024-05-01T23:59:59+0000',
+      field_data: FIELD_DATA,
+    });
+    await register({
+      id: '77799999999002',
+      form_id: '5550000000002',
+      created_time: '2024-05-02T11:00:00+0000',
+      field_data: FIELD_DATA,
+    });
+    const filtering = JSON.stringify([
+      { field: 'time_created', operator: 'GREATER_THAN', value: 1714607999 },
+      { field: 'time_created', operator: 'LESS_THAN', value: 1714694400 },
+    ]);
+    const page = (after?: string) =>
+      fetch(
+        h.url(
+          `/graph/v21.0/${FORM}/leads?access_token=token&limit=100&filtering=${encodeURIComponent(filtering)}${after ? `&after=${after}` : ''}`,
+        ),
+      );
+
+    // Act
+    const first = (await (await page()).json()) as {
+      data: { id: string }[];
+      paging?: { cursors?: { after?: string }; next?: string };
+    };
+    const second = (await (await page(first.paging?.cursors?.after)).json()) as {
+      data: { id: string }[];
+      paging?: { next?: string };
+    };
+    const anonymous = await fetch(h.url(`/graph/${FORM}/leads`));
+
+    // Assess
+    expect(first.data).toHaveLength(100);
+    expect(first.paging?.next).toBeTypeOf('string');
+    expect(second.data).toHaveLength(30);
+    expect(second.paging?.next).toBeUndefined();
+    const ids = new Set([...first.data, ...second.data].map((lead) => lead.id));
+    expect(ids.size).toBe(130);
+    expect(ids.has('77799999999001')).toBe(false);
+    expect(ids.has('77799999999002')).toBe(false);
+    expect(anonymous.status).toBe(400);
+  });
+});

@@ -16,8 +16,10 @@ import {
   metaWebhookSchema,
   prospectRequestSchema,
   rdStationWebhookSchema,
+  tiktokWebhookSchema,
   typeformWebhookSchema,
   webflowWebhookSchema,
+  whatsappWebhookSchema,
 } from '../../scripts/openapi-schemas.ts';
 import { REPO_ROOT } from '../helpers/gateway-process.ts';
 import { loadLeadFixture } from '../helpers/lead-fixtures.ts';
@@ -166,6 +168,12 @@ describe('the OpenAPI document', () => {
       ),
       ...platformFiles('rdstation').map(
         (f) => [rdStationWebhookSchema, platformJson('rdstation', f)] as const,
+      ),
+      ...platformFiles('whatsapp').map(
+        (f) => [whatsappWebhookSchema, platformJson('whatsapp', f)] as const,
+      ),
+      ...platformFiles('tiktok').map(
+        (f) => [tiktokWebhookSchema, platformJson('tiktok', f)] as const,
       ),
       [webflowWebhookSchema, parseJson(loadLeadFixture('webflow', 'valid').body)] as const,
       [prospectRequestSchema, parseJson(loadLeadFixture('prospect', 'valid').body)] as const,

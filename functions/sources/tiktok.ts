@@ -1,0 +1,240 @@
+/**
+ * TikTok Lead Generation: the TikTok API for Business lead webhook (a `LEAD` subscription of the
+ * ad account, `POST /subscription/subscribe/`), and its lead download for lookups and backfill.
+ *
+ * - Authentication: TikTok documents no signature for this webhook (its developer platform's
+ *   `TikTok-Signature` covers other products), so the callback URL carries the profile's token:
+ *   `?token=<token>` (or the `X-Lead-Token` header). Missing → 401, wrong → 403.
+ * - Capture: one lead per `entry` (`object` 1 or `LEAD`): its `id` (the dedup key
+ *   `tiktok:<id>`), the instant form's `page_id` (the form id, for `forms.<page_id>`), the ad
+ *   account, campaign, ad group and ad ids and names, `create_time`, and the answers as
+ *   `changes[]` `{field, value}`. An entry without answers is recorded pending a lookup: at
+ *   delivery the form's leads are downloaded (tiktok-api.ts) and the lead's answers taken from
+ *   there, as Meta's leads are looked up in Graph.
+ * - Test leads: TikTok's webhook documents no marker; an entry or a downloaded row saying
+ *   `is_test` (true) is a test lead. A test lead made in Ads Manager with real-looking answers
+ *   cannot be told apart and is delivered as real.
+ * - Backfill: the configured forms' downloads, filtered to the period by `create_time`.
+ */
+import * as z from 'zod/mini';
+import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import { isPlainObject, scalarText } from './body.ts';
+import {
+  acceptedJson,
+  type Backfill,
+  type BackfillPeriod,
+  type CaptureResult,
+  type CompletionContext,
+  defineSource,
+  type IntakeRequest,
+  readJsonObject,
+  secretSetting,
+  unreadable,
+} from './source.ts';
+import {
+  createTikTokApi,
+  DEFAULT_TIKTOK_API_BASE_URL,
+  TikTokApiError,
+  type TikTokLead,
+  tiktokId,
+  tiktokTime,
+} from './tiktok-api.ts';
+import { authenticateToken } from './token.ts';
+
+/** TikTok keeps leads downloadable far longer; 90 days keeps one backfill's download bounded. */
+export const TIKTOK_BACKFILL_MAX_DAYS = 90;
+
+/** The entry's own attributes kept as attribution (ids exact, names as given). */
+const ID_KEYS = ['page_id', 'advertiser_id', 'campaign_id', 'adgroup_id', 'ad_id'] as const;
+const NAME_KEYS = ['page_name', 'campaign_name', 'adgroup_name', 'ad_name'] as const;
+
+interface TikTokProfile {
+  accessToken: string;
+  advertiserId?: string | undefined;
+  apiBaseUrl: string;
+}
+
+function isTestFlag(value: unknown): boolean {
+  return value === true || (typeof value === 'string' && /^(true|1)$/i.test(value.trim()));
+}
+
+/** `changes[]` `{field, value}` as answers (a list value stays a list). */
+function changeAnswers(changes: unknown[]): LeadAnswer[] {
+  const answers: LeadAnswer[] = [];
+  for (const change of changes) {
+    if (!isPlainObject(change) || typeof change.field !== 'string' || !change.field.trim())
+      continue;
+    const value = Array.isArray(change.value)
+      ? change.value.map(scalarText).filter((v) => v !== '')
+      : scalarText(change.value);
+    answers.push({ key: change.field.trim(), value });
+  }
+  return answers;
+}
+
+function leadFromEntry(entry: Record<string, unknown>, id: string): LeadCapture {
+  const attribution: Record<string, string> = {};
+  for (const key of ID_KEYS) {
+    const value = tiktokId(entry[key]);
+    if (value) attribution[key] = value;
+  }
+  for (const key of NAME_KEYS) {
+    const value = entry[key];
+    if (typeof value === 'string' && value.trim()) attribution[key] = value.trim();
+  }
+  if (typeof entry.lead_source === 'string' && entry.lead_source.trim()) {
+    attribution.lead_source = entry.lead_source.trim();
+  }
+  const changes = Array.isArray(entry.changes) ? entry.changes : [];
+  const answers = changeAnswers(changes);
+  const lead: LeadCapture = {
+    source: 'tiktok',
+    dedupKey: `tiktok:${id}`,
+    isTest: isTestFlag(entry.is_test),
+    externalId: id,
+    answers,
+    attribution,
+  };
+  if (attribution.page_id) lead.formId = attribution.page_id;
+  const submittedAt = tiktokTime(entry.create_time);
+  if (submittedAt) lead.submittedAt = submittedAt;
+  if (answers.length === 0) lead.pending = { kind: 'tiktok-lead', leadgenId: id };
+  return lead;
+}
+
+function capture(request: IntakeRequest): CaptureResult {
+  const read = readJsonObject(request.body);
+  if ('problem' in read) return unreadable(read.problem, request.body);
+  const payload = read.value;
+  // Other subscriptions (ad review statuses, suspensions...) carry no lead.
+  if (payload.object !== undefined && payload.object !== 1 && payload.object !== 'LEAD') {
+    return { leads: [] };
+  }
+  if (!Array.isArray(payload.entry)) return unreadable('body has no "entry" array', request.body);
+  const leads: LeadCapture[] = [];
+  for (const [e, entry] of payload.entry.entries()) {
+    if (!isPlainObject(entry)) return unreadable(`entry[${e}] is not an object`, request.body);
+    const id = tiktokId(entry.id ?? entry.lead_id);
+    // One unreadable lead parks the whole request: capturing the others would hide it.
+    if (!id) return unreadable(`entry[${e}].id is missing or not a lead id`, request.body);
+    leads.push(leadFromEntry(entry, id));
+  }
+  return { leads };
+}
+
+/** A downloaded lead as the capture the webhook would have given, complete. */
+export function captureFromDownload(lead: TikTokLead, formId: string): LeadCapture {
+  const pageId = lead.pageId ?? formId;
+  const capture: LeadCapture = {
+    source: 'tiktok',
+    dedupKey: `tiktok:${lead.id}`,
+    isTest: lead.isTest,
+    externalId: lead.id,
+    formId: pageId,
+    answers: [...lead.answers],
+    attribution: { page_id: pageId, ...lead.attribution },
+  };
+  if (lead.createdTime) capture.submittedAt = lead.createdTime;
+  return capture;
+}
+
+/** The advertiser whose leads these are: the webhook's, else the profile's. */
+function advertiserOf(profile: TikTokProfile, capture?: LeadCapture): string {
+  const advertiserId = capture?.attribution.advertiser_id ?? profile.advertiserId;
+  if (!advertiserId) {
+    throw new TikTokApiError(
+      'rejected',
+      'no advertiser id: the webhook gave none and the profile sets no advertiserId',
+    );
+  }
+  return advertiserId;
+}
+
+/**
+ * The capture of a webhook that carried ids only, completed from its form's download: the
+ * answers, the ids the download adds (never overwriting the webhook's), `isTest` when either says.
+ */
+async function complete(
+  capture: LeadCapture,
+  profile: TikTokProfile,
+  context: CompletionContext,
+): Promise<LeadCapture> {
+  if (!capture.pending) return capture;
+  const leadId = capture.pending.leadgenId;
+  const pageId = capture.formId;
+  if (!pageId) {
+    throw new TikTokApiError('rejected', `lead ${leadId} names no instant form (page_id)`);
+  }
+  const api = createTikTokApi(context.fetch ? { fetch: context.fetch } : {});
+  const leads = await api.downloadLeads(pageId, {
+    apiBaseUrl: profile.apiBaseUrl,
+    accessToken: profile.accessToken,
+    advertiserId: advertiserOf(profile, capture),
+  });
+  const found = leads.find((lead) => lead.id === leadId);
+  if (!found) {
+    throw new TikTokApiError('rejected', `lead ${leadId} is not among form ${pageId}'s leads`);
+  }
+  const downloaded = captureFromDownload(found, pageId);
+  const { pending: _done, ...rest } = capture;
+  const completed: LeadCapture = {
+    ...rest,
+    answers: [...capture.answers, ...downloaded.answers],
+    attribution: { ...downloaded.attribution, ...capture.attribution },
+    isTest: capture.isTest || downloaded.isTest,
+  };
+  const submittedAt = capture.submittedAt ?? downloaded.submittedAt;
+  if (submittedAt) completed.submittedAt = submittedAt;
+  return completed;
+}
+
+async function list(
+  profile: TikTokProfile,
+  formIds: readonly string[],
+  period: BackfillPeriod,
+  context: CompletionContext,
+): Promise<LeadCapture[]> {
+  const api = createTikTokApi(context.fetch ? { fetch: context.fetch } : {});
+  const advertiserId = advertiserOf(profile);
+  const captures: LeadCapture[] = [];
+  for (const formId of formIds) {
+    const leads = await api.downloadLeads(formId, {
+      apiBaseUrl: profile.apiBaseUrl,
+      accessToken: profile.accessToken,
+      advertiserId,
+      ...(context.signal && { signal: context.signal }),
+    });
+    for (const lead of leads) {
+      const at = lead.createdTime ? Date.parse(lead.createdTime) : Number.NaN;
+      // A row without its time cannot be placed in the period: left out.
+      if (at >= period.since.getTime() && at < period.until.getTime()) {
+        captures.push(captureFromDownload(lead, formId));
+      }
+    }
+  }
+  return captures;
+}
+
+const tiktokBackfill: Backfill<TikTokProfile> = { maxDays: TIKTOK_BACKFILL_MAX_DAYS, list };
+
+export const tiktokSource = defineSource({
+  name: 'tiktok',
+  label: 'TikTok Lead Generation',
+  settings: {
+    /** In the callback URL (`?token=`): TikTok signs nothing on this webhook. */
+    token: secretSetting,
+    /** An API for Business access token with Lead Management permission (lookups, backfill). */
+    accessToken: secretSetting,
+    /** The ad account (`advertiser_id`) the forms belong to; needed by backfill. */
+    advertiserId: z.optional(z.string().check(z.regex(/^\d{1,30}$/, 'must be a decimal id'))),
+    apiBaseUrl: z._default(z.url(), DEFAULT_TIKTOK_API_BASE_URL),
+  },
+  secretKeys: ['token', 'accessToken'],
+  authenticate: (request, profile) => authenticateToken(request, profile.token),
+  capture,
+  parkUnreadable: true,
+  // TikTok looks at the 200 only; the body carries the lead ids for people testing with curl.
+  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  complete,
+  backfill: tiktokBackfill,
+});

@@ -1,0 +1,264 @@
+/**
+ * WhatsApp: Click-to-WhatsApp ads, through the WhatsApp Cloud API `messages` webhook (a Meta app
+ * subscribed to the WhatsApp Business Account).
+ *
+ * - Handshake (GET) and authentication (POST, `X-Hub-Signature-256` over the raw body with the
+ *   app secret): Meta's, shared with Lead Ads (meta-platform.ts).
+ * - Leads: a message carrying `referral` (the ad the person tapped: `source_id`, `ctwa_clid`...)
+ *   opens an ad conversation and is a lead: the person's WhatsApp profile name, their WhatsApp
+ *   number (`wa_id`, the phone: ddi + cellphone) and what they wrote. One conversation is one
+ *   lead: its dedup key is `whatsapp:<wa_id>`, remembered for 72 hours (Meta's Click-to-WhatsApp
+ *   free entry point window; ledger/record-capture.ts), so the ad's retries and a second tap
+ *   within the conversation are the same lead.
+ * - A WhatsApp Flows answer (`interactive.nfm_reply.response_json`) is what the person typed into
+ *   a form inside the chat: a lead of its own, keyed by its message id (`whatsapp-flow:<id>`),
+ *   so that its answers are never dropped as a redelivery of the conversation's lead.
+ * - Everything else (delivery statuses, later messages, other fields) is acknowledged with 200
+ *   and is no lead.
+ * - E-mail: a conversation carries none, and the upstream requires one. With the profile's
+ *   `emailPlaceholder` (`{phone}@whatsapp.invalid`) the lead gets that address (notes say so);
+ *   without it the lead is parked for its e-mail (docs/sources.md explains the choice).
+ * - Form id: the business phone number's id (`metadata.phone_number_id`), so that a chain with
+ *   one WhatsApp number per branch sends each to its branch with `forms.<phone_number_id>`.
+ *
+ * Test leads: WhatsApp has no test-lead marker. The app dashboard's "Test" sample of the
+ * `messages` field carries no `referral`, so it is acknowledged and never a lead.
+ */
+import * as z from 'zod/mini';
+import { parseJson } from '../domain/json.ts';
+import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import { EMAIL_PLACEHOLDER_PHONE } from '../domain/map-lead.ts';
+import { isPlainObject, scalarText } from './body.ts';
+import { hubHandshake, metaId, metaTime, verifyHubSignature } from './meta-platform.ts';
+import {
+  acceptedJson,
+  type CaptureResult,
+  defineSource,
+  type IntakeRequest,
+  readJsonObject,
+  secretSetting,
+  unreadable,
+} from './source.ts';
+
+/** A WhatsApp id: the person's number in international form, digits only (`5511987654321`). */
+const WA_ID = /^\d{8,15}$/;
+
+/** What a placeholder e-mail template must look like: `{phone}` once, then `@domain.tld`. */
+const PLACEHOLDER_TEMPLATE = /^[a-z0-9._+-]*\{phone\}[a-z0-9._+-]*@[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
+
+/** The message's own words, whatever its type (text, a media caption, a button). */
+function messageText(message: Record<string, unknown>): string | undefined {
+  const type = typeof message.type === 'string' ? message.type : '';
+  const part = isPlainObject(message[type]) ? message[type] : undefined;
+  if (type === 'text' && typeof part?.body === 'string') return part.body;
+  if (typeof part?.caption === 'string') return part.caption;
+  if (type === 'button' && typeof part?.text === 'string') return part.text;
+  if (type === 'interactive' && part) {
+    for (const reply of ['button_reply', 'list_reply']) {
+      const chosen = part[reply];
+      if (isPlainObject(chosen) && typeof chosen.title === 'string') return chosen.title;
+    }
+  }
+  return undefined;
+}
+
+/** The contact the message came from (its `wa_id`, its profile name). */
+function contactOf(
+  value: Record<string, unknown>,
+  message: Record<string, unknown>,
+): { waId?: string; name?: string } {
+  const contacts = Array.isArray(value.contacts) ? value.contacts.filter(isPlainObject) : [];
+  const from = typeof message.from === 'string' ? message.from.trim() : undefined;
+  const contact =
+    contacts.find((c) => typeof c.wa_id === 'string' && c.wa_id.trim() === from) ?? contacts[0];
+  const waId = typeof contact?.wa_id === 'string' ? contact.wa_id.trim() : from;
+  const profile = isPlainObject(contact?.profile) ? contact.profile : undefined;
+  const name = typeof profile?.name === 'string' && profile.name.trim() ? profile.name : undefined;
+  return {
+    ...(waId && WA_ID.test(waId) && { waId }),
+    ...(name && { name }),
+  };
+}
+
+/** The person's own answers every WhatsApp lead starts with: their profile name and number. */
+function personAnswers(waId: string, name: string | undefined): LeadAnswer[] {
+  return [
+    ...(name ? [{ key: 'nome', value: name }] : []),
+    { key: 'whatsapp', type: 'phone' as const, value: `+${waId}` },
+  ];
+}
+
+/** The ad behind a referral, as attribution (ids and the ad's own texts, never the person's). */
+function referralAttribution(referral: Record<string, unknown>): Record<string, string> {
+  const attribution: Record<string, string> = {};
+  const sourceType = typeof referral.source_type === 'string' ? referral.source_type.trim() : '';
+  const sourceId = metaId(referral.source_id);
+  if (sourceId) attribution[sourceType === 'post' ? 'post_id' : 'ad_id'] = sourceId;
+  if (sourceType) attribution.source_type = sourceType;
+  for (const key of ['ctwa_clid', 'source_url', 'headline'] as const) {
+    const text = referral[key];
+    if (typeof text === 'string' && text.trim()) attribution[key] = text.trim();
+  }
+  return attribution;
+}
+
+/**
+ * A Flow Builder key (`screen_0_Email_1`) as a label: the screen prefix and the index dropped
+ * (`Email`); a key the Flow's author chose (`email`, `objetivo`) stays as it is.
+ */
+function flowLabel(key: string): string | undefined {
+  const stripped = key.replace(/^screen_\d+_/i, '').replace(/_\d+$/, '');
+  return stripped !== key && stripped ? stripped.replace(/_/g, ' ') : undefined;
+}
+
+/** A Flow's answers: each field of `response_json` but its `flow_token`, nested ones by path. */
+function flowAnswers(response: Record<string, unknown>, prefix = ''): LeadAnswer[] {
+  const answers: LeadAnswer[] = [];
+  for (const [key, value] of Object.entries(response)) {
+    if (!prefix && key === 'flow_token') continue;
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (isPlainObject(value)) {
+      answers.push(...flowAnswers(value, path));
+      continue;
+    }
+    const label = flowLabel(key);
+    const text = Array.isArray(value)
+      ? value.map(scalarText).filter((v) => v !== '')
+      : scalarText(value);
+    if (text === '' || (Array.isArray(text) && text.length === 0)) continue;
+    answers.push({ key: path, ...(label && { label }), value: text });
+  }
+  return answers;
+}
+
+interface Conversation {
+  value: Record<string, unknown>;
+  message: Record<string, unknown>;
+  where: string;
+  phoneNumberId: string | undefined;
+}
+
+/** A lead from the message that opened an ad conversation; a problem when it names nobody. */
+function adConversationLead(c: Conversation, referral: Record<string, unknown>) {
+  const { waId, name } = contactOf(c.value, c.message);
+  if (!waId) return `${c.where} has a referral but no WhatsApp id (wa_id / from)`;
+  const text = messageText(c.message);
+  const lead: LeadCapture = {
+    source: 'whatsapp',
+    dedupKey: `whatsapp:${waId}`,
+    isTest: false,
+    answers: [
+      ...personAnswers(waId, name),
+      ...(text?.trim() ? [{ key: 'mensagem', label: 'Primeira mensagem', value: text }] : []),
+    ],
+    attribution: referralAttribution(referral),
+  };
+  return finish(lead, c);
+}
+
+/** A lead from a WhatsApp Flows answer; a problem when it cannot be read. */
+function flowLead(c: Conversation, reply: Record<string, unknown>) {
+  const { waId, name } = contactOf(c.value, c.message);
+  const messageId = typeof c.message.id === 'string' ? c.message.id.trim() : '';
+  if (!waId) return `${c.where} is a Flow answer but has no WhatsApp id (wa_id / from)`;
+  if (!messageId) return `${c.where} is a Flow answer without a message id`;
+  let response: unknown;
+  try {
+    response = typeof reply.response_json === 'string' ? parseJson(reply.response_json) : undefined;
+  } catch {
+    response = undefined;
+  }
+  if (!isPlainObject(response)) {
+    return `${c.where}.interactive.nfm_reply.response_json is not a JSON object`;
+  }
+  const attribution: Record<string, string> = {};
+  if (typeof response.flow_token === 'string' && response.flow_token.trim()) {
+    attribution.flow_token = response.flow_token.trim();
+  }
+  const lead: LeadCapture = {
+    source: 'whatsapp',
+    dedupKey: `whatsapp-flow:${messageId}`,
+    isTest: false,
+    // What the person typed in the Flow first: its name beats the WhatsApp profile's.
+    answers: [...flowAnswers(response), ...personAnswers(waId, name)],
+    attribution,
+  };
+  return finish(lead, c);
+}
+
+function finish(lead: LeadCapture, c: Conversation): LeadCapture {
+  if (c.phoneNumberId) lead.formId = c.phoneNumberId;
+  const submittedAt = metaTime(c.message.timestamp);
+  if (submittedAt) lead.submittedAt = submittedAt;
+  return lead;
+}
+
+function capture(request: IntakeRequest): CaptureResult {
+  const read = readJsonObject(request.body);
+  if ('problem' in read) return unreadable(read.problem, request.body);
+  const payload = read.value;
+  if (!Array.isArray(payload.entry)) return unreadable('body has no "entry" array', request.body);
+
+  const leads: LeadCapture[] = [];
+  for (const [e, entry] of payload.entry.entries()) {
+    if (!isPlainObject(entry)) return unreadable(`entry[${e}] is not an object`, request.body);
+    const changes = Array.isArray(entry.changes) ? entry.changes : [];
+    for (const [c, change] of changes.entries()) {
+      if (!isPlainObject(change) || change.field !== 'messages') continue;
+      const value = change.value;
+      if (!isPlainObject(value)) continue;
+      const metadata = isPlainObject(value.metadata) ? value.metadata : {};
+      const messages = Array.isArray(value.messages) ? value.messages : [];
+      for (const [m, message] of messages.entries()) {
+        if (!isPlainObject(message)) continue;
+        const conversation: Conversation = {
+          value,
+          message,
+          where: `entry[${e}].changes[${c}].value.messages[${m}]`,
+          phoneNumberId: metaId(metadata.phone_number_id),
+        };
+        const interactive = isPlainObject(message.interactive) ? message.interactive : undefined;
+        let lead: LeadCapture | string | undefined;
+        if (isPlainObject(message.referral)) {
+          lead = adConversationLead(conversation, message.referral);
+        } else if (interactive?.type === 'nfm_reply' && isPlainObject(interactive.nfm_reply)) {
+          lead = flowLead(conversation, interactive.nfm_reply);
+        }
+        // One unreadable lead parks the whole request: capturing the others would hide it.
+        if (typeof lead === 'string') return unreadable(lead, request.body);
+        if (lead) leads.push(lead);
+      }
+    }
+  }
+  return { leads };
+}
+
+export const whatsappSource = defineSource({
+  name: 'whatsapp',
+  label: 'WhatsApp (Click-to-WhatsApp)',
+  settings: {
+    /** The Meta app's App Secret (the Cloud API signs each POST with it). */
+    appSecret: secretSetting,
+    /** Chosen by us, typed into the app's webhook form. */
+    verifyToken: secretSetting,
+    /**
+     * The e-mail of a lead that gave none, `{phone}` standing for its number
+     * (`{phone}@whatsapp.invalid`); unset: such a lead is parked for its e-mail.
+     */
+    emailPlaceholder: z.optional(
+      z.string().check(
+        z.refine((template) => PLACEHOLDER_TEMPLATE.test(template), {
+          message: `must be an e-mail address with ${EMAIL_PLACEHOLDER_PHONE} before the @, such as ${EMAIL_PLACEHOLDER_PHONE}@whatsapp.invalid`,
+        }),
+      ),
+    ),
+  },
+  secretKeys: ['appSecret', 'verifyToken'],
+  authenticate: (request, profile) => verifyHubSignature(request, profile.appSecret),
+  capture,
+  parkUnreadable: true,
+  // Meta only looks at the 200; the body says what became of the request, for people testing.
+  accepted: (leadIds) =>
+    acceptedJson(200, leadIds, { status: leadIds.length ? 'queued' : 'no_lead' }),
+  handshake: (request, profile) => hubHandshake(request, profile.verifyToken),
+});
