@@ -69,9 +69,16 @@ export function readLocalEnv(env: NodeJS.ProcessEnv = process.env): LocalEnv {
   };
 }
 
+/** The platform API a source's `complete()` step calls, by source: the sandbox stands in for it. */
+const SANDBOXED_APIS: Readonly<Record<string, string>> = {
+  meta: 'graphBaseUrl',
+  kommo: 'apiBaseUrl',
+};
+
 /**
- * The configuration handlers see. With a sandbox, the upstream is the sandbox, and a Meta
- * profile whose Graph URL pointed at the configured upstream's origin points at the sandbox too.
+ * The configuration handlers see. With a sandbox, the upstream is the sandbox, and a profile
+ * whose platform API (Meta's Graph, Kommo's API) pointed at the configured upstream's origin
+ * points at the sandbox too.
  * UPSTREAM_URL replaces the upstream base URL.
  */
 export function effectiveConfig(
@@ -86,11 +93,13 @@ export function effectiveConfig(
   const sandbox = new URL(upstream.sandboxUrl);
   const profiles = Object.fromEntries(
     Object.entries(config.profiles).map(([name, profile]) => {
-      if (profile.source !== 'meta') return [name, profile];
-      const graph = new URL(profile.graphBaseUrl);
-      if (graph.origin !== configuredOrigin) return [name, profile];
-      const rewritten = `${sandbox.origin}${graph.pathname}${graph.search}`;
-      return [name, { ...profile, graphBaseUrl: rewritten }];
+      const setting = SANDBOXED_APIS[profile.source];
+      const value = setting ? (profile as Record<string, unknown>)[setting] : undefined;
+      if (!setting || typeof value !== 'string') return [name, profile];
+      const api = new URL(value);
+      if (api.origin !== configuredOrigin) return [name, profile];
+      const rewritten = `${sandbox.origin}${api.pathname}${api.search}`;
+      return [name, { ...profile, [setting]: rewritten }];
     }),
   );
   return {

@@ -8,6 +8,7 @@
  * - `POST /api/v1/prospects`, `GET /api/v1/prospects` (lookup: prospect-lookup.ts),
  *   `GET /api/v1/receivables/debtors`: Basic auth, rate limits, faults.
  * - `GET /graph/{leadgenId}`, `GET /graph/v{NN}.0/{leadgenId}`: Meta Graph lead lookup.
+ * - `GET /kommo/api/v4/leads/{id}`, `GET /kommo/api/v4/contacts/{id}`: Kommo's API (kommo.ts).
  * - `/_sandbox/*`: control routes without auth. The sandbox is meant to listen on loopback only
  *   (the default host is 127.0.0.1); never expose it.
  *
@@ -30,6 +31,7 @@ import {
   mulberry32,
 } from './debtors-data.ts';
 import { DEFAULT_FAULTS, parseFaults, type SandboxFaults } from './faults.ts';
+import { createKommoStore, KOMMO_PATH } from './kommo.ts';
 import { graphError, graphLeadAnswer, type MetaLead, normaliseMetaLead } from './meta-leads.ts';
 import { lookupProspects } from './prospect-lookup.ts';
 import { validateProspectBody } from './prospect-validation.ts';
@@ -270,6 +272,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   let takenCpfs = new Set<string>();
   let nextProspectId = FIRST_PROSPECT_ID;
   const metaLeads = new Map<string, MetaLead>();
+  const kommo = createKommoStore();
   let settings = baseSettings;
   let rowsCache: { day: number; rows: DemoDebtor[] } | undefined;
   const pendingDelays = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
@@ -528,11 +531,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
             'GET /api/v1/prospects?email&cellphone&cpf&registerDateStart&take&skip',
             'GET /api/v1/receivables/debtors?take&skip&idBranch&debtStatus&memberStatus',
             'GET /graph/{leadgenId}?access_token&fields',
+            'GET /kommo/api/v4/leads/{id}?with=contacts, GET /kommo/api/v4/contacts/{id} (Bearer)',
             'GET|POST /_sandbox/faults',
             'GET|DELETE /_sandbox/prospects',
             'GET|DELETE /_sandbox/stats',
             'GET|POST /_sandbox/debtors',
             'GET|POST|DELETE /_sandbox/meta-leads',
+            'GET|POST|DELETE /_sandbox/kommo-leads',
             'DELETE /_sandbox/rate-limit',
           ],
         }),
@@ -604,6 +609,28 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       },
       DELETE: (ex) => {
         metaLeads.clear();
+        return noContent(ex);
+      },
+    },
+    '/_sandbox/kommo-leads': {
+      GET: (ex) => json(ex, 200, kommo.leads()),
+      POST: async (ex, body) => {
+        const input = await adminJson(ex, body, undefined);
+        if (!input) return;
+        const registration = kommo.register(input.value);
+        if (!registration.ok) {
+          return adminError(
+            ex,
+            400,
+            'invalid_kommo_lead',
+            'Invalid Kommo lead.',
+            registration.details,
+          );
+        }
+        return json(ex, 201, registration.lead);
+      },
+      DELETE: (ex) => {
+        kommo.clear();
         return noContent(ex);
       },
     },
@@ -690,6 +717,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
     const body = await readBody(req);
     if (body.aborted) return;
+    const kommoPath = KOMMO_PATH.exec(path);
+    if (kommoPath?.[1] && kommoPath[2]) {
+      const entity = kommoPath[1].toLowerCase() as 'leads' | 'contacts';
+      ex.route = `${method} /kommo/api/v4/${entity}/{id}`;
+      if (method !== 'GET') return json(ex, 405, { status: 405, error: 'Method Not Allowed' });
+      const withContacts = (url.searchParams.get('with') ?? '').split(',').includes('contacts');
+      const answer = kommo.get(entity, kommoPath[2], withContacts, ex.req.headers.authorization);
+      if (answer.body === undefined) return send(ex, answer.status, undefined);
+      return send(ex, answer.status, JSON.stringify(answer.body), {
+        'content-type': answer.status === 200 ? 'application/hal+json' : 'application/problem+json',
+      });
+    }
     const graph = GRAPH_PATH.exec(path);
     if (graph?.[1]) {
       ex.route = `${method} /graph/{id}`;

@@ -84,6 +84,14 @@ describe('loadConfigFile', () => {
       'unbounce',
       'elementor',
       'native',
+      'googleforms',
+      'tally',
+      'jotform',
+      'hotmart',
+      'hubspot',
+      'kommo',
+      'wordpress',
+      'wix',
     ]);
     expect(config.profiles.site).toMatchObject({
       source: 'form',
