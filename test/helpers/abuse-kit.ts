@@ -22,6 +22,15 @@ export const ABUSE_SECRETS = {
   rdToken: 'RdTok-7e8f9a0b1c-abuse',
   unbounceToken: 'UnbTok-4d5e6f7a8b-abuse',
   elementorToken: 'ElemTok-9b8a7f6e5d-abuse',
+  googleFormsSecret: 'GForms-Sec-5c6d7e8f9a-abuse',
+  tallySecret: 'Tally-Sec-1b2c3d4e5f-abuse',
+  jotformToken: 'JotTok-8f9a0b1c2d-abuse',
+  hotmartHottok: 'Hottok-3e4f5a6b7c-abuse',
+  hubspotSecret: 'HubSpot-Sec-0a1b2c3d4e-abuse',
+  kommoToken: 'KommoTok-6f7a8b9c0d-abuse',
+  kommoAccessToken: 'KommoAccess-Tok-2d3e4f5a6b-abuse',
+  wordpressToken: 'WpTok-7c8d9e0f1a-abuse',
+  wixToken: 'WixTok-4b5c6d7e8f-abuse',
 } as const;
 
 export const UPSTREAM_USER = 'gw-upstream-user';
@@ -79,6 +88,34 @@ export function abuseConfig(options: AbuseConfigOptions = {}) {
       unbounce: { source: 'unbounce', token: s.unbounceToken, defaults: { idBranch: 1 } },
       elementor: { source: 'elementor', token: s.elementorToken, defaults: { idBranch: 1 } },
       native: { source: 'prospect', defaults: { idBranch: 1 } },
+      googleforms: {
+        source: 'googleforms',
+        secret: s.googleFormsSecret,
+        defaults: { idBranch: 1 },
+      },
+      tally: { source: 'tally', secret: s.tallySecret, defaults: { idBranch: 1 } },
+      jotform: { source: 'jotform', token: s.jotformToken, defaults: { idBranch: 1 } },
+      hotmart: { source: 'hotmart', hottok: s.hotmartHottok, defaults: { idBranch: 1 } },
+      hubspot: {
+        source: 'hubspot',
+        secret: s.hubspotSecret,
+        url: 'https://leads.example.com/leads/hubspot',
+        defaults: { idBranch: 1 },
+      },
+      kommo: {
+        source: 'kommo',
+        token: s.kommoToken,
+        accessToken: s.kommoAccessToken,
+        apiBaseUrl: 'http://127.0.0.1:4010/kommo',
+        defaults: { idBranch: 1 },
+      },
+      wordpress: {
+        source: 'wordpress',
+        token: s.wordpressToken,
+        plugin: 'gravity-forms',
+        defaults: { idBranch: 1 },
+      },
+      wix: { source: 'wix', token: s.wixToken, defaults: { idBranch: 1 } },
     },
     report: { branches: [1, 2, 3], refreshSeconds: 900 },
   };
@@ -94,6 +131,14 @@ export const PROFILE_NAMES = [
   'unbounce',
   'elementor',
   'native',
+  'googleforms',
+  'tally',
+  'jotform',
+  'hotmart',
+  'hubspot',
+  'kommo',
+  'wordpress',
+  'wix',
 ] as const;
 
 export function basicHeader(username: string, password: string): string {
