@@ -69,11 +69,18 @@ export function readLocalEnv(env: NodeJS.ProcessEnv = process.env): LocalEnv {
   };
 }
 
+/** The platform API a source's `complete()` step calls, by source: the sandbox stands in for it. */
+const SANDBOXED_APIS: Readonly<Record<string, string>> = {
+  meta: 'graphBaseUrl',
+  tiktok: 'apiBaseUrl',
+  kommo: 'apiBaseUrl',
+};
+
 /**
  * The configuration handlers see. With a sandbox, the upstream is the sandbox: the account
  * `default` and every other account on the same origin point at it (each keeps its credentials,
  * which the sandbox accepts), and so does a platform API the sandbox stands in for (Meta's Graph
- * URL, TikTok's API URL) configured at that origin. UPSTREAM_URL replaces those base URLs
+ * URL, TikTok's and Kommo's API URLs) configured at that origin. UPSTREAM_URL replaces those base URLs
  * instead. An account on another origin (a second local sandbox, say) is left as configured.
  */
 export function effectiveConfig(
@@ -100,20 +107,13 @@ export function effectiveConfig(
   const sandbox = new URL(upstream.sandboxUrl);
   const profiles = Object.fromEntries(
     Object.entries(config.profiles).map(([name, profile]) => {
-      // A platform API the sandbox stands in for (Meta's Graph, TikTok's API for Business),
-      // configured at the upstream's origin, is pointed at the sandbox too.
-      const key =
-        profile.source === 'meta'
-          ? 'graphBaseUrl'
-          : profile.source === 'tiktok'
-            ? 'apiBaseUrl'
-            : '';
-      const configured = key ? (profile as Record<string, unknown>)[key] : undefined;
-      if (typeof configured !== 'string') return [name, profile];
-      const api = new URL(configured);
+      const setting = SANDBOXED_APIS[profile.source];
+      const value = setting ? (profile as Record<string, unknown>)[setting] : undefined;
+      if (!setting || typeof value !== 'string') return [name, profile];
+      const api = new URL(value);
       if (api.origin !== configuredOrigin) return [name, profile];
       const rewritten = `${sandbox.origin}${api.pathname}${api.search}`;
-      return [name, { ...profile, [key]: rewritten }];
+      return [name, { ...profile, [setting]: rewritten }];
     }),
   );
   return { ...withAccounts, profiles };

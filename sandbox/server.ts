@@ -11,6 +11,7 @@
  *   `GET /graph/{formId}/leads`: a form's leads (backfill), `filtering` on `time_created`, paged.
  * - `POST /tiktok/open_api/v1.3/page/lead/task/`, `GET .../page/lead/task/download/`: the TikTok
  *   API for Business lead download (tiktok-leads.ts).
+ * - `GET /kommo/api/v4/leads/{id}`, `GET /kommo/api/v4/contacts/{id}`: Kommo's API (kommo.ts).
  * - `/_sandbox/*`: control routes without auth. The sandbox is meant to listen on loopback only
  *   (the default host is 127.0.0.1); never expose it.
  *
@@ -33,6 +34,7 @@ import {
   mulberry32,
 } from './debtors-data.ts';
 import { DEFAULT_FAULTS, parseFaults, type SandboxFaults } from './faults.ts';
+import { createKommoStore, KOMMO_PATH } from './kommo.ts';
 import {
   graphError,
   graphFormLeadsAnswer,
@@ -299,6 +301,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const metaLeads = new Map<string, MetaLead>();
   const tiktokLeads = new Map<string, TikTokSandboxLead>();
   const tiktokTasks = new TikTokTasks();
+  const kommo = createKommoStore();
   let settings = baseSettings;
   let rowsCache: { day: number; rows: DemoDebtor[] } | undefined;
   const pendingDelays = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
@@ -624,6 +627,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
             'GET /api/v1/receivables/debtors?take&skip&idBranch&debtStatus&memberStatus',
             'GET /graph/{leadgenId}?access_token&fields',
             'GET /graph/{formId}/leads?access_token&fields&filtering&limit&after',
+            'GET /kommo/api/v4/leads/{id}?with=contacts, GET /kommo/api/v4/contacts/{id} (Bearer)',
             'GET|POST /_sandbox/faults',
             'GET|DELETE /_sandbox/prospects',
             'GET|DELETE /_sandbox/stats',
@@ -632,6 +636,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
             'POST /tiktok/open_api/v1.3/page/lead/task/ (Access-Token)',
             'GET /tiktok/open_api/v1.3/page/lead/task/download/?advertiser_id&task_id (Access-Token)',
             'GET|POST|DELETE /_sandbox/tiktok-leads',
+            'GET|POST|DELETE /_sandbox/kommo-leads',
             'DELETE /_sandbox/rate-limit',
           ],
         }),
@@ -730,6 +735,28 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         return noContent(ex);
       },
     },
+    '/_sandbox/kommo-leads': {
+      GET: (ex) => json(ex, 200, kommo.leads()),
+      POST: async (ex, body) => {
+        const input = await adminJson(ex, body, undefined);
+        if (!input) return;
+        const registration = kommo.register(input.value);
+        if (!registration.ok) {
+          return adminError(
+            ex,
+            400,
+            'invalid_kommo_lead',
+            'Invalid Kommo lead.',
+            registration.details,
+          );
+        }
+        return json(ex, 201, registration.lead);
+      },
+      DELETE: (ex) => {
+        kommo.clear();
+        return noContent(ex);
+      },
+    },
     '/_sandbox/rate-limit': {
       DELETE: (ex) => {
         limiter.reset();
@@ -821,6 +848,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (formLeads?.[1]) {
       ex.route = `${method} /graph/{formId}/leads`;
       return graphFormLeads(ex, url, formLeads[1]);
+    }
+    const kommoPath = KOMMO_PATH.exec(path);
+    if (kommoPath?.[1] && kommoPath[2]) {
+      const entity = kommoPath[1].toLowerCase() as 'leads' | 'contacts';
+      ex.route = `${method} /kommo/api/v4/${entity}/{id}`;
+      if (method !== 'GET') return json(ex, 405, { status: 405, error: 'Method Not Allowed' });
+      const withContacts = (url.searchParams.get('with') ?? '').split(',').includes('contacts');
+      const answer = kommo.get(entity, kommoPath[2], withContacts, ex.req.headers.authorization);
+      if (answer.body === undefined) return send(ex, answer.status, undefined);
+      return send(ex, answer.status, JSON.stringify(answer.body), {
+        'content-type': answer.status === 200 ? 'application/hal+json' : 'application/problem+json',
+      });
     }
     const graph = GRAPH_PATH.exec(path);
     if (graph?.[1]) {

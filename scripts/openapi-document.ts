@@ -28,8 +28,13 @@ import {
   debtorsReportSchema,
   errorSchema,
   formFieldsSchema,
+  googleFormsSchema,
   googleLeadSchema,
   healthSchema,
+  hotmartWebhookSchema,
+  hubspotWorkflowSchema,
+  jotformWebhookSchema,
+  kommoWebhookSchema,
   leadAcceptedSchema,
   leadListSchema,
   leadRequeuedSchema,
@@ -41,12 +46,14 @@ import {
   rdStationWebhookSchema,
   refreshRequestedSchema,
   replayResultSchema,
+  tallyWebhookSchema,
   tiktokWebhookSchema,
   typeformWebhookSchema,
   unbounceFormSchema,
   upstreamHealthSchema,
   webflowWebhookSchema,
   whatsappWebhookSchema,
+  wixAutomationSchema,
 } from './openapi-schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -213,6 +220,68 @@ const SOURCE_DOCS: Record<SourceName, SourceDoc> = {
     ...TOKEN,
     bodies: { [URLENCODED]: ref(formFieldsSchema) },
     answer: '200 `LeadAccepted` (Elementor needs exactly 200); an unreadable body is parked.',
+  },
+  googleforms: {
+    security: ['leadSignature'],
+    authentication:
+      '`X-Lead-Signature: sha256=<base64 HMAC-SHA256 of the raw body with the profile’s secret>`, computed by the Apps Script of docs/sources.md. Missing: 401; mismatch: 403.',
+    bodies: { [JSON_TYPE]: ref(googleFormsSchema) },
+    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+  },
+  tally: {
+    security: ['tallySignature'],
+    authentication:
+      '`Tally-Signature: <base64 HMAC-SHA256 of the raw body with the webhook’s signing secret>`. Missing: 401; mismatch: 403.',
+    bodies: { [JSON_TYPE]: ref(tallyWebhookSchema) },
+    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+  },
+  jotform: {
+    security: ['leadToken'],
+    authentication:
+      'Jotform signs nothing: the profile’s `token` as `?token=` in the webhook URL. Missing: 401 `missing_token`; wrong: 403 `invalid_token`.',
+    bodies: {
+      'multipart/form-data': ref(jotformWebhookSchema),
+      [URLENCODED]: ref(jotformWebhookSchema),
+    },
+    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+  },
+  hotmart: {
+    security: ['hotmartHottok'],
+    authentication:
+      '`X-HOTMART-HOTTOK`, the account’s Hottok, compared with the profile’s `hottok`. Missing: 401 `missing_hottok`; wrong: 403 `invalid_hottok`.',
+    bodies: { [JSON_TYPE]: ref(hotmartWebhookSchema) },
+    answer:
+      '200 `LeadAccepted` for the events that are leads (purchases, boletos, abandoned carts), 200 `{"status": "ignored"}` for the others; an authentic but unreadable body is parked.',
+  },
+  hubspot: {
+    security: ['hubspotSignature'],
+    authentication:
+      '`X-HubSpot-Signature-v3: <base64 HMAC-SHA256 of "POST" + the profile’s url + the raw body + X-HubSpot-Request-Timestamp with the app’s client secret>`, the timestamp (ms) within 5 minutes. Missing: 401; mismatch or stale: 403.',
+    bodies: { [JSON_TYPE]: ref(hubspotWorkflowSchema) },
+    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+  },
+  kommo: {
+    security: ['leadToken'],
+    authentication:
+      'Kommo signs nothing: the profile’s `token` as `?token=` in the webhook URL. Missing: 401 `missing_token`; wrong: 403 `invalid_token`.',
+    bodies: { [URLENCODED]: ref(kommoWebhookSchema) },
+    answer:
+      '200 `LeadAccepted` (`leadIds` for several); other events: no lead. An authentic but unreadable body is parked.',
+  },
+  wordpress: {
+    ...TOKEN,
+    bodies: {
+      [JSON_TYPE]: ref(formFieldsSchema),
+      [URLENCODED]: ref(formFieldsSchema),
+      'multipart/form-data': ref(formFieldsSchema),
+    },
+    answer:
+      '200 `LeadAccepted` (Contact Form 7, WPForms or Gravity Forms, by the profile’s `plugin`); an authentic but unreadable body is parked.',
+  },
+  wix: {
+    ...TOKEN,
+    bodies: { [JSON_TYPE]: ref(wixAutomationSchema) },
+    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
   },
   prospect: {
     security: ['basicAuth'],
@@ -726,7 +795,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Jso
           type: 'apiKey',
           in: 'query',
           name: TOKEN_QUERY,
-          description: 'The profile’s `token` (form, RD Station, Unbounce, Elementor).',
+          description:
+            'The profile’s `token` (form, RD Station, Unbounce, Elementor, Jotform, Kommo, WordPress, Wix).',
         },
         leadTokenHeader: {
           type: 'apiKey',
@@ -752,6 +822,32 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Jso
           name: WEBFLOW_SIGNATURE_HEADER,
           description:
             'Hex HMAC-SHA256 of `<x-webflow-timestamp>:<raw body>` with the profile’s secret; `x-webflow-timestamp` within 5 minutes.',
+        },
+        leadSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Lead-Signature',
+          description:
+            '`sha256=<base64 HMAC-SHA256 of the raw body with the profile’s secret>` (the Google Forms Apps Script).',
+        },
+        tallySignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Tally-Signature',
+          description: 'Base64 HMAC-SHA256 of the raw body with the profile’s secret.',
+        },
+        hotmartHottok: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-HOTMART-HOTTOK',
+          description: 'The Hotmart account’s Hottok, the profile’s `hottok`.',
+        },
+        hubspotSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-HubSpot-Signature-v3',
+          description:
+            'Base64 HMAC-SHA256 of `POST` + the profile’s `url` + the raw body + `X-HubSpot-Request-Timestamp`, with the app’s client secret; the timestamp within 5 minutes.',
         },
       },
     },

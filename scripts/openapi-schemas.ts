@@ -212,6 +212,101 @@ export const unbounceFormSchema = named(
   }),
 );
 
+export const googleFormsSchema = named(
+  'GoogleFormsResponse',
+  'A Google Forms response as the Apps Script of docs/sources.md posts it (signed with `X-Lead-Signature`); a spreadsheet trigger’s `namedValues` alone is read too.',
+  z.looseObject({
+    formId: z.optional(z.string()),
+    formTitle: z.optional(z.string()),
+    responseId: z.optional(z.string()),
+    timestamp: z.optional(isoDateTime),
+    respondentEmail: z.optional(z.string()),
+    namedValues: z.record(z.string(), z.array(z.string())),
+  }),
+);
+
+export const tallyWebhookSchema = named(
+  'TallyWebhook',
+  'Tally’s `FORM_RESPONSE` webhook: the answered fields with their label, type and value (choice values are option ids).',
+  z.looseObject({
+    eventId: z.string(),
+    eventType: z.string(),
+    createdAt: z.optional(z.string()),
+    data: z.looseObject({
+      responseId: z.string(),
+      submissionId: z.optional(z.string()),
+      formId: z.optional(z.string()),
+      formName: z.optional(z.string()),
+      createdAt: z.optional(z.string()),
+      fields: z.array(
+        z.looseObject({
+          key: z.string(),
+          label: z.optional(z.nullable(z.string())),
+          type: z.string(),
+          value: z.unknown(),
+          options: z.optional(z.array(z.looseObject({ id: z.string(), text: z.string() }))),
+        }),
+      ),
+    }),
+  }),
+);
+
+export const jotformWebhookSchema = named(
+  'JotformWebhook',
+  'Jotform’s webhook (multipart): the submission’s answers are the JSON text `rawRequest`, keyed `q<id>_<unique name>`; `pretty` lists them with their question texts.',
+  z.looseObject({
+    formID: z.string(),
+    submissionID: z.string(),
+    formTitle: z.optional(z.string()),
+    pretty: z.optional(z.string()),
+    rawRequest: z.string(),
+  }),
+);
+
+export const hotmartWebhookSchema = named(
+  'HotmartWebhook',
+  'Hotmart’s webhook, API version 2.0.0 (`X-HOTMART-HOTTOK`): the event and, for purchases and abandoned carts, the buyer.',
+  z.looseObject({
+    id: z.string(),
+    event: z.string(),
+    version: z.optional(z.string()),
+    creation_date: z.optional(z.number()),
+    data: z.looseObject({
+      product: z.optional(
+        z.looseObject({ id: z.optional(externalId), name: z.optional(z.string()) }),
+      ),
+      buyer: z.optional(
+        z.looseObject({
+          name: z.optional(z.string()),
+          email: z.optional(z.string()),
+          checkout_phone: z.optional(z.string()),
+          phone: z.optional(z.string()),
+          document: z.optional(z.string()),
+        }),
+      ),
+      purchase: z.optional(z.looseObject({ transaction: z.optional(z.string()) })),
+    }),
+  }),
+);
+
+export const hubspotWorkflowSchema = named(
+  'HubSpotWorkflowWebhook',
+  'A HubSpot workflow’s webhook action: the contact with all its properties (`{"vid", "properties": {"email": {"value"}}}`) or a customised body of `{"<property>": "<value>"}`.',
+  z.record(z.string(), z.unknown()),
+);
+
+export const kommoWebhookSchema = named(
+  'KommoWebhook',
+  'Kommo’s webhook (urlencoded, PHP brackets): `leads[add][0][id]`, `leads[add][0][pipeline_id]`, `leads[status][0][status_id]`..., `account[id]`, `account[subdomain]`. Ids only: the lead is read from Kommo’s API at delivery.',
+  z.record(z.string(), z.string()),
+);
+
+export const wixAutomationSchema = named(
+  'WixAutomationRequest',
+  'Wix Automations’ "Send HTTP request": the form trigger’s entire payload (`submissions: [{label, value}]`, `submissionId`, `formId`, optionally under `data`) or a JSON body of your own keys.',
+  z.record(z.string(), z.unknown()),
+);
+
 // ---------------------------------------------------------------------------------------------
 // Admin
 

@@ -15,6 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'lossless-json';
 import { ROUTES, type RouteSpec } from '../functions/kernel/routes.ts';
+import { hubspotSignature } from '../functions/sources/hubspot.ts';
 import { SOURCES, type SourceName } from '../functions/sources/registry.ts';
 import { webflowSignature } from '../functions/sources/webflow.ts';
 
@@ -25,6 +26,8 @@ const DEMO_CONFIG = join(ROOT, 'config', 'demo.json');
 
 /** A Webflow signature is only accepted within 5 minutes of its timestamp (see the comment). */
 const WEBFLOW_TIMESTAMP = '1767225600000';
+/** Likewise a HubSpot v3 signature. */
+const HUBSPOT_TIMESTAMP = '1767225600000';
 
 export interface HttpRequestSpec {
   title: string;
@@ -105,6 +108,11 @@ function variables(config: DemoConfig): Variables {
     `@googleKey = ${secretOf('google', 'key')}`,
     `@metaVerifyToken = ${secretOf('meta', 'verifyToken')}`,
     `@tiktokToken = ${secretOf('tiktok', 'token')}`,
+    `@jotformToken = ${secretOf('jotform', 'token')}`,
+    `@hotmartHottok = ${secretOf('hotmart', 'hottok')}`,
+    `@kommoToken = ${secretOf('kommo', 'token')}`,
+    `@wordpressToken = ${secretOf('wordpress', 'token')}`,
+    `@wixToken = ${secretOf('wix', 'token')}`,
     '# A lead id from an answer above (the admin requests below use it).',
     '@leadId = ld_0000000000000000000000',
   ];
@@ -129,6 +137,12 @@ function sourceRequests(v: Variables): Record<SourceName, HttpRequestSpec> {
   const tiktok = payload('tiktok', 'webhook-lead');
   const hmac = (secret: string, body: string, encoding: 'hex' | 'base64') =>
     createHmac('sha256', secret).update(body).digest(encoding);
+  const googleForms = payload('googleforms', 'form-response');
+  const tally = payload('tally', 'form-response');
+  const hubspot = payload('hubspot', 'contact-all-properties');
+  const jotform = fixture('jotform', 'submission');
+  const kommo = fixture('kommo', 'lead-added');
+  const wordpress = fixture('wordpress', 'contact-form-7');
   return {
     form: {
       title: 'a landing-page form (source form)',
@@ -221,6 +235,82 @@ function sourceRequests(v: Variables): Record<SourceName, HttpRequestSpec> {
       target: lead('tiktok', 'token={{tiktokToken}}'),
       headers: { 'Content-Type': 'application/json' },
       body: tiktok,
+    },
+    googleforms: {
+      title: 'a Google Forms response from the Apps Script (source googleforms)',
+      note: 'Signed with config/demo.json’s secret over this exact body, as the Apps Script of docs/sources.md signs it.',
+      method: 'POST',
+      target: lead('googleforms'),
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Lead-Signature': `sha256=${hmac(v.secretOf('googleforms', 'secret'), googleForms, 'base64')}`,
+      },
+      body: googleForms,
+    },
+    tally: {
+      title: 'a Tally webhook (source tally)',
+      note: 'Signed with config/demo.json’s secret over this exact body.',
+      method: 'POST',
+      target: lead('tally'),
+      headers: {
+        'Content-Type': 'application/json',
+        'Tally-Signature': hmac(v.secretOf('tally', 'secret'), tally, 'base64'),
+      },
+      body: tally,
+    },
+    jotform: {
+      title: 'a Jotform webhook (source jotform)',
+      note: 'Jotform signs nothing: the token is in the URL.',
+      method: 'POST',
+      target: lead('jotform', 'token={{jotformToken}}'),
+      headers: { 'Content-Type': contentTypeOf(jotform.headers) },
+      body: jotform.body,
+    },
+    hotmart: {
+      title: 'a Hotmart purchase webhook (source hotmart)',
+      method: 'POST',
+      target: lead('hotmart'),
+      headers: { 'Content-Type': 'application/json', 'X-HOTMART-HOTTOK': '{{hotmartHottok}}' },
+      body: payload('hotmart', 'purchase-approved'),
+    },
+    hubspot: {
+      title: 'a HubSpot workflow webhook (source hubspot)',
+      note: 'Signed with config/demo.json’s secret and url, but HubSpot signatures expire after 5 minutes: this one is answered 403 stale_timestamp. It shows the shape; docs/sources.md shows how to sign a fresh one.',
+      method: 'POST',
+      target: lead('hubspot'),
+      headers: {
+        'Content-Type': 'application/json',
+        'X-HubSpot-Request-Timestamp': HUBSPOT_TIMESTAMP,
+        'X-HubSpot-Signature-v3': hubspotSignature(
+          v.secretOf('hubspot', 'secret'),
+          v.secretOf('hubspot', 'url'),
+          Buffer.from(hubspot),
+          HUBSPOT_TIMESTAMP,
+        ),
+      },
+      body: hubspot,
+    },
+    kommo: {
+      title: 'a Kommo webhook, ids only (source kommo)',
+      note: 'The lead is read from Kommo’s API at delivery: register it in the sandbox first (POST /_sandbox/kommo-leads, docs/sources.md), or it is parked.',
+      method: 'POST',
+      target: lead('kommo', 'token={{kommoToken}}'),
+      headers: { 'Content-Type': contentTypeOf(kommo.headers) },
+      body: kommo.body,
+    },
+    wordpress: {
+      title: 'a Contact Form 7 webhook, profile plugin contact-form-7 (source wordpress)',
+      method: 'POST',
+      target: lead('wordpress', 'token={{wordpressToken}}'),
+      headers: { 'Content-Type': contentTypeOf(wordpress.headers) },
+      body: wordpress.body,
+    },
+    wix: {
+      title: 'a Wix Automations HTTP request (source wix)',
+      method: 'POST',
+      target: lead('wix', 'token={{wixToken}}'),
+      headers: { 'Content-Type': 'application/json' },
+      body: payload('wix', 'form-submitted'),
     },
     prospect: {
       title: 'a Prospect through a profile (source prospect)',

@@ -9,15 +9,23 @@ import { type MappingProfile, mapLeadToProspect } from '../domain/map-lead.ts';
 import { elementorSource } from './elementor.ts';
 import { formSource } from './form.ts';
 import { googleSource } from './google.ts';
+import { googleFormsSource } from './googleforms.ts';
+import { hotmartSource } from './hotmart.ts';
+import { hubspotSource } from './hubspot.ts';
+import { jotformSource } from './jotform.ts';
+import { kommoSource } from './kommo.ts';
 import { metaSource } from './meta.ts';
 import { prospectSource } from './prospect.ts';
 import { rdstationSource } from './rdstation.ts';
 import type { Source, SourceAdapter } from './source.ts';
+import { tallySource } from './tally.ts';
 import { tiktokSource } from './tiktok.ts';
 import { typeformSource } from './typeform.ts';
 import { unbounceSource } from './unbounce.ts';
 import { webflowSource } from './webflow.ts';
 import { whatsappSource } from './whatsapp.ts';
+import { wixSource } from './wix.ts';
+import { wordpressSource } from './wordpress.ts';
 
 export const SOURCES = [
   formSource,
@@ -31,6 +39,14 @@ export const SOURCES = [
   prospectSource,
   whatsappSource,
   tiktokSource,
+  googleFormsSource,
+  tallySource,
+  jotformSource,
+  hotmartSource,
+  hubspotSource,
+  kommoSource,
+  wordpressSource,
+  wixSource,
 ] as const;
 
 export type AnySource = (typeof SOURCES)[number];

@@ -314,6 +314,14 @@ const webhookAuth: fc.Arbitrary<string[]> = fc
         ['x-webflow-timestamp', '-1'],
         ['x-webflow-timestamp', '1e400'],
         ['x-webflow-signature', 'f'.repeat(64)],
+        ['X-Lead-Signature', 'sha256=AAAA'],
+        ['Tally-Signature', ''],
+        ['X-HOTMART-HOTTOK', ABUSE_SECRETS.hotmartHottok.slice(1)],
+        ['X-HOTMART-HOTTOK', ABUSE_SECRETS.hotmartHottok.toUpperCase()],
+        ['X-HubSpot-Request-Timestamp', String(Date.now())],
+        ['X-HubSpot-Request-Timestamp', '99999999999999999999'],
+        ['X-HubSpot-Signature-v3', 'AAAA'],
+        ['X-Lead-Token', ABUSE_SECRETS.kommoToken.toLowerCase()],
         ['Origin', 'https://lp.example.com'],
         ['Origin', 'null'],
         ['Idempotency-Key', 'x'.repeat(300)],
@@ -321,6 +329,11 @@ const webhookAuth: fc.Arbitrary<string[]> = fc
       ),
       hex(70).map((h) => ['X-Hub-Signature-256', `sha256=${h}`]),
       fc.base64String({ maxLength: 60 }).map((s) => ['Typeform-Signature', `sha256=${s}`]),
+      fc.base64String({ maxLength: 60 }).map((s) => ['Tally-Signature', s]),
+      fc.base64String({ maxLength: 60 }).map((s) => ['X-Lead-Signature', `sha256=${s}`]),
+      fc
+        .tuple(fc.integer({ min: -1, max: 2 ** 42 }), fc.base64String({ maxLength: 60 }))
+        .map(([t, s]) => ['X-HubSpot-Request-Timestamp', String(t), 'X-HubSpot-Signature-v3', s]),
       fc
         .tuple(fc.integer({ min: -1, max: 2 ** 42 }), hex(64))
         .map(([t, s]) => ['x-webflow-timestamp', String(t), 'x-webflow-signature', s]),

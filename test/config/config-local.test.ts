@@ -86,6 +86,14 @@ describe('loadConfigFile', () => {
       'native',
       'whatsapp',
       'tiktok',
+      'googleforms',
+      'tally',
+      'jotform',
+      'hotmart',
+      'hubspot',
+      'kommo',
+      'wordpress',
+      'wix',
     ]);
     expect(config.profiles.site).toMatchObject({
       source: 'form',

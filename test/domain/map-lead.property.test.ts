@@ -2,22 +2,147 @@
  * The mapping's promise, as a property: every answer a person typed reaches a Prospect field or
  * the notes, and nothing else does (no metadata, nothing invented). Answers are drawn from the
  * keys and values real forms send (Brazilian labels, nested paths, declared types, valid and
- * invalid values, free-text questions) mixed with metadata nobody typed, in any order.
+ * invalid values, free-text questions) mixed with metadata nobody typed, in any order. The same
+ * answers are then carried in the bodies of the form and CRM sources of issue 17 (Google Forms,
+ * Tally, Jotform, HubSpot, Kommo's API records, WordPress, Wix) and captured by them: no answer
+ * is lost on the way either. (Hotmart carries fixed buyer fields, not questions: its unit tests.)
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { LeadAnswer, LeadCapture } from '../../functions/domain/lead.ts';
+import type { Profile } from '../../functions/config/config-schema.ts';
+import type { AnswerType, LeadAnswer, LeadCapture } from '../../functions/domain/lead.ts';
 import { DEFAULT_LAST_NAME_STAND_IN, mapLeadToProspect } from '../../functions/domain/map-lead.ts';
+import { cpfCheckDigits, normalizeCpf } from '../../functions/domain/normalize/cpf.ts';
+import { readTypedBirthday } from '../../functions/domain/normalize/date.ts';
+import { normalizeEmail } from '../../functions/domain/normalize/email.ts';
+import { normalizeGender } from '../../functions/domain/normalize/gender.ts';
+import { normalizePhone } from '../../functions/domain/normalize/phone.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
-import {
-  filledBy,
-  fold,
-  type Kind,
-  letters,
-  type Typed,
-  text,
-  typedAnswer,
-} from '../helpers/typed-answers.ts';
+import { isMetadataKey } from '../../functions/domain/recognise-field.ts';
+import { completeKommoCapture } from '../../functions/sources/kommo.ts';
+import { adapterFor, mapCapture } from '../../functions/sources/registry.ts';
+import type { IntakeRequest } from '../../functions/sources/source.ts';
+
+type Kind = 'text' | 'email' | 'phone' | 'name' | 'cpf' | 'birthday' | 'gender';
+
+interface Typed {
+  kind: Kind;
+  answer: LeadAnswer;
+}
+
+const letters = (min: number, max: number) =>
+  fc.stringMatching(new RegExp(`^[a-z]{${min},${max}}$`));
+
+const keyOf = (keys: readonly string[], type?: AnswerType) =>
+  fc.oneof(
+    fc.constantFrom(...keys).map((key) => ({ key })),
+    // Typeform's random refs, titled, with the declared type when the platform has one
+    fc
+      .tuple(fc.uuid(), fc.constantFrom(...keys))
+      .map(([key, label]) => ({ key, label, ...(type && { type }) })),
+  );
+
+const email = fc
+  .tuple(letters(3, 8), letters(3, 8), fc.constantFrom('com', 'com.br', 'net'))
+  .map(([local, domain, tld]) => `${local}@${domain}.${tld}`);
+const badEmail = fc
+  .tuple(letters(3, 8), letters(3, 8))
+  .map(([local, domain]) => `${local} arroba ${domain}`);
+const phone = fc
+  .tuple(
+    fc.constantFrom('11', '21', '31', '41', '48', '51', '61', '71', '81', '92'),
+    fc.stringMatching(/^[0-9]{8}$/).filter((s) => new Set(s).size > 2),
+    fc.constantFrom('plain', 'masked', 'e164'),
+  )
+  .map(([ddd, rest, style]) =>
+    style === 'plain'
+      ? `${ddd}9${rest}`
+      : style === 'masked'
+        ? `(${ddd}) 9${rest.slice(0, 4)}-${rest.slice(4)}`
+        : `+55${ddd}9${rest}`,
+  );
+const badPhone = fc.constantFrom('1234567890', '(11) 99999-9999', '12345', 'não tenho');
+const FIRST = ['Ana', 'Bruno', 'Carla', 'Diego', 'Elisa', 'Fábio', 'Gisele', 'Heitor', 'Íris'];
+const LAST = ['Souza', 'Lima', 'Araújo', 'Pereira', 'Gonçalves', 'Nunes', 'Barros'];
+const fullName = fc
+  .tuple(fc.constantFrom(...FIRST), fc.array(fc.constantFrom(...LAST), { maxLength: 2 }))
+  .map(([first, rest]) => [first, ...rest].join(' '));
+const cpf = fc
+  .stringMatching(/^[0-9]{9}$/)
+  .filter((nine) => new Set(nine).size > 1)
+  .map((nine) => `${nine}${cpfCheckDigits(nine)}`);
+const date = fc
+  .tuple(
+    fc.integer({ min: 1, max: 28 }),
+    fc.integer({ min: 1, max: 12 }),
+    fc.integer({ min: 1950, max: 2005 }),
+  )
+  .map(([d, m, y]) => `${String(d).padStart(2, '0')}/${String(m).padStart(2, '0')}/${y}`);
+const freeText = fc.tuple(letters(4, 9), letters(4, 9)).map(([a, b]) => `resposta ${a} ${b}`);
+
+const typedAnswer: fc.Arbitrary<Typed> = fc.oneof(
+  fc
+    .tuple(
+      keyOf(
+        ['email', 'E-mail', 'Seu melhor e-mail', 'your-email', 'Email 2', 'lead[email]'],
+        'email',
+      ),
+      fc.oneof({ weight: 4, arbitrary: email }, { weight: 1, arbitrary: badEmail }),
+    )
+    .map(([key, value]) => ({ kind: 'email' as const, answer: { ...key, value } })),
+  fc
+    .tuple(
+      keyOf(
+        [
+          'celular',
+          'WhatsApp (com DDD)',
+          'Telefone (WhatsApp)',
+          'your-phone',
+          'qual_é_o_seu_whatsapp?',
+        ],
+        'phone',
+      ),
+      fc.oneof({ weight: 4, arbitrary: phone }, { weight: 1, arbitrary: badPhone }),
+    )
+    .map(([key, value]) => ({ kind: 'phone' as const, answer: { ...key, value } })),
+  fc
+    .tuple(
+      keyOf(['nome', 'Nome completo', 'your-name', 'Qual é o seu nome?', 'Sobrenome']),
+      fullName,
+    )
+    .map(([key, value]) => ({ kind: 'name' as const, answer: { ...key, value } })),
+  fc
+    .tuple(keyOf(['cpf', 'Qual o seu CPF?']), fc.oneof(cpf, fc.constantFrom('123.456.789-00')))
+    .map(([key, value]) => ({ kind: 'cpf' as const, answer: { ...key, value } })),
+  fc
+    .tuple(
+      keyOf(['Data de nascimento', 'nascimento']),
+      fc.oneof(date, fc.constantFrom('31/02/1990')),
+    )
+    .map(([key, value]) => ({ kind: 'birthday' as const, answer: { ...key, value } })),
+  fc
+    .tuple(
+      keyOf(['sexo', 'Gênero']),
+      fc.constantFrom('Feminino', 'masculino', 'não binário', 'talvez'),
+    )
+    .map(([key, value]) => ({ kind: 'gender' as const, answer: { ...key, value } })),
+  fc
+    .tuple(
+      fc.oneof(
+        fc.constantFrom(
+          'Qual seu objetivo?',
+          'Unidade',
+          'Mensagem',
+          'Nome da empresa',
+          'Telefone da mãe',
+        ),
+        letters(3, 12),
+      ),
+      freeText,
+    )
+    .filter(([key]) => !isMetadataKey(key))
+    .map(([key, value]) => ({ kind: 'text' as const, answer: { key, value } })),
+);
 
 const metadataAnswer: fc.Arbitrary<LeadAnswer> = fc
   .tuple(
@@ -62,6 +187,41 @@ const lead = fc
       } satisfies LeadCapture,
     };
   });
+
+const fold = (text: string) =>
+  text.normalize('NFC').toLocaleLowerCase('pt-BR').split(/\s+/u).join(' ');
+const text = (answer: LeadAnswer) => (typeof answer.value === 'string' ? answer.value : '');
+
+/** The Prospect fields a typed answer may have filled, computed with the normalisers. */
+function filledBy(typed: Typed, prospect: Prospect): boolean {
+  const value = text(typed.answer);
+  switch (typed.kind) {
+    case 'email': {
+      const result = normalizeEmail(value);
+      return 'email' in result && result.email === prospect.email;
+    }
+    case 'phone': {
+      const result = normalizePhone(value);
+      return !('error' in result) && result.cellphone === prospect.cellphone;
+    }
+    case 'cpf': {
+      const result = normalizeCpf(value);
+      return 'cpf' in result && result.cpf === prospect.cpf;
+    }
+    case 'birthday':
+      return (['DMY', 'MDY'] as const).some((order) => {
+        const result = readTypedBirthday(value, { order });
+        return 'birthday' in result && result.birthday === prospect.birthday;
+      });
+    case 'gender':
+      return normalizeGender(value) !== undefined && normalizeGender(value) === prospect.gender;
+    default: {
+      // A name, or a free-text answer whose random key happens to name the name (`name`, `nome`).
+      const person = fold(`${prospect.name ?? ''} ${prospect.lastName ?? ''}`);
+      return ` ${person} `.includes(` ${fold(value)} `);
+    }
+  }
+}
 
 /** The notes split into their sections: answer lines and warning lines. */
 function notesParts(notes: string): { answerLines: string[]; warningLines: string[] } {
@@ -126,4 +286,164 @@ describe('mapLeadToProspect, as a property', () => {
       { numRuns: 1000 },
     );
   });
+});
+
+// ---- the same promise through the sources of issue 17 -------------------------------------------
+
+/** A typed answer's question as a person reads it. */
+const titleOf = (answer: LeadAnswer) => answer.label ?? answer.key;
+
+/** How each source's platform would carry these answers: its body, or Kommo's API records. */
+interface Carried {
+  contentType: string;
+  body: string;
+  /** Kommo: what its API answers at delivery (the webhook carries the lead id only). */
+  kommo?: Parameters<typeof completeKommoCapture>[1];
+}
+
+const TALLY_TYPES: Record<string, string> = { email: 'INPUT_EMAIL', phone: 'INPUT_PHONE_NUMBER' };
+const KOMMO_CODES: Record<string, string> = { email: 'EMAIL', phone: 'PHONE' };
+const json = (value: unknown): Carried => ({
+  contentType: 'application/json',
+  body: JSON.stringify(value),
+});
+
+const CARRIERS: Record<string, (answers: readonly LeadAnswer[]) => Carried> = {
+  googleforms: (answers) =>
+    json({
+      formId: 'f1',
+      responseId: 'r1',
+      namedValues: Object.fromEntries(answers.map((a) => [titleOf(a), [text(a)]])),
+    }),
+  tally: (answers) =>
+    json({
+      eventType: 'FORM_RESPONSE',
+      data: {
+        responseId: 'r1',
+        fields: answers.map((a, i) => ({
+          key: `question_${i}`,
+          label: titleOf(a),
+          type: TALLY_TYPES[a.type ?? ''] ?? 'INPUT_TEXT',
+          value: text(a),
+        })),
+      },
+    }),
+  jotform: (answers) => {
+    const raw = Object.fromEntries(answers.map((a, i) => [`q${i + 3}_campo${i + 3}`, text(a)]));
+    const form = new URLSearchParams({
+      formID: '1',
+      submissionID: '2',
+      pretty: answers.map((a) => `${titleOf(a)}:${text(a)}`).join(', '),
+      rawRequest: JSON.stringify(raw),
+    });
+    return { contentType: 'application/x-www-form-urlencoded', body: form.toString() };
+  },
+  hubspot: (answers) =>
+    json({
+      vid: 1,
+      properties: Object.fromEntries(answers.map((a) => [titleOf(a), { value: text(a) }])),
+    }),
+  kommo: (answers) => ({
+    contentType: 'application/x-www-form-urlencoded',
+    body: 'leads[add][0][id]=7&account[id]=9',
+    kommo: {
+      lead: { id: 7 },
+      contact: {
+        id: 8,
+        custom_fields_values: answers.map((a, i) => ({
+          field_id: i + 1,
+          field_name: titleOf(a),
+          field_code: KOMMO_CODES[a.type ?? ''] ?? null,
+          field_type: 'text',
+          values: [{ value: text(a) }],
+        })),
+      },
+    },
+  }),
+  wordpress: (answers) => json(Object.fromEntries(answers.map((a) => [titleOf(a), text(a)]))),
+  wix: (answers) =>
+    json({
+      submissionId: 's1',
+      submissions: answers.map((a) => ({ label: titleOf(a), value: text(a) })),
+    }),
+};
+
+const PROFILES: Record<string, Record<string, unknown>> = {
+  googleforms: { secret: 's' },
+  tally: { secret: 's' },
+  jotform: { token: 't' },
+  hubspot: { secret: 's', url: 'https://leads.example.com/leads/hubspot' },
+  kommo: { token: 't', accessToken: 'a', apiBaseUrl: 'https://x.kommo.com' },
+  wordpress: { token: 't', plugin: 'contact-form-7' },
+  wix: { token: 't' },
+};
+
+/** HubSpot's own property names, which a person's answer cannot have there. */
+const HUBSPOT_OWN = /^(?:hs_|hubspot|ip_|num_|recent_|vid$|id$)/;
+
+/** One answer per question title (a form has each question once), none that its platform reserves. */
+function carriable(source: string, typed: readonly Typed[]): Typed[] {
+  const seen = new Set<string>();
+  return typed.filter((t) => {
+    const title = titleOf(t.answer);
+    if (seen.has(title) || (source === 'hubspot' && HUBSPOT_OWN.test(title))) return false;
+    seen.add(title);
+    return true;
+  });
+}
+
+describe('no answer is lost through the sources of issue 17, as a property', () => {
+  it.each(Object.keys(CARRIERS))(
+    '%s: every typed answer reaches a Prospect field or the notes',
+    async (source) => {
+      const profile = {
+        source,
+        ...PROFILES[source],
+        defaults: { idBranch: 1 },
+      } as Profile;
+      const adapter = adapterFor(profile);
+      await fc.assert(
+        fc.asyncProperty(lead, async (generated) => {
+          // Prepare: the answers as the platform carries them
+          const typed = carriable(source, generated.typed);
+          const carried = (CARRIERS[source] as (a: readonly LeadAnswer[]) => Carried)(
+            typed.map((t) => t.answer),
+          );
+          const request: IntakeRequest = {
+            method: 'POST',
+            headers: { 'content-type': carried.contentType },
+            query: {},
+            body: Buffer.from(carried.body),
+            contentType: carried.contentType,
+            receivedAt: new Date(),
+          };
+
+          // Act: captured by the source (completed from Kommo's API), then mapped
+          const captured = await adapter.capture(request, profile);
+          if (!('leads' in captured)) throw new Error(`unreadable: ${captured.problem}`);
+          const [first] = captured.leads;
+          if (!first) throw new Error('no lead');
+          const capture = carried.kommo ? completeKommoCapture(first, carried.kommo) : first;
+          const { prospect } = mapCapture(capture, profile);
+
+          // Assess
+          const notes = prospect.notes ?? '';
+          for (const t of typed) {
+            const reached = notes.includes(text(t.answer)) || filledBy(t, prospect);
+            expect(reached, `${titleOf(t.answer)}: ${text(t.answer)}`).toBe(true);
+          }
+          for (const [field, kind] of [
+            ['email', 'email'],
+            ['cellphone', 'phone'],
+            ['cpf', 'cpf'],
+          ] as const) {
+            if (prospect[field] === undefined) continue;
+            const from = typed.some((t) => t.kind === kind && filledBy(t, prospect));
+            expect(from, `${field} = ${String(prospect[field])}`).toBe(true);
+          }
+        }),
+        { numRuns: 150 },
+      );
+    },
+  );
 });

@@ -2,7 +2,7 @@
  * The mapping corpus end to end (test/fixtures/mapping-corpus/, read by
  * test/helpers/mapping-corpus.ts): every payload posted through the local gateway with its
  * platform's real authentication, to a profile of its own, with the delivery worker running
- * against the sandbox upstream (Meta's answers fetched from the sandbox's Graph stand-in). What
+ * against the sandbox upstream (Meta's and Kommo's answers fetched from the sandbox's stand-ins). What
  * the sandbox received is compared field by field with the Prospect a careful person would have
  * produced; a lead expected parked or `test` is compared as the ledger keeps it. The sandbox's
  * rate limit is raised above the pacer's, so that the corpus is delivered in seconds.
@@ -52,6 +52,14 @@ beforeAll(async () => {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(entry.graphLead),
+      });
+      expect(registered.status).toBe(201);
+    }
+    if (entry.kommo) {
+      const registered = await fetch(new URL('/_sandbox/kommo-leads', rt.sandboxUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(entry.kommo),
       });
       expect(registered.status).toBe(201);
     }

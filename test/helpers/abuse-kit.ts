@@ -26,6 +26,15 @@ export const ABUSE_SECRETS = {
   whatsappVerifyToken: 'WaVerify-Tok-1a2b3c4d-abuse',
   tiktokToken: 'TikTok-Tok-6f5e4d3c-abuse',
   tiktokAccessToken: 'TikTokAccess-Tok-0a9b8c7d-abuse',
+  googleFormsSecret: 'GForms-Sec-5c6d7e8f9a-abuse',
+  tallySecret: 'Tally-Sec-1b2c3d4e5f-abuse',
+  jotformToken: 'JotTok-8f9a0b1c2d-abuse',
+  hotmartHottok: 'Hottok-3e4f5a6b7c-abuse',
+  hubspotSecret: 'HubSpot-Sec-0a1b2c3d4e-abuse',
+  kommoToken: 'KommoTok-6f7a8b9c0d-abuse',
+  kommoAccessToken: 'KommoAccess-Tok-2d3e4f5a6b-abuse',
+  wordpressToken: 'WpTok-7c8d9e0f1a-abuse',
+  wixToken: 'WixTok-4b5c6d7e8f-abuse',
 } as const;
 
 export const UPSTREAM_USER = 'gw-upstream-user';
@@ -99,6 +108,34 @@ export function abuseConfig(options: AbuseConfigOptions = {}) {
         // A backfill with the ops client lists the sandbox's (empty) download: nothing stored.
         forms: { '7400000000000000001': {} },
       },
+      googleforms: {
+        source: 'googleforms',
+        secret: s.googleFormsSecret,
+        defaults: { idBranch: 1 },
+      },
+      tally: { source: 'tally', secret: s.tallySecret, defaults: { idBranch: 1 } },
+      jotform: { source: 'jotform', token: s.jotformToken, defaults: { idBranch: 1 } },
+      hotmart: { source: 'hotmart', hottok: s.hotmartHottok, defaults: { idBranch: 1 } },
+      hubspot: {
+        source: 'hubspot',
+        secret: s.hubspotSecret,
+        url: 'https://leads.example.com/leads/hubspot',
+        defaults: { idBranch: 1 },
+      },
+      kommo: {
+        source: 'kommo',
+        token: s.kommoToken,
+        accessToken: s.kommoAccessToken,
+        apiBaseUrl: 'http://127.0.0.1:4010/kommo',
+        defaults: { idBranch: 1 },
+      },
+      wordpress: {
+        source: 'wordpress',
+        token: s.wordpressToken,
+        plugin: 'gravity-forms',
+        defaults: { idBranch: 1 },
+      },
+      wix: { source: 'wix', token: s.wixToken, defaults: { idBranch: 1 } },
     },
     report: { branches: [1, 2, 3], refreshSeconds: 900 },
   };
@@ -116,6 +153,14 @@ export const PROFILE_NAMES = [
   'native',
   'whatsapp',
   'tiktok',
+  'googleforms',
+  'tally',
+  'jotform',
+  'hotmart',
+  'hubspot',
+  'kommo',
+  'wordpress',
+  'wix',
 ] as const;
 
 export function basicHeader(username: string, password: string): string {

@@ -27,12 +27,19 @@ import { parseConfig } from '../../functions/config/config-local.ts';
 import type { Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
+import { completeKommoCapture } from '../../functions/sources/kommo.ts';
 import { completeMetaCapture } from '../../functions/sources/meta.ts';
 import { readGraphLead } from '../../functions/sources/meta-graph.ts';
 import { adapterFor, mapCapture } from '../../functions/sources/registry.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 import { basicHeader } from './abuse-kit.ts';
 import { DEMO_CLIENTS, DEMO_SECRETS, mediaType, signWebflow } from './lead-fixtures.ts';
+import {
+  googleFormsSignature,
+  hubspotHeaders,
+  MORE_SECRETS,
+  tallySignatureOf,
+} from './more-sources.ts';
 import { metaSignature, PLATFORM_SECRETS, typeformSignature } from './platform-fixtures.ts';
 
 /** The Prospect fields that come from the person: the ones the corpus states exactly. */
@@ -64,6 +71,8 @@ export interface CorpusEntry {
     json?: unknown;
   };
   graphLead?: Record<string, unknown>;
+  /** Kommo only: what Kommo's API answers for the lead (its `id` is the webhook's) and its contact. */
+  kommo?: { lead: Record<string, unknown>; contacts?: Record<string, unknown>[] };
   expected: {
     outcome: Outcome;
     prospect: Partial<Record<PersonFieldName, string>>;
@@ -89,11 +98,34 @@ export function loadCorpus(): CorpusEntry[] {
 export const PROSPECT_PROFILE = 'api';
 /** Where the Meta profile's Graph lookups go: the local runtime points it at its sandbox. */
 export const GRAPH_BASE_URL = 'http://127.0.0.1:4010/graph';
+/** Where the Kommo profiles' API calls go: likewise the sandbox. */
+export const KOMMO_API_BASE_URL = 'http://127.0.0.1:4010/kommo';
+/** The URL HubSpot signs: the entry's own, on the gateway's default address. */
+const hubspotUrl = (id: string) => `http://127.0.0.1:3000/leads/${id}`;
+const KOMMO_ACCOUNT = { id: '30123456', subdomain: 'academiamovimento' };
 const META_PAGE_ID = '153125381133';
 
 /** The demo settings of a profile of that source. */
-function sourceSettings(source: Profile['source']): Record<string, unknown> {
+function sourceSettings(source: Profile['source'], id: string): Record<string, unknown> {
   switch (source) {
+    case 'googleforms':
+    case 'tally':
+      return { secret: MORE_SECRETS[source] };
+    case 'jotform':
+    case 'wix':
+      return { token: MORE_SECRETS[source] };
+    case 'wordpress':
+      return { token: MORE_SECRETS.wordpress, plugin: 'contact-form-7' };
+    case 'hotmart':
+      return { hottok: MORE_SECRETS.hotmart };
+    case 'hubspot':
+      return { secret: MORE_SECRETS.hubspot, url: hubspotUrl(id) };
+    case 'kommo':
+      return {
+        token: MORE_SECRETS.kommo,
+        accessToken: MORE_SECRETS.kommoAccessToken,
+        apiBaseUrl: KOMMO_API_BASE_URL,
+      };
     case 'form':
     case 'unbounce':
     case 'elementor':
@@ -135,7 +167,7 @@ export function corpusConfig(
   for (const entry of entries) {
     profiles[profileName(entry)] = {
       source: entry.source,
-      ...sourceSettings(entry.source),
+      ...sourceSettings(entry.source, entry.id),
       defaults: { idBranch: 1 },
       ...entry.profile,
     };
@@ -185,16 +217,32 @@ function metaWebhook(graphLead: Record<string, unknown>, now: number): string {
   });
 }
 
+/** Kommo's `leads[add]` webhook for the entry's lead: ids only, as Kommo sends it. */
+function kommoWebhook(lead: Record<string, unknown>): string {
+  const form = new URLSearchParams();
+  form.set('leads[add][0][id]', String(lead.id));
+  if (lead.status_id !== undefined) form.set('leads[add][0][status_id]', String(lead.status_id));
+  if (lead.pipeline_id !== undefined)
+    form.set('leads[add][0][pipeline_id]', String(lead.pipeline_id));
+  form.set('account[id]', KOMMO_ACCOUNT.id);
+  form.set('account[subdomain]', KOMMO_ACCOUNT.subdomain);
+  return form.toString();
+}
+
 /** The request of an entry, authenticated as its platform does it, at time `now` (ms). */
 export function corpusRequest(entry: CorpusEntry, now: number = Date.now()): CorpusRequest {
   const { request } = entry;
   const text =
     entry.source === 'meta'
       ? metaWebhook(entry.graphLead ?? {}, now)
-      : (request.body ?? JSON.stringify(request.json));
+      : entry.source === 'kommo' && entry.kommo
+        ? kommoWebhook(entry.kommo.lead)
+        : (request.body ?? JSON.stringify(request.json));
   const body = Buffer.from(text, 'utf8');
   const headers: Record<string, string> = {
-    'content-type': request.contentType ?? 'application/json',
+    'content-type':
+      request.contentType ??
+      (entry.source === 'kommo' ? 'application/x-www-form-urlencoded' : 'application/json'),
     ...request.headers,
   };
   const token = (value: string) => `/leads/${entry.id}?${new URLSearchParams({ token: value })}`;
@@ -205,6 +253,23 @@ export function corpusRequest(entry: CorpusEntry, now: number = Date.now()): Cor
       return { path: token(DEMO_SECRETS[entry.source]), headers, body };
     case 'rdstation':
       return { path: token(PLATFORM_SECRETS.rdstation), headers, body };
+    case 'jotform':
+    case 'kommo':
+    case 'wordpress':
+    case 'wix':
+      return { path: token(MORE_SECRETS[entry.source]), headers, body };
+    case 'googleforms':
+      headers['x-lead-signature'] = googleFormsSignature(body);
+      return { path: `/leads/${entry.id}`, headers, body };
+    case 'tally':
+      headers['tally-signature'] = tallySignatureOf(body);
+      return { path: `/leads/${entry.id}`, headers, body };
+    case 'hotmart':
+      headers['x-hotmart-hottok'] = MORE_SECRETS.hotmart;
+      return { path: `/leads/${entry.id}`, headers, body };
+    case 'hubspot':
+      Object.assign(headers, hubspotHeaders(body, hubspotUrl(entry.id), now));
+      return { path: `/leads/${entry.id}`, headers, body };
     case 'webflow': {
       if (entry.profile?.auth === 'token')
         return { path: token(DEMO_SECRETS.webflow), headers, body };
@@ -286,7 +351,14 @@ export async function mapInProcess(
     return { outcome: 'unreadable', detail: `${captured.leads.length} leads` };
   }
   let capture: LeadCapture = first;
-  if (capture.pending) {
+  if (capture.pending && entry.source === 'kommo') {
+    if (!entry.kommo) return { outcome: 'unreadable', detail: 'a Kommo entry needs kommo' };
+    const [contact] = entry.kommo.contacts ?? [];
+    capture = completeKommoCapture(capture, {
+      lead: entry.kommo.lead,
+      ...(contact && { contact }),
+    });
+  } else if (capture.pending) {
     const graphLead = readGraphLead(entry.graphLead);
     if (!graphLead) return { outcome: 'unreadable', detail: 'graphLead is not a Graph lead' };
     capture = completeMetaCapture(capture, graphLead);

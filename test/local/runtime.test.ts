@@ -51,7 +51,7 @@ describe('readLocalEnv', () => {
 });
 
 describe('effectiveConfig', () => {
-  it('points the upstream and a Meta Graph URL on the same origin at the sandbox', () => {
+  it('points the upstream, a Meta Graph URL and a Kommo API URL on the same origin at the sandbox', () => {
     // Act
     const config = effectiveConfig(demo, { sandboxUrl: 'http://127.0.0.1:5555' });
 
@@ -60,6 +60,9 @@ describe('effectiveConfig', () => {
     expect(graphBaseUrl(config.profiles.meta)).toBe('http://127.0.0.1:5555/graph');
     expect(config.upstream.password).toBe(demo.upstream.password);
     expect(graphBaseUrl(demo.profiles.meta)).toBe('http://127.0.0.1:4010/graph');
+    // Kommo's API, which the sandbox also stands in for
+    const kommo = config.profiles.kommo;
+    expect(kommo?.source === 'kommo' && kommo.apiBaseUrl).toBe('http://127.0.0.1:5555/kommo');
   });
 
   it('leaves a Graph URL on another origin alone', () => {

@@ -1,0 +1,213 @@
+/**
+ * The `hotmart` source: Hotmart's purchase webhooks (API version 2.0.0), for personal trainers and
+ * gyms selling programs there (docs/sources.md).
+ *
+ * - Authentication: the `X-HOTMART-HOTTOK` header, the account's Hottok (Hotmart → Ferramentas →
+ *   Webhook), compared in constant time with the profile's `hottok`. Missing → 401, wrong → 403.
+ *   Hotmart signs nothing else.
+ * - Which events are leads (**a decision**, the profile's `leadEvents` overrides it): someone who
+ *   bought (`PURCHASE_APPROVED`, `PURCHASE_COMPLETE`), who generated a boleto or PIX and has not
+ *   paid yet (`PURCHASE_BILLET_PRINTED`), or who left the checkout after typing their details
+ *   (`PURCHASE_OUT_OF_SHOPPING_CART`, abandoned cart). Every other event (cancelled, refunded,
+ *   chargeback, expired, delayed, subscriptions, club access...) is about a person already known
+ *   and is acknowledged with no lead.
+ * - Answers: the buyer (`data.buyer`): `name` (else `first_name` + `last_name`), `email`,
+ *   `checkout_phone` (abandoned carts: `phone`), `document` (a CPF when `document_type` says so or
+ *   says nothing; a CNPJ stays in the notes), the address as one line; and what they bought
+ *   (product, plan, price, payment type) for the notes. The product id is the form id, so
+ *   `forms.<product id>` sends each program to its own branch.
+ * - Dedup: `hotmart:<purchase.transaction>`, so the events of one purchase (boleto printed, then
+ *   approved, then complete) are one lead; an abandoned cart has no transaction:
+ *   `hotmart:event:<id>`.
+ * - Test leads: the webhook screen's test sends Hotmart's sample purchase, whose product id is 0
+ *   (`Produto test postback2`); a real product's id never is.
+ * - Answer: 200 `{"leadId", "status": "queued"}` (200 `{"status": "ignored"}` for other events);
+ *   Hotmart retries anything else, so an authentic unreadable body is parked.
+ */
+import * as z from 'zod/mini';
+import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import { safeEqual } from '../kernel/crypto.ts';
+import { isPlainObject, scalarText } from './body.ts';
+import {
+  type Authenticity,
+  acceptedJson,
+  type CaptureResult,
+  defineSource,
+  type IntakeRequest,
+  rawBodyHash,
+  readJsonObject,
+  secretSetting,
+  unreadable,
+} from './source.ts';
+
+export const HOTTOK_HEADER = 'x-hotmart-hottok';
+
+/** The Hotmart events that are leads unless the profile says otherwise. */
+export const DEFAULT_LEAD_EVENTS = [
+  'PURCHASE_APPROVED',
+  'PURCHASE_COMPLETE',
+  'PURCHASE_BILLET_PRINTED',
+  'PURCHASE_OUT_OF_SHOPPING_CART',
+] as const;
+
+function authenticate(request: IntakeRequest, profile: { hottok: string }): Authenticity {
+  const hottok = request.headers[HOTTOK_HEADER]?.trim();
+  if (!hottok) {
+    return {
+      ok: false,
+      status: 401,
+      code: 'missing_hottok',
+      message: 'The X-HOTMART-HOTTOK header is required (webhook API version 2.0.0).',
+    };
+  }
+  if (safeEqual(hottok, profile.hottok)) return { ok: true };
+  return {
+    ok: false,
+    status: 403,
+    code: 'invalid_hottok',
+    message: 'The X-HOTMART-HOTTOK header is not this profile’s Hottok.',
+  };
+}
+
+const text = (value: unknown): string => scalarText(value).trim();
+const object = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {});
+
+/** Epoch milliseconds (Hotmart's dates) as ISO 8601; undefined otherwise. */
+function fromMillis(value: unknown): string | undefined {
+  const digits = text(value);
+  if (!/^\d{12,14}$/.test(digits)) return undefined;
+  return new Date(Number(digits)).toISOString();
+}
+
+function buyerAnswers(buyer: Record<string, unknown>): LeadAnswer[] {
+  const answers: LeadAnswer[] = [];
+  const push = (key: string, label: string, value: string, type?: LeadAnswer['type']) => {
+    if (value) answers.push({ key, label, ...(type && { type }), value });
+  };
+  const name = text(buyer.name);
+  if (name) push('name', 'Nome', name);
+  else {
+    push('first_name', 'Primeiro nome', text(buyer.first_name));
+    push('last_name', 'Sobrenome', text(buyer.last_name));
+  }
+  push('email', 'E-mail', text(buyer.email), 'email');
+  push('checkout_phone', 'Telefone', text(buyer.checkout_phone) || text(buyer.phone), 'phone');
+  push('checkout_phone_code', 'Código do telefone', text(buyer.checkout_phone_code));
+  const document = text(buyer.document);
+  const documentType = text(buyer.document_type).toUpperCase();
+  if (documentType === '' || documentType === 'CPF') push('document', 'CPF', document);
+  else push('document', documentType, document);
+  const address = object(buyer.address);
+  const line = [
+    'address',
+    'number',
+    'complement',
+    'neighborhood',
+    'city',
+    'state',
+    'zipcode',
+    'country',
+  ]
+    .map((key) => text(address[key]))
+    .filter(Boolean)
+    .join(', ');
+  push('address', 'Endereço', line);
+  return answers;
+}
+
+function purchaseAnswers(data: Record<string, unknown>): LeadAnswer[] {
+  const answers: LeadAnswer[] = [];
+  const product = object(data.product);
+  const purchase = object(data.purchase);
+  const plan = object(object(data.subscription).plan);
+  const price = object(purchase.price);
+  const priceText = [text(price.value), text(price.currency_value)].filter(Boolean).join(' ');
+  const entries: Array<[string, string, string]> = [
+    ['product', 'Produto', text(product.name)],
+    ['plan', 'Plano', text(plan.name)],
+    ['price', 'Valor', priceText],
+    ['payment', 'Pagamento', text(object(purchase.payment).type)],
+  ];
+  for (const [key, label, value] of entries) if (value) answers.push({ key, label, value });
+  return answers;
+}
+
+function attributionOf(event: string, data: Record<string, unknown>): Record<string, string> {
+  const purchase = object(data.purchase);
+  const origin = object(purchase.origin);
+  const affiliate = Array.isArray(data.affiliates) ? object(data.affiliates[0]) : {};
+  const entries: Array<[string, string]> = [
+    ['hotmart_event', event],
+    ['product_id', text(object(data.product).id)],
+    ['transaction', text(purchase.transaction)],
+    ['offer', text(object(purchase.offer).code) || text(object(data.offer).code)],
+    ['src', text(origin.src)],
+    ['sck', text(origin.sck)],
+    ['xcod', text(origin.xcod)],
+    ['affiliate', text(affiliate.name)],
+  ];
+  return Object.fromEntries(entries.filter(([, value]) => value));
+}
+
+function capture(
+  request: IntakeRequest,
+  profile: { leadEvents?: readonly string[] | undefined },
+): CaptureResult {
+  const read = readJsonObject(request.body);
+  if ('problem' in read) return unreadable(read.problem, request.body);
+  const payload = read.value;
+  const event = text(payload.event);
+  if (!event) return unreadable('event is missing', request.body);
+  const leadEvents: readonly string[] = profile.leadEvents ?? DEFAULT_LEAD_EVENTS;
+  if (!leadEvents.includes(event)) return { leads: [] };
+  const data = payload.data;
+  if (!isPlainObject(data)) return unreadable('data is missing or not an object', request.body);
+  if (!isPlainObject(data.buyer)) return unreadable('data.buyer is missing', request.body);
+
+  const productId = text(object(data.product).id);
+  const transaction = text(object(data.purchase).transaction);
+  const eventId = text(payload.id);
+  const dedupKey = transaction
+    ? `hotmart:${transaction}`
+    : eventId
+      ? `hotmart:event:${eventId}`
+      : rawBodyHash(request.body);
+  const lead: LeadCapture = {
+    source: 'hotmart',
+    dedupKey,
+    isTest: productId === '0',
+    answers: [...buyerAnswers(data.buyer), ...purchaseAnswers(data)],
+    attribution: attributionOf(event, data),
+  };
+  const externalId = transaction || eventId;
+  if (externalId) lead.externalId = externalId;
+  if (productId && productId !== '0') lead.formId = productId;
+  const submittedAt =
+    fromMillis(object(data.purchase).order_date) ??
+    fromMillis(payload.creation_date) ??
+    fromMillis(payload.creationDate);
+  if (submittedAt) lead.submittedAt = submittedAt;
+  return { leads: [lead] };
+}
+
+export const hotmartSource = defineSource({
+  name: 'hotmart',
+  label: 'Hotmart',
+  settings: {
+    hottok: secretSetting,
+    /** The Hotmart events that are leads; default {@link DEFAULT_LEAD_EVENTS}. */
+    leadEvents: z.optional(z.array(z.string().check(z.regex(/^[A-Z_]{3,60}$/)))),
+  },
+  secretKeys: ['hottok'],
+  authenticate,
+  capture,
+  parkUnreadable: true,
+  accepted: (leadIds) =>
+    leadIds.length
+      ? acceptedJson(200, leadIds, { status: 'queued' })
+      : {
+          statusCode: 200,
+          headers: { 'content-type': 'application/json' },
+          body: '{"status":"ignored"}',
+        },
+});

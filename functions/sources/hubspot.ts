@@ -1,0 +1,274 @@
+/**
+ * The `hubspot` source: a HubSpot workflow's "Send a webhook" action (POST), for gyms whose
+ * site forms or ads land in HubSpot first (docs/sources.md).
+ *
+ * - Authentication: the action's "Include request signature in header" with a HubSpot app:
+ *   `X-HubSpot-Signature-v3` = base64 HMAC-SHA256, with the app's client secret (the profile's
+ *   `secret`), of `POST` + the request URI + the raw body + `X-HubSpot-Request-Timestamp` (ms).
+ *   The URI is the webhook URL exactly as typed into HubSpot, which the profile keeps as `url`
+ *   (behind API Gateway the function cannot see the public URL), with HubSpot's decoding of
+ *   `%3A %2F %3F %40 %21 %24 %27 %28 %29 %2A %2C %3B`. Missing → 401; a timestamp more than
+ *   5 minutes from our clock, either way → 403 `stale_timestamp`; mismatch → 403.
+ * - Body: the enrolled contact, in any of the shapes the action sends: "Include all contact
+ *   properties" (`{"vid", "portal-id", "properties": {"email": {"value": ...}, ...}}`), a
+ *   properties object of plain values, or a customised body of `{"<property>": "<value>"}`.
+ * - Answers: every property the person may have typed (`firstname`, `lastname`, `email`,
+ *   `mobilephone`, `phone`, `date_of_birth`, custom properties such as `cpf`), labelled in
+ *   Portuguese for the standard ones; HubSpot's own bookkeeping (`hs_*`, `createdate`,
+ *   `lifecyclestage`, `num_*`, `recent_*`...) is not. A date of birth sent as HubSpot's epoch
+ *   milliseconds becomes its calendar date. `hs_analytics_source` (and its drill-downs), the
+ *   last form's name and `utm_*` properties are attribution.
+ * - Dedup: `hubspot:<contact id>:<recent_conversion_date>` (the contact's last form submission,
+ *   when the body carries it, so a contact who converts again later is a new lead), else
+ *   `hubspot:<contact id>`: HubSpot's retries (for up to 3 days) are the same lead.
+ * - Answer: 200 `{"leadId", "status": "queued"}`; a workflow never retries a 4xx, so an authentic
+ *   unreadable body is parked.
+ * - Test leads: none (the action's "Test" sends a real contact).
+ */
+import * as z from 'zod/mini';
+import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import { recogniseField } from '../domain/recognise-field.ts';
+import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
+import { flattenJson, isPlainObject, scalarText } from './body.ts';
+import { attributionKeyOf } from './form.ts';
+import {
+  type Authenticity,
+  acceptedJson,
+  type CaptureResult,
+  defineSource,
+  type IntakeRequest,
+  rawBodyHash,
+  readJsonObject,
+  secretSetting,
+  unreadable,
+} from './source.ts';
+
+export const HUBSPOT_SIGNATURE_HEADER = 'x-hubspot-signature-v3';
+export const HUBSPOT_TIMESTAMP_HEADER = 'x-hubspot-request-timestamp';
+/** How far the signed timestamp may be from the time of receipt, either way. */
+export const HUBSPOT_MAX_SKEW_MS = 5 * 60 * 1000;
+
+const DECODED: Readonly<Record<string, string>> = {
+  '%3a': ':',
+  '%2f': '/',
+  '%3f': '?',
+  '%40': '@',
+  '%21': '!',
+  '%24': '$',
+  '%27': "'",
+  '%28': '(',
+  '%29': ')',
+  '%2a': '*',
+  '%2c': ',',
+  '%3b': ';',
+};
+
+/** The request URI as HubSpot signs it: the URL with those characters decoded. */
+export function hubspotUri(url: string): string {
+  return url.replace(/%(3a|2f|3f|40|21|24|27|28|29|2a|2c|3b)/gi, (code) => {
+    return DECODED[code.toLowerCase()] ?? code;
+  });
+}
+
+/** The `X-HubSpot-Signature-v3` HubSpot sends for a POST of `body` to `url` at `timestamp`. */
+export function hubspotSignature(
+  secret: string,
+  url: string,
+  body: Uint8Array,
+  timestamp: string,
+): string {
+  return hmacSha256(secret, `POST${hubspotUri(url)}`, Buffer.from(body), timestamp).toString(
+    'base64',
+  );
+}
+
+function authenticate(
+  request: IntakeRequest,
+  profile: { secret: string; url: string },
+): Authenticity {
+  const signature = request.headers[HUBSPOT_SIGNATURE_HEADER]?.trim();
+  const timestamp = request.headers[HUBSPOT_TIMESTAMP_HEADER]?.trim();
+  if (!signature || !timestamp) {
+    return {
+      ok: false,
+      status: 401,
+      code: 'missing_signature',
+      message:
+        'X-HubSpot-Signature-v3 and X-HubSpot-Request-Timestamp are required: choose "Include request signature in header" in the webhook action.',
+    };
+  }
+  if (!/^\d{1,16}$/.test(timestamp)) {
+    return {
+      ok: false,
+      status: 401,
+      code: 'invalid_timestamp',
+      message: 'X-HubSpot-Request-Timestamp must be a time in milliseconds.',
+    };
+  }
+  const expected = hubspotSignature(profile.secret, profile.url, request.body, timestamp);
+  const signatureOk = safeEqual(signature, expected);
+  if (Math.abs(request.receivedAt.getTime() - Number(timestamp)) > HUBSPOT_MAX_SKEW_MS) {
+    return {
+      ok: false,
+      status: 403,
+      code: 'stale_timestamp',
+      message: 'X-HubSpot-Request-Timestamp is more than 5 minutes away from the time of receipt.',
+    };
+  }
+  if (!signatureOk) {
+    return {
+      ok: false,
+      status: 403,
+      code: 'invalid_signature',
+      message:
+        'X-HubSpot-Signature-v3 does not match (is the profile’s url exactly the webhook URL typed into HubSpot?).',
+    };
+  }
+  return { ok: true };
+}
+
+/** HubSpot's standard contact properties a person fills in, labelled as the gym reads them. */
+const LABELS: Readonly<Record<string, string>> = {
+  firstname: 'Nome',
+  lastname: 'Sobrenome',
+  email: 'E-mail',
+  mobilephone: 'Celular',
+  phone: 'Telefone',
+  date_of_birth: 'Data de nascimento',
+  gender: 'Gênero',
+  message: 'Mensagem',
+  address: 'Endereço',
+  city: 'Cidade',
+  state: 'Estado',
+  zip: 'CEP',
+  country: 'País',
+  company: 'Empresa',
+  jobtitle: 'Cargo',
+  website: 'Site',
+};
+
+/** The order answers are read in: a mobile phone is preferred to the main one. */
+const FIRST = ['firstname', 'lastname', 'email', 'mobilephone', 'phone'];
+
+/** HubSpot's bookkeeping: properties nobody typed. */
+const SYSTEM = [
+  /^hs_/,
+  /^(?:ip|num|recent|notes|engagements|first_conversion|first_deal)_/,
+  /^hubspot/,
+  /^(?:hubspotscore|createdate|lastmodifieddate|lifecyclestage|closedate|days_to_close)$/,
+  /^(?:associatedcompanyid|associatedcompanylastupdated|currentlyinworkflow|total_revenue)$/,
+  /^(?:vid|canonical-vid|portal-id|is-contact|objectid|objecttype|id|contact_id)$/,
+];
+
+/** Attribution properties: HubSpot's source analysis and the last form submitted. */
+const ATTRIBUTION: Readonly<Record<string, string>> = {
+  hs_analytics_source: 'hs_analytics_source',
+  hs_analytics_source_data_1: 'hs_analytics_source_data_1',
+  hs_analytics_source_data_2: 'hs_analytics_source_data_2',
+  recent_conversion_event_name: 'form_name',
+};
+
+/** The contact's properties as text, from whichever shape the action sent. */
+function propertiesOf(payload: Record<string, unknown>): Map<string, string> {
+  const found = new Map<string, string>();
+  if (isPlainObject(payload.properties)) {
+    for (const [name, raw] of Object.entries(payload.properties)) {
+      const value = isPlainObject(raw) ? raw.value : raw;
+      const text = scalarText(value).trim();
+      if (text) found.set(name, text);
+    }
+    return found;
+  }
+  const fields = flattenJson(payload);
+  for (const { key, value } of 'problem' in fields ? [] : fields.fields) {
+    const text = value.trim();
+    if (text && !found.has(key)) found.set(key, text);
+  }
+  return found;
+}
+
+/** The contact id: the legacy record's `vid`, `hs_object_id` or `objectId`. */
+function contactId(payload: Record<string, unknown>, properties: Map<string, string>): string {
+  for (const value of [
+    payload['canonical-vid'],
+    payload.vid,
+    payload.objectId,
+    properties.get('hs_object_id'),
+    properties.get('vid'),
+  ]) {
+    const text = scalarText(value).trim();
+    if (/^\d{1,20}$/.test(text)) return text;
+  }
+  return '';
+}
+
+/** A birthday sent as epoch milliseconds (HubSpot's date properties) as its calendar date. */
+function dateValue(answer: LeadAnswer): LeadAnswer {
+  const value = typeof answer.value === 'string' ? answer.value : '';
+  if (!/^-?\d{9,14}$/.test(value) || recogniseField(answer)?.field !== 'birthday') return answer;
+  const date = new Date(Number(value));
+  return Number.isFinite(date.getTime())
+    ? { ...answer, type: 'date', value: date.toISOString().slice(0, 10) }
+    : answer;
+}
+
+function capture(request: IntakeRequest): CaptureResult {
+  const read = readJsonObject(request.body);
+  if ('problem' in read) return unreadable(read.problem, request.body);
+  const payload = read.value;
+  const properties = propertiesOf(payload);
+  if (properties.size === 0) return unreadable('the body has no contact properties', request.body);
+
+  const answers: LeadAnswer[] = [];
+  const attribution: Record<string, string> = {};
+  const names = [...properties.keys()].sort(
+    (a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0),
+  );
+  for (const name of names) {
+    const value = properties.get(name) as string;
+    const folded = name.toLowerCase();
+    const attributionKey = ATTRIBUTION[folded] ?? attributionKeyOf(name);
+    if (attributionKey) {
+      attribution[attributionKey] ??= value;
+      continue;
+    }
+    if (SYSTEM.some((pattern) => pattern.test(folded))) continue;
+    const label = Object.hasOwn(LABELS, folded) ? LABELS[folded] : undefined;
+    const type =
+      folded === 'email'
+        ? 'email'
+        : folded === 'mobilephone' || folded === 'phone'
+          ? 'phone'
+          : undefined;
+    answers.push(dateValue({ key: name, ...(label && { label }), ...(type && { type }), value }));
+  }
+
+  const id = contactId(payload, properties);
+  const conversion = properties.get('recent_conversion_date');
+  const dedupKey = id
+    ? `hubspot:${id}${conversion ? `:${conversion}` : ''}`
+    : rawBodyHash(request.body);
+  const lead: LeadCapture = { source: 'hubspot', dedupKey, isTest: false, answers, attribution };
+  if (id) lead.externalId = id;
+  return { leads: [lead] };
+}
+
+function rank(name: string): number {
+  const index = FIRST.indexOf(name.toLowerCase());
+  return index === -1 ? FIRST.length : index;
+}
+
+export const hubspotSource = defineSource({
+  name: 'hubspot',
+  label: 'HubSpot',
+  settings: {
+    secret: secretSetting,
+    /** The webhook URL exactly as typed into the workflow action (HubSpot signs it). */
+    url: z.url(),
+  },
+  secretKeys: ['secret'],
+  authenticate,
+  capture,
+  parkUnreadable: true,
+  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+});

@@ -1,0 +1,338 @@
+/**
+ * The `kommo` source: Kommo (ex-amoCRM) webhooks, for gyms whose WhatsApp and site leads land in
+ * Kommo's pipeline first (docs/sources.md).
+ *
+ * - Authentication: Kommo signs nothing, so the profile's `token` travels in the webhook URL
+ *   (`?token=`), compared in constant time (token.ts). Missing → 401, wrong → 403.
+ * - Body: urlencoded, PHP-style brackets: `leads[add][0][id]=...&leads[add][0][status_id]=...
+ *   &leads[add][0][pipeline_id]=...&account[id]=...&account[subdomain]=...`. Each lead added
+ *   (`leads[add]`) is a lead; a lead moved to a stage the profile lists in `statusIds`
+ *   (`leads[status]`) is one too (for pipelines where the interesting moment is "Agendou
+ *   aula"). Other events (contacts, updates, deletions) are acknowledged with no lead.
+ * - The webhook carries **ids only**: every lead is recorded `pending`, and at delivery
+ *   `complete()` reads it from Kommo's API with the profile's long-lived `accessToken`:
+ *   `GET <apiBaseUrl>/api/v4/leads/<id>?with=contacts`, then the main contact's
+ *   `GET <apiBaseUrl>/api/v4/contacts/<id>`. Failures are settled like Meta's Graph lookup: a
+ *   lead Kommo no longer has (204/404) is parked, a refused token waits for an operator, 429
+ *   waits for Retry-After, anything else is retried.
+ * - Answers: the contact's `first_name` + `last_name` (else `name`), its custom fields by
+ *   `field_name` (`PHONE` and `EMAIL` typed as such, a mobile number first; birthday and date
+ *   fields, Unix seconds, as calendar dates), and the lead's custom fields. Kommo's tracking
+ *   fields (`UTM_SOURCE`... `GCLID`, `FBCLID`) are attribution, with the pipeline and stage ids.
+ * - Dedup: `kommo:<account id>:<lead id>`, so a lead added and later moved is one lead.
+ * - Form id: the pipeline id, so `forms.<pipeline_id>` sends each pipeline to its branch.
+ * - Answer: 200 `{"leadIds", "status": "queued"}` (Kommo disables a hook that fails 100 times
+ *   in two hours), an authentic unreadable body parked.
+ * - Test leads: none.
+ */
+import * as z from 'zod/mini';
+import { parseJson } from '../domain/json.ts';
+import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import { parseRetryAfter } from '../kernel/http.ts';
+import {
+  isNestedObject,
+  isPlainObject,
+  type Nested,
+  type NestedObject,
+  nestBrackets,
+  readFields,
+  scalarText,
+  textOf,
+} from './body.ts';
+import { attributionKeyOf } from './form.ts';
+import {
+  acceptedJson,
+  type CaptureResult,
+  type CompletionContext,
+  defineSource,
+  type IntakeRequest,
+  SourceLookupError,
+  type SourceLookupErrorKind,
+  secretSetting,
+  unreadable,
+} from './source.ts';
+import { authenticateToken } from './token.ts';
+
+export const KOMMO_PENDING_KIND = 'kommo-api';
+export const KOMMO_TIMEOUT_MS = 10_000;
+const MAX_QUOTE = 200;
+
+// ---- the webhook ------------------------------------------------------------------------------
+
+/** The entries of `leads[<event>]`, in order. */
+function entriesOf(node: Nested | undefined): NestedObject[] {
+  if (!isNestedObject(node)) return [];
+  return Object.values(node).filter(isNestedObject);
+}
+
+function idOf(value: Nested | undefined): string | undefined {
+  const text = textOf(value)?.trim() ?? '';
+  return /^\d{1,20}$/.test(text) && !/^0+$/.test(text) ? text : undefined;
+}
+
+async function capture(
+  request: IntakeRequest,
+  profile: { statusIds?: readonly number[] | undefined },
+): Promise<CaptureResult> {
+  const read = await readFields(request);
+  if ('problem' in read) return unreadable(read.problem, request.body);
+  if (read.fields.length === 0) return unreadable('the body has no fields', request.body);
+  const nested = nestBrackets(read.fields);
+  const account = isNestedObject(nested.account) ? nested.account : {};
+  const accountId = idOf(account.id);
+  const leads = isNestedObject(nested.leads) ? nested.leads : {};
+  const statuses = new Set((profile.statusIds ?? []).map(String));
+
+  const wanted = [
+    ...entriesOf(leads.add).map((entry) => ({ event: 'add', entry })),
+    ...entriesOf(leads.status)
+      .filter((entry) => statuses.has(textOf(entry.status_id)?.trim() ?? ''))
+      .map((entry) => ({ event: 'status', entry })),
+  ];
+  const captures: LeadCapture[] = [];
+  for (const [index, { event, entry }] of wanted.entries()) {
+    const leadId = idOf(entry.id);
+    if (!leadId) return unreadable(`leads[${event}] entry ${index} has no lead id`, request.body);
+    const attribution: Record<string, string> = {};
+    for (const key of ['pipeline_id', 'status_id'] as const) {
+      const id = idOf(entry[key]);
+      if (id) attribution[key] = id;
+    }
+    const subdomain = textOf(account.subdomain)?.trim();
+    if (subdomain) attribution.kommo_account = subdomain;
+    const lead: LeadCapture = {
+      source: 'kommo',
+      dedupKey: `kommo:${accountId ?? '-'}:${leadId}`,
+      isTest: false,
+      externalId: leadId,
+      answers: [],
+      attribution,
+      pending: { kind: KOMMO_PENDING_KIND, leadgenId: leadId },
+    };
+    if (attribution.pipeline_id) lead.formId = attribution.pipeline_id;
+    const created = idOf(entry.created_at) ?? idOf(entry.date_create);
+    if (created) lead.submittedAt = new Date(Number(created) * 1000).toISOString();
+    captures.push(lead);
+  }
+  // The same lead twice in one request (added and moved): one lead.
+  const unique = [...new Map(captures.map((c) => [c.dedupKey, c])).values()];
+  return { leads: unique };
+}
+
+// ---- Kommo's API ------------------------------------------------------------------------------
+
+/** A lead and its main contact as Kommo's API returns them. */
+export interface KommoRecords {
+  lead: Record<string, unknown>;
+  contact?: Record<string, unknown>;
+}
+
+/** A failed Kommo API call, in the sources' lookup vocabulary. */
+export class KommoApiError extends SourceLookupError {
+  override readonly name = 'KommoApiError';
+  override readonly service = 'Kommo API';
+}
+
+function quote(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_QUOTE ? `${flat.slice(0, MAX_QUOTE)}…` : flat;
+}
+
+function kindOf(status: number): SourceLookupErrorKind {
+  if (status === 429) return 'rate-limited';
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status === 408 || status === 425 || status >= 500) return 'unavailable';
+  return 'rejected';
+}
+
+/** GET one entity (`leads/<id>`, `contacts/<id>`) of Kommo's API v4. */
+async function getEntity(
+  path: string,
+  settings: { apiBaseUrl: string; accessToken: string },
+  context: CompletionContext,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const doFetch = context.fetch ?? globalThis.fetch;
+  const url = `${settings.apiBaseUrl.replace(/\/+$/, '')}/api/v4/${path}`;
+  const route = `GET /api/v4/${path.split('?')[0]}`;
+  let status: number;
+  let body: string;
+  let retryAfter: string | null;
+  try {
+    const response = await doFetch(url, {
+      method: 'GET',
+      headers: { accept: 'application/json', authorization: `Bearer ${settings.accessToken}` },
+      signal,
+      redirect: 'manual',
+    });
+    status = response.status;
+    retryAfter = response.headers.get('retry-after');
+    body = await response.text();
+  } catch (error) {
+    if (signal.aborted) {
+      throw new KommoApiError('unavailable', `${route} timed out (${KOMMO_TIMEOUT_MS} ms in all)`);
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new KommoApiError('unavailable', `${route} failed: ${quote(reason)}`);
+  }
+  if (status === 204 || status === 404) {
+    throw new KommoApiError('rejected', `${route}: Kommo has no such record (${status})`, {
+      status,
+    });
+  }
+  if (status >= 200 && status < 300) {
+    try {
+      const parsed = parseJson(body);
+      if (isPlainObject(parsed)) return parsed;
+    } catch {
+      // reported below
+    }
+    throw new KommoApiError('unavailable', `${route} answered ${status} without a record`, {
+      status,
+    });
+  }
+  const kind = kindOf(status);
+  const wait = kind === 'rate-limited' ? parseRetryAfter(retryAfter, Date.now()) : undefined;
+  throw new KommoApiError(kind, `${route} answered ${status}: ${quote(body) || 'no body'}`, {
+    status,
+    ...(wait && { retryAfterMs: wait.afterMs }),
+  });
+}
+
+/**
+ * The lead and its main contact (the first when none is marked main): two calls within one
+ * {@link KOMMO_TIMEOUT_MS}, the time delivery's lease allows a lookup.
+ */
+export async function fetchKommoRecords(
+  leadId: string,
+  settings: { apiBaseUrl: string; accessToken: string },
+  context: CompletionContext = {},
+): Promise<KommoRecords> {
+  if (!/^\d{1,20}$/.test(leadId)) throw new KommoApiError('rejected', 'a lead id is a number');
+  const signal = AbortSignal.timeout(KOMMO_TIMEOUT_MS);
+  const lead = await getEntity(`leads/${leadId}?with=contacts`, settings, context, signal);
+  const embedded = isPlainObject(lead._embedded) ? lead._embedded : {};
+  const contacts = Array.isArray(embedded.contacts) ? embedded.contacts.filter(isPlainObject) : [];
+  const main = contacts.find((c) => c.is_main === true) ?? contacts[0];
+  const contactId = scalarText(main?.id).trim();
+  if (!/^\d{1,20}$/.test(contactId)) return { lead };
+  return { lead, contact: await getEntity(`contacts/${contactId}`, settings, context, signal) };
+}
+
+// ---- completing the capture -------------------------------------------------------------------
+
+const DATE_TYPES = new Set(['birthday', 'date', 'date_time']);
+
+/** Unix seconds at a local midnight → that calendar date (time zones from UTC−12 to UTC+11). */
+function calendarDate(seconds: number): string {
+  return new Date((seconds + 12 * 3600) * 1000).toISOString().slice(0, 10);
+}
+
+/** The answers of one entity's `custom_fields_values`, and its tracking fields. */
+function customFields(
+  values: unknown,
+  answers: LeadAnswer[],
+  attribution: Record<string, string>,
+): void {
+  if (!Array.isArray(values)) return;
+  for (const field of values.filter(isPlainObject)) {
+    const code = scalarText(field.field_code).trim();
+    const name = scalarText(field.field_name).trim();
+    const type = scalarText(field.field_type).trim();
+    const key = code || `field_${scalarText(field.field_id).trim()}`;
+    const entries = (Array.isArray(field.values) ? field.values : []).filter(isPlainObject);
+    // A mobile number before a work one: the cellphone is the one a gym calls.
+    entries.sort((a, b) => Number(b.enum_code === 'MOB') - Number(a.enum_code === 'MOB'));
+    const texts = entries
+      .map((entry) => {
+        const raw = entry.value;
+        if (typeof raw === 'boolean') return raw ? 'Sim' : 'Não';
+        if (DATE_TYPES.has(type) && /^-?\d{1,12}$/.test(scalarText(raw))) {
+          return calendarDate(Number(raw));
+        }
+        return scalarText(raw).trim();
+      })
+      .filter(Boolean);
+    if (texts.length === 0) continue;
+    const attributionKey = attributionKeyOf(code) ?? attributionKeyOf(name);
+    if (attributionKey) {
+      attribution[attributionKey] ??= texts[0] as string;
+      continue;
+    }
+    const declared =
+      code === 'PHONE'
+        ? 'phone'
+        : code === 'EMAIL'
+          ? 'email'
+          : DATE_TYPES.has(type)
+            ? 'date'
+            : undefined;
+    const multi = code === 'PHONE' || code === 'EMAIL';
+    const values: Array<string | string[]> = multi
+      ? texts
+      : [texts.length === 1 ? (texts[0] as string) : texts];
+    for (const value of values) {
+      answers.push({
+        key,
+        ...(name && { label: name }),
+        ...(declared && { type: declared }),
+        value,
+      });
+    }
+  }
+}
+
+/**
+ * The capture once Kommo's records are read: the contact's name and fields, the lead's fields,
+ * the tracking fields as attribution (the webhook's ids kept), and no longer pending. Pure.
+ */
+export function completeKommoCapture(capture: LeadCapture, records: KommoRecords): LeadCapture {
+  if (!capture.pending) return capture;
+  const { pending: _done, ...rest } = capture;
+  const answers: LeadAnswer[] = [];
+  const attribution: Record<string, string> = {};
+  const contact = records.contact ?? {};
+  const first = scalarText(contact.first_name).trim();
+  const last = scalarText(contact.last_name).trim();
+  const name = scalarText(contact.name).trim();
+  if (first && last) {
+    answers.push({ key: 'first_name', value: first }, { key: 'last_name', value: last });
+  } else if (name || first || last) {
+    answers.push({ key: 'name', label: 'Nome', value: name || first || last });
+  }
+  customFields(contact.custom_fields_values, answers, attribution);
+  customFields(records.lead.custom_fields_values, answers, attribution);
+  const completed: LeadCapture = {
+    ...rest,
+    answers: [...capture.answers, ...answers],
+    attribution: { ...attribution, ...capture.attribution },
+  };
+  const created = Number(scalarText(records.lead.created_at));
+  if (!completed.submittedAt && Number.isSafeInteger(created) && created > 0) {
+    completed.submittedAt = new Date(created * 1000).toISOString();
+  }
+  return completed;
+}
+
+export const kommoSource = defineSource({
+  name: 'kommo',
+  label: 'Kommo',
+  settings: {
+    token: secretSetting,
+    /** A long-lived token of a Kommo private integration (Settings → Integrations). */
+    accessToken: secretSetting,
+    /** `https://<subdomain>.kommo.com` (locally the sandbox's `/kommo`). */
+    apiBaseUrl: z.url(),
+    /** Pipeline stages whose `leads[status]` events are leads too. */
+    statusIds: z.optional(z.array(z.int().check(z.positive()))),
+  },
+  secretKeys: ['token', 'accessToken'],
+  authenticate: (request, profile) => authenticateToken(request, profile.token),
+  capture,
+  parkUnreadable: true,
+  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  async complete(capture, profile, context) {
+    const records = await fetchKommoRecords(capture.pending?.leadgenId ?? '', profile, context);
+    return completeKommoCapture(capture, records);
+  },
+});

@@ -1,0 +1,204 @@
+/**
+ * The `tally` source: Tally's form webhook (docs/sources.md).
+ *
+ * - Authentication: `Tally-Signature` = base64 HMAC-SHA256 of the raw body with the webhook's
+ *   signing secret (the profile's `secret`). Missing → 401, mismatch → 403. Tally signs only when
+ *   the webhook has a signing secret, so a webhook without one is refused (401).
+ * - Body: `{"eventId", "eventType": "FORM_RESPONSE", "createdAt", "data": {"responseId",
+ *   "submissionId", "respondentId", "formId", "formName", "createdAt", "fields": [{"key",
+ *   "label", "type", "value", "options"?}]}}`. Other event types are acknowledged with no lead.
+ * - Answers: one per field, keyed by its `key`, labelled by its `label` (the question the person
+ *   read), typed by Tally's type (`INPUT_EMAIL`, `INPUT_PHONE_NUMBER`, `INPUT_DATE`...). Choice
+ *   values are option ids, resolved to their `options[].text`; a checkbox group also sends one
+ *   boolean field per option (`<key>_<option id>`), which repeats the group and is skipped.
+ *   Hidden fields named like UTMs or click ids are attribution; other hidden fields are answers.
+ *   Calculated fields are Tally's own arithmetic, not answers.
+ * - Dedup: `tally:<responseId>` (a retry carries the same response).
+ * - Answer: 200 `{"leadId", "status": "queued"}`; Tally retries anything else (5 min, 30 min,
+ *   1 h, 6 h, 1 day), so an authentic unreadable body is parked and answered 200.
+ * - Test leads: Tally has none (a preview is not submitted).
+ */
+import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
+import { isPlainObject, scalarText } from './body.ts';
+import { attributionKeyOf } from './form.ts';
+import {
+  type Authenticity,
+  acceptedJson,
+  type CaptureResult,
+  defineSource,
+  type IntakeRequest,
+  isoInstant,
+  readJsonObject,
+  secretSetting,
+  unreadable,
+} from './source.ts';
+
+export const TALLY_SIGNATURE_HEADER = 'tally-signature';
+
+/** The `Tally-Signature` Tally sends for `body`: base64 HMAC-SHA256 with the signing secret. */
+export function tallySignature(secret: string, body: Uint8Array): string {
+  return hmacSha256(secret, Buffer.from(body)).toString('base64');
+}
+
+function authenticate(request: IntakeRequest, profile: { secret: string }): Authenticity {
+  const header = request.headers[TALLY_SIGNATURE_HEADER]?.trim();
+  if (!header) {
+    return {
+      ok: false,
+      status: 401,
+      code: 'missing_signature',
+      message: 'The Tally-Signature header is required: give the webhook a signing secret.',
+    };
+  }
+  if (safeEqual(header, tallySignature(profile.secret, request.body))) return { ok: true };
+  return {
+    ok: false,
+    status: 403,
+    code: 'invalid_signature',
+    message: 'The Tally-Signature header does not match the body.',
+  };
+}
+
+/** Tally's field types and the input they declare. */
+const FIELD_TYPES: Readonly<Record<string, AnswerType>> = {
+  INPUT_TEXT: 'text',
+  TEXTAREA: 'text',
+  INPUT_EMAIL: 'email',
+  INPUT_PHONE_NUMBER: 'phone',
+  INPUT_DATE: 'date',
+  INPUT_NUMBER: 'number',
+  LINEAR_SCALE: 'number',
+  RATING: 'number',
+  MULTIPLE_CHOICE: 'choice',
+  DROPDOWN: 'choice',
+  CHECKBOXES: 'choice',
+  MULTI_SELECT: 'choice',
+  RANKING: 'choice',
+};
+
+/** Option id → text, from a field's `options` (or a matrix's `rows` and `columns`). */
+function optionTexts(...lists: unknown[]): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const option of list) {
+      if (!isPlainObject(option)) continue;
+      const id = scalarText(option.id);
+      const text = scalarText(option.text).trim();
+      if (id && text) texts.set(id, text);
+    }
+  }
+  return texts;
+}
+
+/** The text of one value: an option id resolved, a file as its URL, a payment as its amount. */
+function valueText(value: unknown, options: Map<string, string>): string | undefined {
+  if (value === null || value === undefined || typeof value === 'boolean') return undefined;
+  if (isPlainObject(value)) {
+    if (typeof value.url === 'string') return value.url;
+    if (value.price !== undefined) {
+      return [scalarText(value.price), scalarText(value.currency)].filter(Boolean).join(' ');
+    }
+    return undefined;
+  }
+  const text = scalarText(value).trim();
+  if (!text) return undefined;
+  return options.get(text) ?? text;
+}
+
+/** A field's value as answer text: a list for several choices, files or matrix rows. */
+function fieldValue(field: Record<string, unknown>): LeadAnswer['value'] | undefined {
+  const options = optionTexts(field.options, field.rows, field.columns);
+  const raw = field.value;
+  let values: string[];
+  if (Array.isArray(raw)) {
+    values = raw.map((item) => valueText(item, options)).filter((v): v is string => !!v);
+  } else if (field.type === 'MATRIX' && isPlainObject(raw)) {
+    values = Object.entries(raw).flatMap(([row, columns]) => {
+      const picked = (Array.isArray(columns) ? columns : [columns])
+        .map((column) => valueText(column, options))
+        .filter((v): v is string => !!v);
+      return picked.length ? [`${options.get(row) ?? row}: ${picked.join(', ')}`] : [];
+    });
+  } else {
+    const text = valueText(raw, options);
+    values = text ? [text] : [];
+  }
+  if (values.length === 0) return undefined;
+  return values.length === 1 ? (values[0] as string) : values;
+}
+
+function capture(request: IntakeRequest): CaptureResult {
+  const read = readJsonObject(request.body);
+  if ('problem' in read) return unreadable(read.problem, request.body);
+  const payload = read.value;
+  if (payload.eventType !== undefined && payload.eventType !== 'FORM_RESPONSE') {
+    return { leads: [] };
+  }
+  const data = payload.data;
+  if (!isPlainObject(data)) return unreadable('data is missing or not an object', request.body);
+  const responseId = scalarText(data.responseId).trim() || scalarText(data.submissionId).trim();
+  if (!responseId) return unreadable('data.responseId is missing', request.body);
+  if (data.fields !== undefined && !Array.isArray(data.fields)) {
+    return unreadable('data.fields is not an array', request.body);
+  }
+
+  const fields = (data.fields ?? []) as unknown[];
+  const groupKeys = new Set(
+    fields.flatMap((f) => (isPlainObject(f) && f.type === 'CHECKBOXES' ? [scalarText(f.key)] : [])),
+  );
+  const answers: LeadAnswer[] = [];
+  const attribution: Record<string, string> = {};
+  for (const [index, field] of fields.entries()) {
+    if (!isPlainObject(field)) {
+      return unreadable(`data.fields[${index}] is not an object`, request.body);
+    }
+    const key = scalarText(field.key).trim();
+    const type = scalarText(field.type);
+    if (!key || type === 'CALCULATED_FIELDS') continue;
+    // A checkbox group's per-option booleans repeat the group's own answer.
+    if (typeof field.value === 'boolean' && [...groupKeys].some((g) => key.startsWith(`${g}_`))) {
+      continue;
+    }
+    const value = fieldValue(field);
+    if (value === undefined) continue;
+    const label = scalarText(field.label).trim();
+    if (type === 'HIDDEN_FIELDS') {
+      const attributionKey = attributionKeyOf(label || key);
+      if (attributionKey) {
+        attribution[attributionKey] ??= typeof value === 'string' ? value : (value[0] as string);
+        continue;
+      }
+    }
+    const declared = Object.hasOwn(FIELD_TYPES, type) ? FIELD_TYPES[type] : undefined;
+    answers.push({ key, ...(label && { label }), ...(declared && { type: declared }), value });
+  }
+  const formName = scalarText(data.formName).trim();
+  if (formName) attribution.form_name ??= formName;
+
+  const lead: LeadCapture = {
+    source: 'tally',
+    dedupKey: `tally:${responseId}`,
+    isTest: false,
+    externalId: responseId,
+    answers,
+    attribution,
+  };
+  const formId = scalarText(data.formId).trim();
+  if (formId) lead.formId = formId;
+  const submittedAt = isoInstant(scalarText(data.createdAt) || scalarText(payload.createdAt));
+  if (submittedAt) lead.submittedAt = submittedAt;
+  return { leads: [lead] };
+}
+
+export const tallySource = defineSource({
+  name: 'tally',
+  label: 'Tally',
+  settings: { secret: secretSetting },
+  secretKeys: ['secret'],
+  authenticate,
+  capture,
+  parkUnreadable: true,
+  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+});

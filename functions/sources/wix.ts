@@ -1,0 +1,173 @@
+/**
+ * The `wix` source: Wix Automations' "Send HTTP request" action (POST, JSON), triggered by a Wix
+ * Forms submission (docs/sources.md).
+ *
+ * - Authentication: Wix signs nothing; the profile's `token` goes in the request's URL
+ *   (`?token=`) or in a header the action adds (`X-Lead-Token`), compared in constant time.
+ * - Body, by what the action sends:
+ *   - "Entire payload" (the trigger's data, as is or under `data`): `submissions` is the list of
+ *     `{label, value}` the person filled in, by the question they read: those are the answers.
+ *     The same values repeated under `field:<key>` and the CRM `contact` built from them are
+ *     skipped; without `submissions`, the `field:` values are the answers and the contact's
+ *     name, e-mail and phone are added. `submissionId` is the dedup key, `formId` the form id,
+ *     `formName` and `submissionTime` the form's name and the submission time.
+ *   - a custom JSON body ("Customize"): any flat or nested object, read as the form source
+ *     reads JSON (your keys, UTM names as attribution); an `submissionId` key, mapped from the
+ *     trigger, is the dedup key.
+ * - Dedup: `wix:<submissionId>`, else a content hash (10 minutes).
+ * - Answer: 200 `{"leadId", "status": "queued"}`; an authentic unreadable body is parked.
+ * - Test leads: none.
+ */
+import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
+import { type Field, flattenJson, isPlainObject, scalarText } from './body.ts';
+import {
+  answerValue,
+  attributionKeyOf,
+  DEFAULT_HONEYPOT_FIELD,
+  fieldsHash,
+  splitFields,
+} from './form.ts';
+import {
+  acceptedJson,
+  type CaptureResult,
+  defineSource,
+  type IntakeRequest,
+  isoInstant,
+  readJsonObject,
+  secretSetting,
+  unreadable,
+} from './source.ts';
+import { authenticateToken } from './token.ts';
+
+/** The trigger's own keys: ids, links and context nobody typed. */
+const WIX_METADATA = new Set([
+  'formId',
+  'formName',
+  'submissionId',
+  'submissionTime',
+  'submissionsLink',
+  'formFieldMask',
+  'contactId',
+  'contact',
+  'context',
+  '_context',
+  'submissions',
+  'metaSiteId',
+  'activationId',
+  'namespace',
+  'submitterId',
+]);
+
+const text = (value: unknown): string => scalarText(value).trim();
+
+/** Answers of the trigger's `submissions` list. */
+function submissionAnswers(submissions: unknown[]): LeadAnswer[] {
+  const answers: LeadAnswer[] = [];
+  for (const [index, entry] of submissions.entries()) {
+    if (!isPlainObject(entry)) continue;
+    const label = text(entry.label) || `Campo ${index + 1}`;
+    const raw = entry.value;
+    const value = answerValue((Array.isArray(raw) ? raw : [raw]).map(scalarText));
+    if (value !== undefined) answers.push({ key: label, value });
+  }
+  return answers;
+}
+
+/** The CRM contact's name, e-mail and phone, when nothing else carries them. */
+function contactAnswers(contact: Record<string, unknown>): LeadAnswer[] {
+  const answers: LeadAnswer[] = [];
+  const name = isPlainObject(contact.name) ? contact.name : {};
+  const first = text(name.first);
+  const last = text(name.last);
+  if (first) answers.push({ key: 'first_name', value: first });
+  if (last) answers.push({ key: 'last_name', value: last });
+  if (text(contact.email))
+    answers.push({ key: 'email', type: 'email', value: text(contact.email) });
+  if (text(contact.phone))
+    answers.push({ key: 'phone', type: 'phone', value: text(contact.phone) });
+  return answers;
+}
+
+function capture(
+  request: IntakeRequest,
+  profile: { honeypotField?: string | undefined },
+): CaptureResult {
+  const read = readJsonObject(request.body);
+  if ('problem' in read) return unreadable(read.problem, request.body);
+  const payload = isPlainObject(read.value.data) ? read.value.data : read.value;
+
+  let answers: LeadAnswer[];
+  let attribution: Record<string, string> = {};
+  let spam = false;
+  if (
+    Array.isArray(payload.submissions) ||
+    Object.keys(payload).some((k) => k.startsWith('field:'))
+  ) {
+    if (Array.isArray(payload.submissions)) {
+      answers = submissionAnswers(payload.submissions);
+    } else {
+      answers = Object.entries(payload)
+        .filter(([key]) => key.startsWith('field:'))
+        .flatMap(([key, raw]) => {
+          const value = answerValue((Array.isArray(raw) ? raw : [raw]).map(scalarText));
+          return value === undefined ? [] : [{ key: key.slice('field:'.length), value }];
+        });
+      if (isPlainObject(payload.contact)) answers.push(...contactAnswers(payload.contact));
+    }
+    const kept: LeadAnswer[] = [];
+    for (const answer of answers) {
+      const attributionKey = attributionKeyOf(answer.key);
+      if (attributionKey && typeof answer.value === 'string') {
+        attribution[attributionKey] ??= answer.value;
+      } else kept.push(answer);
+    }
+    answers = kept;
+  } else {
+    const fields = flattenJson(
+      Object.fromEntries(Object.entries(payload).filter(([key]) => !WIX_METADATA.has(key))),
+    );
+    if ('problem' in fields) return unreadable(fields.problem, request.body);
+    const split = splitFields(fields.fields, profile.honeypotField ?? DEFAULT_HONEYPOT_FIELD);
+    ({ answers, attribution, spam } = split);
+  }
+  if (!spam && answers.length === 0) {
+    return unreadable('the body has no answers', request.body);
+  }
+  const formName = text(payload.formName);
+  if (formName) attribution.form_name ??= formName;
+
+  const submissionId = text(payload.submissionId);
+  const hashed: Field[] = (() => {
+    const all = flattenJson(payload);
+    return 'problem' in all ? [] : all.fields;
+  })();
+  const lead: LeadCapture = {
+    source: 'wix',
+    dedupKey: submissionId
+      ? `wix:${submissionId}`
+      : fieldsHash(
+          'wix',
+          hashed.map((f) => [f.key, f.value] as const),
+        ),
+    isTest: false,
+    answers,
+    attribution,
+  };
+  if (submissionId) lead.externalId = submissionId;
+  const formId = text(payload.formId);
+  if (formId) lead.formId = formId;
+  const submittedAt = isoInstant(text(payload.submissionTime));
+  if (submittedAt) lead.submittedAt = submittedAt;
+  return spam ? { leads: [lead], spam: true } : { leads: [lead] };
+}
+
+export const wixSource = defineSource({
+  name: 'wix',
+  label: 'Wix',
+  settings: { token: secretSetting },
+  secretKeys: ['token'],
+  authenticate: (request, profile) => authenticateToken(request, profile.token),
+  capture,
+  parkUnreadable: true,
+  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+});
