@@ -4,9 +4,9 @@
  * profiles (test/fixtures/many-profiles.ts), a few of them on a second account `south`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,11 @@ import {
   testApp,
   type Violation,
 } from './helpers.ts';
+
+// A CommonJS module whose default export is the class: loaded as Node loads it.
+const AjvDraft04 = createRequire(import.meta.url)(
+  'ajv-draft-04',
+) as typeof import('ajv-draft-04').default;
 
 /** AppConfig takes at most this many characters in a validator's Content. */
 const VALIDATOR_CONTENT_LIMIT = 32_768;
@@ -194,7 +199,10 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
     const version = template.findResources('AWS::AppConfig::HostedConfigurationVersion')[
       ids.version
     ] as { Properties: { Content: string } };
-    const validate = new Ajv2020({ strict: false, allErrors: true }).compile(JSON.parse(schema));
+    // AppConfig's JSON Schema validator takes draft-04: compile it with a draft-04 validator.
+    const parsed = JSON.parse(schema);
+    expect(parsed.$schema).toBe('http://json-schema.org/draft-04/schema#');
+    const validate = new AjvDraft04({ strict: false, allErrors: true }).compile(parsed);
 
     // Act
     const content = JSON.parse(version.Properties.Content);
@@ -203,6 +211,7 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
 
     // Assess
     expect(bySchema, JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...content, report: { branches: 'all' } })).toBe(false);
     expect(Object.keys(byFunction.profiles)).toHaveLength(300);
     // The schema does not grow with the profiles, and fits AppConfig's validator limit.
     expect(schema.length).toBeLessThanOrEqual(VALIDATOR_CONTENT_LIMIT);
@@ -350,6 +359,7 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
           Action: 'lambda:InvokeFunction',
           FunctionName: { 'Fn::GetAtt': [validator, 'Arn'] },
           Principal: 'appconfig.amazonaws.com',
+          SourceAccount: { Ref: 'AWS::AccountId' },
         },
       ]);
       // The validator is behind no route and reads nothing but its logs and traces' grants.
