@@ -46,9 +46,16 @@ export function configFileJsonSchema(): Json {
   };
 }
 
-/** What the configuration store's JSON Schema validator checks (under 32 KB). */
+/**
+ * What the configuration store's JSON Schema validator checks (under 32 KB). AppConfig's
+ * validator takes JSON Schema draft-04, so this one is written in that draft.
+ */
 export function settingsStoreJsonSchema(): Json {
-  const schema = z.toJSONSchema(settingsSchema, { io: 'input', unrepresentable: 'any' }) as Json;
+  const schema = z.toJSONSchema(settingsSchema, {
+    io: 'input',
+    unrepresentable: 'any',
+    target: 'draft-4',
+  }) as Json;
   closeObjects(schema);
   return { ...schema, title: 'Leads gateway settings (the configuration store)' };
 }

@@ -30,7 +30,7 @@ import {
   RolloutStrategy,
 } from 'aws-cdk-lib/aws-appconfig';
 import { Grant } from 'aws-cdk-lib/aws-iam';
-import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { CfnPermission, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { Settings } from '../../functions/config/config-aws.ts';
 import { settingsStoreJsonSchema } from '../../functions/config/config-json-schema.ts';
@@ -95,6 +95,12 @@ export class ConfigStore extends Construct {
       deploymentStrategy: strategy,
       deployTo: [this.environment],
     });
+    // Only AppConfig in this account may invoke the validator (CDK's permission names no source).
+    for (const child of props.validator.node.findAll()) {
+      if (child instanceof CfnPermission && child.principal === 'appconfig.amazonaws.com') {
+        child.sourceAccount = Stack.of(this).account;
+      }
+    }
     Validations.of(props.validator).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:

@@ -16,12 +16,14 @@
  *   REFRESHER_TIMEOUT_SECONDS; it checkpoints and continues when an invocation runs short. It
  *   paces its upstream calls on the pacer item of the ledger table, with delivery.
  * - Schedule: EventBridge Scheduler sends `{"kind":"refresh","reason":"schedule"}` to the queue
- *   every report.refreshSeconds (rounded up to whole minutes, Scheduler's unit); a tick that
- *   cannot be delivered within one interval is dropped (the next one replaces it).
+ *   every minute; the refresher asks for the refresh of each account whose report is due (its
+ *   own refreshSeconds, which change without a deploy). A tick that cannot be delivered within
+ *   a minute is dropped (the next one replaces it).
  * - Alarms: a refresh failed (ReportRefreshFailed ≥ 1 in either of the last two refresh
- *   intervals); the snapshot is stale (the largest ReportAgeSeconds over 2 × refreshSeconds
- *   exceeds 2 × refreshSeconds, and no data at all counts as stale: a refresher that never runs
- *   emits nothing); refresh messages in the dead-letter queue; refresher errors.
+ *   intervals of the account `default`); a report is stale (at the ticks, the oldest account
+ *   report's age over its refreshSeconds, ReportAgeRatio, exceeds 2 over five minutes, and no
+ *   data at all counts as stale: a refresher that never runs emits nothing); refresh messages
+ *   in the dead-letter queue; refresher errors.
  *
  * Grants are least privilege and name each object: the refresher reads and writes the three
  * keys and deletes the checkpoint; a reader (the report function) only gets the snapshot and
@@ -78,7 +80,7 @@ export interface DebtorsReportProps {
   stage: string;
   /** report.refreshSeconds of the deploy configuration. */
   refreshSeconds: number;
-  /** The refresher reads the upstream credentials (and LEADS_SETTINGS) from here. */
+  /** The refresher reads each account's upstream credentials from here. */
   secrets: LeadsSecrets;
   /**
    * The ledger table holding the account-wide upstream pacer item that delivery paces on: the

@@ -172,7 +172,7 @@ export class NodeFunction extends NodejsFunction {
       .map((s) => `${s.key} ${s.bytes} B`)
       .join(', ');
     return [
-      `the environment variables of ${this.node.path} take about ${total} bytes, over Lambda's ${LAMBDA_ENV_LIMIT_BYTES}-byte limit (largest: ${largest}). Shorten the deploy config (LEADS_SETTINGS holds its upstream, profiles and report parts).`,
+      `the environment variables of ${this.node.path} take about ${total} bytes, over Lambda's ${LAMBDA_ENV_LIMIT_BYTES}-byte limit (largest: ${largest}). Settings belong in the configuration store (AppConfig), not in environment variables.`,
     ];
   }
 }

@@ -61,8 +61,14 @@ describe('the CDK app (config/deploy.example.json)', () => {
     // The lead queue and the report's refresh queue, each with its dead-letter queue.
     template.resourceCountIs('AWS::SQS::Queue', 4);
     // intake, report, forwarder, the Basic-auth authorizer, the API description, admin, the
-    // report refresher and the delivery reconciler.
-    template.resourceCountIs('AWS::Lambda::Function', 8);
+    // report refresher, the delivery reconciler and the configuration validator.
+    template.resourceCountIs('AWS::Lambda::Function', 9);
+    // The configuration store: its application, environment, profile, first version, deployment.
+    template.resourceCountIs('AWS::AppConfig::Application', 1);
+    template.resourceCountIs('AWS::AppConfig::Environment', 1);
+    template.resourceCountIs('AWS::AppConfig::ConfigurationProfile', 1);
+    template.resourceCountIs('AWS::AppConfig::HostedConfigurationVersion', 1);
+    template.resourceCountIs('AWS::AppConfig::Deployment', 1);
     template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
@@ -88,6 +94,10 @@ describe('the CDK app (config/deploy.example.json)', () => {
   it('gives every acknowledged finding a written reason, also in the template', () => {
     // Act
     const acks = acknowledgements(built.app);
+    const bucket = built.stack.getLogicalId(
+      built.stack.report.bucket.node.defaultChild as CfnElement,
+    );
+    const secretArn = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:';
     const template = Template.fromStack(built.stack).toJSON() as {
       Resources: Record<string, { Metadata?: { cdk_nag?: { rules_to_suppress: unknown[] } } }>;
     };
@@ -111,6 +121,13 @@ describe('the CDK app (config/deploy.example.json)', () => {
         'Serverless-LambdaDLQ',
         // The reconciler's schedule role: lambda:InvokeFunction on the function and its versions.
         `AwsSolutions-IAM5[Resource::<${reconcilerId()}.Arn>:*]`,
+        // Accounts and profiles added without a deploy: their secrets' name patterns and the
+        // accounts' report objects.
+        `AwsSolutions-IAM5[Resource::${secretArn}leads/example/profiles/*]`,
+        `AwsSolutions-IAM5[Resource::${secretArn}leads/example/upstreams/*]`,
+        `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/checkpoint.json]`,
+        `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/current.json]`,
+        `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/status.json]`,
         'Serverless-LambdaAsyncFailureDestination',
         // The lead queue's DLQ has no redrive policy of its own.
         'Serverless-SQSRedrivePolicy',

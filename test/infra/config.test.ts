@@ -167,3 +167,99 @@ describe('deploy config: alarmEmail', () => {
     );
   });
 });
+
+describe('deploy config: upstream accounts', () => {
+  const SOUTH = { baseUrl: 'https://south.example.com', maxPerSecond: 2, maxPerMinute: 20 };
+
+  it('accepts `upstreams` by name, each with its own report (defaulted), and profiles naming them', () => {
+    // Act
+    const config = parseDeployConfig({
+      ...MINIMAL,
+      upstreams: {
+        south: SOUTH,
+        north: { ...SOUTH, report: { branches: [7], refreshSeconds: 600 } },
+      },
+      profiles: {
+        site: { source: 'form' },
+        'lp-south': { source: 'form', upstream: 'south' },
+        'lp-default': { source: 'form', upstream: 'default' },
+      },
+    });
+
+    // Assess
+    expect(Object.keys(config.settings.upstreams ?? {})).toEqual(['south', 'north']);
+    expect(config.settings.upstreams?.south).toMatchObject({
+      ...SOUTH,
+      timeoutMs: 10_000,
+      report: { branches: [], refreshSeconds: 900 },
+    });
+    expect(config.settings.upstreams?.north?.report).toMatchObject({
+      branches: [7],
+      refreshSeconds: 600,
+    });
+    expect(config.settings.profiles['lp-south']).toMatchObject({ upstream: 'south' });
+    expect(config.settings.profiles.site).not.toHaveProperty('upstream');
+  });
+
+  it('leaves `upstreams` out of the settings when the file has none (one account, default)', () => {
+    // Act
+    const config = parseDeployConfig(MINIMAL);
+
+    // Assess
+    expect('upstreams' in config.settings).toBe(false);
+  });
+
+  it('refuses credentials inside an account, naming the path and not the value', () => {
+    // Act
+    const message = problemsOf({
+      ...MINIMAL,
+      upstreams: { south: { ...SOUTH, username: 'south-gym', password: 'hunter2' } },
+    });
+
+    // Assess
+    expect(message).toContain('upstreams.south.username: secret values do not belong');
+    expect(message).toContain('upstreams.south.password: secret values do not belong');
+    expect(message).not.toContain('south-gym');
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('refuses a profile that names an account which is not configured, listing the accounts', () => {
+    // Act
+    const message = problemsOf({
+      ...MINIMAL,
+      upstreams: { south: SOUTH },
+      profiles: { site: { source: 'form' }, 'lp-north': { source: 'form', upstream: 'north' } },
+    });
+
+    // Assess
+    expect(message).toMatch(/^invalid deploy configuration in deploy\.json:/);
+    expect(message).toContain(
+      'profiles.lp-north.upstream: names the account "north", which is not configured (accounts: "default", "south")',
+    );
+  });
+
+  it('refuses an account named `default` (that is `upstream`) and names that break the pattern', () => {
+    // Act
+    const clash = problemsOf({ ...MINIMAL, upstreams: { default: SOUTH } });
+    const badName = problemsOf({ ...MINIMAL, upstreams: { South_1: SOUTH } });
+
+    // Assess
+    expect(clash).toContain('upstreams.default: "default" is the account of "upstream"');
+    expect(badName).toContain(
+      'upstreams.South_1: account names are 1 to 32 lower-case letters, digits and -',
+    );
+  });
+
+  it('refuses unknown keys in an account, naming the closest known one', () => {
+    // Act
+    const message = problemsOf({
+      ...MINIMAL,
+      upstreams: { south: { ...SOUTH, maxPerSecnd: 3 } },
+    });
+
+    // Assess
+    expect(message).toContain(
+      'upstreams.south.maxPerSecnd: unknown key: did you mean "maxPerSecond"?',
+    );
+  });
+});

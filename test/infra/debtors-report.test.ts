@@ -3,7 +3,6 @@ import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
-import type { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../functions/kernel/env.ts';
@@ -13,14 +12,18 @@ import { LeadStore, PACER_ACTIONS } from '../../infra/constructs/lead-store.ts';
 import { LeadsSecrets } from '../../infra/constructs/leads-secrets.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
 import {
+  APPCONFIG_READ_ACTIONS,
   acknowledgements,
   addNagPacks,
+  appConfigStatements,
+  configurationArn,
   deployConfig,
   environmentOf,
   type PolicyStatementJson,
   removeTempOutdirs,
   roleStatements,
   routesOf,
+  secretNamesGranted,
   synthViolations,
   testApp,
   testStack,
@@ -37,17 +40,21 @@ interface Ids {
   refresherRole: string;
   report: string;
   reportRole: string;
-  upstreamSecret: string;
-  clientsSecret: string;
 }
 
-/** The statements whose resources mention `text`, as `action → resources` strings. */
+/**
+ * The statements whose resources mention `text`, as `action → resources` strings; report
+ * objects by key (`/debtors/current.json` for the account `default`,
+ * `/debtors/accounts/<any>/current.json`, written with a `*`, for the others).
+ */
 function grantsOn(statements: PolicyStatementJson[], text: string): string[] {
   return statements
     .filter((s) => JSON.stringify(s.Resource).includes(text))
     .flatMap((s) =>
       s.Action.map((action) => {
-        const keys = s.Resource.map((r) => /\/debtors\/[a-z]+\.json/.exec(JSON.stringify(r))?.[0])
+        const keys = s.Resource.map(
+          (r) => /\/debtors\/(accounts\/\*\/)?[a-z]+\.json/.exec(JSON.stringify(r))?.[0],
+        )
           .filter(Boolean)
           .sort()
           .join(',');
@@ -86,8 +93,6 @@ describe('DebtorsReport in the stack', () => {
       refresherRole: stack.getLogicalId(stack.report.refresher.role?.node.defaultChild as CfnRole),
       report: stack.getLogicalId(report.node.defaultChild as CfnFunction),
       reportRole: stack.getLogicalId(report.role?.node.defaultChild as CfnRole),
-      upstreamSecret: stack.getLogicalId(stack.secrets.upstream.node.defaultChild as CfnSecret),
-      clientsSecret: stack.getLogicalId(stack.secrets.clients.node.defaultChild as CfnSecret),
     };
     refresherStatements = roleStatements(template, ids.refresherRole);
     reportStatements = roleStatements(template, ids.reportRole);
@@ -198,7 +203,7 @@ describe('DebtorsReport in the stack', () => {
       });
     });
 
-    it("paces on delivery's pacer item: GetItem/UpdateItem on that one item of the ledger", () => {
+    it("paces on delivery's pacer items: GetItem/UpdateItem on the accounts' pacer items of the ledger", () => {
       // Act: the statements as written, conditions included (roleStatements drops them).
       const policies = Object.values(template.findResources('AWS::IAM::Policy')) as Array<{
         Properties: {
@@ -217,23 +222,26 @@ describe('DebtorsReport in the stack', () => {
           Effect: 'Allow',
           Action: [...PACER_ACTIONS],
           Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+          // One pacer item per account: `pacer#upstream` (default), `pacer#upstream#<name>`.
           Condition: {
-            'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [UPSTREAM_PACER_KEY] },
+            'ForAllValues:StringLike': {
+              'dynamodb:LeadingKeys': [UPSTREAM_PACER_KEY, `${UPSTREAM_PACER_KEY}#*`],
+            },
           },
         },
       ]);
     });
 
-    it('reads and writes only the three report keys and deletes only the checkpoint', () => {
+    it("reads and writes only each account's three report keys and deletes only the checkpoints", () => {
       expect(grantsOn(refresherStatements, ids.bucket)).toEqual([
-        's3:DeleteObject /debtors/checkpoint.json',
-        's3:GetObject /debtors/checkpoint.json,/debtors/current.json,/debtors/status.json',
+        's3:DeleteObject /debtors/accounts/*/checkpoint.json,/debtors/checkpoint.json',
+        's3:GetObject /debtors/accounts/*/checkpoint.json,/debtors/accounts/*/current.json,/debtors/accounts/*/status.json,/debtors/checkpoint.json,/debtors/current.json,/debtors/status.json',
         's3:ListBucket',
-        's3:PutObject /debtors/checkpoint.json,/debtors/current.json,/debtors/status.json',
+        's3:PutObject /debtors/accounts/*/checkpoint.json,/debtors/accounts/*/current.json,/debtors/accounts/*/status.json,/debtors/checkpoint.json,/debtors/current.json,/debtors/status.json',
       ]);
     });
 
-    it('sends to and consumes the refresh queue, reads only the upstream secret', () => {
+    it("sends to and consumes the refresh queue, reads only the accounts' upstream secrets", () => {
       expect(grantsOn(refresherStatements, ids.queue)).toEqual([
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
@@ -242,16 +250,20 @@ describe('DebtorsReport in the stack', () => {
         'sqs:ReceiveMessage',
         'sqs:SendMessage',
       ]);
-      expect(grantsOn(refresherStatements, ids.upstreamSecret)).toEqual([
-        'secretsmanager:DescribeSecret',
-        'secretsmanager:GetSecretValue',
-      ]);
-      expect(grantsOn(refresherStatements, ids.clientsSecret)).toEqual([]);
+      // `default`'s secret by name, the other accounts' by pattern; no clients, no profiles.
+      for (const action of ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret']) {
+        expect(secretNamesGranted(refresherStatements, action)).toEqual([
+          'leads/prod/upstream-??????',
+          'leads/prod/upstreams/*',
+        ]);
+      }
       expect(grantsOn(refresherStatements, ids.dlq)).toEqual([]);
     });
 
     it('is granted nothing else: its whole action list', () => {
       expect(allActions(refresherStatements)).toEqual([
+        'appconfig:GetLatestConfiguration',
+        'appconfig:StartConfigurationSession',
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
@@ -271,19 +283,24 @@ describe('DebtorsReport in the stack', () => {
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
       ]);
+      // It reads the accounts and their report settings from the configuration store.
+      expect(appConfigStatements(refresherStatements)).toEqual([
+        { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
+      ]);
     });
   });
 
   describe('the schedule', () => {
-    it('sends a refresh request to the queue every refreshSeconds', () => {
+    it('ticks every minute whatever refreshSeconds (900 here): the refresher refreshes the accounts due', () => {
       template.hasResourceProperties('AWS::Scheduler::Schedule', {
-        ScheduleExpression: 'rate(15 minutes)',
+        ScheduleExpression: 'rate(1 minute)',
         State: 'ENABLED',
         FlexibleTimeWindow: { Mode: 'OFF' },
         Target: {
           Arn: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
           Input: JSON.stringify({ kind: 'refresh', reason: 'schedule' }),
-          RetryPolicy: { MaximumEventAgeInSeconds: 900, MaximumRetryAttempts: 3 },
+          // A tick not delivered within a minute is dropped: the next one replaces it.
+          RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 3 },
         },
       });
     });
@@ -320,14 +337,15 @@ describe('DebtorsReport in the stack', () => {
       });
     });
 
-    it('alarms on a snapshot older than 2 × refreshSeconds, and on no data at all', () => {
+    it("alarms on an account's report older than 2 × its refreshSeconds (ReportAgeRatio > 2), and on no data at all", () => {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'Leads',
-        MetricName: 'ReportAgeSeconds',
+        MetricName: 'ReportAgeRatio',
         Dimensions: [{ Name: 'service', Value: 'leads' }],
         Statistic: 'Maximum',
-        Period: 1800,
-        Threshold: 1800,
+        // Five ticks of the schedule, whatever refreshSeconds.
+        Period: 300,
+        Threshold: 2,
         ComparisonOperator: 'GreaterThanThreshold',
         EvaluationPeriods: 1,
         TreatMissingData: 'breaching',
@@ -371,21 +389,20 @@ describe('DebtorsReport in the stack', () => {
       });
     });
 
-    it('only reads the snapshot and the status, only sends to the refresh queue', () => {
+    it("only reads each account's snapshot and status, only sends to the refresh queue", () => {
       expect(grantsOn(reportStatements, ids.bucket)).toEqual([
-        's3:GetObject /debtors/current.json,/debtors/status.json',
+        's3:GetObject /debtors/accounts/*/current.json,/debtors/accounts/*/status.json,/debtors/current.json,/debtors/status.json',
         's3:ListBucket',
       ]);
       expect(grantsOn(reportStatements, ids.queue)).toEqual(['sqs:SendMessage']);
-      expect(grantsOn(reportStatements, ids.clientsSecret)).toEqual([
-        'secretsmanager:DescribeSecret',
-        'secretsmanager:GetSecretValue',
-      ]);
-      expect(grantsOn(reportStatements, ids.upstreamSecret)).toEqual([]);
+      // The clients secret only: no upstream credentials.
+      expect(secretNamesGranted(reportStatements)).toEqual(['leads/prod/clients-??????']);
     });
 
     it('is granted nothing else: its whole action list', () => {
       expect(allActions(reportStatements)).toEqual([
+        'appconfig:GetLatestConfiguration',
+        'appconfig:StartConfigurationSession',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         's3:GetObject',
@@ -395,6 +412,9 @@ describe('DebtorsReport in the stack', () => {
         'sqs:SendMessage',
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
+      ]);
+      expect(appConfigStatements(reportStatements)).toEqual([
+        { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
       ]);
     });
   });
@@ -427,7 +447,7 @@ describe('DebtorsReport alone', () => {
 
   it('passes cdk-nag, each acknowledgement with its reason on the narrowest construct', () => {
     // Prepare
-    const { app } = build(900);
+    const { app, stack, report } = build(900);
 
     // Act
     const found = synthViolations(app);
@@ -435,36 +455,48 @@ describe('DebtorsReport alone', () => {
     // Assess
     expect(found).toEqual([]);
     const acks = acknowledgements(app).filter((a) => a.path.startsWith('test/Report'));
+    const bucket = stack.getLogicalId(report.bucket.node.defaultChild as CfnBucket);
+    const policy = 'test/Report/RefresherRole/DefaultPolicy';
     expect(acks.map((a) => `${a.path} ${a.id}`).sort()).toEqual([
       'test/Report/Bucket AwsSolutions-S1',
       'test/Report/RefreshDeadLetterQueue Serverless-SQSRedrivePolicy',
       'test/Report/Refresher Serverless-LambdaDLQ',
       'test/Report/Refresher Serverless-LambdaEventSourceMappingDestination',
-      'test/Report/RefresherRole/DefaultPolicy AwsSolutions-IAM5[Resource::*]',
+      // X-Ray, then each wildcard of the accounts: their report objects and their secrets.
+      `${policy} AwsSolutions-IAM5[Resource::*]`,
+      `${policy} AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/checkpoint.json]`,
+      `${policy} AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/current.json]`,
+      `${policy} AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/status.json]`,
+      `${policy} AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:leads/prod/upstreams/*]`,
     ]);
     for (const ack of acks) expect(ack.reason.length).toBeGreaterThanOrEqual(40);
   });
 
-  it('rounds the schedule up to whole minutes and sizes the alarms from refreshSeconds', () => {
-    // Act
-    const template = Template.fromStack(build(90).stack);
+  it('ticks every minute and alarms on the age ratio whatever refreshSeconds; sizes the failure alarm from it', () => {
+    for (const refreshSeconds of [90, 3600]) {
+      // Act
+      const template = Template.fromStack(build(refreshSeconds).stack);
 
-    // Assess
-    template.hasResourceProperties('AWS::Scheduler::Schedule', {
-      ScheduleExpression: 'rate(2 minutes)',
-      Target: Match.objectLike({
-        RetryPolicy: Match.objectLike({ MaximumEventAgeInSeconds: 120 }),
-      }),
-    });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'ReportAgeSeconds',
-      Period: 180,
-      Threshold: 180,
-    });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'ReportRefreshFailed',
-      Period: 120,
-    });
+      // Assess: accounts and their refreshSeconds change without a deploy, so the schedule and
+      // the stale alarm do not depend on the deploy configuration's refreshSeconds.
+      template.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: 'rate(1 minute)',
+        Target: Match.objectLike({
+          RetryPolicy: Match.objectLike({ MaximumEventAgeInSeconds: 60 }),
+        }),
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ReportAgeRatio',
+        Period: 300,
+        Threshold: 2,
+      });
+      // The failure alarm's period: refreshSeconds rounded up to whole minutes.
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ReportRefreshFailed',
+        Period: refreshSeconds === 90 ? 120 : 3600,
+      });
+      expect(JSON.stringify(template.toJSON())).not.toContain('ReportAgeSeconds');
+    }
   });
 
   it('refuses a refresh interval under a minute', () => {

@@ -147,5 +147,7 @@ describe('deploying the example by accident', () => {
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('stage: is required');
     expect(refused.stderr).not.toMatch(/\n\s+at /);
-  });
+    // Two cold `node --import tsx` runs of the app: about 20 s alone, more beside the other
+    // synthesizing test files.
+  }, 90_000);
 });

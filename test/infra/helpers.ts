@@ -194,3 +194,67 @@ export function routesOf(template: Template, fnId: string): string[] {
     .map((m) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId.Ref) || '/'}`)
     .sort();
 }
+
+/**
+ * The secret names a set of statements grants `action` on, as the policy writes them: a
+ * stack-created secret's name with Secrets Manager's `-??????` suffix, or a name pattern
+ * (`<prefix>/upstreams/*`). Sorted.
+ */
+export function secretNamesGranted(
+  statements: PolicyStatementJson[],
+  action = 'secretsmanager:GetSecretValue',
+): string[] {
+  const names = statements
+    .filter((s) => s.Action.includes(action))
+    .flatMap((s) => s.Resource)
+    .map((resource) => /:secret:([^"]+)"\]\]\}$/.exec(JSON.stringify(resource))?.[1])
+    .filter((name): name is string => name !== undefined);
+  return [...new Set(names)].sort();
+}
+
+/** The two AppConfig data-plane actions a settings reader needs (infra/constructs/config-store.ts). */
+export const APPCONFIG_READ_ACTIONS = [
+  'appconfig:GetLatestConfiguration',
+  'appconfig:StartConfigurationSession',
+];
+
+/** The logical ids of the configuration store's AppConfig resources (one of each). */
+export function appConfigIds(template: Template) {
+  return {
+    application: onlyLogicalId(template, 'AWS::AppConfig::Application'),
+    environment: onlyLogicalId(template, 'AWS::AppConfig::Environment'),
+    profile: onlyLogicalId(template, 'AWS::AppConfig::ConfigurationProfile'),
+    version: onlyLogicalId(template, 'AWS::AppConfig::HostedConfigurationVersion'),
+    strategy: onlyLogicalId(template, 'AWS::AppConfig::DeploymentStrategy'),
+    deployment: onlyLogicalId(template, 'AWS::AppConfig::Deployment'),
+  };
+}
+
+/** The ARN of the settings' configuration profile in its environment, as the template writes it. */
+export function configurationArn(template: Template): unknown {
+  const ids = appConfigIds(template);
+  return {
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':appconfig:',
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        ':application/',
+        { Ref: ids.application },
+        '/environment/',
+        { Ref: ids.environment },
+        '/configuration/',
+        { Ref: ids.profile },
+      ],
+    ],
+  };
+}
+
+/** The statements of `statements` that grant any AppConfig action. */
+export function appConfigStatements(statements: PolicyStatementJson[]): PolicyStatementJson[] {
+  return statements.filter((s) => s.Action.some((a) => a.startsWith('appconfig:')));
+}

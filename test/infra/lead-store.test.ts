@@ -19,6 +19,7 @@ import { dynamoUpstreamHealth } from '../../functions/upstream/health-dynamodb.t
 import {
   createDynamoPacer,
   PacerWaitError,
+  pacerKey,
   UPSTREAM_PACER_KEY,
 } from '../../functions/upstream/pacer-dynamodb.ts';
 import {
@@ -187,13 +188,19 @@ describe('LeadStore', () => {
         Statement: Match.arrayWith([
           Match.objectLike({
             Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+            // One circuit item per upstream account: `circuit#upstream` (default), `circuit#upstream#<name>`.
             Condition: {
-              'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['circuit#upstream'] },
+              'ForAllValues:StringLike': {
+                'dynamodb:LeadingKeys': ['circuit#upstream', 'circuit#upstream#*'],
+              },
             },
           }),
         ]),
       },
     });
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain(
+      'StringEquals',
+    );
   });
 
   it('grantReconciler: GetItem and UpdateItem on the table, Query on the due index only', () => {
@@ -228,16 +235,59 @@ describe('LeadStore', () => {
         Statement: Match.arrayWith([
           Match.objectLike({
             Resource: tableArn(table),
+            // One pacer item per upstream account: `pacer#upstream` (default), `pacer#upstream#<name>`.
             Condition: {
-              'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['pacer#upstream'] },
+              'ForAllValues:StringLike': {
+                'dynamodb:LeadingKeys': ['pacer#upstream', 'pacer#upstream#*'],
+              },
             },
           }),
         ]),
       },
     });
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain(
+      'StringEquals',
+    );
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ [ENV.ledgerTable]: { Ref: table } }) },
     });
+  });
+
+  it("every account's pacer and circuit items fall under their grant's LeadingKeys patterns, and nothing else does", () => {
+    // Prepare: IAM's StringLike (`*` any characters, `?` one) as a regular expression.
+    const like = (pattern: string, value: string) =>
+      new RegExp(
+        `^${pattern
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.')}$`,
+      ).test(value);
+    const leadingKeys = (grant: Grant): string[] => {
+      const { template } = granted(grant);
+      const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+      const found = /"ForAllValues:StringLike":\{"dynamodb:LeadingKeys":(\[[^\]]*\])/.exec(
+        policies,
+      );
+      if (!found?.[1]) throw new Error(`no LeadingKeys condition for ${grant}`);
+      return JSON.parse(found[1]) as string[];
+    };
+    const accounts = ['default', 'south', 'gym-2'];
+
+    // Act
+    const pacerPatterns = leadingKeys('grantPacer');
+    const circuitPatterns = leadingKeys('grantForwarder');
+    const allowedBy = (patterns: string[], key: string) => patterns.some((p) => like(p, key));
+
+    // Assess
+    for (const account of accounts) {
+      expect(allowedBy(pacerPatterns, pacerKey(account)), pacerKey(account)).toBe(true);
+      expect(allowedBy(circuitPatterns, circuitKey(account)), circuitKey(account)).toBe(true);
+      expect(allowedBy(pacerPatterns, circuitKey(account))).toBe(false);
+      expect(allowedBy(circuitPatterns, pacerKey(account))).toBe(false);
+    }
+    for (const other of [`lead#${newLeadId(new Date())}`, 'dedup#site#abc', 'status#queued']) {
+      expect(allowedBy([...pacerPatterns, ...circuitPatterns], other), other).toBe(false);
+    }
   });
 
   it('grantAdmin: GetItem and UpdateItem on the table, Query on the two indexes only', () => {

@@ -1,8 +1,20 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LeadsSecrets } from '../../infra/constructs/leads-secrets.ts';
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
-import { deployConfig, removeTempOutdirs, testApp, testStack } from './helpers.ts';
+import {
+  acknowledgements,
+  addNagPacks,
+  deployConfig,
+  environmentOf,
+  removeTempOutdirs,
+  roleStatements,
+  secretNamesGranted,
+  synthViolations,
+  testApp,
+  testStack,
+} from './helpers.ts';
 
 const ENTRY = 'test/fixtures/functions/hello.ts';
 
@@ -23,6 +35,24 @@ interface SecretResource {
     Name: string;
     SecretString?: unknown;
     GenerateSecretString: { SecretStringTemplate: string; GenerateStringKey: string };
+  };
+}
+
+/** A secret's ARN in the stack's account and region, `name` with its suffix or wildcard. */
+function secretArn(name: string) {
+  return {
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':secretsmanager:',
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        `:secret:${name}`,
+      ],
+    ],
   };
 }
 
@@ -93,73 +123,182 @@ describe('LeadsSecrets', () => {
     }
   });
 
-  it('grants a function read on the named secrets only, and gives it prefix and settings', () => {
+  it('creates one secret per upstream account: <prefix>/upstream for default, <prefix>/upstreams/<name> for the others', () => {
     // Prepare
-    const { stack, secrets, config } = secretsStack();
+    const config = deployConfig({
+      upstreams: {
+        south: { baseUrl: 'https://south.example.com', maxPerSecond: 2, maxPerMinute: 20 },
+      },
+    });
+    const stack = testStack();
+
+    // Act
+    const secrets = new LeadsSecrets(stack, 'Secrets', {
+      prefix: config.secretsPrefix,
+      settings: config.settings,
+    });
+    const byName = secretsByName(Template.fromStack(stack));
+
+    // Assess
+    expect([...secrets.upstreams.keys()]).toEqual(['default', 'south']);
+    const template = byName.get('leads/prod/upstreams/south')?.Properties.GenerateSecretString;
+    expect(JSON.parse(template?.SecretStringTemplate ?? '')).toEqual({
+      username: 'REPLACE_ME',
+      password: 'REPLACE_ME',
+    });
+    expect(secrets.names.slice(0, 3)).toEqual([
+      'leads/prod/upstream',
+      'leads/prod/upstreams/south',
+      'leads/prod/clients',
+    ]);
+  });
+
+  it('creates one profile secret per distinct secretName, holding the keys of every profile that shares it', () => {
+    // Prepare
+    const config = deployConfig({
+      profiles: {
+        'lp-a': { source: 'form', secretName: 'forms' },
+        'lp-b': { source: 'form', secretName: 'forms' },
+        site: { source: 'form' },
+        native: { source: 'prospect' },
+      },
+    });
+    const stack = testStack();
+
+    // Act
+    new LeadsSecrets(stack, 'Secrets', { prefix: config.secretsPrefix, settings: config.settings });
+    const byName = secretsByName(Template.fromStack(stack));
+
+    // Assess
+    expect([...byName.keys()].sort()).toEqual([
+      'leads/prod/clients',
+      'leads/prod/profiles/forms',
+      'leads/prod/profiles/site',
+      'leads/prod/upstream',
+    ]);
+    const forms = byName.get('leads/prod/profiles/forms')?.Properties.GenerateSecretString;
+    expect(JSON.parse(forms?.SecretStringTemplate ?? '')).toEqual({ token: 'REPLACE_ME' });
+  });
+
+  it("grants 'upstream' as default's secret by name and the other accounts' by pattern, and gives the prefix, no settings", () => {
+    // Prepare
+    const { stack, secrets } = secretsStack();
     const fn = new NodeFunction(stack, 'Worker', { entry: ENTRY });
 
     // Act
     secrets.grantRead(fn, 'upstream');
     const template = Template.fromStack(stack);
 
-    // Assess
-    const upstream = stack.getLogicalId(secrets.upstream.node.defaultChild as never);
+    // Assess: Secrets Manager appends `-` and six characters to a secret's ARN.
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
           {
             Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
             Effect: 'Allow',
-            Resource: { Ref: upstream },
+            Resource: [
+              secretArn('leads/prod/upstream-??????'),
+              secretArn('leads/prod/upstreams/*'),
+            ],
           },
         ]),
       },
     });
+    const role = stack.getLogicalId(fn.role?.node.defaultChild as CfnRole);
+    expect(secretNamesGranted(roleStatements(template, role))).toEqual([
+      'leads/prod/upstream-??????',
+      'leads/prod/upstreams/*',
+    ]);
     const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
     for (const other of [secrets.clients, ...secrets.profiles.values()]) {
       expect(policies).not.toContain(stack.getLogicalId(other.node.defaultChild as never));
     }
-    const variables = Object.values(template.findResources('AWS::Lambda::Function'))[0]?.Properties
-      .Environment.Variables as Record<string, string>;
+    expect(policies).not.toContain('/clients');
+    expect(policies).not.toContain('/profiles');
+    const variables = environmentOf(template, stack.getLogicalId(fn.node.defaultChild as never));
     expect(variables.LEADS_SECRETS_PREFIX).toBe('leads/prod');
-    expect(JSON.parse(variables.LEADS_SETTINGS ?? '')).toEqual(config.settings);
+    // The settings live in the configuration store (config-store.test.ts), not in a variable.
+    expect(variables).not.toHaveProperty('LEADS_SETTINGS');
   });
 
-  it('grants every profile secret for "profiles"', () => {
+  it("grants 'profiles' as the pattern <prefix>/profiles/*, and 'clients' by name", () => {
     // Prepare
     const { stack, secrets } = secretsStack();
     const fn = new NodeFunction(stack, 'Intake', { entry: ENTRY });
 
     // Act
-    secrets.grantRead(fn, 'profiles');
+    secrets.grantRead(fn, 'clients', 'profiles');
     const template = Template.fromStack(stack);
 
     // Assess
-    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
-    for (const secret of secrets.profiles.values()) {
-      expect(policies).toContain(stack.getLogicalId(secret.node.defaultChild as never));
+    const role = stack.getLogicalId(fn.role?.node.defaultChild as CfnRole);
+    const statements = roleStatements(template, role);
+    for (const action of ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret']) {
+      expect(secretNamesGranted(statements, action)).toEqual([
+        'leads/prod/clients-??????',
+        'leads/prod/profiles/*',
+      ]);
     }
-    expect(policies).not.toContain(stack.getLogicalId(secrets.upstream.node.defaultChild as never));
+    expect(JSON.stringify(statements)).not.toContain('/upstream');
   });
 
-  it('fails synth with a clear message when the settings would not fit in Lambda 4 KB', () => {
+  it('acknowledges IAM5 for exactly the two name patterns, with a reason: no IAM finding is left', () => {
     // Prepare
+    const app = testApp();
+    addNagPacks(app);
+    const stack = testStack(app);
+    const config = deployConfig();
+    const secrets = new LeadsSecrets(stack, 'Secrets', {
+      prefix: config.secretsPrefix,
+      settings: config.settings,
+    });
+    const fn = new NodeFunction(stack, 'Worker', { entry: ENTRY });
+    secrets.grantRead(fn, 'upstream', 'clients', 'profiles');
+
+    // Act
+    const found = synthViolations(app);
+
+    // Assess: no IAM finding left (the bare function's missing DLQ is not this construct's).
+    expect(found.filter((v) => v.rule.startsWith('AwsSolutions-IAM'))).toEqual([]);
+    expect(found.map((v) => v.rule)).toEqual(['Serverless-LambdaDLQ']);
+    const iam5 = acknowledgements(app).filter(
+      (a) => a.path === 'test/WorkerRole/DefaultPolicy' && a.id.startsWith('AwsSolutions-IAM5'),
+    );
+    const arn = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:';
+    expect(iam5.map((a) => a.id).sort()).toEqual([
+      'AwsSolutions-IAM5[Resource::*]',
+      `AwsSolutions-IAM5[Resource::${arn}leads/prod/profiles/*]`,
+      `AwsSolutions-IAM5[Resource::${arn}leads/prod/upstreams/*]`,
+    ]);
+    for (const ack of iam5) expect(ack.reason.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('synthesizes with settings far over 4 KB: they are no longer in any function environment', () => {
+    // Prepare: 200 Meta forms, the configuration that used to fail synth (LEADS_SETTINGS > 4 KB).
     const app = testApp();
     const stack = testStack(app);
     const forms = Object.fromEntries(
       Array.from({ length: 200 }, (_, i) => [`${1_000_000_000 + i}`, { idBranch: i + 1 }]),
     );
     const config = deployConfig({ profiles: { meta: { source: 'meta', forms } } });
+    expect(JSON.stringify(config.settings).length).toBeGreaterThan(4096);
     const secrets = new LeadsSecrets(stack, 'Secrets', {
       prefix: config.secretsPrefix,
       settings: config.settings,
     });
-    secrets.grantRead(new NodeFunction(stack, 'Intake', { entry: ENTRY }), 'profiles');
+    const fn = new NodeFunction(stack, 'Intake', { entry: ENTRY });
+    secrets.grantRead(fn, 'profiles');
 
     // Act
     const synth = () => app.synth();
 
     // Assess
-    expect(synth).toThrow(/over Lambda's 4096-byte limit \(largest: LEADS_SETTINGS/);
+    expect(synth).not.toThrow();
+    const variables = environmentOf(
+      Template.fromStack(stack),
+      stack.getLogicalId(fn.node.defaultChild as never),
+    );
+    expect(JSON.stringify(variables).length).toBeLessThan(1024);
+    expect(JSON.stringify(variables)).not.toContain('1000000000');
   });
 });

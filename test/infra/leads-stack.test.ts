@@ -9,13 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../functions/kernel/routes.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
 import {
+  APPCONFIG_READ_ACTIONS,
   actionsOn,
+  appConfigStatements,
+  configurationArn,
   deployConfig,
   environmentOf,
   type PolicyStatementJson,
   removeTempOutdirs,
   roleStatements,
   routesOf,
+  secretNamesGranted,
   testApp,
 } from './helpers.ts';
 
@@ -109,6 +113,8 @@ describe('LeadsStack', () => {
     // Assess
     expect(intakeStatements.every((s) => s.Effect === 'Allow')).toBe(true);
     expect(actions).toEqual([
+      'appconfig:GetLatestConfiguration',
+      'appconfig:StartConfigurationSession',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'logs:CreateLogStream',
@@ -118,6 +124,15 @@ describe('LeadsStack', () => {
       'sqs:SendMessage',
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
+    ]);
+    // The settings: this one configuration, nothing else of AppConfig.
+    expect(appConfigStatements(intakeStatements)).toEqual([
+      { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
+    ]);
+    // Secrets: the API clients, and every profile's keys (profiles may be added without a deploy).
+    expect(secretNamesGranted(intakeStatements)).toEqual([
+      'leads/prod/clients-??????',
+      'leads/prod/profiles/*',
     ]);
   });
 
@@ -237,6 +252,8 @@ describe('LeadsStack: delivery and admin', () => {
     it('is granted nothing else: its whole action list', () => {
       expect(forwarderStatements.every((s) => s.Effect === 'Allow')).toBe(true);
       expect(allActions(forwarderStatements)).toEqual([
+        'appconfig:GetLatestConfiguration',
+        'appconfig:StartConfigurationSession',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
@@ -253,16 +270,24 @@ describe('LeadsStack: delivery and admin', () => {
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
       ]);
+      expect(appConfigStatements(forwarderStatements)).toEqual([
+        { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
+      ]);
     });
 
-    it('reads the upstream and profile secrets, not the API clients', () => {
-      const upstream = stack.getLogicalId(stack.secrets.upstream.node.defaultChild as CfnSecret);
+    it("reads every account's upstream secret and the profile secrets, not the API clients", () => {
+      // The account `default`'s secret by name, the other accounts' and the profiles' by
+      // pattern (accounts and profiles are added with `npm run config -- push`, no deploy).
+      expect(secretNamesGranted(forwarderStatements)).toEqual([
+        'leads/prod/profiles/*',
+        'leads/prod/upstream-??????',
+        'leads/prod/upstreams/*',
+      ]);
+      expect(secretNamesGranted(forwarderStatements, 'secretsmanager:DescribeSecret')).toEqual(
+        secretNamesGranted(forwarderStatements),
+      );
+      // No grant names a secret the stack created by its logical id (the clients' least of all).
       const clients = stack.getLogicalId(stack.secrets.clients.node.defaultChild as CfnSecret);
-      const meta = stack.secrets.profiles.get('meta');
-      if (!meta) throw new Error('no meta profile secret');
-      const metaId = stack.getLogicalId(meta.node.defaultChild as CfnSecret);
-      expect(actionsOn(forwarderStatements, upstream)).toContain('secretsmanager:GetSecretValue');
-      expect(actionsOn(forwarderStatements, metaId)).toContain('secretsmanager:GetSecretValue');
       expect(actionsOn(forwarderStatements, clients)).toEqual([]);
     });
   });
@@ -286,6 +311,8 @@ describe('LeadsStack: delivery and admin', () => {
     it('is granted nothing else: reads and wakes leads, queries the due index, sends messages', () => {
       const statements = roleStatements(template, ids.reconcilerRole);
       expect(allActions(statements)).toEqual([
+        'appconfig:GetLatestConfiguration',
+        'appconfig:StartConfigurationSession',
         'dynamodb:GetItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
@@ -299,6 +326,10 @@ describe('LeadsStack: delivery and admin', () => {
       expect(JSON.stringify(query.map((st) => st.Resource))).toContain('/index/gsi2');
       expect(JSON.stringify(query.map((st) => st.Resource))).not.toContain('/index/gsi1');
       expect(actionsOn(statements, ids.dlq)).toEqual([]);
+      expect(appConfigStatements(statements)).toEqual([
+        { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
+      ]);
+      expect(secretNamesGranted(statements)).toEqual([]);
     });
   });
 
@@ -358,6 +389,8 @@ describe('LeadsStack: delivery and admin', () => {
 
     it('is granted nothing else: its whole action list', () => {
       expect(allActions(adminStatements)).toEqual([
+        'appconfig:GetLatestConfiguration',
+        'appconfig:StartConfigurationSession',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:Query',
@@ -375,6 +408,10 @@ describe('LeadsStack: delivery and admin', () => {
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
       ]);
+      expect(appConfigStatements(adminStatements)).toEqual([
+        { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
+      ]);
+      expect(secretNamesGranted(adminStatements)).toEqual(['leads/prod/clients-??????']);
     });
   });
 
@@ -448,13 +485,12 @@ describe('LeadsStack: delivery and admin', () => {
       const fn = stack.functions.get('authorizer');
       const role = stack.getLogicalId(fn?.role?.node.defaultChild as CfnRole);
       const statements = roleStatements(template, role);
-      const clients = stack.getLogicalId(stack.secrets.clients.node.defaultChild as CfnSecret);
-      const upstream = stack.getLogicalId(stack.secrets.upstream.node.defaultChild as CfnSecret);
-      expect(actionsOn(statements, clients)).toEqual([
-        'secretsmanager:DescribeSecret',
-        'secretsmanager:GetSecretValue',
+      expect(secretNamesGranted(statements)).toEqual(['leads/prod/clients-??????']);
+      expect(secretNamesGranted(statements, 'secretsmanager:DescribeSecret')).toEqual([
+        'leads/prod/clients-??????',
       ]);
-      expect(actionsOn(statements, upstream)).toEqual([]);
+      // No settings either: the authorizer reads only the clients secret.
+      expect(appConfigStatements(statements)).toEqual([]);
       expect(allActions(statements)).toEqual([
         'logs:CreateLogStream',
         'logs:PutLogEvents',

@@ -142,14 +142,14 @@ describe('NodeFunction', () => {
     const app = testApp();
     const stack = testStack(app);
     const fn = new NodeFunction(stack, 'Hello', { entry: ENTRY });
-    fn.addEnvironment('LEADS_SETTINGS', JSON.stringify({ blob: 'x'.repeat(4100) }));
+    fn.addEnvironment('BIG_VARIABLE', JSON.stringify({ blob: 'x'.repeat(4100) }));
 
     // Act
     const synth = () => app.synth();
 
     // Assess
     expect(synth).toThrow(/test\/Hello take about \d+ bytes, over Lambda's 4096-byte limit/);
-    expect(synth).toThrow(/largest: LEADS_SETTINGS/);
+    expect(synth).toThrow(/largest: BIG_VARIABLE/);
   });
 
   it('fails synth when anything but X-Ray gets Resource "*" (the IAM5 acknowledgement is X-Ray only)', () => {
