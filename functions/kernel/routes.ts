@@ -184,6 +184,18 @@ export const BASIC_AUTH = {
   },
 } as const;
 
+/**
+ * What the gateway answers for a path, or a method of a path, that no route has. API Gateway's
+ * own answer is its MISSING_AUTHENTICATION_TOKEN gateway response (403 `{"message": "Missing
+ * Authentication Token"}`, header `x-amzn-ErrorType: MissingAuthenticationTokenException`); the
+ * stack replaces it with this 404 in the contract's error shape (infra/constructs/leads-api.ts)
+ * and the local gateway answers the same (local/runtime.ts).
+ */
+export const UNKNOWN_ROUTE = {
+  statusCode: 404,
+  body: { error: { code: 'NOT_FOUND', message: 'No such route', details: [] as string[] } },
+} as const;
+
 /** Webhook bursts (a campaign, a platform's retry storm) are absorbed here, not upstream. */
 const INTAKE_THROTTLE = { rateLimit: 50, burstLimit: 100 };
 /** Reports are read by people and dashboards; each answer may be megabytes. */

@@ -39,7 +39,12 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { BASIC_AUTH, BINARY_MEDIA_TYPES, type RouteSpec } from '../../functions/kernel/routes.ts';
+import {
+  BASIC_AUTH,
+  BINARY_MEDIA_TYPES,
+  type RouteSpec,
+  UNKNOWN_ROUTE,
+} from '../../functions/kernel/routes.ts';
 
 export interface LeadsApiProps {
   /** Stage name and `leads-<stage>` API name. */
@@ -346,7 +351,7 @@ export class LeadsApi extends Construct {
       ['Default4xx', ResponseType.DEFAULT_4XX],
       ['Default5xx', ResponseType.DEFAULT_5XX],
       // An unknown route: API Gateway says 403 "Missing Authentication Token"; say 404.
-      ['UnknownRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, '404'],
+      ['UnknownRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, String(UNKNOWN_ROUTE.statusCode)],
     ];
     // Missing or refused Basic credentials (the authorizer): a challenge a browser answers.
     const { unauthorized } = BASIC_AUTH;
@@ -369,9 +374,7 @@ export class LeadsApi extends Construct {
         templates: {
           'application/json':
             type === ResponseType.MISSING_AUTHENTICATION_TOKEN
-              ? JSON.stringify({
-                  error: { code: 'NOT_FOUND', message: 'No such route', details: [] },
-                })
+              ? JSON.stringify(UNKNOWN_ROUTE.body)
               : ERROR_TEMPLATE,
         },
       });
