@@ -5,14 +5,14 @@
  * (admin, report, refresher) stay free of the sources' code.
  */
 import * as z from 'zod/mini';
-import { nonEmpty } from '../kernel/client-schema.ts';
+import { nonEmpty, secretText } from '../kernel/client-schema.ts';
 
 const positive = z.number().check(z.positive('must be greater than 0'));
 
 export const upstreamConfigSchema = z.object({
   baseUrl: z.url(),
   username: nonEmpty,
-  password: nonEmpty,
+  password: secretText,
   maxPerSecond: positive,
   maxPerMinute: positive,
   /** Per-call timeout of every upstream request. */

@@ -12,12 +12,12 @@ import type { IssueDetail } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { FIELD_MAP_TARGETS } from '../domain/map-lead.ts';
 import { prospectSchema } from '../domain/prospect.ts';
-import { nonEmpty } from '../kernel/client-schema.ts';
+import { nonEmpty, secretText } from '../kernel/client-schema.ts';
 import type { HttpRequest } from '../kernel/http.ts';
 import { isPlainObject, parseJsonText } from './body.ts';
 
-/** A secret setting of a profile (Secrets Manager when deployed). */
-export const secretSetting = nonEmpty;
+/** A secret setting of a profile (Secrets Manager when deployed), taken byte for byte. */
+export const secretSetting = secretText;
 
 /** Settings every profile has, whatever its source. */
 export const profileCommon = {
