@@ -377,14 +377,15 @@ const OPERATIONS: Record<string, Operation> = {
     operationId: 'createProspect',
     summary: 'Create a prospect, as the upstream’s own operation',
     description:
-      'The upstream’s create-prospect body. The lead is recorded, then the answer waits up to 8 seconds for its delivery: 200 with the upstream’s id when delivered in time, else 202 (it is still delivered). A retry with the same body (or `Idempotency-Key`) is the same lead.',
+      'The upstream’s create-prospect body. The lead is recorded, then the answer waits up to 8 seconds for its delivery: 200 with the upstream’s id when delivered in time, else 202 (it is still delivered). A retry with the same body (or `Idempotency-Key`) from the same client is the same lead; keys and bodies are scoped to the client that sent them, and a key is bound to its body.',
     tags: ['intake'],
     parameters: [
       {
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
-        description: 'The same key is the same prospect (24 hours).',
+        description:
+          'The same key from the same client with the same body is the same prospect (24 hours); with another body it is refused (422 `idempotency_key_reused`). Another client’s key is unrelated.',
         schema: { type: 'string', maxLength: 255 },
       },
     ],
@@ -406,6 +407,9 @@ const OPERATIONS: Record<string, Operation> = {
         { anyOf: [ref(errorSchema), ref(prospectRejectedSchema)] },
       ),
       '413': problem('The body is over 256 KB.'),
+      '422': problem(
+        'This client already used the `Idempotency-Key` for a different Prospect within 24 hours (`idempotency_key_reused`); nothing was stored.',
+      ),
       '503': SERVICE_UNAVAILABLE,
     },
   },

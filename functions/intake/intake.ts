@@ -27,6 +27,9 @@
  *   it is kept, but nothing is delivered until an operator retries it, so `queued` would mislead;
  * - `dead` or `test` → 202 with that status. A failure to read the ledger while waiting ends the
  *   wait with the 202 queued answer: the lead is recorded and queued either way.
+ * Its dedup key (Idempotency-Key or content hash) is scoped to the authenticated client and bound
+ * to the body's fingerprint (sources/prospect.ts `scopeToClient`): the same client and key with
+ * another body → 422 `idempotency_key_reused`, nothing stored.
  */
 
 import type { Profile } from '../config/config-schema.ts';
@@ -36,8 +39,14 @@ import type { LeadStatus } from '../domain/lead-lifecycle.ts';
 import { newLeadId, publicStatus } from '../domain/lead-lifecycle.ts';
 import { authenticateClient, BASIC_CHALLENGE } from '../kernel/client-auth.ts';
 import { basicRoutesOf } from '../kernel/routes.ts';
-import type { LeadLedger, LeadRecord, NewLead } from '../ledger/lead-ledger.ts';
+import {
+  DedupConflictError,
+  type LeadLedger,
+  type LeadRecord,
+  type NewLead,
+} from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
+import { scopeToClient } from '../sources/prospect.ts';
 import { adapterFor, mapCapture, secretKeysOf } from '../sources/registry.ts';
 import type { IntakeRequest, PlatformResponse, SourceAdapter } from '../sources/source.ts';
 
@@ -292,6 +301,7 @@ export async function handleIntake(
     );
   }
 
+  let client: string | undefined;
   if (profile.source === 'prospect') {
     const auth = await authenticateClient(
       request.headers.authorization,
@@ -302,6 +312,7 @@ export async function handleIntake(
       const headers = auth.status === 401 ? BASIC_CHALLENGE : {};
       return refuse(problem(auth.status, auth.code, auth.message, [], headers), auth.code);
     }
+    client = auth.client.username;
   }
   const authenticity = adapter.authenticate(request, profile);
   if (!authenticity.ok) {
@@ -357,12 +368,27 @@ export async function handleIntake(
   }
 
   if (profile.source === 'prospect' && captured.leads.length === 1 && captured.leads[0]) {
-    const { record } = await accept(
-      deps,
-      profileName,
-      initialState(captured.leads[0], profile),
-      request.receivedAt,
-    );
+    // The Idempotency-Key (or content hash) is the client's own, bound to the body it came with.
+    const scoped = scopeToClient(captured.leads[0], client ?? '');
+    let record: LeadRecord;
+    try {
+      ({ record } = await accept(
+        deps,
+        profileName,
+        { ...initialState(scoped.capture, profile), fingerprint: scoped.fingerprint },
+        request.receivedAt,
+      ));
+    } catch (error) {
+      if (!(error instanceof DedupConflictError)) throw error;
+      return refuse(
+        problem(
+          422,
+          'idempotency_key_reused',
+          'this Idempotency-Key was already used by this client for a different Prospect within the last 24 hours: send the same body again to get the original answer, or use a new key for a new Prospect',
+        ),
+        'idempotency_key_reused',
+      );
+    }
     const outcome = await waitForDelivery(record, deps, invocation);
     const response = prospectAnswer(outcome, adapter);
     return { ...response, headers: { ...response.headers, ...corsHeaders(request, profile) } };

@@ -7,7 +7,7 @@
  * | item  | pk                                   | attributes |
  * |-------|--------------------------------------|------------|
  * | lead  | `lead#<leadId>`                      | kind='lead', leadId, profile, source, status, version, dedupKey, payload, attempts, tries, lastError?, lastFailureAt?, ambiguousSince?, ambiguousSettle?, reason?, messages?, idProspect?, receivedAt, queuedAt, updatedAt, deliveredAt?, leaseUntil?, nextAttemptAt?, expiresAt?, gsi1pk=`status#<status>`, gsi1sk=`<receivedAt>#<leadId>`, and while on its way duepk=`due`, dueAt |
- * | dedup | `dedup#<profile>#<sha256(dedupKey)>` | kind='dedup', leadId, profile, createdAt, expiresAt |
+ * | dedup | `dedup#<profile>#<sha256(dedupKey)>` | kind='dedup', leadId, profile, createdAt, expiresAt, fingerprint? (a digest of the body: the same key with another fingerprint is a DedupConflictError) |
  * | pacer | `pacer#upstream`                     | kind='pacer', next: the shared upstream pacing (upstream/pacer-dynamodb.ts) |
  * | circuit | `circuit#upstream`                 | kind='circuit': the upstream's health (upstream/circuit-dynamodb.ts) |
  *
@@ -67,6 +67,7 @@ import {
   boundMessages,
   boundText,
   DEFAULT_WAKE_GRACE_MS,
+  DedupConflictError,
   hashDedupKey,
   InvalidCursorError,
   type LeadLedger,
@@ -506,6 +507,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
         profile: lead.profile,
         createdAt: receivedAt,
         expiresAt: now + window,
+        ...(lead.fingerprint !== undefined && { fingerprint: lead.fingerprint }),
       };
       if (await putIf(dedup, 'attribute_not_exists(pk) OR expiresAt < :now', { ':now': now })) {
         return writeLead(leadId);
@@ -513,6 +515,14 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       const holder = await getItem(dedupPk);
       // Gone or replaced between our put and our read (its window ended): try again.
       if (!holder || !isLeadId(holder.leadId)) continue;
+      // The same key for something else (an Idempotency-Key reused for another body).
+      if (
+        lead.fingerprint !== undefined &&
+        typeof holder.fingerprint === 'string' &&
+        holder.fingerprint !== lead.fingerprint
+      ) {
+        throw new DedupConflictError(holder.leadId);
+      }
       const existing = await get(holder.leadId);
       if (existing) return { lead: existing, duplicate: true };
       // The dedup item points at a lead that was never written: its writer crashed, or is

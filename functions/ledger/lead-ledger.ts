@@ -84,6 +84,12 @@ export interface NewLead {
   dedupKey: string;
   /** How long the dedup key stays recognised; undefined = as long as the ledger keeps leads. */
   dedupWindowSeconds?: number;
+  /**
+   * What the request carried, as a digest (the Prospect API: a SHA-256 of the body's canonical
+   * form). Kept with the dedup key: a later lead with the same key and another fingerprint is
+   * not a duplicate but a reused key (DedupConflictError).
+   */
+  fingerprint?: string;
   capture: LeadCapture;
   prospect?: Prospect;
   status: 'queued' | 'parked' | 'test';
@@ -129,6 +135,8 @@ export interface LeadLedger {
    * Records a lead unless its (profile, dedupKey) was recorded within the window; on a
    * duplicate it returns the existing record. Exactly one of any number of concurrent calls
    * with the same key gets `duplicate: false`, and only that caller should enqueue the lead.
+   * Throws DedupConflictError when the key was recorded within the window with another
+   * `fingerprint` (the same Idempotency-Key for another body).
    */
   record(lead: NewLead): Promise<{ lead: LeadRecord; duplicate: boolean }>;
   /** A consistent read; undefined for an unknown or malformed id. */
@@ -204,6 +212,20 @@ export interface LeadLedger {
     version: number,
     options: { dueAt: Date; now: Date; attemptNow?: boolean; onlyIfDue?: boolean },
   ): Promise<LeadRecord | undefined>;
+}
+
+/**
+ * A dedup key recorded within its window with another fingerprint: the same Idempotency-Key
+ * for a different body. Nothing was recorded.
+ */
+export class DedupConflictError extends Error {
+  override readonly name = 'DedupConflictError';
+  /** The lead the key belongs to. */
+  readonly leadId: string;
+  constructor(leadId: string) {
+    super('the dedup key was recorded with another fingerprint');
+    this.leadId = leadId;
+  }
 }
 
 /** A `cursor` that this ledger did not hand out for this listing. */

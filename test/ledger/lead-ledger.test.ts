@@ -15,6 +15,7 @@ import {
   publicStatus,
 } from '../../functions/domain/lead-lifecycle.ts';
 import {
+  DedupConflictError,
   hashDedupKey,
   InvalidCursorError,
   type LeadLedger,
@@ -215,6 +216,31 @@ describe('createDynamoLedger', () => {
       // Assess
       expect(other.duplicate).toBe(false);
       expect(other.lead.leadId).not.toBe(site.lead.leadId);
+    });
+
+    it('refuses the same key with another fingerprint within the window, and records nothing', async () => {
+      // Prepare
+      const first = await ledger.record(newLead({ dedupWindowSeconds: 3600, fingerprint: 'a1' }));
+
+      // Act
+      const same = await ledger.record(
+        newLead({ dedupWindowSeconds: 3600, fingerprint: 'a1', receivedAt: at(10) }),
+      );
+      const other = ledger.record(
+        newLead({ dedupWindowSeconds: 3600, fingerprint: 'b2', receivedAt: at(20) }),
+      );
+
+      // Assess
+      expect(same).toEqual({ lead: first.lead, duplicate: true });
+      await expect(other).rejects.toThrow(DedupConflictError);
+      await expect(other).rejects.toMatchObject({ leadId: first.lead.leadId });
+      const items = await scanTable();
+      expect(items.filter((item) => item.kind === 'lead')).toHaveLength(1);
+      // Once the window is over, the key is free for another body.
+      const later = await ledger.record(
+        newLead({ dedupWindowSeconds: 3600, fingerprint: 'b2', receivedAt: at(3601) }),
+      );
+      expect(later.duplicate).toBe(false);
     });
 
     it('creates exactly one lead out of 10 concurrent records of the same key', async () => {
