@@ -78,6 +78,7 @@ export class LeadsStack extends Stack {
       'queue:redrive': (fn) => this.queue.grantRedrive(fn),
       'report:read': (fn) => this.report.grantRead(fn),
       'report:trigger': (fn) => this.report.grantTrigger(fn),
+      'ledger:auth-throttle': (fn) => this.store.grantAuthThrottle(fn),
     };
 
     const functions = new Map<string, NodeFunction>();

@@ -37,7 +37,9 @@ import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
 import { newLeadId, publicStatus } from '../domain/lead-lifecycle.ts';
+import { throttledByAuthorizer, tooManyFailuresMessage } from '../kernel/auth-throttle.ts';
 import { authenticateClient, BASIC_CHALLENGE } from '../kernel/client-auth.ts';
+import { TOO_MANY_FAILURES } from '../kernel/route-guard.ts';
 import { basicRoutesOf } from '../kernel/routes.ts';
 import {
   DedupConflictError,
@@ -303,6 +305,16 @@ export async function handleIntake(
 
   let client: string | undefined;
   if (profile.source === 'prospect') {
+    // Locked by failed sign-ins (the gateway's authorizer said so): 429, nothing checked.
+    const locked = throttledByAuthorizer(request.authorizer);
+    if (locked) {
+      const retryAfter = String(locked.retryAfterSeconds);
+      const message = tooManyFailuresMessage(locked.retryAfterSeconds);
+      return refuse(
+        problem(429, TOO_MANY_FAILURES, message, [], { 'retry-after': retryAfter }),
+        TOO_MANY_FAILURES,
+      );
+    }
     const auth = await authenticateClient(
       request.headers.authorization,
       await deps.config.clients(),

@@ -46,7 +46,9 @@ export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
  * - `queue:redrive`: move the dead-letter queue's messages back to the lead queue
  *   (LEAD_QUEUE_ARN, LEAD_DLQ_ARN);
  * - `report:read`: read the debtors snapshot and refresh status (REPORT_BUCKET_NAME);
- * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL).
+ * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL);
+ * - `ledger:auth-throttle`: read, count and clear the failed-sign-in counters, the ledger
+ *   table's `authfail#*` items and nothing else (LEDGER_TABLE_NAME; kernel/auth-throttle.ts).
  */
 export type FunctionNeed =
   | 'ledger:intake'
@@ -57,7 +59,8 @@ export type FunctionNeed =
   | 'queue:visibility'
   | 'queue:redrive'
   | 'report:read'
-  | 'report:trigger';
+  | 'report:trigger'
+  | 'ledger:auth-throttle';
 
 export const FUNCTIONS = {
   intake: {
@@ -109,6 +112,8 @@ export const FUNCTIONS = {
     description:
       'Basic-auth authorizer: lets a request carrying any API client credentials reach its route',
     secrets: ['clients'],
+    // The failed-sign-in counters shared by every instance (429 after a few failures).
+    needs: ['ledger:auth-throttle'],
   },
   // GET /openapi.json: the API's description (docs/openapi.json), no data, no secret.
   openapi: {
@@ -157,9 +162,13 @@ export type RouteSpec =
  * as `x-amzn-Remapped-WWW-Authenticate`, so a browser never shows its login prompt for a 401
  * the function wrote. So the gateway answers that 401 itself: a REQUEST Lambda authorizer
  * (functions/authorizer/handler.ts) on the `Authorization` header lets a request with the
- * credentials of any configured client through (its decision cached per header value for
- * `resultsCacheTtlSeconds`), and API Gateway's UNAUTHORIZED gateway response (no header, or the
- * authorizer refused it) carries the challenge below. The functions keep checking roles (403).
+ * credentials of any configured client through, and API Gateway's UNAUTHORIZED gateway response
+ * (no header, or the authorizer refused it) carries the challenge below. The functions keep
+ * checking roles (403), and answer 429 with Retry-After when the authorizer let a request through
+ * flagged `throttled` (its user name or address locked by failed sign-ins:
+ * kernel/auth-throttle.ts). The authorizer's decisions are not cached
+ * (`resultsCacheTtlSeconds` 0): a cached "throttled" would outlive the lock and a cached "allow"
+ * a changed password, and every failure must reach the shared counters.
  * The CDK stack (infra/constructs/leads-api.ts) and the local gateway (local/gateway.ts) both
  * read this object.
  */
@@ -168,8 +177,12 @@ export const BASIC_AUTH = {
   authorizer: 'authorizer' satisfies FunctionName,
   /** The identity source: without it API Gateway answers 401 without calling the authorizer. */
   identityHeader: 'Authorization',
-  /** How long API Gateway reuses the authorizer's decision for the same header value. */
-  resultsCacheTtlSeconds: 300,
+  /**
+   * How long API Gateway reuses the authorizer's decision for the same header value: never
+   * (see above). A verified password costs no scrypt on the next request anyway: the authorizer
+   * remembers it for a few minutes (kernel/client-auth.ts).
+   */
+  resultsCacheTtlSeconds: 0,
   /** The UNAUTHORIZED gateway response: the contract's error shape and a Basic challenge. */
   unauthorized: {
     statusCode: 401,

@@ -25,6 +25,10 @@ import {
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import {
+  AUTH_THROTTLE_ACTIONS,
+  AUTH_THROTTLE_KEY_PREFIX,
+} from '../../functions/kernel/auth-throttle-dynamodb.ts';
 import { ENV } from '../../functions/kernel/env.ts';
 import {
   type DynamoTableDefinition,
@@ -174,6 +178,23 @@ export class LeadStore extends Construct {
   grantPacer(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantItems(fn, PACER_ACTIONS, [UPSTREAM_PACER_KEY]);
+  }
+
+  /**
+   * The Basic-auth authorizer: the failed-sign-in counters (kernel/auth-throttle-dynamodb.ts),
+   * GetItem, UpdateItem and DeleteItem restricted by `dynamodb:LeadingKeys` to the keys that
+   * start with `authfail#`, so it can neither read nor change a lead.
+   */
+  grantAuthThrottle(fn: LambdaFunction): void {
+    this.bind(fn);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: [...AUTH_THROTTLE_ACTIONS],
+      resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${AUTH_THROTTLE_KEY_PREFIX}*`] },
+      },
+    });
   }
 
   /** `actions` on the table, restricted by `dynamodb:LeadingKeys` to the items `keys`. */

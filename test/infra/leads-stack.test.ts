@@ -423,7 +423,7 @@ describe('LeadsStack: delivery and admin', () => {
       expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(11);
     });
 
-    it('is the authorizer function, on the Authorization header, cached 300 s', () => {
+    it('is the authorizer function, on the Authorization header, its decisions never cached', () => {
       const fn = stack.functions.get('authorizer');
       if (!fn) throw new Error('no authorizer function');
       const fnId = stack.getLogicalId(fn.node.defaultChild as CfnFunction);
@@ -435,13 +435,13 @@ describe('LeadsStack: delivery and admin', () => {
       expect(authorizer.Properties).toMatchObject({
         Type: 'REQUEST',
         IdentitySource: 'method.request.header.Authorization',
-        AuthorizerResultTtlInSeconds: 300,
+        AuthorizerResultTtlInSeconds: 0,
       });
       expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(`"${fnId}"`);
       expect(routesOf(template, fnId)).toEqual([]);
     });
 
-    it('reads only the API clients secret and is granted nothing else', () => {
+    it('reads only the API clients secret and the failed-sign-in items, and is granted nothing else', () => {
       const fn = stack.functions.get('authorizer');
       const role = stack.getLogicalId(fn?.role?.node.defaultChild as CfnRole);
       const statements = roleStatements(template, role);
@@ -452,7 +452,21 @@ describe('LeadsStack: delivery and admin', () => {
         'secretsmanager:GetSecretValue',
       ]);
       expect(actionsOn(statements, upstream)).toEqual([]);
+      // the throttle items only: GetItem, UpdateItem, DeleteItem on keys starting `authfail#`
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+        JSON.stringify(p).includes(`"${role}"`),
+      );
+      const table = policies
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>)
+        .filter((st) => [st.Action].flat().includes('dynamodb:UpdateItem'));
+      expect(table).toHaveLength(1);
+      expect(table[0]?.Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['authfail#*'] },
+      });
       expect(allActions(statements)).toEqual([
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         'secretsmanager:DescribeSecret',
