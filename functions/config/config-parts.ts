@@ -39,9 +39,21 @@ export const deliveryConfigSchema = z.object({
       ),
     72,
   ),
+  /**
+   * Days after which parked, dead and test leads lose their personal data (LGPD: kept no longer
+   * than needed; docs/privacy.md). The reconciler redacts them.
+   */
+  personalDataDays: z._default(
+    z.int().check(z.gte(1, 'must be at least 1'), z.lte(3650, 'must be at most 3650')),
+    30,
+  ),
 });
 export type DeliveryConfig = z.infer<typeof deliveryConfigSchema>;
-export const DEFAULT_DELIVERY: DeliveryConfig = { maxAttempts: 8, horizonHours: 72 };
+export const DEFAULT_DELIVERY: DeliveryConfig = {
+  maxAttempts: 8,
+  horizonHours: 72,
+  personalDataDays: 30,
+};
 
 export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 

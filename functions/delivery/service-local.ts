@@ -41,6 +41,7 @@ import { localDeliveryDeps } from './forward/wiring-local.ts';
 import { type LocalWorker, startLocalWorker } from './forward/worker-local.ts';
 import { reconcileEvents } from './reconcile/events.ts';
 import { reconcile } from './reconcile/reconcile.ts';
+import { redactExpired } from './reconcile/retention.ts';
 
 export interface LocalDeliveryOptions {
   /** Pause between polls of an empty queue. Default 250 ms. */
@@ -153,6 +154,7 @@ export async function startLocalDelivery(
   const stopping = new AbortController();
   const reconciler = (async () => {
     const ledger = localLedger();
+    let retentionAt = 0;
     while (!stopping.signal.aborted) {
       try {
         await reconcile({
@@ -162,6 +164,12 @@ export async function startLocalDelivery(
           events: reconcileEvents,
           options: { wakeGraceMs },
         });
+        // The personal-data retention, once a minute (hourly on AWS: reconcile/handler.ts).
+        if (Date.now() - retentionAt >= 60_000) {
+          retentionAt = Date.now();
+          const { personalDataDays } = await config.delivery();
+          await redactExpired({ ledger, days: personalDataDays });
+        }
       } catch (error) {
         logger.error('local reconciler run failed', {
           error: error instanceof Error ? error.message : String(error),

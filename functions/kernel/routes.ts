@@ -338,6 +338,16 @@ const ROUTE_TABLE = [
     role: 'admin',
     name: 'replay',
   },
+  // A person's request to erase their data (LGPD): rare, deliberate, one person at a time.
+  {
+    method: 'POST',
+    path: '/admin/erasure',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'erasure',
+  },
 ] as const satisfies readonly RouteSpec[];
 
 export const ROUTES: readonly RouteSpec[] = ROUTE_TABLE;

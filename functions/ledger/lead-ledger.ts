@@ -76,7 +76,17 @@ export interface LeadRecord {
   leaseUntil?: string;
   /** Epoch seconds after which the store may delete the lead (see the adapter's TTL rules). */
   expiresAt?: number;
+  /**
+   * ISO 8601: when its personal data was removed (`redact`): the capture keeps only its source,
+   * form and times, the Prospect and the upstream's messages are gone.
+   */
+  redactedAt?: string;
+  /** Why: a person's erasure request, or the retention of parked, dead and test leads. */
+  redaction?: RedactionReason;
 }
+
+/** Why a lead's personal data was removed (docs/privacy.md). */
+export type RedactionReason = 'erasure' | 'retention';
 
 export interface NewLead {
   profile: string;
@@ -144,8 +154,26 @@ export interface LeadLedger {
   /** Oldest first. Reads an index: a transition may take a moment to show (eventual consistency). */
   listByStatus(
     status: LeadStatus,
-    options?: { limit?: number; cursor?: string },
+    options?: { limit?: number; cursor?: string; receivedBefore?: Date },
   ): Promise<LeadPage>;
+  /**
+   * The ids of the leads recorded with any of these subjects (domain/personal-data.ts: an
+   * e-mail, phone or CPF, normalised), read from the hashed subject items: one read per subject,
+   * never a scan. Ids only; a lead may have been removed since (its TTL).
+   */
+  findBySubjects(subjects: readonly string[]): Promise<string[]>;
+  /**
+   * Removes the lead's personal data (domain/personal-data.ts `redactCapture`; the Prospect, the
+   * upstream's messages, a rejection's reason and the dedup key go), keeps the anonymous rest
+   * (id, profile, source, status, times, idProspect), and takes the lead off its subject items.
+   * An erasure also ends the lead's dedup item (a redelivery is then a new lead) and stops a
+   * lead still on its way: it becomes `dead` ("erased") in a new chain, so no attempt under way
+   * can move it on. The record after it; undefined for an unknown id. Idempotent.
+   */
+  redact(
+    leadId: string,
+    how: { reason: RedactionReason; now: Date },
+  ): Promise<LeadRecord | undefined>;
   /**
    * The leads the reconciler should look at: queued or sending, with `dueAt` at or before `now`,
    * the most overdue first. Reads the sparse due index only.

@@ -35,6 +35,7 @@ import {
   LEDGER_DUE_INDEX,
   LEDGER_STATUS_INDEX,
   LEDGER_TABLE_DEFINITION,
+  SUBJECT_KEY_PREFIX,
 } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { circuitKey } from '../../functions/upstream/circuit-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
@@ -124,10 +125,22 @@ export class LeadStore extends Construct {
     this.dueIndexArn = `${this.table.tableArn}/index/${LEDGER_DUE_INDEX}`;
   }
 
-  /** The intake: record() and get() only (GetItem, PutItem on the table). */
+  /**
+   * The intake: record() and get() only (GetItem, PutItem on the table), and the subject items
+   * record() adds the lead's id to (UpdateItem restricted by `dynamodb:LeadingKeys` to
+   * `subject#*`: it cannot change a lead).
+   */
   grantIntake(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantTable(fn, LEDGER_ACTIONS.intake);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['dynamodb:UpdateItem'],
+      resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SUBJECT_KEY_PREFIX}*`] },
+      },
+    });
   }
 
   /**
@@ -157,7 +170,8 @@ export class LeadStore extends Construct {
 
   /**
    * The reconciler: listDue() (Query on the due index), wake() (UpdateItem) and reads of the
-   * leads and of the circuit item (GetItem).
+   * leads and of the circuit item (GetItem); and the personal-data retention: the old parked,
+   * dead and test leads (Query on the status index) and redact() (UpdateItem).
    */
   grantReconciler(fn: LambdaFunction): void {
     this.bind(fn);
@@ -165,7 +179,7 @@ export class LeadStore extends Construct {
     Grant.addToPrincipal({
       grantee: fn,
       actions: [...LEDGER_INDEX_ACTIONS],
-      resourceArns: [this.dueIndexArn],
+      resourceArns: [this.dueIndexArn, this.statusIndexArn],
     });
   }
 

@@ -49,7 +49,8 @@ export interface ReconcileEvents {
 }
 
 export interface ReconcileDeps {
-  ledger: Pick<LeadLedger, 'listDue' | 'wake'>;
+  /** listByStatus and redact: the retention pass the handler runs with the same ledger. */
+  ledger: Pick<LeadLedger, 'listDue' | 'wake' | 'listByStatus' | 'redact'>;
   queue: Pick<LeadQueue, 'send'>;
   circuit: Pick<Circuit, 'read'>;
   options?: ReconcileOptions;
