@@ -24,6 +24,8 @@ import {
   components,
   debtorsListComponent,
   debtorsReportSchema,
+  erasureRequestSchema,
+  erasureResultSchema,
   errorSchema,
   formFieldsSchema,
   googleLeadSchema,
@@ -574,6 +576,27 @@ const OPERATIONS: Record<string, Operation> = {
       '503': SERVICE_UNAVAILABLE,
     },
   },
+  'POST /admin/erasure': {
+    operationId: 'erasePerson',
+    summary: 'Erase a person’s personal data (LGPD) from the gateway',
+    description:
+      'Finds the leads naming this e-mail, phone or CPF, removes their personal data (an anonymous record that each lead existed and was erased stays; a lead still queued is stopped, dead), ends their dedup keys, and says which upstream prospects hold the person’s data: the upstream has no delete operation, so erase those there. Safe to repeat. docs/privacy.md.',
+    tags: ['admin'],
+    requestBody: {
+      required: true,
+      content: { [JSON_TYPE]: { schema: ref(erasureRequestSchema) } },
+    },
+    responses: {
+      '200': answer(
+        'What was erased, and what the upstream still holds.',
+        ref(erasureResultSchema),
+      ),
+      '400': problem(
+        'The body is not JSON naming a valid e-mail, phone or CPF (`invalid_body`, `invalid_subject`).',
+      ),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
 };
 
 /** `METHOD /path`: how OPERATIONS names a route. */
@@ -671,7 +694,9 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Jso
             },
           },
         ),
-        TooManyRequests: problem('Throttled by the gateway (stage- or route-wide limits).'),
+        TooManyRequests: problem(
+          'Throttled by the gateway (stage- or route-wide limits), or too many failed sign-ins for this user name or from this address (`too_many_failures`; Retry-After says when to try again, growing with each failure).',
+        ),
       },
       headers: {
         RetryAfter: {

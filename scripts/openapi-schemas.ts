@@ -7,7 +7,12 @@
  * as the sources read them; the tests check every committed fixture against them.
  */
 import * as z from 'zod/mini';
-import type { AdminLeadView, ReplayResult, UpstreamHealth } from '../functions/admin/admin.ts';
+import type {
+  AdminLeadView,
+  ErasureResult,
+  ReplayResult,
+  UpstreamHealth,
+} from '../functions/admin/admin.ts';
 import { PUBLIC_STATUSES } from '../functions/admin/admin.ts';
 import { debtorSchema, debtorsListSchema } from '../functions/domain/debtors.ts';
 import { AGEING_BUCKETS } from '../functions/domain/debtors-report.ts';
@@ -288,6 +293,35 @@ export const replayResultSchema = named(
   }),
 );
 
+export const erasureRequestSchema = named(
+  'ErasureRequest',
+  'Who is to be erased: their e-mail, phone or CPF (at least one; each normalised as the mapping normalises it).',
+  z.object({
+    email: z.optional(z.string()),
+    phone: z.optional(z.string()),
+    cpf: z.optional(z.string()),
+  }),
+);
+
+export const erasureResultSchema = named(
+  'ErasureResult',
+  'The leads that named this person, now without personal data (an anonymous record stays), and what the upstream still holds: it has no delete operation, so its prospects must be erased there.',
+  z.object({
+    found: count,
+    erased: z.array(
+      z.object({
+        leadId: z.string(),
+        profile: z.string(),
+        status: publicStatus,
+        receivedAt: isoDateTime,
+        erasedAt: isoDateTime,
+        idProspect: z.optional(externalId),
+      }),
+    ),
+    upstream: z.object({ idProspects: z.array(externalId), action: z.string() }),
+  }),
+);
+
 // ---------------------------------------------------------------------------------------------
 // Report
 
@@ -371,4 +405,5 @@ type Fits<Built, Described> = [Built] extends [Described] ? true : false;
 const fits = <T extends true>(_proof: T): void => {};
 fits<Fits<AdminLeadView, z.output<typeof adminLeadSchema>>>(true);
 fits<Fits<ReplayResult, z.output<typeof replayResultSchema>>>(true);
+fits<Fits<ErasureResult, z.output<typeof erasureResultSchema>>>(true);
 fits<Fits<UpstreamHealth, z.output<typeof upstreamHealthSchema>>>(true);

@@ -42,7 +42,11 @@ beforeAll(async () => {
   ledgerTable = await dynamo.createLedgerTable();
   await ensureTable(dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, 'erasure-queue');
   ledger = createDynamoLedger({ client: dynamo.client, tableName: ledgerTable });
-  const queue = createLocalLeadQueue({ client: dynamo.client, tableName: 'erasure-queue' });
+  const queue = createLocalLeadQueue({
+    client: dynamo.client,
+    tableName: 'erasure-queue',
+    maxReceiveCount: 2,
+  });
   deps = {
     config: { clients: async () => CLIENTS },
     ledger,
@@ -175,7 +179,10 @@ describe('POST /admin/erasure', () => {
     const retry = await call('POST', '/admin/leads/{leadId}/retry', {
       leadId: parked.lead.leadId,
     });
-    expect(retry).toMatchObject({ status: 409, body: { error: { code: 'personal_data_removed' } } });
+    expect(retry).toMatchObject({
+      status: 409,
+      body: { error: { code: 'personal_data_removed' } },
+    });
     const again = await ledger.record(lead({ nome: 'x' }, 'hash:ana-2', 'parked'));
     expect(again.duplicate).toBe(false);
 

@@ -291,6 +291,40 @@ describe('LeadsApi', () => {
     template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: webAclArn });
   });
 
+  it('creates a web ACL with a rate-based rule per address when waf is on, answering 429 in the contract shape', () => {
+    // Act
+    const template = apiTemplate({ waf: true, wafRateLimit: 500 });
+    const without = apiTemplate({ waf: false });
+
+    // Assess: the rule, its 429, and the ACL associated with the stage
+    const aclId = onlyLogicalId(template, 'AWS::WAFv2::WebACL');
+    const acl = template.findResources('AWS::WAFv2::WebACL')[aclId]?.Properties;
+    expect(acl).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+    expect(acl.Rules).toEqual([
+      expect.objectContaining({
+        Statement: {
+          RateBasedStatement: { Limit: 500, AggregateKeyType: 'IP', EvaluationWindowSec: 300 },
+        },
+        Action: {
+          Block: {
+            CustomResponse: expect.objectContaining({
+              ResponseCode: 429,
+              CustomResponseBodyKey: 'TooManyRequests',
+            }),
+          },
+        },
+      }),
+    ]);
+    expect(JSON.parse(acl.CustomResponseBodies.TooManyRequests.Content)).toMatchObject({
+      error: { code: 'rate_limited', details: [] },
+    });
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
+    });
+    without.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    without.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+  });
+
   it("creates API Gateway's CloudWatch role unless the account already has one", () => {
     // Act
     const withRole = apiTemplate();

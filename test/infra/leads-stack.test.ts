@@ -88,13 +88,18 @@ describe('LeadsStack', () => {
     });
   });
 
-  it('lets the intake only GetItem/PutItem on the table and only SendMessage on the queue', () => {
+  it('lets the intake only GetItem/PutItem on the table (UpdateItem on subject items) and only SendMessage on the queue', () => {
     // Assess
     const ledger = intakeStatements.filter((s) => JSON.stringify(s).includes(`"${ids.table}"`));
     expect(ledger).toEqual([
       {
         Effect: 'Allow',
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+      },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:UpdateItem'],
         Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
       },
     ]);
@@ -111,6 +116,7 @@ describe('LeadsStack', () => {
     expect(actions).toEqual([
       'dynamodb:GetItem',
       'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'secretsmanager:DescribeSecret',
@@ -283,7 +289,7 @@ describe('LeadsStack: delivery and admin', () => {
       });
     });
 
-    it('is granted nothing else: reads and wakes leads, queries the due index, sends messages', () => {
+    it('is granted nothing else: reads, wakes and redacts leads, queries the due and status indexes, sends messages', () => {
       const statements = roleStatements(template, ids.reconcilerRole);
       expect(allActions(statements)).toEqual([
         'dynamodb:GetItem',
@@ -297,17 +303,19 @@ describe('LeadsStack: delivery and admin', () => {
       ]);
       const query = statements.filter((st) => st.Action.includes('dynamodb:Query'));
       expect(JSON.stringify(query.map((st) => st.Resource))).toContain('/index/gsi2');
-      expect(JSON.stringify(query.map((st) => st.Resource))).not.toContain('/index/gsi1');
+      // the status index: the personal-data retention's old parked, dead and test leads
+      expect(JSON.stringify(query.map((st) => st.Resource))).toContain('/index/gsi1');
       expect(actionsOn(statements, ids.dlq)).toEqual([]);
     });
   });
 
   describe('the admin function', () => {
-    it('serves the five admin routes', () => {
+    it('serves the six admin routes', () => {
       expect(routesOf(template, ids.admin)).toEqual([
         'GET /admin/leads',
         'GET /admin/leads/{leadId}',
         'GET /admin/upstream',
+        'POST /admin/erasure',
         'POST /admin/leads/{leadId}/retry',
         'POST /admin/replay',
       ]);
@@ -406,6 +414,7 @@ describe('LeadsStack: delivery and admin', () => {
         'GET /reports/debtors',
         'GET /reports/debtors.csv',
         'GET /reports/debtors.html',
+        'POST /admin/erasure',
         'POST /admin/leads/{leadId}/retry',
         'POST /admin/replay',
         'POST /admin/reports/debtors/refresh',
@@ -420,7 +429,7 @@ describe('LeadsStack: delivery and admin', () => {
         'OPTIONS /leads/{profile}',
         'POST /leads/{profile}',
       ]);
-      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(11);
+      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(12);
     });
 
     it('is the authorizer function, on the Authorization header, its decisions never cached', () => {
@@ -483,12 +492,12 @@ describe('LeadsStack: delivery and admin', () => {
     expect(actionsOn(intake, ids.dlq)).toEqual([]);
   });
 
-  it('watches delivery: the nine alarms notify the alarm topic, and so do the report alarms', () => {
+  it('watches delivery: the ten alarms notify the alarm topic, and so do the report alarms', () => {
     const topic = stack.getLogicalId(stack.observability.topic.node.defaultChild as CfnTopic);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
       Properties: { AlarmActions?: unknown[] };
     }>;
-    expect(alarms).toHaveLength(13);
+    expect(alarms).toHaveLength(14);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     template.hasOutput('AlarmTopicArn', { Value: { Ref: topic } });

@@ -68,9 +68,7 @@ describe('redactExpired', () => {
     // Assess: the three old leads that wait for nobody, once
     expect(result).toEqual({ redacted: 3, more: false });
     expect(again).toEqual({ redacted: 0, more: false });
-    expect(redacted.sort()).toEqual(
-      [oldParked, oldTest, oldDead].map((r) => r.lead.leadId).sort(),
-    );
+    expect(redacted.sort()).toEqual([oldParked, oldTest, oldDead].map((r) => r.lead.leadId).sort());
     const parked = await ledger.get(oldParked.lead.leadId);
     expect(parked).toMatchObject({
       status: 'parked',
