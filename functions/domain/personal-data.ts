@@ -14,7 +14,8 @@
  * the form id, the test flag and when it was submitted. Nothing a person typed, no platform lead
  * id, no click ids.
  */
-import type { LeadCapture } from './lead.ts';
+import type { ConsentRecord, LeadCapture } from './lead.ts';
+import { foldKey } from './map-lead.ts';
 import { normalizeCpf } from './normalize/cpf.ts';
 import { normalizeEmail } from './normalize/email.ts';
 import { normalizePhone } from './normalize/phone.ts';
@@ -127,5 +128,45 @@ export function redactCapture(capture: LeadCapture): LeadCapture {
     ...(capture.submittedAt !== undefined && { submittedAt: capture.submittedAt }),
     answers: [],
     attribution: {},
+    // What the person consented to, its version and time: proof, nothing personal.
+    ...(capture.consent !== undefined && { consent: capture.consent }),
   };
+}
+
+/** A profile's consent field (`consent` in its settings). */
+export interface ConsentSetting {
+  /** The answer's key (folded as fieldMap keys are: `Aceito os termos` = `aceito_os_termos`). */
+  field: string;
+  /** The consent text the form shows, word for word. */
+  text: string;
+  /** The version of that text (`2026-01`, `v3`). */
+  version: string;
+}
+
+/** Values of a consent checkbox that mean "not ticked". */
+const NOT_GIVEN = /^(?:|0|false|off|no|n|nao|não|unchecked|recuso)$/iu;
+
+/**
+ * The capture with its consent recorded when the profile maps a consent field: given when the
+ * answer is there with a value that is not empty or negative (checkboxes send `on`, `true`, `1`,
+ * `sim` or the label itself). `at` is when it was given. A capture that already holds a consent
+ * (recorded at intake) keeps it; a capture still waiting for its answers (pending) is left as is.
+ */
+export function withConsent(
+  capture: LeadCapture,
+  setting: ConsentSetting | undefined,
+  at: string | undefined,
+): LeadCapture {
+  if (!setting || capture.consent || capture.pending) return capture;
+  const key = foldKey(setting.field);
+  const answer = capture.answers.find((a) => foldKey(a.key) === key);
+  const values = answer ? [answer.value].flat().map((v) => String(v).trim()) : [];
+  const consent: ConsentRecord = {
+    field: setting.field,
+    given: values.some((value) => !NOT_GIVEN.test(value)),
+    text: setting.text,
+    version: setting.version,
+    ...(at !== undefined && { at }),
+  };
+  return { ...capture, consent };
 }

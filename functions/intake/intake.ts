@@ -37,6 +37,7 @@ import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
 import { newLeadId, publicStatus } from '../domain/lead-lifecycle.ts';
+import { withConsent } from '../domain/personal-data.ts';
 import { throttledByAuthorizer, tooManyFailuresMessage } from '../kernel/auth-throttle.ts';
 import { authenticateClient, BASIC_CHALLENGE } from '../kernel/client-auth.ts';
 import { TOO_MANY_FAILURES } from '../kernel/route-guard.ts';
@@ -407,7 +408,9 @@ export async function handleIntake(
   }
 
   const leadIds: string[] = [];
-  for (const capture of captured.leads) {
+  for (const lead of captured.leads) {
+    // The person's consent, as the profile maps it, dated when we received it.
+    const capture = withConsent(lead, profile.consent, request.receivedAt.toISOString());
     const { record } = await accept(
       deps,
       profileName,

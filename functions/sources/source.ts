@@ -52,6 +52,12 @@ export const profileCommon = {
   redirectUrl: z.optional(z.url()),
   /** Hidden field that must stay empty (bots fill it). */
   honeypotField: z.optional(nonEmpty),
+  /**
+   * LGPD consent: the answer (`field`) that carries the person's consent checkbox, and the text
+   * and version the form shows. The lead keeps text, version, whether it was ticked and when; the
+   * notes sent upstream say it (domain/personal-data.ts, docs/privacy.md).
+   */
+  consent: z.optional(z.strictObject({ field: nonEmpty, text: nonEmpty, version: nonEmpty })),
   /** Post the platform's test leads upstream too (default: keep them with status `test`). */
   deliverTestLeads: z.optional(z.boolean()),
   /**
