@@ -107,12 +107,7 @@ describe('consent', () => {
     ['', false],
   ])('reads a consent checkbox sent as %j as given: %s', (value, given) => {
     const lead = withConsent(capture({ aceito_os_termos: value }), CONSENT, '2026-02-01T10:00:00Z');
-    expect(lead.consent).toEqual({
-      field: CONSENT.field,
-      given,
-      ...CONSENT,
-      at: '2026-02-01T10:00:00Z',
-    });
+    expect(lead.consent).toEqual({ ...CONSENT, given, at: '2026-02-01T10:00:00Z' });
   });
 
   it('records a consent that was never sent as not given, and nothing without a consent setting', () => {
