@@ -9,7 +9,7 @@ import { cpus, freemem, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { type Figure, parseFigures, progress, runNode } from './lib.ts';
 
-const PHASES = ['cold-init', 'intake', 'delivery', 'report', 'mapping'] as const;
+const PHASES = ['cold-init', 'intake', 'delivery', 'report', 'mapping', 'auth'] as const;
 const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 
 function cell(value: number | null): string {

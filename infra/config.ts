@@ -34,8 +34,18 @@ const apiSchema = z.strictObject({
   rateLimit: z._default(positive, 25),
   /** Stage-wide burst (bucket size). */
   burstLimit: z._default(positiveInt, 50),
-  /** A regional WAFv2 web ACL to associate with the stage. */
+  /** A regional WAFv2 web ACL of your own to associate with the stage (instead of `waf`'s). */
   webAclArn: z.optional(z.string().check(z.regex(/^arn:aws[a-z-]*:wafv2:/, 'must be a WAFv2 ARN'))),
+  /**
+   * Create a regional WAFv2 web ACL for the stage with a rate-based rule (per source address),
+   * on by default. Off (`false`) saves its monthly fee (docs/deploy.md); ignored with webAclArn.
+   */
+  waf: z._default(z.boolean(), true),
+  /** The rate-based rule: requests one address may send in any 5 minutes before WAF blocks it. */
+  wafRateLimit: z._default(
+    z.int().check(z.gte(100, 'must be at least 100'), z.lte(2_000_000_000, 'too large')),
+    1000,
+  ),
   /**
    * Create API Gateway's account-wide CloudWatch Logs role (needed once per account and
    * Region for execution logs). Set false when the account already has one.

@@ -8,6 +8,7 @@
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { ENV } from '../functions/kernel/env.ts';
 import {
   BASIC_AUTH,
   FUNCTIONS,
@@ -83,6 +84,7 @@ export class LeadsStack extends Stack {
       'queue:redrive': (fn) => this.queue.grantRedrive(fn),
       'report:read': (fn) => this.report.grantRead(fn),
       'report:trigger': (fn) => this.report.grantTrigger(fn),
+      'ledger:auth-throttle': (fn) => this.store.grantAuthThrottle(fn),
     };
 
     const functions = new Map<string, NodeFunction>();
@@ -101,6 +103,14 @@ export class LeadsStack extends Stack {
       this.secrets.grantRead(fn, ...(spec.secrets ?? []));
       for (const need of spec.needs ?? []) grants[need](fn);
       functions.set(name, fn);
+    }
+    // The reconciler's personal-data retention (delivery.personalDataDays; docs/privacy.md).
+    const reconcilerFn = functions.get('reconciler');
+    if (reconcilerFn) {
+      reconcilerFn.addEnvironment(
+        ENV.personalDataDays,
+        String(config.settings.delivery.personalDataDays),
+      );
     }
     this.functions = functions;
 

@@ -2,7 +2,16 @@
  * The local API Gateway: an HTTP server on 127.0.0.1 that turns each request into the REST API
  * (v1) Lambda proxy event AWS would send, calls the same handler module that is deployed, and
  * writes its APIGatewayProxyResult back the way API Gateway does, gateway errors included
- * (403 unknown route, 413 body too large, 502 handler failure, 504 timeout).
+ * (unknown route, 413 body too large, 502 handler failure, 504 timeout).
+ *
+ * An unknown route (a path no resource matches, or a method its resource lacks): API Gateway
+ * answers its MISSING_AUTHENTICATION_TOKEN gateway response, by default 403
+ * `{"message":"Missing Authentication Token"}` with `x-amzn-ErrorType:
+ * MissingAuthenticationTokenException`. The deployed stack overrides that gateway response
+ * (infra/constructs/leads-api.ts) with UNKNOWN_ROUTE (functions/kernel/routes.ts): 404 in the
+ * contract's error shape, `{"error": {"code": "NOT_FOUND", "message": "No such route",
+ * "details": []}}`; the local runtime passes the same answer as `unknownRoute`, so `npm start`
+ * answers exactly what the deployed API does. Without it, the gateway answers API Gateway's default.
  *
  * Routes come from functions/kernel/routes.ts, the table the CDK stack deploys; handler modules are
  * imported on first use so that start-up stays fast. A route marked `auth: 'basic'` runs the
@@ -24,9 +33,11 @@ import {
   type FunctionSpec,
   ROUTES,
   type RouteSpec,
+  UNKNOWN_ROUTE,
 } from '../functions/kernel/routes.ts';
 import {
   type AuthorizerHandler,
+  type GatewayAnswer,
   type GatewayAuthorizer,
   runAuthorizer,
 } from './gateway-authorizer.ts';
@@ -460,6 +471,20 @@ function gatewayResponse(
   return result;
 }
 
+/** API Gateway's default MISSING_AUTHENTICATION_TOKEN gateway response. */
+const DEFAULT_UNKNOWN_ROUTE: GatewayAnswer = {
+  statusCode: 403,
+  headers: {},
+  body: { message: 'Missing Authentication Token' },
+};
+
+/** The deployed API's answer to an unknown route (UNKNOWN_ROUTE), as a gateway response. */
+export const DEPLOYED_UNKNOWN_ROUTE: GatewayAnswer = {
+  statusCode: UNKNOWN_ROUTE.statusCode,
+  headers: {},
+  body: UNKNOWN_ROUTE.body,
+};
+
 const INTERNAL_ERROR = gatewayResponse(
   502,
   { message: 'Internal server error' },
@@ -499,6 +524,11 @@ export interface GatewayOptions {
   integrationTimeoutMs?: number;
   /** One line per request and per handler failure; default silent. */
   log?: (line: string) => void;
+  /**
+   * The MISSING_AUTHENTICATION_TOKEN gateway response (an unknown path or method); default API
+   * Gateway's own 403 `{"message":"Missing Authentication Token"}`.
+   */
+  unknownRoute?: GatewayAnswer;
 }
 
 export interface Gateway {
@@ -676,11 +706,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (!body) return gatewayResponse(413, { message: 'Request Too Long' });
     const found = table.match(req.method ?? 'GET', pathOf(req.url ?? '/'));
     if (!found) {
-      return gatewayResponse(
-        403,
-        { message: 'Missing Authentication Token' },
-        'MissingAuthenticationTokenException',
-      );
+      const { statusCode, body: answer, headers } = options.unknownRoute ?? DEFAULT_UNKNOWN_ROUTE;
+      return gatewayResponse(statusCode, answer, 'MissingAuthenticationTokenException', headers);
     }
     return invoke(found.route, req, body, found.matched, requestId);
   }

@@ -15,7 +15,7 @@ import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
 import { LOCAL_QUEUE_TABLE_DEFINITION } from '../functions/ledger/lead-queue-local.ts';
 import { startLocalDynamo } from './dynamodb-local.ts';
-import { createGateway, routesFromTable } from './gateway.ts';
+import { createGateway, DEPLOYED_UNKNOWN_ROUTE, routesFromTable } from './gateway.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DEMO_CONFIG = resolve(REPO_ROOT, 'config/demo.json');
@@ -314,6 +314,8 @@ export async function startLocalRuntime(
       binaryMediaTypes: BINARY_MEDIA_TYPES,
       health: () => ready,
       log: options.log,
+      // An unknown route is answered as the deployed API answers it (404, the contract's shape).
+      unknownRoute: DEPLOYED_UNKNOWN_ROUTE,
     });
     const gatewayUrl = await gateway
       .listen(env.port)

@@ -26,6 +26,8 @@ import {
   components,
   debtorsListComponent,
   debtorsReportSchema,
+  erasureRequestSchema,
+  erasureResultSchema,
   errorSchema,
   formFieldsSchema,
   googleFormsSchema,
@@ -464,14 +466,15 @@ const OPERATIONS: Record<string, Operation> = {
     operationId: 'createProspect',
     summary: 'Create a prospect, as the upstream’s own operation',
     description:
-      'The upstream’s create-prospect body. The lead is recorded, then the answer waits up to 8 seconds for its delivery: 200 with the upstream’s id when delivered in time, else 202 (it is still delivered). A retry with the same body (or `Idempotency-Key`) is the same lead.',
+      'The upstream’s create-prospect body. The lead is recorded, then the answer waits up to 8 seconds for its delivery: 200 with the upstream’s id when delivered in time, else 202 (it is still delivered). A retry with the same body (or `Idempotency-Key`) from the same client is the same lead; keys and bodies are scoped to the client that sent them, and a key is bound to its body.',
     tags: ['intake'],
     parameters: [
       {
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
-        description: 'The same key is the same prospect (24 hours).',
+        description:
+          'The same key from the same client with the same body is the same prospect (24 hours); with another body it is refused (422 `idempotency_key_reused`). Another client’s key is unrelated.',
         schema: { type: 'string', maxLength: 255 },
       },
     ],
@@ -493,6 +496,9 @@ const OPERATIONS: Record<string, Operation> = {
         { anyOf: [ref(errorSchema), ref(prospectRejectedSchema)] },
       ),
       '413': problem('The body is over 256 KB.'),
+      '422': problem(
+        'This client already used the `Idempotency-Key` for a different Prospect within 24 hours (`idempotency_key_reused`); nothing was stored.',
+      ),
       '503': SERVICE_UNAVAILABLE,
     },
   },
@@ -680,6 +686,27 @@ const OPERATIONS: Record<string, Operation> = {
       ),
     },
   },
+  'POST /admin/erasure': {
+    operationId: 'erasePerson',
+    summary: 'Erase a person’s personal data (LGPD) from the gateway',
+    description:
+      'Finds the leads naming this e-mail, phone or CPF, removes their personal data (an anonymous record that each lead existed and was erased stays; a lead still queued is stopped, dead), ends their dedup keys, and says which upstream prospects hold the person’s data: the upstream has no delete operation, so erase those there. Safe to repeat. docs/privacy.md.',
+    tags: ['admin'],
+    requestBody: {
+      required: true,
+      content: { [JSON_TYPE]: { schema: ref(erasureRequestSchema) } },
+    },
+    responses: {
+      '200': answer(
+        'What was erased, and what the upstream still holds.',
+        ref(erasureResultSchema),
+      ),
+      '400': problem(
+        'The body is not JSON naming a valid e-mail, phone or CPF (`invalid_body`, `invalid_subject`).',
+      ),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
 };
 
 /** `METHOD /path`: how OPERATIONS names a route. */
@@ -777,7 +804,9 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Jso
             },
           },
         ),
-        TooManyRequests: problem('Throttled by the gateway (stage- or route-wide limits).'),
+        TooManyRequests: problem(
+          'Throttled by the gateway (stage- or route-wide limits), or too many failed sign-ins for this user name or from this address (`too_many_failures`; Retry-After says when to try again, growing with each failure).',
+        ),
       },
       headers: {
         RetryAfter: {

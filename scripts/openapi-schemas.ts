@@ -10,6 +10,7 @@ import * as z from 'zod/mini';
 import type {
   AdminLeadView,
   BackfillResult,
+  ErasureResult,
   ReplayResult,
   UpstreamHealth,
 } from '../functions/admin/admin.ts';
@@ -483,6 +484,35 @@ export const replayResultSchema = named(
   }),
 );
 
+export const erasureRequestSchema = named(
+  'ErasureRequest',
+  'Who is to be erased: their e-mail, phone or CPF (at least one; each normalised as the mapping normalises it).',
+  z.object({
+    email: z.optional(z.string()),
+    phone: z.optional(z.string()),
+    cpf: z.optional(z.string()),
+  }),
+);
+
+export const erasureResultSchema = named(
+  'ErasureResult',
+  'The leads that named this person, now without personal data (an anonymous record stays), and what the upstream still holds: it has no delete operation, so its prospects must be erased there.',
+  z.object({
+    found: count,
+    erased: z.array(
+      z.object({
+        leadId: z.string(),
+        profile: z.string(),
+        status: publicStatus,
+        receivedAt: isoDateTime,
+        erasedAt: isoDateTime,
+        idProspect: z.optional(externalId),
+      }),
+    ),
+    upstream: z.object({ idProspects: z.array(externalId), action: z.string() }),
+  }),
+);
+
 // ---------------------------------------------------------------------------------------------
 // Report
 
@@ -567,4 +597,5 @@ const fits = <T extends true>(_proof: T): void => {};
 fits<Fits<AdminLeadView, z.output<typeof adminLeadSchema>>>(true);
 fits<Fits<ReplayResult, z.output<typeof replayResultSchema>>>(true);
 fits<Fits<BackfillResult, z.output<typeof backfillResultSchema>>>(true);
+fits<Fits<ErasureResult, z.output<typeof erasureResultSchema>>>(true);
 fits<Fits<UpstreamHealth, z.output<typeof upstreamHealthSchema>>>(true);

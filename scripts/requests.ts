@@ -446,6 +446,16 @@ function routeRequests(v: Variables): Record<string, HttpRequestSpec[]> {
         body: '{"since": "2026-01-01T00:00:00Z", "until": "2026-01-08T00:00:00Z"}',
       },
     ],
+    'POST /admin/erasure': [
+      {
+        title: 'erase a person’s data (LGPD): by e-mail, phone or CPF',
+        note: 'Irreversible. The answer lists the upstream prospects to erase there (docs/privacy.md).',
+        method: 'POST',
+        target: '/admin/erasure',
+        headers: { ...BASIC, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email: 'ana.souza@example.com' }),
+      },
+    ],
   };
 }
 

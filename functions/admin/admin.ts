@@ -36,9 +36,18 @@
  *   when the request's time ran out before every lead was recorded: run it again (it is safe to).
  *   400 for a bad period, 404 for an unknown profile, 409 when the profile's source keeps no
  *   leads to list or names no forms, 502/503 when the platform fails (nothing is recorded).
+ * - `POST /admin/erasure` `{email?, phone?, cpf?}` (JSON, at least one): a person's request to
+ *   erase their data (LGPD art. 18). Finds their leads through the ledger's hashed subject items
+ *   (no scan), removes the personal data of each (ledger `redact`: an anonymous record that the
+ *   lead existed and was erased stays), ends their dedup keys, and answers 200 `{erased: [...],
+ *   found, upstream}`: which leads, in which status, and which of them the upstream holds
+ *   (`idProspect`): the upstream has no delete operation, so the answer says plainly that its
+ *   copy must be erased there. 400 for a body that names nobody. Never logs what was asked.
+ *   docs/privacy.md.
  */
 import * as z from 'zod/mini';
 import type { ConfigSource } from '../config/config-source.ts';
+import type { ExternalId, IssueDetail } from '../domain/json.ts';
 import {
   IN_FLIGHT,
   isLeadId,
@@ -46,6 +55,7 @@ import {
   type PublicLeadStatus,
   publicStatus,
 } from '../domain/lead-lifecycle.ts';
+import { type SubjectQuery, subjectsOfQuery } from '../domain/personal-data.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../kernel/http.ts';
 import { admitCaller, NO_STORE } from '../kernel/route-guard.ts';
@@ -145,6 +155,8 @@ export interface AdminEvents {
     redrive: RedriveResult['status'];
     client: string;
   }): void;
+  /** A person's data was erased (counts only: never what was asked). */
+  erased?(event: { found: number; upstream: number; client: string }): void;
   /** The ledger, the queue or the redrive failed (answered 503). */
   failed(event: { route: AdminRoute; error: unknown }): void;
   /** A backfill's counts (never a lead's content). */
@@ -202,7 +214,7 @@ function refusal(
   status: number,
   code: string,
   message: string,
-  details: readonly string[] = [],
+  details: readonly (IssueDetail | string)[] = [],
   headers: Record<string, string> = {},
 ): AdminRefusal {
   return new AdminRefusal(
@@ -282,6 +294,7 @@ const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
   replay,
   'upstream-health': upstreamHealth,
   backfill,
+  erasure,
 };
 
 function requireLeadId(leadId: string): string {
@@ -476,6 +489,13 @@ async function retryLead(context: RouteContext): Promise<HttpResponse> {
   const { deps, now } = context;
   const leadId = requireLeadId(context.leadId);
   const before = await findLead(deps.ledger, leadId);
+  if (before.redactedAt !== undefined) {
+    throw refusal(
+      409,
+      'personal_data_removed',
+      `lead ${leadId} no longer holds personal data (${before.redaction ?? 'redacted'} on ${before.redactedAt}): there is nothing left to deliver`,
+    );
+  }
   if (before.status === 'delivered') {
     throw refusal(
       409,
@@ -786,5 +806,116 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
     statuses,
     more,
   };
+  return json(200, body, NO_STORE);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Erasure (LGPD)
+
+/** What `POST /admin/erasure` says about one lead it erased. */
+export interface ErasedLead {
+  leadId: string;
+  profile: string;
+  status: PublicLeadStatus;
+  receivedAt: string;
+  erasedAt: string;
+  /** The upstream's prospect made from this lead: its copy must be erased there. */
+  idProspect?: ExternalId;
+}
+
+export interface ErasureResult {
+  /** How many leads named this person. */
+  found: number;
+  erased: ErasedLead[];
+  /** What remains to do at the upstream, in plain words. */
+  upstream: {
+    /** The upstream's prospects that hold this person's data. */
+    idProspects: ExternalId[];
+    action: string;
+  };
+}
+
+const ERASURE_FIELDS = ['email', 'phone', 'cpf'] as const;
+/** Leads one erasure request redacts at once. */
+const ERASURE_CONCURRENCY = 10;
+
+function erasureQuery(request: HttpRequest): SubjectQuery {
+  let body: unknown;
+  try {
+    body = JSON.parse(request.body.toString('utf8'));
+  } catch {
+    throw refusal(400, 'invalid_body', 'the body must be JSON: {"email"?, "phone"?, "cpf"?}');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw refusal(
+      400,
+      'invalid_body',
+      'the body must be a JSON object: {"email"?, "phone"?, "cpf"?}',
+    );
+  }
+  const record = body as Record<string, unknown>;
+  const details: IssueDetail[] = [];
+  for (const key of Object.keys(record)) {
+    if (!(ERASURE_FIELDS as readonly string[]).includes(key)) {
+      details.push({ field: key, message: 'unknown field: only email, phone and cpf' });
+    } else if (typeof record[key] !== 'string') {
+      details.push({ field: key, message: 'must be a string' });
+    }
+  }
+  if (details.length > 0) {
+    throw refusal(400, 'invalid_body', 'the body names nobody we can look up', details);
+  }
+  return record as SubjectQuery;
+}
+
+async function erasure(context: RouteContext): Promise<HttpResponse> {
+  const { deps, now } = context;
+  const query = subjectsOfQuery(erasureQuery(context.request));
+  if ('problems' in query) {
+    throw refusal(
+      400,
+      'invalid_subject',
+      'give the e-mail, phone or CPF of the person whose data is to be erased',
+      query.problems.map((p) => ({ field: p.field, message: p.message })),
+    );
+  }
+  const leadIds = await deps.ledger.findBySubjects(query.subjects);
+  const erased: ErasedLead[] = [];
+  for (let i = 0; i < leadIds.length; i += ERASURE_CONCURRENCY) {
+    const batch = leadIds.slice(i, i + ERASURE_CONCURRENCY);
+    const leads = await Promise.all(
+      batch.map((leadId) => deps.ledger.redact(leadId, { reason: 'erasure', now: now() })),
+    );
+    for (const lead of leads) {
+      if (!lead) continue;
+      erased.push({
+        leadId: lead.leadId,
+        profile: lead.profile,
+        status: publicStatus(lead.status),
+        receivedAt: lead.receivedAt,
+        erasedAt: lead.redactedAt ?? now().toISOString(),
+        ...(lead.idProspect !== undefined && { idProspect: lead.idProspect }),
+      });
+    }
+  }
+  const idProspects = erased.flatMap((lead) =>
+    lead.idProspect === undefined ? [] : [lead.idProspect],
+  );
+  const body: ErasureResult = {
+    found: erased.length,
+    erased,
+    upstream: {
+      idProspects,
+      action:
+        idProspects.length > 0
+          ? `The upstream (EVO) still holds this person's data in prospects ${idProspects.join(', ')}: it has no delete operation, so erase them there (EVO's own screens or its support). This gateway has erased its copy.`
+          : 'No lead of this person reached the upstream, so the upstream holds nothing from us. A lead that was being sent at this very moment may still arrive there: check again in a few minutes.',
+    },
+  };
+  deps.events?.erased?.({
+    found: erased.length,
+    upstream: idProspects.length,
+    client: context.client,
+  });
   return json(200, body, NO_STORE);
 }

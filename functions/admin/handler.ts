@@ -32,6 +32,11 @@ const adminEvents: AdminEvents = {
     logger.info('platform leads backfilled', event);
     count('LeadBackfilled', event.new);
   },
+  erased(event) {
+    // Counts and the operator only: never the e-mail, phone or CPF that was asked for.
+    logger.info('personal data erased on request', event);
+    count('LeadErased', event.found);
+  },
   failed({ route, error }) {
     logger.error('admin dependency failed', { route, error: String(error) });
     count('AdminUnavailable');

@@ -1,9 +1,13 @@
 /**
  * The Basic-auth REQUEST authorizer Lambda (functions/kernel/routes.ts, BASIC_AUTH): reads the API clients
- * (Secrets Manager on AWS, the configuration file locally) and lets basic-auth.ts decide.
+ * (Secrets Manager on AWS, the configuration file locally) and lets authorizer-event.ts decide,
+ * with the failed-sign-in counters of the ledger table (kernel/auth-throttle.ts).
  * Refused credentials throw `Unauthorized`, API Gateway's way to answer 401 (its UNAUTHORIZED
  * gateway response, with the Basic challenge); any other failure (the clients cannot be read)
- * throws as itself, which API Gateway answers with 500. Never logs credentials.
+ * throws as itself, which API Gateway answers with 500. A locked sign-in is allowed with
+ * `throttled` in the context, and the function answers 429. Never logs credentials or the user
+ * name that was tried (a person may type a password into it). Metrics: `AuthFailure` per wrong
+ * password, `AuthThrottled` per locked sign-in.
  */
 import type {
   APIGatewayAuthorizerResult,
@@ -11,13 +15,19 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { ConfigSource } from '../config/config-source.ts';
-import { logger } from '../kernel/observability.ts';
+import type { AuthThrottle } from '../kernel/auth-throttle.ts';
+import { count, flushMetrics, logger } from '../kernel/observability.ts';
 import { authorizeBasic } from './authorizer-event.ts';
 
-const config: Promise<Pick<ConfigSource, 'clients'>> =
+export interface AuthorizerDeps {
+  config: Pick<ConfigSource, 'clients'>;
+  throttle: AuthThrottle;
+}
+
+const deps: Promise<AuthorizerDeps> =
   process.env.LEADS_RUNTIME === 'local'
-    ? import('../config/config-local.ts').then((m) => m.localConfigSource())
-    : import('../config/secrets-aws.ts').then((m) => m.createAwsClientsSource());
+    ? import('./wiring-local.ts').then((m) => m.localAuthorizerDeps())
+    : import('./wiring-aws.ts').then((m) => m.awsAuthorizerDeps());
 
 export async function handler(
   event: APIGatewayRequestAuthorizerEvent,
@@ -25,22 +35,43 @@ export async function handler(
 ): Promise<APIGatewayAuthorizerResult> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.
   if (context) logger.addContext(context);
+  const { config, throttle } = await deps;
   let clients: Awaited<ReturnType<ConfigSource['clients']>>;
   try {
-    clients = await (await config).clients();
+    clients = await config.clients();
   } catch (error) {
     logger.error('authorizer cannot read the API clients', { error: String(error) });
     throw error;
   }
-  const decision = await authorizeBasic(event, clients);
-  if (!decision.allow) {
-    logger.info('basic credentials refused', {
-      reason: decision.reason,
-      method: event.httpMethod,
-      resource: event.resource,
-      apiRequestId: event.requestContext?.requestId,
+  const where = {
+    method: event.httpMethod,
+    resource: event.resource,
+    apiRequestId: event.requestContext?.requestId,
+  };
+  try {
+    const decision = await authorizeBasic(event, clients, {
+      throttle,
+      onThrottleError: (error) => {
+        logger.error('auth throttle unavailable; sign-in checked without it', {
+          error: String(error),
+        });
+        count('AuthThrottleUnavailable');
+      },
     });
-    throw new Error('Unauthorized');
+    if (!decision.allow) {
+      logger.info('basic credentials refused', { reason: decision.reason, ...where });
+      if (decision.reason === 'invalid') count('AuthFailure');
+      throw new Error('Unauthorized');
+    }
+    if ('throttled' in decision) {
+      logger.warn('basic sign-in throttled', {
+        retryAfterSeconds: decision.retryAfterSeconds,
+        ...where,
+      });
+      count('AuthThrottled');
+    }
+    return decision.result;
+  } finally {
+    flushMetrics();
   }
-  return decision.result;
 }

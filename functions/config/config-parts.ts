@@ -5,7 +5,7 @@
  * (admin, report, refresher) stay free of the sources' code.
  */
 import * as z from 'zod/mini';
-import { nonEmpty } from '../kernel/client-schema.ts';
+import { nonEmpty, secretText } from '../kernel/client-schema.ts';
 
 export { ACCOUNT_NAME, accountName, DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 
@@ -14,7 +14,7 @@ const positive = z.number().check(z.positive('must be greater than 0'));
 export const upstreamConfigSchema = z.object({
   baseUrl: z.url(),
   username: nonEmpty,
-  password: nonEmpty,
+  password: secretText,
   maxPerSecond: positive,
   maxPerMinute: positive,
   /** Per-call timeout of every upstream request. */
@@ -41,9 +41,21 @@ export const deliveryConfigSchema = z.object({
       ),
     72,
   ),
+  /**
+   * Days after which parked, dead and test leads lose their personal data (LGPD: kept no longer
+   * than needed; docs/privacy.md). The reconciler redacts them.
+   */
+  personalDataDays: z._default(
+    z.int().check(z.gte(1, 'must be at least 1'), z.lte(3650, 'must be at most 3650')),
+    30,
+  ),
 });
 export type DeliveryConfig = z.infer<typeof deliveryConfigSchema>;
-export const DEFAULT_DELIVERY: DeliveryConfig = { maxAttempts: 8, horizonHours: 72 };
+export const DEFAULT_DELIVERY: DeliveryConfig = {
+  maxAttempts: 8,
+  horizonHours: 72,
+  personalDataDays: 30,
+};
 
 export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 

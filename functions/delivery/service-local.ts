@@ -41,6 +41,7 @@ import { localDeliveryDeps } from './forward/wiring-local.ts';
 import { type LocalWorker, startLocalWorker } from './forward/worker-local.ts';
 import { reconcileEvents } from './reconcile/events.ts';
 import { reconcile } from './reconcile/reconcile.ts';
+import { redactExpired } from './reconcile/retention.ts';
 
 export interface LocalDeliveryOptions {
   /** Pause between polls of an empty queue. Default 250 ms. */
@@ -167,6 +168,7 @@ export async function startLocalDelivery(
   });
   const reconciler = (async () => {
     const ledger = localLedger();
+    let retentionAt = 0;
     while (!stopping.signal.aborted) {
       try {
         await reconcile({
@@ -177,6 +179,12 @@ export async function startLocalDelivery(
           events: reconcileEvents,
           options: { wakeGraceMs },
         });
+        // The personal-data retention, once a minute (hourly on AWS: reconcile/handler.ts).
+        if (Date.now() - retentionAt >= 60_000) {
+          retentionAt = Date.now();
+          const { personalDataDays } = await config.delivery();
+          await redactExpired({ ledger, days: personalDataDays });
+        }
       } catch (error) {
         logger.error('local reconciler run failed', {
           error: error instanceof Error ? error.message : String(error),

@@ -55,6 +55,25 @@ export interface LeadCapture {
   pending?: { kind: string; leadgenId: string };
   /** For the `prospect` source: the Prospect exactly as the client sent it. */
   prospect?: Prospect;
+  /**
+   * The person's LGPD consent, when the profile maps a consent field (`consent` in its
+   * settings; domain/personal-data.ts `withConsent`): what they were shown, its version, whether
+   * they ticked it and when. The notes sent upstream say it.
+   */
+  consent?: ConsentRecord;
+}
+
+/** A consent as the lead keeps it. */
+export interface ConsentRecord {
+  /** The answer's key the profile names. */
+  field: string;
+  /** Ticked (any value but an empty or negative one), or not (missing, `no`, `false`...). */
+  given: boolean;
+  /** The consent text the page showed, as configured. */
+  text: string;
+  version: string;
+  /** ISO 8601: when it was given (the lead's receipt, or the platform's submission time). */
+  at?: string;
 }
 
 /** Result of mapping: the Prospect, what it still lacks, and what we noticed on the way. */

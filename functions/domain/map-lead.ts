@@ -517,6 +517,14 @@ function splitName(full: string): { name?: string; lastName?: string } {
   return out;
 }
 
+/** The notes' LGPD line: given or not, when, which version of which text. */
+function consentNote(consent: NonNullable<LeadCapture['consent']>): string {
+  const when = consent.at ? ` em ${consent.at}` : '';
+  return consent.given
+    ? `Consentimento LGPD: aceito${when} (versão ${consent.version}): "${consent.text}"`
+    : `Consentimento LGPD: NÃO marcado (versão ${consent.version}): "${consent.text}"`;
+}
+
 function buildNotes(
   capture: LeadCapture,
   sourceLabel: string,
@@ -538,6 +546,7 @@ function buildNotes(
   if (attribution.length) {
     sections.push(`Origem: ${attribution.map(([key, value]) => `${key}=${value}`).join('; ')}`);
   }
+  if (capture.consent) sections.push(consentNote(capture.consent));
   if (warnings.length) sections.push(`Avisos:\n${warnings.map((w) => `- ${w}`).join('\n')}`);
   const notes = sections.join('\n\n');
   return notes.length > NOTES_LIMIT ? `${notes.slice(0, NOTES_LIMIT - 1)}…` : notes;

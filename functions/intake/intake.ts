@@ -28,6 +28,9 @@
  *   it is kept, but nothing is delivered until an operator retries it, so `queued` would mislead;
  * - `dead` or `test` → 202 with that status. A failure to read the ledger while waiting ends the
  *   wait with the 202 queued answer: the lead is recorded and queued either way.
+ * Its dedup key (Idempotency-Key or content hash) is scoped to the authenticated client and bound
+ * to the body's fingerprint (sources/prospect.ts `scopeToClient`): the same client and key with
+ * another body → 422 `idempotency_key_reused`, nothing stored.
  */
 
 import { accountOfProfile, type Client, type Profile } from '../config/config-schema.ts';
@@ -35,11 +38,19 @@ import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
 import { newLeadId, publicStatus } from '../domain/lead-lifecycle.ts';
+import { withConsent } from '../domain/personal-data.ts';
+import { throttledByAuthorizer, tooManyFailuresMessage } from '../kernel/auth-throttle.ts';
 import { authenticateClient, BASIC_CHALLENGE } from '../kernel/client-auth.ts';
+import { TOO_MANY_FAILURES } from '../kernel/route-guard.ts';
 import { basicRoutesOf } from '../kernel/routes.ts';
-import type { LeadLedger, LeadRecord } from '../ledger/lead-ledger.ts';
+import {
+  DedupConflictError,
+  type LeadLedger,
+  type LeadRecord,
+} from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 import { initialState, type LeadState, recordLead } from '../ledger/record-capture.ts';
+import { scopeToClient } from '../sources/prospect.ts';
 import { adapterFor, secretKeysOf } from '../sources/registry.ts';
 import type { IntakeRequest, PlatformResponse, SourceAdapter } from '../sources/source.ts';
 
@@ -257,6 +268,16 @@ export async function handleIntake(
   /** The Prospect API's client, whose accounts and branches bound what it may create. */
   let scope: Client | undefined;
   if (profile.source === 'prospect') {
+    // Locked by failed sign-ins (the gateway's authorizer said so): 429, nothing checked.
+    const locked = throttledByAuthorizer(request.authorizer);
+    if (locked) {
+      const retryAfter = String(locked.retryAfterSeconds);
+      const message = tooManyFailuresMessage(locked.retryAfterSeconds);
+      return refuse(
+        problem(429, TOO_MANY_FAILURES, message, [], { 'retry-after': retryAfter }),
+        TOO_MANY_FAILURES,
+      );
+    }
     const auth = await authenticateClient(
       request.headers.authorization,
       await deps.config.clients(),
@@ -338,19 +359,36 @@ export async function handleIntake(
         'branch_forbidden',
       );
     }
-    const { record } = await accept(
-      deps,
-      profileName,
-      initialState(captured.leads[0], profile),
-      request.receivedAt,
-    );
+    // The Idempotency-Key (or content hash) is the client's own, bound to the body it came with.
+    const scoped = scopeToClient(captured.leads[0], scope?.username ?? '');
+    let record: LeadRecord;
+    try {
+      ({ record } = await accept(
+        deps,
+        profileName,
+        { ...initialState(scoped.capture, profile), fingerprint: scoped.fingerprint },
+        request.receivedAt,
+      ));
+    } catch (error) {
+      if (!(error instanceof DedupConflictError)) throw error;
+      return refuse(
+        problem(
+          422,
+          'idempotency_key_reused',
+          'this Idempotency-Key was already used by this client for a different Prospect within the last 24 hours: send the same body again to get the original answer, or use a new key for a new Prospect',
+        ),
+        'idempotency_key_reused',
+      );
+    }
     const outcome = await waitForDelivery(record, deps, invocation);
     const response = prospectAnswer(outcome, adapter);
     return { ...response, headers: { ...response.headers, ...corsHeaders(request, profile) } };
   }
 
   const leadIds: string[] = [];
-  for (const capture of captured.leads) {
+  for (const lead of captured.leads) {
+    // The person's consent, as the profile maps it, dated when we received it.
+    const capture = withConsent(lead, profile.consent, request.receivedAt.toISOString());
     const { record } = await accept(
       deps,
       profileName,

@@ -24,6 +24,7 @@ export function requestFromEvent(event: APIGatewayProxyEvent, now = new Date()):
     if (values?.length) query[name] = values;
   }
   const epoch = event.requestContext?.requestTimeEpoch;
+  const context = event.requestContext?.authorizer;
   return {
     method: event.httpMethod.toUpperCase(),
     headers,
@@ -31,6 +32,13 @@ export function requestFromEvent(event: APIGatewayProxyEvent, now = new Date()):
     body: rawBody(event),
     contentType: (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '',
     receivedAt: typeof epoch === 'number' && epoch > 0 ? new Date(epoch) : now,
+    ...(context && {
+      authorizer: Object.fromEntries(
+        Object.entries(context)
+          .filter(([, value]) => value !== undefined && value !== null)
+          .map(([key, value]) => [key, String(value)]),
+      ),
+    }),
   };
 }
 

@@ -2,7 +2,14 @@
  * Basic authentication of the gateway's clients (`clients` in the configuration) and their
  * roles. A client carries either a plain `password` (local files) or a `passwordHash`
  * (`scrypt$N$r$p$<salt b64>$<hash b64>`, what a deployed stack keeps). Comparisons are constant
- * time; a verified hash is remembered briefly so scrypt's deliberate cost is not paid per request.
+ * time; a verified password is remembered briefly so scrypt's deliberate cost is not paid per
+ * request.
+ *
+ * Constant work: when any configured client has a hash, every check that is not answered from
+ * the remembered verifications runs exactly one scrypt at that hash's cost, whether the user
+ * name exists (its own hash), names a plain-password client or names nobody (a stand-in hash
+ * with the same cost that no password matches). So the time a wrong password takes does not
+ * tell which user names exist. With plain passwords only (a local file) none runs at all.
  */
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import type { Client, Role } from './client-schema.ts';
@@ -16,13 +23,31 @@ const SCRYPT_KEY_LENGTH = 32;
 const DEFAULT_COST = { N: 16_384, r: 8, p: 1 };
 const VERIFIED_TTL_MS = 5 * 60_000;
 const verified = new Map<string, number>();
+/** A salt and a key no password is checked against for real: the stand-in hash's. */
+const STAND_IN = {
+  salt: randomBytes(16).toString('base64'),
+  key: randomBytes(32).toString('base64'),
+};
+let scryptCount = 0;
+
+/** How many scrypt computations this process has run (a measure of work, for tests and benches). */
+export function scryptRuns(): number {
+  return scryptCount;
+}
 
 function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: number) {
+  scryptCount += 1;
   return new Promise<Buffer>((resolve, reject) =>
     scrypt(password, salt, SCRYPT_KEY_LENGTH, { N, r, p, maxmem: 256 * N * r }, (error, key) =>
       error ? reject(error) : resolve(key),
     ),
   );
+}
+
+/** A hash with the cost of `like` (a configured client's) that no password matches. */
+function standInHash(like: string): string {
+  const [, n = '', r = '', p = ''] = like.split('$');
+  return ['scrypt', n, r, p, STAND_IN.salt, STAND_IN.key].join('$');
 }
 
 /** `scrypt$16384$8$1$<salt>$<hash>` for a password: what `npm run hash-password` prints. */
@@ -60,42 +85,63 @@ function digestEqual(a: string, b: string): boolean {
   return timingSafeEqual(hash(a), hash(b));
 }
 
-async function passwordMatches(client: Client, credentials: BasicCredentials): Promise<boolean> {
-  if (client.password !== undefined) return digestEqual(client.password, credentials.password);
-  const hash = client.passwordHash ?? '';
-  const key = fingerprint(credentials, hash);
-  const until = verified.get(key);
-  if (until !== undefined && until > Date.now()) return true;
-  if (!(await verifyPasswordHash(credentials.password, hash))) return false;
-  verified.set(key, Date.now() + VERIFIED_TTL_MS);
-  return true;
+/** What a client's password is checked against: its plain password or its hash. */
+const secretOf = (client: Client) => client.password ?? client.passwordHash ?? '';
+
+/** Whether these credentials were verified for this client within VERIFIED_TTL_MS. */
+function wasVerified(client: Client, credentials: BasicCredentials): boolean {
+  const until = verified.get(fingerprint(credentials, secretOf(client)));
+  return until !== undefined && until > Date.now();
 }
 
-/** The client whose username and password these Basic credentials are, if any. */
-async function matchClient(
+/**
+ * The client these credentials were verified for within the last few minutes, if any: a right
+ * password seen recently, answered without scrypt and without asking the throttle.
+ */
+export function recentlyVerified(
   credentials: BasicCredentials,
   clients: readonly Client[],
-): Promise<Client | undefined> {
-  // Every client is checked, so the time taken does not tell which usernames exist.
+): Client | undefined {
   let match: Client | undefined;
   for (const client of clients) {
     const sameName = digestEqual(client.username, credentials.username);
-    if (sameName && (await passwordMatches(client, credentials))) match = client;
+    if (sameName && wasVerified(client, credentials)) match = client;
   }
   return match;
 }
 
 /**
- * The client an `Authorization: Basic ...` header authenticates, whatever its roles; undefined
- * when the header is missing, malformed or names no client with that password (the API
- * Gateway authorizer's question; the functions then check the role).
+ * The client whose username and password these Basic credentials are, if any. Every client's
+ * name is compared, and exactly one scrypt runs whenever some client has a hash (see the module
+ * comment), so the time taken does not tell which usernames exist.
  */
-export async function verifyBasicClient(
-  authorization: string | undefined,
+export async function matchClient(
+  credentials: BasicCredentials,
   clients: readonly Client[],
 ): Promise<Client | undefined> {
-  const credentials = basicCredentials(authorization);
-  return credentials ? matchClient(credentials, clients) : undefined;
+  const recent = recentlyVerified(credentials, clients);
+  if (recent) return recent;
+  let match: Client | undefined;
+  let hashed = false;
+  for (const client of clients) {
+    if (!digestEqual(client.username, credentials.username)) continue;
+    let ok: boolean;
+    if (client.password !== undefined) {
+      ok = digestEqual(client.password, credentials.password);
+    } else {
+      hashed = true;
+      ok = await verifyPasswordHash(credentials.password, client.passwordHash ?? '');
+    }
+    if (ok) {
+      match = client;
+      verified.set(fingerprint(credentials, secretOf(client)), Date.now() + VERIFIED_TTL_MS);
+    }
+  }
+  // No scrypt ran (an unknown name, or a plain-password client): the same work, for nothing.
+  const like = clients.find((client) => client.passwordHash !== undefined)?.passwordHash;
+  if (!hashed && like !== undefined)
+    await verifyPasswordHash(credentials.password, standInHash(like));
+  return match;
 }
 
 /**

@@ -27,6 +27,11 @@ export interface HttpRequest {
   /** Media type, lower-cased, without parameters; `''` when absent. */
   contentType: string;
   receivedAt: Date;
+  /**
+   * What the gateway's authorizer said about the caller (API Gateway's
+   * `requestContext.authorizer`, values as strings), on routes that have one.
+   */
+  authorizer?: Readonly<Record<string, string>>;
 }
 
 export function json(statusCode: number, body: unknown, headers: Headers = {}): HttpResponse {

@@ -48,6 +48,8 @@ export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
  * - `report:read`: read the debtors snapshot and refresh status (REPORT_BUCKET_NAME);
  * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL);
  * - `config:read`: read the settings from the configuration store (LEADS_APPCONFIG_*).
+ * - `ledger:auth-throttle`: read, count and clear the failed-sign-in counters, the ledger
+ *   table's `authfail#*` items and nothing else (LEDGER_TABLE_NAME; kernel/auth-throttle.ts).
  */
 export type FunctionNeed =
   | 'ledger:intake'
@@ -59,7 +61,8 @@ export type FunctionNeed =
   | 'queue:redrive'
   | 'report:read'
   | 'report:trigger'
-  | 'config:read';
+  | 'config:read'
+  | 'ledger:auth-throttle';
 
 export const FUNCTIONS = {
   intake: {
@@ -111,6 +114,8 @@ export const FUNCTIONS = {
     description:
       'Basic-auth authorizer: lets a request carrying any API client credentials reach its route',
     secrets: ['clients'],
+    // The failed-sign-in counters shared by every instance (429 after a few failures).
+    needs: ['ledger:auth-throttle'],
   },
   // GET /openapi.json: the API's description (docs/openapi.json), no data, no secret.
   openapi: {
@@ -171,9 +176,13 @@ export type RouteSpec =
  * as `x-amzn-Remapped-WWW-Authenticate`, so a browser never shows its login prompt for a 401
  * the function wrote. So the gateway answers that 401 itself: a REQUEST Lambda authorizer
  * (functions/authorizer/handler.ts) on the `Authorization` header lets a request with the
- * credentials of any configured client through (its decision cached per header value for
- * `resultsCacheTtlSeconds`), and API Gateway's UNAUTHORIZED gateway response (no header, or the
- * authorizer refused it) carries the challenge below. The functions keep checking roles (403).
+ * credentials of any configured client through, and API Gateway's UNAUTHORIZED gateway response
+ * (no header, or the authorizer refused it) carries the challenge below. The functions keep
+ * checking roles (403), and answer 429 with Retry-After when the authorizer let a request through
+ * flagged `throttled` (its user name or address locked by failed sign-ins:
+ * kernel/auth-throttle.ts). The authorizer's decisions are not cached
+ * (`resultsCacheTtlSeconds` 0): a cached "throttled" would outlive the lock and a cached "allow"
+ * a changed password, and every failure must reach the shared counters.
  * The CDK stack (infra/constructs/leads-api.ts) and the local gateway (local/gateway.ts) both
  * read this object.
  */
@@ -182,8 +191,12 @@ export const BASIC_AUTH = {
   authorizer: 'authorizer' satisfies FunctionName,
   /** The identity source: without it API Gateway answers 401 without calling the authorizer. */
   identityHeader: 'Authorization',
-  /** How long API Gateway reuses the authorizer's decision for the same header value. */
-  resultsCacheTtlSeconds: 300,
+  /**
+   * How long API Gateway reuses the authorizer's decision for the same header value: never
+   * (see above). A verified password costs no scrypt on the next request anyway: the authorizer
+   * remembers it for a few minutes (kernel/client-auth.ts).
+   */
+  resultsCacheTtlSeconds: 0,
   /** The UNAUTHORIZED gateway response: the contract's error shape and a Basic challenge. */
   unauthorized: {
     statusCode: 401,
@@ -196,6 +209,18 @@ export const BASIC_AUTH = {
       },
     },
   },
+} as const;
+
+/**
+ * What the gateway answers for a path, or a method of a path, that no route has. API Gateway's
+ * own answer is its MISSING_AUTHENTICATION_TOKEN gateway response (403 `{"message": "Missing
+ * Authentication Token"}`, header `x-amzn-ErrorType: MissingAuthenticationTokenException`); the
+ * stack replaces it with this 404 in the contract's error shape (infra/constructs/leads-api.ts)
+ * and the local gateway answers the same (local/runtime.ts).
+ */
+export const UNKNOWN_ROUTE = {
+  statusCode: 404,
+  body: { error: { code: 'NOT_FOUND', message: 'No such route', details: [] as string[] } },
 } as const;
 
 /** Webhook bursts (a campaign, a platform's retry storm) are absorbed here, not upstream. */
@@ -336,6 +361,16 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'backfill',
+  },
+  // A person's request to erase their data (LGPD): rare, deliberate, one person at a time.
+  {
+    method: 'POST',
+    path: '/admin/erasure',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'erasure',
   },
 ] as const satisfies readonly RouteSpec[];
 

@@ -7,7 +7,8 @@
  * | item  | pk                                   | attributes |
  * |-------|--------------------------------------|------------|
  * | lead  | `lead#<leadId>`                      | kind='lead', leadId, profile, source, status, version, dedupKey, payload, attempts, tries, lastError?, lastFailureAt?, ambiguousSince?, ambiguousSettle?, reason?, messages?, idProspect?, receivedAt, queuedAt, updatedAt, deliveredAt?, leaseUntil?, nextAttemptAt?, expiresAt?, gsi1pk=`status#<status>`, gsi1sk=`<receivedAt>#<leadId>`, and while on its way duepk=`due`, dueAt |
- * | dedup | `dedup#<profile>#<sha256(dedupKey)>` | kind='dedup', leadId, profile, createdAt, expiresAt |
+ * | dedup | `dedup#<profile>#<sha256(dedupKey)>` | kind='dedup', leadId, profile, createdAt, expiresAt, fingerprint? (a digest of the body: the same key with another fingerprint is a DedupConflictError) |
+ * | subject | `subject#<sha256(subject)>`        | kind='subject', leadIds (a string set): the leads recorded with one e-mail, phone or CPF (domain/personal-data.ts), for erasure requests; expiresAt once empty |
  * | pacer | `pacer#upstream`                     | kind='pacer', next: the shared upstream pacing (upstream/pacer-dynamodb.ts) |
  * | circuit | `circuit#upstream`                 | kind='circuit': the upstream's health (upstream/circuit-dynamodb.ts) |
  *
@@ -41,6 +42,13 @@
  * - dedup items expire when their window ends; a window never outlasts `retentionDays`, so a
  *   dedup item cannot point at a lead the TTL already removed.
  * The table's TTL must be enabled on `expiresAt` (LEDGER_TABLE_DEFINITION.timeToLiveAttribute).
+ *
+ * Personal data (docs/privacy.md): `record` (and `saveMapping`, once a source completed the
+ * capture) adds the lead's id to one subject item per e-mail, phone and CPF it names, before
+ * the lead item is written (a pointer to a lead that was never written is harmless). An erasure
+ * request reads those items (`findBySubjects`: GetItem per subject, no scan) and `redact`s each
+ * lead: the payload keeps no answer, the lead leaves its subject items (an emptied item gets a
+ * TTL of now), and for an erasure the dedup item's window ends at once.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -62,17 +70,20 @@ import {
   newLeadId,
   TRANSITIONS,
 } from '../domain/lead-lifecycle.ts';
+import { redactCapture, subjectsOf } from '../domain/personal-data.ts';
 import type { Prospect } from '../domain/prospect.ts';
 import {
   boundMessages,
   boundText,
   DEFAULT_WAKE_GRACE_MS,
+  DedupConflictError,
   hashDedupKey,
   InvalidCursorError,
   type LeadLedger,
   type LeadPage,
   type LeadRecord,
   type NewLead,
+  type RedactionReason,
 } from './lead-ledger.ts';
 
 /** A table's shape, neutral enough for both CreateTable (local) and the CDK construct. */
@@ -150,7 +161,15 @@ const DUE = 'due';
 /** Final states that the TTL may remove after retentionDays. */
 const EXPIRING: ReadonlySet<LeadStatus> = new Set(['delivered', 'rejected', 'test']);
 
+/** The statuses whose leads lose their personal data after the privacy retention. */
+export const RETAINED_STATUSES: ReadonlySet<LeadStatus> = new Set(['parked', 'dead', 'test']);
+
 const leadPk = (leadId: string) => `lead#${leadId}`;
+/** The subject item of one e-mail, phone or CPF: its SHA-256, never the value. */
+export const SUBJECT_KEY_PREFIX = 'subject#';
+const subjectPk = (subject: string) => `${SUBJECT_KEY_PREFIX}${hashDedupKey(subject)}`;
+const dedupPkOf = (profile: string, dedupKey: string) =>
+  `dedup#${profile}#${hashDedupKey(dedupKey)}`;
 const statusPk = (status: LeadStatus) => `status#${status}`;
 const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -218,6 +237,10 @@ function decodeLead(item: Item): LeadRecord {
     record.idProspect = item.idProspect;
   }
   if (typeof item.expiresAt === 'number') record.expiresAt = item.expiresAt;
+  if (typeof item.redactedAt === 'string') record.redactedAt = item.redactedAt;
+  if (item.redaction === 'erasure' || item.redaction === 'retention') {
+    record.redaction = item.redaction;
+  }
   return record;
 }
 
@@ -454,12 +477,70 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     throw new LeadStateError(leadId, name, current?.status);
   }
 
+  /** Adds `leadId` to the subject item of each subject. */
+  async function addSubjects(leadId: string, subjects: readonly string[]): Promise<void> {
+    await Promise.all(
+      subjects.map((subject) =>
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: subjectPk(subject) },
+            UpdateExpression: 'ADD leadIds :ids SET kind = :kind REMOVE expiresAt',
+            ExpressionAttributeValues: { ':ids': new Set([leadId]), ':kind': 'subject' },
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** Takes `leadId` off each subject's item; an item left empty expires now (TTL). */
+  async function removeSubjects(
+    leadId: string,
+    subjects: readonly string[],
+    now: Date,
+  ): Promise<void> {
+    await Promise.all(
+      subjects.map(async (subject) => {
+        const pk = subjectPk(subject);
+        const out = await doc
+          .send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { pk },
+              UpdateExpression: 'DELETE leadIds :ids',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':ids': new Set([leadId]) },
+              ReturnValues: 'ALL_NEW',
+            }),
+          )
+          .catch((error: unknown) => {
+            if (error instanceof ConditionalCheckFailedException) return undefined;
+            throw error;
+          });
+        if (!out || out.Attributes?.leadIds !== undefined) return;
+        await doc
+          .send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { pk },
+              UpdateExpression: 'SET expiresAt = :now',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(leadIds)',
+              ExpressionAttributeValues: { ':now': epochSeconds(now) },
+            }),
+          )
+          .catch((error: unknown) => {
+            if (!(error instanceof ConditionalCheckFailedException)) throw error;
+          });
+      }),
+    );
+  }
+
   async function record(lead: NewLead): Promise<{ lead: LeadRecord; duplicate: boolean }> {
     validateNewLead(lead);
     const receivedAt = lead.receivedAt.toISOString();
     const now = epochSeconds(lead.receivedAt);
     const window = Math.min(lead.dedupWindowSeconds ?? retentionSeconds, retentionSeconds);
-    const dedupPk = `dedup#${lead.profile}#${hashDedupKey(lead.dedupKey)}`;
+    const dedupPk = dedupPkOf(lead.profile, lead.dedupKey);
     const payload = encodePayload({
       capture: lead.capture,
       ...(lead.prospect !== undefined && { prospect: lead.prospect }),
@@ -499,6 +580,9 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
 
     for (let round = 0; round < RECORD_ROUNDS; round++) {
       const leadId = newLeadId(lead.receivedAt);
+      // The subject items first: a pointer to a lead never written is harmless, a lead that an
+      // erasure request cannot find is not.
+      await addSubjects(leadId, subjectsOf(lead.capture, lead.prospect));
       const dedup: Item = {
         pk: dedupPk,
         kind: 'dedup',
@@ -506,6 +590,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
         profile: lead.profile,
         createdAt: receivedAt,
         expiresAt: now + window,
+        ...(lead.fingerprint !== undefined && { fingerprint: lead.fingerprint }),
       };
       if (await putIf(dedup, 'attribute_not_exists(pk) OR expiresAt < :now', { ':now': now })) {
         return writeLead(leadId);
@@ -513,6 +598,14 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       const holder = await getItem(dedupPk);
       // Gone or replaced between our put and our read (its window ended): try again.
       if (!holder || !isLeadId(holder.leadId)) continue;
+      // The same key for something else (an Idempotency-Key reused for another body).
+      if (
+        lead.fingerprint !== undefined &&
+        typeof holder.fingerprint === 'string' &&
+        holder.fingerprint !== lead.fingerprint
+      ) {
+        throw new DedupConflictError(holder.leadId);
+      }
       const existing = await get(holder.leadId);
       if (existing) return { lead: existing, duplicate: true };
       // The dedup item points at a lead that was never written: its writer crashed, or is
@@ -547,13 +640,102 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     return out.LastEvaluatedKey ? { leads, cursor: encodeCursor(out.LastEvaluatedKey) } : { leads };
   }
 
+  /** An erasure ends the lead's dedup item now: the (hashed) key no longer recognises it. */
+  async function endDedup(lead: LeadRecord): Promise<void> {
+    if (lead.dedupKey === 'redacted') return;
+    await doc
+      .send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: dedupPkOf(lead.profile, lead.dedupKey) },
+          UpdateExpression: 'SET expiresAt = :zero REMOVE fingerprint',
+          ConditionExpression: 'leadId = :leadId',
+          ExpressionAttributeValues: { ':zero': 0, ':leadId': lead.leadId },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      });
+  }
+
+  /** The lead item without personal data (see `redact`); undefined when it changed meanwhile. */
+  async function redactItem(
+    lead: LeadRecord,
+    reason: RedactionReason,
+    now: Date,
+  ): Promise<LeadRecord | undefined> {
+    const stop = reason === 'erasure' && IN_FLIGHT.has(lead.status);
+    const values: Record<string, unknown> = {};
+    return update(
+      lead.leadId,
+      {
+        set: {
+          payload: encodePayload({ capture: redactCapture(lead.capture) }),
+          dedupKey: 'redacted',
+          redactedAt: now.toISOString(),
+          redaction: reason,
+          ...(lead.status === 'rejected' && { reason: 'rejected by the upstream' }),
+          ...(stop && {
+            ...statusChange('dead', now),
+            lastError: "erased at the person's request before delivery",
+            leaseUntil: undefined,
+          }),
+        },
+        remove: ['messages'],
+        ...(stop && { increment: ['version'] }),
+      },
+      versionIs(lead.version, values),
+      values,
+      now,
+    );
+  }
+
   return {
     record,
     get,
 
     async listByStatus(status, page = {}): Promise<LeadPage> {
       if (!isLeadStatus(status)) throw new RangeError(`unknown status '${String(status)}'`);
-      return query(LEDGER_STATUS_INDEX, { pk: 'gsi1pk', sk: 'gsi1sk' }, statusPk(status), page);
+      const before = page.receivedBefore;
+      return query(
+        LEDGER_STATUS_INDEX,
+        { pk: 'gsi1pk', sk: 'gsi1sk' },
+        statusPk(status),
+        page,
+        before
+          ? { condition: 'gsi1sk < :before', values: { ':before': before.toISOString() } }
+          : {},
+      );
+    },
+
+    async findBySubjects(subjects) {
+      const items = await Promise.all(subjects.map((subject) => getItem(subjectPk(subject))));
+      const ids = new Set<string>();
+      for (const item of items) {
+        const leadIds = item?.leadIds;
+        if (leadIds instanceof Set) for (const id of leadIds) if (isLeadId(id)) ids.add(id);
+      }
+      return [...ids].sort();
+    },
+
+    async redact(leadId, how) {
+      const erasure = how.reason === 'erasure';
+      for (let round = 0; round < RECORD_ROUNDS; round++) {
+        const current = await get(leadId);
+        if (!current) return undefined;
+        const pending = erasure && IN_FLIGHT.has(current.status);
+        if (current.redactedAt !== undefined && !pending) return current;
+        // Retention only ever touches leads that wait for nobody (a requeue may race it).
+        if (!erasure && !RETAINED_STATUSES.has(current.status)) return current;
+        const subjects = subjectsOf(current.capture, current.prospect);
+        if (erasure) await endDedup(current);
+        // Fenced by the version read: an attempt that moved the lead meanwhile makes us read again.
+        const done = await redactItem(current, how.reason, how.now);
+        if (!done) continue;
+        await removeSubjects(leadId, subjects, how.now);
+        return done;
+      }
+      throw new Error(`redact: lead ${leadId} kept changing; try again`);
     },
 
     async listDue(now, page = {}): Promise<LeadPage> {
@@ -699,6 +881,11 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
           prospect: mapping.prospect ?? current.prospect,
         }),
       });
+      const subjects = subjectsOf(
+        mapping.capture ?? current.capture,
+        mapping.prospect ?? current.prospect,
+      );
+      await addSubjects(leadId, subjects);
       const values: Record<string, unknown> = { ':sending': 'sending' };
       const done = await update(
         leadId,
@@ -728,9 +915,11 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
           increment: ['version'],
           resetCounts: true,
         },
-        statusIn(TRANSITIONS.requeue.from, values),
+        // A lead whose personal data was removed has nothing left to deliver.
+        `${statusIn(TRANSITIONS.requeue.from, values)} AND attribute_not_exists(#c0)`,
         values,
         now,
+        { '#c0': 'redactedAt' },
       );
     },
 

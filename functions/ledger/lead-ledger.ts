@@ -76,7 +76,17 @@ export interface LeadRecord {
   leaseUntil?: string;
   /** Epoch seconds after which the store may delete the lead (see the adapter's TTL rules). */
   expiresAt?: number;
+  /**
+   * ISO 8601: when its personal data was removed (`redact`): the capture keeps only its source,
+   * form and times, the Prospect and the upstream's messages are gone.
+   */
+  redactedAt?: string;
+  /** Why: a person's erasure request, or the retention of parked, dead and test leads. */
+  redaction?: RedactionReason;
 }
+
+/** Why a lead's personal data was removed (docs/privacy.md). */
+export type RedactionReason = 'erasure' | 'retention';
 
 export interface NewLead {
   profile: string;
@@ -84,6 +94,12 @@ export interface NewLead {
   dedupKey: string;
   /** How long the dedup key stays recognised; undefined = as long as the ledger keeps leads. */
   dedupWindowSeconds?: number;
+  /**
+   * What the request carried, as a digest (the Prospect API: a SHA-256 of the body's canonical
+   * form). Kept with the dedup key: a later lead with the same key and another fingerprint is
+   * not a duplicate but a reused key (DedupConflictError).
+   */
+  fingerprint?: string;
   capture: LeadCapture;
   prospect?: Prospect;
   status: 'queued' | 'parked' | 'test';
@@ -129,6 +145,8 @@ export interface LeadLedger {
    * Records a lead unless its (profile, dedupKey) was recorded within the window; on a
    * duplicate it returns the existing record. Exactly one of any number of concurrent calls
    * with the same key gets `duplicate: false`, and only that caller should enqueue the lead.
+   * Throws DedupConflictError when the key was recorded within the window with another
+   * `fingerprint` (the same Idempotency-Key for another body).
    */
   record(lead: NewLead): Promise<{ lead: LeadRecord; duplicate: boolean }>;
   /** A consistent read; undefined for an unknown or malformed id. */
@@ -136,8 +154,26 @@ export interface LeadLedger {
   /** Oldest first. Reads an index: a transition may take a moment to show (eventual consistency). */
   listByStatus(
     status: LeadStatus,
-    options?: { limit?: number; cursor?: string },
+    options?: { limit?: number; cursor?: string; receivedBefore?: Date },
   ): Promise<LeadPage>;
+  /**
+   * The ids of the leads recorded with any of these subjects (domain/personal-data.ts: an
+   * e-mail, phone or CPF, normalised), read from the hashed subject items: one read per subject,
+   * never a scan. Ids only; a lead may have been removed since (its TTL).
+   */
+  findBySubjects(subjects: readonly string[]): Promise<string[]>;
+  /**
+   * Removes the lead's personal data (domain/personal-data.ts `redactCapture`; the Prospect, the
+   * upstream's messages, a rejection's reason and the dedup key go), keeps the anonymous rest
+   * (id, profile, source, status, times, idProspect), and takes the lead off its subject items.
+   * An erasure also ends the lead's dedup item (a redelivery is then a new lead) and stops a
+   * lead still on its way: it becomes `dead` ("erased") in a new chain, so no attempt under way
+   * can move it on. The record after it; undefined for an unknown id. Idempotent.
+   */
+  redact(
+    leadId: string,
+    how: { reason: RedactionReason; now: Date },
+  ): Promise<LeadRecord | undefined>;
   /**
    * The leads the reconciler should look at: queued or sending, with `dueAt` at or before `now`,
    * the most overdue first. Reads the sparse due index only.
@@ -204,6 +240,20 @@ export interface LeadLedger {
     version: number,
     options: { dueAt: Date; now: Date; attemptNow?: boolean; onlyIfDue?: boolean },
   ): Promise<LeadRecord | undefined>;
+}
+
+/**
+ * A dedup key recorded within its window with another fingerprint: the same Idempotency-Key
+ * for a different body. Nothing was recorded.
+ */
+export class DedupConflictError extends Error {
+  override readonly name = 'DedupConflictError';
+  /** The lead the key belongs to. */
+  readonly leadId: string;
+  constructor(leadId: string) {
+    super('the dedup key was recorded with another fingerprint');
+    this.leadId = leadId;
+  }
 }
 
 /** A `cursor` that this ledger did not hand out for this listing. */

@@ -4,9 +4,11 @@
  * - Handshake (GET): `hub.mode=subscribe` and `hub.verify_token` (or PHP's `hub_mode`,
  *   `hub_verify_token`) equal to the profile's verifyToken → 200 text/plain echoing
  *   `hub.challenge`; anything else → 403.
- * - Authentication (POST): `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(raw body, appSecret)>`,
- *   or the legacy `X-Hub-Signature: sha1=<hex>` when the 256 one is absent. Missing → 401,
- *   mismatch → 403.
+ * - Authentication (POST): `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(raw body, appSecret)>`.
+ *   Missing → 401, mismatch → 403. A request signed only with the legacy `X-Hub-Signature:
+ *   sha1=<hex>` is refused (401 `sha1_signature_refused`: SHA-1 is deprecated and Meta sends the
+ *   256 header with every webhook) unless the profile opts in with `allowSha1: true`; then the
+ *   SHA-1 header is checked when the 256 one is absent.
  * - Capture: one lead per `leadgen` change (entries × changes; other fields are ignored). The
  *   webhook carries ids only, so every capture is `pending` a Graph lookup; the forwarder fetches
  *   the lead (functions/sources/meta-graph.ts) and merges it with `completeMetaCapture`.
@@ -41,8 +43,23 @@ export { metaId } from './meta-platform.ts';
 /** Webhook `created_time`: epoch seconds (number or digits) or an ISO string → ISO 8601. */
 const createdAt = metaTime;
 
-function authenticate(request: IntakeRequest, profile: { appSecret: string }): Authenticity {
-  return verifyHubSignature(request, profile.appSecret, { sha1: true });
+function authenticate(
+  request: IntakeRequest,
+  profile: { appSecret: string; allowSha1?: boolean | undefined },
+): Authenticity {
+  const legacyOnly =
+    request.headers['x-hub-signature-256'] === undefined &&
+    Boolean(request.headers['x-hub-signature']?.trim());
+  if (legacyOnly && profile.allowSha1 !== true) {
+    return {
+      ok: false,
+      status: 401,
+      code: 'sha1_signature_refused',
+      message:
+        'The X-Hub-Signature-256 header is required: a request signed only with the legacy SHA-1 X-Hub-Signature is refused unless the profile sets "allowSha1": true.',
+    };
+  }
+  return verifyHubSignature(request, profile.appSecret, { sha1: profile.allowSha1 === true });
 }
 
 function capture(request: IntakeRequest): CaptureResult {
@@ -148,6 +165,11 @@ export const metaSource = defineSource({
     verifyToken: secretSetting,
     pageAccessToken: secretSetting,
     graphBaseUrl: z._default(z.url(), DEFAULT_GRAPH_BASE_URL),
+    /**
+     * Accept a request signed only with the legacy SHA-1 `X-Hub-Signature` (no
+     * `X-Hub-Signature-256`). Off by default: SHA-1 is deprecated.
+     */
+    allowSha1: z.optional(z.boolean()),
   },
   secretKeys: ['appSecret', 'verifyToken', 'pageAccessToken'],
   authenticate,

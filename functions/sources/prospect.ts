@@ -8,7 +8,10 @@
  *   naming each bad field (`invalid Prospect: email: must be a string, got an integer`), never
  *   its value; {@link readProspect} also gives the details as a list for an error response.
  * - Dedup: `key:<Idempotency-Key header>` when present, else `hash:` of the body's canonical JSON
- *   (keys sorted), so a retry of the same Prospect is recognised whatever its formatting.
+ *   (keys sorted), so a retry of the same Prospect is recognised whatever its formatting. Once
+ *   the caller is known, the use case scopes it to that client with {@link scopeToClient}: one
+ *   client's key never finds another client's lead, and the key is bound to the body's
+ *   fingerprint (the same key with another body is refused, not deduplicated).
  * - Auth: Basic auth against the configured clients with role `prospects:write`. The adapter does
  *   not see the clients, so its `authenticate` always passes: the use case checks Basic auth
  *   before calling it. Never route this source without that check.
@@ -79,6 +82,29 @@ function captureProspect(request: IntakeRequest): CaptureResult {
     prospect: read.prospect,
   };
   return { leads: [capture] };
+}
+
+/** A Prospect API capture scoped to the client that sent it. */
+export interface ClientScopedCapture {
+  /** The capture with its dedup key scoped to the client (`key:<client>:<value>`, `hash:`). */
+  capture: LeadCapture;
+  /** SHA-256 (hex) of the Prospect's canonical JSON: what an Idempotency-Key is bound to. */
+  fingerprint: string;
+}
+
+/**
+ * Scopes a Prospect API capture's dedup key to the authenticated client `username`: an
+ * Idempotency-Key becomes `key:<username>:<value>` (still the `key` kind: 24 h), a content hash
+ * is taken over the client's name and the Prospect (still `hash`: 10 minutes). Two clients that
+ * send the same key, or the same body, get two leads. The fingerprint binds the key to the body.
+ */
+export function scopeToClient(capture: LeadCapture, username: string): ClientScopedCapture {
+  const body = capture.prospect ?? {};
+  const fingerprint = sha256Hex(canonicalJson(['prospect', body]));
+  const dedupKey = capture.dedupKey.startsWith('key:')
+    ? `key:${username}:${capture.dedupKey.slice('key:'.length)}`
+    : `hash:${sha256Hex(canonicalJson(['prospect', username, body]))}`;
+  return { capture: { ...capture, dedupKey }, fingerprint };
 }
 
 export const prospectSource = defineSource({

@@ -4,8 +4,10 @@
  * secrets a deployed stack keeps per profile, the labels in notes and the intake's adapters all
  * come from this list.
  */
+
 import type { LeadCapture, MappedLead } from '../domain/lead.ts';
 import { type MappingProfile, mapLeadToProspect } from '../domain/map-lead.ts';
+import { type ConsentSetting, withConsent } from '../domain/personal-data.ts';
 import { elementorSource } from './elementor.ts';
 import { formSource } from './form.ts';
 import { googleSource } from './google.ts';
@@ -85,7 +87,15 @@ export function sourceLabel(name: string): string {
   return BY_NAME.get(name)?.label ?? name;
 }
 
-/** The one mapping, with the source's label for notes and the fallback marketingType. */
-export function mapCapture(capture: LeadCapture, profile: MappingProfile): MappedLead {
-  return mapLeadToProspect(capture, profile, sourceLabel(capture.source));
+/**
+ * The one mapping, with the source's label for notes and the fallback marketingType. A profile
+ * with a consent field gets its consent in the notes: the one recorded at intake, or (a lead
+ * completed later, Meta's) read now, dated by the platform's submission time.
+ */
+export function mapCapture(
+  capture: LeadCapture,
+  profile: MappingProfile & { consent?: ConsentSetting | undefined },
+): MappedLead {
+  const withItsConsent = withConsent(capture, profile.consent, capture.submittedAt);
+  return mapLeadToProspect(withItsConsent, profile, sourceLabel(capture.source));
 }

@@ -13,12 +13,12 @@ import type { LeadCapture } from '../domain/lead.ts';
 import { FIELD_MAP_TARGETS } from '../domain/map-lead.ts';
 import { prospectSchema } from '../domain/prospect.ts';
 import { accountName } from '../kernel/accounts.ts';
-import { nonEmpty } from '../kernel/client-schema.ts';
+import { nonEmpty, secretText } from '../kernel/client-schema.ts';
 import type { HttpRequest } from '../kernel/http.ts';
 import { isPlainObject, parseJsonText } from './body.ts';
 
-/** A secret setting of a profile (Secrets Manager when deployed). */
-export const secretSetting = nonEmpty;
+/** A secret setting of a profile (Secrets Manager when deployed), taken byte for byte. */
+export const secretSetting = secretText;
 
 /** Settings every profile has, whatever its source. */
 export const profileCommon = {
@@ -70,6 +70,12 @@ export const profileCommon = {
   redirectUrl: z.optional(z.url()),
   /** Hidden field that must stay empty (bots fill it). */
   honeypotField: z.optional(nonEmpty),
+  /**
+   * LGPD consent: the answer (`field`) that carries the person's consent checkbox, and the text
+   * and version the form shows. The lead keeps text, version, whether it was ticked and when; the
+   * notes sent upstream say it (domain/personal-data.ts, docs/privacy.md).
+   */
+  consent: z.optional(z.strictObject({ field: nonEmpty, text: nonEmpty, version: nonEmpty })),
   /** Post the platform's test leads upstream too (default: keep them with status `test`). */
   deliverTestLeads: z.optional(z.boolean()),
   /**

@@ -20,7 +20,10 @@
  *   ambiguous POST cannot be checked: exactly-once depends on that permission);
  * - dead leads: ≥ 1 LeadDead (a lead's own failures ran out, or it waited past the delivery
  *   horizon). Those are final in the ledger, so the DLQ alarm alone would miss them;
- * - forwarder and reconciler errors: a function threw or timed out (Lambda Errors ≥ 1).
+ * - forwarder and reconciler errors: a function threw or timed out (Lambda Errors ≥ 1);
+ * - sign-in failures: ≥ AUTH_FAILURE_THRESHOLD AuthFailure in a period (wrong Basic passwords at
+ *   the authorizer: someone guessing, or a client whose password changed; the throttle answers
+ *   429 meanwhile: docs/privacy.md and SECURITY.md).
  * Missing data is "not breaching": no traffic is no problem. Thresholds count in 5-minute
  * periods, one period to alarm: each of these is worth a look the first time.
  *
@@ -77,7 +80,14 @@ export const LEAD_METRICS = {
   woken: 'LeadWoken',
   /** Seconds since a lead going back for a retry was received (a value, not a count). */
   waiting: 'LeadWaitingSeconds',
+  /** A wrong password at the Basic-auth authorizer (functions/authorizer/handler.ts). */
+  authFailure: 'AuthFailure',
+  /** A sign-in answered 429: its user name or address locked by failures. */
+  authThrottled: 'AuthThrottled',
 } as const;
+
+/** Wrong passwords in one 5-minute period that look like guessing rather than a typo. */
+export const AUTH_FAILURE_THRESHOLD = 20;
 
 export const DEFAULT_METRICS_NAMESPACE = 'Leads';
 export const DEFAULT_SERVICE_NAME = 'leads';
@@ -114,6 +124,7 @@ export interface DeliveryAlarms {
   deadLeads: Alarm;
   forwarderErrors: Alarm;
   reconcilerErrors?: Alarm;
+  authFailures: Alarm;
 }
 
 export class DeliveryObservability extends Construct {
@@ -234,6 +245,11 @@ export class DeliveryObservability extends Construct {
         metric: forwarder.metricErrors(sum),
         threshold: 1,
       }),
+      authFailures: this.alarm('AuthFailuresAlarm', {
+        description: `At least ${AUTH_FAILURE_THRESHOLD} wrong Basic passwords in 5 minutes: someone may be guessing (the gateway answers 429 after a few failures per user name and per address), or a client's password changed without its configuration. See the authorizer's log (SECURITY.md).`,
+        metric: this.leadMetric(LEAD_METRICS.authFailure, sum),
+        threshold: AUTH_FAILURE_THRESHOLD,
+      }),
       ...(props.reconciler && {
         reconcilerErrors: this.alarm('ReconcilerErrorsAlarm', {
           description:
@@ -273,6 +289,8 @@ export class DeliveryObservability extends Construct {
               lead(LEAD_METRICS.duplicate, 'duplicate'),
               lead(LEAD_METRICS.refused, 'refused'),
               lead(LEAD_METRICS.parked, 'parked'),
+              lead(LEAD_METRICS.authFailure, 'wrong Basic passwords'),
+              lead(LEAD_METRICS.authThrottled, 'sign-ins throttled (429)'),
             ],
             width: 12,
           }),

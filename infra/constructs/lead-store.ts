@@ -25,12 +25,17 @@ import {
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import {
+  AUTH_THROTTLE_ACTIONS,
+  AUTH_THROTTLE_KEY_PREFIX,
+} from '../../functions/kernel/auth-throttle-dynamodb.ts';
 import { ENV } from '../../functions/kernel/env.ts';
 import {
   type DynamoTableDefinition,
   LEDGER_DUE_INDEX,
   LEDGER_STATUS_INDEX,
   LEDGER_TABLE_DEFINITION,
+  SUBJECT_KEY_PREFIX,
 } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { circuitKey } from '../../functions/upstream/circuit-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
@@ -120,10 +125,22 @@ export class LeadStore extends Construct {
     this.dueIndexArn = `${this.table.tableArn}/index/${LEDGER_DUE_INDEX}`;
   }
 
-  /** The intake: record() and get() only (GetItem, PutItem on the table). */
+  /**
+   * The intake: record() and get() only (GetItem, PutItem on the table), and the subject items
+   * record() adds the lead's id to (UpdateItem restricted by `dynamodb:LeadingKeys` to
+   * `subject#*`: it cannot change a lead).
+   */
   grantIntake(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantTable(fn, LEDGER_ACTIONS.intake);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['dynamodb:UpdateItem'],
+      resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SUBJECT_KEY_PREFIX}*`] },
+      },
+    });
   }
 
   /**
@@ -153,7 +170,8 @@ export class LeadStore extends Construct {
 
   /**
    * The reconciler: listDue() (Query on the due index), wake() (UpdateItem) and reads of the
-   * leads and of the circuit item (GetItem).
+   * leads and of the circuit item (GetItem); and the personal-data retention: the old parked,
+   * dead and test leads (Query on the status index) and redact() (UpdateItem).
    */
   grantReconciler(fn: LambdaFunction): void {
     this.bind(fn);
@@ -161,7 +179,7 @@ export class LeadStore extends Construct {
     Grant.addToPrincipal({
       grantee: fn,
       actions: [...LEDGER_INDEX_ACTIONS],
-      resourceArns: [this.dueIndexArn],
+      resourceArns: [this.dueIndexArn, this.statusIndexArn],
     });
   }
 
@@ -174,6 +192,23 @@ export class LeadStore extends Construct {
   grantPacer(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantItems(fn, PACER_ACTIONS, [UPSTREAM_PACER_KEY, `${UPSTREAM_PACER_KEY}#*`]);
+  }
+
+  /**
+   * The Basic-auth authorizer: the failed-sign-in counters (kernel/auth-throttle-dynamodb.ts),
+   * GetItem, UpdateItem and DeleteItem restricted by `dynamodb:LeadingKeys` to the keys that
+   * start with `authfail#`, so it can neither read nor change a lead.
+   */
+  grantAuthThrottle(fn: LambdaFunction): void {
+    this.bind(fn);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: [...AUTH_THROTTLE_ACTIONS],
+      resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${AUTH_THROTTLE_KEY_PREFIX}*`] },
+      },
+    });
   }
 
   /**

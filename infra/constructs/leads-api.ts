@@ -37,9 +37,14 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { BASIC_AUTH, BINARY_MEDIA_TYPES, type RouteSpec } from '../../functions/kernel/routes.ts';
+import {
+  BASIC_AUTH,
+  BINARY_MEDIA_TYPES,
+  type RouteSpec,
+  UNKNOWN_ROUTE,
+} from '../../functions/kernel/routes.ts';
 
 export interface LeadsApiProps {
   /** Stage name and `leads-<stage>` API name. */
@@ -50,6 +55,13 @@ export interface LeadsApiProps {
   burstLimit: number;
   /** Regional WAFv2 web ACL to associate with the stage. */
   webAclArn?: string;
+  /**
+   * Without webAclArn: create a web ACL with a rate-based rule for the stage. @default false
+   * (the deploy configuration's `api.waf` defaults to true).
+   */
+  waf?: boolean;
+  /** The rate-based rule's limit: requests per source address in any 5 minutes. @default 1000 */
+  wafRateLimit?: number;
   /** Create API Gateway's account-wide CloudWatch role (once per account and Region). */
   cloudWatchRole: boolean;
   /** @default one month */
@@ -170,10 +182,11 @@ export class LeadsApi extends Construct {
 
     this.addGatewayResponses();
 
-    if (props.webAclArn) {
+    const webAclArn = props.webAclArn ?? (props.waf ? this.createWebAcl(props) : undefined);
+    if (webAclArn) {
       new CfnWebACLAssociation(this, 'WebAcl', {
         resourceArn: this.api.deploymentStage.stageArn,
-        webAclArn: props.webAclArn,
+        webAclArn,
       });
     } else {
       Validations.of(this.api.deploymentStage).acknowledge({
@@ -192,6 +205,64 @@ export class LeadsApi extends Construct {
         });
       }
     }
+  }
+
+  /**
+   * A regional web ACL for the stage: everything allowed except an address that sent more than
+   * `wafRateLimit` requests in the last 5 minutes (blocked with 429 in the contract's error shape
+   * until its rate falls). The Basic routes have their own, finer throttle of failed sign-ins
+   * (functions/kernel/auth-throttle.ts); this rule stops floods before they cost a Lambda
+   * invocation.
+   */
+  private createWebAcl(props: LeadsApiProps): string {
+    const metrics = (name: string) => ({
+      cloudWatchMetricsEnabled: true,
+      metricName: `leads-${props.stage}-${name}`,
+      sampledRequestsEnabled: true,
+    });
+    const acl = new CfnWebACL(this, 'RateLimitAcl', {
+      name: `leads-${props.stage}`,
+      description: 'Leads gateway: a rate-based rule per source address',
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: metrics('waf'),
+      customResponseBodies: {
+        TooManyRequests: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify({
+            error: {
+              code: 'rate_limited',
+              message: 'too many requests from this address; try again in a few minutes',
+              details: [],
+            },
+          }),
+        },
+      },
+      rules: [
+        {
+          name: 'RatePerAddress',
+          priority: 0,
+          action: {
+            block: {
+              customResponse: {
+                responseCode: 429,
+                customResponseBodyKey: 'TooManyRequests',
+                responseHeaders: [{ name: 'Retry-After', value: '300' }],
+              },
+            },
+          },
+          statement: {
+            rateBasedStatement: {
+              limit: props.wafRateLimit ?? 1000,
+              aggregateKeyType: 'IP',
+              evaluationWindowSec: 300,
+            },
+          },
+          visibilityConfig: metrics('rate-per-address'),
+        },
+      ],
+    });
+    return acl.attrArn;
   }
 
   /** The stage's invoke URL (`https://.../<stage>/`). */
@@ -346,7 +417,7 @@ export class LeadsApi extends Construct {
       ['Default4xx', ResponseType.DEFAULT_4XX],
       ['Default5xx', ResponseType.DEFAULT_5XX],
       // An unknown route: API Gateway says 403 "Missing Authentication Token"; say 404.
-      ['UnknownRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, '404'],
+      ['UnknownRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, String(UNKNOWN_ROUTE.statusCode)],
     ];
     // Missing or refused Basic credentials (the authorizer): a challenge a browser answers.
     const { unauthorized } = BASIC_AUTH;
@@ -369,9 +440,7 @@ export class LeadsApi extends Construct {
         templates: {
           'application/json':
             type === ResponseType.MISSING_AUTHENTICATION_TOKEN
-              ? JSON.stringify({
-                  error: { code: 'NOT_FOUND', message: 'No such route', details: [] },
-                })
+              ? JSON.stringify(UNKNOWN_ROUTE.body)
               : ERROR_TEMPLATE,
         },
       });

@@ -67,7 +67,7 @@ describe('authorizeBasic', () => {
             },
           ],
         },
-        context: { username: user },
+        context: { username: user, verified: 'true' },
       },
     });
   });

@@ -213,12 +213,14 @@ describe('POST /leads/{profile} with a Meta leadgen webhook', () => {
     expect(await rt.countLeads()).toBe(before);
   });
 
-  it('accepts the legacy sha1 X-Hub-Signature', async () => {
+  it('refuses a webhook signed only with the legacy sha1 X-Hub-Signature, and stores nothing', async () => {
+    const before = await rt.countLeads();
     const response = await rt.post('/leads/meta', WEBHOOK, {
       ...JSON_HEADERS,
       'x-hub-signature': metaSignature(WEBHOOK, PLATFORM_SECRETS.metaAppSecret, 'sha1'),
     });
-    expect(response.status).toBe(200);
+    await expectErrorCode(response, 401, 'sha1_signature_refused');
+    expect(await rt.countLeads()).toBe(before);
   });
 
   it('parks an authentic but unreadable webhook with its reason and still answers 200', async () => {

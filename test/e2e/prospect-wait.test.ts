@@ -231,7 +231,10 @@ describe('the bounded wait through the local runtime', () => {
     rt = await startTestRuntime(
       {
         upstream: { ...TEST_UPSTREAM, timeoutMs: 20_000 },
-        clients: [{ username: 'ops', password: 'demo-ops-password', roles: ['prospects:write'] }],
+        clients: [
+          { username: 'ops', password: 'demo-ops-password', roles: ['prospects:write'] },
+          { username: 'partner', password: 'demo-partner-password', roles: ['prospects:write'] },
+        ],
         profiles: { native: { source: 'prospect' } },
       },
       { worker: true },
@@ -267,6 +270,57 @@ describe('the bounded wait through the local runtime', () => {
     const again = await rt.send(PATH, keyed);
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ idProspect });
+  });
+
+  it("keeps one client's Idempotency-Key apart from another's: two clients, one key, two prospects", async () => {
+    // Prepare
+    const key = { 'Idempotency-Key': `shared-${Date.now()}` };
+    const fromOps = prospectFixture('key-ops', {}, key);
+    const fromPartner = prospectFixture(
+      'key-partner',
+      {},
+      {
+        ...key,
+        Authorization: `Basic ${Buffer.from('partner:demo-partner-password').toString('base64')}`,
+      },
+    );
+
+    // Act
+    const ops = await rt.send(PATH, fromOps);
+    const partner = await rt.send(PATH, fromPartner);
+
+    // Assess
+    expect(ops.status).toBe(200);
+    expect(partner.status).toBe(200);
+    const opsId = ((await ops.json()) as { idProspect: number }).idProspect;
+    const partnerId = ((await partner.json()) as { idProspect: number }).idProspect;
+    expect(partnerId).not.toBe(opsId);
+    const created = (await (await fetch(new URL('/_sandbox/prospects', rt.sandboxUrl))).json()) as {
+      idProspect: number;
+      body: { email: string };
+    }[];
+    expect(created.find((p) => p.idProspect === opsId)?.body.email).toMatch(/^key-ops/);
+    expect(created.find((p) => p.idProspect === partnerId)?.body.email).toMatch(/^key-partner/);
+  });
+
+  it('answers 422 idempotency_key_reused when a client reuses its key for another body, and stores nothing', async () => {
+    // Prepare
+    const key = { 'Idempotency-Key': `reused-${Date.now()}` };
+    const first = await rt.send(PATH, prospectFixture('reuse-first', {}, key));
+    expect(first.status).toBe(200);
+    const { idProspect } = (await first.json()) as { idProspect: number };
+    const before = await rt.countLeads();
+
+    // Act
+    const other = await rt.send(PATH, prospectFixture('reuse-other', {}, key));
+
+    // Assess
+    expect(other.status).toBe(422);
+    const body = (await other.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('idempotency_key_reused');
+    expect(body.error.message).toMatch(/Idempotency-Key.*different Prospect/);
+    expect(JSON.stringify(body)).not.toContain(String(idProspect));
+    expect(await rt.countLeads()).toBe(before);
   });
 
   it('answers 400 rejected_upstream with the upstream messages when it refuses the Prospect', async () => {

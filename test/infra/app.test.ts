@@ -111,7 +111,6 @@ describe('the CDK app (config/deploy.example.json)', () => {
     expect(ids).toEqual(
       new Set([
         'AwsSolutions-SMG4',
-        'AwsSolutions-APIG3',
         'AwsSolutions-APIG4',
         'AwsSolutions-COG4',
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',

@@ -91,19 +91,31 @@ describe('DeliveryObservability', () => {
   const alarms = alarmsByMetric(template);
   const { ids } = built;
 
-  it('has exactly the eight delivery alarms, one per metric', () => {
+  it('has exactly the nine delivery alarms, one per metric', () => {
     // Assess
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
-    expect(Object.keys(alarms).sort()).toEqual([
-      'ApproximateAgeOfOldestMessage',
-      'ApproximateNumberOfMessagesVisible',
-      'Errors',
-      LEAD_METRICS.dead,
-      LEAD_METRICS.waiting,
-      LEAD_METRICS.upstreamAuthFailure,
-      LEAD_METRICS.circuitOpened,
-      LEAD_METRICS.lookupForbidden,
-    ]);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
+    expect(Object.keys(alarms).sort()).toEqual(
+      [
+        'ApproximateAgeOfOldestMessage',
+        'ApproximateNumberOfMessagesVisible',
+        'Errors',
+        LEAD_METRICS.dead,
+        LEAD_METRICS.waiting,
+        LEAD_METRICS.upstreamAuthFailure,
+        LEAD_METRICS.circuitOpened,
+        LEAD_METRICS.lookupForbidden,
+        LEAD_METRICS.authFailure,
+      ].sort(),
+    );
+  });
+
+  it('alarms on repeated wrong Basic passwords (someone guessing), not on one typo', () => {
+    expect(alarms[LEAD_METRICS.authFailure]).toMatchObject({
+      Statistic: 'Sum',
+      Threshold: 20,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
   });
 
   it('alarms the first time the upstream goes down or the key may not look prospects up', () => {
@@ -125,7 +137,7 @@ describe('DeliveryObservability', () => {
     const withReconciler = observedStack({}, false, true);
 
     // Assess
-    withReconciler.template().resourceCountIs('AWS::CloudWatch::Alarm', 9);
+    withReconciler.template().resourceCountIs('AWS::CloudWatch::Alarm', 10);
     expect(withReconciler.observability.alarms.reconcilerErrors).toBeDefined();
   });
 

@@ -149,7 +149,7 @@ describe('LeadStore', () => {
     template.resourceCountIs('AWS::KMS::Key', 0);
   });
 
-  it('grantIntake: GetItem and PutItem on the table only (no index, scan, delete or KMS), and the table name', () => {
+  it('grantIntake: GetItem and PutItem on the table, UpdateItem on the subject items only (no index, scan, delete or KMS), and the table name', () => {
     // Act
     const { template, table, statements } = granted('grantIntake');
 
@@ -160,7 +160,20 @@ describe('LeadStore', () => {
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
         Resource: [tableArn(table)],
       },
+      { Effect: 'Allow', Action: ['dynamodb:UpdateItem'], Resource: [tableArn(table)] },
     ]);
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'dynamodb:UpdateItem',
+            Condition: {
+              'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['subject#*'] },
+            },
+          }),
+        ]),
+      },
+    });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ [ENV.ledgerTable]: { Ref: table } }) },
     });
@@ -203,18 +216,22 @@ describe('LeadStore', () => {
     );
   });
 
-  it('grantReconciler: GetItem and UpdateItem on the table, Query on the due index only', () => {
+  it('grantReconciler: GetItem and UpdateItem on the table, Query on the due and status indexes only', () => {
     // Act
     const { table, statements } = granted('grantReconciler');
 
-    // Assess
+    // Assess: the status index for the personal-data retention (old parked, dead, test leads)
     expect(ledgerStatements(statements, table)).toEqual([
       {
         Effect: 'Allow',
         Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
         Resource: [tableArn(table)],
       },
-      { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [indexArn(table, 'gsi2')] },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:Query'],
+        Resource: [indexArn(table, 'gsi1'), indexArn(table, 'gsi2')],
+      },
     ]);
   });
 

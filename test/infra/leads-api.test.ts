@@ -200,12 +200,12 @@ describe('LeadsApi', () => {
       api.addRoute({ method: 'POST', path: '/leads/{profile}' }, fn);
     });
 
-    // Assess: one authorizer on the Authorization header, its decisions cached 300 s
+    // Assess: one authorizer on the Authorization header, its decisions never cached
     const authorizerId = onlyLogicalId(template, 'AWS::ApiGateway::Authorizer');
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',
       IdentitySource: 'method.request.header.Authorization',
-      AuthorizerResultTtlInSeconds: 300,
+      AuthorizerResultTtlInSeconds: 0,
       AuthorizerUri: Match.anyValue(),
     });
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')) as Array<{
@@ -289,6 +289,40 @@ describe('LeadsApi', () => {
 
     // Assess
     template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: webAclArn });
+  });
+
+  it('creates a web ACL with a rate-based rule per address when waf is on, answering 429 in the contract shape', () => {
+    // Act
+    const template = apiTemplate({ waf: true, wafRateLimit: 500 });
+    const without = apiTemplate({ waf: false });
+
+    // Assess: the rule, its 429, and the ACL associated with the stage
+    const aclId = onlyLogicalId(template, 'AWS::WAFv2::WebACL');
+    const acl = template.findResources('AWS::WAFv2::WebACL')[aclId]?.Properties;
+    expect(acl).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+    expect(acl.Rules).toEqual([
+      expect.objectContaining({
+        Statement: {
+          RateBasedStatement: { Limit: 500, AggregateKeyType: 'IP', EvaluationWindowSec: 300 },
+        },
+        Action: {
+          Block: {
+            CustomResponse: expect.objectContaining({
+              ResponseCode: 429,
+              CustomResponseBodyKey: 'TooManyRequests',
+            }),
+          },
+        },
+      }),
+    ]);
+    expect(JSON.parse(acl.CustomResponseBodies.TooManyRequests.Content)).toMatchObject({
+      error: { code: 'rate_limited', details: [] },
+    });
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
+    });
+    without.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    without.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
   });
 
   it("creates API Gateway's CloudWatch role unless the account already has one", () => {

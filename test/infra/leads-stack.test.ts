@@ -92,13 +92,18 @@ describe('LeadsStack', () => {
     });
   });
 
-  it('lets the intake only GetItem/PutItem on the table and only SendMessage on the queue', () => {
+  it('lets the intake only GetItem/PutItem on the table (UpdateItem on subject items) and only SendMessage on the queue', () => {
     // Assess
     const ledger = intakeStatements.filter((s) => JSON.stringify(s).includes(`"${ids.table}"`));
     expect(ledger).toEqual([
       {
         Effect: 'Allow',
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+      },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:UpdateItem'],
         Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
       },
     ]);
@@ -117,6 +122,7 @@ describe('LeadsStack', () => {
       'appconfig:StartConfigurationSession',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'secretsmanager:DescribeSecret',
@@ -308,7 +314,7 @@ describe('LeadsStack: delivery and admin', () => {
       });
     });
 
-    it('is granted nothing else: reads and wakes leads, queries the due index, sends messages', () => {
+    it('is granted nothing else: reads, wakes and redacts leads, queries the due and status indexes, sends messages', () => {
       const statements = roleStatements(template, ids.reconcilerRole);
       expect(allActions(statements)).toEqual([
         'appconfig:GetLatestConfiguration',
@@ -324,7 +330,8 @@ describe('LeadsStack: delivery and admin', () => {
       ]);
       const query = statements.filter((st) => st.Action.includes('dynamodb:Query'));
       expect(JSON.stringify(query.map((st) => st.Resource))).toContain('/index/gsi2');
-      expect(JSON.stringify(query.map((st) => st.Resource))).not.toContain('/index/gsi1');
+      // the status index: the personal-data retention's old parked, dead and test leads
+      expect(JSON.stringify(query.map((st) => st.Resource))).toContain('/index/gsi1');
       expect(actionsOn(statements, ids.dlq)).toEqual([]);
       expect(appConfigStatements(statements)).toEqual([
         { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
@@ -340,6 +347,7 @@ describe('LeadsStack: delivery and admin', () => {
         'GET /admin/leads/{leadId}',
         'GET /admin/upstream',
         'POST /admin/backfill/{profile}',
+        'POST /admin/erasure',
         'POST /admin/leads/{leadId}/retry',
         'POST /admin/replay',
       ]);
@@ -446,6 +454,7 @@ describe('LeadsStack: delivery and admin', () => {
         'GET /reports/debtors.csv',
         'GET /reports/debtors.html',
         'POST /admin/backfill/{profile}',
+        'POST /admin/erasure',
         'POST /admin/leads/{leadId}/retry',
         'POST /admin/replay',
         'POST /admin/reports/debtors/refresh',
@@ -463,7 +472,7 @@ describe('LeadsStack: delivery and admin', () => {
       expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(12);
     });
 
-    it('is the authorizer function, on the Authorization header, cached 300 s', () => {
+    it('is the authorizer function, on the Authorization header, its decisions never cached', () => {
       const fn = stack.functions.get('authorizer');
       if (!fn) throw new Error('no authorizer function');
       const fnId = stack.getLogicalId(fn.node.defaultChild as CfnFunction);
@@ -475,13 +484,13 @@ describe('LeadsStack: delivery and admin', () => {
       expect(authorizer.Properties).toMatchObject({
         Type: 'REQUEST',
         IdentitySource: 'method.request.header.Authorization',
-        AuthorizerResultTtlInSeconds: 300,
+        AuthorizerResultTtlInSeconds: 0,
       });
       expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(`"${fnId}"`);
       expect(routesOf(template, fnId)).toEqual([]);
     });
 
-    it('reads only the API clients secret and is granted nothing else', () => {
+    it('reads only the API clients secret and the failed-sign-in items, and is granted nothing else', () => {
       const fn = stack.functions.get('authorizer');
       const role = stack.getLogicalId(fn?.role?.node.defaultChild as CfnRole);
       const statements = roleStatements(template, role);
@@ -491,7 +500,21 @@ describe('LeadsStack: delivery and admin', () => {
       ]);
       // No settings either: the authorizer reads only the clients secret.
       expect(appConfigStatements(statements)).toEqual([]);
+      // the throttle items only: GetItem, UpdateItem, DeleteItem on keys starting `authfail#`
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+        JSON.stringify(p).includes(`"${role}"`),
+      );
+      const table = policies
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>)
+        .filter((st) => [st.Action].flat().includes('dynamodb:UpdateItem'));
+      expect(table).toHaveLength(1);
+      expect(table[0]?.Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['authfail#*'] },
+      });
       expect(allActions(statements)).toEqual([
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         'secretsmanager:DescribeSecret',
@@ -508,12 +531,12 @@ describe('LeadsStack: delivery and admin', () => {
     expect(actionsOn(intake, ids.dlq)).toEqual([]);
   });
 
-  it('watches delivery: the nine alarms notify the alarm topic, and so do the report alarms', () => {
+  it('watches delivery: the ten alarms notify the alarm topic, and so do the report alarms', () => {
     const topic = stack.getLogicalId(stack.observability.topic.node.defaultChild as CfnTopic);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
       Properties: { AlarmActions?: unknown[] };
     }>;
-    expect(alarms).toHaveLength(13);
+    expect(alarms).toHaveLength(14);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     template.hasOutput('AlarmTopicArn', { Value: { Ref: topic } });

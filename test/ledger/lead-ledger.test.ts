@@ -15,6 +15,7 @@ import {
   publicStatus,
 } from '../../functions/domain/lead-lifecycle.ts';
 import {
+  DedupConflictError,
   hashDedupKey,
   InvalidCursorError,
   type LeadLedger,
@@ -217,6 +218,31 @@ describe('createDynamoLedger', () => {
       expect(other.lead.leadId).not.toBe(site.lead.leadId);
     });
 
+    it('refuses the same key with another fingerprint within the window, and records nothing', async () => {
+      // Prepare
+      const first = await ledger.record(newLead({ dedupWindowSeconds: 3600, fingerprint: 'a1' }));
+
+      // Act
+      const same = await ledger.record(
+        newLead({ dedupWindowSeconds: 3600, fingerprint: 'a1', receivedAt: at(10) }),
+      );
+      const other = ledger.record(
+        newLead({ dedupWindowSeconds: 3600, fingerprint: 'b2', receivedAt: at(20) }),
+      );
+
+      // Assess
+      expect(same).toEqual({ lead: first.lead, duplicate: true });
+      await expect(other).rejects.toThrow(DedupConflictError);
+      await expect(other).rejects.toMatchObject({ leadId: first.lead.leadId });
+      const items = await scanTable();
+      expect(items.filter((item) => item.kind === 'lead')).toHaveLength(1);
+      // Once the window is over, the key is free for another body.
+      const later = await ledger.record(
+        newLead({ dedupWindowSeconds: 3600, fingerprint: 'b2', receivedAt: at(3601) }),
+      );
+      expect(later.duplicate).toBe(false);
+    });
+
     it('creates exactly one lead out of 10 concurrent records of the same key', async () => {
       // Act
       const results = await Promise.all(
@@ -277,7 +303,15 @@ describe('createDynamoLedger', () => {
       const items = await scanTable();
 
       // Assess
-      expect(items).toHaveLength(4);
+      expect(items.filter((item) => item.kind !== 'subject')).toHaveLength(4);
+      // the subject items (erasure's lookup) name the e-mail and phone by their hash only
+      const subjects = items.filter((item) => item.kind === 'subject');
+      expect(subjects.length).toBeGreaterThanOrEqual(2);
+      for (const item of subjects) {
+        expect(JSON.stringify(item, (_k, v) => (v instanceof Set ? [...v] : v))).not.toMatch(
+          /maria|91234/i,
+        );
+      }
       for (const item of items) {
         for (const key of ['pk', 'gsi1pk', 'gsi1sk', 'duepk', 'dueAt', 'leadId']) {
           expect(String(item[key] ?? '')).not.toContain(EMAIL);
@@ -317,7 +351,7 @@ describe('createDynamoLedger', () => {
       const [item] = (await scanTable()).filter((i) => i.kind === 'lead');
       expect(item?.payload).toBeInstanceOf(Uint8Array);
       expect(tooLarge).toBeInstanceOf(LeadTooLargeError);
-      expect(await scanTable()).toHaveLength(2);
+      expect((await scanTable()).filter((i) => i.kind !== 'subject')).toHaveLength(2);
     });
 
     it('starts parked and test leads in their own status; test leads get a TTL', async () => {
@@ -423,7 +457,7 @@ describe('createDynamoLedger', () => {
 
       // Assess
       expect(claims.flat()).toEqual(Array.from({ length: 10 }, () => undefined));
-      expect(await scanTable()).toHaveLength(8);
+      expect((await scanTable()).filter((i) => i.kind !== 'subject')).toHaveLength(8);
     });
   });
 

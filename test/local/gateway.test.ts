@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createRouteTable,
+  DEPLOYED_UNKNOWN_ROUTE,
   formatRequestTime,
   type GatewayRoute,
   isBinaryMediaType,
@@ -148,7 +149,26 @@ describe('local gateway: request to proxy event', () => {
     expect(files.event.pathParameters).toEqual({ proxy: 'a/b c/d.txt' });
   });
 
-  it('answers 403 Missing Authentication Token for an unknown path or method', async () => {
+  it('answers the unknown-route gateway response it is given, as a stack that overrides it does', async () => {
+    // Prepare
+    const deployed = await startTestGateway({
+      routes: echoRoutes(),
+      unknownRoute: DEPLOYED_UNKNOWN_ROUTE,
+    });
+
+    // Act
+    const response = await send(`${deployed.url}/nowhere`);
+    await deployed.close();
+
+    // Assess
+    expect(response.status).toBe(404);
+    expect(response.json()).toEqual({
+      error: { code: 'NOT_FOUND', message: 'No such route', details: [] },
+    });
+    expect(response.headers['x-amzn-errortype']).toBe('MissingAuthenticationTokenException');
+  });
+
+  it("answers API Gateway's default 403 Missing Authentication Token for an unknown path or method", async () => {
     for (const [method, path] of [
       ['GET', '/nowhere'],
       ['DELETE', '/echo'],

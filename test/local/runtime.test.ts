@@ -109,6 +109,17 @@ describe('startLocalRuntime', () => {
       const health = await send(`${runtime.gatewayUrl}/health`);
       expect(health.status).toBe(200);
       expect(health.json()).toEqual({ status: 'ok' });
+      // An unknown route, or a method a route lacks: what the deployed API answers.
+      for (const [method, path] of [
+        ['GET', '/nowhere'],
+        ['DELETE', '/health'],
+      ] as const) {
+        const unknown = await send(`${runtime.gatewayUrl}${path}`, { method });
+        expect(unknown.status, `${method} ${path}`).toBe(404);
+        expect(unknown.json()).toEqual({
+          error: { code: 'NOT_FOUND', message: 'No such route', details: [] },
+        });
+      }
     } finally {
       await runtime.stop();
     }

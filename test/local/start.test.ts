@@ -64,7 +64,9 @@ describe('npm start (local/start.ts)', () => {
     expect(running.sandboxUrl).toBeUndefined();
     expect(health.status).toBe(200);
     expect(health.json()).toEqual({ status: 'ok' });
-    expect(unknown.status).toBe(403);
+    // an unknown route, as the deployed API answers it: 404 in the contract's error shape
+    expect(unknown.status).toBe(404);
+    expect(unknown.json()).toMatchObject({ error: { code: 'NOT_FOUND', details: [] } });
     expect(existsSync(dataDir)).toBe(true);
     expect(code).toBe(0);
     expect(running.stderr()).toBe('');

@@ -59,7 +59,7 @@ describe('metaSource.authenticate', () => {
     expect(metaSource.authenticate(signed(WEBHOOK), profile)).toEqual({ ok: true });
   });
 
-  it('accepts the legacy X-Hub-Signature (sha1) when the 256 header is absent', () => {
+  it('refuses a request signed only with the legacy X-Hub-Signature (sha1), even a right one', () => {
     // Prepare
     const request = platformRequest(WEBHOOK, {
       headers: {
@@ -67,8 +67,29 @@ describe('metaSource.authenticate', () => {
       },
     });
 
+    // Act
+    const result = metaSource.authenticate(request, profile);
+
+    // Assess
+    expect(result).toMatchObject({ ok: false, status: 401, code: 'sha1_signature_refused' });
+    expect(result).toMatchObject({ message: expect.stringContaining('allowSha1') });
+  });
+
+  it('checks the legacy X-Hub-Signature (sha1) when the 256 header is absent and the profile allows it', () => {
+    // Prepare
+    const allowing = { ...profile, allowSha1: true };
+    const right = platformRequest(WEBHOOK, {
+      headers: {
+        'X-Hub-Signature': metaSignature(WEBHOOK, PLATFORM_SECRETS.metaAppSecret, 'sha1'),
+      },
+    });
+    const wrong = platformRequest(WEBHOOK, {
+      headers: { 'X-Hub-Signature': metaSignature(WEBHOOK, 'another-secret', 'sha1') },
+    });
+
     // Act / Assess
-    expect(metaSource.authenticate(request, profile)).toEqual({ ok: true });
+    expect(metaSource.authenticate(right, allowing)).toEqual({ ok: true });
+    expect(metaSource.authenticate(wrong, allowing)).toMatchObject({ ok: false, status: 403 });
   });
 
   it('answers 401 without a signature header', () => {

@@ -1,22 +1,45 @@
 /**
  * The reconciler Lambda: EventBridge Scheduler invokes it every minute; it wakes the leads that
- * nothing is working on (reconcile.ts) within the invocation's time. A failure throws: the
- * schedule simply runs it again a minute later. Wiring is chosen once per container.
+ * nothing is working on (reconcile.ts) within the invocation's time, and in the first run of
+ * each hour, the personal-data retention (retention.ts). A failure throws: the schedule simply
+ * runs it again a minute later. Wiring is chosen once per container.
  */
 import type { Context } from 'aws-lambda';
-import { flushMetrics, logger } from '../../kernel/observability.ts';
+import { ENV } from '../../kernel/env.ts';
+import { count, flushMetrics, logger } from '../../kernel/observability.ts';
 import { type ReconcileDeps, type ReconcileResult, reconcile } from './reconcile.ts';
+import { DEFAULT_PERSONAL_DATA_DAYS, redactExpired } from './retention.ts';
 
 let deployed: Promise<ReconcileDeps> | undefined;
+
+const retentionEvents = {
+  redacted(event: { leadId: string; status: string }) {
+    logger.info('lead personal data removed (retention)', event);
+    count('LeadRedacted');
+  },
+};
 
 export async function handler(_event: unknown, context: Context): Promise<ReconcileResult> {
   logger.addContext(context);
   deployed ??= import('./wiring-aws.ts').then((m) => m.awsReconcileDeps());
   try {
-    return await reconcile({
-      ...(await deployed),
-      remainingMs: () => context.getRemainingTimeInMillis(),
-    });
+    const deps = await deployed;
+    const remainingMs = () => context.getRemainingTimeInMillis();
+    const result = await reconcile({ ...deps, remainingMs });
+    // Once an hour (the schedule runs every minute): the retention reads the old leads' index.
+    if (new Date().getUTCMinutes() === 0) {
+      const days = Number(process.env[ENV.personalDataDays] ?? DEFAULT_PERSONAL_DATA_DAYS);
+      const retention = await redactExpired({
+        ledger: deps.ledger,
+        days,
+        remainingMs,
+        events: retentionEvents,
+      });
+      if (retention.redacted > 0 || retention.more) {
+        logger.info('personal data retention run', { ...retention, days });
+      }
+    }
+    return result;
   } finally {
     flushMetrics();
   }

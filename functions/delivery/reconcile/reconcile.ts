@@ -51,7 +51,8 @@ export interface ReconcileEvents {
 }
 
 export interface ReconcileDeps {
-  ledger: Pick<LeadLedger, 'listDue' | 'wake'>;
+  /** listByStatus and redact: the retention pass the handler runs with the same ledger. */
+  ledger: Pick<LeadLedger, 'listDue' | 'wake' | 'listByStatus' | 'redact'>;
   queue: Pick<LeadQueue, 'send'>;
   /** The circuit of an upstream account. */
   circuitOf(account: string): Pick<Circuit, 'read'>;

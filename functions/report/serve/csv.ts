@@ -19,8 +19,9 @@
  * Both: CRLF line ends, RFC 4180 quoting (a field with the delimiter, `"`, CR or LF is quoted
  * and its `"` doubled; names with line breaks stay one cell), dates as `YYYY-MM-DD` (or
  * `YYYY-MM-DD HH:MM:SS` when they carry a time), which both programs recognise as dates, and a
- * guard against formula injection: a text cell starting with `=`, `+`, `-`, `@`, tab or CR gets
- * a leading `'`, so a debtor named `=HYPERLINK(...)` is shown, never run. Numbers we format
+ * guard against formula injection: a text cell starting with `=`, `+`, `-`, `@` (or their
+ * full-width forms), also after leading spaces, NBSP, tabs or line breaks, or with a tab, CR or
+ * LF, gets a leading `'`, so a debtor named `=HYPERLINK(...)` is shown, never run. Numbers we format
  * ourselves (a negative `daysOverdue`) are not text and are not prefixed.
  *
  * Columns: the seed's debtor fields in the seed's order, then any other field the upstream
@@ -138,7 +139,14 @@ export function csvColumns(rows: readonly ReportRow[]): string[] {
   return [...columns, ...COMPUTED_FIELDS];
 }
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * What a spreadsheet may take for the start of a formula: `=`, `+`, `-`, `@`, their full-width
+ * (`＝＋－＠`) and small (`﹦﹢﹣﹫`) forms and the minus sign `−`, also after leading whitespace
+ * (Excel and LibreOffice skip spaces, NBSP and other Unicode spaces, zero-width characters, tab,
+ * CR and LF before reading a formula); and a cell that starts with tab, CR or LF itself.
+ */
+const FORMULA_START =
+  /^(?:[\s\u200b-\u200d\u2060]*[=+\-@\uff1d\uff0b\uff0d\uff20\ufe66\ufe62\ufe63\ufe6b\u2212]|[\t\r\n])/u;
 
 /** `'` before text a spreadsheet would take for a formula. */
 export function guardFormula(text: string): string {

@@ -219,6 +219,38 @@ describe('toCsv', () => {
     expect(guardFormula('MARIA')).toBe('MARIA');
   });
 
+  it.each([
+    ['a leading space', ' =1+1'],
+    ['a non-breaking space', '\u00a0=HYPERLINK("http://evil.example")'],
+    ['an ideographic space', '\u3000+1'],
+    ['a zero-width space', '\u200b@SUM(A1)'],
+    ['a tab then =', '\t=1'],
+    ['a line feed', '\n=1'],
+    ['a carriage return then -', '\r-1+1'],
+    ['a full-width equals', '＝1+1'],
+    ['a full-width plus', '＋1'],
+    ['a full-width minus', '－1'],
+    ['a full-width at', '＠SUM(A1)'],
+    ['spaces then a full-width equals', '  ＝1'],
+    ['a minus sign', '−1+1'],
+    ['a bare line feed', '\nMARIA'],
+  ])('guards a cell starting with %s', (_, value) => {
+    // Prepare
+    const rows = [row({ name: value })];
+
+    // Act
+    const records = parseCsv(toCsv(rows).slice(1), ';');
+
+    // Assess
+    expect(records[1]?.[1]).toBe(`'${value}`);
+  });
+
+  it('leaves text that only contains formula characters later on as it is', () => {
+    expect(guardFormula('MARIA =1')).toBe('MARIA =1');
+    expect(guardFormula(' MARIA')).toBe(' MARIA');
+    expect(guardFormula('SILVA-SOUZA')).toBe('SILVA-SOUZA');
+  });
+
   it('writes amounts with two decimals and the dialect’s decimal separator, no thousands', () => {
     const br = parseCsv(toCsv(ROWS).slice(1), ';');
     const intl = parseCsv(toCsv(ROWS, CSV_DIALECTS.intl).slice(1), ',');

@@ -1,0 +1,113 @@
+/**
+ * The failed-sign-in counters (auth-throttle.ts) as items of the ledger table, shared by every
+ * authorizer instance: `pk = authfail#user#<sha256>` or `authfail#addr#<sha256>`,
+ * `kind = 'authfail'`, `failures`, `lastFailureAt` (epoch ms), `expiresAt` (the table's TTL).
+ *
+ * A failure is one conditional UpdateItem, no read-modify-write:
+ * - while the record still counts (`lastFailureAt >= forgetBefore`, or no item):
+ *   `failures = failures + 1` (an atomic increment: concurrent failures each count);
+ * - once it is stale: `failures = 1`, conditional on it still being stale.
+ * A caller whose condition failed (the record turned stale, or was restarted by another caller
+ * between the two forms) tries the other form. The plain DynamoDB client (no document client):
+ * the authorizer's cold start pays for nothing it does not use. IAM: GetItem, UpdateItem and
+ * DeleteItem on the table, restricted by `dynamodb:LeadingKeys` to `authfail#*`.
+ */
+import {
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { AuthThrottleStore, FailureRecord } from './auth-throttle.ts';
+
+export { AUTH_THROTTLE_KEY_PREFIX } from './auth-throttle.ts';
+
+/** The DynamoDB actions of this store (infra grants exactly these on `authfail#*`). */
+export const AUTH_THROTTLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+] as const;
+
+export interface DynamoAuthThrottleOptions {
+  client: DynamoDBClient;
+  tableName: string;
+}
+
+const ROUNDS = 4;
+
+function recordOf(item: Record<string, { N?: string }> | undefined): FailureRecord | undefined {
+  const failures = Number(item?.failures?.N);
+  const lastFailureAt = Number(item?.lastFailureAt?.N);
+  if (!Number.isFinite(failures) || !Number.isFinite(lastFailureAt)) return undefined;
+  return { failures, lastFailureAt };
+}
+
+export function createDynamoAuthThrottleStore(
+  options: DynamoAuthThrottleOptions,
+): AuthThrottleStore {
+  const { client, tableName } = options;
+  const key = (pk: string) => ({ pk: { S: pk } });
+
+  /** One form of the failure update; the record after it, undefined when its condition failed. */
+  async function update(
+    pk: string,
+    form: 'increment' | 'restart',
+    now: number,
+    forgetBefore: number,
+    expiresAt: number,
+  ): Promise<FailureRecord | undefined> {
+    try {
+      const out = await client.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: key(pk),
+          UpdateExpression:
+            form === 'increment'
+              ? 'SET failures = if_not_exists(failures, :zero) + :one, lastFailureAt = :now, expiresAt = :exp, kind = :kind'
+              : 'SET failures = :one, lastFailureAt = :now, expiresAt = :exp, kind = :kind',
+          ConditionExpression:
+            form === 'increment'
+              ? 'attribute_not_exists(pk) OR lastFailureAt >= :forget'
+              : 'lastFailureAt < :forget',
+          ExpressionAttributeValues: {
+            ...(form === 'increment' && { ':zero': { N: '0' } }),
+            ':one': { N: '1' },
+            ':now': { N: String(now) },
+            ':exp': { N: String(expiresAt) },
+            ':kind': { S: 'authfail' },
+            ':forget': { N: String(forgetBefore) },
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return recordOf(out.Attributes as Record<string, { N?: string }> | undefined);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  return {
+    async read(pk) {
+      const out = await client.send(
+        new GetItemCommand({ TableName: tableName, Key: key(pk), ConsistentRead: true }),
+      );
+      return recordOf(out.Item as Record<string, { N?: string }> | undefined);
+    },
+
+    async recordFailure(pk, now, forgetBefore, expiresAt) {
+      for (let round = 0; round < ROUNDS; round++) {
+        const form = round % 2 === 0 ? 'increment' : 'restart';
+        const record = await update(pk, form, now, forgetBefore, expiresAt);
+        if (record) return record;
+      }
+      throw new Error('auth throttle: the failure counter kept changing; try again');
+    },
+
+    async clear(pk) {
+      await client.send(new DeleteItemCommand({ TableName: tableName, Key: key(pk) }));
+    },
+  };
+}
