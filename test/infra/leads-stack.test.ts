@@ -419,7 +419,11 @@ describe('LeadsStack: delivery and admin', () => {
       expect(appConfigStatements(adminStatements)).toEqual([
         { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
       ]);
-      expect(secretNamesGranted(adminStatements)).toEqual(['leads/prod/clients-??????']);
+      expect(secretNamesGranted(adminStatements)).toEqual([
+        'leads/prod/clients-??????',
+        // a backfill lists a platform's leads with the profile's token
+        'leads/prod/profiles/*',
+      ]);
     });
   });
 
@@ -469,7 +473,7 @@ describe('LeadsStack: delivery and admin', () => {
         'OPTIONS /leads/{profile}',
         'POST /leads/{profile}',
       ]);
-      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(12);
+      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(13);
     });
 
     it('is the authorizer function, on the Authorization header, its decisions never cached', () => {
