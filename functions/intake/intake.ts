@@ -9,7 +9,9 @@
  * 400 for plain forms and the Prospect API. Test leads → kept as `test` with the Prospect they
  * would have become, not delivered unless the profile says so, their dedup key remembered for
  * TEST_LEAD_DEDUP_WINDOW_SECONDS only. A lead the mapping cannot complete → parked with the
- * fields it lacks.
+ * fields it lacks. Each source's answer is told what became of the leads (`outcome`): sources a
+ * person or a program reads (forms through Zapier or Make) say `"status": "parked"` with the
+ * reason, as the Prospect API does; ad platforms keep their fixed answers.
  *
  * The Prospect API (`prospect` source) waits a bounded time for the delivery, as the contract
  * asks (`200 {"idProspect"}` when delivered in time); every other source answers at once, as its
@@ -39,7 +41,12 @@ import { basicRoutesOf } from '../kernel/routes.ts';
 import type { LeadLedger, LeadRecord, NewLead } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 import { adapterFor, mapCapture, secretKeysOf } from '../sources/registry.ts';
-import type { IntakeRequest, PlatformResponse, SourceAdapter } from '../sources/source.ts';
+import type {
+  AcceptedOutcome,
+  IntakeRequest,
+  PlatformResponse,
+  SourceAdapter,
+} from '../sources/source.ts';
 
 /** The role the Prospect API's route asks of its client (the route table's). */
 const PROSPECT_API_ROLE =
@@ -240,16 +247,36 @@ function isPlainHtmlForm(request: IntakeRequest): boolean {
   );
 }
 
+/**
+ * What became of the leads of one request, for the answer: the status they share, else `parked`
+ * when any is (with every reason), else `queued`.
+ */
+export function outcomeOf(records: readonly LeadRecord[]): AcceptedOutcome | undefined {
+  if (records.length === 0) return undefined;
+  const statuses = new Set(records.map((record) => publicStatus(record.status)));
+  const reasons = [
+    ...new Set(records.map((record) => record.reason).filter((r): r is string => r !== undefined)),
+  ];
+  const reason = reasons.length > 0 ? { reason: reasons.join('; ') } : {};
+  if (statuses.has('parked')) return { status: 'parked', ...reason };
+  if (statuses.size === 1) {
+    const [status] = [...statuses] as [AcceptedOutcome['status']];
+    return status === 'rejected' || status === 'dead' ? { status, ...reason } : { status };
+  }
+  return { status: 'queued' };
+}
+
 function answer(
   adapter: SourceAdapter<Profile>,
   profile: Profile,
   request: IntakeRequest,
   leadIds: readonly string[],
+  outcome?: AcceptedOutcome,
 ): PlatformResponse {
   if (profile.redirectUrl && profile.source === 'form' && isPlainHtmlForm(request)) {
     return { statusCode: 303, headers: { location: profile.redirectUrl }, body: '' };
   }
-  const response = adapter.accepted(leadIds);
+  const response = adapter.accepted(leadIds, outcome);
   return { ...response, headers: { ...response.headers, ...corsHeaders(request, profile) } };
 }
 
@@ -344,7 +371,7 @@ export async function handleIntake(
       },
       request.receivedAt,
     );
-    return answer(adapter, profile, request, [record.leadId]);
+    return answer(adapter, profile, request, [record.leadId], outcomeOf([record]));
   }
   if (captured.spam) {
     // Bots learn nothing: the answer looks like any other, and nothing is stored.
@@ -368,7 +395,7 @@ export async function handleIntake(
     return { ...response, headers: { ...response.headers, ...corsHeaders(request, profile) } };
   }
 
-  const leadIds: string[] = [];
+  const records: LeadRecord[] = [];
   for (const capture of captured.leads) {
     const { record } = await accept(
       deps,
@@ -376,9 +403,15 @@ export async function handleIntake(
       initialState(capture, profile),
       request.receivedAt,
     );
-    leadIds.push(record.leadId);
+    records.push(record);
   }
-  return answer(adapter, profile, request, leadIds);
+  return answer(
+    adapter,
+    profile,
+    request,
+    records.map((record) => record.leadId),
+    outcomeOf(records),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
