@@ -161,6 +161,10 @@ export function createAwsConfigSource(
       )?.[0];
     },
 
+    async profileSettings() {
+      return current().profiles;
+    },
+
     async report(): Promise<Config['report']> {
       return current().report;
     },

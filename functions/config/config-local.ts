@@ -7,8 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describeIssues, type IssueDetail, parseJson } from '../domain/json.ts';
+import { secretKeysOf } from '../sources/registry.ts';
 import { type Config, configSchema } from './config-schema.ts';
-import { type ConfigSource, ConfigurationError } from './config-source.ts';
+import { type ConfigSource, ConfigurationError, type ProfileSettings } from './config-source.ts';
 
 /** A configuration file that cannot be used; the message says where and why, one problem a line. */
 export class ConfigError extends ConfigurationError {
@@ -82,6 +83,14 @@ export function createLocalConfigSource(config: Config): ConfigSource {
       Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined,
     profileNameFor: async (source) =>
       Object.entries(config.profiles).find(([, profile]) => profile.source === source)?.[0],
+    profileSettings: async () =>
+      Object.fromEntries(
+        Object.entries(config.profiles).map(([name, profile]) => {
+          const secrets = new Set(secretKeysOf(profile.source));
+          const settings = Object.entries(profile).filter(([key]) => !secrets.has(key));
+          return [name, Object.fromEntries(settings) as ProfileSettings];
+        }),
+      ),
     report: async () => config.report,
     delivery: async () => config.delivery,
   };
@@ -113,6 +122,7 @@ export function localConfigSource(): ConfigSource {
     clients: async () => current().clients(),
     profile: async (name) => current().profile(name),
     profileNameFor: async (source) => current().profileNameFor(source),
+    profileSettings: async () => current().profileSettings(),
     report: async () => current().report(),
     delivery: async () => current().delivery(),
   };

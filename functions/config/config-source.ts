@@ -21,6 +21,9 @@ export class ConfigurationError extends Error {
   override readonly name: string = 'ConfigurationError';
 }
 
+/** A profile's non-secret settings: its source and whatever else it sets. */
+export type ProfileSettings = { source: string } & Record<string, unknown>;
+
 export interface ConfigSource {
   upstream(): Promise<UpstreamConfig>;
   clients(): Promise<Client[]>;
@@ -28,6 +31,11 @@ export interface ConfigSource {
   profile(name: string): Promise<Profile | undefined>;
   /** The name of the first profile with this source (`POST /api/v1/prospects` uses `prospect`'s). */
   profileNameFor(source: SourceName): Promise<string | undefined>;
+  /**
+   * Every profile's settings without its secrets, by name, in the configuration's order: what
+   * the console lists and the quiet-profile watch reads, with no Secrets Manager read.
+   */
+  profileSettings(): Promise<Record<string, ProfileSettings>>;
   report(): Promise<Config['report']>;
   /** How delivery gives up on a lead. */
   delivery(): Promise<DeliveryConfig>;

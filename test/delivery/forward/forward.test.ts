@@ -619,7 +619,9 @@ describe('forwardLead: leads that cannot be sent as they are', () => {
       idBranch: 9,
       marketingType: 'Site novo',
     });
-    expect(created?.body.notes).toContain('Corrigido por um operador: ddi, cellphone, idBranch.');
+    expect((created?.body as { notes?: string } | undefined)?.notes).toContain(
+      'Corrigido por um operador: ddi, cellphone, idBranch.',
+    );
     expect((await h.ledger.get(lead.leadId))?.correction).toMatchObject({ idBranch: 9 });
   });
 
