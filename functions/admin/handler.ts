@@ -32,7 +32,26 @@ const adminEvents: AdminEvents = {
     logger.error('admin dependency failed', { route, error: String(error) });
     count('AdminUnavailable');
   },
+  corrected(event) {
+    logger.info('lead corrected by an operator', event);
+    count('LeadCorrected');
+  },
+  testLeadSent(event) {
+    logger.info('test lead sent by an operator', event);
+    count('TestLeadSent');
+  },
 };
+
+/**
+ * The API's base URL as the caller reached it: the request context's path is the event's path
+ * behind the stage (`/prod/admin/setup` for `/admin/setup`). The domain is API Gateway's own
+ * (not a Host header a caller could choose), so a test lead's secrets go nowhere else.
+ */
+export function baseUrlOf(event: APIGatewayProxyEvent, local: boolean): string {
+  const full = event.requestContext.path ?? event.path;
+  const prefix = full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
+  return `${local ? 'http' : 'https'}://${event.requestContext.domainName}${prefix}`;
+}
 
 export async function handler(
   event: APIGatewayProxyEvent,
@@ -45,6 +64,7 @@ export async function handler(
     resource: event.resource,
     pathParameters: event.pathParameters,
     request: requestFromEvent(event),
+    baseUrl: baseUrlOf(event, process.env.LEADS_RUNTIME === 'local'),
   };
   const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
   try {

@@ -5,6 +5,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../config/config-aws.ts';
+import { PROFILE_RULES } from '../config/profile-rules.ts';
+import { secretNamesFrom } from '../config/secrets-aws.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
@@ -21,7 +23,13 @@ export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDe
   const sqs = new SQSClient({});
   const table = { client: new DynamoDBClient({}), tableName: requireEnv(ENV.ledgerTable, env) };
   return {
-    config: createAwsConfigSource(env),
+    // The profiles' keys: a correction is mapped with its profile, a test lead is signed.
+    config: createAwsConfigSource(env, PROFILE_RULES),
+    // A deployed kit never prints a secret: its curl reads it from Secrets Manager in the shell.
+    kit: {
+      secretsWhere: (profile) => `Secrets Manager, secret ${secretNamesFrom(env).profile(profile)}`,
+      secretValues: { secretId: (profile) => secretNamesFrom(env).profile(profile) },
+    },
     ledger: createDynamoLedger(table),
     upstream: dynamoUpstreamHealth(table),
     queue: createSqsLeadQueue({ client: sqs, queueUrl: requireEnv(ENV.leadQueueUrl, env) }),
