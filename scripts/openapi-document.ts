@@ -21,7 +21,6 @@ import { WEBFLOW_SIGNATURE_HEADER } from '../functions/sources/webflow.ts';
 import pkg from '../package.json' with { type: 'json' };
 import {
   adminLeadDetailSchema,
-  adminLeadSchema,
   components,
   debtorsListComponent,
   debtorsReportSchema,
