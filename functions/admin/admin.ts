@@ -937,7 +937,8 @@ async function testLead(context: RouteContext): Promise<HttpResponse> {
       method: 'POST',
       headers: signed.headers,
       body: signed.body,
-      signal: AbortSignal.timeout(8000),
+      // The Prospect API waits up to 8 s for its delivery; the function has 15 s.
+      signal: AbortSignal.timeout(12_000),
     });
     status = response.status;
     text = await response.text();

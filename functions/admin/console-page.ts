@@ -303,7 +303,7 @@ const SCRIPT = `
             .catch(function (e) { clear(result).appendChild(message(e.message, 'error')); form.querySelector('button').disabled = false; });
         });
         box.appendChild(el('div', { class: 'card' }, [form, actions, result]));
-      } else {
+      } else if (actions.firstChild) {
         box.appendChild(el('div', { class: 'card' }, [actions, result]));
       }
     }).catch(function (e) { clear(box).appendChild(message(e.message, 'error')); });

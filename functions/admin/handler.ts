@@ -48,7 +48,8 @@ const adminEvents: AdminEvents = {
  * (not a Host header a caller could choose), so a test lead's secrets go nowhere else.
  */
 export function baseUrlOf(event: APIGatewayProxyEvent, local: boolean): string {
-  const full = event.requestContext.path ?? event.path;
+  // Locally the gateway serves at its root (its events name a stage it does not route by).
+  const full = local ? event.path : (event.requestContext.path ?? event.path);
   const prefix = full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
   return `${local ? 'http' : 'https'}://${event.requestContext.domainName}${prefix}`;
 }

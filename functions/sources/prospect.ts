@@ -99,12 +99,14 @@ export const prospectSource = defineSource({
     ],
     secrets: {},
     auth: () => ({ kind: 'basic' }),
-    sample: (stamp) => ({
+    // The Prospect API takes the branch from the client: the profile's default, else branch 1.
+    sample: (stamp, profile) => ({
       contentType: 'application/json',
       body: JSON.stringify({
         name: SAMPLE_PERSON.firstName,
         lastName: SAMPLE_PERSON.lastName,
         email: SAMPLE_PERSON.email(stamp),
+        idBranch: profile.defaults?.idBranch ?? 1,
         ddi: '55',
         cellphone: '11987654321',
         marketingType: 'Teste',
