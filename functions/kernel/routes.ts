@@ -45,6 +45,8 @@ export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
  *   event source grants receive and delete itself;
  * - `queue:redrive`: move the dead-letter queue's messages back to the lead queue
  *   (LEAD_QUEUE_ARN, LEAD_DLQ_ARN);
+ * - `ledger:watch`: list leads on the status index, nothing else (LEDGER_TABLE_NAME);
+ * - `alerts:publish`: publish to the alarm topic (ALERT_TOPIC_ARN; its KMS key);
  * - `report:read`: read the debtors snapshot and refresh status (REPORT_BUCKET_NAME);
  * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL).
  */
@@ -53,6 +55,8 @@ export type FunctionNeed =
   | 'ledger:forwarder'
   | 'ledger:admin'
   | 'ledger:reconciler'
+  | 'ledger:watch'
+  | 'alerts:publish'
   | 'queue:send'
   | 'queue:visibility'
   | 'queue:redrive'
@@ -99,6 +103,15 @@ export const FUNCTIONS = {
     description:
       'Delivery reconciler: wakes the leads nothing is working on (lost messages, dead workers)',
     needs: ['ledger:reconciler', 'queue:send'],
+  },
+  // No route: EventBridge Scheduler invokes it every hour (infra/constructs/delivery-observability.ts).
+  watch: {
+    entry: 'functions/admin/watch/handler.ts',
+    timeoutSeconds: 60,
+    memoryMb: 256,
+    description:
+      'Quiet-profile watch: alerts when a profile has received no lead for its quietHours (a dropped webhook subscription)',
+    needs: ['ledger:watch', 'alerts:publish'],
   },
   // No route: API Gateway calls it before every `auth: 'basic'` route (BASIC_AUTH below).
   authorizer: {

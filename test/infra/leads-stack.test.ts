@@ -303,13 +303,19 @@ describe('LeadsStack: delivery and admin', () => {
   });
 
   describe('the admin function', () => {
-    it('serves the five admin routes', () => {
+    it('serves the admin routes and the operator console', () => {
       expect(routesOf(template, ids.admin)).toEqual([
+        'GET /admin',
         'GET /admin/leads',
+        'GET /admin/leads.csv',
         'GET /admin/leads/{leadId}',
+        'GET /admin/setup',
         'GET /admin/upstream',
+        'PATCH /admin/leads/{leadId}',
         'POST /admin/leads/{leadId}/retry',
+        'POST /admin/preview/{profile}',
         'POST /admin/replay',
+        'POST /admin/test-lead/{profile}',
       ]);
     });
 
@@ -399,16 +405,22 @@ describe('LeadsStack: delivery and admin', () => {
 
     it('guards exactly the Basic-auth routes: prospects, debtors, reports and admin', () => {
       expect(methodsWith('CUSTOM')).toEqual([
+        'GET /admin',
         'GET /admin/leads',
+        'GET /admin/leads.csv',
         'GET /admin/leads/{leadId}',
+        'GET /admin/setup',
         'GET /admin/upstream',
         'GET /api/v1/receivables/debtors',
         'GET /reports/debtors',
         'GET /reports/debtors.csv',
         'GET /reports/debtors.html',
+        'PATCH /admin/leads/{leadId}',
         'POST /admin/leads/{leadId}/retry',
+        'POST /admin/preview/{profile}',
         'POST /admin/replay',
         'POST /admin/reports/debtors/refresh',
+        'POST /admin/test-lead/{profile}',
         'POST /api/v1/prospects',
       ]);
       // Webhook senders authenticate with signatures, keys or tokens; /health and the API's
@@ -420,7 +432,7 @@ describe('LeadsStack: delivery and admin', () => {
         'OPTIONS /leads/{profile}',
         'POST /leads/{profile}',
       ]);
-      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(11);
+      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(17);
     });
 
     it('is the authorizer function, on the Authorization header, cached 300 s', () => {
@@ -469,12 +481,13 @@ describe('LeadsStack: delivery and admin', () => {
     expect(actionsOn(intake, ids.dlq)).toEqual([]);
   });
 
-  it('watches delivery: the nine alarms notify the alarm topic, and so do the report alarms', () => {
+  it('watches delivery: the fourteen alarms notify the alarm topic, and so do the report alarms', () => {
     const topic = stack.getLogicalId(stack.observability.topic.node.defaultChild as CfnTopic);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
       Properties: { AlarmActions?: unknown[] };
     }>;
-    expect(alarms).toHaveLength(13);
+    // Delivery 9, parked, rejected, intake refusing, intake errors, watch errors; the report 4.
+    expect(alarms).toHaveLength(18);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     template.hasOutput('AlarmTopicArn', { Value: { Ref: topic } });

@@ -5,15 +5,13 @@
  */
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
+import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from './alert-env.ts';
 import {
   type Alert,
   type WatchDeps,
   type WatchResult,
   watchQuietProfiles,
 } from './quiet-profiles.ts';
-
-export const ALERT_TOPIC_ENV = 'ALERT_TOPIC_ARN';
-export const CONSOLE_URL_ENV = 'LEADS_CONSOLE_URL';
 
 async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
   const topicArn = env[ALERT_TOPIC_ENV];
