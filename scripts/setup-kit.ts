@@ -27,7 +27,7 @@ interface Demo {
 }
 
 function fence(language: string, text: string): string {
-  return ['```' + language, text, '```'].join('\n');
+  return [`\`\`\`${language}`, text, '```'].join('\n');
 }
 
 function kitMarkdown(kit: ProfileKit | undefined, source: KitSource<unknown>): string {
