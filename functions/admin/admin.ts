@@ -8,12 +8,25 @@
  *   rejected: the upstream's messages joined) and `messages` (rejected: the upstream's own list).
  *   `status` is the public one: a lead being sent shows as `queued`; `parked` (waiting for an
  *   operator, e.g. required fields missing) is shown as itself, an extension of the contract's
- *   list. 400 for a malformed id, 404 for an unknown one. Never the capture or the Prospect:
- *   they hold personal data.
+ *   list. For the console it adds what the person sent (`submitted`), the Prospect as mapped
+ *   (`prospect`), the person (`contact`) and an operator's `correction`: personal data, answered
+ *   to the `admin` role only and never logged. 400 for a malformed id, 404 for an unknown one.
  * - `GET /admin/leads?status=&limit=&cursor=`: `{leads: [summaries], cursor?}`, oldest first
- *   within a status. `status` is required, one of PUBLIC_STATUSES; `queued` lists `queued`
- *   leads, then `sending` ones. `limit` 1..500 (default 50). `cursor` is the previous page's;
- *   a lead changing status between pages may be missed or listed twice (no snapshot).
+ *   within a status. `queued` lists `queued` leads, then `sending` ones. `limit` 1..500 (default
+ *   50). `cursor` is the previous page's; a lead changing status between pages may be missed or
+ *   listed twice (no snapshot). Without `status`, or with any of `profile`, `q`, `since`,
+ *   `until`, `order`: the console's listing, every status (or the one given) merged newest first
+ *   from the status index (no third index), narrowed by profile, period and a search over name,
+ *   e-mail and phone, each lead with its `contact`.
+ * - `PATCH /admin/leads/{leadId}` `{"prospect": {...}}`: an operator's correction of a parked,
+ *   rejected, dead or test lead (domain/lead-correction.ts: kept apart and laid over every
+ *   mapping, so delivery never maps it away), at the version read; then a retry sends it.
+ * - `GET /admin/leads.csv?status=parked`: the leads of a status as a CSV for a sales team.
+ * - `POST /admin/preview/{profile}`: a body mapped as the platform's would be; nothing stored.
+ * - `POST /admin/test-lead/{profile}`: the profile's sample (sources/setup.ts), signed with its
+ *   secrets, sent to the intake over HTTP at the URL this request reached (the real path).
+ * - `GET /admin/setup`: every profile's set-up kit; `GET /admin` (and `/admin/`): the console.
+ * - Requests that change something from a browser pass the CSRF guard (csrf.ts).
  * - `POST /admin/leads/{leadId}/retry`: parked, dead, rejected or test → queued, a new delivery
  *   chain (attempts reset); a queued or sending lead is woken (its next attempt due now); then a
  *   wake-up message: 202 `{leadId, status: "queued"}`. 409 `already_delivered` for a delivered

@@ -1,6 +1,6 @@
 /**
- * The admin Lambda: `GET /admin/leads`, `GET /admin/leads/{leadId}`,
- * `POST /admin/leads/{leadId}/retry` and `POST /admin/replay` (admin.ts). Turns the proxy event
+ * The admin Lambda: the operator console and its routes, the lead listings, corrections,
+ * retries and replays, previews, test leads and set-up kits (admin.ts). Turns the proxy event
  * into an admin request, runs the use case, answers. Wiring (AWS or local) is chosen once per
  * container.
  */
