@@ -220,15 +220,17 @@ describe('every demo profile delivers its sample lead', () => {
   it('sends each profile’s test lead through the real path and sees it delivered', async () => {
     // Act
     const profiles = Object.keys(DEMO.profiles);
-    for (const profile of profiles) {
-      const response = await fetch(new URL(`/admin/test-lead/${profile}`, rt.url), {
-        method: 'POST',
-        headers: AUTH,
-      });
-      const body = (await response.json()) as { status: number };
-      expect(response.status, profile).toBe(200);
-      expect(body.status, `${profile}: ${JSON.stringify(body)}`).toBeLessThan(300);
-    }
+    await Promise.all(
+      profiles.map(async (profile) => {
+        const response = await fetch(new URL(`/admin/test-lead/${profile}`, rt.url), {
+          method: 'POST',
+          headers: AUTH,
+        });
+        const body = (await response.json()) as { status: number };
+        expect(response.status, profile).toBe(200);
+        expect(body.status, `${profile}: ${JSON.stringify(body)}`).toBeLessThan(300);
+      }),
+    );
     // Assess: each profile has a delivered lead from Ana Teste.
     for (const profile of profiles) {
       await expect
