@@ -70,6 +70,7 @@ export class LeadsStack extends Stack {
       ledger: this.store,
     });
 
+    const publishers: NodeFunction[] = [];
     // Each need is one grant (plus the variable naming the resource); nothing else is granted.
     // The configuration store is made once its validator function exists (below).
     const readers: NodeFunction[] = [];
@@ -79,6 +80,9 @@ export class LeadsStack extends Stack {
       'ledger:forwarder': (fn) => this.store.grantForwarder(fn),
       'ledger:admin': (fn) => this.store.grantAdmin(fn),
       'ledger:reconciler': (fn) => this.store.grantReconciler(fn),
+      'ledger:watch': (fn) => this.store.grantWatch(fn),
+      // The topic comes with the observability below: granted there.
+      'alerts:publish': (fn) => publishers.push(fn),
       'queue:send': (fn) => this.queue.grantSend(fn),
       'queue:visibility': (fn) => this.queue.grantChangeVisibility(fn),
       'queue:redrive': (fn) => this.queue.grantRedrive(fn),
@@ -158,6 +162,9 @@ export class LeadsStack extends Stack {
       forwarder: fn('forwarder'),
       reconciler: fn('reconciler'),
       intake: fn('intake'),
+      watch: fn('watch'),
+      publishers,
+      consoleUrl: `${this.api.url}admin/`,
       api: this.api.api,
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
     });
@@ -168,6 +175,17 @@ export class LeadsStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
+    // One pattern, not an output per profile: profiles change without a deploy (and a stack
+    // has at most 200 outputs). GET /admin/setup gives each profile's exact URL and kit.
+    new CfnOutput(this, 'LeadUrlPattern', {
+      value: `${this.api.url}leads/{profile}`,
+      description:
+        'Where each profile receives leads (replace {profile}); GET /admin/setup lists every profile with its set-up kit',
+    });
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: `${this.api.url}admin/`,
+      description: 'The operator console (Basic credentials of a client with the admin role)',
+    });
     new CfnOutput(this, 'SecretsPrefix', {
       value: config.secretsPrefix,
       description: 'Secrets Manager names start with this (docs/deploy.md)',

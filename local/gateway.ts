@@ -284,9 +284,13 @@ type Segment =
 /** Lower ranks win: a literal segment beats `{name}`, which beats `{name+}`. */
 const RANK = { literal: 0, param: 1, greedy: 2 } as const;
 
-/** Raw path segments; `/` has none. */
+/**
+ * Raw path segments; `/` has none. One trailing slash is dropped, as API Gateway (REST) routes
+ * `/admin/` to the resource `/admin` (the event's `path` keeps the slash).
+ */
 function splitPath(path: string): string[] {
-  return path === '/' ? [] : path.split('/').slice(1);
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return trimmed === '/' ? [] : trimmed.split('/').slice(1);
 }
 
 function parseResource(resource: string): Segment[] {

@@ -236,6 +236,7 @@ export async function startLocalRuntime(
       sandboxUrl = sandbox.url;
       const url = sandbox.url;
       acceptUsers = (config) => sandbox.acceptUsers(sandboxUsers(config, url));
+      await seedSetupSamples(url);
     }
 
     let config = effectiveConfig(fileConfig, { sandboxUrl, upstreamUrl: env.upstreamUrl });
@@ -353,4 +354,23 @@ function rethrowListenError(error: unknown, variable: string, port: number | und
     throw new StartupError(`port ${port} needs more privileges: set ${variable} to another port`);
   }
   throw error;
+}
+
+/**
+ * What the set-up kits' samples need of the sandbox (sources/setup.ts `sandbox`: the Graph lead
+ * behind Meta's sample webhook), so that every profile's sample lead completes locally.
+ */
+async function seedSetupSamples(sandboxUrl: string): Promise<void> {
+  const { SOURCES } = await import('../functions/sources/registry.ts');
+  for (const source of SOURCES) {
+    for (const { path, body } of source.setup?.sandbox ?? []) {
+      const response = await fetch(`${sandboxUrl.replace(/\/+$/, '')}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`the sandbox refused ${path}: ${response.status}`);
+    }
+  }
 }

@@ -20,7 +20,7 @@ import { TOKEN_HEADER, TOKEN_QUERY } from '../functions/sources/token.ts';
 import { WEBFLOW_SIGNATURE_HEADER } from '../functions/sources/webflow.ts';
 import pkg from '../package.json' with { type: 'json' };
 import {
-  adminLeadSchema,
+  adminLeadDetailSchema,
   backfillRequest,
   backfillResultSchema,
   components,
@@ -38,7 +38,9 @@ import {
   jotformWebhookSchema,
   kommoWebhookSchema,
   leadAcceptedSchema,
+  leadCorrectionSchema,
   leadListSchema,
+  leadPreviewSchema,
   leadRequeuedSchema,
   metaWebhookSchema,
   prospectCreatedAnswer,
@@ -48,7 +50,9 @@ import {
   rdStationWebhookSchema,
   refreshRequestedSchema,
   replayResultSchema,
+  setupKitSchema,
   tallyWebhookSchema,
+  testLeadSchema,
   tiktokWebhookSchema,
   typeformWebhookSchema,
   unbounceFormSchema,
@@ -598,11 +602,11 @@ const OPERATIONS: Record<string, Operation> = {
   },
   'GET /admin/leads/{leadId}': {
     operationId: 'getLead',
-    summary: 'One lead: its status and why',
+    summary: 'One lead: its status and why, what the person sent, the Prospect it became',
     tags: ['admin'],
     parameters: [LEAD_ID],
     responses: {
-      '200': answer('The lead.', ref(adminLeadSchema)),
+      '200': answer('The lead.', ref(adminLeadDetailSchema)),
       '400': problem('Not a lead id (`invalid_lead_id`).'),
       '404': problem('No such lead (`lead_not_found`).'),
       '503': SERVICE_UNAVAILABLE,
@@ -610,10 +614,21 @@ const OPERATIONS: Record<string, Operation> = {
   },
   'GET /admin/leads': {
     operationId: 'listLeads',
-    summary: 'The leads of a status, oldest first',
+    summary: 'Leads: the most recent first, or those of a status oldest first',
+    description:
+      'Without `status`, or with any of `profile`, `q`, `since`, `until`, `order`: every status merged, newest first (the console’s list), narrowed by profile, period and a search over name, e-mail and phone. With `status` alone: that status, oldest first.',
     tags: ['admin'],
     parameters: [
-      query('status', 'Which leads.', z.enum(PUBLIC_STATUSES as [string, ...string[]]), true),
+      query('status', 'Which leads.', z.enum(PUBLIC_STATUSES as [string, ...string[]])),
+      query('profile', 'Only this profile’s leads.', z.string()),
+      query('q', 'Search: words of a name or e-mail, or a phone’s digits.', z.string()),
+      query('since', 'Received at or after (a date or an ISO 8601 instant).', z.string()),
+      query(
+        'until',
+        'Received before (an ISO 8601 instant; a date includes that day).',
+        z.string(),
+      ),
+      query('order', '`newest` (default) or `oldest` first.', z.enum(['newest', 'oldest'])),
       query(
         'limit',
         `Leads per page (default ${DEFAULT_LIST_LIMIT}).`,
@@ -623,7 +638,110 @@ const OPERATIONS: Record<string, Operation> = {
     ],
     responses: {
       '200': answer('One page.', ref(leadListSchema)),
-      '400': problem('A missing or invalid parameter (`invalid_status`, `invalid_limit`...).'),
+      '400': problem(
+        'An invalid parameter (`invalid_status`, `invalid_limit`, `invalid_query`...).',
+      ),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'PATCH /admin/leads/{leadId}': {
+    operationId: 'correctLead',
+    summary: 'Correct a parked, rejected, dead or test lead’s fields (then retry it)',
+    description:
+      'A browser must send the console’s `X-CSRF-Token` and come from this site (docs/operations.md).',
+    tags: ['admin'],
+    parameters: [LEAD_ID],
+    requestBody: { required: true, content: jsonContent(ref(leadCorrectionSchema)) },
+    responses: {
+      '200': answer(
+        'The lead as corrected; `missing`: what it still lacks.',
+        ref(adminLeadDetailSchema),
+      ),
+      '400': problem(
+        'Not JSON, or fields that cannot be used (`invalid_prospect`, one detail each).',
+      ),
+      '403': problem(
+        'A browser request from another site or without the token (`cross_site_refused`).',
+      ),
+      '404': problem('No such lead.'),
+      '409': problem(
+        'Not correctable now (`not_correctable`), or it changed meanwhile (`conflict`).',
+      ),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'GET /admin/leads.csv': {
+    operationId: 'exportLeads',
+    summary: 'Leads of a status (parked by default) as a CSV for a sales team',
+    tags: ['admin'],
+    parameters: [
+      query(
+        'status',
+        'Which leads (default `parked`).',
+        z.enum(PUBLIC_STATUSES as [string, ...string[]]),
+      ),
+      query('profile', 'Only this profile’s leads.', z.string()),
+      query('since', 'Received at or after.', z.string()),
+      query('until', 'Received before.', z.string()),
+    ],
+    responses: {
+      '200': {
+        description: 'The CSV (`;`, UTF-8 with BOM, Portuguese headers: Excel-ready).',
+        content: { 'text/csv': { schema: { type: 'string' } } },
+      },
+      '400': problem('An invalid parameter.'),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'GET /admin': {
+    operationId: 'operatorConsole',
+    summary: 'The operator console, a page for people (also at /admin/)',
+    tags: ['admin'],
+    responses: {
+      '200': {
+        description: 'The console.',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    },
+  },
+  'POST /admin/preview/{profile}': {
+    operationId: 'previewLead',
+    summary: 'Map a body as the profile’s platform would send it; store and deliver nothing',
+    tags: ['admin'],
+    parameters: [PROFILE],
+    requestBody: {
+      required: true,
+      content: { [JSON_TYPE]: { schema: {} }, [URLENCODED]: { schema: { type: 'object' } } },
+    },
+    responses: {
+      '200': answer('What it would become.', ref(leadPreviewSchema)),
+      '400': problem('A body the source cannot read (`unreadable_body`).'),
+      '404': problem('No such profile (`unknown_profile`).'),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'POST /admin/test-lead/{profile}': {
+    operationId: 'sendTestLead',
+    summary: 'Send the profile’s sample lead through the real path, signed as its platform would',
+    description:
+      'The lead is real: it is recorded and delivered upstream (the person is “Ana Teste”).',
+    tags: ['admin'],
+    parameters: [PROFILE],
+    responses: {
+      '200': answer('What the intake answered.', ref(testLeadSchema)),
+      '404': problem('No such profile.'),
+      '409': problem('No sample for this source (`no_sample`).'),
+      '502': problem('The intake could not be reached (`test_lead_failed`).'),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'GET /admin/setup': {
+    operationId: 'setupKit',
+    summary:
+      'How to connect each profile’s platform: URL, where to paste it, secrets, a curl, an HTML form',
+    tags: ['admin'],
+    responses: {
+      '200': answer('Every profile’s kit.', ref(setupKitSchema)),
       '503': SERVICE_UNAVAILABLE,
     },
   },

@@ -56,11 +56,12 @@ const publicStatus = z.enum(
 
 export const leadAcceptedSchema = named(
   'LeadAccepted',
-  'The lead is recorded and queued for delivery: `leadId` for one lead, `leadIds` when the request carried several (RD Station, Meta).',
+  'The lead is recorded: `leadId` for one lead, `leadIds` when the request carried several (RD Station, Meta). Forms say what became of it: `queued` for delivery, or `parked` with the missing fields as `reason` (it is kept; an operator completes it in the console).',
   z.object({
     leadId: z.optional(z.string()),
     leadIds: z.optional(z.array(z.string())),
-    status: z.optional(z.literal('queued')),
+    status: z.optional(publicStatus),
+    reason: z.optional(z.string()),
   }),
 );
 
@@ -345,6 +346,102 @@ export const adminLeadSchema = named(
   }),
 );
 
+const contactSchema = z.object({
+  name: z.optional(z.string()),
+  email: z.optional(z.string()),
+  phone: z.optional(z.string()),
+});
+
+const answerSchema = z.object({
+  key: z.string(),
+  label: z.optional(z.string()),
+  type: z.optional(z.string()),
+  value: z.union([z.string(), z.array(z.string())]),
+});
+
+export const adminLeadDetailSchema = named(
+  'AdminLeadDetail',
+  'A lead in full, for the operator console (`admin` role only: personal data): its status and why, `contact` (the person), `submitted` (the fields as received), `prospect` (as mapped, the correction laid over it) and the operator’s `correction`.',
+  z.looseObject({
+    ...adminLeadSchema.shape,
+    contact: contactSchema,
+    submitted: z.looseObject({
+      answers: z.array(answerSchema),
+      attribution: z.record(z.string(), z.string()),
+      submittedAt: z.optional(z.string()),
+      externalId: z.optional(z.string()),
+      prospect: z.optional(prospectSchema),
+      pending: z.optional(z.boolean()),
+      test: z.boolean(),
+    }),
+    prospect: z.optional(prospectSchema),
+    correction: z.optional(z.record(z.string(), z.unknown())),
+    correctedAt: z.optional(isoDateTime),
+    correctedBy: z.optional(z.string()),
+    correctable: z.boolean(),
+    missing: z.optional(z.array(z.string())),
+  }),
+);
+
+export const leadCorrectionSchema = named(
+  'LeadCorrection',
+  'Prospect fields an operator corrects (validated like the Prospect API; an unknown field is refused; `null` or "" clears one; a phone is split into `ddi` and `cellphone`). Kept apart and laid over every mapping of the lead, so delivery never maps it away.',
+  z.object({ prospect: z.record(z.string(), z.unknown()) }),
+);
+
+export const leadPreviewSchema = named(
+  'LeadPreview',
+  'What a body would become: per lead, the Prospect, the required fields missing (it would be parked), warnings and notices. Nothing is stored or delivered.',
+  z.object({
+    profile: z.string(),
+    source: z.string(),
+    spam: z.optional(z.boolean()),
+    leads: z.array(
+      z.looseObject({
+        prospect: z.optional(prospectSchema),
+        missing: z.optional(z.array(z.string())),
+        warnings: z.optional(z.array(z.string())),
+        notices: z.optional(z.array(z.string())),
+        reason: z.optional(z.string()),
+        pending: z.optional(z.boolean()),
+      }),
+    ),
+  }),
+);
+
+export const setupKitSchema = named(
+  'SetupKit',
+  'How to connect each profile: the URL to paste, where in the platform, its secrets (where they live; values only in a local configuration), a curl that sends a sample lead with its signature computed, and a ready HTML form for landing pages.',
+  z.object({
+    urlPattern: z.string(),
+    profiles: z.array(
+      z.object({
+        profile: z.string(),
+        source: z.string(),
+        label: z.string(),
+        url: z.string(),
+        steps: z.array(z.string()),
+        secrets: z.array(z.object({ key: z.string(), what: z.string(), where: z.string() })),
+        curl: z.string(),
+        htmlForm: z.optional(z.string()),
+        notes: z.array(z.string()),
+      }),
+    ),
+  }),
+);
+
+export const testLeadSchema = named(
+  'TestLeadSent',
+  'The sample lead was sent to the profile’s URL, signed as its platform would: the intake’s HTTP `status`, its `answer`, and the lead ids it gave.',
+  z.object({
+    profile: z.string(),
+    url: z.string(),
+    status: z.int(),
+    answer: z.unknown(),
+    leadIds: z.array(z.string()),
+  }),
+);
+
 export const upstreamHealthSchema = named(
   'UpstreamHealth',
   'The upstream as delivery sees it: the circuit, the shared pacer’s next free slot, and the leads queued or being sent.',
@@ -357,8 +454,11 @@ export const upstreamHealthSchema = named(
 
 export const leadListSchema = named(
   'LeadList',
-  'One page of leads of a status, oldest first; pass `cursor` back for the next page.',
-  z.object({ leads: z.array(adminLeadSchema), cursor: z.optional(z.string()) }),
+  'One page of leads; pass `cursor` back for the next page. With `status` alone, oldest first; otherwise (the console) newest first, each with its `contact`.',
+  z.object({
+    leads: z.array(z.looseObject({ ...adminLeadSchema.shape, contact: z.optional(contactSchema) })),
+    cursor: z.optional(z.string()),
+  }),
 );
 
 export const leadRequeuedSchema = named(

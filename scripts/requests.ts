@@ -403,14 +403,70 @@ function routeRequests(v: Variables): Record<string, HttpRequestSpec[]> {
     ],
     'GET /admin/leads': [
       {
-        title: 'the parked leads (or queued, delivered, rejected, dead, test)',
+        title:
+          'the most recent leads, of every status (status=, profile=, q= search, since=, until=)',
         method: 'GET',
-        target: '/admin/leads?status=parked',
+        target: '/admin/leads?q=ana&limit=20',
         headers: BASIC,
       },
     ],
     'GET /admin/leads/{leadId}': [
-      { title: 'one lead', method: 'GET', target: '/admin/leads/{{leadId}}', headers: BASIC },
+      {
+        title: 'one lead: its status, what the person sent, the Prospect',
+        method: 'GET',
+        target: '/admin/leads/{{leadId}}',
+        headers: BASIC,
+      },
+    ],
+    'PATCH /admin/leads/{leadId}': [
+      {
+        title: 'correct a parked lead (then retry it)',
+        method: 'PATCH',
+        target: '/admin/leads/{{leadId}}',
+        headers: { 'Content-Type': 'application/json', ...BASIC },
+        body: '{"prospect": {"cellphone": "(11) 98765-4321"}}',
+      },
+    ],
+    'GET /admin/leads.csv': [
+      {
+        title: 'the parked leads as a CSV for the sales team',
+        method: 'GET',
+        target: '/admin/leads.csv?status=parked',
+        headers: BASIC,
+      },
+    ],
+    'GET /admin': [
+      {
+        title: 'the operator console (open it in a browser)',
+        method: 'GET',
+        target: '/admin/',
+        headers: BASIC,
+      },
+    ],
+    'POST /admin/preview/{profile}': [
+      {
+        title: 'preview what a form body becomes (nothing stored)',
+        method: 'POST',
+        target: '/admin/preview/site',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...BASIC },
+        body: 'nome=Ana+Souza&email=ana.souza%40example.com',
+      },
+    ],
+    'POST /admin/test-lead/{profile}': [
+      {
+        title: 'send the profile’s sample lead through the real path',
+        method: 'POST',
+        target: '/admin/test-lead/site',
+        headers: BASIC,
+      },
+    ],
+    'GET /admin/setup': [
+      {
+        title: 'how to connect each platform',
+        method: 'GET',
+        target: '/admin/setup',
+        headers: BASIC,
+      },
     ],
     'POST /admin/leads/{leadId}/retry': [
       {

@@ -8,12 +8,25 @@
  *   rejected: the upstream's messages joined) and `messages` (rejected: the upstream's own list).
  *   `status` is the public one: a lead being sent shows as `queued`; `parked` (waiting for an
  *   operator, e.g. required fields missing) is shown as itself, an extension of the contract's
- *   list. 400 for a malformed id, 404 for an unknown one. Never the capture or the Prospect:
- *   they hold personal data.
+ *   list. For the console it adds what the person sent (`submitted`), the Prospect as mapped
+ *   (`prospect`), the person (`contact`) and an operator's `correction`: personal data, answered
+ *   to the `admin` role only and never logged. 400 for a malformed id, 404 for an unknown one.
  * - `GET /admin/leads?status=&limit=&cursor=`: `{leads: [summaries], cursor?}`, oldest first
- *   within a status. `status` is required, one of PUBLIC_STATUSES; `queued` lists `queued`
- *   leads, then `sending` ones. `limit` 1..500 (default 50). `cursor` is the previous page's;
- *   a lead changing status between pages may be missed or listed twice (no snapshot).
+ *   within a status. `queued` lists `queued` leads, then `sending` ones. `limit` 1..500 (default
+ *   50). `cursor` is the previous page's; a lead changing status between pages may be missed or
+ *   listed twice (no snapshot). Without `status`, or with any of `profile`, `q`, `since`,
+ *   `until`, `order`: the console's listing, every status (or the one given) merged newest first
+ *   from the status index (no third index), narrowed by profile, period and a search over name,
+ *   e-mail and phone, each lead with its `contact`.
+ * - `PATCH /admin/leads/{leadId}` `{"prospect": {...}}`: an operator's correction of a parked,
+ *   rejected, dead or test lead (domain/lead-correction.ts: kept apart and laid over every
+ *   mapping, so delivery never maps it away), at the version read; then a retry sends it.
+ * - `GET /admin/leads.csv?status=parked`: the leads of a status as a CSV for a sales team.
+ * - `POST /admin/preview/{profile}`: a body mapped as the platform's would be; nothing stored.
+ * - `POST /admin/test-lead/{profile}`: the profile's sample (sources/setup.ts), signed with its
+ *   secrets, sent to the intake over HTTP at the URL this request reached (the real path).
+ * - `GET /admin/setup`: every profile's set-up kit; `GET /admin` (and `/admin/`): the console.
+ * - Requests that change something from a browser pass the CSRF guard (csrf.ts).
  * - `POST /admin/leads/{leadId}/retry`: parked, dead, rejected or test → queued, a new delivery
  *   chain (attempts reset); a queued or sending lead is woken (its next attempt due now); then a
  *   wake-up message: 202 `{leadId, status: "queued"}`. 409 `already_delivered` for a delivered
@@ -47,10 +60,13 @@
  */
 import * as z from 'zod/mini';
 import type { ConfigSource } from '../config/config-source.ts';
-import type { ExternalId, IssueDetail } from '../domain/json.ts';
+import { type ExternalId, type IssueDetail, parseJson } from '../domain/json.ts';
+import { applyCorrection, mergeCorrections, readCorrection } from '../domain/lead-correction.ts';
 import {
+  CORRECTABLE,
   IN_FLIGHT,
   isLeadId,
+  LEAD_STATUSES,
   type LeadStatus,
   type PublicLeadStatus,
   publicStatus,
@@ -70,10 +86,14 @@ import {
 } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 import { recordCapture } from '../ledger/record-capture.ts';
-import { adapterFor, SOURCES } from '../sources/registry.ts';
+import { adapterFor, mapCapture, SOURCES, sourceNamed } from '../sources/registry.ts';
+import { type KitContext, type ProfileKit, profileKit, signedSample } from '../sources/setup.ts';
 import { type CompletionContext, SourceLookupError } from '../sources/source.ts';
 import type { CircuitState } from '../upstream/circuit.ts';
+import { consolePage } from './console-page.ts';
+import { checkCsrf, csrfToken } from './csrf.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
+import { contactOf, leadsCsv, matchesSearch } from './lead-views.ts';
 
 /** The admin function's routes, by the names the route table gives them (kernel/routes.ts). */
 export type AdminRoute = RouteName<'admin'>;
@@ -170,11 +190,22 @@ export interface AdminEvents {
     wakeUpsDeferred: number;
     client: string;
   }): void;
+  /** An operator corrected a lead: the names of the fields, never their values. */
+  corrected?(event: { leadId: string; fields: string[]; client: string }): void;
+  /** An operator sent a profile's test lead: the intake's HTTP status. */
+  testLeadSent?(event: { profile: string; status: number; client: string }): void;
 }
 
+/** Where the set-up kit says secrets live and whether it prints them (the wiring's). */
+export type KitPlace = Omit<KitContext, 'baseUrl'>;
+
 export interface AdminDeps {
-  config: Pick<ConfigSource, 'clients' | 'profile'> &
+  config: Pick<ConfigSource, 'clients' | 'profile' | 'profileSettings'> &
     Partial<Pick<ConfigSource, 'accounts' | 'accountOf'>>;
+  /** The set-up kit's view of the secrets: local files print them, deployed stacks never. */
+  kit?: KitPlace;
+  /** How the test lead is sent to the intake (global fetch by default). */
+  send?: typeof fetch;
   ledger: LeadLedger;
   queue: LeadQueue;
   redrive: DlqRedrive;
@@ -195,6 +226,11 @@ export interface AdminRequest {
   resource: string;
   pathParameters: Readonly<Record<string, string | undefined>> | null;
   request: HttpRequest;
+  /**
+   * The API's base URL as this request reached it (`https://<api>/<stage>`, no trailing slash):
+   * where the set-up kit's URLs point and the test lead is sent. Absent: `http://<host>`.
+   */
+  baseUrl?: string;
 }
 
 const SILENT: AdminEvents = { refused() {}, retried() {}, replayed() {}, failed() {} };
@@ -232,7 +268,7 @@ export function toAdminLeadView(lead: LeadRecord): AdminLeadView {
 
 /** Answers one admin request. */
 export async function handleAdmin(
-  { resource, pathParameters, request }: AdminRequest,
+  { resource, pathParameters, request, baseUrl }: AdminRequest,
   deps: AdminDeps,
   invocation?: Invocation,
 ): Promise<HttpResponse> {
@@ -248,11 +284,26 @@ export async function handleAdmin(
   const admitted = admission.route.name;
   route = admitted;
 
+  const base = (baseUrl ?? `http://${request.headers.host ?? 'localhost'}`).replace(/\/+$/, '');
+  if (request.method !== 'GET') {
+    const verdict = checkCsrf(request, client, base.startsWith('https:') ? 'https' : 'http');
+    if (!verdict.ok) {
+      return refuse(
+        problem(403, 'cross_site_refused', verdict.message, [], NO_STORE),
+        'cross_site',
+      );
+    }
+  }
+
   const context: RouteContext = {
     deps,
     request,
     leadId: pathParameters?.leadId ?? '',
     profile: pathParameters?.profile ?? '',
+    baseUrl: base,
+    csrf: csrfToken(client),
+    roles: client.roles,
+    authorization: request.headers.authorization,
     client: client.username,
     now: () => deps.now?.() ?? new Date(),
     remainingMs: () => invocation?.remainingMs() ?? Number.POSITIVE_INFINITY,
@@ -279,6 +330,12 @@ interface RouteContext {
   leadId: string;
   /** The `{profile}` path parameter, `''` when the route has none. */
   profile: string;
+  /** The API's base URL as the caller reached it. */
+  baseUrl: string;
+  /** The operator's console token (csrf.ts). */
+  csrf: string;
+  roles: readonly string[];
+  authorization: string | undefined;
   /** The operator's username. */
   client: string;
   now(): Date;
@@ -295,6 +352,12 @@ const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
   'upstream-health': upstreamHealth,
   backfill,
   erasure,
+  console: consoleRoute,
+  'correct-lead': correctLead,
+  'export-leads': exportLeads,
+  preview,
+  'test-lead': testLead,
+  setup,
 };
 
 function requireLeadId(leadId: string): string {
@@ -312,7 +375,7 @@ async function findLead(ledger: LeadLedger, leadId: string): Promise<LeadRecord>
 
 async function getLead({ deps, leadId }: RouteContext): Promise<HttpResponse> {
   const lead = await findLead(deps.ledger, requireLeadId(leadId));
-  const view = toAdminLeadView(lead);
+  const view = toDetailedView(lead);
   // A lead on its way waits for the upstream too: say how the upstream is doing.
   if (!IN_FLIGHT.has(lead.status)) return json(200, view, NO_STORE);
   const account = (await deps.config.accountOf?.(lead.profile)) ?? DEFAULT_ACCOUNT;
@@ -423,8 +486,13 @@ function parseLimit(raw: string | undefined): number {
   return limit;
 }
 
-async function listLeads({ deps, request }: RouteContext): Promise<HttpResponse> {
+async function listLeads(context: RouteContext): Promise<HttpResponse> {
+  const { deps, request } = context;
   const status = single(request, 'status');
+  if (status === undefined || status === '') {
+    const limit = parseLimit(single(request, 'limit'));
+    return json(200, await recentLeads(context, LEAD_STATUSES, limit), NO_STORE);
+  }
   const publicStatus = PUBLIC_STATUSES.find((candidate) => candidate === status);
   if (!publicStatus) {
     throw refusal(
@@ -436,6 +504,9 @@ async function listLeads({ deps, request }: RouteContext): Promise<HttpResponse>
   }
   const limit = parseLimit(single(request, 'limit'));
   const statuses = ledgerStatuses(publicStatus);
+  if (RECENT_PARAMS.some((name) => request.query[name] !== undefined)) {
+    return json(200, await recentLeads(context, statuses, limit), NO_STORE);
+  }
   const rawCursor = single(request, 'cursor');
   let position: ListPosition | undefined =
     rawCursor === undefined || rawCursor === ''
@@ -918,4 +989,375 @@ async function erasure(context: RouteContext): Promise<HttpResponse> {
     client: context.client,
   });
   return json(200, body, NO_STORE);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The console's routes: recent leads, a lead in full, corrections, the CSV, previews, test
+// leads and the set-up kit. Personal data (what the person typed) is answered here, to the
+// `admin` role, and never logged.
+
+function tryJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: parseJson(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Query parameters that make `GET /admin/leads` the newest-first listing with filters. */
+const RECENT_PARAMS = ['profile', 'q', 'since', 'until', 'order'] as const;
+/** Leads read at most per listing request when filters drop most of them. */
+const MAX_SCANNED = 2000;
+const SCAN_PAGE = 200;
+/** Parked leads one CSV holds at most. */
+const MAX_EXPORT = 5000;
+
+/** A lead in full: the admin view plus what the person sent, the Prospect and the correction. */
+function toDetailedView(lead: LeadRecord) {
+  return {
+    ...toAdminLeadView(lead),
+    contact: contactOf(lead),
+    submitted: {
+      answers: lead.capture.answers,
+      attribution: lead.capture.attribution,
+      ...(lead.capture.submittedAt !== undefined && { submittedAt: lead.capture.submittedAt }),
+      ...(lead.capture.externalId !== undefined && { externalId: lead.capture.externalId }),
+      ...(lead.capture.formId !== undefined && { formId: lead.capture.formId }),
+      ...(lead.capture.prospect !== undefined && { prospect: lead.capture.prospect }),
+      ...(lead.capture.pending !== undefined && { pending: true }),
+      test: lead.capture.isTest,
+    },
+    ...(lead.prospect !== undefined && { prospect: lead.prospect }),
+    ...(lead.correction !== undefined && { correction: lead.correction }),
+    ...(lead.correctedAt !== undefined && { correctedAt: lead.correctedAt }),
+    ...(lead.correctedBy !== undefined && { correctedBy: lead.correctedBy }),
+    correctable: CORRECTABLE.has(lead.status),
+  };
+}
+
+/** `2026-11-23` (the start of that day, UTC) or a full ISO 8601 instant. */
+function parseInstant(name: string, raw: string | undefined): Date | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const text = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00.000Z` : raw;
+  const date = new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(date.getTime())) {
+    throw refusal(
+      400,
+      'invalid_query',
+      `${name} must be a date (2026-11-23) or an ISO 8601 instant`,
+    );
+  }
+  return date;
+}
+
+interface RecentFilter {
+  statuses: readonly LeadStatus[];
+  order: 'newest' | 'oldest';
+  profile?: string;
+  q?: string;
+  since?: Date;
+  until?: Date;
+}
+
+function recentFilter(request: HttpRequest, statuses: readonly LeadStatus[]): RecentFilter {
+  const order = single(request, 'order') ?? 'newest';
+  if (order !== 'newest' && order !== 'oldest') {
+    throw refusal(400, 'invalid_query', 'order must be newest or oldest', ['newest', 'oldest']);
+  }
+  const since = parseInstant('since', single(request, 'since'));
+  // A bare date as `until` includes that day.
+  const untilRaw = single(request, 'until');
+  let until = parseInstant('until', untilRaw);
+  if (until && untilRaw && /^\d{4}-\d{2}-\d{2}$/.test(untilRaw)) {
+    until = new Date(until.getTime() + 86_400_000);
+  }
+  const profile = single(request, 'profile')?.trim() || undefined;
+  const q = single(request, 'q')?.trim() || undefined;
+  if (q !== undefined && q.length > 200) {
+    throw refusal(400, 'invalid_query', 'q must be at most 200 characters');
+  }
+  return {
+    statuses,
+    order,
+    ...(profile && { profile }),
+    ...(q && { q }),
+    ...(since && { since }),
+    ...(until && { until }),
+  };
+}
+
+/**
+ * The leads matching `filter`, in its order, from position `after`: reads the status index
+ * (every status's partition merged by receivedAt), then filters by profile and search. Stops at
+ * `limit` matches or MAX_SCANNED leads read; `cursor` goes on from there.
+ */
+async function scanRecent(
+  ledger: LeadLedger,
+  filter: RecentFilter,
+  limit: number,
+  after: string | undefined,
+): Promise<{ leads: LeadRecord[]; cursor?: string }> {
+  const filtering = filter.profile !== undefined || filter.q !== undefined;
+  const leads: LeadRecord[] = [];
+  let position = after;
+  let scanned = 0;
+  for (;;) {
+    const page = await ledger.listRecent({
+      statuses: filter.statuses,
+      order: filter.order,
+      ...(filter.since && { since: filter.since }),
+      ...(filter.until && { until: filter.until }),
+      ...(position !== undefined && { after: position }),
+      limit: filtering ? SCAN_PAGE : limit - leads.length,
+    });
+    for (const entry of page.entries) {
+      scanned += 1;
+      position = entry.position;
+      const lead = entry.lead;
+      if (filter.profile !== undefined && lead.profile !== filter.profile) continue;
+      if (filter.q !== undefined && !matchesSearch(lead, filter.q)) continue;
+      leads.push(lead);
+      if (leads.length >= limit) {
+        const more = page.more || entry !== page.entries.at(-1);
+        return more ? { leads, cursor: entry.position } : { leads };
+      }
+    }
+    if (!page.more || page.entries.length === 0) return { leads };
+    if (scanned >= MAX_SCANNED)
+      return position === undefined ? { leads } : { leads, cursor: position };
+  }
+}
+
+async function recentLeads(
+  { deps, request }: RouteContext,
+  statuses: readonly LeadStatus[],
+  limit: number,
+) {
+  const filter = recentFilter(request, statuses);
+  const cursor = single(request, 'cursor') || undefined;
+  if (cursor !== undefined && !deps.ledger.isPosition(cursor)) {
+    throw refusal(400, 'invalid_cursor', 'the cursor does not belong to this listing');
+  }
+  const page = await scanRecent(deps.ledger, filter, limit, cursor);
+  return {
+    leads: page.leads.map((lead) => ({ ...toAdminLeadView(lead), contact: contactOf(lead) })),
+    ...(page.cursor !== undefined && { cursor: page.cursor }),
+  };
+}
+
+/** `GET /admin/leads.csv?status=parked`: the leads of a status (parked by default) as a CSV. */
+async function exportLeads({ deps, request, now }: RouteContext): Promise<HttpResponse> {
+  const status = single(request, 'status') || 'parked';
+  const publicStatus = PUBLIC_STATUSES.find((candidate) => candidate === status);
+  if (!publicStatus) {
+    throw refusal(400, 'invalid_status', `status must be one of: ${PUBLIC_STATUSES.join(', ')}`);
+  }
+  const filter = recentFilter(request, ledgerStatuses(publicStatus));
+  const rows: { lead: LeadRecord; status: string }[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await scanRecent(
+      deps.ledger,
+      filter,
+      Math.min(500, MAX_EXPORT - rows.length),
+      cursor,
+    );
+    rows.push(...page.leads.map((lead) => ({ lead, status: publicStatus })));
+    cursor = page.cursor;
+  } while (cursor !== undefined && rows.length < MAX_EXPORT);
+  const day = now().toISOString().slice(0, 10);
+  return {
+    statusCode: 200,
+    headers: {
+      ...NO_STORE,
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="leads-${publicStatus}-${day}.csv"`,
+    },
+    body: leadsCsv(rows),
+  };
+}
+
+/** `PATCH /admin/leads/{leadId}` `{"prospect": {...}}`: an operator's correction (lead-correction.ts). */
+async function correctLead(context: RouteContext): Promise<HttpResponse> {
+  const { deps, request, now } = context;
+  const leadId = requireLeadId(context.leadId);
+  const parsed = tryJson(request.body.toString('utf8'));
+  const body = parsed.ok ? parsed.value : undefined;
+  if (!parsed.ok || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw refusal(400, 'invalid_body', 'send a JSON object: {"prospect": {"cellphone": "..."}}');
+  }
+  const extra = Object.keys(body).filter((key) => key !== 'prospect');
+  if (extra.length > 0 || !('prospect' in body)) {
+    throw refusal(400, 'invalid_body', 'send a JSON object with one key, "prospect"', extra);
+  }
+  const read = readCorrection((body as { prospect: unknown }).prospect);
+  if (!read.ok) {
+    throw refusal(400, 'invalid_prospect', 'some fields cannot be used', read.details);
+  }
+  const lead = await findLead(deps.ledger, leadId);
+  if (!CORRECTABLE.has(lead.status)) {
+    throw refusal(
+      409,
+      'not_correctable',
+      `lead ${leadId} is ${toAdminLeadView(lead).status}; only parked, rejected, dead or test leads can be corrected`,
+    );
+  }
+  const profile = await deps.config.profile(lead.profile);
+  if (!profile) {
+    throw refusal(409, 'unknown_profile', `profile ${lead.profile} is no longer configured`);
+  }
+  const correction = mergeCorrections(lead.correction, read.correction);
+  const mapped = applyCorrection(mapCapture(lead.capture, profile), correction);
+  const saved = await deps.ledger.correct(
+    leadId,
+    lead.version,
+    { correction, prospect: mapped.prospect, by: context.client },
+    now(),
+  );
+  if (!saved)
+    throw refusal(409, 'conflict', `lead ${leadId} changed meanwhile; reload and try again`);
+  deps.events?.corrected?.({
+    leadId,
+    fields: Object.keys(read.correction),
+    client: context.client,
+  });
+  return json(200, { ...toDetailedView(saved), missing: mapped.missing }, NO_STORE);
+}
+
+async function requireProfile(deps: AdminDeps, name: string) {
+  const profile = name ? await deps.config.profile(name) : undefined;
+  if (!profile) throw refusal(404, 'unknown_profile', `no profile ${name}`);
+  return profile;
+}
+
+/** `POST /admin/preview/{profile}`: the body mapped as the platform's would be; nothing stored. */
+async function preview({ deps, request, profile: name }: RouteContext): Promise<HttpResponse> {
+  const profile = await requireProfile(deps, name);
+  const adapter = adapterFor(profile);
+  const captured = await adapter.capture(request, profile);
+  if ('problem' in captured) {
+    throw refusal(400, 'unreadable_body', captured.problem, captured.details ?? []);
+  }
+  const leads = captured.leads.map((capture) => {
+    if (capture.pending) {
+      return {
+        pending: true,
+        note: 'the platform sent ids only: the answers are fetched from it at delivery',
+        submitted: { answers: capture.answers, attribution: capture.attribution },
+      };
+    }
+    const mapped = mapCapture(capture, profile);
+    return {
+      prospect: mapped.prospect,
+      missing: mapped.missing,
+      warnings: mapped.warnings,
+      notices: mapped.notices,
+      test: capture.isTest,
+      ...(mapped.missing.length > 0 && {
+        reason: `required fields missing: ${mapped.missing.join(', ')}`,
+      }),
+    };
+  });
+  return json(
+    200,
+    { profile: name, source: profile.source, leads, ...(captured.spam && { spam: true }) },
+    NO_STORE,
+  );
+}
+
+function kitContext(deps: AdminDeps, baseUrl: string): KitContext {
+  return {
+    baseUrl,
+    ...(deps.kit ?? {
+      secretsWhere: (profile: string) => `the secrets of profile ${profile}`,
+      secretValues: { secretId: (profile: string) => `<secret of profile ${profile}>` },
+    }),
+  };
+}
+
+/** Every profile's kit: profiles read with their secrets only where the kit may print them. */
+async function kits(deps: AdminDeps, baseUrl: string): Promise<ProfileKit[]> {
+  const context = kitContext(deps, baseUrl);
+  const settings = await deps.config.profileSettings();
+  const result: ProfileKit[] = [];
+  for (const [name, base] of Object.entries(settings)) {
+    const source = sourceNamed(base.source);
+    if (!source) continue;
+    const profile = context.secretValues === 'inline' ? await deps.config.profile(name) : base;
+    result.push(
+      profileKit(name, profile ?? base, source as Parameters<typeof profileKit>[2], context),
+    );
+  }
+  return result;
+}
+
+/** `GET /admin/setup`: how to connect each profile's platform (sources/setup.ts). */
+async function setup({ deps, baseUrl }: RouteContext): Promise<HttpResponse> {
+  return json(
+    200,
+    { urlPattern: `${baseUrl}/leads/{profile}`, profiles: await kits(deps, baseUrl) },
+    NO_STORE,
+  );
+}
+
+/** `POST /admin/test-lead/{profile}`: the profile's sample, signed, sent to the intake over HTTP. */
+async function testLead(context: RouteContext): Promise<HttpResponse> {
+  const { deps, now } = context;
+  const profile = await requireProfile(deps, context.profile);
+  const source = sourceNamed(profile.source);
+  const stamp = `t${now().getTime().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  const signed =
+    source &&
+    signedSample(context.profile, profile, source as Parameters<typeof signedSample>[2], {
+      baseUrl: context.baseUrl,
+      stamp,
+      now: now(),
+      ...(context.roles.includes('prospects:write') &&
+        context.authorization !== undefined && { basicAuthorization: context.authorization }),
+    });
+  if (!signed) {
+    throw refusal(
+      409,
+      'no_sample',
+      `profile ${context.profile} has no sample lead to send (its source has no set-up recipe, or it needs the prospects:write role)`,
+    );
+  }
+  let status: number;
+  let text: string;
+  try {
+    const response = await (deps.send ?? fetch)(signed.url, {
+      method: 'POST',
+      headers: signed.headers,
+      body: signed.body,
+      // The Prospect API waits up to 8 s for its delivery; the function has 15 s.
+      signal: AbortSignal.timeout(12_000),
+    });
+    status = response.status;
+    text = await response.text();
+  } catch (error) {
+    deps.events?.failed({ route: 'test-lead', error });
+    throw refusal(502, 'test_lead_failed', `the intake at ${signed.shownUrl} could not be reached`);
+  }
+  deps.events?.testLeadSent?.({ profile: context.profile, status, client: context.client });
+  const answer = tryJson(text);
+  const answered = answer.ok ? answer.value : text.slice(0, 2000);
+  const ids =
+    answer.ok && answer.value !== null && typeof answer.value === 'object'
+      ? (answer.value as { leadId?: unknown; leadIds?: unknown })
+      : {};
+  const leadIds = [
+    ...(typeof ids.leadId === 'string' ? [ids.leadId] : []),
+    ...(Array.isArray(ids.leadIds) ? ids.leadIds.filter((id) => typeof id === 'string') : []),
+  ];
+  return json(
+    200,
+    { profile: context.profile, url: signed.shownUrl, status, answer: answered, leadIds },
+    NO_STORE,
+  );
+}
+
+/** `GET /admin` (and `/admin/`): the operator console page. */
+async function consoleRoute({ deps, csrf, client }: RouteContext): Promise<HttpResponse> {
+  const profiles = Object.keys(await deps.config.profileSettings());
+  return consolePage({ csrf, operator: client, profiles, statuses: PUBLIC_STATUSES });
 }

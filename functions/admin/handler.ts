@@ -1,6 +1,6 @@
 /**
- * The admin Lambda: `GET /admin/leads`, `GET /admin/leads/{leadId}`,
- * `POST /admin/leads/{leadId}/retry` and `POST /admin/replay` (admin.ts). Turns the proxy event
+ * The admin Lambda: the operator console and its routes, the lead listings, corrections,
+ * retries and replays, previews, test leads and set-up kits (admin.ts). Turns the proxy event
  * into an admin request, runs the use case, answers. Wiring (AWS or local) is chosen once per
  * container.
  */
@@ -41,7 +41,27 @@ const adminEvents: AdminEvents = {
     logger.error('admin dependency failed', { route, error: String(error) });
     count('AdminUnavailable');
   },
+  corrected(event) {
+    logger.info('lead corrected by an operator', event);
+    count('LeadCorrected');
+  },
+  testLeadSent(event) {
+    logger.info('test lead sent by an operator', event);
+    count('TestLeadSent');
+  },
 };
+
+/**
+ * The API's base URL as the caller reached it: the request context's path is the event's path
+ * behind the stage (`/prod/admin/setup` for `/admin/setup`). The domain is API Gateway's own
+ * (not a Host header a caller could choose), so a test lead's secrets go nowhere else.
+ */
+export function baseUrlOf(event: APIGatewayProxyEvent, local: boolean): string {
+  // Locally the gateway serves at its root (its events name a stage it does not route by).
+  const full = local ? event.path : (event.requestContext.path ?? event.path);
+  const prefix = full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
+  return `${local ? 'http' : 'https'}://${event.requestContext.domainName}${prefix}`;
+}
 
 export async function handler(
   event: APIGatewayProxyEvent,
@@ -54,6 +74,7 @@ export async function handler(
     resource: event.resource,
     pathParameters: event.pathParameters,
     request: requestFromEvent(event),
+    baseUrl: baseUrlOf(event, process.env.LEADS_RUNTIME === 'local'),
   };
   const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
   try {

@@ -6,6 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../config/config-aws.ts';
 import { PROFILE_RULES } from '../config/profile-rules.ts';
+import { secretNamesFrom } from '../config/secrets-aws.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
@@ -24,6 +25,11 @@ export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDe
   return {
     // The profiles too: a backfill reads the profile and its platform token.
     config: createAwsConfigSource(env, { rules: PROFILE_RULES }),
+    // A deployed kit never prints a secret: its curl reads it from Secrets Manager in the shell.
+    kit: {
+      secretsWhere: (profile) => `Secrets Manager, secret ${secretNamesFrom(env).profile(profile)}`,
+      secretValues: { secretId: (profile) => secretNamesFrom(env).profile(profile) },
+    },
     ledger: createDynamoLedger(table),
     upstream: dynamoUpstreamHealth(table),
     queue: createSqsLeadQueue({ client: sqs, queueUrl: requireEnv(ENV.leadQueueUrl, env) }),

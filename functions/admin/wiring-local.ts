@@ -20,5 +20,11 @@ export function localAdminDeps(): Omit<AdminDeps, 'events'> {
     }),
     queue,
     redrive: createLocalDlqRedrive(queue),
+    // The local configuration file holds demo values: the set-up kit prints them.
+    kit: {
+      secretsWhere: (profile) =>
+        `the configuration file (${process.env.LEADS_CONFIG ?? 'config/demo.json'}), profiles.${profile}`,
+      secretValues: 'inline',
+    },
   };
 }

@@ -276,6 +276,10 @@ export function createAwsConfigSource(
       )?.[0];
     },
 
+    async profileSettings() {
+      return (await current()).profiles;
+    },
+
     async report(name = DEFAULT_ACCOUNT): Promise<ReportConfig> {
       return (await account(name)).report;
     },

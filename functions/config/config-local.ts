@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { describeIssues, type IssueDetail, parseJson } from '../domain/json.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import { secretKeysOf } from '../sources/registry.ts';
 import { unknownKeyProblems } from './config-keys.ts';
 import {
   accountOfProfile,
@@ -19,7 +20,7 @@ import {
   configSchema,
   profileSchema,
 } from './config-schema.ts';
-import { type ConfigSource, ConfigurationError } from './config-source.ts';
+import { type ConfigSource, ConfigurationError, type ProfileSettings } from './config-source.ts';
 
 /** A configuration file that cannot be used; the message says where and why, one problem a line. */
 export class ConfigError extends ConfigurationError {
@@ -120,6 +121,14 @@ export function createLocalConfigSource(config: Config): ConfigSource {
           profile.source === source &&
           (upstream === undefined || accountOfProfile(profile) === upstream),
       )?.[0],
+    profileSettings: async () =>
+      Object.fromEntries(
+        Object.entries(config.profiles).map(([name, profile]) => {
+          const secrets = new Set(secretKeysOf(profile.source));
+          const settings = Object.entries(profile).filter(([key]) => !secrets.has(key));
+          return [name, Object.fromEntries(settings) as ProfileSettings];
+        }),
+      ),
     report: async (name = DEFAULT_ACCOUNT) => account(name).report,
     delivery: async () => config.delivery,
   };
@@ -155,6 +164,7 @@ export function localConfigSource(): ConfigSource {
     accountOf: async (name) => current().accountOf(name),
     profileNameFor: async (source, upstream) => current().profileNameFor(source, upstream),
     report: async (account) => current().report(account),
+    profileSettings: async () => current().profileSettings(),
     delivery: async () => current().delivery(),
   };
 }

@@ -22,6 +22,9 @@ export class ConfigurationError extends Error {
   override readonly name: string = 'ConfigurationError';
 }
 
+/** A profile's non-secret settings: its source and whatever else it sets. */
+export type ProfileSettings = { source: string } & Record<string, unknown>;
+
 export interface ConfigSource {
   /** An account's upstream settings and credentials (ConfigurationError for an unknown one). */
   upstream(account?: string): Promise<UpstreamConfig>;
@@ -41,6 +44,11 @@ export interface ConfigSource {
   profileNameFor(source: SourceName, upstream?: string): Promise<string | undefined>;
   /** An account's debtors report settings. */
   report(account?: string): Promise<ReportConfig>;
+  /**
+   * Every profile's settings without its secrets, by name, in the configuration's order: what
+   * the console lists and the quiet-profile watch reads, with no Secrets Manager read.
+   */
+  profileSettings(): Promise<Record<string, ProfileSettings>>;
   /** How delivery gives up on a lead. */
   delivery(): Promise<DeliveryConfig>;
 }

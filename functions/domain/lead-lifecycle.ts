@@ -16,6 +16,7 @@
  * | `markTest`      | queued, sending                                     | test        |
  * | `requeue`       | parked, dead, rejected, test (a new delivery chain) | queued      |
  * | `wake`          | queued, sending (the same status: a wake-up noted)  | (unchanged) |
+ * | `correct`       | parked, rejected, dead, test (an operator's fields) | (unchanged) |
  *
  * One delivery chain owns a lead at a time: every transition after `record` names the lead's
  * `version` (a fencing token that `claim` and `requeue` increment), so a message or an attempt
@@ -48,14 +49,15 @@ export type LeadTransition =
   | 'markTest'
   | 'requeue'
   | 'wake'
-  | 'saveMapping';
+  | 'saveMapping'
+  | 'correct';
 
 /**
  * Which statuses each status-changing transition starts from (claim also needs the lead due, or
  * an expired lease on 'sending'). `wake` and `saveMapping` change no status.
  */
 export const TRANSITIONS: Record<
-  Exclude<LeadTransition, 'wake' | 'saveMapping'>,
+  Exclude<LeadTransition, 'wake' | 'saveMapping' | 'correct'>,
   { from: readonly LeadStatus[]; to: LeadStatus }
 > = {
   claim: { from: ['queued', 'sending'], to: 'sending' },
@@ -67,6 +69,12 @@ export const TRANSITIONS: Record<
   markTest: { from: ['queued', 'sending'], to: 'test' },
   requeue: { from: ['parked', 'dead', 'rejected', 'test'], to: 'queued' },
 };
+
+/**
+ * Statuses whose fields an operator may correct: final and not delivered, so that no delivery
+ * chain maps the lead meanwhile (a retry then sends it with the correction).
+ */
+export const CORRECTABLE: ReadonlySet<LeadStatus> = new Set(['parked', 'rejected', 'dead', 'test']);
 
 /** Statuses a delivery chain may still act on; every other status is final until an operator acts. */
 export const IN_FLIGHT: ReadonlySet<LeadStatus> = new Set(['queued', 'sending']);

@@ -24,6 +24,8 @@ export function intakeEventsFor({ apiRequestId }: IntakeRequestIds = {}): Intake
     refused(event) {
       logger.warn('lead request refused', { ...event, ...ids });
       count('LeadRefused');
+      // A wrong secret at a platform (alarmed: its leads are not reaching us).
+      if (event.status === 401 || event.status === 403) count('LeadUnauthentic');
     },
     wakeUpDeferred({ leadId, error }) {
       logger.warn('lead recorded but its queue message failed; the reconciler sends it', {

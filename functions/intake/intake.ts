@@ -10,7 +10,10 @@
  * would have become, not delivered unless the profile says so, their dedup key remembered for
  * TEST_LEAD_DEDUP_WINDOW_SECONDS only. A lead the mapping cannot complete → parked with the
  * fields it lacks. Recording a capture and waking it is shared with the admin backfill
- * (ledger/record-capture.ts).
+ * (ledger/record-capture.ts). Each source's answer is told
+ * what became of the leads (`outcome`): sources a person or a program reads (forms through
+ * Zapier or Make) say `"status": "parked"` with the reason, as the Prospect API does; ad
+ * platforms keep their fixed answers.
  *
  * The Prospect API (`prospect` source) waits a bounded time for the delivery, as the contract
  * asks (`200 {"idProspect"}` when delivered in time); every other source answers at once, as its
@@ -43,16 +46,17 @@ import { throttledByAuthorizer, tooManyFailuresMessage } from '../kernel/auth-th
 import { authenticateClient, BASIC_CHALLENGE } from '../kernel/client-auth.ts';
 import { TOO_MANY_FAILURES } from '../kernel/route-guard.ts';
 import { basicRoutesOf } from '../kernel/routes.ts';
-import {
-  DedupConflictError,
-  type LeadLedger,
-  type LeadRecord,
-} from '../ledger/lead-ledger.ts';
+import { DedupConflictError, type LeadLedger, type LeadRecord } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 import { initialState, type LeadState, recordLead } from '../ledger/record-capture.ts';
 import { scopeToClient } from '../sources/prospect.ts';
 import { adapterFor, secretKeysOf } from '../sources/registry.ts';
-import type { IntakeRequest, PlatformResponse, SourceAdapter } from '../sources/source.ts';
+import type {
+  AcceptedOutcome,
+  IntakeRequest,
+  PlatformResponse,
+  SourceAdapter,
+} from '../sources/source.ts';
 
 /** The role the Prospect API's route asks of its client (the route table's). */
 const PROSPECT_API_ROLE =
@@ -213,16 +217,36 @@ function isPlainHtmlForm(request: IntakeRequest): boolean {
   );
 }
 
+/**
+ * What became of the leads of one request, for the answer: the status they share, else `parked`
+ * when any is (with every reason), else `queued`.
+ */
+export function outcomeOf(records: readonly LeadRecord[]): AcceptedOutcome | undefined {
+  if (records.length === 0) return undefined;
+  const statuses = new Set(records.map((record) => publicStatus(record.status)));
+  const reasons = [
+    ...new Set(records.map((record) => record.reason).filter((r): r is string => r !== undefined)),
+  ];
+  const reason = reasons.length > 0 ? { reason: reasons.join('; ') } : {};
+  if (statuses.has('parked')) return { status: 'parked', ...reason };
+  if (statuses.size === 1) {
+    const [status] = [...statuses] as [AcceptedOutcome['status']];
+    return status === 'rejected' || status === 'dead' ? { status, ...reason } : { status };
+  }
+  return { status: 'queued' };
+}
+
 function answer(
   adapter: SourceAdapter<Profile>,
   profile: Profile,
   request: IntakeRequest,
   leadIds: readonly string[],
+  outcome?: AcceptedOutcome,
 ): PlatformResponse {
   if (profile.redirectUrl && profile.source === 'form' && isPlainHtmlForm(request)) {
     return { statusCode: 303, headers: { location: profile.redirectUrl }, body: '' };
   }
-  const response = adapter.accepted(leadIds);
+  const response = adapter.accepted(leadIds, outcome);
   return { ...response, headers: { ...response.headers, ...corsHeaders(request, profile) } };
 }
 
@@ -338,7 +362,7 @@ export async function handleIntake(
       },
       request.receivedAt,
     );
-    return answer(adapter, profile, request, [record.leadId]);
+    return answer(adapter, profile, request, [record.leadId], outcomeOf([record]));
   }
   if (captured.spam) {
     // Bots learn nothing: the answer looks like any other, and nothing is stored.
@@ -385,7 +409,7 @@ export async function handleIntake(
     return { ...response, headers: { ...response.headers, ...corsHeaders(request, profile) } };
   }
 
-  const leadIds: string[] = [];
+  const records: LeadRecord[] = [];
   for (const lead of captured.leads) {
     // The person's consent, as the profile maps it, dated when we received it.
     const capture = withConsent(lead, profile.consent, request.receivedAt.toISOString());
@@ -395,9 +419,15 @@ export async function handleIntake(
       initialState(capture, profile),
       request.receivedAt,
     );
-    leadIds.push(record.leadId);
+    records.push(record);
   }
-  return answer(adapter, profile, request, leadIds);
+  return answer(
+    adapter,
+    profile,
+    request,
+    records.map((record) => record.leadId),
+    outcomeOf(records),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

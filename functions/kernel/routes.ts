@@ -45,6 +45,8 @@ export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
  *   event source grants receive and delete itself;
  * - `queue:redrive`: move the dead-letter queue's messages back to the lead queue
  *   (LEAD_QUEUE_ARN, LEAD_DLQ_ARN);
+ * - `ledger:watch`: list leads on the status index, nothing else (LEDGER_TABLE_NAME);
+ * - `alerts:publish`: publish to the alarm topic (ALERT_TOPIC_ARN; its KMS key);
  * - `report:read`: read the debtors snapshot and refresh status (REPORT_BUCKET_NAME);
  * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL);
  * - `config:read`: read the settings from the configuration store (LEADS_APPCONFIG_*).
@@ -56,6 +58,8 @@ export type FunctionNeed =
   | 'ledger:forwarder'
   | 'ledger:admin'
   | 'ledger:reconciler'
+  | 'ledger:watch'
+  | 'alerts:publish'
   | 'queue:send'
   | 'queue:visibility'
   | 'queue:redrive'
@@ -105,6 +109,15 @@ export const FUNCTIONS = {
       'Delivery reconciler: wakes the leads nothing is working on (lost messages, dead workers)',
     needs: ['config:read', 'ledger:reconciler', 'queue:send'],
   },
+  // No route: EventBridge Scheduler invokes it every hour (infra/constructs/delivery-observability.ts).
+  watch: {
+    entry: 'functions/admin/watch/handler.ts',
+    timeoutSeconds: 60,
+    memoryMb: 256,
+    description:
+      'Quiet-profile watch: alerts when a profile has received no lead for its quietHours (a dropped webhook subscription)',
+    needs: ['ledger:watch', 'alerts:publish'],
+  },
   // No route: API Gateway calls it before every `auth: 'basic'` route (BASIC_AUTH below).
   authorizer: {
     entry: 'functions/authorizer/handler.ts',
@@ -130,8 +143,9 @@ export const FUNCTIONS = {
     timeoutSeconds: 28,
     memoryMb: 256,
     description:
-      'Lead admin: look up and list leads, retry one, replay the dead ones (DLQ redrive), upstream health, backfill',
-    // The profiles' keys: a backfill lists the platform's leads with the profile's API token.
+      'Lead admin: the operator console, look up, list, correct and retry leads, replay the dead ones (DLQ redrive), previews, test leads, set-up kits, backfill, upstream health',
+    // profiles: a correction is mapped with the profile, a test lead is signed with its keys,
+    // and a backfill lists the platform's leads with the profile's API token.
     secrets: ['clients', 'profiles'],
     // ledger:intake: a backfill records the leads it recovers, as the intake does.
     needs: ['config:read', 'ledger:admin', 'ledger:intake', 'queue:send', 'queue:redrive'],
@@ -342,6 +356,61 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'upstream-health',
+  },
+  // The operator console (an HTML page over the routes below; `/admin/` reaches it too).
+  {
+    method: 'GET',
+    path: '/admin',
+    fn: 'admin',
+    throttle: ADMIN_READ_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'console',
+  },
+  {
+    method: 'PATCH',
+    path: '/admin/leads/{leadId}',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'correct-lead',
+  },
+  {
+    method: 'GET',
+    path: '/admin/leads.csv',
+    fn: 'admin',
+    throttle: ADMIN_READ_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'export-leads',
+  },
+  {
+    method: 'POST',
+    path: '/admin/preview/{profile}',
+    fn: 'admin',
+    throttle: ADMIN_READ_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'preview',
+  },
+  {
+    method: 'POST',
+    path: '/admin/test-lead/{profile}',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'test-lead',
+  },
+  {
+    method: 'GET',
+    path: '/admin/setup',
+    fn: 'admin',
+    throttle: ADMIN_READ_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'setup',
   },
   {
     method: 'POST',

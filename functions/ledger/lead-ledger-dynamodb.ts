@@ -61,7 +61,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { ExternalId } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
+import type { ProspectCorrection } from '../domain/lead-correction.ts';
 import {
+  CORRECTABLE,
   IN_FLIGHT,
   isLeadId,
   isLeadStatus,
@@ -83,6 +85,8 @@ import {
   type LeadPage,
   type LeadRecord,
   type NewLead,
+  type RecentPage,
+  type RecentQuery,
   type RedactionReason,
 } from './lead-ledger.ts';
 
@@ -158,6 +162,10 @@ const MAX_PAGE = 1000;
 const RECORD_ROUNDS = 3;
 /** The due index's one partition key value. */
 const DUE = 'due';
+/** The bounds of the status index's sort key (`<receivedAt ISO>#<leadId>`) when none is given. */
+const LOWEST_POSITION = '0';
+const HIGHEST_POSITION = '9~';
+const POSITION = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#ld_[0-9A-Z]{22}$/;
 /** Final states that the TTL may remove after retentionDays. */
 const EXPIRING: ReadonlySet<LeadStatus> = new Set(['delivered', 'rejected', 'test']);
 
@@ -178,6 +186,8 @@ type Item = Record<string, unknown>;
 interface Payload {
   capture: LeadCapture;
   prospect?: Prospect;
+  /** The operator's correction: personal data too, so it lives in the payload. */
+  correction?: ProspectCorrection;
 }
 
 function encodePayload(payload: Payload): string | Uint8Array {
@@ -203,12 +213,14 @@ const OPTIONAL_TEXT = [
   'leaseUntil',
   'nextAttemptAt',
   'dueAt',
+  'correctedAt',
+  'correctedBy',
 ] as const;
 
 function decodeLead(item: Item): LeadRecord {
   const { status, leadId } = item;
   if (!isLeadId(leadId) || !isLeadStatus(status)) throw new Error('malformed lead item');
-  const { capture, prospect } = decodePayload(item.payload);
+  const { capture, prospect, correction } = decodePayload(item.payload);
   const receivedAt = item.receivedAt as string;
   const attempts = Number(item.attempts ?? 0);
   const record: LeadRecord = {
@@ -219,6 +231,7 @@ function decodeLead(item: Item): LeadRecord {
     dedupKey: item.dedupKey as string,
     capture,
     ...(prospect !== undefined && { prospect }),
+    ...(correction !== undefined && { correction }),
     attempts,
     // Leads recorded before these attributes existed: their chain is version 0.
     tries: Number(item.tries ?? attempts),
@@ -690,9 +703,101 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     );
   }
 
+  /** One status partition of `listRecent`, `limit` leads within [lo, hi] in `order`. */
+  async function queryRange(
+    status: LeadStatus,
+    range: { lo: string; hi: string },
+    order: RecentQuery['order'],
+    limit: number,
+  ): Promise<{ leads: LeadRecord[]; more: boolean }> {
+    const out = await doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: LEDGER_STATUS_INDEX,
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: { ':pk': statusPk(status), ':lo': range.lo, ':hi': range.hi },
+        ScanIndexForward: order === 'oldest',
+        Limit: limit,
+      }),
+    );
+    return { leads: (out.Items ?? []).map(decodeLead), more: out.LastEvaluatedKey !== undefined };
+  }
+
+  async function listRecent(query: RecentQuery): Promise<RecentPage> {
+    const limit = Math.min(Math.max(Math.trunc(query.limit), 1), MAX_PAGE);
+    if (query.after !== undefined && !POSITION.test(query.after)) throw new InvalidCursorError();
+    for (const status of query.statuses) {
+      if (!isLeadStatus(status)) throw new RangeError(`unknown status '${String(status)}'`);
+    }
+    let lo = query.since ? query.since.toISOString() : LOWEST_POSITION;
+    // Received before `until`: its own timestamp sorts after every key that starts with it.
+    let hi = query.until ? query.until.toISOString() : HIGHEST_POSITION;
+    // The position itself is within the range (BETWEEN is inclusive): dropped below.
+    if (query.after !== undefined) {
+      if (query.order === 'newest' && query.after < hi) hi = query.after;
+      if (query.order === 'oldest' && query.after > lo) lo = query.after;
+    }
+    if (lo > hi) return { entries: [], more: false };
+    const pages = await Promise.all(
+      [...new Set(query.statuses)].map((status) =>
+        queryRange(status, { lo, hi }, query.order, limit + 1),
+      ),
+    );
+    const positionOf = (lead: LeadRecord) => `${lead.receivedAt}#${lead.leadId}`;
+    const merged = pages
+      .flatMap((page) => page.leads)
+      .map((lead) => ({ lead, position: positionOf(lead) }))
+      .filter((entry) => entry.position !== query.after)
+      .sort((a, b) =>
+        query.order === 'newest'
+          ? b.position.localeCompare(a.position)
+          : a.position.localeCompare(b.position),
+      );
+    const entries = merged.slice(0, limit);
+    const more = merged.length > limit || pages.some((page) => page.more);
+    return { entries, more };
+  }
+
   return {
     record,
     get,
+    listRecent,
+
+    isPosition(position: string): boolean {
+      return POSITION.test(position);
+    },
+
+    async findByDedupKey(profile, dedupKey, now = new Date()) {
+      const holder = await getItem(`dedup#${profile}#${hashDedupKey(dedupKey)}`);
+      if (!holder || !isLeadId(holder.leadId)) return undefined;
+      if (typeof holder.expiresAt === 'number' && holder.expiresAt < epochSeconds(now)) {
+        return undefined;
+      }
+      return get(holder.leadId);
+    },
+
+    async correct(leadId, version, change, now) {
+      const current = await get(leadId);
+      if (!current || current.version !== version || !CORRECTABLE.has(current.status)) {
+        return undefined;
+      }
+      const payload = encodePayload({
+        capture: current.capture,
+        prospect: change.prospect,
+        correction: change.correction,
+      });
+      const values: Record<string, unknown> = {};
+      const condition = `${statusIn([...CORRECTABLE], values)} AND ${versionIs(version, values)}`;
+      return update(
+        leadId,
+        {
+          set: { payload, correctedAt: now.toISOString(), correctedBy: boundText(change.by, 200) },
+        },
+        condition,
+        values,
+        now,
+      );
+    },
 
     async listByStatus(status, page = {}): Promise<LeadPage> {
       if (!isLeadStatus(status)) throw new RangeError(`unknown status '${String(status)}'`);
@@ -880,6 +985,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
         ...((mapping.prospect ?? current.prospect) !== undefined && {
           prospect: mapping.prospect ?? current.prospect,
         }),
+        ...(current.correction !== undefined && { correction: current.correction }),
       });
       const subjects = subjectsOf(
         mapping.capture ?? current.capture,

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { ExternalId } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
+import type { ProspectCorrection } from '../domain/lead-correction.ts';
 import {
   IN_FLIGHT,
   type LeadStatus,
@@ -31,8 +32,16 @@ export interface LeadRecord {
   dedupKey: string;
   /** What the person sent, as captured (completed by the source's lookup once it ran). */
   capture: LeadCapture;
-  /** The Prospect as last mapped. */
+  /** The Prospect as last mapped (with the operator's correction laid over it). */
   prospect?: Prospect;
+  /**
+   * The fields an operator corrected (domain/lead-correction.ts): laid over every mapping of the
+   * lead, so that delivery never maps the correction away. Personal data, like the capture.
+   */
+  correction?: ProspectCorrection;
+  /** ISO 8601: when an operator last corrected the lead, and who (their client's username). */
+  correctedAt?: string;
+  correctedBy?: string;
   /** Why the lead is parked (missing fields) or was rejected (the upstream's messages joined). */
   reason?: string;
   /** The upstream's own messages when it rejected the lead. */
@@ -135,6 +144,28 @@ export interface LeadPage {
   cursor?: string;
 }
 
+/** Which leads `listRecent` reads: by status, in the order they were received. */
+export interface RecentQuery {
+  statuses: readonly LeadStatus[];
+  /** `newest` first (the console's default) or `oldest` first. */
+  order: 'newest' | 'oldest';
+  /** Received at or after this moment. */
+  since?: Date;
+  /** Received before this moment. */
+  until?: Date;
+  /** Leads after this position (a `position` of an earlier answer), in `order`. */
+  after?: string;
+  /** At most this many leads (1..1000). */
+  limit: number;
+}
+
+export interface RecentPage {
+  /** The leads, each with its position: pass one back as `after` to go on from it. */
+  entries: { lead: LeadRecord; position: string }[];
+  /** More leads match beyond the last entry. */
+  more: boolean;
+}
+
 /**
  * The lead ledger: the truth about every lead. Every transition after `record` is fenced by the
  * lead's `version` (lead-lifecycle.ts): a caller whose version is no longer the lead's changes
@@ -151,6 +182,15 @@ export interface LeadLedger {
   record(lead: NewLead): Promise<{ lead: LeadRecord; duplicate: boolean }>;
   /** A consistent read; undefined for an unknown or malformed id. */
   get(leadId: string): Promise<LeadRecord | undefined>;
+  /**
+   * The leads of several statuses as one list, merged in the order they were received (newest or
+   * oldest first), within a period. Reads the status index only, one query per status.
+   */
+  listRecent(query: RecentQuery): Promise<RecentPage>;
+  /** Whether `position` is one `listRecent` could have handed out. */
+  isPosition(position: string): boolean;
+  /** The lead recorded under that dedup key for the profile, within its window at `now`. */
+  findByDedupKey(profile: string, dedupKey: string, now?: Date): Promise<LeadRecord | undefined>;
   /** Oldest first. Reads an index: a transition may take a moment to show (eventual consistency). */
   listByStatus(
     status: LeadStatus,
@@ -224,6 +264,18 @@ export interface LeadLedger {
     mapping: { capture?: LeadCapture; prospect?: Prospect },
     now: Date,
   ): Promise<void>;
+  /**
+   * An operator's correction of a parked or rejected lead at `version` (the version they read):
+   * kept as the lead's `correction` (laid over every mapping) with `prospect` as it now maps.
+   * Its status is unchanged (a retry sends it). The record, or undefined when the lead moved on
+   * meanwhile (another version or status).
+   */
+  correct(
+    leadId: string,
+    version: number,
+    change: { correction: ProspectCorrection; prospect: Prospect; by: string },
+    now: Date,
+  ): Promise<LeadRecord | undefined>;
   /**
    * Operator retry: parked/dead/rejected/test → queued, a new delivery chain (version + 1),
    * attempts reset, due now; the record, or undefined when not allowed.

@@ -30,11 +30,13 @@ import {
   textOf,
 } from './body.ts';
 import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD, fieldsHash } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type CaptureResult,
   defineSource,
   type IntakeRequest,
+  outcomeFields,
   rawBodyHash,
   secretSetting,
 } from './source.ts';
@@ -221,5 +223,32 @@ export const elementorSource = defineSource({
   authenticate: (request, profile) => authenticateToken(request, profile.token),
   capture: captureElementor,
   parkUnreadable: true,
-  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  // Elementor reads the status only (200, else "Webhook error" to the visitor); the body says
+  // what became of the lead, for people testing.
+  accepted: (leadIds, outcome) => acceptedJson(200, leadIds, outcomeFields(outcome)),
+  setup: {
+    steps: [
+      'The page in Elementor → the Form widget → Actions After Submit → add "Webhook".',
+      'Webhook → Webhook URL = this URL (with ?token=). "Advanced Data" on or off: both are read.',
+      'Add hidden fields named utm_source, utm_medium, utm_campaign (default value: a dynamic tag "Request Parameter") to capture the UTMs.',
+      'Update the page, submit the form once, and watch the lead arrive in the console.',
+    ],
+    secrets: {
+      token:
+        'A long random token of yours, in the webhook\'s URL as ?token= (the secret\'s "generated" key is a good one).',
+    },
+    auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
+    sample: (stamp) => ({
+      contentType: 'application/x-www-form-urlencoded',
+      body: new URLSearchParams({
+        'Nome completo': SAMPLE_PERSON.fullName,
+        'E-mail': SAMPLE_PERSON.email(stamp),
+        WhatsApp: SAMPLE_PERSON.typedPhone,
+        'No Label utm_source': 'teste',
+        'Page URL': 'https://academia.example.com/aula-experimental/',
+        form_id: 'kitform',
+        form_name: 'Aula experimental',
+      }).toString(),
+    }),
+  },
 });

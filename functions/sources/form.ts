@@ -22,11 +22,13 @@
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
 import { type Field, groupFields, readFields } from './body.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type CaptureResult,
   defineSource,
   type IntakeRequest,
+  outcomeFields,
   rawBodyHash,
   secretSetting,
   sha256Hex,
@@ -216,5 +218,35 @@ export const formSource = defineSource({
   authenticate: (request, profile) => authenticateToken(request, profile.token),
   capture: captureForm,
   parkUnreadable: false,
-  accepted: (leadIds) => acceptedJson(202, leadIds, { status: 'queued' }),
+  // Zapier, Make and page scripts read this answer: a lead the mapping cannot complete is kept
+  // and says `parked` with the reason, as the Prospect API does.
+  accepted: (leadIds, outcome) => acceptedJson(202, leadIds, outcomeFields(outcome)),
+  setup: {
+    steps: [
+      'A landing page: paste the HTML form below into the page (the token travels in the action URL).',
+      'Zapier: add a "Webhooks by Zapier" action, POST, this URL, payload type "form" or "json", one field per answer (nome, email, celular...), and a header X-Lead-Token with the token.',
+      'Make: an "HTTP - Make a request" module, method POST, this URL, header X-Lead-Token, body type "application/x-www-form-urlencoded" or JSON with the answers.',
+      'n8n or any program: POST the answers as form fields or flat JSON, with the X-Lead-Token header (or ?token= in the URL).',
+    ],
+    secrets: {
+      token:
+        'A long random token of yours (a deployed profile secret also has a random "generated" key: a good token). The X-Lead-Token header, or ?token= where a header cannot be set.',
+    },
+    auth: () => ({ kind: 'token', setting: 'token', in: 'header' }),
+    sample: (stamp) => ({
+      contentType: 'application/x-www-form-urlencoded',
+      body: new URLSearchParams({
+        nome: SAMPLE_PERSON.fullName,
+        email: SAMPLE_PERSON.email(stamp),
+        celular: SAMPLE_PERSON.typedPhone,
+        utm_source: 'teste',
+        utm_campaign: 'kit-de-configuracao',
+      }).toString(),
+    }),
+    notes: [
+      'The answer is 202 {"leadId", "status": "queued"}, or "status": "parked" with the reason when the lead lacks a field the upstream needs (it is kept: fix it in the console).',
+      'The same answers sent again within 10 minutes are the same lead (the same leadId).',
+    ],
+    htmlForm: true,
+  },
 });

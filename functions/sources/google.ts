@@ -22,6 +22,7 @@ import { parseJson } from '../domain/json.ts';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject } from './body.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
   type CaptureResult,
@@ -150,6 +151,9 @@ function capture(request: IntakeRequest): CaptureResult {
   return { leads: [lead] };
 }
 
+/** Where the google sample writes the profile's key (sources/setup.ts signs it in). */
+const KEY_PLACEHOLDER = '__GOOGLE_KEY__';
+
 export const googleSource = defineSource({
   name: 'google',
   label: 'Google Ads',
@@ -164,4 +168,47 @@ export const googleSource = defineSource({
     headers: { 'content-type': 'application/json' },
     body: '{}',
   }),
+  setup: {
+    steps: [
+      'Google Ads → Assets → Lead forms → the form → Lead delivery → Webhook integration.',
+      "Webhook URL = this URL; Key = the profile's key.",
+      'Press "Send test data": Google sends a test lead, kept in the ledger with status test (not delivered), to check the mapping in the console.',
+    ],
+    secrets: {
+      key: 'A random key you choose (the secret\'s "generated" key is a good one), typed as the webhook\'s Key; Google sends it inside each lead as google_key.',
+    },
+    auth: () => ({ kind: 'body', setting: 'key', placeholder: KEY_PLACEHOLDER }),
+    sample: (stamp) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        lead_id: `kit-${stamp}`,
+        api_version: '1.0',
+        form_id: 900000000001,
+        campaign_id: 900000000002,
+        google_key: KEY_PLACEHOLDER,
+        is_test: false,
+        lead_submit_time: '2026-01-01T12:00:00Z',
+        user_column_data: [
+          {
+            column_name: 'Full Name',
+            string_value: SAMPLE_PERSON.fullName,
+            column_id: 'FULL_NAME',
+          },
+          {
+            column_name: 'User Email',
+            string_value: SAMPLE_PERSON.email(stamp),
+            column_id: 'EMAIL',
+          },
+          {
+            column_name: 'User Phone',
+            string_value: SAMPLE_PERSON.phone,
+            column_id: 'PHONE_NUMBER',
+          },
+        ],
+      }),
+    }),
+    notes: [
+      'Google answers nothing but the status to its hook: a 200 {} means received. The sample is a real (not test) lead: it is delivered.',
+    ],
+  },
 });

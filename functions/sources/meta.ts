@@ -25,6 +25,7 @@ import { isPlainObject } from './body.ts';
 import { metaBackfill } from './meta-backfill.ts';
 import { createMetaGraph, DEFAULT_GRAPH_BASE_URL, type MetaGraphLead } from './meta-graph.ts';
 import { hubHandshake, metaId, metaTime, verifyHubSignature } from './meta-platform.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
   acceptedJson,
@@ -157,6 +158,26 @@ function handshake(request: IntakeRequest, profile: { verifyToken: string }): Pl
   return hubHandshake(request, profile.verifyToken);
 }
 
+/**
+ * The set-up kit's sample lead as Meta's Graph knows it: `npm start` registers it in the
+ * sandbox's Graph, so that the sample webhook completes and is delivered locally. A deployed
+ * Graph does not know it (see the kit's notes).
+ */
+export const META_SAMPLE_LEAD = {
+  id: '900000000000001',
+  form_id: '900000000000002',
+  ad_id: '900000000000003',
+  campaign_id: '900000000000004',
+  platform: 'ig',
+  is_organic: false,
+  field_data: [
+    { name: 'full_name', values: [SAMPLE_PERSON.fullName] },
+    { name: 'email', values: [SAMPLE_PERSON.email('meta')] },
+    { name: 'phone_number', values: [SAMPLE_PERSON.phone] },
+  ],
+} as const;
+const META_SAMPLE_PAGE = '900000000000000';
+
 export const metaSource = defineSource({
   name: 'meta',
   label: 'Facebook/Instagram Lead Ads',
@@ -180,6 +201,59 @@ export const metaSource = defineSource({
   handshake,
   /** A period's leads, form by form, through the Graph API (meta-backfill.ts). */
   backfill: metaBackfill,
+  setup: {
+    steps: [
+      'Meta for Developers → your app → Webhooks → "Page" → Subscribe to this object: Callback URL = this URL, Verify token = the profile\'s verifyToken. Meta calls the URL once (GET) to check the token.',
+      'Subscribe to the "leadgen" field of the Page object.',
+      'Give the app the Page: Meta Business Suite → Settings → Integrations → Leads access: allow the app (and the CRM user) to receive leads.',
+      'Test with the Lead Ads Testing Tool (developers.facebook.com/tools/lead-ads-testing): create a test lead for the form and watch it arrive in the console.',
+    ],
+    secrets: {
+      appSecret:
+        "The app's App Secret (App settings → Basic): Meta signs every webhook with it (X-Hub-Signature-256).",
+      verifyToken:
+        'A random token you choose (the secret\'s "generated" key is a good one), typed as the webhook\'s Verify token.',
+      pageAccessToken:
+        "A long-lived Page access token with leads_retrieval (Graph API Explorer or a system user): delivery reads each lead's answers from Graph with it.",
+    },
+    auth: () => ({
+      kind: 'hmac',
+      setting: 'appSecret',
+      header: 'X-Hub-Signature-256',
+      prefix: 'sha256=',
+      encoding: 'hex',
+    }),
+    // The webhook carries ids only: the sample's lead is the one the sandbox's Graph knows.
+    sample: () => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        object: 'page',
+        entry: [
+          {
+            id: META_SAMPLE_PAGE,
+            time: 1767225600,
+            changes: [
+              {
+                field: 'leadgen',
+                value: {
+                  leadgen_id: META_SAMPLE_LEAD.id,
+                  page_id: META_SAMPLE_PAGE,
+                  form_id: META_SAMPLE_LEAD.form_id,
+                  ad_id: META_SAMPLE_LEAD.ad_id,
+                  created_time: 1767225600,
+                },
+              },
+            ],
+          },
+        ],
+      }),
+    }),
+    notes: [
+      "A Meta webhook carries the lead's id only; delivery reads the answers from Graph with the page token. The sample's id exists only in the sandbox of npm start: sent to a deployed stack, the sample proves the URL and the signature, and the lead is parked because Graph does not know it. For a lead end to end, use Meta's Lead Ads Testing Tool.",
+      "The sample has a fixed lead id: sending it again is the same lead (Meta's own redeliveries are recognised the same way).",
+    ],
+    sandbox: [{ path: '/_sandbox/meta-leads', body: META_SAMPLE_LEAD }],
+  },
   /** The Graph lookup of a webhook's leadgen id: the answers, merged with `completeMetaCapture`. */
   async complete(capture, profile, context) {
     const graph = createMetaGraph(context.fetch ? { fetch: context.fetch } : {});

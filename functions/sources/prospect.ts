@@ -24,6 +24,7 @@ import type { LeadCapture } from '../domain/lead.ts';
 import { type Prospect, prospectSchema } from '../domain/prospect.ts';
 import { isJsonType, isPlainObject, parseJsonText } from './body.ts';
 import { idempotencyKey } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type CaptureResult,
@@ -117,4 +118,28 @@ export const prospectSource = defineSource({
   capture: captureProspect,
   parkUnreadable: false,
   accepted: (leadIds) => acceptedJson(202, leadIds, { status: 'queued' }),
+  setup: {
+    steps: [
+      "A system that speaks the upstream's Prospect: POST it to <ApiUrl>api/v1/prospects (the first prospect profile answers it) or to this URL, with Basic credentials of an API client.",
+      'Create the client with the prospects:write role (npm run hash-password, then the clients secret: docs/deploy.md).',
+    ],
+    secrets: {},
+    auth: () => ({ kind: 'basic' }),
+    // The Prospect API takes the branch from the client: the profile's default, else branch 1.
+    sample: (stamp, profile) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        name: SAMPLE_PERSON.firstName,
+        lastName: SAMPLE_PERSON.lastName,
+        email: SAMPLE_PERSON.email(stamp),
+        idBranch: profile.defaults?.idBranch ?? 1,
+        ddi: '55',
+        cellphone: '11987654321',
+        marketingType: 'Teste',
+      }),
+    }),
+    notes: [
+      'The answer waits up to 8 seconds for the delivery: 200 {"idProspect"} when delivered in time, else 202 {"leadId", "status"}.',
+    ],
+  },
 });

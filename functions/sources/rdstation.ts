@@ -26,12 +26,14 @@ import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
 import { isPlainObject } from './body.ts';
 import { attributionKeyOf } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type CaptureResult,
   canonicalJson,
   defineSource,
   type IntakeRequest,
+  outcomeFields,
   rawBodyHash,
   secretSetting,
   sha256Hex,
@@ -280,5 +282,35 @@ export const rdstationSource = defineSource({
   authenticate: (request, profile) => authenticateToken(request, profile.token),
   capture,
   parkUnreadable: true,
-  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  // RD Station reads the status only; the body says what became of the leads, for people testing.
+  accepted: (leadIds, outcome) => acceptedJson(200, leadIds, outcomeFields(outcome)),
+  setup: {
+    steps: [
+      'RD Station Marketing → Integrações → Webhooks → Criar webhook: URL = this URL (with ?token=, RD Station signs nothing).',
+      'Gatilho (trigger): "Conversão" (WEBHOOK.CONVERTED), or "Marcado como oportunidade".',
+      'Save, then convert once on a landing page of RD Station and watch the lead arrive in the console.',
+    ],
+    secrets: {
+      token:
+        'A long random token of yours, in the webhook\'s URL as ?token= (the secret\'s "generated" key is a good one).',
+    },
+    auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
+    sample: (stamp) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        event_type: 'WEBHOOK.CONVERTED',
+        entity_type: 'CONTACT',
+        event_identifier: 'kit-de-configuracao',
+        timestamp: '2026-01-01T12:00:01.000Z',
+        event_timestamp: '2026-01-01T12:00:00.000Z',
+        contact: {
+          uuid: `kit-${stamp}`,
+          email: SAMPLE_PERSON.email(stamp),
+          name: SAMPLE_PERSON.fullName,
+          mobile_phone: SAMPLE_PERSON.typedPhone,
+          tags: ['teste'],
+        },
+      }),
+    }),
+  },
 });

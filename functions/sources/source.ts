@@ -16,6 +16,7 @@ import { accountName } from '../kernel/accounts.ts';
 import { nonEmpty, secretText } from '../kernel/client-schema.ts';
 import type { HttpRequest } from '../kernel/http.ts';
 import { isPlainObject, parseJsonText } from './body.ts';
+import type { SourceSetup } from './setup.ts';
 
 /** A secret setting of a profile (Secrets Manager when deployed), taken byte for byte. */
 export const secretSetting = secretText;
@@ -84,6 +85,12 @@ export const profileCommon = {
    * upstream first, then retries it or marks it delivered).
    */
   ambiguous: z.optional(z.enum(['repost', 'park'])),
+  /**
+   * Hours without a lead from this profile after which operators are alerted (a dropped webhook
+   * subscription or a wrong secret at the platform look exactly like that); 0: never. Default
+   * 24 (functions/admin/watch/).
+   */
+  quietHours: z.optional(z.int().check(z.minimum(0), z.maximum(24 * 90))),
 };
 
 /** The zod shape of a source's own profile settings. */
@@ -108,6 +115,25 @@ export type IntakeRequest = HttpRequest;
 export type Authenticity =
   | { ok: true }
   | { ok: false; status: 401 | 403; code: string; message: string };
+
+/**
+ * What became of the leads of an accepted request: their status (the public one) and, parked
+ * or rejected, why. Sources whose answer a person or a program reads (forms, Zapier, Make) say
+ * it; ad platforms keep their fixed answers.
+ */
+export interface AcceptedOutcome {
+  status: 'queued' | 'parked' | 'test' | 'delivered' | 'rejected' | 'dead';
+  reason?: string;
+}
+
+/** `{status, reason?}` of an outcome for a JSON answer; `queued` when none is given. */
+export function outcomeFields(outcome: AcceptedOutcome | undefined): Record<string, string> {
+  if (!outcome) return { status: 'queued' };
+  return {
+    status: outcome.status,
+    ...(outcome.reason !== undefined && { reason: outcome.reason }),
+  };
+}
 
 /** A source's answer to an accepted request, shaped the way its platform expects. */
 export interface PlatformResponse {
@@ -147,8 +173,11 @@ export interface SourceAdapter<P> {
    * authentic, an unreadable body is accepted and parked with its reason instead of refused.
    */
   parkUnreadable: boolean;
-  /** The success answer the platform expects, given the lead ids accepted. */
-  accepted(leadIds: readonly string[]): PlatformResponse;
+  /**
+   * The success answer the platform expects, given the lead ids accepted and what became of
+   * them (`outcome`: a parked lead says so where the platform lets the answer say it).
+   */
+  accepted(leadIds: readonly string[], outcome?: AcceptedOutcome): PlatformResponse;
   /** Optional GET handler (Meta's subscription handshake). */
   handshake?(request: IntakeRequest, profile: P): PlatformResponse;
   /**
@@ -231,6 +260,8 @@ export interface Source<N extends string = string, S extends SettingsShape = Set
   /** The settings that are secrets: kept in Secrets Manager when deployed, redacted from bodies. */
   readonly secretKeys: readonly string[];
   readonly profileSchema: ProfileSchema<N, S>;
+  /** How to connect the platform: its set-up kit (sources/setup.ts); optional, see there. */
+  readonly setup?: SourceSetup<ProfileOf<N, S>>;
 }
 
 export interface SourceDefinition<N extends string, S extends SettingsShape>
@@ -240,6 +271,12 @@ export interface SourceDefinition<N extends string, S extends SettingsShape>
   /** The source's own profile settings, secrets included. */
   settings: S;
   secretKeys: readonly (keyof S & string)[];
+  /**
+   * Its set-up kit: where the URL goes in the platform, what each secret is, a realistic
+   * sample request and how it is signed (sources/setup.ts builds the URL, the curl, the HTML
+   * form snippet and the console's test lead from it).
+   */
+  setup?: SourceSetup<ProfileOf<N, S>>;
 }
 
 /** Declares a source: its profile schema is its settings plus the settings every profile has. */

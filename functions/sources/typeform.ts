@@ -2,6 +2,7 @@ import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject } from './body.ts';
 import { attributionKeyOf } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
   acceptedJson,
@@ -9,6 +10,7 @@ import {
   defineSource,
   type IntakeRequest,
   isoInstant,
+  outcomeFields,
   readJsonObject,
   secretSetting,
   unreadable,
@@ -172,5 +174,64 @@ export const typeformSource = defineSource({
   authenticate,
   capture,
   parkUnreadable: true,
-  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  // Typeform reads the status only; the body says what became of the lead, for people testing.
+  accepted: (leadIds, outcome) => acceptedJson(200, leadIds, outcomeFields(outcome)),
+  setup: {
+    steps: [
+      'The form → Connect → Webhooks → Add a webhook: Endpoint = this URL.',
+      "In the webhook's settings set its Secret (the profile's secret) and switch it on; Typeform signs every delivery with it (Typeform-Signature).",
+      "Optional: name the questions' refs (nome, email, celular) and add hidden fields utm_source, utm_medium, utm_campaign to pass the page's UTMs.",
+      '"View deliveries" → "Send test request" checks the URL and the signature.',
+    ],
+    secrets: {
+      secret:
+        'The webhook\'s Secret, typed in its settings (any long random text; the secret\'s "generated" key is a good one).',
+    },
+    auth: () => ({
+      kind: 'hmac',
+      setting: 'secret',
+      header: 'Typeform-Signature',
+      prefix: 'sha256=',
+      encoding: 'base64',
+    }),
+    sample: (stamp) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        event_id: `kit-${stamp}`,
+        event_type: 'form_response',
+        form_response: {
+          form_id: 'KitForm',
+          token: `kit-${stamp}`,
+          submitted_at: '2026-01-01T12:00:00Z',
+          hidden: { utm_source: 'teste', utm_campaign: 'kit-de-configuracao' },
+          definition: {
+            id: 'KitForm',
+            title: 'Aula experimental',
+            fields: [
+              { id: 'f1', title: 'Qual é o seu nome?', type: 'short_text', ref: 'nome' },
+              { id: 'f2', title: 'E-mail', type: 'email', ref: 'email' },
+              { id: 'f3', title: 'WhatsApp', type: 'phone_number', ref: 'celular' },
+            ],
+          },
+          answers: [
+            {
+              type: 'text',
+              text: SAMPLE_PERSON.fullName,
+              field: { id: 'f1', type: 'short_text', ref: 'nome' },
+            },
+            {
+              type: 'email',
+              email: SAMPLE_PERSON.email(stamp),
+              field: { id: 'f2', type: 'email', ref: 'email' },
+            },
+            {
+              type: 'phone_number',
+              phone_number: SAMPLE_PERSON.phone,
+              field: { id: 'f3', type: 'phone_number', ref: 'celular' },
+            },
+          ],
+        },
+      }),
+    }),
+  },
 });

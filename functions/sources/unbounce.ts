@@ -27,12 +27,14 @@ import { parseJson } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { groupFields, isPlainObject, readFields, scalarText } from './body.ts';
 import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type CaptureResult,
   canonicalJson,
   defineSource,
   type IntakeRequest,
+  outcomeFields,
   rawBodyHash,
   secretSetting,
   sha256Hex,
@@ -141,5 +143,35 @@ export const unbounceSource = defineSource({
   authenticate: (request, profile) => authenticateToken(request, profile.token),
   capture: captureUnbounce,
   parkUnreadable: true,
-  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  // Unbounce reads the status only; the body says what became of the lead, for people testing.
+  accepted: (leadIds, outcome) => acceptedJson(200, leadIds, outcomeFields(outcome)),
+  setup: {
+    steps: [
+      'The landing page → Integrations → Webhooks → "Add webhook" (POST to URL): URL = this URL (with ?token=, Unbounce signs nothing).',
+      "Map the form's fields (their names become the keys) and add hidden fields utm_source, utm_medium, utm_campaign, gclid, fbclid.",
+      'Publish, submit the form once, and watch the lead arrive in the console.',
+    ],
+    secrets: {
+      token:
+        'A long random token of yours, in the webhook\'s URL as ?token= (the secret\'s "generated" key is a good one).',
+    },
+    auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
+    sample: (stamp) => ({
+      contentType: 'application/x-www-form-urlencoded',
+      body: new URLSearchParams({
+        page_id: 'kit-page',
+        page_name: 'Aula experimental',
+        variant: 'a',
+        page_url: 'https://lp.example.com/aula-experimental',
+        'data.json': JSON.stringify({
+          nome_completo: [SAMPLE_PERSON.fullName],
+          email: [SAMPLE_PERSON.email(stamp)],
+          telefone: [SAMPLE_PERSON.typedPhone],
+          utm_source: ['teste'],
+          date_submitted: ['2026-01-01'],
+          time_submitted: ['12:00 PM UTC'],
+        }),
+      }).toString(),
+    }),
+  },
 });

@@ -27,12 +27,14 @@ import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject, parseJsonText, scalarText } from './body.ts';
 import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
   acceptedJson,
   type CaptureResult,
   defineSource,
   type IntakeRequest,
+  outcomeFields,
   rawBodyHash,
   secretSetting,
 } from './source.ts';
@@ -209,5 +211,50 @@ export const webflowSource = defineSource({
       : authenticateWebflow(request, profile.secret),
   capture: captureWebflow,
   parkUnreadable: true,
-  accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  // Webflow reads the status only; the body says what became of the lead, for people testing.
+  accepted: (leadIds, outcome) => acceptedJson(200, leadIds, outcomeFields(outcome)),
+  setup: {
+    steps: [
+      'A hook of an OAuth app (profile "auth": "signature", the default): create it with the Data API, POST /v2/sites/{site_id}/webhooks {"triggerType": "form_submission", "url": this URL}; Webflow signs each delivery with the app\'s client secret.',
+      'A hook of the site dashboard (profile "auth": "token"): Site settings → Apps & integrations → Webhooks → Add webhook, trigger "Form submission", URL = this URL with ?token= (dashboard hooks are not signed).',
+      "Submit the site's form once and watch the lead arrive in the console.",
+    ],
+    secrets: {
+      secret:
+        'With "auth": "signature": the OAuth app\'s client secret (never put it in a URL). With "auth": "token": a long random token of yours, sent as ?token= (the secret\'s "generated" key is a good one).',
+    },
+    auth: (profile) =>
+      profile.auth === 'token'
+        ? { kind: 'token', setting: 'secret', in: 'query' }
+        : {
+            kind: 'hmac',
+            setting: 'secret',
+            header: WEBFLOW_SIGNATURE_HEADER,
+            prefix: '',
+            encoding: 'hex',
+            timestampHeader: WEBFLOW_TIMESTAMP_HEADER,
+          },
+    sample: (stamp) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        triggerType: 'form_submission',
+        payload: {
+          name: 'Aula experimental',
+          siteId: 'kitsite0000000000000000',
+          data: {
+            Nome: SAMPLE_PERSON.fullName,
+            Email: SAMPLE_PERSON.email(stamp),
+            Telefone: SAMPLE_PERSON.typedPhone,
+            utm_source: 'teste',
+          },
+          submittedAt: '2026-01-01T12:00:00.000Z',
+          id: `kit-${stamp}`,
+          formId: 'kitform0000000000000000',
+        },
+      }),
+    }),
+    notes: [
+      'Signed hooks carry a timestamp that must be within 5 minutes of our clock: the curl signs it as it runs.',
+    ],
+  },
 });

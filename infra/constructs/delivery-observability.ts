@@ -24,6 +24,16 @@
  * - sign-in failures: ≥ AUTH_FAILURE_THRESHOLD AuthFailure in a period (wrong Basic passwords at
  *   the authorizer: someone guessing, or a client whose password changed; the throttle answers
  *   429 meanwhile: docs/privacy.md and SECURITY.md).
+ * - leads parked: ≥ 1 LeadParked (a lead lacks a field the upstream needs: an operator completes
+ *   it in the console); leads rejected: ≥ 1 LeadRejected (the upstream refused one);
+ * - intake refusing requests: ≥ REFUSAL_THRESHOLD LeadUnauthentic (401/403: a wrong secret or
+ *   token at a platform, whose leads are then lost at the platform's side) in one period;
+ * - intake errors: the intake function threw or timed out (Lambda Errors ≥ 1);
+ * - quiet profiles: not an alarm. The watch function (functions/admin/watch/) runs every hour
+ *   (EventBridge Scheduler) and publishes to the topic itself, naming the profiles that received
+ *   no lead for their `quietHours`: profiles change without a deploy, so per-profile alarms made
+ *   at deploy would watch a stale list (and count against CloudFormation's limits). Its own
+ *   failures alarm (watch errors).
  * Missing data is "not breaching": no traffic is no problem. Thresholds count in 5-minute
  * periods, one period to alarm: each of these is worth a look the first time.
  *
@@ -38,7 +48,14 @@
  * subscription is added when the deploy config sets `alarmEmail` (the address confirms it once);
  * otherwise subscribe to the AlarmTopicArn output.
  */
-import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  ArnFormat,
+  type CfnElement,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -52,12 +69,15 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from '../../functions/admin/watch/alert-env.ts';
 import type { LeadQueue } from './lead-queue.ts';
 
 /**
@@ -84,10 +104,17 @@ export const LEAD_METRICS = {
   authFailure: 'AuthFailure',
   /** A sign-in answered 429: its user name or address locked by failures. */
   authThrottled: 'AuthThrottled',
+  /** Intake refusals for credentials (401/403): a wrong secret at a platform. */
+  unauthentic: 'LeadUnauthentic',
 } as const;
 
 /** Wrong passwords in one 5-minute period that look like guessing rather than a typo. */
 export const AUTH_FAILURE_THRESHOLD = 20;
+
+/** Refusals for credentials in one period that alarm: one stray probe is not worth an e-mail. */
+export const REFUSAL_THRESHOLD = 3;
+/** How often the quiet-profile watch runs (functions/admin/watch/quiet-profiles.ts agrees). */
+export const WATCH_INTERVAL = Duration.minutes(60);
 
 export const DEFAULT_METRICS_NAMESPACE = 'Leads';
 export const DEFAULT_SERVICE_NAME = 'leads';
@@ -103,6 +130,12 @@ export interface DeliveryObservabilityProps {
   /** The delivery reconciler (optional: stacks built without it). */
   reconciler?: IFunction;
   intake: IFunction;
+  /** The quiet-profile watch (FUNCTIONS.watch): scheduled hourly, publishes to the topic. */
+  watch?: LambdaFunction;
+  /** The operator console's URL, for the watch's messages. */
+  consoleUrl?: string;
+  /** Functions that publish to the topic themselves (granted sns:Publish and the key). */
+  publishers?: readonly LambdaFunction[];
   api: RestApi;
   /** Subscribe this address to the alarm topic (confirmed once by email). */
   alarmEmail?: string;
@@ -125,6 +158,11 @@ export interface DeliveryAlarms {
   forwarderErrors: Alarm;
   reconcilerErrors?: Alarm;
   authFailures: Alarm;
+  parkedLeads: Alarm;
+  rejectedLeads: Alarm;
+  intakeRefusing: Alarm;
+  intakeErrors: Alarm;
+  watchErrors?: Alarm;
 }
 
 export class DeliveryObservability extends Construct {
@@ -134,6 +172,8 @@ export class DeliveryObservability extends Construct {
   readonly alarmAction: SnsAction;
   readonly alarms: DeliveryAlarms;
   readonly dashboard: Dashboard;
+  /** The quiet-profile watch's hourly schedule (when a watch function is given). */
+  readonly watchSchedule?: Schedule;
   private readonly namespace: string;
   private readonly serviceName: string;
 
@@ -258,7 +298,77 @@ export class DeliveryObservability extends Construct {
           threshold: 1,
         }),
       }),
+      parkedLeads: this.alarm('ParkedLeadsAlarm', {
+        description:
+          'Leads were parked: they lack a field the upstream needs (often a phone or a branch). Nothing is lost: open the operator console (GET /admin/), read what the person typed, complete the lead and resend it (docs/operations.md, The operator console).',
+        metric: this.leadMetric(LEAD_METRICS.parked, sum),
+        threshold: 1,
+      }),
+      rejectedLeads: this.alarm('RejectedLeadsAlarm', {
+        description:
+          'The upstream rejected leads (its messages are on each lead in the console): correct the field it names and resend (docs/operations.md, The operator console).',
+        metric: this.leadMetric(LEAD_METRICS.rejected, sum),
+        threshold: 1,
+      }),
+      intakeRefusing: this.alarm('IntakeRefusingAlarm', {
+        description: `The intake refused at least ${REFUSAL_THRESHOLD} requests for their credentials (401/403) in 5 minutes: a platform may be sending with a wrong or old secret or token, and its leads are not reaching us. The intake log names the profile (lead request refused); compare the secret with the set-up kit (GET /admin/setup).`,
+        metric: this.leadMetric(LEAD_METRICS.unauthentic, sum),
+        threshold: REFUSAL_THRESHOLD,
+      }),
+      intakeErrors: this.alarm('IntakeErrorsAlarm', {
+        description:
+          'The intake function failed a request (uncaught error or timeout): a platform got a 5xx and will retry or drop the lead; see the intake log (docs/deploy.md, Alarms).',
+        metric: intake.metricErrors(sum),
+        threshold: 1,
+      }),
+      ...(props.watch && {
+        watchErrors: this.alarm('WatchErrorsAlarm', {
+          description:
+            'The quiet-profile watch failed a run: a profile that stopped receiving leads may go unreported; see its log.',
+          metric: props.watch.metricErrors(sum),
+          threshold: 1,
+        }),
+      }),
     };
+
+    for (const fn of [...(props.publishers ?? [])]) {
+      // Not Topic.grantPublish: it grants kms:GenerateDataKey* where one action is enough.
+      fn.addToRolePolicy(
+        new PolicyStatement({ actions: ['sns:Publish'], resources: [this.topic.topicArn] }),
+      );
+      // Publishing to an encrypted topic: the data key (no wildcard action).
+      this.key.grant(fn, 'kms:Decrypt', 'kms:GenerateDataKey');
+      fn.addEnvironment(ALERT_TOPIC_ENV, this.topic.topicArn);
+    }
+    if (props.watch) {
+      // The console's address for the message (the API's URL: no cycle, the watch is no route).
+      if (props.consoleUrl) props.watch.addEnvironment(CONSOLE_URL_ENV, props.consoleUrl);
+      const schedulerRole = new Role(this, 'WatchScheduleRole', {
+        assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+        description: 'EventBridge Scheduler invokes the quiet-profile watch',
+      });
+      this.watchSchedule = new Schedule(this, 'WatchSchedule', {
+        description: 'Alerts when a profile has received no lead for its quietHours',
+        schedule: ScheduleExpression.rate(WATCH_INTERVAL),
+        target: new LambdaInvoke(props.watch, {
+          role: schedulerRole,
+          input: ScheduleTargetInput.fromObject({ reason: 'schedule' }),
+          maxEventAge: Duration.minutes(15),
+          retryAttempts: 2,
+        }),
+      });
+      const watchId = Stack.of(this).getLogicalId(props.watch.node.defaultChild as CfnElement);
+      Validations.of(schedulerRole).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${watchId}.Arn>:*]`,
+        reason:
+          'lambda:InvokeFunction on the watch function and its versions (`<arn>:*`), as Function.grantInvoke writes it: the role may invoke that one function and nothing else.',
+      });
+      Validations.of(props.watch).acknowledge({
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'Invoked hourly by EventBridge Scheduler, which retries a failed invocation itself; a run that still fails is alarmed (watch errors) and the next run reads the ledger afresh, so there is nothing to keep in a dead-letter queue.',
+      });
+    }
 
     const lead = (name: string, label: string) =>
       this.leadMetric(name, { ...sum, label }) as IMetric;
@@ -288,6 +398,7 @@ export class DeliveryObservability extends Construct {
               lead(LEAD_METRICS.received, 'received'),
               lead(LEAD_METRICS.duplicate, 'duplicate'),
               lead(LEAD_METRICS.refused, 'refused'),
+              lead(LEAD_METRICS.unauthentic, 'refused for credentials'),
               lead(LEAD_METRICS.parked, 'parked'),
               lead(LEAD_METRICS.authFailure, 'wrong Basic passwords'),
               lead(LEAD_METRICS.authThrottled, 'sign-ins throttled (429)'),

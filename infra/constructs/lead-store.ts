@@ -184,6 +184,19 @@ export class LeadStore extends Construct {
   }
 
   /**
+   * The quiet-profile watch: listRecent() only (Query on the status index); no table access, so
+   * it can neither read a lead by id nor change one.
+   */
+  grantWatch(fn: LambdaFunction): void {
+    this.bind(fn);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: [...LEDGER_INDEX_ACTIONS],
+      resourceArns: [this.statusIndexArn],
+    });
+  }
+
+  /**
    * A function that only paces its upstream calls (the report refresher): GetItem and
    * UpdateItem on the table, restricted by `dynamodb:LeadingKeys` to the pacer item
    * (`pacer#upstream`, `pacer#upstream#<account>`), so it can neither read nor change a lead. The forwarder needs no extra

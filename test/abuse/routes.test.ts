@@ -157,7 +157,12 @@ const queryString = fc.oneof(
   fc.array(queryPart, { minLength: 1, maxLength: 5 }).map((parts) => `?${parts.join('&')}`),
 );
 
-type Route = { method: string; path: string; kind: 'intake' | 'prospects' | 'basic' | 'other' };
+/** `sends`: a route that would store a real lead (the console's test lead): never an admin's credentials. */
+type Route = {
+  method: string;
+  path: string;
+  kind: 'intake' | 'prospects' | 'basic' | 'sends' | 'other';
+};
 
 const LEAD_ID_LIKE = fc.oneof(fc.uuid(), fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), oddSegment);
 
@@ -232,6 +237,32 @@ const routeArb: fc.Arbitrary<Route> = fc.oneof(
         path: `/admin/backfill/${profile}`,
         kind: 'basic' as const,
       })),
+      // The console and its routes.
+      fc.tuple(fc.constantFrom('PATCH', 'GET', 'PUT'), LEAD_ID_LIKE).map(([method, id]) => ({
+        method,
+        path: `/admin/leads/${id}`,
+        kind: 'basic' as const,
+      })),
+      fc.constantFrom('GET', 'POST').map((method) => ({
+        method,
+        path: '/admin/leads.csv',
+        kind: 'basic' as const,
+      })),
+      fc.constantFrom('/admin', '/admin/', '/admin/setup', '/admin//').map((path) => ({
+        method: 'GET',
+        path,
+        kind: 'basic' as const,
+      })),
+      fc.tuple(fc.constantFrom('POST', 'GET'), profileSegment).map(([method, profile]) => ({
+        method,
+        path: `/admin/preview/${profile}`,
+        kind: 'basic' as const,
+      })),
+      fc.tuple(fc.constantFrom('POST', 'GET'), profileSegment).map(([method, profile]) => ({
+        method,
+        path: `/admin/test-lead/${profile}`,
+        kind: 'sends' as const,
+      })),
     ),
   },
   {
@@ -297,9 +328,11 @@ function credentialsFor(route: Route): fc.Arbitrary<string[]> {
   const roleOptions =
     route.kind === 'prospects' || route.kind === 'intake'
       ? [reporter]
-      : route.path.startsWith('/admin')
-        ? [reporter, writer, ops]
-        : [reporter, writer, ops];
+      : route.kind === 'sends'
+        ? [reporter, writer]
+        : route.path.startsWith('/admin')
+          ? [reporter, writer, ops]
+          : [reporter, writer, ops];
   const rightUser = fc.constantFrom(...roleOptions).map((value) => ['Authorization', value]);
   const duplicated = fc
     .tuple(wrong, rightUser)

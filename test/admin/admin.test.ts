@@ -16,7 +16,7 @@ import {
 } from '../../functions/admin/admin.ts';
 import type { DlqRedrive } from '../../functions/admin/dlq-redrive.ts';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
-import type { Client } from '../../functions/config/config-schema.ts';
+import type { Client, Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import type { HttpRequest } from '../../functions/kernel/http.ts';
 import type { LeadLedger, LeadRecord, NewLead } from '../../functions/ledger/lead-ledger.ts';
@@ -26,6 +26,7 @@ import {
   LOCAL_QUEUE_TABLE_DEFINITION,
   type LocalLeadQueue,
 } from '../../functions/ledger/lead-queue-local.ts';
+import { mapCapture } from '../../functions/sources/registry.ts';
 import { createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.ts';
 import { dynamoUpstreamHealth } from '../../functions/upstream/health-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
@@ -39,6 +40,15 @@ const CLIENTS: Client[] = [
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const OPS = basic('ops', 'ops-secret');
+const PROFILES: Record<string, Profile> = {
+  site: {
+    source: 'form',
+    token: 'site-token',
+    defaults: { idBranch: 3 },
+    redirectUrl: 'https://academia.example/obrigado',
+  } as Profile,
+  native: { source: 'prospect' } as Profile,
+};
 const MAX_RECEIVE_COUNT = 2;
 
 let dynamo: TestDynamo;
@@ -77,7 +87,11 @@ beforeEach(async () => {
   };
   h = {
     deps: {
-      config: { clients: async () => CLIENTS, profile: async () => undefined },
+      config: {
+        clients: async () => CLIENTS,
+        profile: async (name) => PROFILES[name],
+        profileSettings: async () => PROFILES,
+      },
       ledger,
       queue,
       redrive: createLocalDlqRedrive(queue),
@@ -305,6 +319,9 @@ describe('GET /admin/leads/{leadId}', () => {
       tries: 1,
       receivedAt: lead.receivedAt,
       deliveredAt: lead.deliveredAt,
+      contact: { name: 'Maria Silva', email: 'maria@example.com' },
+      submitted: expect.objectContaining({ prospect: expect.objectContaining({ name: 'Maria' }) }),
+      correctable: false,
     });
   });
 
@@ -327,15 +344,16 @@ describe('GET /admin/leads/{leadId}', () => {
     });
   });
 
-  it('shows a dead lead with its attempts and last error, and no lead content', async () => {
+  it('shows a dead lead with its attempts, last error, and what the person sent', async () => {
     const lead = await leadIn('dead');
     const { body } = await getLead(lead.leadId);
     expect(body).toMatchObject({
       status: 'dead',
       attempts: 1,
       lastError: 'upstream 500 eight times',
+      submitted: { prospect: { name: 'Maria', lastName: 'Silva' } },
+      correctable: true,
     });
-    expect(JSON.stringify(body)).not.toMatch(/maria|Silva|capture|prospect"/i);
   });
 
   it('answers 400 for a malformed id and 404 for an unknown one', async () => {
@@ -419,7 +437,6 @@ describe('GET /admin/leads?status=', () => {
 
   it('refuses a missing or unknown status with 400 listing the valid ones', async () => {
     for (const query of [
-      {},
       { status: 'sending' },
       { status: 'lost' },
       { status: ['dead', 'test'] },
@@ -798,7 +815,11 @@ describe('POST /admin/backfill/{profile}', () => {
   ) {
     const deps: AdminDeps = {
       ...h.deps,
-      config: { clients: async () => CLIENTS, profile: async () => META as never },
+      config: {
+        clients: async () => CLIENTS,
+        profile: async () => META as never,
+        profileSettings: async () => ({ meta: META as never }),
+      },
       lookups: { fetch: stub.fetch },
       now: () => new Date('2026-03-02T12:00:00Z'),
     };
@@ -920,5 +941,348 @@ describe('POST /admin/backfill/{profile}', () => {
     expect(JSON.parse(future.body)).toMatchObject({ error: { code: 'invalid_period' } });
     expect(JSON.parse(long.body)).toMatchObject({ error: { code: 'period_too_long' } });
     expect(stub.asked).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The console's routes
+
+interface Send {
+  method: string;
+  resource: string;
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  deps?: AdminDeps;
+}
+
+async function send(c: Send) {
+  const base = request(c.method, c.query ?? {});
+  const result = await handleAdmin(
+    {
+      resource: c.resource,
+      pathParameters: c.params ?? null,
+      request: {
+        ...base,
+        headers: { ...base.headers, host: 'leads.example', ...c.headers },
+        body: Buffer.from(c.body ?? '', 'utf8'),
+        contentType: c.contentType ?? (c.body ? 'application/json' : ''),
+      },
+      baseUrl: 'https://leads.example/prod',
+    },
+    c.deps ?? h.deps,
+  );
+  const type = String(result.headers?.['content-type'] ?? '');
+  return {
+    status: result.statusCode,
+    // biome-ignore lint/suspicious/noExplicitAny: answers are read as loose JSON here
+    body: (type.startsWith('application/json') ? JSON.parse(result.body) : result.body) as any,
+    result,
+  };
+}
+
+/** A form lead as the intake records it: what the person typed, mapped with profile `site`. */
+async function formLead(
+  answers: Record<string, string>,
+  receivedAt: Date,
+  profile = 'site',
+): Promise<LeadRecord> {
+  seq += 1;
+  const dedupKey = `hash:${seq}-${randomBytes(4).toString('hex')}`;
+  const leadCapture: LeadCapture = {
+    source: 'form',
+    dedupKey,
+    isTest: false,
+    answers: Object.entries(answers).map(([key, value]) => ({ key, value })),
+    attribution: { utm_source: 'instagram' },
+  };
+  const mapped = mapCapture(leadCapture, PROFILES.site as Profile);
+  const missing = mapped.missing.length > 0;
+  const { lead } = await h.ledger.record({
+    profile,
+    source: 'form',
+    dedupKey,
+    capture: leadCapture,
+    prospect: mapped.prospect,
+    status: missing ? 'parked' : 'queued',
+    ...(missing && { reason: `required fields missing: ${mapped.missing.join(', ')}` }),
+    receivedAt,
+  });
+  return lead;
+}
+
+const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
+
+describe('GET /admin/leads without status: the newest first, with filters', () => {
+  it('merges every status newest first, and narrows by profile, search and period', async () => {
+    // Prepare
+    const ana = await formLead({ nome: 'Ana Souza', email: 'ana@example.com' }, at(1));
+    const joao = await formLead(
+      { nome: 'João Pereira', email: 'joao@example.com', celular: '(11) 98888-7777' },
+      at(2),
+    );
+    const other = await formLead({ nome: 'Bia Lima', email: 'bia@example.com' }, at(3), 'native');
+    // Act
+    const all = await send({ method: 'GET', resource: '/admin/leads' });
+    const bySearch = await send({ method: 'GET', resource: '/admin/leads', query: { q: 'joao' } });
+    const byPhone = await send({
+      method: 'GET',
+      resource: '/admin/leads',
+      query: { q: '98888-7777' },
+    });
+    const byProfile = await send({
+      method: 'GET',
+      resource: '/admin/leads',
+      query: { profile: 'site', status: 'parked' },
+    });
+    const byPeriod = await send({
+      method: 'GET',
+      resource: '/admin/leads',
+      query: { since: at(2).toISOString(), until: at(3).toISOString() },
+    });
+    // Assess
+    const ids = (body: { leads: { leadId: string }[] }) => body.leads.map((lead) => lead.leadId);
+    expect(ids(all.body)).toEqual([other.leadId, joao.leadId, ana.leadId]);
+    expect(all.body.leads[1]).toMatchObject({
+      status: 'queued',
+      contact: { name: 'João Pereira' },
+    });
+    expect(all.body.leads[2]).toMatchObject({
+      status: 'parked',
+      reason: expect.stringContaining('cellphone'),
+    });
+    expect(ids(bySearch.body)).toEqual([joao.leadId]);
+    expect(ids(byPhone.body)).toEqual([joao.leadId]);
+    expect(ids(byProfile.body)).toEqual([ana.leadId]);
+    expect(ids(byPeriod.body)).toEqual([joao.leadId]);
+  });
+
+  it('pages with a cursor and refuses a bad date, order or cursor with 400', async () => {
+    for (let i = 0; i < 3; i += 1)
+      await formLead({ nome: `Pessoa ${i}`, email: `p${i}@example.com` }, at(i));
+    const first = await send({ method: 'GET', resource: '/admin/leads', query: { limit: '2' } });
+    const second = await send({
+      method: 'GET',
+      resource: '/admin/leads',
+      query: { limit: '2', cursor: first.body.cursor },
+    });
+    expect(first.body.leads).toHaveLength(2);
+    expect(second.body.leads).toHaveLength(1);
+    expect(second.body.cursor).toBeUndefined();
+    for (const query of [{ since: 'yesterday' }, { order: 'random' }, { cursor: 'nope' }] as Record<
+      string,
+      string
+    >[]) {
+      expect((await send({ method: 'GET', resource: '/admin/leads', query })).status).toBe(400);
+    }
+  });
+});
+
+describe('correcting a lead: PATCH /admin/leads/{leadId}, then retry', () => {
+  const patch = (leadId: string, body: unknown, headers: Record<string, string> = {}) =>
+    send({
+      method: 'PATCH',
+      resource: '/admin/leads/{leadId}',
+      params: { leadId },
+      body: JSON.stringify(body),
+      headers,
+    });
+
+  it('shows what the person typed, takes the missing phone, and retries with it', async () => {
+    // Prepare
+    const lead = await formLead({ nome: 'Ana Souza', email: 'ana@example.com' }, at(1));
+    const before = await send({
+      method: 'GET',
+      resource: '/admin/leads/{leadId}',
+      params: { leadId: lead.leadId },
+    });
+    // Act
+    const corrected = await patch(lead.leadId, { prospect: { cellphone: '(11) 97777-6666' } });
+    const retried = await retry(lead.leadId);
+    // Assess
+    expect(before.body).toMatchObject({
+      status: 'parked',
+      submitted: {
+        answers: [
+          { key: 'nome', value: 'Ana Souza' },
+          { key: 'email', value: 'ana@example.com' },
+        ],
+      },
+      prospect: { name: 'Ana', lastName: 'Souza', email: 'ana@example.com', idBranch: 3 },
+    });
+    expect(corrected.status).toBe(200);
+    expect(corrected.body).toMatchObject({
+      missing: [],
+      correction: { ddi: '55', cellphone: '11977776666' },
+      correctedBy: 'ops',
+      prospect: { name: 'Ana', ddi: '55', cellphone: '11977776666', idBranch: 3 },
+    });
+    expect(retried.status).toBe(202);
+    expect((await h.ledger.get(lead.leadId))?.status).toBe('queued');
+  });
+
+  it('refuses unknown or malformed fields with a detail each, and a lead that is not parked', async () => {
+    const parked = await formLead({ nome: 'Ana Souza', email: 'ana@example.com' }, at(1));
+    const queued = await formLead(
+      { nome: 'Bia Lima', email: 'bia@example.com', celular: '11988887777' },
+      at(2),
+    );
+    const bad = await patch(parked.leadId, {
+      prospect: { celular: '1', email: 'not-an-email', idBranch: 'x' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'celular',
+      'idBranch',
+    ]);
+    expect((await patch(parked.leadId, { cellphone: '11977776666' })).status).toBe(400);
+    expect((await patch(queued.leadId, { prospect: { cpf: '1' } })).status).toBe(409);
+    expect((await h.ledger.get(parked.leadId))?.correction).toBeUndefined();
+  });
+
+  it('refuses a change sent by a browser from another site or without the console token', async () => {
+    // Prepare
+    const lead = await formLead({ nome: 'Ana Souza', email: 'ana@example.com' }, at(1));
+    const page = await send({ method: 'GET', resource: '/admin' });
+    const token = /name="csrf-token" content="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const change = { prospect: { cellphone: '11977776666' } };
+    // Act
+    const crossSite = await patch(lead.leadId, change, {
+      origin: 'https://evil.example',
+      'sec-fetch-site': 'cross-site',
+      'x-csrf-token': token,
+    });
+    const noToken = await patch(lead.leadId, change, {
+      origin: 'https://leads.example',
+      'sec-fetch-site': 'same-origin',
+    });
+    const retryFromElsewhere = await send({
+      method: 'POST',
+      resource: '/admin/leads/{leadId}/retry',
+      params: { leadId: lead.leadId },
+      headers: { origin: 'https://evil.example' },
+    });
+    const fromConsole = await patch(lead.leadId, change, {
+      origin: 'https://leads.example',
+      'sec-fetch-site': 'same-origin',
+      'x-csrf-token': token,
+    });
+    // Assess
+    expect(token).not.toBe('');
+    expect([crossSite.status, noToken.status, retryFromElsewhere.status]).toEqual([403, 403, 403]);
+    expect(crossSite.body.error.code).toBe('cross_site_refused');
+    expect(fromConsole.status).toBe(200);
+    expect((await h.ledger.get(lead.leadId))?.status).toBe('parked');
+  });
+});
+
+describe('the console page, previews, the set-up kit, test leads and the CSV', () => {
+  it('serves the console with a strict CSP, no caching, and the profiles to filter by', async () => {
+    const { status, body, result } = await send({ method: 'GET', resource: '/admin' });
+    expect(status).toBe(200);
+    expect(result.headers?.['content-security-policy']).toMatch(
+      /default-src 'none'.*script-src 'sha256-/,
+    );
+    expect(result.headers?.['cache-control']).toBe('no-store');
+    expect(body).toContain('["site","native"]');
+  });
+
+  it('previews a body as the platform sends it, and stores nothing', async () => {
+    const { status, body } = await send({
+      method: 'POST',
+      resource: '/admin/preview/{profile}',
+      params: { profile: 'site' },
+      body: 'nome=Carla+Dias&email=carla%40example.com',
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(status).toBe(200);
+    expect(body.leads[0]).toMatchObject({
+      prospect: { name: 'Carla', lastName: 'Dias', email: 'carla@example.com', idBranch: 3 },
+      missing: ['cellphone'],
+      reason: 'required fields missing: cellphone',
+    });
+    expect((await send({ method: 'GET', resource: '/admin/leads' })).body.leads).toEqual([]);
+    const unknown = await send({
+      method: 'POST',
+      resource: '/admin/preview/{profile}',
+      params: { profile: 'nope' },
+      body: '{}',
+    });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('gives each profile its kit, and sends a test lead signed as the platform would', async () => {
+    // Prepare
+    const sent: { url: string; init: RequestInit }[] = [];
+    const fakeSend = (async (url: string, init: RequestInit) => {
+      sent.push({ url, init });
+      return new Response(
+        JSON.stringify({ leadId: 'ld_0123456789012345678901', status: 'queued' }),
+        {
+          status: 202,
+        },
+      );
+    }) as typeof fetch;
+    const deps: AdminDeps = {
+      ...h.deps,
+      send: fakeSend,
+      kit: { secretsWhere: () => 'the file', secretValues: 'inline' },
+    };
+    // Act
+    const kit = await send({ method: 'GET', resource: '/admin/setup', deps });
+    const test = await send({
+      method: 'POST',
+      resource: '/admin/test-lead/{profile}',
+      params: { profile: 'site' },
+      deps,
+    });
+    // Assess
+    const site = kit.body.profiles.find((p: { profile: string }) => p.profile === 'site');
+    expect(kit.body.urlPattern).toBe('https://leads.example/prod/leads/{profile}');
+    expect(site.url).toBe('https://leads.example/prod/leads/site');
+    expect(site.curl).toContain("TOKEN='site-token'");
+    expect(site.htmlForm).toContain(
+      'action="https://leads.example/prod/leads/site?token=site-token"',
+    );
+    expect(test.body).toMatchObject({ status: 202, leadIds: ['ld_0123456789012345678901'] });
+    expect(sent[0]?.url).toBe('https://leads.example/prod/leads/site');
+    expect((sent[0]?.init.headers as Record<string, string> | undefined)?.['x-lead-token']).toBe(
+      'site-token',
+    );
+  });
+
+  it('never prints a deployed secret in the kit', async () => {
+    const deps: AdminDeps = {
+      ...h.deps,
+      kit: {
+        secretsWhere: (p) => `Secrets Manager, secret leads/profiles/${p}`,
+        secretValues: { secretId: (p) => `leads/profiles/${p}` },
+      },
+    };
+    const kit = await send({ method: 'GET', resource: '/admin/setup', deps });
+    expect(JSON.stringify(kit.body)).not.toContain('site-token');
+    expect(JSON.stringify(kit.body)).toContain('leads/profiles/site');
+  });
+
+  it('exports the parked leads as a Portuguese CSV for a sales team', async () => {
+    await formLead({ nome: 'Ana Souza', email: 'ana@example.com' }, at(1));
+    await formLead({ nome: '=HYPERLINK("x")', email: 'x@example.com' }, at(2));
+    await formLead({ nome: 'Bia Lima', email: 'bia@example.com', celular: '11988887777' }, at(3));
+    const { status, body, result } = await send({ method: 'GET', resource: '/admin/leads.csv' });
+    expect(status).toBe(200);
+    expect(result.headers?.['content-disposition']).toMatch(/leads-parked-\d{4}-\d{2}-\d{2}\.csv/);
+    const lines = String(body)
+      .replace(/^\ufeff/, '')
+      .trim()
+      .split('\r\n');
+    expect(lines[0]).toBe(
+      '"Recebido em";"Perfil";"Situação";"Motivo";"Nome";"E-mail";"Telefone";"Lead"',
+    );
+    expect(lines).toHaveLength(3);
+    expect(body).toContain('"ana@example.com"');
+    expect(body).not.toContain('bia@example.com');
+    expect(body).not.toMatch(/";"=HYPERLINK/);
   });
 });

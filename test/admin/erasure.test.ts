@@ -48,7 +48,11 @@ beforeAll(async () => {
     maxReceiveCount: 2,
   });
   deps = {
-    config: { clients: async () => CLIENTS, profile: async () => undefined },
+    config: {
+      clients: async () => CLIENTS,
+      profile: async () => undefined,
+      profileSettings: async () => ({}),
+    },
     ledger,
     queue,
     redrive: createLocalDlqRedrive(queue),

@@ -113,12 +113,17 @@ describe('GET /admin/upstream', () => {
 });
 
 describe('GET /admin/leads/{leadId}', () => {
-  it('shows the status of a posted lead in the contract shape', async () => {
+  it('shows the status of a posted lead in the contract shape, with what was sent', async () => {
     const leadId = await postFormLead();
     const response = await admin(`/admin/leads/${leadId}`, { authorization: OPS });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = (await response.json()) as Record<string, unknown>;
+    const { contact, submitted, prospect, correctable, ...body } =
+      (await response.json()) as Record<string, unknown>;
+    expect(submitted).toMatchObject({ answers: expect.any(Array), test: false });
+    expect(prospect).toMatchObject({ idBranch: expect.any(Number) });
+    expect(contact).toEqual(expect.any(Object));
+    expect(correctable).toBe(false);
     expect(body).toEqual({
       leadId,
       profile: 'site',

@@ -58,6 +58,28 @@ describe('POST /leads/{profile} with a plain HTML form', () => {
     expect(queued.leads.filter((lead) => lead.leadId === first)).toHaveLength(1);
   });
 
+  it('keeps a lead the mapping cannot complete and says so: parked, with the reason', async () => {
+    // Prepare: a Zapier step whose field mapping lost the phone.
+    const body = JSON.stringify({ nome: 'Rita Alves', email: 'rita.alves@example.com' });
+
+    // Act
+    const response = await rt.post('/leads/site', body, {
+      'content-type': 'application/json',
+      'x-lead-token': DEMO_SECRETS.form,
+    });
+
+    // Assess: accepted (nothing typed is lost), and the answer does not pretend it is queued.
+    expect(response.status).toBe(202);
+    const answer = (await response.json()) as { leadId: string; status: string; reason: string };
+    expect(answer).toEqual({
+      leadId: expect.stringMatching(/^ld_/),
+      status: 'parked',
+      reason: 'required fields missing: cellphone',
+    });
+    const lead = await rt.ledger.get(answer.leadId);
+    expect(lead).toMatchObject({ status: 'parked', prospect: { email: 'rita.alves@example.com' } });
+  });
+
   it('refuses a wrong or missing token with 403/401 and stores nothing', async () => {
     const before = (await rt.ledger.listByStatus('queued', { limit: 100 })).leads.length;
     const fixture = loadLeadFixture('form', 'valid-urlencoded');

@@ -24,6 +24,7 @@ afterAll(removeTempOutdirs);
 
 /** The reconciler function's logical id in the example app. */
 let reconcilerId: () => string = () => '';
+let watchId: () => string = () => '';
 
 describe('the CDK app (config/deploy.example.json)', () => {
   let built: LeadsApp;
@@ -40,6 +41,11 @@ describe('the CDK app (config/deploy.example.json)', () => {
     reconcilerId = () => {
       const fn = built.stack.functions.get('reconciler');
       if (!fn) throw new Error('no reconciler function');
+      return built.stack.getLogicalId(fn.node.defaultChild as CfnElement);
+    };
+    watchId = () => {
+      const fn = built.stack.functions.get('watch');
+      if (!fn) throw new Error('no watch function');
       return built.stack.getLogicalId(fn.node.defaultChild as CfnElement);
     };
   });
@@ -61,8 +67,9 @@ describe('the CDK app (config/deploy.example.json)', () => {
     // The lead queue and the report's refresh queue, each with its dead-letter queue.
     template.resourceCountIs('AWS::SQS::Queue', 4);
     // intake, report, forwarder, the Basic-auth authorizer, the API description, admin, the
-    // report refresher, the delivery reconciler and the configuration validator.
-    template.resourceCountIs('AWS::Lambda::Function', 9);
+    // report refresher, the delivery reconciler and the configuration validator
+    // and the quiet-profile watch.
+    template.resourceCountIs('AWS::Lambda::Function', 10);
     // The configuration store: its application, environment, profile, first version, deployment.
     template.resourceCountIs('AWS::AppConfig::Application', 1);
     template.resourceCountIs('AWS::AppConfig::Environment', 1);
@@ -75,8 +82,10 @@ describe('the CDK app (config/deploy.example.json)', () => {
     expect(Object.keys(template.findOutputs('*')).sort()).toEqual([
       'AlarmTopicArn',
       'ApiUrl',
+      'ConsoleUrl',
       'LeadDeadLetterQueueUrl',
       'LeadQueueUrl',
+      'LeadUrlPattern',
       'LedgerTableName',
       'ReportBucketName',
       'ReportRefreshQueueUrl',
@@ -127,6 +136,8 @@ describe('the CDK app (config/deploy.example.json)', () => {
         `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/checkpoint.json]`,
         `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/current.json]`,
         `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/status.json]`,
+        // The watch's schedule role, likewise.
+        `AwsSolutions-IAM5[Resource::<${watchId()}.Arn>:*]`,
         'Serverless-LambdaAsyncFailureDestination',
         // The lead queue's DLQ has no redrive policy of its own.
         'Serverless-SQSRedrivePolicy',

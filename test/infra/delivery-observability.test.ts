@@ -9,6 +9,7 @@ import {
   DeliveryObservability,
   type DeliveryObservabilityProps,
   LEAD_METRICS,
+  REFUSAL_THRESHOLD,
 } from '../../infra/constructs/delivery-observability.ts';
 import { LeadQueue } from '../../infra/constructs/lead-queue.ts';
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
@@ -27,13 +28,14 @@ const ENTRY = 'test/fixtures/functions/hello.ts';
 
 type Extra = Partial<Omit<DeliveryObservabilityProps, 'queue' | 'forwarder' | 'intake' | 'api'>>;
 
-function observedStack(extra: Extra = {}, nag = false, withReconciler = false) {
+function observedStack(extra: Extra = {}, nag = false, withReconciler = false, withWatch = false) {
   const app = testApp();
   if (nag) addNagPacks(app);
   const stack = testStack(app);
   const queue = new LeadQueue(stack, 'LeadQueue', { consumerTimeout: Duration.seconds(60) });
   const forwarder = new NodeFunction(stack, 'Forwarder', { entry: ENTRY });
   const intake = new NodeFunction(stack, 'Intake', { entry: ENTRY });
+  const watch = withWatch ? new NodeFunction(stack, 'Watch', { entry: ENTRY }) : undefined;
   const api = new RestApi(stack, 'Api', { deploy: false });
   api.root.addMethod('GET');
   const observability = new DeliveryObservability(stack, 'Observability', {
@@ -45,6 +47,7 @@ function observedStack(extra: Extra = {}, nag = false, withReconciler = false) {
     ...(withReconciler && {
       reconciler: new NodeFunction(stack, 'Reconciler', { entry: ENTRY }),
     }),
+    ...(watch && { watch, publishers: [watch] }),
     ...extra,
   });
   const id = (q: typeof queue.queue) => stack.getLogicalId(q.node.defaultChild as CfnQueue);
@@ -56,6 +59,7 @@ function observedStack(extra: Extra = {}, nag = false, withReconciler = false) {
       queue: id(queue.queue),
       dlq: id(queue.deadLetterQueue),
       forwarder: stack.getLogicalId(forwarder.node.defaultChild as CfnFunction),
+      intake: stack.getLogicalId(intake.node.defaultChild as CfnFunction),
       topic: stack.getLogicalId(observability.topic.node.defaultChild as CfnTopic),
     },
     template: () => Template.fromStack(stack),
@@ -91,9 +95,9 @@ describe('DeliveryObservability', () => {
   const alarms = alarmsByMetric(template);
   const { ids } = built;
 
-  it('has exactly the nine delivery alarms, one per metric', () => {
-    // Assess
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
+  it('has exactly the thirteen alarms: delivery, sign-in guessing, leads a person must fix, and the intake', () => {
+    // Assess: Errors twice (the forwarder and the intake).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 13);
     expect(Object.keys(alarms).sort()).toEqual(
       [
         'ApproximateAgeOfOldestMessage',
@@ -104,9 +108,53 @@ describe('DeliveryObservability', () => {
         LEAD_METRICS.upstreamAuthFailure,
         LEAD_METRICS.circuitOpened,
         LEAD_METRICS.lookupForbidden,
+        LEAD_METRICS.parked,
+        LEAD_METRICS.rejected,
+        LEAD_METRICS.unauthentic,
         LEAD_METRICS.authFailure,
       ].sort(),
     );
+  });
+
+  it('alarms on one parked or rejected lead, and on a few refusals for credentials', () => {
+    for (const metric of [LEAD_METRICS.parked, LEAD_METRICS.rejected]) {
+      expect(alarms[metric], metric).toMatchObject({ Statistic: 'Sum', Threshold: 1 });
+    }
+    expect(alarms[LEAD_METRICS.unauthentic]).toMatchObject({
+      Namespace: 'Leads',
+      Statistic: 'Sum',
+      Threshold: REFUSAL_THRESHOLD,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('runs the quiet-profile watch every hour and lets it publish to the topic only', () => {
+    // Prepare
+    const withWatch = observedStack({}, false, false, true);
+    const nagged = observedStack({}, true, false, true);
+    const watched = withWatch.template();
+    // Assess
+    watched.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 hour)',
+    });
+    const policies = Object.values(watched.findResources('AWS::IAM::Policy')) as Array<{
+      Properties: {
+        PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] };
+      };
+    }>;
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const publish = statements.filter((st) => [st.Action].flat().includes('sns:Publish'));
+    expect(publish).toEqual([expect.objectContaining({ Resource: { Ref: withWatch.ids.topic } })]);
+    const kms = statements.filter((st) => [st.Action].flat().some((a) => a.startsWith('kms:')));
+    expect(kms.flatMap((st) => [st.Action].flat()).sort()).toEqual([
+      'kms:Decrypt',
+      'kms:GenerateDataKey',
+    ]);
+    expect(withWatch.observability.alarms.watchErrors).toBeDefined();
+    const ours = synthViolations(nagged.app).filter((v) =>
+      v.paths.some((p) => p.startsWith('test/Observability') || p.startsWith('test/Watch')),
+    );
+    expect(ours).toEqual([]);
   });
 
   it('alarms on repeated wrong Basic passwords (someone guessing), not on one typo', () => {
@@ -137,7 +185,7 @@ describe('DeliveryObservability', () => {
     const withReconciler = observedStack({}, false, true);
 
     // Assess
-    withReconciler.template().resourceCountIs('AWS::CloudWatch::Alarm', 10);
+    withReconciler.template().resourceCountIs('AWS::CloudWatch::Alarm', 14);
     expect(withReconciler.observability.alarms.reconcilerErrors).toBeDefined();
   });
 
@@ -209,14 +257,21 @@ describe('DeliveryObservability', () => {
     expect(POWERTOOLS_SERVICE_NAME).toBe('leads');
   });
 
-  it('alarms on one forwarder error', () => {
+  it('alarms on one forwarder error and one intake error', () => {
     // Assess
-    expect(alarms.Errors).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.forwarder } }],
-      Statistic: 'Sum',
-      Threshold: 1,
-    });
+    const errors = (
+      Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
+        Properties: AlarmProps;
+      }>
+    )
+      .map((a) => a.Properties)
+      .filter((a) => a.MetricName === 'Errors');
+    expect(errors.map((a) => a.Dimensions?.[0]?.Value)).toEqual(
+      expect.arrayContaining([{ Ref: ids.forwarder }, { Ref: ids.intake }]),
+    );
+    for (const alarm of errors) {
+      expect(alarm).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 1 });
+    }
   });
 
   it('treats no data as fine and notifies the topic on alarm and on recovery', () => {

@@ -341,15 +341,21 @@ describe('LeadsStack: delivery and admin', () => {
   });
 
   describe('the admin function', () => {
-    it('serves the six admin routes', () => {
+    it('serves the admin routes and the operator console', () => {
       expect(routesOf(template, ids.admin)).toEqual([
+        'GET /admin',
         'GET /admin/leads',
+        'GET /admin/leads.csv',
         'GET /admin/leads/{leadId}',
+        'GET /admin/setup',
         'GET /admin/upstream',
+        'PATCH /admin/leads/{leadId}',
         'POST /admin/backfill/{profile}',
         'POST /admin/erasure',
         'POST /admin/leads/{leadId}/retry',
+        'POST /admin/preview/{profile}',
         'POST /admin/replay',
+        'POST /admin/test-lead/{profile}',
       ]);
     });
 
@@ -450,18 +456,24 @@ describe('LeadsStack: delivery and admin', () => {
 
     it('guards exactly the Basic-auth routes: prospects, debtors, reports and admin', () => {
       expect(methodsWith('CUSTOM')).toEqual([
+        'GET /admin',
         'GET /admin/leads',
+        'GET /admin/leads.csv',
         'GET /admin/leads/{leadId}',
+        'GET /admin/setup',
         'GET /admin/upstream',
         'GET /api/v1/receivables/debtors',
         'GET /reports/debtors',
         'GET /reports/debtors.csv',
         'GET /reports/debtors.html',
+        'PATCH /admin/leads/{leadId}',
         'POST /admin/backfill/{profile}',
         'POST /admin/erasure',
         'POST /admin/leads/{leadId}/retry',
+        'POST /admin/preview/{profile}',
         'POST /admin/replay',
         'POST /admin/reports/debtors/refresh',
+        'POST /admin/test-lead/{profile}',
         'POST /api/v1/prospects',
       ]);
       // Webhook senders authenticate with signatures, keys or tokens; /health and the API's
@@ -473,7 +485,7 @@ describe('LeadsStack: delivery and admin', () => {
         'OPTIONS /leads/{profile}',
         'POST /leads/{profile}',
       ]);
-      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(13);
+      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(19);
     });
 
     it('is the authorizer function, on the Authorization header, its decisions never cached', () => {
@@ -535,12 +547,14 @@ describe('LeadsStack: delivery and admin', () => {
     expect(actionsOn(intake, ids.dlq)).toEqual([]);
   });
 
-  it('watches delivery: the ten alarms notify the alarm topic, and so do the report alarms', () => {
+  it('watches delivery: the fifteen alarms notify the alarm topic, and so do the report alarms', () => {
     const topic = stack.getLogicalId(stack.observability.topic.node.defaultChild as CfnTopic);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
       Properties: { AlarmActions?: unknown[] };
     }>;
-    expect(alarms).toHaveLength(14);
+    // Delivery 9, sign-in guessing, parked, rejected, intake refusing, intake errors, watch
+    // errors; the report 4.
+    expect(alarms).toHaveLength(19);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     template.hasOutput('AlarmTopicArn', { Value: { Ref: topic } });

@@ -878,6 +878,159 @@ describe('createDynamoLedger', () => {
     });
   });
 
+  describe('listRecent', () => {
+    /** Seven leads one second apart, in several statuses: [queued, parked, queued, test...]. */
+    async function leadsOverTime(): Promise<string[]> {
+      const statuses = [
+        'queued',
+        'parked',
+        'queued',
+        'test',
+        'parked',
+        'queued',
+        'queued',
+      ] as const;
+      const ids: string[] = [];
+      for (const [i, status] of statuses.entries()) {
+        const { lead } = await ledger.record(
+          newLead({ dedupKey: `r${i}`, receivedAt: at(i), status }),
+        );
+        ids.push(lead.leadId);
+      }
+      // One on its way: listed with the others, merged by when it was received.
+      await ledger.claim(ids[5] ?? '', 0, LEASE_MS, at(20));
+      return ids;
+    }
+
+    it('merges the statuses newest first and pages by position without losing a lead', async () => {
+      // Prepare
+      const ids = await leadsOverTime();
+      const statuses = ['queued', 'sending', 'parked', 'test'] as const;
+
+      // Act
+      const seen: string[] = [];
+      let after: string | undefined;
+      let pages = 0;
+      do {
+        const page = await ledger.listRecent({
+          statuses,
+          order: 'newest',
+          limit: 3,
+          ...(after && { after }),
+        });
+        seen.push(...page.entries.map((e) => e.lead.leadId));
+        after = page.more ? page.entries.at(-1)?.position : undefined;
+        pages += 1;
+      } while (after && pages < 10);
+
+      // Assess
+      expect(seen).toEqual([...ids].reverse());
+      expect(pages).toBe(3);
+    });
+
+    it('reads only the statuses asked for, oldest first, within a period', async () => {
+      // Prepare
+      const ids = await leadsOverTime();
+
+      // Act
+      const parked = await ledger.listRecent({ statuses: ['parked'], order: 'oldest', limit: 10 });
+      const window = await ledger.listRecent({
+        statuses: ['queued', 'sending', 'parked', 'test'],
+        order: 'oldest',
+        since: at(2),
+        until: at(5),
+        limit: 10,
+      });
+
+      // Assess
+      expect(parked.entries.map((e) => e.lead.leadId)).toEqual([ids[1], ids[4]]);
+      expect(parked.more).toBe(false);
+      expect(window.entries.map((e) => e.lead.leadId)).toEqual(ids.slice(2, 5));
+    });
+
+    it('refuses a position it could not have handed out', async () => {
+      await expect(
+        ledger.listRecent({ statuses: ['queued'], order: 'newest', limit: 1, after: 'lead#x' }),
+      ).rejects.toBeInstanceOf(InvalidCursorError);
+      expect(ledger.isPosition('2026-03-02T12:00:00.000Z#ld_01M8475ENDJKM6M7VF566B')).toBe(true);
+      expect(ledger.isPosition('nope')).toBe(false);
+    });
+  });
+
+  describe('findByDedupKey', () => {
+    it('finds the lead recorded under a dedup key for its profile, and no other', async () => {
+      const { lead } = await ledger.record(newLead({ dedupKey: 'google:abc' }));
+      expect((await ledger.findByDedupKey('site', 'google:abc', at(1)))?.leadId).toBe(lead.leadId);
+      expect(await ledger.findByDedupKey('other', 'google:abc', at(1))).toBeUndefined();
+      expect(await ledger.findByDedupKey('site', 'google:xyz', at(1))).toBeUndefined();
+    });
+  });
+
+  describe('correct', () => {
+    it("keeps an operator's correction on a parked lead, at the version they read", async () => {
+      // Prepare
+      const { lead } = await ledger.record(
+        newLead({ status: 'parked', reason: 'required fields missing: cellphone' }),
+      );
+
+      // Act
+      const corrected = await ledger.correct(
+        lead.leadId,
+        lead.version,
+        {
+          correction: { cellphone: '11987654321', ddi: '55' },
+          prospect: { ...lead.prospect, cellphone: '11987654321', ddi: '55' },
+          by: 'ops',
+        },
+        at(30),
+      );
+
+      // Assess: still parked (a retry sends it), the correction and who made it are kept.
+      expect(corrected).toMatchObject({
+        status: 'parked',
+        correction: { cellphone: '11987654321', ddi: '55' },
+        prospect: { email: EMAIL, cellphone: '11987654321' },
+        correctedAt: at(30).toISOString(),
+        correctedBy: 'ops',
+      });
+      expect(await ledger.get(lead.leadId)).toMatchObject({ correction: { ddi: '55' } });
+    });
+
+    it('refuses a lead on its way, a delivered one, and a version that moved on', async () => {
+      // Prepare
+      const { lead: queued } = await ledger.record(newLead({ dedupKey: 'q' }));
+      const { lead: parked } = await ledger.record(newLead({ dedupKey: 'p', status: 'parked' }));
+      const change = { correction: { name: 'Ana' }, prospect: { name: 'Ana' }, by: 'ops' };
+
+      // Act / Assess
+      expect(await ledger.correct(queued.leadId, 0, change, at(5))).toBeUndefined();
+      expect(await ledger.correct(parked.leadId, 7, change, at(5))).toBeUndefined();
+      await ledger.requeue(parked.leadId, at(6));
+      expect(await ledger.correct(parked.leadId, 1, change, at(7))).toBeUndefined();
+      expect((await ledger.get(parked.leadId))?.correction).toBeUndefined();
+    });
+
+    it('keeps the correction when delivery saves what it mapped', async () => {
+      // Prepare
+      const { lead } = await ledger.record(newLead({ status: 'parked' }));
+      const change = { correction: { name: 'Ana' }, prospect: { name: 'Ana' }, by: 'ops' };
+      await ledger.correct(lead.leadId, 0, change, at(2));
+      const requeued = await ledger.requeue(lead.leadId, at(3));
+      const claimed = await ledger.claim(lead.leadId, requeued?.version ?? -1, LEASE_MS, at(4));
+
+      // Act
+      await ledger.saveMapping(
+        lead.leadId,
+        claimed?.version ?? -1,
+        { prospect: { name: 'Ana' } },
+        at(5),
+      );
+
+      // Assess
+      expect((await ledger.get(lead.leadId))?.correction).toEqual({ name: 'Ana' });
+    });
+  });
+
   describe('publicStatus', () => {
     it('shows a lead being sent as queued', () => {
       expect(publicStatus('sending')).toBe('queued');

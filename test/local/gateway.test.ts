@@ -173,7 +173,7 @@ describe('local gateway: request to proxy event', () => {
       ['GET', '/nowhere'],
       ['DELETE', '/echo'],
       ['GET', '/files'],
-      ['GET', '/echo/'],
+      ['GET', '/echo//'],
     ] as const) {
       // Act
       const response = await send(`${gateway.url}${path}`, { method });
@@ -183,6 +183,12 @@ describe('local gateway: request to proxy event', () => {
       expect(response.json()).toEqual({ message: 'Missing Authentication Token' });
       expect(response.headers['x-amzn-errortype']).toBe('MissingAuthenticationTokenException');
     }
+  });
+
+  it('routes a trailing slash to the resource and keeps it in the event path, as API Gateway does', async () => {
+    const { event } = await echo(gateway, '/echo/', { method: 'POST', body: '{}' });
+    expect(event.resource).toBe('/echo');
+    expect(event.path).toBe('/echo/');
   });
 
   it('passes an empty body as null', async () => {
@@ -598,6 +604,12 @@ describe('createRouteTable', () => {
 
   it('does not fall back to a less specific resource when the method is missing', () => {
     expect(table.match('GET', '/a/b')).toBeUndefined();
+  });
+
+  it('routes one trailing slash to the resource without it, as API Gateway (REST) does', () => {
+    expect(table.match('POST', '/a/b/')?.matched.resource).toBe('/a/b');
+    expect(table.match('GET', '/a/c/')?.matched.pathParameters).toEqual({ x: 'c' });
+    expect(table.match('POST', '/a/b//')).toBeUndefined();
   });
 });
 

@@ -18,7 +18,8 @@
  *    the others wait, counted against nothing). Then a lease, fenced by the version.
  * 2. `complete`: a capture left `pending` (a webhook that carries ids only, such as Meta's) is
  *    completed by its source's `complete()` step and kept in the ledger; a platform's test lead
- *    then becomes `test`; mapped with the profile's current settings (missing fields → parked).
+ *    then becomes `test`; mapped with the profile's current settings, an operator's correction
+ *    laid over the result (missing fields → parked).
  * 3. `look up`: after an ambiguous POST, the prospect is looked up before posting again.
  * 4. `post`: through the upstream client and the account's shared pacer.
  * 5. `settle`: the answer becomes one ledger transition and an outcome:
@@ -50,6 +51,7 @@ import { accountOfProfile, type Profile } from '../../config/config-schema.ts';
 import type { ConfigSource } from '../../config/config-source.ts';
 import type { ExternalId } from '../../domain/json.ts';
 import type { LeadCapture } from '../../domain/lead.ts';
+import { applyCorrection } from '../../domain/lead-correction.ts';
 import { LeadStateError, type LeadStatus } from '../../domain/lead-lifecycle.ts';
 import type { Prospect } from '../../domain/prospect.ts';
 import type { LeadLedger, LeadRecord, Release } from '../../ledger/lead-ledger.ts';
@@ -466,7 +468,9 @@ async function complete(h: Held): Promise<{ prospect: Prospect } | { outcome: Fo
     if ('outcome' in completed) return completed;
     capture = completed.capture;
   }
-  const mapped = mapCapture(capture, h.profile);
+  // An operator's correction is laid over the mapping, so it always wins over the profile's
+  // current settings while everything it does not touch follows them (lead-correction.ts).
+  const mapped = applyCorrection(mapCapture(capture, h.profile), h.lead.correction);
   // What the person sent (the platform's answers once looked up) and the Prospect they make
   // are kept, so that an operator can read and fix them.
   if (wasPending || JSON.stringify(mapped.prospect) !== JSON.stringify(h.lead.prospect)) {

@@ -576,6 +576,55 @@ describe('forwardLead: leads that cannot be sent as they are', () => {
     expect(await h.calls(POSTS)).toEqual({});
   });
 
+  it("delivers an operator's correction: the mapping never overwrites it, the profile does the rest", async () => {
+    // Prepare: parked for its phone; an operator types it (with a wrong-looking idBranch too,
+    // which the profile's later default must not replace).
+    const lead = await h.record(
+      'site',
+      formCapture({
+        answers: [
+          { key: 'name', value: 'Ana Lima' },
+          { key: 'email', value: 'ana.lima@example.com' },
+        ],
+      }),
+    );
+    await h.step(lead.leadId);
+    const parked = await h.ledger.get(lead.leadId);
+    await h.ledger.correct(
+      lead.leadId,
+      parked?.version ?? -1,
+      {
+        correction: { ddi: '55', cellphone: '21998765432', idBranch: 9 },
+        prospect: { ...parked?.prospect },
+        by: 'ops',
+      },
+      new Date(),
+    );
+    h.config.profiles.site = {
+      ...profile('site'),
+      defaults: { idBranch: 4, marketingType: 'Site novo' },
+    } as Profile;
+
+    // Act
+    await h.ledger.requeue(lead.leadId, new Date());
+    const outcome = await h.step(lead.leadId);
+
+    // Assess
+    expect(outcome).toEqual({ kind: 'done', reason: 'delivered' });
+    const [created] = await h.prospects();
+    expect(created?.body).toMatchObject({
+      email: 'ana.lima@example.com',
+      ddi: '55',
+      cellphone: '21998765432',
+      idBranch: 9,
+      marketingType: 'Site novo',
+    });
+    expect((created?.body as { notes?: string } | undefined)?.notes).toContain(
+      'Corrigido por um operador: ddi, cellphone, idBranch.',
+    );
+    expect((await h.ledger.get(lead.leadId))?.correction).toMatchObject({ idBranch: 9 });
+  });
+
   it('completes a pending Meta lead from the sandbox Graph, keeps its answers and delivers it', async () => {
     // Prepare
     await h.registerMetaLead({

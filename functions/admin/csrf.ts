@@ -1,0 +1,62 @@
+/**
+ * Cross-site request forgery guard of the admin routes that change state.
+ *
+ * Basic credentials are sent by a browser with every request to the API's origin, whoever's page
+ * made it: a page elsewhere could post a form to `/admin/leads/{id}/retry` and the browser would
+ * add the operator's credentials. Cookies' `SameSite` does not help (there is no cookie), so two
+ * checks that need no server-side session:
+ *
+ * 1. Same origin: a request a browser marks as coming from elsewhere (`Sec-Fetch-Site:
+ *    cross-site` or `same-site`, or an `Origin` that is not this API's) is refused.
+ * 2. A token bound to the credentials: a request from a browser (it carries `Origin` or
+ *    `Sec-Fetch-Site`) must carry `X-CSRF-Token`, which the console page is given inside its
+ *    HTML. It is an HMAC of the operator's username keyed by their stored password (hash), so it
+ *    changes with the password, needs no storage, and another site cannot read it (the page is
+ *    same-origin, `no-store`, and may not be framed).
+ *
+ * Programs (the operator CLI, curl, scripts) send neither header and pass, as before: they hold
+ * the credentials anyway and no browser is involved.
+ */
+import { createHmac } from 'node:crypto';
+import type { Client } from '../kernel/client-schema.ts';
+import { safeEqual } from '../kernel/crypto.ts';
+import type { HttpRequest } from '../kernel/http.ts';
+
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** The console's token for this client (see the module comment). */
+export function csrfToken(client: Client): string {
+  const key = client.passwordHash ?? client.password ?? '';
+  return createHmac('sha256', key)
+    .update(`leads-console-csrf:${client.username}`)
+    .digest('base64url');
+}
+
+export type CsrfVerdict = { ok: true } | { ok: false; message: string };
+
+/** The origin this request was sent to, `scheme://host`, when the request says its host. */
+function ownOrigin(request: HttpRequest, scheme: string): string | undefined {
+  const host = request.headers.host;
+  return host ? `${scheme}://${host}`.toLowerCase() : undefined;
+}
+
+/** Whether a state-changing request may go on (see the module comment). */
+export function checkCsrf(request: HttpRequest, client: Client, scheme: string): CsrfVerdict {
+  const site = request.headers['sec-fetch-site']?.toLowerCase();
+  const origin = request.headers.origin?.toLowerCase();
+  if (site === undefined && origin === undefined) return { ok: true };
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    return { ok: false, message: 'a request from another site may not change leads' };
+  }
+  if (origin !== undefined && origin !== ownOrigin(request, scheme)) {
+    return { ok: false, message: 'a request from another origin may not change leads' };
+  }
+  const token = request.headers[CSRF_HEADER] ?? '';
+  if (!token || !safeEqual(token, csrfToken(client))) {
+    return {
+      ok: false,
+      message: `a browser must send the console's ${CSRF_HEADER} header; reload the console`,
+    };
+  }
+  return { ok: true };
+}

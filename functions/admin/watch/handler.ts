@@ -1,0 +1,85 @@
+/**
+ * The quiet-profile watch Lambda (quiet-profiles.ts): EventBridge Scheduler invokes it every
+ * WATCH_INTERVAL_MINUTES; it publishes to the alarm topic (ALERT_TOPIC_ARN). Locally (no topic)
+ * the alert is logged instead. Logs profile names and counts only.
+ */
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { count, flushMetrics, logger } from '../../kernel/observability.ts';
+import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from './alert-env.ts';
+import {
+  type Alert,
+  type WatchDeps,
+  type WatchResult,
+  watchQuietProfiles,
+} from './quiet-profiles.ts';
+
+async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
+  const topicArn = env[ALERT_TOPIC_ENV];
+  const notify = topicArn
+    ? (() => {
+        const sns = new SNSClient({});
+        return async (alert: Alert) => {
+          await sns.send(
+            new PublishCommand({
+              TopicArn: topicArn,
+              Subject: alert.subject,
+              Message: alert.message,
+            }),
+          );
+        };
+      })()
+    : async (alert: Alert) => {
+        logger.warn('quiet profiles (no alert topic configured)', { subject: alert.subject });
+      };
+  const consoleUrl = env[CONSOLE_URL_ENV];
+  if (env.LEADS_RUNTIME === 'local') {
+    const [{ localConfigSource }, { localLedger }] = await Promise.all([
+      import('../../config/config-local.ts'),
+      import('../../ledger/ledger-local.ts'),
+    ]);
+    return {
+      config: localConfigSource(),
+      ledger: localLedger(),
+      notify,
+      ...(consoleUrl && { consoleUrl }),
+    };
+  }
+  const [
+    { DynamoDBClient },
+    { createAwsConfigSource },
+    { createDynamoLedger },
+    { ENV, requireEnv },
+  ] = await Promise.all([
+    import('@aws-sdk/client-dynamodb'),
+    import('../../config/config-aws.ts'),
+    import('../../ledger/lead-ledger-dynamodb.ts'),
+    import('../../kernel/env.ts'),
+  ]);
+  return {
+    config: createAwsConfigSource(env),
+    ledger: createDynamoLedger({
+      client: new DynamoDBClient({}),
+      tableName: requireEnv(ENV.ledgerTable, env),
+    }),
+    notify,
+    ...(consoleUrl && { consoleUrl }),
+  };
+}
+
+let resolved: Promise<WatchDeps> | undefined;
+
+export async function handler(): Promise<WatchResult> {
+  resolved ??= deps(process.env);
+  try {
+    const result = await watchQuietProfiles(await resolved);
+    logger.info('quiet-profile watch ran', {
+      watched: result.watched,
+      scanned: result.scanned,
+      quiet: result.quiet.map((q) => q.profile),
+    });
+    if (result.quiet.length > 0) count('ProfilesQuiet', result.quiet.length);
+    return result;
+  } finally {
+    flushMetrics();
+  }
+}

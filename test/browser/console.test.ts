@@ -1,0 +1,253 @@
+/**
+ * The operator console in a real browser (Chromium through playwright-core), served by the local
+ * runtime on the demo configuration (config/demo.json) with the delivery worker on, at a desk
+ * (1366 px) and on a phone (390 px): an operator finds a parked lead, reads what the person
+ * typed, adds the missing phone, resends it and sees it delivered, and the sandbox upstream has
+ * the prospect with that phone; a payload is previewed (nothing stored); nothing scrolls sideways
+ * at 390 px; the page runs under its CSP without a violation. Also with the same runtime: the
+ * form's honest answer (`parked`), and every demo profile's test lead delivered through the real
+ * path. Screenshots go to test/artifacts/ (docs/screenshots/ keeps a few for the README).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestRuntime, type TestRuntime } from '../helpers/local-runtime.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = new URL('../artifacts/', import.meta.url);
+const DEMO = JSON.parse(readFileSync(new URL('../../config/demo.json', import.meta.url), 'utf8'));
+const OPS = { username: 'ops', password: 'ops-secret' };
+const AUTH = { authorization: `Basic ${Buffer.from('ops:ops-secret').toString('base64')}` };
+const DESKTOP = { width: 1366, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+let rt: TestRuntime;
+let browser: Browser;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  rt = await startTestRuntime(DEMO, { worker: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await rt?.stop();
+});
+
+async function open(viewport: { width: number; height: number }): Promise<{
+  context: BrowserContext;
+  page: Page;
+}> {
+  const context = await browser.newContext({
+    httpCredentials: OPS,
+    viewport,
+    locale: 'pt-BR',
+    ...(viewport.width < 500 && { isMobile: true, hasTouch: true }),
+  });
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(String(error)));
+  page.on('request', (request) => {
+    if (!request.url().startsWith(rt.url)) problems.push(`external request: ${request.url()}`);
+  });
+  return { context, page };
+}
+
+function shot(page: Page, name: string, fullPage = false): Promise<Buffer> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return page.screenshot({ path: new URL(name, ARTIFACTS).pathname, fullPage });
+}
+
+const scrollWidth = (page: Page) => page.$eval('html', (n) => n.scrollWidth);
+
+/** A person fills the landing page's form without their phone: the answer says `parked`. */
+async function parkedFormLead(name: string, email: string): Promise<string> {
+  const response = await fetch(new URL('/leads/site?token=demo-site-token', rt.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ nome: name, email, utm_source: 'instagram' }).toString(),
+  });
+  const body = (await response.json()) as { leadId: string; status: string; reason?: string };
+  expect(response.status).toBe(202);
+  expect(body).toMatchObject({ status: 'parked', reason: 'required fields missing: cellphone' });
+  return body.leadId;
+}
+
+/** The bodies the sandbox upstream created prospects from. */
+async function sandboxProspects(): Promise<Record<string, unknown>[]> {
+  const response = await fetch(new URL('/_sandbox/prospects', rt.sandboxUrl));
+  return ((await response.json()) as { body: Record<string, unknown> }[]).map((p) => p.body);
+}
+
+/** Finds, reads, corrects and resends a parked lead as an operator would, at one width. */
+async function fixParkedLead(
+  viewport: { width: number; height: number },
+  person: { name: string; email: string; phone: string },
+  label: string,
+): Promise<{ page: Page; context: BrowserContext }> {
+  const leadId = await parkedFormLead(person.name, person.email);
+  const { page, context } = await open(viewport);
+  const response = await page.goto(new URL('/admin/', rt.url).href);
+  expect(response?.status()).toBe(200);
+
+  // Find it: parked leads, searched by the person's name.
+  await page.selectOption('select[name="status"]', 'parked');
+  await page.fill('input[name="q"]', person.name);
+  await page.click('form.filters button[type="submit"]');
+  const row = page.locator(`tr[data-lead="${leadId}"]`);
+  await row.waitFor();
+  expect(await page.locator('tr.lead').count()).toBe(1);
+  await expect.poll(() => row.textContent()).toContain('required fields missing: cellphone');
+  if (viewport.width < 500) expect(await scrollWidth(page)).toBeLessThanOrEqual(viewport.width);
+  await shot(page, `console-${label}-list.png`, true);
+
+  // Read what the person typed.
+  await row.locator('a').click();
+  await page.locator('#submitted').waitFor();
+  const typed = (await page.textContent('#submitted')) ?? '';
+  expect(typed).toContain(person.name);
+  expect(typed).toContain(person.email);
+  expect(typed).toContain('instagram');
+  expect(await page.textContent('#prospect')).toContain(person.email);
+  if (viewport.width < 500) expect(await scrollWidth(page)).toBeLessThanOrEqual(viewport.width);
+  await shot(page, `console-${label}-lead.png`, true);
+
+  // Add the missing phone and resend; the page follows the lead until it is delivered.
+  await page.fill('#correct input[name="cellphone"]', person.phone);
+  await page.click('#correct button[type="submit"]');
+  await page.locator('.msg.ok', { hasText: 'Entregue como prospect' }).waitFor({ timeout: 30_000 });
+  await page.locator('li.delivered').waitFor();
+  await shot(page, `console-${label}-delivered.png`, true);
+
+  const digits = person.phone.replace(/\D/g, '');
+  const prospect = (await sandboxProspects()).find((p) => p.email === person.email);
+  expect(prospect).toMatchObject({ ddi: '55', cellphone: digits });
+  const lead = (await (
+    await fetch(new URL(`/admin/leads/${leadId}`, rt.url), { headers: AUTH })
+  ).json()) as Record<string, unknown>;
+  expect(lead).toMatchObject({ status: 'delivered', correctedBy: 'ops' });
+  expect(lead.lastError).toBeUndefined();
+  return { page, context };
+}
+
+describe('the operator console', () => {
+  it('at 1366 px: finds a parked lead, shows what was typed, takes the phone, delivers it', async () => {
+    const { page, context } = await fixParkedLead(
+      DESKTOP,
+      { name: 'Ana Souza', email: 'ana.souza.console@example.com', phone: '(11) 98765-4321' },
+      '1366',
+    );
+    await context.close();
+    expect(page.isClosed()).toBe(true);
+  }, 60_000);
+
+  it('at 390 px: the same, with nothing scrolling sideways', async () => {
+    const { context } = await fixParkedLead(
+      PHONE,
+      { name: 'Bruno Lima', email: 'bruno.lima.console@example.com', phone: '11 91234-5678' },
+      '390',
+    );
+    await context.close();
+  }, 60_000);
+
+  it('previews a payload at both widths, storing nothing', async () => {
+    for (const [viewport, label] of [
+      [DESKTOP, '1366'],
+      [PHONE, '390'],
+    ] as const) {
+      // Prepare
+      const { page, context } = await open(viewport);
+      await page.goto(new URL('/admin/#/preview', rt.url).href);
+      await page.locator('#preview').waitFor();
+      const before = await fetch(new URL('/admin/leads?profile=site&q=Carla', rt.url), {
+        headers: AUTH,
+      });
+      // Act
+      await page.locator('#preview select').first().selectOption('site');
+      await page
+        .locator('#preview select')
+        .nth(1)
+        .selectOption('application/x-www-form-urlencoded');
+      await page.fill('#preview textarea', 'nome=Carla+Dias&email=carla.dias%40example.com');
+      await page.click('#preview button[type="submit"]');
+      const result = page.locator('.result');
+      await result.waitFor();
+      // Assess
+      const text = (await result.textContent()) ?? '';
+      expect(text).toContain('Seria parado: required fields missing: cellphone');
+      expect(text).toContain('carla.dias@example.com');
+      expect(text).toContain('Carla');
+      if (viewport.width < 500) expect(await scrollWidth(page)).toBeLessThanOrEqual(viewport.width);
+      await shot(page, `console-${label}-preview.png`, true);
+      const after = await fetch(new URL('/admin/leads?profile=site&q=Carla', rt.url), {
+        headers: AUTH,
+      });
+      expect(((await after.json()) as { leads: unknown[] }).leads).toEqual(
+        ((await before.json()) as { leads: unknown[] }).leads,
+      );
+      await context.close();
+    }
+  }, 60_000);
+
+  it('shows each profile’s set-up kit, and ran without a CSP violation or an outside request', async () => {
+    const { page, context } = await open(DESKTOP);
+    await page.goto(new URL('/admin/#/setup', rt.url).href);
+    await page.locator('.card h3', { hasText: 'site' }).first().waitFor();
+    const text = (await page.textContent('#view')) ?? '';
+    expect(text).toContain(`${rt.url.replace(/\/$/, '')}/leads/site`);
+    expect(await page.locator('.card h3').count()).toBe(Object.keys(DEMO.profiles).length);
+    await shot(page, 'console-1366-setup.png');
+    await context.close();
+    expect(problems).toEqual([]);
+  }, 30_000);
+});
+
+describe('every demo profile delivers its sample lead', () => {
+  it('sends each profile’s test lead through the real path and sees it delivered', async () => {
+    // Act
+    const profiles = Object.keys(DEMO.profiles);
+    await Promise.all(
+      profiles.map(async (profile) => {
+        const response = await fetch(new URL(`/admin/test-lead/${profile}`, rt.url), {
+          method: 'POST',
+          headers: AUTH,
+        });
+        const body = (await response.json()) as { status: number };
+        expect(response.status, profile).toBe(200);
+        expect(body.status, `${profile}: ${JSON.stringify(body)}`).toBeLessThan(300);
+      }),
+    );
+    // Assess: each profile has a delivered lead from Ana Teste.
+    for (const profile of profiles) {
+      await expect
+        .poll(
+          async () => {
+            const response = await fetch(
+              new URL(`/admin/leads?profile=${profile}&q=ana.teste`, rt.url),
+              { headers: AUTH },
+            );
+            const { leads } = (await response.json()) as {
+              leads: { status: string; reason?: string }[];
+            };
+            return leads.map((lead) => `${profile}: ${lead.status} ${lead.reason ?? ''}`.trim());
+          },
+          { timeout: 30_000, interval: 250 },
+        )
+        .toContain(`${profile}: delivered`);
+    }
+  }, 90_000);
+});
