@@ -94,7 +94,7 @@ const SDK_SOURCE: Record<Sdk, { imports: string; construct: string }> = {
 
 /** Dummy values for every variable a wiring-aws reads: nothing is called at import. */
 const FUNCTION_ENV: NodeJS.ProcessEnv = {
-  // As NodeFunction sets it on every deployed function (stack traces in the bundle's sources).
+  // Today's design: NodeFunction set it on every deployed function (stack traces in sources).
   NODE_OPTIONS: '--enable-source-maps',
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'AKIDBENCH',
@@ -116,6 +116,9 @@ const FUNCTION_ENV: NodeJS.ProcessEnv = {
   LEADS_APPCONFIG_ENVIRONMENT: 'bench-env',
   LEADS_APPCONFIG_PROFILE: 'bench-profile',
 };
+
+/** The chosen design drops `--enable-source-maps` (NodeFunction sets no NODE_OPTIONS). */
+const CHOSEN_ENV: NodeJS.ProcessEnv = { ...FUNCTION_ENV, NODE_OPTIONS: '' };
 
 /** The child: import, then one macrotask for the wiring started at import. */
 const CHILD = `
@@ -328,7 +331,8 @@ export async function coldInit(): Promise<Figure[]> {
         above: [] as Sample[],
       };
       for (let i = 0; i < RUNS; i++) {
-        runs.chosen.push(await importOnce(chosen.file));
+        // As deployed: the chosen design without --enable-source-maps, today's with it.
+        runs.chosen.push(await importOnce(chosen.file, undefined, CHOSEN_ENV));
         runs.today.push(await importOnce(today.file));
         runs.sdkExternal.push(await importOnce(sdkExternal.file));
         runs.sdkBundled.push(await importOnce(sdkBundled.file));

@@ -30,7 +30,6 @@ describe('NodeFunction', () => {
       Timeout: 10,
       Environment: {
         Variables: {
-          NODE_OPTIONS: '--enable-source-maps',
           LEADS_RUNTIME: 'aws',
           POWERTOOLS_SERVICE_NAME: 'leads',
           POWERTOOLS_METRICS_NAMESPACE: 'Leads',
