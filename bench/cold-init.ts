@@ -1,12 +1,14 @@
 /**
  * Cold init of each deployed function: the bundle `cdk synth` writes for it (the stack is
- * synthesized in this process from config/deploy.example.json, NodeFunction's esbuild settings:
- * ESM, minified, the AWS SDK external, `process.env.LEADS_RUNTIME` defined as "aws"), copied
- * where the external SDK resolves and imported by fresh `node` processes. The baseline is a
- * bundle of just the AWS SDK clients the function's wiring-aws constructs, built with the same
- * settings, so the ratio is the function's own weight on top of the SDK it cannot avoid.
+ * synthesized in this process from config/deploy.example.json with NodeFunction's esbuild
+ * settings: ESM, minified, the AWS SDK bundled, `process.env.LEADS_RUNTIME` defined as "aws"),
+ * against today's design built in the same run from the same code (the SDK external, resolved
+ * from node_modules as on Lambda, the parameter providers imported with the module, source maps
+ * on), each imported by fresh `node` processes. Baselines: bundles of just the AWS SDK clients
+ * the function's wiring-aws constructs, bundled and external, and the function's own code timed
+ * with those clients already loaded (docs/performance.md).
  *
- * Each child measures `performance.now()` around `await import(bundle)` and again once the
+ * Each child measures `performance.now()` around `await import()` and again once the
  * lazily imported wiring has run (one macrotask later): the handlers create their AWS adapters
  * in a promise started at import, so that is the init a first invocation waits for.
  */
