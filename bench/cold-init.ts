@@ -1,12 +1,14 @@
 /**
  * Cold init of each deployed function: the bundle `cdk synth` writes for it (the stack is
- * synthesized in this process from config/deploy.example.json, NodeFunction's esbuild settings:
- * ESM, minified, the AWS SDK external, `process.env.LEADS_RUNTIME` defined as "aws"), copied
- * where the external SDK resolves and imported by fresh `node` processes. The baseline is a
- * bundle of just the AWS SDK clients the function's wiring-aws constructs, built with the same
- * settings, so the ratio is the function's own weight on top of the SDK it cannot avoid.
+ * synthesized in this process from config/deploy.example.json with NodeFunction's esbuild
+ * settings: ESM, minified, the AWS SDK bundled, `process.env.LEADS_RUNTIME` defined as "aws"),
+ * against today's design built in the same run from the same code (the SDK external, resolved
+ * from node_modules as on Lambda, the parameter providers imported with the module, source maps
+ * on), each imported by fresh `node` processes. Baselines: bundles of just the AWS SDK clients
+ * the function's wiring-aws constructs, bundled and external, and the function's own code timed
+ * with those clients already loaded (docs/performance.md).
  *
- * Each child measures `performance.now()` around `await import(bundle)` and again once the
+ * Each child measures `performance.now()` around `await import()` and again once the
  * lazily imported wiring has run (one macrotask later): the handlers create their AWS adapters
  * in a promise started at import, so that is the init a first invocation waits for.
  */
@@ -94,7 +96,7 @@ const SDK_SOURCE: Record<Sdk, { imports: string; construct: string }> = {
 
 /** Dummy values for every variable a wiring-aws reads: nothing is called at import. */
 const FUNCTION_ENV: NodeJS.ProcessEnv = {
-  // As NodeFunction sets it on every deployed function (stack traces in the bundle's sources).
+  // Today's design: NodeFunction set it on every deployed function (stack traces in sources).
   NODE_OPTIONS: '--enable-source-maps',
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'AKIDBENCH',
@@ -116,6 +118,9 @@ const FUNCTION_ENV: NodeJS.ProcessEnv = {
   LEADS_APPCONFIG_ENVIRONMENT: 'bench-env',
   LEADS_APPCONFIG_PROFILE: 'bench-profile',
 };
+
+/** The chosen design drops `--enable-source-maps` (NodeFunction sets no NODE_OPTIONS). */
+const CHOSEN_ENV: NodeJS.ProcessEnv = { ...FUNCTION_ENV, NODE_OPTIONS: '' };
 
 /** The child: import, then one macrotask for the wiring started at import. */
 const CHILD = `
@@ -150,15 +155,24 @@ interface Bundle {
   metafile: Metafile;
 }
 
+/** Lets bundled CommonJS code `require()` inside an ESM bundle (as NodeFunction's banner). */
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire as __leadsCreateRequire } from 'node:module'; const require = __leadsCreateRequire(import.meta.url);";
+
+/**
+ * NodeFunction's esbuild settings. `sdk: 'external'` is today's design (the runtime's AWS SDK,
+ * resolved from node_modules as on Lambda); `'bundled'` is the chosen one (bundleAwsSDK).
+ */
 async function bundle(
   name: string,
   entry: { path: string } | { contents: string },
+  sdk: 'external' | 'bundled' = 'external',
 ): Promise<Bundle> {
   const outfile = join(OUT_DIR, name, 'index.mjs');
   const result = await build({
     ...('path' in entry
       ? { entryPoints: [entry.path] }
-      : { stdin: { contents: entry.contents, resolveDir: REPO_ROOT, loader: 'js' } }),
+      : { stdin: { contents: entry.contents, resolveDir: REPO_ROOT, loader: 'ts' } }),
     outfile,
     bundle: true,
     platform: 'node',
@@ -168,12 +182,29 @@ async function bundle(
     sourcemap: true,
     sourcesContent: false,
     mainFields: ['module', 'main'],
-    external: ['@aws-sdk/*'],
+    ...(sdk === 'external'
+      ? { external: ['@aws-sdk/*'] }
+      : { banner: { js: CREATE_REQUIRE_BANNER } }),
     define: { 'process.env.LEADS_RUNTIME': JSON.stringify('aws') },
     metafile: true,
     logLevel: 'silent',
   });
   return { file: outfile, bytes: statSync(outfile).size, metafile: result.metafile };
+}
+
+/**
+ * Today's design of a function, to measure against in the same run: the AWS SDK external, and
+ * the Powertools parameter providers (with their AppConfig and Secrets Manager clients) imported
+ * with the module, as config-aws.ts and secrets-aws.ts did before they loaded them on first use.
+ */
+function todaysSource(fn: { entry: string; sdk: readonly Sdk[] }): string {
+  return [
+    ...(fn.sdk.includes('appconfig')
+      ? ["import '@aws-lambda-powertools/parameters/appconfig';"]
+      : []),
+    ...(fn.sdk.includes('secrets') ? ["import '@aws-lambda-powertools/parameters/secrets';"] : []),
+    `export * from ${JSON.stringify(join(REPO_ROOT, fn.entry))};`,
+  ].join('\n');
 }
 
 /** Bytes of the bundle by package (or `(project)` for the repository's own code). */
@@ -269,66 +300,139 @@ export async function coldInit(): Promise<Figure[]> {
     for (const fn of FUNCTIONS) {
       const asset = synthesized.get(fn.name);
       if (!asset) throw new Error(`the synthesized stack has no function ${fn.name}`);
-      // Beside the others, inside node_modules, so the external AWS SDK resolves as on Lambda.
+      // The chosen design, as deployed: NodeFunction's bundle from the cloud assembly.
       const file = join(OUT_DIR, fn.name, 'index.mjs');
       mkdirSync(join(OUT_DIR, fn.name), { recursive: true });
       copyFileSync(asset, file);
       copyFileSync(`${asset}.map`, `${file}.map`);
       // What the bundle is made of: an esbuild metafile of the same entry and settings.
-      const composition = await bundle(`${fn.name}-metafile`, { path: join(REPO_ROOT, fn.entry) });
-      const own = { file, bytes: statSync(file).size, metafile: composition.metafile };
+      const composition = await bundle(
+        `${fn.name}-metafile`,
+        { path: join(REPO_ROOT, fn.entry) },
+        'bundled',
+      );
+      const chosen = { file, bytes: statSync(file).size, metafile: composition.metafile };
+      // Today's design, built in this run from the same code.
+      const today = await bundle(`${fn.name}-today`, { contents: todaysSource(fn) });
+      // The same code with the SDK external: its own code above a preloaded SDK.
+      const ownExternal = await bundle(`${fn.name}-own`, { path: join(REPO_ROOT, fn.entry) });
       const sdkSource = [
         ...fn.sdk.map((s) => SDK_SOURCE[s].imports),
         `export const clients = [${fn.sdk.map((s) => SDK_SOURCE[s].construct).join(', ')}];`,
       ].join('\n');
-      const sdk = await bundle(`${fn.name}-sdk`, { contents: sdkSource });
+      const sdkExternal = await bundle(`${fn.name}-sdk`, { contents: sdkSource });
+      const sdkBundled = await bundle(`${fn.name}-sdk-bundled`, { contents: sdkSource }, 'bundled');
       writeFileSync(join(OUT_DIR, `${fn.name}-sdk.js`), sdkSource);
 
-      // Interleaved, so both see the same load from the machine's other work.
-      const ownRuns: Sample[] = [];
-      const sdkRuns: Sample[] = [];
-      const aboveRuns: Sample[] = [];
+      // Interleaved, so all of them see the same load from the machine's other work.
+      const runs = {
+        chosen: [] as Sample[],
+        today: [] as Sample[],
+        sdkExternal: [] as Sample[],
+        sdkBundled: [] as Sample[],
+        above: [] as Sample[],
+      };
       for (let i = 0; i < RUNS; i++) {
-        ownRuns.push(await importOnce(own.file));
-        sdkRuns.push(await importOnce(sdk.file));
-        aboveRuns.push(await importOnce(own.file, sdk.file));
+        // As deployed: the chosen design without --enable-source-maps, today's with it.
+        runs.chosen.push(await importOnce(chosen.file, undefined, CHOSEN_ENV));
+        runs.today.push(await importOnce(today.file));
+        runs.sdkExternal.push(await importOnce(sdkExternal.file));
+        runs.sdkBundled.push(await importOnce(sdkBundled.file));
+        runs.above.push(await importOnce(ownExternal.file, sdkExternal.file));
       }
-      const aboveMs = median(aboveRuns.map((r) => r.initMs));
-      const ownMs = median(ownRuns.map((r) => r.initMs));
-      const sdkMs = median(sdkRuns.map((r) => r.initMs));
-      const heaviest = heaviestInputs(own.metafile)
+      const ms = (samples: Sample[]) => median(samples.map((r) => r.initMs));
+      const rss = (samples: Sample[]) => Math.round(median(samples.map((r) => r.rss)) / 1048576);
+      const [chosenMs, todayMs, aboveMs] = [ms(runs.chosen), ms(runs.today), ms(runs.above)];
+      const [sdkExternalMs, sdkBundledMs] = [ms(runs.sdkExternal), ms(runs.sdkBundled)];
+      const heaviest = heaviestInputs(chosen.metafile)
         .map((h) => `${h.what} ${h.kb} KB`)
         .join(', ');
+      const clients = fn.sdk.join('+') || 'none';
       progress(
-        `init ${fn.name}: ${ownMs.toFixed(1)} ms (SDK only ${sdkMs.toFixed(1)} ms; own code above the SDK ${aboveMs.toFixed(1)} ms), bundle ${Math.round(own.bytes / 1024)} KB; heaviest: ${heaviest}`,
+        `init ${fn.name}: ${chosenMs.toFixed(1)} ms, today's design ${todayMs.toFixed(1)} ms (${(chosenMs / todayMs).toFixed(2)}); SDK only ${sdkBundledMs.toFixed(1)} ms bundled, ${sdkExternalMs.toFixed(1)} ms external; own code above the SDK ${aboveMs.toFixed(1)} ms; bundle ${Math.round(chosen.bytes / 1024)} KB (today ${Math.round(today.bytes / 1024)} KB); heaviest: ${heaviest}`,
       );
       figures.push(
         figure(
           `init ${fn.name} (median of ${RUNS})`,
-          ownMs,
+          chosenMs,
           'ms',
-          `SDK clients only (${fn.sdk.join('+')})`,
-          sdkMs,
-          `import ${median(ownRuns.map((r) => r.importMs)).toFixed(1)} ms; RSS ${Math.round(median(ownRuns.map((r) => r.rss)) / 1048576)} MB vs ${Math.round(median(sdkRuns.map((r) => r.rss)) / 1048576)} MB; heaviest in bundle: ${heaviest}`,
+          "today's design (SDK external, parameter providers at import)",
+          todayMs,
+          `import ${median(runs.chosen.map((r) => r.importMs)).toFixed(1)} ms; RSS ${rss(runs.chosen)} MB vs ${rss(runs.today)} MB; heaviest in bundle: ${heaviest}`,
+        ),
+        figure(
+          `init ${fn.name}: SDK clients only, bundled (median of ${RUNS})`,
+          sdkBundledMs,
+          'ms',
+          `the same clients external (${clients})`,
+          sdkExternalMs,
         ),
         figure(
           `init ${fn.name}: own code above the SDK (median of ${RUNS})`,
           aboveMs,
           'ms',
-          `SDK clients only (${fn.sdk.join('+')})`,
-          sdkMs,
-          'the SDK-only bundle imported first in the same process, then the function bundle: its own modules, other dependencies and wiring',
+          `SDK clients only, external (${clients})`,
+          sdkExternalMs,
+          'the SDK-only bundle imported first in the same process, then the function (SDK external): its own modules, other dependencies and wiring',
         ),
-        // The SDK is external, so its own bundle is a few hundred bytes: no meaningful ratio.
-        figure(`bundle ${fn.name}`, own.bytes / 1024, 'KB', 'SDK-only bundle (SDK external)', 0),
+        figure(
+          `bundle ${fn.name}`,
+          chosen.bytes / 1024,
+          'KB',
+          "today's bundle (SDK external)",
+          today.bytes / 1024,
+        ),
       );
     }
+    figures.push(await firstRequestLoads());
     figures.push(await sourceMapCost(join(OUT_DIR, 'intake', 'index.mjs')));
     figures.push(await phoneMetadata());
   } finally {
     rmSync(OUT_DIR, { recursive: true, force: true });
   }
   return figures;
+}
+
+/**
+ * What a first request loads that init no longer does: the Powertools parameter providers with
+ * their AppConfig and Secrets Manager clients, bundled alone (an upper bound: alone, they also
+ * load the SDK core that a function's other clients already loaded at init).
+ */
+async function firstRequestLoads(): Promise<Figure> {
+  const providers = await bundle(
+    'providers',
+    {
+      contents:
+        "export * from '@aws-lambda-powertools/parameters/appconfig';\nexport * from '@aws-lambda-powertools/parameters/secrets';",
+    },
+    'bundled',
+  );
+  const core = await bundle(
+    'providers-core',
+    {
+      contents: `${SDK_SOURCE.dynamodb.imports}\nexport const c = ${SDK_SOURCE.dynamodb.construct}`,
+    },
+    'bundled',
+  );
+  const withProviders: Sample[] = [];
+  const coreOnly: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    withProviders.push(await importOnce(providers.file));
+    coreOnly.push(await importOnce(core.file));
+  }
+  const providersMs = median(withProviders.map((r) => r.initMs));
+  const coreMs = median(coreOnly.map((r) => r.initMs));
+  progress(
+    `first request: the parameter providers bundled alone ${providersMs.toFixed(1)} ms (a DynamoDB client alone ${coreMs.toFixed(1)} ms)`,
+  );
+  return figure(
+    'first request loads: AppConfig + Secrets Manager providers, bundled alone',
+    providersMs,
+    'ms',
+    'a DynamoDB client bundled alone (the SDK core they share)',
+    coreMs,
+    'deferred from init to the first settings or secret read',
+  );
 }
 
 /** What `--enable-source-maps` (set on every deployed function) adds to intake's init. */

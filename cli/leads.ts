@@ -6,6 +6,9 @@
  *   npm run leads -- retry <leadId>
  *   npm run leads -- replay
  *   npm run leads -- refresh                             the debtors report, now
+ *   npm run leads -- upstream [--upstream <name>]        circuit, pace and backlog per account
+ *   npm run leads -- config validate|diff|push FILE      the configuration store (npm run config)
+ *   npm run leads -- config rollback FILE [--to N]
  *
  * Global options: `--url` (default LEADS_URL, else http://127.0.0.1:3000, what `npm start`
  * serves), `--user` (default LEADS_USER), `--json` (the gateway's answers as JSON). The password

@@ -15,7 +15,6 @@
  * Each part is validated with config-schema.ts after merging. Errors name the store, the setting
  * or the secret and key at fault, never a secret's value.
  */
-import { getAppConfig } from '@aws-lambda-powertools/parameters/appconfig';
 import * as z from 'zod/mini';
 import { issuePath } from '../domain/json.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
@@ -128,6 +127,8 @@ export function appConfigSettings(env: NodeJS.ProcessEnv = process.env): Setting
       );
     }
     try {
+      // Loaded at the first read, not at import: the AppConfig client stays out of cold init.
+      const { getAppConfig } = await import('@aws-lambda-powertools/parameters/appconfig');
       return await getAppConfig(profile, {
         application,
         environment,

@@ -4,7 +4,6 @@
  * apart so that the authorizer's cold start does not build the profile and Prospect schemas.
  * Errors name the secret and key at fault, never a secret's value.
  */
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import type * as z from 'zod/mini';
 import { describeIssue, issuePath } from '../domain/json.ts';
 import { type Client, clientSchema } from '../kernel/client-schema.ts';
@@ -132,6 +131,8 @@ export function secretReader(): SecretReader {
     const forceFetch = refreshing && !refreshed.has(name);
     let value: unknown;
     try {
+      // Loaded at the first secret read: a request that reads no secret never loads the client.
+      const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
       value = await getSecret(name, {
         transform: 'json',
         maxAge: SECRET_MAX_AGE_SECONDS,

@@ -5,11 +5,14 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/leads.ts';
+import { localServices } from '../../functions/kernel/local-services.ts';
+import { createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.ts';
 import { REPO_ROOT } from '../helpers/gateway-process.ts';
 import { DEMO_CLIENTS, DEMO_SECRETS, loadLeadFixture } from '../helpers/lead-fixtures.ts';
 import {
   leadIdOf,
   startTestRuntime,
+  TEST_UPSTREAM,
   type TestRuntime,
   testConfig,
 } from '../helpers/local-runtime.ts';
@@ -30,7 +33,11 @@ const [OPS, REPORTER] = DEMO_CLIENTS;
 
 let rt: TestRuntime;
 beforeAll(async () => {
-  rt = await startTestRuntime(testConfig({ site, meta }, DEMO_CLIENTS));
+  // Two upstream accounts, for `upstream`: the default one and `south`.
+  rt = await startTestRuntime({
+    ...testConfig({ site, meta }, DEMO_CLIENTS),
+    upstreams: { south: { ...TEST_UPSTREAM, report: { branches: [2], refreshSeconds: 3600 } } },
+  });
 });
 afterAll(() => rt?.stop());
 
@@ -207,6 +214,52 @@ describe('npm run leads', () => {
     expect(noSince).toMatchObject({ code: 2, err: expect.stringContaining('--since is required') });
     expect(tooLong.code).toBe(1);
     expect(tooLong.err).toContain('[period_too_long]');
+  });
+
+  it("prints each upstream account's circuit, pace and backlog; --upstream picks one", async () => {
+    // Prepare: south's circuit is open (the upstream stopped answering), a lead waits.
+    await parkedLead('ana.upstream@example.com');
+    await rt.send('/leads/site', loadLeadFixture('form', 'valid-urlencoded'));
+    const { dynamo, ledgerTable } = localServices();
+    const south = createDynamoCircuit({ client: dynamo, tableName: ledgerTable, account: 'south' });
+    const now = Date.now();
+    for (let i = 0; i < 10 && (await south.read()).state === 'closed'; i++) {
+      await south.failed(now, { immediate: true, reason: 'unreachable', probe: false });
+    }
+
+    // Act
+    const all = await leads(['upstream']);
+    const one = await leads(['upstream', '--upstream', 'south', '--json']);
+    const unknown = await leads(['upstream', '--upstream', 'north']);
+
+    // Assess
+    expect(all.code).toBe(0);
+    const lines = all.out.split('\n');
+    expect(lines[0]).toMatch(/^ACCOUNT\s+BACKLOG\s+NEXT SLOT\s+CIRCUIT$/);
+    expect(lines[1]).toMatch(/^default\s+[1-9]\d*\s+\S+\s+answering/);
+    expect(lines[2]).toMatch(/^south\s+\d+\s+\S+\s+down \(unreachable\); next probe \d{4}-/);
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.out)).toMatchObject({
+      upstream: 'south',
+      circuit: { state: 'open', reason: 'unreachable' },
+    });
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('no upstream account "north"');
+  });
+
+  it('hands config validate to npm run config, and fails with its message', async () => {
+    // Act
+    const [valid, missing] = await Promise.all([
+      leads(['config', 'validate', 'config/deploy.example.json']),
+      leads(['config', 'validate', 'config/no-such-file.json']),
+    ]);
+    const noFile = await leads(['config', 'push']);
+
+    // Assess
+    expect(valid).toMatchObject({ code: 0, out: expect.stringMatching(/^valid: /) });
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('no-such-file.json');
+    expect(noFile).toMatchObject({ code: 2, err: expect.stringContaining('config push FILE') });
   });
 
   it('explains refused credentials and a missing role, never printing the password', async () => {

@@ -30,7 +30,6 @@ describe('NodeFunction', () => {
       Timeout: 10,
       Environment: {
         Variables: {
-          NODE_OPTIONS: '--enable-source-maps',
           LEADS_RUNTIME: 'aws',
           POWERTOOLS_SERVICE_NAME: 'leads',
           POWERTOOLS_METRICS_NAMESPACE: 'Leads',
@@ -134,7 +133,27 @@ describe('NodeFunction', () => {
     const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
     expect(code).toMatch(/export\s*\{/);
     expect(code).not.toContain('local-only branch');
-    expect(code).not.toContain('createRequire');
+  });
+
+  it('bundles the AWS SDK into the function instead of importing the runtime copy', () => {
+    // Prepare
+    const app = testApp({ bundle: true });
+    new NodeFunction(testStack(app), 'Sdk', { entry: 'test/fixtures/functions/sdk-client.ts' });
+
+    // Act
+    const assembly = app.synth();
+
+    // Assess
+    const dir = readdirSync(assembly.directory)
+      .map((name) => join(assembly.directory, name))
+      .find((path) => existsSync(join(path, 'index.mjs'))) as string;
+    const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+    // Nothing is left to resolve from node_modules at run time: no import of an @aws-sdk package.
+    expect(code).not.toMatch(/from\s*["']@aws-sdk\//);
+    expect(code).not.toMatch(/import\(\s*["']@aws-sdk\//);
+    // The client itself is in the bundle (its service name), with `require` for its CommonJS parts.
+    expect(code).toContain('AmazonSQS');
+    expect(code).toContain('createRequire');
   });
 
   it('fails synth when the environment would exceed Lambda 4 KB', () => {

@@ -1,0 +1,69 @@
+/**
+ * `config validate|diff|push|rollback FILE`: the deployed stack's settings in the configuration
+ * store, run by `npm run config` (scripts/config.ts over scripts/config-store.ts,
+ * docs/configuration.md) in a child process with the same environment (AWS credentials and
+ * Region from the usual places). These commands talk to AWS, not to the gateway: --url and
+ * --user do not apply.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { Command } from '../command.ts';
+import { CliError } from '../output.ts';
+
+const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'config.ts');
+
+/** Runs `npm run config -- ...args`; its lines go to the CLI's output, its failure is ours. */
+export function runConfigScript(
+  args: readonly string[],
+  io: { out(text: string): void; err(text: string): void },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (out.trim()) io.out(out.trimEnd());
+      if (code === 0) {
+        if (err.trim()) io.err(err.trimEnd());
+        resolve();
+        return;
+      }
+      const [first = `npm run config -- ${args.join(' ')} failed`, ...rest] = err
+        .trimEnd()
+        .split('\n');
+      reject(new CliError(first, rest));
+    });
+  });
+}
+
+function configCommand(verb: string, summary: string, extra = ''): Command {
+  return {
+    name: `config ${verb}`,
+    summary,
+    usage: `config ${verb} FILE${extra}`,
+    positionals: [1, 1],
+    ...(extra && { options: { to: { type: 'string' } } }),
+    async run({ io }, { values, positionals }) {
+      const to = values.to as string | undefined;
+      await runConfigScript([verb, ...positionals, ...(to ? ['--to', to] : [])], io);
+    },
+  };
+}
+
+export const CONFIG_COMMANDS: readonly Command[] = [
+  configCommand('validate', "Check a deploy configuration with the functions' own rules (offline)"),
+  configCommand('diff', 'What push would change against the deployed settings'),
+  configCommand('push', 'Store and deploy the settings as a new version (creates missing secrets)'),
+  configCommand('rollback', 'Deploy an earlier version of the settings again', ' [--to VERSION]'),
+];
