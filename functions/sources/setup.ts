@@ -23,6 +23,8 @@ export type SampleAuth =
   /**
    * HMAC-SHA256 with the profile's `setting`, over the body (or `<timestamp>:<body>` with the
    * timestamp in milliseconds sent as `timestampHeader`), in `header` as `prefix` + digest.
+   * With `before`, the signed text is `before` + body (+ the timestamp, no separator): HubSpot's
+   * v3 signs `POST` + the URL + body + timestamp.
    */
   | {
       kind: 'hmac';
@@ -31,7 +33,10 @@ export type SampleAuth =
       prefix: string;
       encoding: 'hex' | 'base64';
       timestampHeader?: string;
+      before?: string;
     }
+  /** The profile's `setting` as it is, in the platform's own `header` (Hotmart's Hottok). */
+  | { kind: 'header'; setting: string; header: string }
   /** The profile's `setting` inside the body, where the sample writes `placeholder` (Google). */
   | { kind: 'body'; setting: string; placeholder: string }
   /** Basic credentials of an API client with the `prospects:write` role. */
@@ -224,9 +229,20 @@ function curlScript<P>(
       if (auth.in === 'header') headers.push('-H "X-Lead-Token: $TOKEN"');
       else target = `"${url}?token=$TOKEN"`;
       break;
+    case 'header':
+      lines.push(secretLine('TOKEN', auth.setting, name, profile, context));
+      headers.push(`-H "${auth.header}: $TOKEN"`);
+      break;
     case 'hmac': {
       lines.push(secretLine('SECRET', auth.setting, name, profile, context));
-      const signed = auth.timestampHeader ? `"$TS:$BODY"` : `"$BODY"`;
+      if (auth.before !== undefined) lines.push(`BEFORE=${shq(auth.before)}`);
+      const ts = auth.timestampHeader ? '$TS' : '';
+      const signed =
+        auth.before !== undefined
+          ? `"$BEFORE$BODY${ts}"`
+          : auth.timestampHeader
+            ? `"$TS:$BODY"`
+            : `"$BODY"`;
       const digest =
         auth.encoding === 'hex'
           ? `printf '%s' ${signed} | openssl dgst -sha256 -hmac "$SECRET" | sed 's/^.* //'`
@@ -356,10 +372,19 @@ export function signedSample<P>(
       else url = `${base}?token=${encodeURIComponent(token)}`;
       break;
     }
+    case 'header':
+      headers[auth.header.toLowerCase()] = setting(profile, auth.setting);
+      break;
     case 'hmac': {
       const secret = setting(profile, auth.setting);
       const timestamp = String((options.now ?? new Date()).getTime());
-      const signed = auth.timestampHeader ? `${timestamp}:${body}` : body;
+      const stamped = auth.timestampHeader ? timestamp : '';
+      const signed =
+        auth.before !== undefined
+          ? `${auth.before}${body}${stamped}`
+          : auth.timestampHeader
+            ? `${timestamp}:${body}`
+            : body;
       const digest = createHmac('sha256', secret).update(signed, 'utf8').digest(auth.encoding);
       if (auth.timestampHeader) headers[auth.timestampHeader.toLowerCase()] = timestamp;
       headers[auth.header.toLowerCase()] = `${auth.prefix}${digest}`;
