@@ -40,6 +40,7 @@ import {
   textOf,
 } from './body.ts';
 import { attributionKeyOf } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type CaptureResult,
@@ -314,6 +315,53 @@ export function completeKommoCapture(capture: LeadCapture, records: KommoRecords
   return completed;
 }
 
+/**
+ * The set-up kit's sample lead as Kommo's API knows it (`POST /_sandbox/kommo-leads`): `npm
+ * start` registers it in the sandbox, so that the sample webhook (ids only) is completed and
+ * delivered locally.
+ */
+export const KOMMO_SAMPLE = {
+  accountId: '39000001',
+  subdomain: 'academia-kit',
+  lead: {
+    id: 39000101,
+    name: 'Aula experimental',
+    pipeline_id: 39000201,
+    status_id: 39000301,
+    created_at: 1767225600,
+    custom_fields_values: [
+      {
+        field_code: 'UTM_SOURCE',
+        field_name: 'utm_source',
+        field_type: 'tracking_data',
+        values: [{ value: 'teste' }],
+      },
+    ],
+  },
+  contacts: [
+    {
+      id: 39000401,
+      name: SAMPLE_PERSON.fullName,
+      first_name: SAMPLE_PERSON.firstName,
+      last_name: SAMPLE_PERSON.lastName,
+      custom_fields_values: [
+        {
+          field_code: 'PHONE',
+          field_name: 'Telefone',
+          field_type: 'multitext',
+          values: [{ value: SAMPLE_PERSON.phone, enum_code: 'MOB' }],
+        },
+        {
+          field_code: 'EMAIL',
+          field_name: 'E-mail',
+          field_type: 'multitext',
+          values: [{ value: SAMPLE_PERSON.email('kommo'), enum_code: 'WORK' }],
+        },
+      ],
+    },
+  ],
+} as const;
+
 export const kommoSource = defineSource({
   name: 'kommo',
   label: 'Kommo',
@@ -331,6 +379,41 @@ export const kommoSource = defineSource({
   capture,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  setup: {
+    steps: [
+      'Kommo → Settings → Integrations → Web hooks → Add: this URL (it carries the profile\'s token), events "Lead added" (and "Lead status changed" when the profile sets statusIds).',
+      "Settings → Integrations → Create integration (private) → Keys and scopes → a long-lived token: the profile's accessToken; the profile's apiBaseUrl is https://<subdomain>.kommo.com.",
+      'Test: add a lead with a contact (name, phone, e-mail) to the pipeline and watch it arrive in the console.',
+    ],
+    secrets: {
+      token:
+        'A long random token of yours (the secret\'s "generated" key is a good one), in the webhook URL as ?token=: Kommo signs its webhooks with nothing.',
+      accessToken:
+        "A long-lived token of a Kommo private integration: delivery reads each lead and its main contact from Kommo's API with it (the webhook carries ids only).",
+    },
+    auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
+    sample: () => ({
+      contentType: 'application/x-www-form-urlencoded',
+      body: new URLSearchParams({
+        'leads[add][0][id]': String(KOMMO_SAMPLE.lead.id),
+        'leads[add][0][status_id]': String(KOMMO_SAMPLE.lead.status_id),
+        'leads[add][0][pipeline_id]': String(KOMMO_SAMPLE.lead.pipeline_id),
+        'leads[add][0][created_at]': String(KOMMO_SAMPLE.lead.created_at),
+        'account[id]': KOMMO_SAMPLE.accountId,
+        'account[subdomain]': KOMMO_SAMPLE.subdomain,
+      }).toString(),
+    }),
+    notes: [
+      "Kommo's webhook carries ids only; delivery reads the lead and its contact from Kommo's API with the access token. The sample's lead exists only in the sandbox of npm start: sent to a deployed stack, it proves the URL and the token, and the lead is parked because Kommo does not have it. For a lead end to end, add one in Kommo.",
+      'The sample has a fixed lead id: sending it again is the same lead.',
+    ],
+    sandbox: [
+      {
+        path: '/_sandbox/kommo-leads',
+        body: { lead: KOMMO_SAMPLE.lead, contacts: KOMMO_SAMPLE.contacts },
+      },
+    ],
+  },
   async complete(capture, profile, context) {
     const records = await fetchKommoRecords(capture.pending?.leadgenId ?? '', profile, context);
     return completeKommoCapture(capture, records);

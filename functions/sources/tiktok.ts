@@ -19,6 +19,7 @@
 import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { isPlainObject, scalarText } from './body.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type Backfill,
@@ -217,6 +218,25 @@ async function list(
 
 const tiktokBackfill: Backfill<TikTokProfile> = { maxDays: TIKTOK_BACKFILL_MAX_DAYS, list };
 
+/**
+ * The set-up kit's sample lead as TikTok's lead download knows it: `npm start` registers it in
+ * the sandbox, so that the sample webhook (ids only) is completed and delivered locally. Its
+ * instant form is none of the demo's, so backfills of the demo forms never list it.
+ */
+export const TIKTOK_SAMPLE_LEAD = {
+  lead_id: '7490000000000000001',
+  page_id: '7490000000000000002',
+  advertiser_id: '7490000000000000003',
+  ad_id: '7490000000000000004',
+  create_time: 1767225600,
+  page_name: 'Aula experimental (kit)',
+  answers: {
+    name: SAMPLE_PERSON.fullName,
+    email: SAMPLE_PERSON.email('tiktok'),
+    phone_number: SAMPLE_PERSON.phone,
+  },
+} as const;
+
 export const tiktokSource = defineSource({
   name: 'tiktok',
   label: 'TikTok Lead Generation',
@@ -237,4 +257,40 @@ export const tiktokSource = defineSource({
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   complete,
   backfill: tiktokBackfill,
+  setup: {
+    steps: [
+      "TikTok API for Business: subscribe the instant form's leads (POST /subscription/subscribe/ with subscribe_entity LEAD, the advertiser and the form's page_id) with this URL as the callback URL; or paste it in Ads Manager → Tools → Leads Center → CRM integration → Custom API / webhook.",
+      "The URL carries the profile's token (?token=): TikTok signs nothing on this webhook, so keep the URL as secret as the token.",
+      "Give the profile an API for Business access token with the Lead Management scope (accessToken) and the ad account (advertiserId): a webhook that carries ids only is completed from the form's lead download.",
+      'Test: create a test lead for the instant form in Ads Manager (Leads Center) and watch it arrive in the console; it is kept with status "test".',
+    ],
+    secrets: {
+      token:
+        'A long random token of yours (the secret\'s "generated" key is a good one), in the callback URL as ?token=.',
+      accessToken:
+        'An API for Business access token with the Lead Management scope: delivery downloads the answers of a webhook that carries ids only, and backfill lists leads with it.',
+    },
+    auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
+    // Ids only, as TikTok often sends them: the answers come from the (sandbox's) download.
+    sample: () => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        object: 1,
+        entry: [
+          {
+            id: TIKTOK_SAMPLE_LEAD.lead_id,
+            page_id: TIKTOK_SAMPLE_LEAD.page_id,
+            advertiser_id: TIKTOK_SAMPLE_LEAD.advertiser_id,
+            ad_id: TIKTOK_SAMPLE_LEAD.ad_id,
+            create_time: TIKTOK_SAMPLE_LEAD.create_time,
+          },
+        ],
+      }),
+    }),
+    notes: [
+      "The sample carries the lead's ids only; delivery downloads its answers with the access token. The sample's lead exists only in the sandbox of npm start: sent to a deployed stack, it proves the URL and the token, and the lead is parked because TikTok does not know it. For a lead end to end, create a test lead in Ads Manager.",
+      "The sample has a fixed lead id: sending it again is the same lead (TikTok's own retries, for up to 72 hours, are recognised the same way).",
+    ],
+    sandbox: [{ path: '/_sandbox/tiktok-leads', body: TIKTOK_SAMPLE_LEAD }],
+  },
 });

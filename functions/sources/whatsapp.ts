@@ -30,6 +30,7 @@ import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { EMAIL_PLACEHOLDER_PHONE } from '../domain/map-lead.ts';
 import { isPlainObject, scalarText } from './body.ts';
 import { hubHandshake, metaId, metaTime, verifyHubSignature } from './meta-platform.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type CaptureResult,
@@ -37,6 +38,7 @@ import {
   type IntakeRequest,
   readJsonObject,
   secretSetting,
+  sha256Hex,
   unreadable,
 } from './source.ts';
 
@@ -261,4 +263,82 @@ export const whatsappSource = defineSource({
   accepted: (leadIds) =>
     acceptedJson(200, leadIds, { status: leadIds.length ? 'queued' : 'no_lead' }),
   handshake: (request, profile) => hubHandshake(request, profile.verifyToken),
+  setup: {
+    steps: [
+      "developers.facebook.com → your app → WhatsApp → Configuration → Webhook → Edit: Callback URL = this URL, Verify token = the profile's verifyToken → Verify and save (Meta calls the URL once, GET, to check the token).",
+      'Webhook fields: subscribe to "messages".',
+      'The WhatsApp Business Account must be subscribed to the app (POST /<WABA_ID>/subscribed_apps; the embedded sign-up does it).',
+      'Test: tap one of your Click-to-WhatsApp ads on a phone and send the message it suggests; the first message of the conversation is the lead.',
+    ],
+    secrets: {
+      appSecret:
+        "The Meta app's App Secret (App settings → Basic): the Cloud API signs every POST with it (X-Hub-Signature-256).",
+      verifyToken:
+        'A random token you choose (the secret\'s "generated" key is a good one), typed as the webhook\'s Verify token.',
+    },
+    auth: () => ({
+      kind: 'hmac',
+      setting: 'appSecret',
+      header: 'X-Hub-Signature-256',
+      prefix: 'sha256=',
+      encoding: 'hex',
+    }),
+    // The first message of an ad conversation; the stamp makes it another WhatsApp number, so
+    // that each test lead is a new conversation (one number is one lead for 72 hours).
+    sample: (stamp) => {
+      const waId = `551197${stampDigits(stamp, 7)}`;
+      return {
+        contentType: 'application/json',
+        body: JSON.stringify({
+          object: 'whatsapp_business_account',
+          entry: [
+            {
+              id: '102290129340398',
+              changes: [
+                {
+                  field: 'messages',
+                  value: {
+                    messaging_product: 'whatsapp',
+                    metadata: {
+                      display_phone_number: '551140028922',
+                      phone_number_id: '106540352242922',
+                    },
+                    contacts: [{ profile: { name: SAMPLE_PERSON.fullName }, wa_id: waId }],
+                    messages: [
+                      {
+                        from: waId,
+                        id: `wamid.kit-${stamp}`,
+                        timestamp: '1767225600',
+                        type: 'text',
+                        text: { body: 'Olá! Quero saber dos planos.' },
+                        referral: {
+                          source_url: 'https://fb.me/kit',
+                          source_id: '120226305854810726',
+                          source_type: 'ad',
+                          headline: 'Aula experimental grátis',
+                          ctwa_clid: `kit-${stamp}`,
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          ],
+        }),
+      };
+    },
+    notes: [
+      'A WhatsApp conversation carries no e-mail, which the upstream requires: without the profile\'s "emailPlaceholder" the sample lead is parked for its e-mail (fill it in the console); with "{phone}@whatsapp.invalid" it is delivered with that address.',
+      "One WhatsApp number is one lead for 72 hours (the ad's conversation window): sending the curl again is the same lead; each console test lead uses another number.",
+      'Only the first message of an ad conversation (it carries "referral") is a lead; the dashboard\'s "Test" sample of the messages field has none and is acknowledged with no lead.',
+    ],
+  },
 });
+
+/** `length` digits that a stamp stands for (a test lead's WhatsApp number). */
+function stampDigits(stamp: string, length: number): string {
+  return BigInt(`0x${sha256Hex(stamp)}`)
+    .toString()
+    .slice(-length);
+}
