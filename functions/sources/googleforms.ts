@@ -28,6 +28,7 @@ import { foldKey } from '../domain/map-lead.ts';
 import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject, scalarText } from './body.ts';
 import { answerValue, attributionKeyOf } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
   acceptedJson,
@@ -141,4 +142,44 @@ export const googleFormsSource = defineSource({
   capture,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  setup: {
+    steps: [
+      'Google Forms has no webhook: open the form in the editor → ⋮ → Apps Script, and paste the script of docs/sources.md (Google Forms) in place of the empty function.',
+      "Apps Script → Project Settings → Script properties: LEADS_URL = this URL, LEADS_SECRET = the profile's secret (kept out of the script's code).",
+      'Triggers → Add trigger: function onFormSubmit, event source "From form", event type "On form submit"; save and authorise it.',
+      'Optional: questions titled utm_source, utm_campaign..., filled through pre-filled links (…/viewform?entry.123=instagram), capture UTMs.',
+      "Test: submit the form once; the trigger's executions (Apps Script → Executions) show an error if the gateway refused it.",
+    ],
+    secrets: {
+      secret:
+        'Any long random text (the secret\'s "generated" key is a good one), the script property LEADS_SECRET: the script signs each body with it (X-Lead-Signature), and it never travels.',
+    },
+    auth: () => ({
+      kind: 'hmac',
+      setting: 'secret',
+      header: 'X-Lead-Signature',
+      prefix: 'sha256=',
+      encoding: 'base64',
+    }),
+    sample: (stamp) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        formId: '1FAIpQLSeKitForm',
+        formTitle: 'Aula experimental',
+        responseId: `2_kit-${stamp}`,
+        timestamp: '2026-01-01T12:00:00.000Z',
+        respondentEmail: '',
+        namedValues: {
+          'Nome completo': [SAMPLE_PERSON.fullName],
+          'E-mail': [SAMPLE_PERSON.email(stamp)],
+          'WhatsApp (com DDD)': [SAMPLE_PERSON.typedPhone],
+          utm_source: ['teste'],
+        },
+      }),
+    }),
+    notes: [
+      'The sample is the body the script of docs/sources.md posts; the signature is over its exact bytes, so a body changed on the way is refused (403).',
+      'A trigger run twice for one response is the same lead (the same responseId).',
+    ],
+  },
 });

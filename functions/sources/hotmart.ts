@@ -28,6 +28,7 @@ import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject, scalarText } from './body.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
   acceptedJson,
@@ -210,4 +211,40 @@ export const hotmartSource = defineSource({
           headers: { 'content-type': 'application/json' },
           body: '{"status":"ignored"}',
         },
+  setup: {
+    steps: [
+      'Hotmart → Ferramentas → Webhook (API e notificações) → Cadastrar webhook: URL = this URL, versão 2.0.0, the product(s).',
+      'Events: Compra aprovada (PURCHASE_APPROVED), Compra completa (PURCHASE_COMPLETE), Boleto impresso (PURCHASE_BILLET_PRINTED) and Abandono de carrinho (PURCHASE_OUT_OF_SHOPPING_CART); other events are answered "ignored" (the profile\'s leadEvents changes the list).',
+      "Copy the Hottok shown on that screen into the profile's hottok: Hotmart sends it as X-HOTMART-HOTTOK.",
+      'Test: the webhook screen\'s test sends Hotmart\'s sample purchase (product id 0): it is kept with status "test", not delivered.',
+    ],
+    secrets: {
+      hottok:
+        "The account's Hottok (Ferramentas → Webhook): Hotmart sends it in the X-HOTMART-HOTTOK header of every notification, and signs nothing else.",
+    },
+    auth: () => ({ kind: 'header', setting: 'hottok', header: 'X-HOTMART-HOTTOK' }),
+    // An abandoned cart: the person typed their details at the checkout and left.
+    sample: (stamp) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        id: `kit-${stamp}`,
+        creation_date: 1767225600000,
+        event: 'PURCHASE_OUT_OF_SHOPPING_CART',
+        version: '2.0.0',
+        data: {
+          product: { id: 4817263, name: 'Desafio 30 dias' },
+          buyer: {
+            name: SAMPLE_PERSON.fullName,
+            email: SAMPLE_PERSON.email(stamp),
+            phone: SAMPLE_PERSON.typedPhone,
+          },
+          offer: { code: 'kit' },
+          checkout_country: { name: 'Brasil', iso: 'BR' },
+        },
+      }),
+    }),
+    notes: [
+      'The events of one purchase (boleto printed, approved, complete) are one lead (its transaction); an abandoned cart is keyed by its event id.',
+    ],
+  },
 });

@@ -31,6 +31,7 @@ import { recogniseField } from '../domain/recognise-field.ts';
 import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
 import { flattenJson, isPlainObject, scalarText } from './body.ts';
 import { attributionKeyOf } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
   acceptedJson,
@@ -40,6 +41,7 @@ import {
   rawBodyHash,
   readJsonObject,
   secretSetting,
+  sha256Hex,
   unreadable,
 } from './source.ts';
 
@@ -271,4 +273,47 @@ export const hubspotSource = defineSource({
   capture,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  setup: {
+    steps: [
+      'Automation → Workflows → a contact-based workflow (enrolled on a form submission, say) → add the action "Send a webhook": method POST, Webhook URL = this URL.',
+      'Authentication type: "Include request signature in header", with the HubSpot app whose client secret is the profile\'s secret.',
+      "The profile's url must be this URL exactly as typed into HubSpot: HubSpot signs it, and the function cannot see the public URL.",
+      'Request body: "Include all contact properties", or "Customize request body" with the properties you want (firstname, lastname, email, mobilephone, cpf...).',
+      'Test: the action\'s "Test" sends a real contact of yours; it becomes a real lead.',
+    ],
+    secrets: {
+      secret:
+        "The client secret of the HubSpot app (the app's Auth tab): HubSpot signs each request with it (X-HubSpot-Signature-v3 over POST, the URL, the body and the timestamp).",
+    },
+    auth: (profile) => ({
+      kind: 'hmac',
+      setting: 'secret',
+      header: 'X-HubSpot-Signature-v3',
+      prefix: '',
+      encoding: 'base64',
+      timestampHeader: 'X-HubSpot-Request-Timestamp',
+      before: `POST${hubspotUri(profile.url)}`,
+    }),
+    // "Include all contact properties"; the stamp makes it another contact (another lead).
+    sample: (stamp) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        vid: Number(BigInt(`0x${sha256Hex(stamp)}`) % 1_000_000_000n) + 1,
+        'portal-id': 62515,
+        properties: {
+          firstname: { value: SAMPLE_PERSON.firstName },
+          lastname: { value: SAMPLE_PERSON.lastName },
+          email: { value: SAMPLE_PERSON.email(stamp) },
+          mobilephone: { value: SAMPLE_PERSON.typedPhone },
+          hs_analytics_source: { value: 'PAID_SOCIAL' },
+          recent_conversion_event_name: { value: 'Aula experimental' },
+          lifecyclestage: { value: 'lead' },
+        },
+      }),
+    }),
+    notes: [
+      'The signature covers a timestamp: a request more than 5 minutes old is refused (403 stale_timestamp), so the curl computes it when it runs.',
+      "A 403 invalid_signature with the right secret means the profile's url is not the URL HubSpot was given, byte for byte.",
+    ],
+  },
 });

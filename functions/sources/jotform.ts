@@ -24,6 +24,7 @@ import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { recogniseField } from '../domain/recognise-field.ts';
 import { isPlainObject, parseJsonText, readFields, scalarText } from './body.ts';
 import { attributionKeyOf } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type CaptureResult,
@@ -271,4 +272,37 @@ export const jotformSource = defineSource({
   capture,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  setup: {
+    steps: [
+      "The form → Settings → Integrations → WebHooks → paste this URL (it carries the profile's token) → Complete Integration.",
+      'Jotform signs nothing and sets no header: the token in the URL is the only check. Keep it long and random, and rotate it if the URL leaks.',
+      'Test: submit the form once (a submission from the form builder\'s preview is kept with status "test").',
+    ],
+    secrets: {
+      token:
+        'A long random token of yours (the secret\'s "generated" key is a good one), in the webhook URL as ?token=.',
+    },
+    auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
+    // Jotform posts multipart/form-data; the same fields urlencoded are read alike.
+    sample: (stamp) => ({
+      contentType: 'application/x-www-form-urlencoded',
+      body: new URLSearchParams({
+        formID: '251215468210043',
+        submissionID: `kit-${stamp}`,
+        formTitle: 'Aula experimental',
+        pretty: `Nome:${SAMPLE_PERSON.fullName}, E-mail:${SAMPLE_PERSON.email(stamp)}, WhatsApp:${SAMPLE_PERSON.typedPhone}`,
+        rawRequest: JSON.stringify({
+          slug: 'submit/251215468210043',
+          q3_nome: { first: SAMPLE_PERSON.firstName, last: SAMPLE_PERSON.lastName },
+          q4_email: SAMPLE_PERSON.email(stamp),
+          q5_whatsapp: { full: SAMPLE_PERSON.typedPhone },
+          q6_utm_source: 'teste',
+        }),
+      }).toString(),
+    }),
+    notes: [
+      'Jotform sends multipart/form-data; the sample sends the same fields urlencoded, which is read the same way.',
+      'A redelivery of one submission is the same lead (the same submissionID).',
+    ],
+  },
 });

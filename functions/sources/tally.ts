@@ -22,6 +22,7 @@ import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject, scalarText } from './body.ts';
 import { attributionKeyOf } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
   acceptedJson,
@@ -201,4 +202,65 @@ export const tallySource = defineSource({
   capture,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  setup: {
+    steps: [
+      "The form → Integrations → Webhooks → Connect: Endpoint URL = this URL, Signing secret = the profile's secret.",
+      "Optional: hidden fields named utm_source, utm_medium, utm_campaign capture the UTMs of the form's URL.",
+      "Test: submit the form once (a preview is not submitted); the webhook's event log in Tally shows our answer.",
+    ],
+    secrets: {
+      secret:
+        'The webhook\'s Signing secret, typed in Tally (any long random text; the secret\'s "generated" key is a good one): Tally signs every delivery with it (Tally-Signature). Without one Tally signs nothing and is refused.',
+    },
+    auth: () => ({
+      kind: 'hmac',
+      setting: 'secret',
+      header: 'Tally-Signature',
+      prefix: '',
+      encoding: 'base64',
+    }),
+    sample: (stamp) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        eventId: `kit-${stamp}`,
+        eventType: 'FORM_RESPONSE',
+        createdAt: '2026-01-01T12:00:00.000Z',
+        data: {
+          responseId: `kit-${stamp}`,
+          submissionId: `kit-${stamp}`,
+          respondentId: 'kit',
+          formId: 'kitForm',
+          formName: 'Aula experimental',
+          createdAt: '2026-01-01T12:00:00.000Z',
+          fields: [
+            {
+              key: 'question_nome',
+              label: 'Nome completo',
+              type: 'INPUT_TEXT',
+              value: SAMPLE_PERSON.fullName,
+            },
+            {
+              key: 'question_email',
+              label: 'E-mail',
+              type: 'INPUT_EMAIL',
+              value: SAMPLE_PERSON.email(stamp),
+            },
+            {
+              key: 'question_whatsapp',
+              label: 'WhatsApp',
+              type: 'INPUT_PHONE_NUMBER',
+              value: SAMPLE_PERSON.phone,
+            },
+            {
+              key: 'question_utm',
+              label: 'utm_source',
+              type: 'HIDDEN_FIELDS',
+              value: 'teste',
+            },
+          ],
+        },
+      }),
+    }),
+    notes: ['A retry of one response is the same lead (the same responseId).'],
+  },
 });

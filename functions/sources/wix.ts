@@ -27,6 +27,7 @@ import {
   fieldsHash,
   splitFields,
 } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type CaptureResult,
@@ -170,4 +171,44 @@ export const wixSource = defineSource({
   capture,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  setup: {
+    steps: [
+      'Wix dashboard → Automations → New automation → trigger "Form submitted" (your form) → action "Send an HTTP request".',
+      'Target URL = this URL (it carries the token; or add a header X-Lead-Token with the token and paste the URL without it), method POST.',
+      'Body: "Entire payload"; or "Customize" with your own JSON keys (nome, email, celular...), mapping submissionId too so that a redelivery is recognised.',
+      'Test: submit the form once on the site and watch the lead arrive in the console.',
+    ],
+    secrets: {
+      token:
+        'A long random token of yours (the secret\'s "generated" key is a good one): ?token= in the URL or the X-Lead-Token header. Wix signs nothing.',
+    },
+    auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
+    // The trigger's entire payload, as "Entire payload" sends it.
+    sample: (stamp) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        data: {
+          formName: 'Aula experimental',
+          formId: 'comp-kit0001',
+          submissionId: `kit-${stamp}`,
+          submissionTime: '2026-01-01T12:00:00.000Z',
+          submissions: [
+            { label: 'Nome', value: SAMPLE_PERSON.firstName },
+            { label: 'Sobrenome', value: SAMPLE_PERSON.lastName },
+            { label: 'Email', value: SAMPLE_PERSON.email(stamp) },
+            { label: 'Telefone (WhatsApp)', value: SAMPLE_PERSON.typedPhone },
+            { label: 'utm_source', value: 'teste' },
+          ],
+          contact: {
+            name: { first: SAMPLE_PERSON.firstName, last: SAMPLE_PERSON.lastName },
+            email: SAMPLE_PERSON.email(stamp),
+            phone: SAMPLE_PERSON.typedPhone,
+          },
+        },
+      }),
+    }),
+    notes: [
+      'With "Entire payload" a redelivery is the same lead (the same submissionId); a custom body without submissionId is recognised for 10 minutes by its content.',
+    ],
+  },
 });

@@ -30,6 +30,7 @@ import * as z from 'zod/mini';
 import type { AnswerType, LeadCapture } from '../domain/lead.ts';
 import { type Field, readFields } from './body.ts';
 import { DEFAULT_HONEYPOT_FIELD, fieldsHash, idempotencyKey, splitFields } from './form.ts';
+import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
   type CaptureResult,
@@ -212,4 +213,66 @@ export const wordpressSource = defineSource({
   capture,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
+  setup: {
+    steps: [
+      'The profile\'s "plugin" says which add-on posts to it (contact-form-7, wpforms or gravity-forms): one profile per plugin.',
+      'Contact Form 7: CF7 has no webhook of its own; a webhook add-on ("CF7 to Webhook" and the like) posts the fields under their CF7 names (your-name, your-email, tel-123...) as JSON or form data: give it this URL (it carries the token).',
+      'WPForms: the form → Settings → Webhooks → Request URL = this URL, method POST, format JSON, a header X-Lead-Token with the token; map the fields to your keys (nome, email, whatsapp...) and the smart tags {entry_id} and {form_id} to entry_id and form_id.',
+      'Gravity Forms: Forms → Settings → Webhooks → Add New: this URL, POST, JSON, a header X-Lead-Token with the token, Request Body "All Fields" (or Select Fields with your keys).',
+      'Test: submit the form once on the site and watch the lead arrive in the console.',
+    ],
+    secrets: {
+      token:
+        'A long random token of yours (the secret\'s "generated" key is a good one): X-Lead-Token where the add-on sets headers (WPForms, Gravity Forms), else ?token= in the URL. None of these add-ons signs its requests.',
+    },
+    auth: (profile) => ({
+      kind: 'token',
+      setting: 'token',
+      in: profile.plugin === 'contact-form-7' ? 'query' : 'header',
+    }),
+    sample: (stamp, profile) => ({
+      contentType: 'application/json',
+      body: JSON.stringify(wordpressSample(profile.plugin, stamp)),
+    }),
+    notes: [
+      'Contact Form 7 posts no submission id: the same answers sent again within 10 minutes are the same lead. WPForms (entry_id and form_id mapped) and Gravity Forms (All Fields) entries are recognised for as long as the ledger keeps leads.',
+    ],
+  },
 });
+
+/** What each plugin's add-on posts for the kit's sample person. */
+function wordpressSample(plugin: WordPressPlugin, stamp: string): Record<string, string> {
+  const email = SAMPLE_PERSON.email(stamp);
+  switch (plugin) {
+    case 'contact-form-7':
+      return {
+        'your-name': SAMPLE_PERSON.fullName,
+        'your-email': email,
+        'tel-123': SAMPLE_PERSON.typedPhone,
+        utm_source: 'teste',
+        _wpcf7: '87',
+        _wpcf7_version: '6.0.1',
+      };
+    case 'wpforms':
+      return {
+        nome: SAMPLE_PERSON.fullName,
+        email,
+        whatsapp: SAMPLE_PERSON.typedPhone,
+        utm_source: 'teste',
+        entry_id: `kit-${stamp}`,
+        form_id: '120',
+      };
+    case 'gravity-forms':
+      return {
+        id: `kit-${stamp}`,
+        form_id: '3',
+        date_created: '2026-01-01 12:00:00',
+        is_starred: '0',
+        ip: '203.0.113.7',
+        '1.3': SAMPLE_PERSON.firstName,
+        '1.6': SAMPLE_PERSON.lastName,
+        '2': email,
+        '3': SAMPLE_PERSON.typedPhone,
+      };
+  }
+}
