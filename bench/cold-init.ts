@@ -24,7 +24,7 @@ const REPO_ROOT = join(import.meta.dirname, '..');
 const OUT_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'leads-bench', `init-${process.pid}`);
 const RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
 
-type Sdk = 'dynamodb' | 'sqs' | 's3' | 'secrets' | 'appconfig';
+type Sdk = 'dynamodb' | 'sqs' | 's3' | 'secrets' | 'appconfig' | 'sns';
 
 /**
  * Entries of functions/kernel/routes.ts FUNCTIONS and infra/constructs/debtors-report.ts (refresher); `name`
@@ -65,6 +65,12 @@ const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
   },
   // AppConfig's validator: no AWS client, the configuration rules alone.
   { name: 'config-validator', entry: 'functions/config/validator/handler.ts', sdk: [] },
+  // The hourly quiet-profile watch: the status index, the settings, the alarm topic.
+  {
+    name: 'watch',
+    entry: 'functions/admin/watch/handler.ts',
+    sdk: ['dynamodb', 'appconfig', 'sns'],
+  },
   // GET /openapi.json: no AWS client at all; its baseline is an empty bundle.
   { name: 'openapi', entry: 'functions/openapi/handler.ts', sdk: [] },
 ];
@@ -87,6 +93,10 @@ const SDK_SOURCE: Record<Sdk, { imports: string; construct: string }> = {
   secrets: {
     imports: "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';",
     construct: 'new SecretsManagerClient({})',
+  },
+  sns: {
+    imports: "import { SNSClient } from '@aws-sdk/client-sns';",
+    construct: 'new SNSClient({})',
   },
   appconfig: {
     imports: "import { AppConfigDataClient } from '@aws-sdk/client-appconfigdata';",

@@ -116,7 +116,7 @@ export const FUNCTIONS = {
     memoryMb: 256,
     description:
       'Quiet-profile watch: alerts when a profile has received no lead for its quietHours (a dropped webhook subscription)',
-    needs: ['ledger:watch', 'alerts:publish'],
+    needs: ['config:read', 'ledger:watch', 'alerts:publish'],
   },
   // No route: API Gateway calls it before every `auth: 'basic'` route (BASIC_AUTH below).
   authorizer: {

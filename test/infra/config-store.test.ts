@@ -56,7 +56,7 @@ const STACK_RESOURCE_LIMIT = 500;
 const UNRESOLVED_VALUE_BYTES = 128;
 
 /** The functions the stack gives the `config:read` need, and the report refresher. */
-const READERS = ['intake', 'report', 'forwarder', 'reconciler', 'admin'] as const;
+const READERS = ['intake', 'report', 'forwarder', 'reconciler', 'admin', 'watch'] as const;
 
 interface FunctionResource {
   Properties: {
