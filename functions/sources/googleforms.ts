@@ -25,7 +25,7 @@
  */
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
-import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
+import { hmacSha256 } from '../kernel/crypto.ts';
 import { isPlainObject, scalarText } from './body.ts';
 import { answerValue, attributionKeyOf } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -41,6 +41,7 @@ import {
   secretSetting,
   sha256Hex,
   unreadable,
+  verifySignatureHeader,
 } from './source.ts';
 
 export const LEAD_SIGNATURE_HEADER = 'x-lead-signature';
@@ -51,22 +52,15 @@ export function leadSignature(secret: string, body: Uint8Array): string {
 }
 
 function authenticate(request: IntakeRequest, profile: { secret: string }): Authenticity {
-  const header = request.headers[LEAD_SIGNATURE_HEADER]?.trim();
-  if (!header) {
-    return {
-      ok: false,
-      status: 401,
-      code: 'missing_signature',
-      message: 'The X-Lead-Signature header is required (the Apps Script in docs/sources.md).',
-    };
-  }
-  if (safeEqual(header, leadSignature(profile.secret, request.body))) return { ok: true };
-  return {
-    ok: false,
-    status: 403,
-    code: 'invalid_signature',
-    message: 'The X-Lead-Signature header does not match the body.',
-  };
+  return verifySignatureHeader(
+    request,
+    {
+      name: LEAD_SIGNATURE_HEADER,
+      shown: 'X-Lead-Signature',
+      missing: 'The X-Lead-Signature header is required (the Apps Script in docs/sources.md).',
+    },
+    () => leadSignature(profile.secret, request.body),
+  );
 }
 
 /** The response sheet's timestamp column, in the languages a gym's Google account may use. */

@@ -14,6 +14,7 @@ import { FIELD_MAP_TARGETS } from '../domain/map-lead.ts';
 import { prospectSchema } from '../domain/prospect.ts';
 import { accountName } from '../kernel/accounts.ts';
 import { nonEmpty, secretText } from '../kernel/client-schema.ts';
+import { safeEqual } from '../kernel/crypto.ts';
 import type { HttpRequest } from '../kernel/http.ts';
 import { isPlainObject, parseJsonText } from './body.ts';
 import type { SourceSetup } from './setup.ts';
@@ -115,6 +116,27 @@ export type IntakeRequest = HttpRequest;
 export type Authenticity =
   | { ok: true }
   | { ok: false; status: 401 | 403; code: string; message: string };
+
+/**
+ * A header carrying a signature of the raw body, compared in constant time with `expected()`
+ * (computed only when the header is there): 401 `missing_signature` with `missing` without it,
+ * 403 `invalid_signature` when it does not match.
+ */
+export function verifySignatureHeader(
+  request: Pick<IntakeRequest, 'headers'>,
+  header: { name: string; shown: string; missing: string },
+  expected: () => string,
+): Authenticity {
+  const given = request.headers[header.name]?.trim();
+  if (!given) return { ok: false, status: 401, code: 'missing_signature', message: header.missing };
+  if (safeEqual(given, expected())) return { ok: true };
+  return {
+    ok: false,
+    status: 403,
+    code: 'invalid_signature',
+    message: `The ${header.shown} header does not match the body.`,
+  };
+}
 
 /**
  * What became of the leads of an accepted request: their status (the public one) and, parked

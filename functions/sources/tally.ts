@@ -19,7 +19,7 @@
  * - Test leads: Tally has none (a preview is not submitted).
  */
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
-import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
+import { hmacSha256 } from '../kernel/crypto.ts';
 import { isPlainObject, scalarText } from './body.ts';
 import { attributionKeyOf } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -33,6 +33,7 @@ import {
   readJsonObject,
   secretSetting,
   unreadable,
+  verifySignatureHeader,
 } from './source.ts';
 
 export const TALLY_SIGNATURE_HEADER = 'tally-signature';
@@ -43,22 +44,15 @@ export function tallySignature(secret: string, body: Uint8Array): string {
 }
 
 function authenticate(request: IntakeRequest, profile: { secret: string }): Authenticity {
-  const header = request.headers[TALLY_SIGNATURE_HEADER]?.trim();
-  if (!header) {
-    return {
-      ok: false,
-      status: 401,
-      code: 'missing_signature',
-      message: 'The Tally-Signature header is required: give the webhook a signing secret.',
-    };
-  }
-  if (safeEqual(header, tallySignature(profile.secret, request.body))) return { ok: true };
-  return {
-    ok: false,
-    status: 403,
-    code: 'invalid_signature',
-    message: 'The Tally-Signature header does not match the body.',
-  };
+  return verifySignatureHeader(
+    request,
+    {
+      name: TALLY_SIGNATURE_HEADER,
+      shown: 'Tally-Signature',
+      missing: 'The Tally-Signature header is required: give the webhook a signing secret.',
+    },
+    () => tallySignature(profile.secret, request.body),
+  );
 }
 
 /** Tally's field types and the input they declare. */

@@ -1,5 +1,5 @@
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
-import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
+import { hmacSha256 } from '../kernel/crypto.ts';
 import { isPlainObject } from './body.ts';
 import { attributionKeyOf } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -14,6 +14,7 @@ import {
   readJsonObject,
   secretSetting,
   unreadable,
+  verifySignatureHeader,
 } from './source.ts';
 
 function scalar(value: unknown): string | undefined {
@@ -25,23 +26,15 @@ function scalar(value: unknown): string | undefined {
 /** An unreadable body: parked under the hash of its bytes. */
 
 function authenticate(request: IntakeRequest, profile: { secret: string }): Authenticity {
-  const header = request.headers['typeform-signature']?.trim();
-  if (!header) {
-    return {
-      ok: false,
-      status: 401,
-      code: 'missing_signature',
-      message: 'The Typeform-Signature header is required.',
-    };
-  }
-  const expected = `sha256=${hmacSha256(profile.secret, request.body).toString('base64')}`;
-  if (safeEqual(header, expected)) return { ok: true };
-  return {
-    ok: false,
-    status: 403,
-    code: 'invalid_signature',
-    message: 'The Typeform-Signature header does not match the body.',
-  };
+  return verifySignatureHeader(
+    request,
+    {
+      name: 'typeform-signature',
+      shown: 'Typeform-Signature',
+      missing: 'The Typeform-Signature header is required.',
+    },
+    () => `sha256=${hmacSha256(profile.secret, request.body).toString('base64')}`,
+  );
 }
 
 /** Question titles by field id and by ref, groups' inner fields included. */
