@@ -1,0 +1,227 @@
+/**
+ * The functions' way to AWS's HTTP APIs: requests signed with Signature Version 4 by aws4fetch
+ * (a small, well-kept signer on WebCrypto) and sent with Node's `fetch`, retried as the AWS SDK's
+ * standard retry mode does, and failures turned into one error class, `AwsError`, named after the
+ * service's error code (`ConditionalCheckFailedException`, `NoSuchKey`, `QueueDoesNotExist`).
+ *
+ * Why not the AWS SDK: its clients are most of a function's cold start (docs/performance.md:
+ * DynamoDB, SQS and S3 clients bundled take 50-75 ms to load; this module and aws4fetch about
+ * 2 ms), and every webhook platform waits on the first request after a quiet period. The SDK
+ * stays where it is cheap to keep or asked for: Secrets Manager (loaded at the first secret read)
+ * and AppConfig (through Powertools, at the first settings read).
+ *
+ * Credentials come from the environment Lambda sets (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+ * AWS_SESSION_TOKEN, AWS_REGION), read at each request so a test or a runtime that changes them
+ * is followed. `endpoint` points a client at dynalite, a test server or another endpoint.
+ */
+import { AwsClient } from 'aws4fetch';
+
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+export interface AwsHttpOptions {
+  /** @default process.env.AWS_REGION */
+  region?: string;
+  /** Where requests go instead of the service's regional endpoint (no trailing slash). */
+  endpoint?: string;
+  /** @default the AWS_* variables of the environment */
+  credentials?: AwsCredentials;
+  /** Attempts per request, the first included. @default 3 (the SDK's standard mode) */
+  maxAttempts?: number;
+  /** For tests: the wait between attempts. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface AwsRequest {
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'HEAD';
+  /** Full URL of the request. */
+  url: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+/** A failed AWS call: `name` is the service's error code, `status` the HTTP status. */
+export class AwsError extends Error {
+  override readonly name: string;
+  readonly status: number;
+  readonly requestId: string | undefined;
+  /** The error body's other fields (DynamoDB's `Item` on a failed condition, for example). */
+  readonly details: Record<string, unknown>;
+  /** Shaped as the SDK's, for code and logs that read `$metadata.httpStatusCode`. */
+  readonly $metadata: { httpStatusCode: number; requestId?: string };
+
+  constructor(
+    code: string,
+    message: string,
+    status: number,
+    requestId?: string,
+    details: Record<string, unknown> = {},
+  ) {
+    super(message || code);
+    this.name = code;
+    this.status = status;
+    this.requestId = requestId;
+    this.details = details;
+    this.$metadata = { httpStatusCode: status, ...(requestId && { requestId }) };
+  }
+}
+
+/** Error codes the SDK's standard mode retries besides 5xx and 429 (throttling, transient). */
+const RETRYABLE_CODES: ReadonlySet<string> = new Set([
+  'ThrottlingException',
+  'Throttling',
+  'ThrottledException',
+  'RequestThrottledException',
+  'TooManyRequestsException',
+  'ProvisionedThroughputExceededException',
+  'TransactionInProgressException',
+  'RequestLimitExceeded',
+  'BandwidthLimitExceeded',
+  'LimitExceededException',
+  'RequestThrottled',
+  'SlowDown',
+  'PriorRequestNotComplete',
+  'EC2ThrottledException',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'InternalError',
+  'ServiceUnavailable',
+]);
+
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof AwsError) {
+    return error.status >= 500 || error.status === 429 || RETRYABLE_CODES.has(error.name);
+  }
+  // fetch rejects with a TypeError when the connection fails or is reset.
+  return error instanceof TypeError;
+}
+
+/** The SDK's standard back-off: full jitter over 100 ms × 2^attempt, at most 20 s. */
+export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(20_000, 100 * 2 ** attempt));
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function regionOf(options: AwsHttpOptions = {}): string {
+  const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  if (!region) throw new Error('AWS_REGION is not set');
+  return region;
+}
+
+function credentialsOf(options: AwsHttpOptions): AwsCredentials {
+  if (options.credentials) return options.credentials;
+  const accessKeyId = process.env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY;
+  if (!accessKeyId || !secretAccessKey) {
+    throw new Error('AWS credentials are not set (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)');
+  }
+  const sessionToken = process.env.AWS_SESSION_TOKEN;
+  return { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) };
+}
+
+export interface AwsHttp {
+  readonly service: string;
+  readonly region: string;
+  /** The endpoint requests go to (the regional one unless `endpoint` was given). */
+  readonly endpoint: string;
+  /**
+   * Sends a signed request, retrying what the SDK retries; resolves with a 2xx response,
+   * rejects with the `AwsError` that `parseError` makes of anything else.
+   */
+  send(
+    request: AwsRequest,
+    parseError: (response: Response) => Promise<AwsError>,
+  ): Promise<Response>;
+}
+
+export function createAwsHttp(
+  service: string,
+  defaultEndpoint: (region: string) => string,
+  options: AwsHttpOptions = {},
+): AwsHttp {
+  const region = regionOf(options);
+  const endpoint = options.endpoint ?? defaultEndpoint(region);
+  const maxAttempts = options.maxAttempts ?? 3;
+  const sleep = options.sleep ?? wait;
+  let signer: { key: string; client: AwsClient } | undefined;
+  const signerFor = (credentials: AwsCredentials) => {
+    const key = `${credentials.accessKeyId}\n${credentials.sessionToken ?? ''}`;
+    if (signer?.key !== key) {
+      signer = { key, client: new AwsClient({ ...credentials, service, region, retries: 0 }) };
+    }
+    return signer.client;
+  };
+
+  return {
+    service,
+    region,
+    endpoint,
+    async send(request, parseError) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const signed = await signerFor(credentialsOf(options)).sign(request.url, {
+            method: request.method,
+            headers: request.headers ?? {},
+            ...(request.body !== undefined && { body: request.body }),
+          });
+          const response = await fetch(signed);
+          if (response.ok) return response;
+          throw await parseError(response);
+        } catch (error) {
+          if (attempt + 1 >= maxAttempts || !isRetryable(error)) throw error;
+          await sleep(retryDelayMs(attempt));
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The JSON protocol of DynamoDB and SQS: POST `/` with `X-Amz-Target: <prefix>.<operation>`;
+ * errors carry `__type` (`com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException`).
+ */
+export function createJsonProtocol(
+  http: AwsHttp,
+  targetPrefix: string,
+): <T = Record<string, unknown>>(operation: string, input: object) => Promise<T> {
+  return async (operation, input) => {
+    const response = await http.send(
+      {
+        method: 'POST',
+        url: `${http.endpoint}/`,
+        headers: {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': `${targetPrefix}.${operation}`,
+        },
+        body: JSON.stringify(input),
+      },
+      parseJsonError,
+    );
+    const text = await response.text();
+    return (text ? JSON.parse(text) : {}) as never;
+  };
+}
+
+export async function parseJsonError(response: Response): Promise<AwsError> {
+  const requestId =
+    response.headers.get('x-amzn-requestid') ?? response.headers.get('x-amz-request-id');
+  const text = await response.text().catch(() => '');
+  let body: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = text ? JSON.parse(text) : {};
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      body = parsed as Record<string, unknown>;
+    }
+  } catch {
+    // Not JSON (a proxy's page): the status names the failure.
+  }
+  const { __type, message, Message, ...details } = body;
+  const type = typeof __type === 'string' ? __type : response.headers.get('x-amzn-errortype');
+  const code = type ? (type.split('#').pop()?.split(':')[0] ?? type) : `Http${response.status}`;
+  const text2 = typeof message === 'string' ? message : typeof Message === 'string' ? Message : '';
+  return new AwsError(code, text2, response.status, requestId ?? undefined, details);
+}

@@ -1,0 +1,91 @@
+/**
+ * S3 for the functions: GetObject, PutObject and DeleteObject over S3's REST API
+ * (kernel/aws/http.ts). Virtual-hosted URLs (`https://<bucket>.s3.<region>.amazonaws.com/<key>`)
+ * on AWS; path-style (`<endpoint>/<bucket>/<key>`) when an endpoint is given (a local S3).
+ * Errors are S3's XML `<Code>` (`NoSuchKey`, `AccessDenied`), or `NotFound` for a 404 without
+ * a body.
+ */
+import { AwsError, type AwsHttpOptions, createAwsHttp } from './http.ts';
+
+export interface GetObjectOutput {
+  body: Uint8Array;
+  contentType?: string;
+  contentEncoding?: string;
+  /** User metadata (`x-amz-meta-*`), names without the prefix, lower case. */
+  metadata: Record<string, string>;
+}
+
+export interface PutObjectInput {
+  Bucket: string;
+  Key: string;
+  Body: string | Uint8Array;
+  ContentType?: string;
+  ContentEncoding?: string;
+  CacheControl?: string;
+  Metadata?: Record<string, string>;
+}
+
+export interface S3 {
+  /** Rejects with an `AwsError` named `NoSuchKey` (status 404) when the object does not exist. */
+  getObject(input: { Bucket: string; Key: string }): Promise<GetObjectOutput>;
+  putObject(input: PutObjectInput): Promise<void>;
+  deleteObject(input: { Bucket: string; Key: string }): Promise<void>;
+}
+
+const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
+
+async function parseXmlError(response: Response): Promise<AwsError> {
+  const requestId = response.headers.get('x-amz-request-id') ?? undefined;
+  const text = await response.text().catch(() => '');
+  const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
+  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? '';
+  const fallback = response.status === 404 ? 'NotFound' : `Http${response.status}`;
+  return new AwsError(code ?? fallback, message, response.status, requestId);
+}
+
+export function createS3(options: AwsHttpOptions = {}): S3 {
+  const http = createAwsHttp('s3', (region) => `https://s3.${region}.amazonaws.com`, options);
+  const url = (bucket: string, key: string) =>
+    options.endpoint
+      ? `${options.endpoint}/${bucket}/${encodeKey(key)}`
+      : `https://${bucket}.s3.${http.region}.amazonaws.com/${encodeKey(key)}`;
+  return {
+    async getObject({ Bucket, Key }) {
+      const response = await http.send(
+        // identity: the body as stored (a gzip object stays gzip; the caller unzips it).
+        { method: 'GET', url: url(Bucket, Key), headers: { 'accept-encoding': 'identity' } },
+        parseXmlError,
+      );
+      const metadata: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        if (name.startsWith('x-amz-meta-')) metadata[name.slice('x-amz-meta-'.length)] = value;
+      });
+      const contentType = response.headers.get('content-type');
+      const contentEncoding = response.headers.get('content-encoding');
+      return {
+        body: new Uint8Array(await response.arrayBuffer()),
+        metadata,
+        ...(contentType && { contentType }),
+        ...(contentEncoding && { contentEncoding }),
+      };
+    },
+    async putObject(input) {
+      const headers: Record<string, string> = {};
+      if (input.ContentType) headers['content-type'] = input.ContentType;
+      if (input.ContentEncoding) headers['content-encoding'] = input.ContentEncoding;
+      if (input.CacheControl) headers['cache-control'] = input.CacheControl;
+      for (const [name, value] of Object.entries(input.Metadata ?? {})) {
+        headers[`x-amz-meta-${name.toLowerCase()}`] = value;
+      }
+      const response = await http.send(
+        { method: 'PUT', url: url(input.Bucket, input.Key), headers, body: input.Body },
+        parseXmlError,
+      );
+      await response.arrayBuffer();
+    },
+    async deleteObject({ Bucket, Key }) {
+      const response = await http.send({ method: 'DELETE', url: url(Bucket, Key) }, parseXmlError);
+      await response.arrayBuffer();
+    },
+  };
+}
