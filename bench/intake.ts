@@ -21,7 +21,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { WAIT_RESERVE_MS } from '../functions/intake/intake.ts';
 import { localServices } from '../functions/kernel/local-services.ts';
@@ -180,16 +179,10 @@ export async function intakeBench(): Promise<Figure[]> {
     };
     const services = localServices();
     const putOnce = async (i: number) => {
-      await services.dynamo.send(
-        new PutItemCommand({
-          TableName: services.ledgerTable,
-          Item: {
-            pk: { S: `bench#${i}` },
-            sk: { S: 'lead' },
-            body: { S: 'x'.repeat(1500) },
-          },
-        }),
-      );
+      await services.dynamo.put({
+        TableName: services.ledgerTable,
+        Item: { pk: `bench#${i}`, sk: 'lead', body: 'x'.repeat(1500) },
+      });
     };
     /** One request of `source`, refused loudly unless it got the source's success answer. */
     const post = async (source: BenchSource, event: APIGatewayProxyEvent) => {
@@ -328,19 +321,16 @@ export async function intakeBench(): Promise<Figure[]> {
 
 /** Items in the ledger table (leads plus the baseline's items), by a counting scan. */
 async function countLedger(): Promise<number> {
-  const { ScanCommand } = await import('@aws-sdk/client-dynamodb');
   const services = localServices();
   let count = 0;
-  let start: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
+  let start: Record<string, unknown> | undefined;
   do {
-    const page = await services.dynamo.send(
-      new ScanCommand({
-        TableName: services.ledgerTable,
-        Select: 'COUNT',
-        ExclusiveStartKey: start,
-      }),
-    );
-    count += page.Count ?? 0;
+    const page = await services.dynamo.scan({
+      TableName: services.ledgerTable,
+      Select: 'COUNT',
+      ...(start && { ExclusiveStartKey: start }),
+    });
+    count += page.Count;
     start = page.LastEvaluatedKey;
   } while (start);
   return count;
@@ -348,24 +338,21 @@ async function countLedger(): Promise<number> {
 
 /** The ledger's leads (not dedup or baseline items): count by source, then by status. */
 async function ledgerLeads(): Promise<Map<string, Map<string, number>>> {
-  const { ScanCommand } = await import('@aws-sdk/client-dynamodb');
   const services = localServices();
   const counts = new Map<string, Map<string, number>>();
-  let start: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
+  let start: Record<string, unknown> | undefined;
   do {
-    const page = await services.dynamo.send(
-      new ScanCommand({
-        TableName: services.ledgerTable,
-        FilterExpression: '#kind = :lead',
-        ProjectionExpression: '#source, #status',
-        ExpressionAttributeNames: { '#kind': 'kind', '#source': 'source', '#status': 'status' },
-        ExpressionAttributeValues: { ':lead': { S: 'lead' } },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const source = item.source?.S ?? '?';
-      const status = item.status?.S ?? '?';
+    const page = await services.dynamo.scan({
+      TableName: services.ledgerTable,
+      FilterExpression: '#kind = :lead',
+      ProjectionExpression: '#source, #status',
+      ExpressionAttributeNames: { '#kind': 'kind', '#source': 'source', '#status': 'status' },
+      ExpressionAttributeValues: { ':lead': 'lead' },
+      ...(start && { ExclusiveStartKey: start }),
+    });
+    for (const item of page.Items) {
+      const source = String(item.source ?? '?');
+      const status = String(item.status ?? '?');
       const bySource = counts.get(source) ?? new Map<string, number>();
       bySource.set(status, (bySource.get(status) ?? 0) + 1);
       counts.set(source, bySource);

@@ -27,6 +27,7 @@ import {
   DynamoDBClient,
   ListTablesCommand,
 } from '@aws-sdk/client-dynamodb';
+import { createDynamoDb, type DynamoDb } from '../functions/kernel/aws/dynamodb.ts';
 import type { DynamoTableDefinition } from '../functions/ledger/lead-ledger-dynamodb.ts';
 
 interface DynaliteOptions {
@@ -223,8 +224,13 @@ export interface LocalDynamoOptions {
 export interface LocalDynamo {
   /** `http://127.0.0.1:<port>`. */
   endpoint: string;
-  /** A client for this endpoint (dummy credentials, region 'local'). */
-  client: DynamoDBClient;
+  /**
+   * The functions' DynamoDB client (kernel/aws/dynamodb.ts, signed fetch) on this endpoint: what
+   * every adapter uses locally, as on AWS.
+   */
+  client: DynamoDb;
+  /** An AWS SDK client for this endpoint, for table administration (`ensureTable`). */
+  admin: DynamoDBClient;
   /** Closes the client and the server; waits until LevelDB is closed. */
   close(): Promise<void>;
 }
@@ -236,6 +242,15 @@ export function createLocalDynamoClient(endpoint: string): DynamoDBClient {
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 3,
+  });
+}
+
+/** The functions' client for a local endpoint (dummy credentials, region 'local'). */
+export function createLocalDynamoDb(endpoint: string): DynamoDb {
+  return createDynamoDb({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
 }
 
@@ -267,12 +282,13 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
   });
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = createLocalDynamoClient(endpoint);
+  const admin = createLocalDynamoClient(endpoint);
+  const client = createLocalDynamoDb(endpoint);
 
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
-      client.destroy();
+      admin.destroy();
       await closeServer(server);
     })();
     return closed;
@@ -280,9 +296,9 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
 
   try {
     // LevelDB opens lazily: a locked or unreadable data dir shows up on the first request.
-    await client.send(new ListTablesCommand({ Limit: 1 }));
+    await admin.send(new ListTablesCommand({ Limit: 1 }));
     for (const table of options.tables ?? []) {
-      await ensureTable(client, table.definition, table.name);
+      await ensureTable(admin, table.definition, table.name);
     }
   } catch (error) {
     await close().catch(() => undefined);
@@ -290,7 +306,7 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`local DynamoDB could not start${where}: ${message}`, { cause: error });
   }
-  return { endpoint, client, close };
+  return { endpoint, client, admin, close };
 }
 
 /** CreateTable's input for a definition. */

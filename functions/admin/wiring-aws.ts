@@ -2,11 +2,11 @@
  * The admin function's AWS adapters: configuration (clients) from Secrets Manager, the DynamoDB
  * ledger, the SQS lead queue (send) and the dead-letter redrive (StartMessageMoveTask).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../config/config-aws.ts';
 import { PROFILE_RULES } from '../config/profile-rules.ts';
 import { secretNamesFrom } from '../config/secrets-aws.ts';
+import { createDynamoDb } from '../kernel/aws/dynamodb.ts';
+import { createSqs } from '../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
@@ -20,8 +20,8 @@ import { createSqsDlqRedrive } from './dlq-redrive-sqs.ts';
  * sqs:SendMessage on the lead queue, and the redrive's permissions (dlq-redrive-sqs.ts).
  */
 export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDeps, 'events'> {
-  const sqs = new SQSClient({});
-  const table = { client: new DynamoDBClient({}), tableName: requireEnv(ENV.ledgerTable, env) };
+  const sqs = createSqs();
+  const table = { client: createDynamoDb(), tableName: requireEnv(ENV.ledgerTable, env) };
   return {
     // The profiles too: a backfill reads the profile and its platform token.
     config: createAwsConfigSource(env, { rules: PROFILE_RULES }),

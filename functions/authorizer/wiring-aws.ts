@@ -2,10 +2,10 @@
  * The authorizer's AWS adapters: the API clients from Secrets Manager and the failed-sign-in
  * counters in the ledger table (its `authfail#*` items only: GetItem, UpdateItem, DeleteItem).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createAwsClientsSource } from '../config/secrets-aws.ts';
 import { createAuthThrottle } from '../kernel/auth-throttle.ts';
 import { createDynamoAuthThrottleStore } from '../kernel/auth-throttle-dynamodb.ts';
+import { createDynamoDb } from '../kernel/aws/dynamodb.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
 import type { AuthorizerDeps } from './handler.ts';
 
@@ -14,7 +14,7 @@ export function awsAuthorizerDeps(env: NodeJS.ProcessEnv = process.env): Authori
     config: createAwsClientsSource(env),
     throttle: createAuthThrottle(
       createDynamoAuthThrottleStore({
-        client: new DynamoDBClient({}),
+        client: createDynamoDb(),
         tableName: requireEnv(ENV.ledgerTable, env),
       }),
     ),

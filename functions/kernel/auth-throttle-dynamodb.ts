@@ -8,18 +8,11 @@
  *   `failures = failures + 1` (an atomic increment: concurrent failures each count);
  * - once it is stale: `failures = 1`, conditional on it still being stale.
  * A caller whose condition failed (the record turned stale, or was restarted by another caller
- * between the two forms) tries the other form. The plain DynamoDB client (no document client):
- * the authorizer's cold start pays for nothing it does not use. IAM: GetItem, UpdateItem and
+ * between the two forms) tries the other form. IAM: GetItem, UpdateItem and
  * DeleteItem on the table, restricted by `dynamodb:LeadingKeys` to `authfail#*`.
  */
-import {
-  ConditionalCheckFailedException,
-  DeleteItemCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
 import type { AuthThrottleStore, FailureRecord } from './auth-throttle.ts';
+import { type DynamoDb, type Item, isConditionFailed } from './aws/dynamodb.ts';
 
 export { AUTH_THROTTLE_KEY_PREFIX } from './auth-throttle.ts';
 
@@ -31,15 +24,15 @@ export const AUTH_THROTTLE_ACTIONS = [
 ] as const;
 
 export interface DynamoAuthThrottleOptions {
-  client: DynamoDBClient;
+  client: DynamoDb;
   tableName: string;
 }
 
 const ROUNDS = 4;
 
-function recordOf(item: Record<string, { N?: string }> | undefined): FailureRecord | undefined {
-  const failures = Number(item?.failures?.N);
-  const lastFailureAt = Number(item?.lastFailureAt?.N);
+function recordOf(item: Item | undefined): FailureRecord | undefined {
+  const failures = Number(item?.failures);
+  const lastFailureAt = Number(item?.lastFailureAt);
   if (!Number.isFinite(failures) || !Number.isFinite(lastFailureAt)) return undefined;
   return { failures, lastFailureAt };
 }
@@ -48,7 +41,7 @@ export function createDynamoAuthThrottleStore(
   options: DynamoAuthThrottleOptions,
 ): AuthThrottleStore {
   const { client, tableName } = options;
-  const key = (pk: string) => ({ pk: { S: pk } });
+  const key = (pk: string) => ({ pk });
 
   /** One form of the failure update; the record after it, undefined when its condition failed. */
   async function update(
@@ -59,42 +52,38 @@ export function createDynamoAuthThrottleStore(
     expiresAt: number,
   ): Promise<FailureRecord | undefined> {
     try {
-      const out = await client.send(
-        new UpdateItemCommand({
-          TableName: tableName,
-          Key: key(pk),
-          UpdateExpression:
-            form === 'increment'
-              ? 'SET failures = if_not_exists(failures, :zero) + :one, lastFailureAt = :now, expiresAt = :exp, kind = :kind'
-              : 'SET failures = :one, lastFailureAt = :now, expiresAt = :exp, kind = :kind',
-          ConditionExpression:
-            form === 'increment'
-              ? 'attribute_not_exists(pk) OR lastFailureAt >= :forget'
-              : 'lastFailureAt < :forget',
-          ExpressionAttributeValues: {
-            ...(form === 'increment' && { ':zero': { N: '0' } }),
-            ':one': { N: '1' },
-            ':now': { N: String(now) },
-            ':exp': { N: String(expiresAt) },
-            ':kind': { S: 'authfail' },
-            ':forget': { N: String(forgetBefore) },
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return recordOf(out.Attributes as Record<string, { N?: string }> | undefined);
+      const out = await client.update({
+        TableName: tableName,
+        Key: key(pk),
+        UpdateExpression:
+          form === 'increment'
+            ? 'SET failures = if_not_exists(failures, :zero) + :one, lastFailureAt = :now, expiresAt = :exp, kind = :kind'
+            : 'SET failures = :one, lastFailureAt = :now, expiresAt = :exp, kind = :kind',
+        ConditionExpression:
+          form === 'increment'
+            ? 'attribute_not_exists(pk) OR lastFailureAt >= :forget'
+            : 'lastFailureAt < :forget',
+        ExpressionAttributeValues: {
+          ...(form === 'increment' && { ':zero': 0 }),
+          ':one': 1,
+          ':now': now,
+          ':exp': expiresAt,
+          ':kind': 'authfail',
+          ':forget': forgetBefore,
+        },
+        ReturnValues: 'ALL_NEW',
+      });
+      return recordOf(out.Attributes);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
+      if (isConditionFailed(error)) return undefined;
       throw error;
     }
   }
 
   return {
     async read(pk) {
-      const out = await client.send(
-        new GetItemCommand({ TableName: tableName, Key: key(pk), ConsistentRead: true }),
-      );
-      return recordOf(out.Item as Record<string, { N?: string }> | undefined);
+      const out = await client.get({ TableName: tableName, Key: key(pk), ConsistentRead: true });
+      return recordOf(out.Item);
     },
 
     async recordFailure(pk, now, forgetBefore, expiresAt) {
@@ -107,7 +96,7 @@ export function createDynamoAuthThrottleStore(
     },
 
     async clear(pk) {
-      await client.send(new DeleteItemCommand({ TableName: tableName, Key: key(pk) }));
+      await client.delete({ TableName: tableName, Key: key(pk) });
     },
   };
 }

@@ -3,10 +3,10 @@
  * and the table names. Handlers reach it through their local wiring; a Lambda never imports
  * this module (its bundle drops the local branch).
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDb } from './aws/dynamodb.ts';
 
 export interface LocalServices {
-  dynamo: DynamoDBClient;
+  dynamo: DynamoDb;
   ledgerTable: string;
   queueTable: string;
   /** Receives before a message moves to the dead-letter queue (SQS's maxReceiveCount). */

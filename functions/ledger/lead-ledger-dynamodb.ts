@@ -51,14 +51,6 @@
  * TTL of now), and for an erasure the dedup item's window ends at once.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import type { ExternalId } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import type { ProspectCorrection } from '../domain/lead-correction.ts';
@@ -74,6 +66,7 @@ import {
 } from '../domain/lead-lifecycle.ts';
 import { redactCapture, subjectsOf } from '../domain/personal-data.ts';
 import type { Prospect } from '../domain/prospect.ts';
+import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
 import {
   boundMessages,
   boundText,
@@ -130,7 +123,7 @@ export const LEDGER_TABLE_DEFINITION = {
 } as const satisfies DynamoTableDefinition;
 
 export interface DynamoLedgerOptions {
-  client: DynamoDBDocumentClient | DynamoDBClient;
+  client: DynamoDb;
   tableName: string;
   /** How long final leads (delivered, rejected, test) are kept after their last change. */
   retentionDays?: number;
@@ -317,12 +310,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
   const retentionSeconds = Math.round(retentionDays * DAY_SECONDS);
   const wakeGraceMs = options.wakeGraceMs ?? DEFAULT_WAKE_GRACE_MS;
   if (!(wakeGraceMs >= 0)) throw new RangeError('wakeGraceMs must be ≥ 0');
-  const doc =
-    options.client instanceof DynamoDBDocumentClient
-      ? options.client
-      : DynamoDBDocumentClient.from(options.client, {
-          marshallOptions: { removeUndefinedValues: true },
-        });
+  const doc = options.client;
 
   const ttlFor = (status: LeadStatus, now: Date) =>
     EXPIRING.has(status) ? epochSeconds(now) + retentionSeconds : undefined;
@@ -330,9 +318,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     new Date(new Date(moment).getTime() + wakeGraceMs).toISOString();
 
   async function getItem(pk: string): Promise<Item | undefined> {
-    const out = await doc.send(
-      new GetCommand({ TableName: tableName, Key: { pk }, ConsistentRead: true }),
-    );
+    const out = await doc.get({ TableName: tableName, Key: { pk }, ConsistentRead: true });
     return out.Item;
   }
 
@@ -343,17 +329,15 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     values?: Record<string, unknown>,
   ): Promise<boolean> {
     try {
-      await doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: withoutUndefined(item),
-          ConditionExpression: condition,
-          ...(values && { ExpressionAttributeValues: values }),
-        }),
-      );
+      await doc.put({
+        TableName: tableName,
+        Item: withoutUndefined(item),
+        ConditionExpression: condition,
+        ...(values && { ExpressionAttributeValues: values }),
+      });
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (isConditionFailed(error)) return false;
       throw error;
     }
   }
@@ -413,24 +397,22 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     const used = (placeholder: string) =>
       new RegExp(`${placeholder}(?![\\w])`).test(`${expression} ${condition}`);
     try {
-      const out = await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: leadPk(leadId) },
-          UpdateExpression: expression,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: Object.fromEntries(
-            Object.entries(names).filter(([name]) => used(name)),
-          ),
-          ExpressionAttributeValues: Object.fromEntries(
-            Object.entries(vals).filter(([name]) => used(name)),
-          ),
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
+      const out = await doc.update({
+        TableName: tableName,
+        Key: { pk: leadPk(leadId) },
+        UpdateExpression: expression,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: Object.fromEntries(
+          Object.entries(names).filter(([name]) => used(name)),
+        ),
+        ExpressionAttributeValues: Object.fromEntries(
+          Object.entries(vals).filter(([name]) => used(name)),
+        ),
+        ReturnValues: 'ALL_NEW',
+      });
       return out.Attributes ? decodeLead(out.Attributes) : undefined;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
+      if (isConditionFailed(error)) return undefined;
       throw error;
     }
   }
@@ -494,14 +476,12 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
   async function addSubjects(leadId: string, subjects: readonly string[]): Promise<void> {
     await Promise.all(
       subjects.map((subject) =>
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk: subjectPk(subject) },
-            UpdateExpression: 'ADD leadIds :ids SET kind = :kind REMOVE expiresAt',
-            ExpressionAttributeValues: { ':ids': new Set([leadId]), ':kind': 'subject' },
-          }),
-        ),
+        doc.update({
+          TableName: tableName,
+          Key: { pk: subjectPk(subject) },
+          UpdateExpression: 'ADD leadIds :ids SET kind = :kind REMOVE expiresAt',
+          ExpressionAttributeValues: { ':ids': new Set([leadId]), ':kind': 'subject' },
+        }),
       ),
     );
   }
@@ -516,33 +496,29 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       subjects.map(async (subject) => {
         const pk = subjectPk(subject);
         const out = await doc
-          .send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: { pk },
-              UpdateExpression: 'DELETE leadIds :ids',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':ids': new Set([leadId]) },
-              ReturnValues: 'ALL_NEW',
-            }),
-          )
+          .update({
+            TableName: tableName,
+            Key: { pk },
+            UpdateExpression: 'DELETE leadIds :ids',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':ids': new Set([leadId]) },
+            ReturnValues: 'ALL_NEW',
+          })
           .catch((error: unknown) => {
-            if (error instanceof ConditionalCheckFailedException) return undefined;
+            if (isConditionFailed(error)) return undefined;
             throw error;
           });
         if (!out || out.Attributes?.leadIds !== undefined) return;
         await doc
-          .send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: { pk },
-              UpdateExpression: 'SET expiresAt = :now',
-              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(leadIds)',
-              ExpressionAttributeValues: { ':now': epochSeconds(now) },
-            }),
-          )
+          .update({
+            TableName: tableName,
+            Key: { pk },
+            UpdateExpression: 'SET expiresAt = :now',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(leadIds)',
+            ExpressionAttributeValues: { ':now': epochSeconds(now) },
+          })
           .catch((error: unknown) => {
-            if (!(error instanceof ConditionalCheckFailedException)) throw error;
+            if (!isConditionFailed(error)) throw error;
           });
       }),
     );
@@ -636,19 +612,17 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     extra: { condition?: string; values?: Record<string, unknown> } = {},
   ): Promise<LeadPage> {
     const limit = Math.min(Math.max(Math.trunc(page.limit ?? DEFAULT_PAGE), 1), MAX_PAGE);
-    const out = await doc.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: index,
-        KeyConditionExpression: `${keys.pk} = :pk${extra.condition ? ` AND ${extra.condition}` : ''}`,
-        ExpressionAttributeValues: { ':pk': partition, ...extra.values },
-        ScanIndexForward: true,
-        Limit: limit,
-        ...(page.cursor !== undefined && {
-          ExclusiveStartKey: decodeCursor(page.cursor, keys, partition),
-        }),
+    const out = await doc.query({
+      TableName: tableName,
+      IndexName: index,
+      KeyConditionExpression: `${keys.pk} = :pk${extra.condition ? ` AND ${extra.condition}` : ''}`,
+      ExpressionAttributeValues: { ':pk': partition, ...extra.values },
+      ScanIndexForward: true,
+      Limit: limit,
+      ...(page.cursor !== undefined && {
+        ExclusiveStartKey: decodeCursor(page.cursor, keys, partition),
       }),
-    );
+    });
     const leads = (out.Items ?? []).map(decodeLead);
     return out.LastEvaluatedKey ? { leads, cursor: encodeCursor(out.LastEvaluatedKey) } : { leads };
   }
@@ -657,17 +631,15 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
   async function endDedup(lead: LeadRecord): Promise<void> {
     if (lead.dedupKey === 'redacted') return;
     await doc
-      .send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: dedupPkOf(lead.profile, lead.dedupKey) },
-          UpdateExpression: 'SET expiresAt = :zero REMOVE fingerprint',
-          ConditionExpression: 'leadId = :leadId',
-          ExpressionAttributeValues: { ':zero': 0, ':leadId': lead.leadId },
-        }),
-      )
+      .update({
+        TableName: tableName,
+        Key: { pk: dedupPkOf(lead.profile, lead.dedupKey) },
+        UpdateExpression: 'SET expiresAt = :zero REMOVE fingerprint',
+        ConditionExpression: 'leadId = :leadId',
+        ExpressionAttributeValues: { ':zero': 0, ':leadId': lead.leadId },
+      })
       .catch((error: unknown) => {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!isConditionFailed(error)) throw error;
       });
   }
 
@@ -710,16 +682,14 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     order: RecentQuery['order'],
     limit: number,
   ): Promise<{ leads: LeadRecord[]; more: boolean }> {
-    const out = await doc.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: LEDGER_STATUS_INDEX,
-        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: { ':pk': statusPk(status), ':lo': range.lo, ':hi': range.hi },
-        ScanIndexForward: order === 'oldest',
-        Limit: limit,
-      }),
-    );
+    const out = await doc.query({
+      TableName: tableName,
+      IndexName: LEDGER_STATUS_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :lo AND :hi',
+      ExpressionAttributeValues: { ':pk': statusPk(status), ':lo': range.lo, ':hi': range.hi },
+      ScanIndexForward: order === 'oldest',
+      Limit: limit,
+    });
     return { leads: (out.Items ?? []).map(decodeLead), more: out.LastEvaluatedKey !== undefined };
   }
 
@@ -854,16 +824,14 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       let count = 0;
       let start: Item | undefined;
       do {
-        const out = await doc.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: LEDGER_DUE_INDEX,
-            KeyConditionExpression: 'duepk = :pk',
-            ExpressionAttributeValues: { ':pk': DUE },
-            Select: 'COUNT',
-            ...(start && { ExclusiveStartKey: start }),
-          }),
-        );
+        const out = await doc.query({
+          TableName: tableName,
+          IndexName: LEDGER_DUE_INDEX,
+          KeyConditionExpression: 'duepk = :pk',
+          ExpressionAttributeValues: { ':pk': DUE },
+          Select: 'COUNT',
+          ...(start && { ExclusiveStartKey: start }),
+        });
         count += out.Count ?? 0;
         start = out.LastEvaluatedKey;
       } while (start);

@@ -12,14 +12,7 @@
  * Each step is one conditional write, so two workers never receive the same message at once.
  */
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  PutCommand,
-  ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
 import type { DynamoTableDefinition } from './lead-ledger-dynamodb.ts';
 import { type LeadQueue, type LeadQueueSendOptions, queueDelaySeconds } from './lead-queue.ts';
 
@@ -64,32 +57,26 @@ interface Item {
   receipt?: string;
 }
 
-function isConditionFailure(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException;
-}
-
 export function createLocalLeadQueue(options: {
-  client: DynamoDBClient;
+  client: DynamoDb;
   tableName: string;
   maxReceiveCount: number;
 }): LocalLeadQueue {
-  const db = DynamoDBDocumentClient.from(options.client);
+  const db = options.client;
   const TableName = options.tableName;
 
   async function scan(queue: Item['queue']): Promise<Item[]> {
     const items: Item[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
-      const page = await db.send(
-        new ScanCommand({
-          TableName,
-          FilterExpression: '#queue = :queue',
-          ExpressionAttributeNames: { '#queue': 'queue' },
-          ExpressionAttributeValues: { ':queue': queue },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
+      const page = await db.scan({
+        TableName,
+        FilterExpression: '#queue = :queue',
+        ExpressionAttributeNames: { '#queue': 'queue' },
+        ExpressionAttributeValues: { ':queue': queue },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      });
       items.push(...((page.Items ?? []) as Item[]));
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
@@ -111,7 +98,7 @@ export function createLocalLeadQueue(options: {
         receiveCount: 0,
         sentAt: now,
       };
-      await db.send(new PutCommand({ TableName, Item: item }));
+      await db.put({ TableName, Item: item });
     },
 
     async receive({ max, visibilityMs, now = Date.now() }) {
@@ -124,28 +111,26 @@ export function createLocalLeadQueue(options: {
         const toDead = item.receiveCount >= options.maxReceiveCount;
         const receipt = `${item.id}.${randomBytes(8).toString('hex')}`;
         try {
-          await db.send(
-            new UpdateCommand({
-              TableName,
-              Key: { id: item.id },
-              ConditionExpression: '#queue = :main AND visibleAt = :seen',
-              UpdateExpression: toDead
-                ? 'SET #queue = :dead REMOVE receipt'
-                : 'SET visibleAt = :hidden, receiveCount = receiveCount + :one, receipt = :receipt',
-              ExpressionAttributeNames: { '#queue': 'queue' },
-              ExpressionAttributeValues: toDead
-                ? { ':main': 'main', ':seen': item.visibleAt, ':dead': 'dead' }
-                : {
-                    ':main': 'main',
-                    ':seen': item.visibleAt,
-                    ':hidden': now + visibilityMs,
-                    ':one': 1,
-                    ':receipt': receipt,
-                  },
-            }),
-          );
+          await db.update({
+            TableName,
+            Key: { id: item.id },
+            ConditionExpression: '#queue = :main AND visibleAt = :seen',
+            UpdateExpression: toDead
+              ? 'SET #queue = :dead REMOVE receipt'
+              : 'SET visibleAt = :hidden, receiveCount = receiveCount + :one, receipt = :receipt',
+            ExpressionAttributeNames: { '#queue': 'queue' },
+            ExpressionAttributeValues: toDead
+              ? { ':main': 'main', ':seen': item.visibleAt, ':dead': 'dead' }
+              : {
+                  ':main': 'main',
+                  ':seen': item.visibleAt,
+                  ':hidden': now + visibilityMs,
+                  ':one': 1,
+                  ':receipt': receipt,
+                },
+          });
         } catch (error) {
-          if (isConditionFailure(error)) continue; // another worker took it
+          if (isConditionFailed(error)) continue; // another worker took it
           throw error;
         }
         if (!toDead) {
@@ -164,38 +149,34 @@ export function createLocalLeadQueue(options: {
 
     async delete(receiptHandle) {
       try {
-        await db.send(
-          new DeleteCommand({
-            TableName,
-            Key: { id: messageId(receiptHandle) },
-            ConditionExpression: 'receipt = :receipt',
-            ExpressionAttributeValues: { ':receipt': receiptHandle },
-          }),
-        );
+        await db.delete({
+          TableName,
+          Key: { id: messageId(receiptHandle) },
+          ConditionExpression: 'receipt = :receipt',
+          ExpressionAttributeValues: { ':receipt': receiptHandle },
+        });
         return true;
       } catch (error) {
-        if (isConditionFailure(error)) return false;
+        if (isConditionFailed(error)) return false;
         throw error;
       }
     },
 
     async changeVisibility(receiptHandle, visibleInMs, now = Date.now()) {
       try {
-        await db.send(
-          new UpdateCommand({
-            TableName,
-            Key: { id: messageId(receiptHandle) },
-            ConditionExpression: 'receipt = :receipt',
-            UpdateExpression: 'SET visibleAt = :visibleAt',
-            ExpressionAttributeValues: {
-              ':receipt': receiptHandle,
-              ':visibleAt': now + visibleInMs,
-            },
-          }),
-        );
+        await db.update({
+          TableName,
+          Key: { id: messageId(receiptHandle) },
+          ConditionExpression: 'receipt = :receipt',
+          UpdateExpression: 'SET visibleAt = :visibleAt',
+          ExpressionAttributeValues: {
+            ':receipt': receiptHandle,
+            ':visibleAt': now + visibleInMs,
+          },
+        });
         return true;
       } catch (error) {
-        if (isConditionFailure(error)) return false;
+        if (isConditionFailed(error)) return false;
         throw error;
       }
     },
@@ -213,24 +194,22 @@ export function createLocalLeadQueue(options: {
       let moved = 0;
       for (const item of await scan('dead')) {
         try {
-          await db.send(
-            new UpdateCommand({
-              TableName,
-              Key: { id: item.id },
-              ConditionExpression: '#queue = :dead',
-              UpdateExpression: 'SET #queue = :main, visibleAt = :now, receiveCount = :zero',
-              ExpressionAttributeNames: { '#queue': 'queue' },
-              ExpressionAttributeValues: {
-                ':dead': 'dead',
-                ':main': 'main',
-                ':now': now,
-                ':zero': 0,
-              },
-            }),
-          );
+          await db.update({
+            TableName,
+            Key: { id: item.id },
+            ConditionExpression: '#queue = :dead',
+            UpdateExpression: 'SET #queue = :main, visibleAt = :now, receiveCount = :zero',
+            ExpressionAttributeNames: { '#queue': 'queue' },
+            ExpressionAttributeValues: {
+              ':dead': 'dead',
+              ':main': 'main',
+              ':now': now,
+              ':zero': 0,
+            },
+          });
           moved += 1;
         } catch (error) {
-          if (!isConditionFailure(error)) throw error;
+          if (!isConditionFailed(error)) throw error;
         }
       }
       return moved;

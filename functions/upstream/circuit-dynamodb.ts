@@ -4,9 +4,9 @@
  * conditional put on the revision it was computed from, so concurrent instances never overwrite
  * each other's transitions; a refused put is recomputed from a fresh read.
  */
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
 import {
   type Circuit,
   type CircuitOptions,
@@ -24,7 +24,7 @@ export function circuitKey(account = DEFAULT_ACCOUNT): string {
 }
 
 export interface DynamoCircuitOptions {
-  client: DynamoDBClient | DynamoDBDocumentClient;
+  client: DynamoDb;
   tableName: string;
   /** The account (default `default`); `key` overrides its item (tests). */
   account?: string;
@@ -58,33 +58,28 @@ function fromItem(item: Record<string, unknown> | undefined): {
 
 export function createDynamoCircuit(options: DynamoCircuitOptions): Circuit {
   const key = options.key ?? circuitKey(options.account);
-  const doc =
-    options.client instanceof DynamoDBDocumentClient
-      ? options.client
-      : DynamoDBDocumentClient.from(options.client, {
-          marshallOptions: { removeUndefinedValues: true },
-        });
+  const doc = options.client;
   return createCircuit(
     {
       async read() {
-        const out = await doc.send(
-          new GetCommand({ TableName: options.tableName, Key: { pk: key }, ConsistentRead: true }),
-        );
+        const out = await doc.get({
+          TableName: options.tableName,
+          Key: { pk: key },
+          ConsistentRead: true,
+        });
         return fromItem(out.Item);
       },
       async write(next, revision) {
         try {
-          await doc.send(
-            new PutCommand({
-              TableName: options.tableName,
-              Item: { pk: key, kind: 'circuit', rev: revision + 1, ...next },
-              ConditionExpression: revision === 0 ? 'attribute_not_exists(pk)' : 'rev = :rev',
-              ...(revision !== 0 && { ExpressionAttributeValues: { ':rev': revision } }),
-            }),
-          );
+          await doc.put({
+            TableName: options.tableName,
+            Item: { pk: key, kind: 'circuit', rev: revision + 1, ...next },
+            ConditionExpression: revision === 0 ? 'attribute_not_exists(pk)' : 'rev = :rev',
+            ...(revision !== 0 && { ExpressionAttributeValues: { ':rev': revision } }),
+          });
           return true;
         } catch (error) {
-          if (error instanceof ConditionalCheckFailedException) return false;
+          if (isConditionFailed(error)) return false;
           throw error;
         }
       },

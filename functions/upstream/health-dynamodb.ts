@@ -2,7 +2,7 @@
  * The upstream's health as the admin routes read it, from the ledger table: the account's
  * circuit item and its pacer item (both written by delivery).
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDb } from '../kernel/aws/dynamodb.ts';
 import type { CircuitState } from './circuit.ts';
 import { createDynamoCircuit } from './circuit-dynamodb.ts';
 import { pacerKey, readPacerNextSlot } from './pacer-dynamodb.ts';
@@ -14,7 +14,7 @@ export interface UpstreamHealthReader {
 }
 
 export function dynamoUpstreamHealth(table: {
-  client: DynamoDBClient;
+  client: DynamoDb;
   tableName: string;
 }): UpstreamHealthReader {
   return {

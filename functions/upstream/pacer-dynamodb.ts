@@ -41,9 +41,8 @@
  * upstream across instances".
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
 import { logger } from '../kernel/observability.ts';
 import type { PacerFactory } from './paced-client.ts';
 import { type Pacer, PacerWaitError } from './pacer.ts';
@@ -82,7 +81,7 @@ export interface SharedPacer extends Pacer {
 }
 
 export interface DynamoPacerOptions {
-  client: DynamoDBClient | DynamoDBDocumentClient;
+  client: DynamoDb;
   /** The ledger table (any table with a string partition key `pk` will do). */
   tableName: string;
   /** Partition key of the pacer item; default `pacer#upstream` (one per upstream key). */
@@ -118,7 +117,7 @@ export function slotIntervalMs(maxPerSecond: number, maxPerMinute: number, margi
 }
 
 function isConditionFailure(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException;
+  return isConditionFailed(error);
 }
 
 /** Rejects with `signal.reason` (not Node's AbortError) when aborted, as the Pacer port says. */
@@ -140,10 +139,7 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   if (!(maxWaitMs >= 0)) throw new RangeError('maxWaitMs must be ≥ 0');
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? defaultSleep;
-  const doc =
-    options.client instanceof DynamoDBDocumentClient
-      ? options.client
-      : DynamoDBDocumentClient.from(options.client);
+  const doc = options.client;
 
   /** The latest `next` this process wrote or saw: picks which write to try first. */
   let hint = Number.NEGATIVE_INFINITY;
@@ -154,16 +150,14 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   /** Idle schedule: the slot is `t`. False when `next > t` (busy) . */
   async function takeIdle(t: number): Promise<boolean> {
     try {
-      await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: key },
-          UpdateExpression: 'SET #next = :next, #kind = :kind',
-          ConditionExpression: 'attribute_not_exists(#next) OR #next <= :t',
-          ExpressionAttributeNames: { '#next': 'next', '#kind': 'kind' },
-          ExpressionAttributeValues: { ':next': t + intervalMs, ':t': t, ':kind': 'pacer' },
-        }),
-      );
+      await doc.update({
+        TableName: tableName,
+        Key: { pk: key },
+        UpdateExpression: 'SET #next = :next, #kind = :kind',
+        ConditionExpression: 'attribute_not_exists(#next) OR #next <= :t',
+        ExpressionAttributeNames: { '#next': 'next', '#kind': 'kind' },
+        ExpressionAttributeValues: { ':next': t + intervalMs, ':t': t, ':kind': 'pacer' },
+      });
       hint = t + intervalMs;
       return true;
     } catch (error) {
@@ -176,21 +170,19 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   async function takeBusy(t: number): Promise<number | undefined> {
     const bounded = Number.isFinite(maxWaitMs);
     try {
-      const out = await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: key },
-          UpdateExpression: 'SET #next = #next + :interval',
-          ConditionExpression: bounded ? '#next > :t AND #next <= :limit' : '#next > :t',
-          ExpressionAttributeNames: { '#next': 'next' },
-          ExpressionAttributeValues: {
-            ':interval': intervalMs,
-            ':t': t,
-            ...(bounded && { ':limit': t + maxWaitMs }),
-          },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
+      const out = await doc.update({
+        TableName: tableName,
+        Key: { pk: key },
+        UpdateExpression: 'SET #next = #next + :interval',
+        ConditionExpression: bounded ? '#next > :t AND #next <= :limit' : '#next > :t',
+        ExpressionAttributeNames: { '#next': 'next' },
+        ExpressionAttributeValues: {
+          ':interval': intervalMs,
+          ':t': t,
+          ...(bounded && { ':limit': t + maxWaitMs }),
+        },
+        ReturnValues: 'UPDATED_NEW',
+      });
       const next = Number(out.Attributes?.next);
       hint = next;
       return next - intervalMs;
@@ -202,9 +194,7 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
 
   /** The stored `next` (consistent read); undefined when there is no item yet. */
   async function readNext(): Promise<number | undefined> {
-    const out = await doc.send(
-      new GetCommand({ TableName: tableName, Key: { pk: key }, ConsistentRead: true }),
-    );
+    const out = await doc.get({ TableName: tableName, Key: { pk: key }, ConsistentRead: true });
     const next = out.Item?.next;
     return typeof next === 'number' ? next : undefined;
   }
@@ -258,16 +248,14 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
     if (!Number.isFinite(epochMs)) return;
     pausedUntil = Math.max(pausedUntil, epochMs);
     try {
-      await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: key },
-          UpdateExpression: 'SET #next = :until, #kind = :kind',
-          ConditionExpression: 'attribute_not_exists(#next) OR #next < :until',
-          ExpressionAttributeNames: { '#next': 'next', '#kind': 'kind' },
-          ExpressionAttributeValues: { ':until': epochMs, ':kind': 'pacer' },
-        }),
-      );
+      await doc.update({
+        TableName: tableName,
+        Key: { pk: key },
+        UpdateExpression: 'SET #next = :until, #kind = :kind',
+        ConditionExpression: 'attribute_not_exists(#next) OR #next < :until',
+        ExpressionAttributeNames: { '#next': 'next', '#kind': 'kind' },
+        ExpressionAttributeValues: { ':until': epochMs, ':kind': 'pacer' },
+      });
       hint = Math.max(hint, epochMs);
     } catch (error) {
       // Already paused at least that long: nothing to do.
@@ -319,17 +307,12 @@ export function sharedPacerFactory(
 export async function readPacerNextSlot(
   table: Pick<DynamoPacerOptions, 'client' | 'tableName' | 'key'>,
 ): Promise<number | undefined> {
-  const doc =
-    table.client instanceof DynamoDBDocumentClient
-      ? table.client
-      : DynamoDBDocumentClient.from(table.client);
-  const out = await doc.send(
-    new GetCommand({
-      TableName: table.tableName,
-      Key: { pk: table.key ?? UPSTREAM_PACER_KEY },
-      ConsistentRead: true,
-    }),
-  );
+  const doc = table.client;
+  const out = await doc.get({
+    TableName: table.tableName,
+    Key: { pk: table.key ?? UPSTREAM_PACER_KEY },
+    ConsistentRead: true,
+  });
   const next = out.Item?.next;
   return typeof next === 'number' ? next : undefined;
 }

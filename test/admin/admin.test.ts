@@ -4,7 +4,6 @@
  * replay of dead leads with the DLQ redrive, and paging.
  */
 import { randomBytes } from 'node:crypto';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -71,7 +70,7 @@ beforeEach(async () => {
   tables += 1;
   const ledgerTable = await dynamo.createLedgerTable();
   const queueTable = `admin-queue-${tables}`;
-  await ensureTable(dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, queueTable);
+  await ensureTable(dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, queueTable);
   const ledger = createDynamoLedger({ client: dynamo.client, tableName: ledgerTable });
   const queue = createLocalLeadQueue({
     client: dynamo.client,
@@ -738,9 +737,7 @@ describe('GET /admin/upstream', () => {
 class PacerSlot {
   constructor(private readonly tableName: string) {}
   async book(next: number): Promise<void> {
-    await DynamoDBDocumentClient.from(dynamo.client).send(
-      new PutCommand({ TableName: this.tableName, Item: { pk: UPSTREAM_PACER_KEY, next } }),
-    );
+    await dynamo.client.put({ TableName: this.tableName, Item: { pk: UPSTREAM_PACER_KEY, next } });
   }
 }
 

@@ -131,7 +131,7 @@ describe('createLocalDlqRedrive', () => {
   afterAll(() => dynamo?.close());
 
   it('moves every dead-letter message back, receive counts reset', async () => {
-    await ensureTable(dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, 'redrive-queue');
+    await ensureTable(dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, 'redrive-queue');
     const queue = createLocalLeadQueue({
       client: dynamo.client,
       tableName: 'redrive-queue',

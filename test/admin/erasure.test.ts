@@ -40,7 +40,7 @@ let deps: AdminDeps;
 beforeAll(async () => {
   dynamo = await startTestDynamo();
   ledgerTable = await dynamo.createLedgerTable();
-  await ensureTable(dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, 'erasure-queue');
+  await ensureTable(dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, 'erasure-queue');
   ledger = createDynamoLedger({ client: dynamo.client, tableName: ledgerTable });
   const queue = createLocalLeadQueue({
     client: dynamo.client,
@@ -115,7 +115,7 @@ async function call(
 
 /** Everything in the ledger table, as text (payloads that are JSON text included). */
 async function tableText(): Promise<string> {
-  const out = await dynamo.client.send(new ScanCommand({ TableName: ledgerTable }));
+  const out = await dynamo.client.scan({ TableName: ledgerTable });
   return JSON.stringify(out.Items ?? [], (_k, v) =>
     v instanceof Set ? [...v] : v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v,
   );

@@ -3,12 +3,16 @@
  * ledger tables on it so that tests in the file do not see each other's leads.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDb } from '../../functions/kernel/aws/dynamodb.ts';
 import { LEDGER_TABLE_DEFINITION } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { ensureTable, startLocalDynamo } from '../../local/dynamodb-local.ts';
 
 export interface TestDynamo {
   endpoint: string;
-  client: DynamoDBClient;
+  /** The functions' DynamoDB client (signed fetch) on this endpoint. */
+  client: DynamoDb;
+  /** An AWS SDK client for table administration (`ensureTable`). */
+  admin: DynamoDBClient;
   /** Creates an empty ledger table with a new name and returns the name. */
   createLedgerTable(): Promise<string>;
   close(): Promise<void>;
@@ -20,10 +24,11 @@ export async function startTestDynamo(dataDir?: string): Promise<TestDynamo> {
   return {
     endpoint: local.endpoint,
     client: local.client,
+    admin: local.admin,
     async createLedgerTable() {
       tables += 1;
       const name = `leads-test-${tables}`;
-      await ensureTable(local.client, LEDGER_TABLE_DEFINITION, name);
+      await ensureTable(local.admin, LEDGER_TABLE_DEFINITION, name);
       return name;
     },
     close: () => local.close(),

@@ -1,16 +1,9 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
-import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { LeadStateError, newLeadId } from '../../functions/domain/lead-lifecycle.ts';
+import type { DynamoDb } from '../../functions/kernel/aws/dynamodb.ts';
+import { AwsError } from '../../functions/kernel/aws/http.ts';
 import { ENV } from '../../functions/kernel/env.ts';
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
@@ -332,8 +325,55 @@ describe('LeadStore', () => {
  * (success and conditional-failure paths) and compare the IAM actions of the calls made with
  * what the role is granted. Equal, not a subset: a grant with an unused action fails too.
  */
+type Operation = keyof DynamoDb;
+type Answer = { resolves: object } | { rejects: Error };
+
+/**
+ * A DynamoDB that records each call and answers what the test told it: per operation, the
+ * answer whose `match` (a subset of the input) fits, else the operation's plain answer.
+ */
+function recordingDynamo() {
+  let answers: { op: Operation; match?: Record<string, unknown>; answer: Answer }[] = [];
+  let calls: { op: Operation; input: Record<string, unknown> }[] = [];
+  const fits = (input: Record<string, unknown>, match: Record<string, unknown>) =>
+    Object.entries(match).every(([k, v]) => JSON.stringify(input[k]) === JSON.stringify(v));
+  const call = (op: Operation) => async (input: Record<string, unknown>) => {
+    calls.push({ op, input });
+    const mine = answers.filter((a) => a.op === op);
+    const chosen = mine.find((a) => a.match && fits(input, a.match)) ?? mine.find((a) => !a.match);
+    if (!chosen) return op === 'query' || op === 'scan' ? { Items: [], Count: 0 } : {};
+    if ('rejects' in chosen.answer) throw chosen.answer.rejects;
+    return chosen.answer.resolves;
+  };
+  const ops: Operation[] = ['get', 'put', 'update', 'delete', 'query', 'scan'];
+  const client = Object.fromEntries(ops.map((op) => [op, call(op)])) as unknown as DynamoDb;
+  return {
+    client,
+    on(op: Operation, answer: Answer, match?: Record<string, unknown>) {
+      answers = answers.filter(
+        (a) => !(a.op === op && JSON.stringify(a.match) === JSON.stringify(match)),
+      );
+      answers.push({ op, answer, ...(match && { match }) });
+    },
+    calls: () => calls,
+    reset() {
+      answers = [];
+      calls = [];
+    },
+  };
+}
+
+const ACTION: Record<Operation, string> = {
+  get: 'GetItem',
+  put: 'PutItem',
+  update: 'UpdateItem',
+  delete: 'DeleteItem',
+  query: 'Query',
+  scan: 'Scan',
+};
+
 describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
-  const ddb = mockClient(DynamoDBDocumentClient);
+  const ddb = recordingDynamo();
   const NOW = new Date('2025-01-02T03:04:05.000Z');
   const leadId = newLeadId(NOW);
   const ITEM = {
@@ -357,40 +397,35 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     receivedAt: NOW.toISOString(),
     updatedAt: NOW.toISOString(),
   };
-  const conditionFailed = new ConditionalCheckFailedException({
-    message: 'condition',
-    $metadata: {},
-  });
+  const conditionFailed = new AwsError('ConditionalCheckFailedException', 'condition', 400);
 
   /** The IAM action of each call made so far; index reads as `<action> on index`. */
   function actionsCalled(): { table: string[]; index: string[] } {
     const table = new Set<string>();
     const index = new Set<string>();
     for (const call of ddb.calls()) {
-      const command = call.args[0] as { constructor: { name: string }; input: object };
-      const name = command.constructor.name.replace(/Command$/, '');
-      const action = `dynamodb:${['Get', 'Put', 'Update', 'Delete'].includes(name) ? `${name}Item` : name}`;
-      ('IndexName' in command.input ? index : table).add(action);
+      const action = `dynamodb:${ACTION[call.op]}`;
+      ('IndexName' in call.input ? index : table).add(action);
     }
     return { table: [...table].sort(), index: [...index].sort() };
   }
 
   function ledger(): LeadLedger {
     return createDynamoLedger({
-      client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+      client: ddb.client,
       tableName: 'ledger',
     });
   }
 
   /** Runs `operation` with writes succeeding, then with every condition failing. */
   async function bothPaths(operation: (l: LeadLedger) => Promise<unknown>): Promise<void> {
-    ddb.on(GetCommand).resolves({ Item: ITEM });
-    ddb.on(PutCommand).resolves({});
-    ddb.on(UpdateCommand).resolves({ Attributes: ITEM });
-    ddb.on(QueryCommand).resolves({ Items: [ITEM] });
+    ddb.on('get', { resolves: { Item: ITEM } });
+    ddb.on('put', { resolves: {} });
+    ddb.on('update', { resolves: { Attributes: ITEM } });
+    ddb.on('query', { resolves: { Items: [ITEM], Count: 1 } });
     await operation(ledger());
-    ddb.on(PutCommand).rejects(conditionFailed);
-    ddb.on(UpdateCommand).rejects(conditionFailed);
+    ddb.on('put', { rejects: conditionFailed });
+    ddb.on('update', { rejects: conditionFailed });
     await operation(ledger()).catch((error: unknown) => {
       if (!(error instanceof LeadStateError)) throw error;
     });
@@ -413,8 +448,8 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
       }),
     );
     // A dedup item whose lead was never written (a crashed writer): record() writes it.
-    ddb.on(GetCommand, { Key: { pk: ITEM.pk } }).resolves({});
-    ddb.on(PutCommand, { ConditionExpression: 'attribute_not_exists(pk)' }).resolves({});
+    ddb.on('get', { resolves: {} }, { Key: { pk: ITEM.pk } });
+    ddb.on('put', { resolves: {} }, { ConditionExpression: 'attribute_not_exists(pk)' });
     await ledger().record({
       profile: 'site',
       source: 'form',
@@ -455,14 +490,14 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
   it('circuit (read, open, probe, close): GetItem and PutItem on its item only', async () => {
     // Prepare
     const circuit = createDynamoCircuit({
-      client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+      client: ddb.client,
       tableName: 'ledger',
     });
     const stored = { pk: circuitKey(), rev: 1, state: 'open', failures: 3, probeAt: 0 };
 
     // Act
-    ddb.on(GetCommand).resolves({ Item: stored });
-    ddb.on(PutCommand).resolves({});
+    ddb.on('get', { resolves: { Item: stored } });
+    ddb.on('put', { resolves: {} });
     await circuit.read();
     await circuit.gate(1_000);
     await circuit.failed(2_000, { immediate: true, reason: 'unavailable', probe: true });
@@ -470,8 +505,8 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
 
     // Assess
     expect(actionsCalled()).toEqual({ table: [...CIRCUIT_ACTIONS].sort(), index: [] });
-    const keys = ddb.calls().map((call) => (call.args[0].input as { Key?: { pk: string } }).Key);
-    const items = ddb.calls().map((call) => (call.args[0].input as { Item?: { pk: string } }).Item);
+    const keys = ddb.calls().map((call) => (call.input as { Key?: { pk: string } }).Key);
+    const items = ddb.calls().map((call) => (call.input as { Item?: { pk: string } }).Item);
     const touched = new Set([...keys, ...items].filter(Boolean).map((k) => k?.pk));
     expect(touched).toEqual(new Set([circuitKey()]));
   });
@@ -493,7 +528,7 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     // Prepare: a busy schedule far ahead, so every path runs (idle fails, busy fails, read).
     let now = 1_000_000;
     const pacer = createDynamoPacer({
-      client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+      client: ddb.client,
       tableName: 'ledger',
       maxPerSecond: 5,
       maxPerMinute: 100,
@@ -505,17 +540,17 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     });
 
     // Act
-    ddb.on(UpdateCommand).resolves({ Attributes: { next: now + 5_000 } });
+    ddb.on('update', { resolves: { Attributes: { next: now + 5_000 } } });
     await pacer.acquire();
-    ddb.on(UpdateCommand).rejects(conditionFailed);
-    ddb.on(GetCommand).resolves({ Item: { pk: UPSTREAM_PACER_KEY, next: now + 60_000 } });
+    ddb.on('update', { rejects: conditionFailed });
+    ddb.on('get', { resolves: { Item: { pk: UPSTREAM_PACER_KEY, next: now + 60_000 } } });
     await expect(pacer.acquire()).rejects.toThrow(PacerWaitError);
     pacer.pauseUntil(now + 120_000);
     await pacer.flush();
 
     // Assess
     expect(actionsCalled()).toEqual({ table: [...PACER_ACTIONS].sort(), index: [] });
-    const keys = ddb.calls().map((call) => (call.args[0].input as { Key?: unknown }).Key);
+    const keys = ddb.calls().map((call) => (call.input as { Key?: unknown }).Key);
     expect(new Set(keys.map((key) => JSON.stringify(key)))).toEqual(
       new Set([JSON.stringify({ pk: UPSTREAM_PACER_KEY })]),
     );
@@ -529,7 +564,7 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     await bothPaths((l) => l.wake(leadId, 1, { dueAt: NOW, now: NOW, attemptNow: true }));
     await bothPaths((l) => l.countInFlight());
     const health = dynamoUpstreamHealth({
-      client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+      client: ddb.client,
       tableName: 'ledger',
     });
     await health.circuit();

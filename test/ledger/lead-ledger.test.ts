@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import {
@@ -14,6 +13,7 @@ import {
   newLeadId,
   publicStatus,
 } from '../../functions/domain/lead-lifecycle.ts';
+import type { DynamoDb } from '../../functions/kernel/aws/dynamodb.ts';
 import {
   DedupConflictError,
   hashDedupKey,
@@ -27,7 +27,7 @@ import {
   LEDGER_TABLE_DEFINITION,
   LeadTooLargeError,
 } from '../../functions/ledger/lead-ledger-dynamodb.ts';
-import { createLocalDynamoClient, startLocalDynamo } from '../../local/dynamodb-local.ts';
+import { createLocalDynamoDb, startLocalDynamo } from '../../local/dynamodb-local.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 
 const EMAIL = 'maria.silva@example.com';
@@ -66,13 +66,13 @@ function newLead(overrides: Partial<NewLead> = {}): NewLead {
 }
 
 let dynamo: TestDynamo;
-let doc: DynamoDBDocumentClient;
+let doc: DynamoDb;
 let tableName: string;
 let ledger: LeadLedger;
 
 beforeAll(async () => {
   dynamo = await startTestDynamo();
-  doc = DynamoDBDocumentClient.from(dynamo.client);
+  doc = dynamo.client;
 });
 afterAll(() => dynamo.close());
 beforeEach(async () => {
@@ -81,7 +81,7 @@ beforeEach(async () => {
 });
 
 async function scanTable(name = tableName): Promise<Record<string, unknown>[]> {
-  const out = await doc.send(new ScanCommand({ TableName: name, ConsistentRead: true }));
+  const out = await doc.scan({ TableName: name, ConsistentRead: true });
   return out.Items ?? [];
 }
 
@@ -259,19 +259,18 @@ describe('createDynamoLedger', () => {
 
     it('writes the lead on the next record() after a crash between the dedup and lead writes', async () => {
       // Prepare: a client whose first lead put fails, as if the process died right there.
-      const crashing = createLocalDynamoClient(dynamo.endpoint);
+      const plain = createLocalDynamoDb(dynamo.endpoint);
       let crashed = false;
-      crashing.middlewareStack.add(
-        (next, context) => async (args) => {
-          const input = JSON.stringify(args.input);
-          if (!crashed && context.commandName?.startsWith('Put') && input.includes('"lead#')) {
+      const crashing: DynamoDb = {
+        ...plain,
+        put: async (input) => {
+          if (!crashed && String(input.Item.pk).startsWith('lead#')) {
             crashed = true;
             throw new Error('simulated crash');
           }
-          return next(args);
+          return plain.put(input);
         },
-        { step: 'initialize', name: 'crashBeforeLeadPut' },
-      );
+      };
       const crashingLedger = createDynamoLedger({ client: crashing, tableName });
       await expect(crashingLedger.record(newLead())).rejects.toThrow('simulated crash');
       const [orphan] = await scanTable();
@@ -288,7 +287,6 @@ describe('createDynamoLedger', () => {
       expect(retried.lead.receivedAt).toBe(at(5).toISOString());
       expect(again).toEqual({ lead: retried.lead, duplicate: true });
       expect((await scanTable()).filter((item) => item.kind === 'lead')).toHaveLength(1);
-      crashing.destroy();
     });
 
     it('puts no personal data in any key, id or dedup item', async () => {
@@ -366,29 +364,6 @@ describe('createDynamoLedger', () => {
       expect(parked.lead.expiresAt).toBeUndefined();
       expect(test.lead.status).toBe('test');
       expect(test.lead.expiresAt).toBe(Math.floor(T0.getTime() / 1000) + 90 * 86_400);
-    });
-  });
-
-  it('works on a DynamoDBDocumentClient with its default marshalling', async () => {
-    // Prepare
-    const plain = DynamoDBDocumentClient.from(dynamo.client);
-    const docLedger = createDynamoLedger({ client: plain, tableName });
-
-    // Act
-    const { lead } = await docLedger.record(newLead({ prospect: undefined, reason: undefined }));
-    await docLedger.claim(lead.leadId, 0, LEASE_MS, at(1));
-    const released = await docLedger.release(lead.leadId, V1, failure('HTTP 502', at(2)), at(2));
-    await docLedger.markParked(lead.leadId, V1, 'missing: email', at(3));
-    const requeued = await docLedger.requeue(lead.leadId, at(4));
-
-    // Assess
-    expect(lead.prospect).toBeUndefined();
-    expect(released.attempts).toBe(1);
-    expect(requeued).toMatchObject({
-      status: 'queued',
-      attempts: 0,
-      version: V1 + 1,
-      lastError: 'HTTP 502',
     });
   });
 
@@ -812,13 +787,11 @@ describe('createDynamoLedger', () => {
     it('treats a lead recorded before versions existed as version 0', async () => {
       // Prepare: an item as an earlier release wrote it (no version, tries, queuedAt or dueAt).
       const { lead } = await ledger.record(newLead());
-      await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: `lead#${lead.leadId}` },
-          UpdateExpression: 'REMOVE version, tries, queuedAt, nextAttemptAt, dueAt, duepk',
-        }),
-      );
+      await doc.update({
+        TableName: tableName,
+        Key: { pk: `lead#${lead.leadId}` },
+        UpdateExpression: 'REMOVE version, tries, queuedAt, nextAttemptAt, dueAt, duepk',
+      });
 
       // Act
       const read = await ledger.get(lead.leadId);
@@ -1087,18 +1060,17 @@ describe('startLocalDynamo', () => {
   it('keeps acknowledged writes on disk when its process is killed with SIGKILL', async () => {
     // Prepare
     const first = await startChild();
-    const client = createLocalDynamoClient(first.endpoint);
+    const client = createLocalDynamoDb(first.endpoint);
     const ledger = createDynamoLedger({ client, tableName: 'leads' });
     const { lead } = await ledger.record(newLead());
     const delivered = await ledger.record(newLead({ dedupKey: 'key:delivered' }));
     await ledger.claim(delivered.lead.leadId, 0, LEASE_MS, at(1));
     await ledger.markDelivered(delivered.lead.leadId, 77, at(2));
-    client.destroy();
 
     // Act
     const signal = await kill9(first.child);
     const second = await startChild();
-    const reopened = createLocalDynamoClient(second.endpoint);
+    const reopened = createLocalDynamoDb(second.endpoint);
     const after = createDynamoLedger({ client: reopened, tableName: 'leads' });
 
     // Assess
@@ -1110,7 +1082,6 @@ describe('startLocalDynamo', () => {
     });
     expect((await after.listByStatus('delivered')).leads).toHaveLength(1);
     expect((await after.record(newLead({ receivedAt: at(60) }))).duplicate).toBe(true);
-    reopened.destroy();
     await kill9(second.child);
   });
 

@@ -17,7 +17,7 @@ afterAll(() => dynamo?.close());
 async function freshQueue(maxReceiveCount = 3): Promise<LocalLeadQueue> {
   tables += 1;
   const tableName = `queue-test-${tables}`;
-  await ensureTable(dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, tableName);
+  await ensureTable(dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, tableName);
   return createLocalLeadQueue({ client: dynamo.client, tableName, maxReceiveCount });
 }
 

@@ -97,12 +97,10 @@ describe('local DynamoDB on disk', () => {
         tables: [{ name: WRITER_TABLE, definition: WRITER_DEFINITION }],
       });
       try {
-        const items = await local.client.send(new ScanCommand({ TableName: WRITER_TABLE }));
-        const index = await local.client.send(
-          new ScanCommand({ TableName: WRITER_TABLE, IndexName: 'byState' }),
-        );
-        const expected = (items.Items ?? []).map((i) => `${i.pk?.S}@${i.state?.S}#${i.n?.N}`);
-        const found = (index.Items ?? []).map((i) => `${i.pk?.S}@${i.state?.S}#${i.n?.N}`);
+        const items = await local.client.scan({ TableName: WRITER_TABLE });
+        const index = await local.client.scan({ TableName: WRITER_TABLE, IndexName: 'byState' });
+        const expected = items.Items.map((i) => `${i.pk}@${i.state}#${i.n}`);
+        const found = index.Items.map((i) => `${i.pk}@${i.state}#${i.n}`);
         const missing = expected.filter((e) => !found.includes(e));
         const extra = found.filter((f) => !expected.includes(f));
         if (missing.length || extra.length) {

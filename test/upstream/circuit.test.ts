@@ -12,7 +12,7 @@ import {
   nextCircuit,
 } from '../../functions/upstream/circuit.ts';
 import { createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.ts';
-import { createLocalDynamoClient } from '../../local/dynamodb-local.ts';
+import { createLocalDynamoDb } from '../../local/dynamodb-local.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 
 const OPTIONS: CircuitOptions = {
@@ -138,14 +138,12 @@ describe('createDynamoCircuit (dynalite)', () => {
   let dynamo: TestDynamo;
   let table: string;
   let accounts = 0;
-  const clients: ReturnType<typeof createLocalDynamoClient>[] = [];
 
   beforeAll(async () => {
     dynamo = await startTestDynamo();
     table = await dynamo.createLedgerTable();
   });
   afterAll(async () => {
-    for (const client of clients) client.destroy();
     await dynamo?.close();
   });
 
@@ -154,8 +152,7 @@ describe('createDynamoCircuit (dynalite)', () => {
     accounts += 1;
     const key = `circuit#test-${accounts}`;
     return Array.from({ length: count }, () => {
-      const client = createLocalDynamoClient(dynamo.endpoint);
-      clients.push(client);
+      const client = createLocalDynamoDb(dynamo.endpoint);
       return createDynamoCircuit({ client, tableName: table, key, options: OPTIONS });
     });
   }

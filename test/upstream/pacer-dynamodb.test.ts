@@ -5,7 +5,6 @@
  * DynamoDB), so the grants are the same on an idle machine and on a loaded one; the windows are
  * checked on the moments each acquire resolved. The sandbox test runs on real time.
  */
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDynamoPacer,
@@ -16,7 +15,7 @@ import {
   UPSTREAM_PACER_KEY,
 } from '../../functions/upstream/pacer-dynamodb.ts';
 import { createUpstreamClient } from '../../functions/upstream/upstream-client.ts';
-import { createLocalDynamoClient } from '../../local/dynamodb-local.ts';
+import { createLocalDynamoDb } from '../../local/dynamodb-local.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 import { createFakeClock, type FakeClock } from '../helpers/upstream-fake-clock.ts';
@@ -25,14 +24,12 @@ import { maxInAnyWindow } from '../helpers/upstream-windows.ts';
 let dynamo: TestDynamo;
 let table: string;
 let keys = 0;
-const clients: ReturnType<typeof createLocalDynamoClient>[] = [];
 
 beforeAll(async () => {
   dynamo = await startTestDynamo();
   table = await dynamo.createLedgerTable();
 });
 afterAll(async () => {
-  for (const client of clients) client.destroy();
   await dynamo?.close();
 });
 
@@ -49,8 +46,7 @@ function pacers(
   options: Omit<DynamoPacerOptions, 'client' | 'tableName' | 'key'>,
 ): SharedPacer[] {
   return Array.from({ length: count }, () => {
-    const client = createLocalDynamoClient(dynamo.endpoint);
-    clients.push(client);
+    const client = createLocalDynamoDb(dynamo.endpoint);
     return createDynamoPacer({ client, tableName: table, key, ...options });
   });
 }
@@ -205,9 +201,7 @@ describe('createDynamoPacer', () => {
     expect(grantedAt).toBe(until);
     expect(refused).toBeInstanceOf(PacerWaitError);
     expect((refused as PacerWaitError).waitMs).toBe(1_200);
-    const stored = await DynamoDBDocumentClient.from(dynamo.client).send(
-      new GetCommand({ TableName: table, Key: { pk: key } }),
-    );
+    const stored = await dynamo.client.get({ TableName: table, Key: { pk: key } });
     expect(stored.Item).toMatchObject({ kind: 'pacer' });
     expect(stored.Item?.next).toBeGreaterThanOrEqual(until);
   });
@@ -254,8 +248,7 @@ describe('createDynamoPacer', () => {
   it('paces on the one item the IAM grant names (UPSTREAM_PACER_KEY) unless given a key', async () => {
     // Prepare: a table of its own, so that only this pacer writes to it.
     const own = await dynamo.createLedgerTable();
-    const client = createLocalDynamoClient(dynamo.endpoint);
-    clients.push(client);
+    const client = createLocalDynamoDb(dynamo.endpoint);
     const pacer = createDynamoPacer({
       client,
       tableName: own,
@@ -267,9 +260,7 @@ describe('createDynamoPacer', () => {
     await pacer.acquire();
 
     // Assess
-    const { Items } = await DynamoDBDocumentClient.from(client).send(
-      new ScanCommand({ TableName: own }),
-    );
+    const { Items } = await client.scan({ TableName: own });
     expect(Items?.map((item) => item.pk)).toEqual([UPSTREAM_PACER_KEY]);
   });
 });

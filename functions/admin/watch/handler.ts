@@ -3,7 +3,6 @@
  * WATCH_INTERVAL_MINUTES; it publishes to the alarm topic (ALERT_TOPIC_ARN). Locally (no topic)
  * the alert is logged instead. Logs profile names and counts only.
  */
-import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
 import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from './alert-env.ts';
 import {
@@ -17,9 +16,11 @@ async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
   const topicArn = env[ALERT_TOPIC_ENV];
   const notify = topicArn
     ? (() => {
-        const sns = new SNSClient({});
+        // Loaded only when an alert is sent (most runs send none).
+        const sns = import('@aws-sdk/client-sns').then(({ SNSClient }) => new SNSClient({}));
         return async (alert: Alert) => {
-          await sns.send(
+          const { PublishCommand } = await import('@aws-sdk/client-sns');
+          await (await sns).send(
             new PublishCommand({
               TopicArn: topicArn,
               Subject: alert.subject,
@@ -45,12 +46,12 @@ async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
     };
   }
   const [
-    { DynamoDBClient },
+    { createDynamoDb },
     { createAwsConfigSource },
     { createDynamoLedger },
     { ENV, requireEnv },
   ] = await Promise.all([
-    import('@aws-sdk/client-dynamodb'),
+    import('../../kernel/aws/dynamodb.ts'),
     import('../../config/config-aws.ts'),
     import('../../ledger/lead-ledger-dynamodb.ts'),
     import('../../kernel/env.ts'),
@@ -58,7 +59,7 @@ async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
   return {
     config: createAwsConfigSource(env),
     ledger: createDynamoLedger({
-      client: new DynamoDBClient({}),
+      client: createDynamoDb(),
       tableName: requireEnv(ENV.ledgerTable, env),
     }),
     notify,

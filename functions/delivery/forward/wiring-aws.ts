@@ -4,10 +4,10 @@
  * account's pacer and circuit items), SQS for message visibility and for the wake-up messages.
  * The variables are set by the stack (kernel/env.ts names them).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../../config/config-aws.ts';
 import { PROFILE_RULES } from '../../config/profile-rules.ts';
+import { createDynamoDb } from '../../kernel/aws/dynamodb.ts';
+import { createSqs } from '../../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
 import { createDynamoLedger } from '../../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../../ledger/lead-queue-sqs.ts';
@@ -20,8 +20,8 @@ import type { DeliveryHandlerDeps } from './handler.ts';
 
 export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryHandlerDeps {
   const config = createAwsConfigSource(env, { rules: PROFILE_RULES });
-  const dynamo = new DynamoDBClient({});
-  const sqs = new SQSClient({});
+  const dynamo = createDynamoDb();
+  const sqs = createSqs();
   const queueUrl = requireEnv(ENV.leadQueueUrl, env);
   const tableName = requireEnv(ENV.ledgerTable, env);
   const options = { maxPacingWaitMs: DEFAULT_MAX_PACING_WAIT_MS };

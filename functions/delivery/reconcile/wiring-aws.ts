@@ -4,9 +4,9 @@
  * the wake-up messages. The variables are set by the
  * stack (kernel/env.ts names them).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../../config/config-aws.ts';
+import { createDynamoDb } from '../../kernel/aws/dynamodb.ts';
+import { createSqs } from '../../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
 import { createDynamoLedger } from '../../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../../ledger/lead-queue-sqs.ts';
@@ -15,13 +15,13 @@ import { reconcileEvents } from './events.ts';
 import type { ReconcileDeps } from './reconcile.ts';
 
 export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): ReconcileDeps {
-  const dynamo = new DynamoDBClient({});
+  const dynamo = createDynamoDb();
   const config = createAwsConfigSource(env);
   const tableName = requireEnv(ENV.ledgerTable, env);
   return {
     ledger: createDynamoLedger({ client: dynamo, tableName }),
     queue: createSqsLeadQueue({
-      client: new SQSClient({}),
+      client: createSqs(),
       queueUrl: requireEnv(ENV.leadQueueUrl, env),
     }),
     circuitOf: (account) => createDynamoCircuit({ client: dynamo, tableName, account }),

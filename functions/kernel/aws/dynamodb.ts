@@ -83,6 +83,7 @@ export interface ScanInput {
   Limit?: number;
   ExclusiveStartKey?: Item;
   ConsistentRead?: boolean;
+  Select?: 'ALL_ATTRIBUTES' | 'ALL_PROJECTED_ATTRIBUTES' | 'SPECIFIC_ATTRIBUTES' | 'COUNT';
 }
 
 export interface Page {

@@ -5,10 +5,10 @@
  * (DynamoDB; GetItem/UpdateItem on `pacer#upstream*` only), shared with delivery. The variables
  * are set by infra/constructs/debtors-report.ts and the configuration store.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../../config/config-aws.ts';
+import { createDynamoDb } from '../../kernel/aws/dynamodb.ts';
+import { createS3 } from '../../kernel/aws/s3.ts';
+import { createSqs } from '../../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
 import type { Pacer } from '../../upstream/pacer.ts';
@@ -26,9 +26,9 @@ export function awsRefreshDeps(
   const { pacer } = options;
   return {
     config,
-    stores: s3ReportStores({ client: new S3Client({}), bucket: requireEnv(ENV.reportBucket, env) }),
+    stores: s3ReportStores({ client: createS3(), bucket: requireEnv(ENV.reportBucket, env) }),
     trigger: createSqsReportTrigger({
-      client: new SQSClient({}),
+      client: createSqs(),
       queueUrl: requireEnv(ENV.reportRefreshQueueUrl, env),
     }),
     source: refreshSource(
@@ -39,7 +39,7 @@ export function awsRefreshDeps(
           ? () => pacer
           : // No maxWaitMs: the refresh's own deadline bounds each wait (see refresh.ts).
             sharedPacerFactory({
-              client: new DynamoDBClient({}),
+              client: createDynamoDb(),
               tableName: requireEnv(ENV.ledgerTable, env),
             }),
       ),

@@ -6,9 +6,9 @@
  * of requests (page, JSON, CSV) does not download and parse megabytes from S3 for each one; a
  * new snapshot is therefore served at most that long after it is written.
  */
-import { S3Client } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsConfigSource } from '../../config/config-aws.ts';
+import { createS3 } from '../../kernel/aws/s3.ts';
+import { createSqs } from '../../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
 import type { ReportStore, StoredSnapshot } from '../store/report-store.ts';
 import { createS3ReportStore } from '../store/report-store-s3.ts';
@@ -36,7 +36,7 @@ export function reuseSnapshot(
 }
 
 export function awsReportDeps(env: NodeJS.ProcessEnv = process.env): Omit<ReportDeps, 'events'> {
-  const client = new S3Client({});
+  const client = createS3();
   const bucket = requireEnv(ENV.reportBucket, env);
   // One reusing store per account, made on first use.
   const stores = new Map<string, ReturnType<typeof reuseSnapshot>>();
@@ -51,7 +51,7 @@ export function awsReportDeps(env: NodeJS.ProcessEnv = process.env): Omit<Report
       return store;
     },
     trigger: createSqsReportTrigger({
-      client: new SQSClient({}),
+      client: createSqs(),
       queueUrl: requireEnv(ENV.reportRefreshQueueUrl, env),
     }),
   };

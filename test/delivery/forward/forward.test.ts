@@ -5,7 +5,6 @@
  * that a stale message cannot touch, the Meta Graph completion, and the ambiguous POST resolved
  * by a lookup. `h.step` plays the queue: each attempt runs when the lead's chain is due.
  */
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Profile } from '../../../functions/config/config-schema.ts';
 import {
@@ -292,9 +291,7 @@ describe('forwardLead: the upstream refuses', () => {
     expect(waiting).toMatchObject({ status: 'queued', attempts: 0 });
     expect(waiting?.lastFailureAt).toBeUndefined();
     // The client paused the shared pacer until Retry-After, for everyone.
-    const item = await DynamoDBDocumentClient.from(h.dynamo.client).send(
-      new GetCommand({ TableName: h.table, Key: { pk: 'pacer#upstream' } }),
-    );
+    const item = await h.dynamo.client.get({ TableName: h.table, Key: { pk: 'pacer#upstream' } });
     expect(item.Item?.next).toBeGreaterThan(Date.now() + 50_000);
 
     // Act: once the window has passed.

@@ -26,7 +26,7 @@ beforeEach(async () => {
   await h.reset();
   queues += 1;
   const tableName = `leads-queue-test-${queues}`;
-  await ensureTable(h.dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, tableName);
+  await ensureTable(h.dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, tableName);
   queue = createLocalLeadQueue({ client: h.dynamo.client, tableName, maxReceiveCount: 8 });
 });
 

@@ -39,7 +39,7 @@ beforeEach(async () => {
   const tableName = await dynamo.createLedgerTable();
   ledger = createDynamoLedger({ client: dynamo.client, tableName, wakeGraceMs: GRACE_MS });
   const queueTable = `reconcile-queue-${tables}`;
-  await ensureTable(dynamo.client, LOCAL_QUEUE_TABLE_DEFINITION, queueTable);
+  await ensureTable(dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, queueTable);
   queue = createLocalLeadQueue({
     client: dynamo.client,
     tableName: queueTable,
