@@ -1,12 +1,14 @@
 /**
  * Cold init of each deployed function: the bundle `cdk synth` writes for it (the stack is
  * synthesized in this process from config/deploy.example.json with NodeFunction's esbuild
- * settings: ESM, minified, the AWS SDK bundled, `process.env.LEADS_RUNTIME` defined as "aws"),
- * against today's design built in the same run from the same code (the SDK external, resolved
- * from node_modules as on Lambda, the parameter providers imported with the module, source maps
- * on), each imported by fresh `node` processes. Baselines: bundles of just the AWS SDK clients
- * the function's wiring-aws constructs, bundled and external, and the function's own code timed
- * with those clients already loaded (docs/performance.md).
+ * settings: ESM, minified, dependencies bundled, `process.env.LEADS_RUNTIME` defined as "aws"),
+ * against today's design built in the same run from the same code (the AWS SDK clients the
+ * function constructed before issue 15 imported and constructed with it, the SDK external and
+ * resolved from node_modules as on Lambda, the parameter providers imported with the module,
+ * source maps on), each imported by fresh `node` processes. Baselines: bundles of just those SDK
+ * clients, bundled and external; a bundle of just the signed-fetch clients (kernel/aws/) that
+ * replaced them; and the function's own code timed with its AWS client libraries already loaded
+ * (docs/performance.md).
  *
  * Each child measures `performance.now()` around `await import()` and again once the
  * lazily imported wiring has run (one macrotask later): the handlers create their AWS adapters
@@ -176,7 +178,7 @@ const CREATE_REQUIRE_BANNER =
 async function bundle(
   name: string,
   entry: { path: string } | { contents: string },
-  sdk: 'external' | 'bundled' = 'external',
+  sdk: 'external' | 'bundled' | 'libraries-external' = 'external',
 ): Promise<Bundle> {
   const outfile = join(OUT_DIR, name, 'index.mjs');
   const result = await build({
@@ -194,7 +196,9 @@ async function bundle(
     mainFields: ['module', 'main'],
     ...(sdk === 'external'
       ? { external: ['@aws-sdk/*'] }
-      : { banner: { js: CREATE_REQUIRE_BANNER } }),
+      : sdk === 'libraries-external'
+        ? { external: CLIENT_LIBRARIES }
+        : { banner: { js: CREATE_REQUIRE_BANNER } }),
     define: { 'process.env.LEADS_RUNTIME': JSON.stringify('aws') },
     metafile: true,
     logLevel: 'silent',
@@ -202,20 +206,56 @@ async function bundle(
   return { file: outfile, bytes: statSync(outfile).size, metafile: result.metafile };
 }
 
+/** The SDK clients today's design constructed at import (the providers bring their own). */
+const TODAYS_CLIENTS: readonly Sdk[] = ['dynamodb', 'sqs', 's3', 'sns'];
+
 /**
- * Today's design of a function, to measure against in the same run: the AWS SDK external, and
- * the Powertools parameter providers (with their AppConfig and Secrets Manager clients) imported
- * with the module, as config-aws.ts and secrets-aws.ts did before they loaded them on first use.
+ * Today's design of a function, to measure against in the same run: the AWS SDK external, the
+ * SDK clients its wiring constructed at import (DynamoDB with the document client, SQS, S3, SNS:
+ * what the signed-fetch clients replaced), and the Powertools parameter providers (with their
+ * AppConfig and Secrets Manager clients) imported with the module, as config-aws.ts and
+ * secrets-aws.ts did before they loaded them on first use.
  */
 function todaysSource(fn: { entry: string; sdk: readonly Sdk[] }): string {
+  const clients = fn.sdk.filter((s) => TODAYS_CLIENTS.includes(s));
   return [
+    ...clients.map((s) => SDK_SOURCE[s].imports),
     ...(fn.sdk.includes('appconfig')
       ? ["import '@aws-lambda-powertools/parameters/appconfig';"]
       : []),
     ...(fn.sdk.includes('secrets') ? ["import '@aws-lambda-powertools/parameters/secrets';"] : []),
+    `export const todaysClients = [${clients.map((s) => SDK_SOURCE[s].construct).join(', ')}];`,
     `export * from ${JSON.stringify(join(REPO_ROOT, fn.entry))};`,
   ].join('\n');
 }
+
+/** The signed-fetch clients (kernel/aws/) that replaced the SDK's, as the wirings make them. */
+const LITE_SOURCE: Partial<Record<Sdk, { imports: string; construct: string }>> = {
+  dynamodb: {
+    imports: `import { createDynamoDb } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/aws/dynamodb.ts'))};`,
+    construct: 'createDynamoDb()',
+  },
+  sqs: {
+    imports: `import { createSqs } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/aws/sqs.ts'))};`,
+    construct: 'createSqs()',
+  },
+  s3: {
+    imports: `import { createS3 } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/aws/s3.ts'))};`,
+    construct: 'createS3()',
+  },
+};
+
+/** A bundle source of the function's signed-fetch clients, constructed. */
+function liteSource(fn: { sdk: readonly Sdk[] }): string {
+  const kinds = fn.sdk.filter((s) => LITE_SOURCE[s]);
+  return [
+    ...kinds.map((s) => LITE_SOURCE[s]?.imports),
+    `export const clients = [${kinds.map((s) => LITE_SOURCE[s]?.construct).join(', ')}];`,
+  ].join('\n');
+}
+
+/** The libraries the signed-fetch clients use: external when the function's own code is timed. */
+const CLIENT_LIBRARIES = ['@aws-sdk/util-dynamodb', 'aws4fetch'];
 
 /** Bytes of the bundle by package (or `(project)` for the repository's own code). */
 export function heaviestInputs(metafile: Metafile, top = 4): { what: string; kb: number }[] {
@@ -324,8 +364,22 @@ export async function coldInit(): Promise<Figure[]> {
       const chosen = { file, bytes: statSync(file).size, metafile: composition.metafile };
       // Today's design, built in this run from the same code.
       const today = await bundle(`${fn.name}-today`, { contents: todaysSource(fn) });
-      // The same code with the SDK external: its own code above a preloaded SDK.
-      const ownExternal = await bundle(`${fn.name}-own`, { path: join(REPO_ROOT, fn.entry) });
+      // The same code with its AWS client libraries external: its own code above them, loaded.
+      const ownExternal = await bundle(
+        `${fn.name}-own`,
+        { path: join(REPO_ROOT, fn.entry) },
+        'libraries-external',
+      );
+      const liteExternal = await bundle(
+        `${fn.name}-lite`,
+        { contents: liteSource(fn) },
+        'libraries-external',
+      );
+      const liteBundled = await bundle(
+        `${fn.name}-lite-bundled`,
+        { contents: liteSource(fn) },
+        'bundled',
+      );
       const sdkSource = [
         ...fn.sdk.map((s) => SDK_SOURCE[s].imports),
         `export const clients = [${fn.sdk.map((s) => SDK_SOURCE[s].construct).join(', ')}];`,
@@ -340,6 +394,7 @@ export async function coldInit(): Promise<Figure[]> {
         today: [] as Sample[],
         sdkExternal: [] as Sample[],
         sdkBundled: [] as Sample[],
+        liteBundled: [] as Sample[],
         above: [] as Sample[],
       };
       for (let i = 0; i < RUNS; i++) {
@@ -348,25 +403,28 @@ export async function coldInit(): Promise<Figure[]> {
         runs.today.push(await importOnce(today.file));
         runs.sdkExternal.push(await importOnce(sdkExternal.file));
         runs.sdkBundled.push(await importOnce(sdkBundled.file));
-        runs.above.push(await importOnce(ownExternal.file, sdkExternal.file));
+        runs.liteBundled.push(await importOnce(liteBundled.file));
+        runs.above.push(await importOnce(ownExternal.file, liteExternal.file));
       }
       const ms = (samples: Sample[]) => median(samples.map((r) => r.initMs));
       const rss = (samples: Sample[]) => Math.round(median(samples.map((r) => r.rss)) / 1048576);
       const [chosenMs, todayMs, aboveMs] = [ms(runs.chosen), ms(runs.today), ms(runs.above)];
       const [sdkExternalMs, sdkBundledMs] = [ms(runs.sdkExternal), ms(runs.sdkBundled)];
+      const liteMs = ms(runs.liteBundled);
+      const liteKinds = fn.sdk.filter((s) => LITE_SOURCE[s]).join('+') || 'none';
       const heaviest = heaviestInputs(chosen.metafile)
         .map((h) => `${h.what} ${h.kb} KB`)
         .join(', ');
       const clients = fn.sdk.join('+') || 'none';
       progress(
-        `init ${fn.name}: ${chosenMs.toFixed(1)} ms, today's design ${todayMs.toFixed(1)} ms (${(chosenMs / todayMs).toFixed(2)}); SDK only ${sdkBundledMs.toFixed(1)} ms bundled, ${sdkExternalMs.toFixed(1)} ms external; own code above the SDK ${aboveMs.toFixed(1)} ms; bundle ${Math.round(chosen.bytes / 1024)} KB (today ${Math.round(today.bytes / 1024)} KB); heaviest: ${heaviest}`,
+        `init ${fn.name}: ${chosenMs.toFixed(1)} ms, today's design ${todayMs.toFixed(1)} ms (${(chosenMs / todayMs).toFixed(2)}); SDK only ${sdkBundledMs.toFixed(1)} ms bundled, ${sdkExternalMs.toFixed(1)} ms external; signed-fetch clients only ${liteMs.toFixed(1)} ms; own code above its AWS client libraries ${aboveMs.toFixed(1)} ms; bundle ${Math.round(chosen.bytes / 1024)} KB (today ${Math.round(today.bytes / 1024)} KB); heaviest: ${heaviest}`,
       );
       figures.push(
         figure(
           `init ${fn.name} (median of ${RUNS})`,
           chosenMs,
           'ms',
-          "today's design (SDK external, parameter providers at import)",
+          "today's design (SDK clients at import, SDK external, parameter providers at import)",
           todayMs,
           `import ${median(runs.chosen.map((r) => r.importMs)).toFixed(1)} ms; RSS ${rss(runs.chosen)} MB vs ${rss(runs.today)} MB; heaviest in bundle: ${heaviest}`,
         ),
@@ -378,12 +436,20 @@ export async function coldInit(): Promise<Figure[]> {
           sdkExternalMs,
         ),
         figure(
-          `init ${fn.name}: own code above the SDK (median of ${RUNS})`,
+          `init ${fn.name}: signed-fetch clients only (median of ${RUNS})`,
+          liteMs,
+          'ms',
+          `SDK clients only, bundled (${clients})`,
+          sdkBundledMs,
+          `kernel/aws clients for ${liteKinds}, bundled as deployed`,
+        ),
+        figure(
+          `init ${fn.name}: own code above its AWS client libraries (median of ${RUNS})`,
           aboveMs,
           'ms',
           `SDK clients only, external (${clients})`,
           sdkExternalMs,
-          'the SDK-only bundle imported first in the same process, then the function (SDK external): its own modules, other dependencies and wiring',
+          'aws4fetch and @aws-sdk/util-dynamodb imported first with the signed-fetch clients, then the function built with them external: its own modules, other dependencies and wiring',
         ),
         figure(
           `bundle ${fn.name}`,
