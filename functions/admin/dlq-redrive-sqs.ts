@@ -10,16 +10,11 @@
  * `sqs:ReceiveMessage`, `sqs:DeleteMessage`, `sqs:GetQueueAttributes`; on the lead queue
  * `sqs:SendMessage` (infra/constructs/lead-queue.ts, grantRedrive).
  */
-import {
-  ListMessageMoveTasksCommand,
-  type ListMessageMoveTasksResultEntry,
-  type SQSClient,
-  StartMessageMoveTaskCommand,
-} from '@aws-sdk/client-sqs';
+import type { MessageMoveTask, Sqs } from '../kernel/aws/sqs.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
 
 export interface SqsDlqRedriveOptions {
-  client: SQSClient;
+  client: Sqs;
   /** The dead-letter queue's ARN (the move's source). */
   deadLetterQueueArn: string;
   /** The lead queue's ARN (the destination). */
@@ -30,9 +25,7 @@ export interface SqsDlqRedriveOptions {
 
 const SQS_ARN = /^arn:aws[\w-]*:sqs:[\w-]+:\d{12}:[\w-]+$/;
 
-function runningTask(
-  entry: ListMessageMoveTasksResultEntry | undefined,
-): RedriveResult | undefined {
+function runningTask(entry: MessageMoveTask | undefined): RedriveResult | undefined {
   if (entry?.Status !== 'RUNNING') return undefined;
   return {
     status: 'running',
@@ -59,9 +52,10 @@ export function createSqsDlqRedrive(options: SqsDlqRedriveOptions): DlqRedrive {
   }
 
   async function current(): Promise<RedriveResult | undefined> {
-    const out = await client.send(
-      new ListMessageMoveTasksCommand({ SourceArn: deadLetterQueueArn, MaxResults: 1 }),
-    );
+    const out = await client.listMessageMoveTasks({
+      SourceArn: deadLetterQueueArn,
+      MaxResults: 1,
+    });
     return runningTask(out.Results?.[0]);
   }
 
@@ -70,13 +64,11 @@ export function createSqsDlqRedrive(options: SqsDlqRedriveOptions): DlqRedrive {
       const running = await current();
       if (running) return running;
       try {
-        const out = await client.send(
-          new StartMessageMoveTaskCommand({
-            SourceArn: deadLetterQueueArn,
-            DestinationArn: queueArn,
-            ...(maxPerSecond !== undefined && { MaxNumberOfMessagesPerSecond: maxPerSecond }),
-          }),
-        );
+        const out = await client.startMessageMoveTask({
+          SourceArn: deadLetterQueueArn,
+          DestinationArn: queueArn,
+          ...(maxPerSecond !== undefined && { MaxNumberOfMessagesPerSecond: maxPerSecond }),
+        });
         return { status: 'started', taskHandle: out.TaskHandle ?? '' };
       } catch (error) {
         // Someone else started one between our list and our start: theirs does the work.

@@ -4,11 +4,11 @@
  * earlier than asked (a caller that must wait longer has to delay it again). FIFO queues are
  * refused: they take no per-message delay, and the ledger's claim already stops double sends.
  */
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Sqs } from '../kernel/aws/sqs.ts';
 import { encodeLeadMessage, type LeadQueue, queueDelaySeconds } from './lead-queue.ts';
 
 export interface SqsLeadQueueOptions {
-  client: SQSClient;
+  client: Sqs;
   queueUrl: string;
 }
 
@@ -20,13 +20,11 @@ export function createSqsLeadQueue({ client, queueUrl }: SqsLeadQueueOptions): L
   return {
     async send(leadId, options = {}) {
       const delay = queueDelaySeconds(options.delaySeconds);
-      await client.send(
-        new SendMessageCommand({
-          QueueUrl: queueUrl,
-          MessageBody: encodeLeadMessage(leadId, options.version),
-          ...(delay !== undefined && delay > 0 && { DelaySeconds: delay }),
-        }),
-      );
+      await client.sendMessage({
+        QueueUrl: queueUrl,
+        MessageBody: encodeLeadMessage(leadId, options.version),
+        ...(delay !== undefined && delay > 0 && { DelaySeconds: delay }),
+      });
     },
   };
 }

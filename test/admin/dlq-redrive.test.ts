@@ -2,12 +2,6 @@
  * The dead-letter redrive adapters: SQS StartMessageMoveTask (with the one-task-at-a-time rule)
  * and the local queue's redrive.
  */
-import {
-  ListMessageMoveTasksCommand,
-  SQSClient,
-  StartMessageMoveTaskCommand,
-} from '@aws-sdk/client-sqs';
-import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
 import { createSqsDlqRedrive } from '../../functions/admin/dlq-redrive-sqs.ts';
@@ -18,19 +12,25 @@ import {
 } from '../../functions/ledger/lead-queue-local.ts';
 import { ensureTable } from '../../local/dynamodb-local.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { sqsError, startSqsServer, type TestSqsServer } from '../helpers/sqs-server.ts';
 
 const DLQ_ARN = 'arn:aws:sqs:sa-east-1:123456789012:leads-dev-LeadQueueDeadLetterQueue-abc';
 const QUEUE_ARN = 'arn:aws:sqs:sa-east-1:123456789012:leads-dev-LeadQueueQueue-def';
-const sqs = mockClient(SQSClient);
 
 describe('createSqsDlqRedrive', () => {
+  /** A local server answering like SQS. */
+  let sqs: TestSqsServer;
+  beforeAll(async () => {
+    sqs = await startSqsServer();
+  });
+  afterAll(() => sqs?.close());
   beforeEach(() => {
     sqs.reset();
   });
 
   const redrive = (maxPerSecond?: number) =>
     createSqsDlqRedrive({
-      client: new SQSClient({}),
+      client: sqs.client(),
       deadLetterQueueArn: DLQ_ARN,
       queueArn: QUEUE_ARN,
       ...(maxPerSecond !== undefined && { maxPerSecond }),
@@ -38,47 +38,48 @@ describe('createSqsDlqRedrive', () => {
 
   it('starts a move task from the DLQ to the lead queue when none runs', async () => {
     // Prepare
-    sqs.on(ListMessageMoveTasksCommand).resolves({
-      Results: [{ Status: 'COMPLETED', SourceArn: DLQ_ARN, ApproximateNumberOfMessagesMoved: 3 }],
+    sqs.on('ListMessageMoveTasks', {
+      body: {
+        Results: [{ Status: 'COMPLETED', SourceArn: DLQ_ARN, ApproximateNumberOfMessagesMoved: 3 }],
+      },
     });
-    sqs.on(StartMessageMoveTaskCommand).resolves({ TaskHandle: 'handle-1' });
+    sqs.on('StartMessageMoveTask', { body: { TaskHandle: 'handle-1' } });
 
     // Act
     const result = await redrive(50).redrive();
 
     // Assess
     expect(result).toEqual({ status: 'started', taskHandle: 'handle-1' });
-    expect(sqs.commandCalls(ListMessageMoveTasksCommand)[0]?.args[0].input).toEqual({
-      SourceArn: DLQ_ARN,
-      MaxResults: 1,
-    });
-    expect(sqs.commandCalls(StartMessageMoveTaskCommand)[0]?.args[0].input).toEqual({
-      SourceArn: DLQ_ARN,
-      DestinationArn: QUEUE_ARN,
-      MaxNumberOfMessagesPerSecond: 50,
-    });
+    expect(sqs.requests.map((r) => [r.operation, r.input])).toEqual([
+      ['ListMessageMoveTasks', { SourceArn: DLQ_ARN, MaxResults: 1 }],
+      [
+        'StartMessageMoveTask',
+        { SourceArn: DLQ_ARN, DestinationArn: QUEUE_ARN, MaxNumberOfMessagesPerSecond: 50 },
+      ],
+    ]);
   });
 
   it('starts one when the DLQ never had a task, without a rate unless given', async () => {
-    sqs.on(ListMessageMoveTasksCommand).resolves({});
-    sqs.on(StartMessageMoveTaskCommand).resolves({ TaskHandle: 'handle-2' });
+    sqs.on('ListMessageMoveTasks', { body: {} });
+    sqs.on('StartMessageMoveTask', { body: { TaskHandle: 'handle-2' } });
     expect(await redrive().redrive()).toEqual({ status: 'started', taskHandle: 'handle-2' });
-    expect(sqs.commandCalls(StartMessageMoveTaskCommand)[0]?.args[0].input).toEqual({
-      SourceArn: DLQ_ARN,
-      DestinationArn: QUEUE_ARN,
-    });
+    expect(sqs.calls('StartMessageMoveTask')).toEqual([
+      { SourceArn: DLQ_ARN, DestinationArn: QUEUE_ARN },
+    ]);
   });
 
   it('reports a running task instead of starting a second one', async () => {
-    sqs.on(ListMessageMoveTasksCommand).resolves({
-      Results: [
-        {
-          Status: 'RUNNING',
-          TaskHandle: 'handle-0',
-          ApproximateNumberOfMessagesMoved: 4,
-          ApproximateNumberOfMessagesToMove: 10,
-        },
-      ],
+    sqs.on('ListMessageMoveTasks', {
+      body: {
+        Results: [
+          {
+            Status: 'RUNNING',
+            TaskHandle: 'handle-0',
+            ApproximateNumberOfMessagesMoved: 4,
+            ApproximateNumberOfMessagesToMove: 10,
+          },
+        ],
+      },
     });
     expect(await redrive().redrive()).toEqual({
       status: 'running',
@@ -86,26 +87,41 @@ describe('createSqsDlqRedrive', () => {
       moved: 4,
       toMove: 10,
     });
-    expect(sqs.commandCalls(StartMessageMoveTaskCommand)).toHaveLength(0);
+    expect(sqs.calls('StartMessageMoveTask')).toHaveLength(0);
   });
 
   it('reports the task that won a race to start', async () => {
-    sqs
-      .on(ListMessageMoveTasksCommand)
-      .resolvesOnce({ Results: [] })
-      .resolves({ Results: [{ Status: 'RUNNING', TaskHandle: 'theirs' }] });
-    sqs.on(StartMessageMoveTaskCommand).rejects(new Error('There is already a task running'));
+    sqs.on(
+      'ListMessageMoveTasks',
+      { body: { Results: [] } },
+      { body: { Results: [{ Status: 'RUNNING', TaskHandle: 'theirs' }] } },
+    );
+    sqs.on(
+      'StartMessageMoveTask',
+      sqsError('UnsupportedOperation', 'There is already a task running'),
+    );
     expect(await redrive().redrive()).toEqual({ status: 'running', taskHandle: 'theirs' });
+    expect(sqs.requests.map((r) => r.operation)).toEqual([
+      'ListMessageMoveTasks',
+      'StartMessageMoveTask',
+      'ListMessageMoveTasks',
+    ]);
   });
 
   it('throws a start failure that is not a race', async () => {
-    sqs.on(ListMessageMoveTasksCommand).resolves({ Results: [] });
-    sqs.on(StartMessageMoveTaskCommand).rejects(new Error('AccessDenied'));
-    await expect(redrive().redrive()).rejects.toThrow('AccessDenied');
+    sqs.on('ListMessageMoveTasks', { body: { Results: [] } });
+    sqs.on(
+      'StartMessageMoveTask',
+      sqsError('AccessDenied', 'Access to the resource is denied.', 403),
+    );
+    await expect(redrive().redrive()).rejects.toMatchObject({
+      name: 'AccessDenied',
+      message: 'Access to the resource is denied.',
+    });
   });
 
   it('refuses what is not an SQS ARN and a bad rate', () => {
-    const client = new SQSClient({});
+    const client = sqs.client();
     expect(() =>
       createSqsDlqRedrive({ client, deadLetterQueueArn: 'https://sqs/x', queueArn: QUEUE_ARN }),
     ).toThrow(/deadLetterQueueArn/);

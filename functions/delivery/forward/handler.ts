@@ -14,8 +14,8 @@
  *   visibility: it comes back after the queue's visibility timeout, when the lease has expired.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Sqs } from '../../kernel/aws/sqs.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
 import { type LeadQueue, parseLeadMessage } from '../../ledger/lead-queue.ts';
 import { checkLookupPermission, type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
@@ -23,7 +23,8 @@ import { settleMessage } from './settle.ts';
 
 export interface DeliveryHandlerDeps {
   forward: ForwardDeps;
-  sqs: SQSClient;
+  /** ChangeMessageVisibility on the lead queue (kernel/aws/sqs.ts). */
+  sqs: Sqs;
   queueUrl: string;
   /** The same lead queue, to re-send a lead whose retry was not counted. */
   queue: LeadQueue;
@@ -74,13 +75,11 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
 
   async function setVisibility(record: SQSRecord, seconds: number): Promise<void> {
     try {
-      await deps.sqs.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: deps.queueUrl,
-          ReceiptHandle: record.receiptHandle,
-          VisibilityTimeout: seconds,
-        }),
-      );
+      await deps.sqs.changeMessageVisibility({
+        QueueUrl: deps.queueUrl,
+        ReceiptHandle: record.receiptHandle,
+        VisibilityTimeout: seconds,
+      });
     } catch (error) {
       // The record still fails: it comes back after the queue's visibility timeout instead.
       logger.warn('could not change a lead message visibility', {

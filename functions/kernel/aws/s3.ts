@@ -8,8 +8,16 @@
 import { AwsError, type AwsHttpOptions, createAwsHttp } from './http.ts';
 
 export interface GetObjectOutput {
+  /**
+   * The object's content. Node's fetch undoes a `content-encoding` it knows (gzip, deflate, br)
+   * whatever the request's `accept-encoding`, so an object stored gzip with
+   * `ContentEncoding: 'gzip'` arrives unzipped here; `contentEncoding` still names how it is
+   * stored. A reader that must take both (a fake or another transport) can sniff gzip's magic
+   * bytes (report/store/report-store-s3.ts does).
+   */
   body: Uint8Array;
   contentType?: string;
+  /** The object's stored Content-Encoding (see `body`: not what `body` is encoded with). */
   contentEncoding?: string;
   /** User metadata (`x-amz-meta-*`), names without the prefix, lower case. */
   metadata: Record<string, string>;
@@ -32,13 +40,37 @@ export interface S3 {
   deleteObject(input: { Bucket: string; Key: string }): Promise<void>;
 }
 
-const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
+/**
+ * A key as a URL path, each segment encoded as SigV4 (and the SDK) encode it: everything but
+ * `A-Z a-z 0-9 - _ . ~`, so the path sent is the path signed (encodeURIComponent alone leaves
+ * `! ' ( ) *` as they are, which aws4fetch signs encoded).
+ */
+const encodeKey = (key: string) =>
+  key
+    .split('/')
+    .map((segment) =>
+      encodeURIComponent(segment).replace(
+        /[!'()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      ),
+    )
+    .join('/');
+
+const XML_ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+};
+const unescapeXml = (text: string) =>
+  text.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => XML_ENTITIES[name] ?? '');
 
 async function parseXmlError(response: Response): Promise<AwsError> {
   const requestId = response.headers.get('x-amz-request-id') ?? undefined;
   const text = await response.text().catch(() => '');
   const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
-  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? '';
+  const message = unescapeXml(/<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? '');
   const fallback = response.status === 404 ? 'NotFound' : `Http${response.status}`;
   return new AwsError(code ?? fallback, message, response.status, requestId);
 }
@@ -52,7 +84,8 @@ export function createS3(options: AwsHttpOptions = {}): S3 {
   return {
     async getObject({ Bucket, Key }) {
       const response = await http.send(
-        // identity: the body as stored (a gzip object stays gzip; the caller unzips it).
+        // identity: no compression on the way; a stored Content-Encoding still comes back
+        // and fetch undoes it (GetObjectOutput.body).
         { method: 'GET', url: url(Bucket, Key), headers: { 'accept-encoding': 'identity' } },
         parseXmlError,
       );

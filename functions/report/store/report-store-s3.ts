@@ -19,14 +19,9 @@
  * instead of 404 (infra/constructs/debtors-report.ts grants it).
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
 import type { DebtorsSnapshot } from '../../domain/debtors-report.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
+import type { S3 } from '../../kernel/aws/s3.ts';
 import type {
   RefreshCheckpoint,
   RefreshStatus,
@@ -57,7 +52,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const GZIP_MAGIC = [0x1f, 0x8b];
 
 export interface S3ReportStoreOptions {
-  client: S3Client;
+  client: S3;
   bucket: string;
   /** The upstream account whose report this is (default `default`). */
   account?: string;
@@ -68,7 +63,11 @@ function isNotFound(error: unknown): boolean {
   return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
 }
 
-/** Gzip bodies are recognised by their magic bytes, so a plain JSON object reads too. */
+/**
+ * Gzip bodies are recognised by their magic bytes, so a plain JSON object reads too, and so does
+ * a gzip object whichever way it arrives: as stored (gzip) or already unzipped (Node's fetch
+ * undoes the `content-encoding: gzip` S3 answers with).
+ */
 function unzip(bytes: Uint8Array): string {
   const gzipped = bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1];
   return Buffer.from(gzipped ? gunzipSync(bytes) : bytes).toString('utf8');
@@ -86,10 +85,8 @@ export function createS3ReportStore({
     key: string,
   ): Promise<{ text: string; metadata: Record<string, string> } | undefined> {
     try {
-      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      if (!answer.Body) return undefined;
-      const bytes = await answer.Body.transformToByteArray();
-      return { text: unzip(bytes), metadata: answer.Metadata ?? {} };
+      const answer = await client.getObject({ Bucket: bucket, Key: key });
+      return { text: unzip(answer.body), metadata: answer.metadata };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -101,17 +98,15 @@ export function createS3ReportStore({
     text: string,
     options: { gzip: boolean; metadata?: Record<string, string> },
   ): Promise<void> {
-    await client.send(
-      new PutObjectCommand({
-        Bucket: bucket,
-        Key: key,
-        Body: options.gzip ? gzipSync(text) : text,
-        ContentType: JSON_TYPE,
-        ...(options.gzip && { ContentEncoding: 'gzip' }),
-        CacheControl: 'no-store',
-        ...(options.metadata && { Metadata: options.metadata }),
-      }),
-    );
+    await client.putObject({
+      Bucket: bucket,
+      Key: key,
+      Body: options.gzip ? gzipSync(text) : text,
+      ContentType: JSON_TYPE,
+      ...(options.gzip && { ContentEncoding: 'gzip' }),
+      CacheControl: 'no-store',
+      ...(options.metadata && { Metadata: options.metadata }),
+    });
   }
 
   const where = (key: string) => `s3://${bucket}/${key}`;
@@ -150,7 +145,7 @@ export function createS3ReportStore({
     },
 
     async clearCheckpoint(): Promise<void> {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: REPORT_KEYS.checkpoint }));
+      await client.deleteObject({ Bucket: bucket, Key: REPORT_KEYS.checkpoint });
     },
   };
 }

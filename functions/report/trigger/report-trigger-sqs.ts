@@ -2,11 +2,11 @@
  * The report trigger on AWS: one SendMessage to the `refresh` queue, which the refresher Lambda
  * consumes one message at a time (batch size 1, reserved concurrency 1: refreshes never overlap).
  */
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Sqs } from '../../kernel/aws/sqs.ts';
 import { encodeRefreshMessage, type ReportTrigger, refreshMessage } from './report-trigger.ts';
 
 export interface SqsReportTriggerOptions {
-  client: SQSClient;
+  client: Sqs;
   queueUrl: string;
   now?: () => Date;
 }
@@ -16,12 +16,10 @@ export function createSqsReportTrigger(options: SqsReportTriggerOptions): Report
   const now = options.now ?? (() => new Date());
   return {
     async requestRefresh(request = {}) {
-      await options.client.send(
-        new SendMessageCommand({
-          QueueUrl: options.queueUrl,
-          MessageBody: encodeRefreshMessage(refreshMessage(request, now())),
-        }),
-      );
+      await options.client.sendMessage({
+        QueueUrl: options.queueUrl,
+        MessageBody: encodeRefreshMessage(refreshMessage(request, now())),
+      });
     },
   };
 }

@@ -1,10 +1,9 @@
 /**
  * The forwarder Lambda handler: Powertools' partial batch response over a dynalite ledger and the
- * sandbox upstream, with SQS (ChangeMessageVisibility, SendMessage) faked by aws-sdk-client-mock.
+ * sandbox upstream, with SQS (ChangeMessageVisibility, SendMessage) a local server answering like
+ * SQS's JSON protocol (test/helpers/sqs-server.ts).
  */
-import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ForwardDeps } from '../../../functions/delivery/forward/forward.ts';
 import {
@@ -15,23 +14,23 @@ import {
 import { encodeLeadMessage } from '../../../functions/ledger/lead-queue.ts';
 import { createSqsLeadQueue } from '../../../functions/ledger/lead-queue-sqs.ts';
 import { createLambdaContext } from '../../../local/lambda-context.ts';
+import { sqsError, startSqsServer, type TestSqsServer } from '../../helpers/sqs-server.ts';
 import { type DeliveryHarness, formCapture, startDeliveryHarness } from '../harness.ts';
 
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/leads-test-queue';
-const sqs = mockClient(SQSClient);
 
 let h: DeliveryHarness;
+let sqs: TestSqsServer;
 beforeAll(async () => {
   h = await startDeliveryHarness();
+  sqs = await startSqsServer();
 });
 afterAll(async () => {
-  sqs.restore();
+  await sqs?.close();
   await h?.close();
 });
 beforeEach(async () => {
   sqs.reset();
-  sqs.on(ChangeMessageVisibilityCommand).resolves({});
-  sqs.on(SendMessageCommand).resolves({ MessageId: 'resent' });
   await h.reset();
 });
 
@@ -57,7 +56,7 @@ function record(body: string): SQSRecord {
 }
 
 function handlerWith(forward: ForwardDeps = h.deps()) {
-  const client = new SQSClient({ region: 'us-east-1' });
+  const client = sqs.client();
   return createDeliveryHandler({
     forward,
     sqs: client,
@@ -70,11 +69,11 @@ const context = (timeoutMs = 60_000) =>
   createLambdaContext({ functionName: 'forwarder', timeoutMs });
 
 function visibilityCalls() {
-  return sqs.commandCalls(ChangeMessageVisibilityCommand).map((call) => call.args[0].input);
+  return sqs.calls('ChangeMessageVisibility');
 }
 
 function sendCalls() {
-  return sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input);
+  return sqs.calls('SendMessage');
 }
 
 describe('delivery handler', () => {
@@ -109,7 +108,7 @@ describe('delivery handler', () => {
         DelaySeconds: expect.any(Number),
       },
     ]);
-    const seconds = sendCalls()[0]?.DelaySeconds ?? 0;
+    const seconds = Number(sendCalls()[0]?.DelaySeconds ?? 0);
     expect(seconds).toBeGreaterThanOrEqual(25);
     expect(seconds).toBeLessThanOrEqual(32);
     expect((await h.ledger.get(deliverable.leadId))?.status).toBe('delivered');
@@ -181,7 +180,7 @@ describe('delivery handler', () => {
     // upstream; both come back for the probe as new messages, uncounted.
     expect(response).toEqual({ batchItemFailures: [] });
     expect(sendCalls()).toHaveLength(2);
-    for (const call of sendCalls()) expect(call.DelaySeconds ?? 0).toBeLessThanOrEqual(2);
+    for (const call of sendCalls()) expect(Number(call.DelaySeconds ?? 0)).toBeLessThanOrEqual(2);
     expect(visibilityCalls()).toEqual([]);
     for (const lead of leads) {
       expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 0 });
@@ -191,7 +190,7 @@ describe('delivery handler', () => {
 
   it('falls back to delaying the record itself when the lead cannot be re-sent', async () => {
     // Prepare
-    sqs.on(SendMessageCommand).rejects(new Error('AccessDenied'));
+    sqs.on('SendMessage', sqsError('AccessDenied', 'Access to the resource is denied.', 403));
     const lead = await h.record('site', formCapture());
     const busy = await h.ledger.claim(lead.leadId, lead.version, 30_000, new Date());
     const records = [record(encodeLeadMessage(lead.leadId, busy?.version))];
@@ -246,8 +245,11 @@ describe('delivery handler', () => {
   });
 
   it('still fails the record when neither the re-send nor ChangeMessageVisibility works', async () => {
-    sqs.on(ChangeMessageVisibilityCommand).rejects(new Error('ReceiptHandleIsInvalid'));
-    sqs.on(SendMessageCommand).rejects(new Error('AccessDenied'));
+    sqs.on(
+      'ChangeMessageVisibility',
+      sqsError('ReceiptHandleIsInvalid', 'The receipt handle is invalid.'),
+    );
+    sqs.on('SendMessage', sqsError('AccessDenied', 'Access to the resource is denied.', 403));
     await h.setFaults({ postStatus: 503 });
     const lead = await h.record('site', formCapture());
     const records = [record(encodeLeadMessage(lead.leadId, lead.version))];
@@ -255,6 +257,14 @@ describe('delivery handler', () => {
     const response = await handlerWith()({ Records: records } as SQSEvent, context());
 
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[0]?.messageId }]);
+    expect(sendCalls()).toHaveLength(1);
+    expect(visibilityCalls()).toEqual([
+      {
+        QueueUrl: QUEUE_URL,
+        ReceiptHandle: records[0]?.receiptHandle,
+        VisibilityTimeout: expect.any(Number),
+      },
+    ]);
   });
 
   it('asks once per instance whether the key may look prospects up', async () => {

@@ -1,6 +1,4 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   decodeRefreshMessage,
   encodeRefreshMessage,
@@ -9,10 +7,16 @@ import {
 } from '../../../functions/report/trigger/report-trigger.ts';
 import { createLocalReportTrigger } from '../../../functions/report/trigger/report-trigger-local.ts';
 import { createSqsReportTrigger } from '../../../functions/report/trigger/report-trigger-sqs.ts';
+import { sqsError, startSqsServer, type TestSqsServer } from '../../helpers/sqs-server.ts';
 
 const NOW = new Date('2026-08-01T12:00:00.000Z');
-const sqs = mockClient(SQSClient);
 
+/** A local server answering like SQS. */
+let sqs: TestSqsServer;
+beforeAll(async () => {
+  sqs = await startSqsServer();
+});
+afterAll(() => sqs?.close());
 beforeEach(() => {
   sqs.reset();
 });
@@ -60,9 +64,8 @@ describe('refresh messages', () => {
 describe('createSqsReportTrigger', () => {
   it('sends one message to the refresh queue', async () => {
     // Prepare
-    sqs.on(SendMessageCommand).resolves({ MessageId: 'x' });
     const trigger = createSqsReportTrigger({
-      client: new SQSClient({}),
+      client: sqs.client(),
       queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/refresh',
       now: () => NOW,
     });
@@ -71,25 +74,32 @@ describe('createSqsReportTrigger', () => {
     await trigger.requestRefresh({ reason: 'admin' });
 
     // Assess
-    const calls = sqs.commandCalls(SendMessageCommand);
-    expect(calls).toHaveLength(1);
-    expect(calls[0]?.args[0].input).toEqual({
-      QueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/refresh',
-      MessageBody: JSON.stringify({
-        kind: 'refresh',
-        requestedAt: NOW.toISOString(),
-        reason: 'admin',
-      }),
-    });
+    expect(sqs.calls('SendMessage')).toEqual([
+      {
+        QueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/refresh',
+        MessageBody: JSON.stringify({
+          kind: 'refresh',
+          requestedAt: NOW.toISOString(),
+          reason: 'admin',
+        }),
+      },
+    ]);
   });
 
   it('passes a send failure to the caller', async () => {
     // Prepare
-    sqs.on(SendMessageCommand).rejects(new Error('throttled'));
-    const trigger = createSqsReportTrigger({ client: new SQSClient({}), queueUrl: 'q' });
+    sqs.on('SendMessage', sqsError('RequestThrottled', 'throttled'));
+    const trigger = createSqsReportTrigger({ client: sqs.client(), queueUrl: 'q' });
 
-    // Act / Assess
+    // Act / Assess: rejected after the client's three attempts.
     await expect(trigger.requestRefresh()).rejects.toThrow('throttled');
+    expect(sqs.calls('SendMessage')).toHaveLength(3);
+  });
+
+  it('needs a queue URL', () => {
+    expect(() => createSqsReportTrigger({ client: sqs.client(), queueUrl: '' })).toThrow(
+      /queueUrl/,
+    );
   });
 });
 

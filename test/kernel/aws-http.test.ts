@@ -1,0 +1,345 @@
+/**
+ * The signed-fetch transport (functions/kernel/aws/http.ts) against a local node:http server:
+ * what AWS sees of a request (a SigV4 signature it would accept, scoped to the service and the
+ * region, the session token), which failures are tried again and how often (as the SDK's
+ * standard mode), and the AwsError each failure becomes.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  type AwsCredentials,
+  AwsError,
+  type AwsHttpOptions,
+  createAwsHttp,
+  createJsonProtocol,
+  parseJsonError,
+  retryDelayMs,
+} from '../../functions/kernel/aws/http.ts';
+import { checkSignature } from '../helpers/sigv4.ts';
+
+const CREDENTIALS: AwsCredentials = {
+  accessKeyId: 'AKIDHTTPTEST',
+  secretAccessKey: 'http-test-secret',
+};
+
+interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** An answer of the test server: status, body and headers, or a dropped connection. */
+type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'reset';
+
+let server: Server;
+let endpoint: string;
+const received: Received[] = [];
+let script: Answer[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      });
+      // Each answer once, the last one for every request after it.
+      const answer = (script.length > 1 ? script.shift() : script[0]) ?? { status: 200 };
+      if (answer === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(answer.status, answer.headers ?? {});
+      res.end(answer.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+);
+afterEach(() => {
+  received.length = 0;
+  script = [];
+  vi.unstubAllEnvs();
+});
+
+const json = (status: number, body: object, headers: Record<string, string> = {}): Answer => ({
+  status,
+  body: JSON.stringify(body),
+  headers: { 'content-type': 'application/x-amz-json-1.0', ...headers },
+});
+
+function client(options: AwsHttpOptions = {}) {
+  const waits: number[] = [];
+  const http = createAwsHttp('dynamodb', () => 'https://unused.example', {
+    endpoint,
+    region: 'eu-west-1',
+    credentials: CREDENTIALS,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    ...options,
+  });
+  return { http, call: createJsonProtocol(http, 'DynamoDB_20120810'), waits };
+}
+
+/** The error a call rejects with (fails the test when it resolves). */
+async function failure(promise: Promise<unknown>): Promise<AwsError> {
+  const error = await promise.then(
+    () => {
+      throw new Error('the call should have failed');
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AwsError);
+  return error as AwsError;
+}
+
+describe('a signed request', () => {
+  it('carries a SigV4 signature AWS would accept, scoped to the service and the region', async () => {
+    // Prepare
+    script = [json(200, { ok: true })];
+    const { call } = client();
+
+    // Act
+    const answer = await call('GetItem', { TableName: 't', Key: { pk: { S: 'a' } } });
+
+    // Assess
+    expect(answer).toEqual({ ok: true });
+    expect(received).toHaveLength(1);
+    const request = received[0] as Received;
+    const today = new Date().toISOString().slice(0, 10).replace(/-/g, '');
+    expect(request.headers.authorization).toMatch(
+      new RegExp(
+        `^AWS4-HMAC-SHA256 Credential=AKIDHTTPTEST/(${today}|\\d{8})/eu-west-1/dynamodb/aws4_request, SignedHeaders=[^,]*host[^,]*, Signature=[0-9a-f]{64}$`,
+      ),
+    );
+    expect(request.headers['x-amz-security-token']).toBeUndefined();
+    expect(checkSignature(request, CREDENTIALS.secretAccessKey)).toMatchObject({ ok: true });
+    // The check refuses a signature made with another secret: it can tell.
+    expect(checkSignature(request, 'another-secret')).toMatchObject({ ok: false });
+    expect(request).toMatchObject({ method: 'POST', url: '/' });
+    expect(request.headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
+    expect(JSON.parse(request.body.toString('utf8'))).toEqual({
+      TableName: 't',
+      Key: { pk: { S: 'a' } },
+    });
+  });
+
+  it('sends and signs the session token when there is one', async () => {
+    // Prepare
+    const { call } = client({ credentials: { ...CREDENTIALS, sessionToken: 'session/token+1=' } });
+
+    // Act
+    await call('ListTables', {});
+
+    // Assess
+    const request = received[0] as Received;
+    expect(request.headers['x-amz-security-token']).toBe('session/token+1=');
+    const check = checkSignature(request, CREDENTIALS.secretAccessKey);
+    expect(check.ok && check.parts.signedHeaders).toContain('x-amz-security-token');
+  });
+
+  it("takes the environment's credentials at each request", async () => {
+    // Prepare
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDFIRST');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'first-secret');
+    vi.stubEnv('AWS_SESSION_TOKEN', 'first-token');
+    const http = createAwsHttp('sqs', () => endpoint, { region: 'us-east-2' });
+    const call = createJsonProtocol(http, 'AmazonSQS');
+
+    // Act: a second request after the credentials rotate.
+    await call('SendMessage', {});
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDSECOND');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'second-secret');
+    vi.stubEnv('AWS_SESSION_TOKEN', 'second-token');
+    await call('SendMessage', {});
+
+    // Assess
+    const [first, second] = received as [Received, Received];
+    expect(first.headers.authorization).toContain('Credential=AKIDFIRST/');
+    expect(first.headers.authorization).toContain('/us-east-2/sqs/aws4_request');
+    expect(first.headers['x-amz-security-token']).toBe('first-token');
+    expect(checkSignature(first, 'first-secret').ok).toBe(true);
+    expect(second.headers.authorization).toContain('Credential=AKIDSECOND/');
+    expect(second.headers['x-amz-security-token']).toBe('second-token');
+    expect(checkSignature(second, 'second-secret').ok).toBe(true);
+  });
+
+  it('says so when there are no credentials or no region', () => {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', '');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', '');
+    vi.stubEnv('AWS_REGION', '');
+    vi.stubEnv('AWS_DEFAULT_REGION', '');
+    expect(() => createAwsHttp('sqs', () => endpoint)).toThrow('AWS_REGION is not set');
+    const call = createJsonProtocol(
+      createAwsHttp('sqs', () => endpoint, { region: 'us-east-1' }),
+      'AmazonSQS',
+    );
+    return expect(call('SendMessage', {})).rejects.toThrow(/AWS credentials are not set/);
+  });
+});
+
+describe('retries', () => {
+  it.each([
+    ['500', json(500, { __type: 'InternalServerError', message: 'boom' }), 'InternalServerError'],
+    ['503 without a body', { status: 503 } as Answer, 'Http503'],
+    ['429', json(429, { __type: 'TooManyRequestsException' }), 'TooManyRequestsException'],
+    [
+      '400 ThrottlingException',
+      json(400, { __type: 'com.amazon.coral.availability#ThrottlingException', message: 'slow' }),
+      'ThrottlingException',
+    ],
+    [
+      '400 ProvisionedThroughputExceededException',
+      json(400, {
+        __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
+      }),
+      'ProvisionedThroughputExceededException',
+    ],
+  ])('tries a %s three times, then rejects with its AwsError', async (_, answer, name) => {
+    // Prepare
+    script = [answer];
+    const { call, waits } = client();
+
+    // Act
+    const error = await failure(call('PutItem', {}));
+
+    // Assess
+    expect(received).toHaveLength(3);
+    expect(error.name).toBe(name);
+    expect(error.status).toBe(answer === 'reset' ? 0 : answer.status);
+    expect(error.$metadata.httpStatusCode).toBe(error.status);
+    // Two waits, each within the SDK's jittered back-off (100 ms, then 200 ms at most).
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toBeLessThan(100);
+    expect(waits[1]).toBeLessThan(200);
+  });
+
+  it('answers with the attempt that succeeds', async () => {
+    // Prepare
+    script = [json(503, {}), json(400, { __type: 'ThrottlingException' }), json(200, { n: 3 })];
+    const { call } = client();
+
+    // Act / Assess
+    expect(await call('GetItem', {})).toEqual({ n: 3 });
+    expect(received).toHaveLength(3);
+  });
+
+  it('tries again after a connection reset', async () => {
+    // Prepare
+    script = ['reset', json(200, { after: 'reset' })];
+    const { call, waits } = client();
+
+    // Act / Assess
+    expect(await call('GetItem', {})).toEqual({ after: 'reset' });
+    expect(received).toHaveLength(2);
+    expect(waits).toHaveLength(1);
+  });
+
+  it("rejects with fetch's error when every attempt's connection is reset", async () => {
+    script = ['reset'];
+    const { call } = client();
+    await expect(call('GetItem', {})).rejects.toBeInstanceOf(TypeError);
+    expect(received).toHaveLength(3);
+  });
+
+  it.each([
+    ['ConditionalCheckFailedException', 'com.amazonaws.dynamodb.v20120810#'],
+    ['ValidationException', 'com.amazon.coral.validate#'],
+  ])('sends a 400 %s once', async (name, namespace) => {
+    // Prepare
+    script = [json(400, { __type: `${namespace}${name}`, message: 'no' })];
+    const { call, waits } = client();
+
+    // Act
+    const error = await failure(call('PutItem', {}));
+
+    // Assess
+    expect(received).toHaveLength(1);
+    expect(waits).toEqual([]);
+    expect(error).toMatchObject({ name, message: 'no', status: 400 });
+  });
+
+  it('makes as many attempts as maxAttempts says', async () => {
+    script = [json(500, {})];
+    const { call } = client({ maxAttempts: 5 });
+    await failure(call('GetItem', {}));
+    expect(received).toHaveLength(5);
+    received.length = 0;
+    await failure(client({ maxAttempts: 1 }).call('GetItem', {}));
+    expect(received).toHaveLength(1);
+  });
+
+  it("waits as the SDK's standard mode: full jitter over 100 ms × 2^attempt, at most 20 s", () => {
+    expect(retryDelayMs(0, () => 0.999)).toBe(99);
+    expect(retryDelayMs(1, () => 0.5)).toBe(100);
+    expect(retryDelayMs(3, () => 0)).toBe(0);
+    expect(retryDelayMs(20, () => 0.999)).toBe(19_980);
+  });
+});
+
+describe('errors', () => {
+  const parse = (status: number, body: string, headers: Record<string, string> = {}) =>
+    parseJsonError(new Response(body, { status, headers }));
+
+  it('names the error after __type, with or without its namespace', async () => {
+    expect((await parse(400, '{"__type":"com.amazonaws.sqs#QueueDoesNotExist"}')).name).toBe(
+      'QueueDoesNotExist',
+    );
+    expect((await parse(400, '{"__type":"ValidationException"}')).name).toBe('ValidationException');
+    expect(
+      (await parse(400, '{"__type":"com.amazon.coral.validate#ValidationException:http://x/"}'))
+        .name,
+    ).toBe('ValidationException');
+    expect(
+      (await parse(400, '{}', { 'x-amzn-errortype': 'AccessDeniedException:http://x/' })).name,
+    ).toBe('AccessDeniedException');
+  });
+
+  it('takes the message from message or Message, and keeps the other fields', async () => {
+    const lower = await parse(400, '{"__type":"A","message":"lower case"}');
+    const upper = await parse(400, '{"__type":"B","Message":"upper case","Item":{"v":{"N":"1"}}}', {
+      'x-amzn-requestid': 'req-1',
+    });
+    expect(lower.message).toBe('lower case');
+    expect(upper).toMatchObject({
+      name: 'B',
+      message: 'upper case',
+      requestId: 'req-1',
+      details: { Item: { v: { N: '1' } } },
+      $metadata: { httpStatusCode: 400, requestId: 'req-1' },
+    });
+    // Without a message the code is the message.
+    expect((await parse(400, '{"__type":"C"}')).message).toBe('C');
+  });
+
+  it('names a body that is not JSON after the status', async () => {
+    // Prepare: a proxy's HTML page, through the whole client.
+    script = [
+      { status: 403, body: '<html>Forbidden</html>', headers: { 'content-type': 'text/html' } },
+    ];
+    const { call } = client();
+
+    // Act
+    const error = await failure(call('GetItem', {}));
+
+    // Assess
+    expect(error).toMatchObject({ name: 'Http403', status: 403, message: 'Http403' });
+    expect(received).toHaveLength(1);
+    expect((await parse(502, 'Bad Gateway')).name).toBe('Http502');
+    expect((await parse(400, '[1,2]')).name).toBe('Http400');
+  });
+});
