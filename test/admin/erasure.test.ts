@@ -1,10 +1,3 @@
-/**
- * POST /admin/erasure (functions/admin/admin.ts) on a real ledger (dynalite): a person's leads
- * are found by e-mail, phone or CPF through the hashed subject items, lose their personal data
- * everywhere an operator can look (every admin answer, the ledger's items), keep an anonymous
- * trace, and the answer says what the upstream still holds.
- */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdminDeps, handleAdmin } from '../../functions/admin/admin.ts';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';

@@ -12,7 +12,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo } from '../../local/dynamodb-local.ts';
 import { WRITER_DEFINITION, WRITER_TABLE } from '../fixtures/dynamo-writer.ts';
