@@ -14,8 +14,8 @@
  * lazily imported wiring has run (one macrotask later): the handlers create their AWS adapters
  * in a promise started at import, so that is the init a first invocation waits for.
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { buildApp } from '../infra/app.ts';
@@ -351,10 +351,9 @@ export async function coldInit(): Promise<Figure[]> {
       const asset = synthesized.get(fn.name);
       if (!asset) throw new Error(`the synthesized stack has no function ${fn.name}`);
       // The chosen design, as deployed: NodeFunction's bundle from the cloud assembly.
+      // The whole asset: index.mjs and the chunks its `import()`s load (split-bundle.mjs).
       const file = join(OUT_DIR, fn.name, 'index.mjs');
-      mkdirSync(join(OUT_DIR, fn.name), { recursive: true });
-      copyFileSync(asset, file);
-      copyFileSync(`${asset}.map`, `${file}.map`);
+      cpSync(dirname(asset), join(OUT_DIR, fn.name), { recursive: true });
       // What the bundle is made of: an esbuild metafile of the same entry and settings.
       const composition = await bundle(
         `${fn.name}-metafile`,

@@ -21,6 +21,10 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
+/** The code-splitting rebuild run after NodejsFunction's own bundling (split-bundle.mjs). */
+const SPLIT_BUNDLE = join(import.meta.dirname, 'split-bundle.mjs');
+/** esbuild's target for nodejs24.x. */
+const ESBUILD_TARGET = 'node24';
 
 /** The newest Node.js runtime this aws-cdk-lib offers (cdk-nag L1 wants the newest). */
 export const NODE_RUNTIME = Runtime.NODEJS_24_X;
@@ -71,6 +75,8 @@ export class NodeFunction extends NodejsFunction {
       environment,
       ...rest
     } = props;
+    const bundleAwsSDK = bundling?.bundleAwsSDK ?? true;
+    const define = { 'process.env.LEADS_RUNTIME': JSON.stringify('aws'), ...bundling?.define };
     // Created before the function (no `this` before super), so they are siblings of it.
     const logs = new LogGroup(scope, `${id}Logs`, { retention: logRetention });
     const role = new Role(scope, `${id}Role`, {
@@ -119,9 +125,29 @@ export class NodeFunction extends NodejsFunction {
         // and only the clients and commands the function uses (docs/performance.md, cold
         // start). Bundled CommonJS code (some of the SDK's dependencies) needs `require`.
         bundleAwsSDK: true,
-        ...((bundling?.bundleAwsSDK ?? true) && { banner: CREATE_REQUIRE_BANNER }),
+        ...(bundleAwsSDK && { banner: CREATE_REQUIRE_BANNER }),
+        target: ESBUILD_TARGET,
         ...bundling,
-        define: { 'process.env.LEADS_RUNTIME': JSON.stringify('aws'), ...bundling?.define },
+        define,
+        // Then rebuilt with code splitting (split-bundle.mjs): what the function loads with
+        // `import()` stays out of the file Node reads at a cold start.
+        commandHooks: {
+          beforeBundling: (inputDir, outputDir) =>
+            bundling?.commandHooks?.beforeBundling(inputDir, outputDir) ?? [],
+          beforeInstall: (inputDir, outputDir) =>
+            bundling?.commandHooks?.beforeInstall(inputDir, outputDir) ?? [],
+          afterBundling: (inputDir, outputDir) => [
+            ...(bundling?.commandHooks?.afterBundling(inputDir, outputDir) ?? []),
+            splitCommand({
+              entry: join(REPO_ROOT, entry),
+              outdir: outputDir,
+              target: bundling?.target ?? ESBUILD_TARGET,
+              define,
+              external: bundling?.externalModules ?? (bundleAwsSDK ? [] : ['@aws-sdk/*']),
+              ...(bundleAwsSDK && { banner: CREATE_REQUIRE_BANNER }),
+            }),
+          ],
+        },
       },
     });
     this.logs = logs;
@@ -180,6 +206,19 @@ export class NodeFunction extends NodejsFunction {
       `the environment variables of ${this.node.path} take about ${total} bytes, over Lambda's ${LAMBDA_ENV_LIMIT_BYTES}-byte limit (largest: ${largest}). Settings belong in the configuration store (AppConfig), not in environment variables.`,
     ];
   }
+}
+
+/** The shell command of the code-splitting rebuild (options as base64url JSON: no quoting). */
+function splitCommand(options: {
+  entry: string;
+  outdir: string;
+  target: string;
+  define: Record<string, string>;
+  external: string[];
+  banner?: string;
+}): string {
+  const encoded = Buffer.from(JSON.stringify(options)).toString('base64url');
+  return `node "${SPLIT_BUNDLE}" ${encoded}`;
 }
 
 /** Bytes a resolved environment value will take; values CloudFormation fills in are estimated. */
