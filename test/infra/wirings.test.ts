@@ -5,15 +5,9 @@
  * the lead queue, the refresher paces on the ledger table).
  */
 import { clearCaches } from '@aws-lambda-powertools/parameters';
-import {
-  ListMessageMoveTasksCommand,
-  SQSClient,
-  StartMessageMoveTaskCommand,
-} from '@aws-sdk/client-sqs';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsAdminDeps } from '../../functions/admin/wiring-aws.ts';
 import { awsDeliveryDeps } from '../../functions/delivery/forward/wiring-aws.ts';
 import { awsIntakeDeps } from '../../functions/intake/wiring-aws.ts';
@@ -21,6 +15,7 @@ import { ENV } from '../../functions/kernel/env.ts';
 import { awsRefreshDeps } from '../../functions/report/refresh/wiring-aws.ts';
 import { awsReportDeps } from '../../functions/report/serve/wiring-aws.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
+import { awsFetchStub } from '../helpers/aws-fetch-stub.ts';
 import { deployConfig, environmentOf, removeTempOutdirs, testApp } from './helpers.ts';
 
 /**
@@ -106,17 +101,24 @@ describe('the AWS wirings over the environment the stack sets', () => {
   });
 
   describe('admin', () => {
-    const sqs = mockClient(SQSClient);
     beforeEach(() => {
-      sqs.reset();
       clearCaches();
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDTEST');
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test-secret');
+      vi.stubEnv('AWS_REGION', 'sa-east-1');
+    });
+    afterEach(() => {
+      vi.unstubAllGlobals();
+      vi.unstubAllEnvs();
     });
 
     it('redrives from the dead-letter queue to the lead queue the stack named', async () => {
       // Prepare
       const env = environment('admin');
-      sqs.on(ListMessageMoveTasksCommand).resolves({ Results: [] });
-      sqs.on(StartMessageMoveTaskCommand).resolves({ TaskHandle: 'h' });
+      const aws = awsFetchStub((call) =>
+        call.operation === 'ListMessageMoveTasks' ? { Results: [] } : { TaskHandle: 'h' },
+      );
+      vi.stubGlobal('fetch', aws.fetch);
       const queueId = stack.getLogicalId(stack.queue.queue.node.defaultChild as CfnElement);
       const dlqId = stack.getLogicalId(stack.queue.deadLetterQueue.node.defaultChild as CfnElement);
 
@@ -124,7 +126,9 @@ describe('the AWS wirings over the environment the stack sets', () => {
       await awsAdminDeps(env).redrive.redrive();
 
       // Assess
-      expect(sqs.commandCalls(StartMessageMoveTaskCommand)[0]?.args[0].input).toEqual({
+      const started = aws.calls.find((call) => call.operation === 'StartMessageMoveTask');
+      expect(started?.host).toBe('sqs.sa-east-1.amazonaws.com');
+      expect(started?.input).toEqual({
         SourceArn: sqsArn(dlqId),
         DestinationArn: sqsArn(queueId),
       });

@@ -178,12 +178,18 @@ describe('a signed request', () => {
     expect(checkSignature(second, 'second-secret').ok).toBe(true);
   });
 
-  it('says so when there are no credentials or no region', () => {
-    vi.stubEnv('AWS_ACCESS_KEY_ID', '');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', '');
+  it('says so at the first request when there are no credentials or no region (constructing never throws)', async () => {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKID');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
     vi.stubEnv('AWS_REGION', '');
     vi.stubEnv('AWS_DEFAULT_REGION', '');
-    expect(() => createAwsHttp('sqs', () => endpoint)).toThrow('AWS_REGION is not set');
+    const noRegion = createJsonProtocol(
+      createAwsHttp('sqs', () => endpoint),
+      'AmazonSQS',
+    );
+    await expect(noRegion('SendMessage', {})).rejects.toThrow('AWS_REGION is not set');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', '');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', '');
     const call = createJsonProtocol(
       createAwsHttp('sqs', () => endpoint, { region: 'us-east-1' }),
       'AmazonSQS',

@@ -126,7 +126,8 @@ function credentialsOf(options: AwsHttpOptions): AwsCredentials {
 export interface AwsHttp {
   readonly service: string;
   readonly region: string;
-  /** The endpoint requests go to (the regional one unless `endpoint` was given). */
+  /** The endpoint requests go to (the regional one unless `endpoint` was given); both are
+   * resolved at first use and throw then if AWS_REGION is not set. */
   readonly endpoint: string;
   /**
    * Sends a signed request, retrying what the SDK retries; resolves with a 2xx response,
@@ -143,14 +144,22 @@ export function createAwsHttp(
   defaultEndpoint: (region: string) => string,
   options: AwsHttpOptions = {},
 ): AwsHttp {
-  const region = regionOf(options);
-  const endpoint = options.endpoint ?? defaultEndpoint(region);
+  // Resolved at the first request, as the SDK does: constructing a client never throws.
+  let resolved: { region: string; endpoint: string } | undefined;
+  const where = () => {
+    if (!resolved) {
+      const region = regionOf(options);
+      resolved = { region, endpoint: options.endpoint ?? defaultEndpoint(region) };
+    }
+    return resolved;
+  };
   const maxAttempts = options.maxAttempts ?? 3;
   const sleep = options.sleep ?? wait;
   let signer: { key: string; client: AwsClient } | undefined;
   const signerFor = (credentials: AwsCredentials) => {
     const key = `${credentials.accessKeyId}\n${credentials.sessionToken ?? ''}`;
     if (signer?.key !== key) {
+      const { region } = where();
       signer = { key, client: new AwsClient({ ...credentials, service, region, retries: 0 }) };
     }
     return signer.client;
@@ -158,8 +167,12 @@ export function createAwsHttp(
 
   return {
     service,
-    region,
-    endpoint,
+    get region() {
+      return where().region;
+    },
+    get endpoint() {
+      return where().endpoint;
+    },
     async send(request, parseError) {
       for (let attempt = 0; ; attempt++) {
         try {

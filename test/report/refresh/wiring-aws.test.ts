@@ -10,11 +10,11 @@ import {
   StartConfigurationSessionCommand,
 } from '@aws-sdk/client-appconfigdata';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsRefreshDeps } from '../../../functions/report/refresh/wiring-aws.ts';
 import { UPSTREAM_PACER_KEY } from '../../../functions/upstream/pacer-dynamodb.ts';
+import { awsFetchStub } from '../../helpers/aws-fetch-stub.ts';
 
 /** A configuration as AppConfig's data plane answers it (bytes the SDK can also read as text). */
 function storedJson(value: unknown): GetLatestConfigurationCommandOutput['Configuration'] {
@@ -35,14 +35,12 @@ const SETTINGS = {
   report: { branches: [1], refreshSeconds: 900 },
 };
 const secrets = mockClient(SecretsManagerClient);
-const dynamo = mockClient(DynamoDBDocumentClient);
 const appConfig = mockClient(AppConfigDataClient);
 const saved = { ...process.env };
 
 describe('awsRefreshDeps', () => {
   beforeEach(() => {
     secrets.reset();
-    dynamo.reset();
     appConfig.reset();
     appConfig.on(StartConfigurationSessionCommand).resolves({ InitialConfigurationToken: 't' });
     appConfig.on(GetLatestConfigurationCommand).resolves({
@@ -52,6 +50,8 @@ describe('awsRefreshDeps', () => {
     clearCaches();
     Object.assign(process.env, ENV, {
       AWS_REGION: 'sa-east-1',
+      AWS_ACCESS_KEY_ID: 'AKIDTEST',
+      AWS_SECRET_ACCESS_KEY: 'test-secret',
       LEADS_APPCONFIG_APPLICATION: 'app',
       LEADS_APPCONFIG_ENVIRONMENT: 'dev',
       LEADS_APPCONFIG_PROFILE: 'settings',
@@ -68,23 +68,24 @@ describe('awsRefreshDeps', () => {
     secrets
       .on(GetSecretValueCommand, { SecretId: 'leads/dev/upstream' })
       .resolves({ SecretString: JSON.stringify({ username: 'key', password: 'secret' }) });
-    dynamo.on(UpdateCommand).resolves({});
-    dynamo.on(GetCommand).resolves({});
-    const fetch = vi.fn(async () => Response.json({ results: [], total: 0, summary: null }));
-    vi.stubGlobal('fetch', fetch);
+    const upstream = vi.fn(async () => Response.json({ results: [], total: 0, summary: null }));
+    const aws = awsFetchStub(() => ({}), upstream);
+    vi.stubGlobal('fetch', aws.fetch);
 
     // Act
     const source = await awsRefreshDeps().source('default');
     await source.client.listDebtors({ idBranch: 1, take: 50, skip: 0 });
 
     // Assess
-    expect(fetch).toHaveBeenCalledTimes(1);
-    const updates = dynamo.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(upstream).toHaveBeenCalledTimes(1);
+    const updates = aws.calls.filter((call) => call.operation === 'UpdateItem');
     expect(updates.length).toBeGreaterThan(0);
     for (const update of updates) {
-      expect(update).toMatchObject({
+      expect(update.host).toBe('dynamodb.sa-east-1.amazonaws.com');
+      expect(update.signed).toBe(true);
+      expect(update.input).toMatchObject({
         TableName: ENV.LEDGER_TABLE_NAME,
-        Key: { pk: UPSTREAM_PACER_KEY },
+        Key: { pk: { S: UPSTREAM_PACER_KEY } },
       });
     }
     expect(source.flush).toBeTypeOf('function');
