@@ -14,6 +14,15 @@ const deps: Promise<Omit<AdminDeps, 'events'>> =
     ? import('./wiring-local.ts').then((m) => m.localAdminDeps())
     : import('./wiring-aws.ts').then((m) => m.awsAdminDeps());
 
+/**
+ * Settles once the wiring above is loaded (a cold start's work before the first request can
+ * run): the cold-init bench waits for it. A failed wiring still fails each invocation.
+ */
+export const ready: Promise<void> = deps.then(
+  () => undefined,
+  () => undefined,
+);
+
 /** Lead ids, statuses, counts and the operator's username: no lead content. */
 const adminEvents: AdminEvents = {
   refused(event) {

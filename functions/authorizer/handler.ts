@@ -29,6 +29,15 @@ const deps: Promise<AuthorizerDeps> =
     ? import('./wiring-local.ts').then((m) => m.localAuthorizerDeps())
     : import('./wiring-aws.ts').then((m) => m.awsAuthorizerDeps());
 
+/**
+ * Settles once the wiring above is loaded (a cold start's work before the first request can
+ * run): the cold-init bench waits for it. A failed wiring still fails each invocation.
+ */
+export const ready: Promise<void> = deps.then(
+  () => undefined,
+  () => undefined,
+);
+
 export async function handler(
   event: APIGatewayRequestAuthorizerEvent,
   context?: Context,

@@ -14,6 +14,15 @@ const deps: Promise<IntakeDeps> =
     ? import('./wiring-local.ts').then((m) => m.localIntakeDeps())
     : import('./wiring-aws.ts').then((m) => m.awsIntakeDeps());
 
+/**
+ * Settles once the wiring above is loaded (a cold start's work before the first request can
+ * run): the cold-init bench waits for it. A failed wiring still fails each invocation.
+ */
+export const ready: Promise<void> = deps.then(
+  () => undefined,
+  () => undefined,
+);
+
 export async function handler(
   event: APIGatewayProxyEvent,
   context?: Context,

@@ -67,7 +67,18 @@ async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
   };
 }
 
-let resolved: Promise<WatchDeps> | undefined;
+let resolved: Promise<WatchDeps> | undefined =
+  process.env.LEADS_RUNTIME === 'aws' ? deps(process.env) : undefined;
+
+/**
+ * Settles once the deployed wiring is loaded. In the Lambda bundle (LEADS_RUNTIME defined as
+ * "aws") loading starts at import, so a cold start reads the wiring's chunks during init; tests
+ * and the local runtime load nothing here. The cold-init bench waits for it.
+ */
+export const ready: Promise<void> = (resolved ?? Promise.resolve()).then(
+  () => undefined,
+  () => undefined,
+);
 
 export async function handler(): Promise<WatchResult> {
   resolved ??= deps(process.env);

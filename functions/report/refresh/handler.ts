@@ -17,6 +17,15 @@ const deps: Promise<AccountsRefreshDeps> =
     ? import('./wiring-local.ts').then((m) => m.localRefreshDeps())
     : import('./wiring-aws.ts').then((m) => m.awsRefreshDeps());
 
+/**
+ * Settles once the wiring above is loaded (a cold start's work before the first request can
+ * run): the cold-init bench waits for it. A failed wiring still fails each invocation.
+ */
+export const ready: Promise<void> = deps.then(
+  () => undefined,
+  () => undefined,
+);
+
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.
   logger.addContext(context);

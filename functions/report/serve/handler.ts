@@ -13,6 +13,15 @@ const deps: Promise<Omit<ReportDeps, 'events'>> =
     ? import('./wiring-local.ts').then((m) => m.localReportDeps())
     : import('./wiring-aws.ts').then((m) => m.awsReportDeps());
 
+/**
+ * Settles once the wiring above is loaded (a cold start's work before the first request can
+ * run): the cold-init bench waits for it. A failed wiring still fails each invocation.
+ */
+export const ready: Promise<void> = deps.then(
+  () => undefined,
+  () => undefined,
+);
+
 /** Routes, statuses and codes only: no query values (they may hold names), no credentials. */
 const reportEvents: ReportEvents = {
   served(event) {
