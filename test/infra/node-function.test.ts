@@ -137,18 +137,24 @@ describe('NodeFunction', () => {
     expect(code).not.toContain('local-only branch');
   });
 
-  it('bundles the AWS SDK into the function instead of importing the runtime copy', () => {
-    // Prepare
+  /** The asset of a function with an SDK client and a lazily imported one (synthesized once). */
+  let sdkAsset: string | undefined;
+  function sdkFixtureAsset(): string {
+    if (sdkAsset) return sdkAsset;
     const app = testApp({ bundle: true });
     new NodeFunction(testStack(app), 'Sdk', { entry: 'test/fixtures/functions/sdk-client.ts' });
-
-    // Act
     const assembly = app.synth();
-
-    // Assess
-    const dir = readdirSync(assembly.directory)
+    sdkAsset = readdirSync(assembly.directory)
       .map((name) => join(assembly.directory, name))
       .find((path) => existsSync(join(path, 'index.mjs'))) as string;
+    return sdkAsset;
+  }
+
+  it('bundles the AWS SDK into the function instead of importing the runtime copy', () => {
+    // Act
+    const dir = sdkFixtureAsset();
+
+    // Assess
     const files = readdirSync(dir).filter((name) => name.endsWith('.mjs'));
     const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
     const chunks = files.filter((name) => name !== 'index.mjs');
@@ -171,12 +177,7 @@ describe('NodeFunction', () => {
 
   it('runs the split bundle: a request that needs the lazily imported client loads its chunk', async () => {
     // Prepare
-    const app = testApp({ bundle: true });
-    new NodeFunction(testStack(app), 'Sdk', { entry: 'test/fixtures/functions/sdk-client.ts' });
-    const assembly = app.synth();
-    const dir = readdirSync(assembly.directory)
-      .map((name) => join(assembly.directory, name))
-      .find((path) => existsSync(join(path, 'index.mjs'))) as string;
+    const dir = sdkFixtureAsset();
 
     // Act: a fresh Node process imports index.mjs and calls the handler as Lambda would.
     const run = (event: object) =>

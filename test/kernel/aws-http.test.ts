@@ -4,8 +4,6 @@
  * region, the session token), which failures are tried again and how often (as the SDK's
  * standard mode), and the AwsError each failure becomes.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type AwsCredentials,
@@ -16,6 +14,12 @@ import {
   parseJsonError,
   retryDelayMs,
 } from '../../functions/kernel/aws/http.ts';
+import {
+  type Answer,
+  type Received,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../helpers/scripted-server.ts';
 import { checkSignature } from '../helpers/sigv4.ts';
 
 const CREDENTIALS: AwsCredentials = {
@@ -23,55 +27,18 @@ const CREDENTIALS: AwsCredentials = {
   secretAccessKey: 'http-test-secret',
 };
 
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** An answer of the test server: status, body and headers, or a dropped connection. */
-type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'reset';
-
-let server: Server;
+let server: ScriptedServer;
 let endpoint: string;
-const received: Received[] = [];
-let script: Answer[] = [];
+let received: Received[];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks),
-      });
-      // Each answer once, the last one for every request after it.
-      const answer = (script.length > 1 ? script.shift() : script[0]) ?? { status: 200 };
-      if (answer === 'reset') {
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(answer.status, answer.headers ?? {});
-      res.end(answer.body ?? '');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startScriptedServer();
+  endpoint = server.endpoint;
+  received = server.received;
 });
-afterAll(
-  () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-);
+afterAll(() => server.close());
 afterEach(() => {
-  received.length = 0;
-  script = [];
+  server.script();
   vi.unstubAllEnvs();
 });
 
@@ -110,7 +77,7 @@ async function failure(promise: Promise<unknown>): Promise<AwsError> {
 describe('a signed request', () => {
   it('carries a SigV4 signature AWS would accept, scoped to the service and the region', async () => {
     // Prepare
-    script = [json(200, { ok: true })];
+    server.script(json(200, { ok: true }));
     const { call } = client();
 
     // Act
@@ -217,7 +184,7 @@ describe('retries', () => {
     ],
   ])('tries a %s three times, then rejects with its AwsError', async (_, answer, name) => {
     // Prepare
-    script = [answer];
+    server.script(answer);
     const { call, waits } = client();
 
     // Act
@@ -236,7 +203,7 @@ describe('retries', () => {
 
   it('answers with the attempt that succeeds', async () => {
     // Prepare
-    script = [json(503, {}), json(400, { __type: 'ThrottlingException' }), json(200, { n: 3 })];
+    server.script(json(503, {}), json(400, { __type: 'ThrottlingException' }), json(200, { n: 3 }));
     const { call } = client();
 
     // Act / Assess
@@ -246,7 +213,7 @@ describe('retries', () => {
 
   it('tries again after a connection reset', async () => {
     // Prepare
-    script = ['reset', json(200, { after: 'reset' })];
+    server.script('reset', json(200, { after: 'reset' }));
     const { call, waits } = client();
 
     // Act / Assess
@@ -256,7 +223,7 @@ describe('retries', () => {
   });
 
   it("rejects with fetch's error when every attempt's connection is reset", async () => {
-    script = ['reset'];
+    server.script('reset');
     const { call } = client();
     await expect(call('GetItem', {})).rejects.toBeInstanceOf(TypeError);
     expect(received).toHaveLength(3);
@@ -267,7 +234,7 @@ describe('retries', () => {
     ['ValidationException', 'com.amazon.coral.validate#'],
   ])('sends a 400 %s once', async (name, namespace) => {
     // Prepare
-    script = [json(400, { __type: `${namespace}${name}`, message: 'no' })];
+    server.script(json(400, { __type: `${namespace}${name}`, message: 'no' }));
     const { call, waits } = client();
 
     // Act
@@ -280,11 +247,11 @@ describe('retries', () => {
   });
 
   it('makes as many attempts as maxAttempts says', async () => {
-    script = [json(500, {})];
+    server.script(json(500, {}));
     const { call } = client({ maxAttempts: 5 });
     await failure(call('GetItem', {}));
     expect(received).toHaveLength(5);
-    received.length = 0;
+    server.script(json(500, {}));
     await failure(client({ maxAttempts: 1 }).call('GetItem', {}));
     expect(received).toHaveLength(1);
   });
@@ -334,9 +301,11 @@ describe('errors', () => {
 
   it('names a body that is not JSON after the status', async () => {
     // Prepare: a proxy's HTML page, through the whole client.
-    script = [
-      { status: 403, body: '<html>Forbidden</html>', headers: { 'content-type': 'text/html' } },
-    ];
+    server.script({
+      status: 403,
+      body: '<html>Forbidden</html>',
+      headers: { 'content-type': 'text/html' },
+    });
     const { call } = client();
 
     // Act

@@ -4,13 +4,17 @@
  * spaces and punctuation land where they should; and, against a bare node:http server, the
  * request S3 would see (a signature S3 accepts for that path) and S3's XML errors.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AwsError } from '../../functions/kernel/aws/http.ts';
 import { createS3 } from '../../functions/kernel/aws/s3.ts';
 import { type LocalS3, startLocalS3 } from '../helpers/s3-local.ts';
+import {
+  type Answer,
+  type Received,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../helpers/scripted-server.ts';
 import { checkSignature } from '../helpers/sigv4.ts';
 
 let s3: LocalS3;
@@ -132,50 +136,20 @@ describe('signed-fetch S3 client against s3rver', () => {
 });
 
 describe('signed-fetch S3 client on the wire', () => {
-  interface Received {
-    method: string;
-    url: string;
-    headers: IncomingHttpHeaders;
-    body: Buffer;
-  }
-  const received: Received[] = [];
-  let answers: { status: number; body?: string; headers?: Record<string, string> }[] = [];
-  let server: Server;
+  let server: ScriptedServer;
   let endpoint: string;
+  let received: Received[];
   const credentials = { accessKeyId: 'AKIDS3TEST', secretAccessKey: 's3-test-secret' };
   const client = () =>
     createS3({ endpoint, region: 'sa-east-1', credentials, sleep: async () => {} });
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        received.push({
-          method: req.method ?? '',
-          url: req.url ?? '',
-          headers: req.headers,
-          body: Buffer.concat(chunks),
-        });
-        const answer = (answers.length > 1 ? answers.shift() : answers[0]) ?? { status: 200 };
-        res.writeHead(answer.status, answer.headers ?? {});
-        res.end(answer.body ?? '');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await startScriptedServer();
+    endpoint = server.endpoint;
+    received = server.received;
   });
-  afterAll(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  const reset = (...list: typeof answers) => {
-    received.length = 0;
-    answers = list;
-  };
+  afterAll(() => server.close());
+  const reset = (...list: Answer[]) => server.script(...list);
 
   it('sends the key path-style, encoded as S3 signs it, with a signature S3 accepts', async () => {
     // Prepare

@@ -1,0 +1,63 @@
+/**
+ * A local HTTP server that records every request (method, URL, headers, body) and answers from a
+ * script: each answer once, the last one for every request after it; `'reset'` drops the
+ * connection instead. For the wire tests of the signed-fetch AWS clients (test/kernel/).
+ */
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** An answer of the server: status, body and headers, or a dropped connection. */
+export type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'reset';
+
+export interface ScriptedServer {
+  endpoint: string;
+  received: Received[];
+  /** Replaces the script and forgets what was received. */
+  script(...answers: Answer[]): void;
+  close(): Promise<void>;
+}
+
+export async function startScriptedServer(): Promise<ScriptedServer> {
+  const received: Received[] = [];
+  let answers: Answer[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      });
+      const answer = (answers.length > 1 ? answers.shift() : answers[0]) ?? { status: 200 };
+      if (answer === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(answer.status, answer.headers ?? {});
+      res.end(answer.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    script(...list) {
+      received.length = 0;
+      answers = list;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
