@@ -21,7 +21,7 @@ await build({
   entryPoints: { index: options.entry },
   outdir: options.outdir,
   outExtension: { '.js': '.mjs' },
-  chunkNames: 'chunk-[hash]',
+  chunkNames: '[name]-[hash]',
   bundle: true,
   splitting: true,
   platform: 'node',
