@@ -8,7 +8,6 @@
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { ENV } from '../functions/kernel/env.ts';
 import {
   BASIC_AUTH,
   FUNCTIONS,
@@ -107,14 +106,6 @@ export class LeadsStack extends Stack {
       this.secrets.grantRead(fn, ...(spec.secrets ?? []));
       for (const need of spec.needs ?? []) grants[need](fn);
       functions.set(name, fn);
-    }
-    // The reconciler's personal-data retention (delivery.personalDataDays; docs/privacy.md).
-    const reconcilerFn = functions.get('reconciler');
-    if (reconcilerFn) {
-      reconcilerFn.addEnvironment(
-        ENV.personalDataDays,
-        String(config.settings.delivery.personalDataDays),
-      );
     }
     this.functions = functions;
 

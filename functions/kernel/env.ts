@@ -21,8 +21,6 @@ export const ENV = {
   appConfigProfile: 'LEADS_APPCONFIG_PROFILE',
   /** Secrets Manager names start with this. */
   secretsPrefix: 'LEADS_SECRETS_PREFIX',
-  /** The reconciler: days after which parked, dead and test leads lose their personal data. */
-  personalDataDays: 'LEADS_PERSONAL_DATA_DAYS',
   /** `local` in the local runtime; defined as `aws` in the deployed bundles. */
   runtime: 'LEADS_RUNTIME',
 } as const;

@@ -5,13 +5,13 @@
  * runs it again a minute later. Wiring is chosen once per container.
  */
 import type { Context } from 'aws-lambda';
-import { ENV } from '../../kernel/env.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { type ReconcileDeps, type ReconcileResult, reconcile } from './reconcile.ts';
-import { DEFAULT_PERSONAL_DATA_DAYS, redactExpired } from './retention.ts';
+import { type ReconcileResult, reconcile } from './reconcile.ts';
+import { redactExpired } from './retention.ts';
+import type { ReconcilerDeps } from './wiring-aws.ts';
 
 const loadDeployed = () => import('./wiring-aws.ts').then((m) => m.awsReconcileDeps());
-let deployed: Promise<ReconcileDeps> | undefined =
+let deployed: Promise<ReconcilerDeps> | undefined =
   process.env.LEADS_RUNTIME === 'aws' ? loadDeployed() : undefined;
 
 /**
@@ -41,7 +41,8 @@ export async function handler(_event: unknown, context: Context): Promise<Reconc
     const result = await reconcile({ ...deps, remainingMs });
     // Once an hour (the schedule runs every minute): the retention reads the old leads' index.
     if (new Date().getUTCMinutes() === 0) {
-      const days = Number(process.env[ENV.personalDataDays] ?? DEFAULT_PERSONAL_DATA_DAYS);
+      // From the configuration store: a `config push` changes it without a deploy.
+      const days = await deps.personalDataDays();
       const retention = await redactExpired({
         ledger: deps.ledger,
         days,

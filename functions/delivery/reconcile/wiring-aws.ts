@@ -14,7 +14,17 @@ import { createDynamoCircuit } from '../../upstream/circuit-dynamodb.ts';
 import { reconcileEvents } from './events.ts';
 import type { ReconcileDeps } from './reconcile.ts';
 
-export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): ReconcileDeps {
+/** What the reconciler Lambda runs with: reconcile's deps and the retention's setting. */
+export interface ReconcilerDeps extends ReconcileDeps {
+  /**
+   * Days after which parked, dead and test leads lose their personal data: the settings'
+   * `delivery.personalDataDays`, read from the configuration store at each retention run (a
+   * `config push` changes it without a deploy).
+   */
+  personalDataDays(): Promise<number>;
+}
+
+export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): ReconcilerDeps {
   const dynamo = createDynamoDb();
   const config = createAwsConfigSource(env);
   const tableName = requireEnv(ENV.ledgerTable, env);
@@ -26,6 +36,7 @@ export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): Reconcil
     }),
     circuitOf: (account) => createDynamoCircuit({ client: dynamo, tableName, account }),
     accountOf: (profile) => config.accountOf(profile),
+    personalDataDays: async () => (await config.delivery()).personalDataDays,
     events: reconcileEvents,
   };
 }

@@ -1,0 +1,78 @@
+/**
+ * The reconciler's AWS wiring reads the personal-data retention from the configuration store at
+ * each run, so a `config push` that changes `delivery.personalDataDays` takes effect without a
+ * deploy (it was an environment variable fixed at deploy before).
+ */
+import { clearCaches } from '@aws-lambda-powertools/parameters';
+import {
+  AppConfigDataClient,
+  GetLatestConfigurationCommand,
+  type GetLatestConfigurationCommandOutput,
+  StartConfigurationSessionCommand,
+} from '@aws-sdk/client-appconfigdata';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { awsReconcileDeps } from '../../../functions/delivery/reconcile/wiring-aws.ts';
+
+/** A configuration as AppConfig's data plane answers it. */
+function storedJson(value: unknown): GetLatestConfigurationCommandOutput['Configuration'] {
+  const text = JSON.stringify(value);
+  return Object.assign(new TextEncoder().encode(text), {
+    transformToString: () => text,
+  }) as unknown as GetLatestConfigurationCommandOutput['Configuration'];
+}
+
+const settings = (delivery: object) => ({
+  upstream: { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 },
+  profiles: {},
+  delivery,
+});
+
+const appConfig = mockClient(AppConfigDataClient);
+const saved = { ...process.env };
+
+describe('awsReconcileDeps: personal-data retention', () => {
+  beforeEach(() => {
+    appConfig.reset();
+    clearCaches();
+    Object.assign(process.env, {
+      AWS_REGION: 'sa-east-1',
+      AWS_ACCESS_KEY_ID: 'AKIDTEST',
+      AWS_SECRET_ACCESS_KEY: 'test-secret',
+      LEDGER_TABLE_NAME: 'leads-dev-ledger',
+      LEAD_QUEUE_URL: 'https://sqs.sa-east-1.amazonaws.com/123456789012/leads-dev-leads',
+      LEADS_APPCONFIG_APPLICATION: 'app',
+      LEADS_APPCONFIG_ENVIRONMENT: 'dev',
+      LEADS_APPCONFIG_PROFILE: 'settings',
+      LEADS_SECRETS_PREFIX: 'leads/dev',
+    });
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it('takes delivery.personalDataDays from the configuration store, not the environment', async () => {
+    // Prepare: the stored settings say 7 days; an old deploy's variable says 90.
+    process.env.LEADS_PERSONAL_DATA_DAYS = '90';
+    appConfig.on(StartConfigurationSessionCommand).resolves({ InitialConfigurationToken: 't' });
+    appConfig.on(GetLatestConfigurationCommand).resolves({
+      Configuration: storedJson(settings({ personalDataDays: 7 })),
+      NextPollConfigurationToken: 't',
+    });
+
+    // Act
+    const days = await awsReconcileDeps().personalDataDays();
+
+    // Assess
+    expect(days).toBe(7);
+  });
+
+  it('uses the default of 30 days when the settings leave it out', async () => {
+    appConfig.on(StartConfigurationSessionCommand).resolves({ InitialConfigurationToken: 't' });
+    appConfig.on(GetLatestConfigurationCommand).resolves({
+      Configuration: storedJson(settings({ maxAttempts: 8 })),
+      NextPollConfigurationToken: 't',
+    });
+    expect(await awsReconcileDeps().personalDataDays()).toBe(30);
+  });
+});
