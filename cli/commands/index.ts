@@ -5,6 +5,7 @@
 import type { Command } from '../command.ts';
 import { backfill } from './backfill.ts';
 import { CONFIG_COMMANDS } from './config.ts';
+import { erase } from './erase.ts';
 import { list, replay, retry, show } from './leads.ts';
 import { refresh } from './report.ts';
 import { upstream } from './upstream.ts';
@@ -17,5 +18,6 @@ export const COMMANDS: readonly Command[] = [
   backfill,
   refresh,
   upstream,
+  erase,
   ...CONFIG_COMMANDS,
 ];

@@ -280,6 +280,35 @@ describe('npm run leads', () => {
     expect(`${noRole.out}${noRole.err}`).not.toContain(REPORTER.password);
   });
 
+  it("erases a person's data by e-mail: the leads are listed and keep only their anonymous record", async () => {
+    // Prepare
+    const email = 'bia.erase@example.com';
+    const leadId = await parkedLead(email);
+
+    // Act
+    const erased = await leads(['erase', '--email', email]);
+    const again = await leads(['erase', '--email', email]);
+    const nobody = await leads(['erase']);
+
+    // Assess
+    expect(erased.code).toBe(0);
+    expect(erased.out).toMatch(/^LEAD\s+PROFILE\s+STATUS\s+RECEIVED\s+PROSPECT/);
+    expect(erased.out).toMatch(new RegExp(`${leadId}\\s+site\\s+parked`));
+    expect(erased.out).toContain('erased 1 of 1 leads');
+    const stored = await rt.ledger.get(leadId);
+    expect(stored?.redaction).toBe('erasure');
+    expect(JSON.stringify(stored)).not.toContain(email);
+    // The lead no longer names her: a second request finds nothing.
+    expect(again).toMatchObject({
+      code: 0,
+      out: 'no lead names this person: nothing to erase here',
+    });
+    expect(nobody).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('give --email, --phone or --cpf'),
+    });
+  });
+
   it('refuses a wrong command line with exit code 2, and says where the gateway is not', async () => {
     // Act
     const unknown = await leads(['frobnicate']);

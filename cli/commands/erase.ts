@@ -1,0 +1,66 @@
+/**
+ * `erase --email <e-mail> | --phone <phone> | --cpf <cpf>`: a person's request to have their data
+ * erased (LGPD), over `POST /admin/erasure` (docs/privacy.md). Every lead that names the person
+ * keeps only its anonymous record; the answer lists them and the upstream's prospects whose copy
+ * has to be erased there.
+ */
+import type { Command } from '../command.ts';
+import { table, usageError } from '../output.ts';
+
+interface ErasureAnswer {
+  found: number;
+  erased: {
+    leadId: string;
+    profile: string;
+    status: string;
+    receivedAt: string;
+    idProspect?: string | number;
+  }[];
+  upstream: { idProspects: (string | number)[]; action: string };
+}
+
+const FIELDS = ['email', 'phone', 'cpf'] as const;
+
+export const erase: Command = {
+  name: 'erase',
+  summary: "Erase a person's data (by e-mail, phone or CPF) from every lead that names them",
+  usage: 'erase [--email <e-mail>] [--phone <phone>] [--cpf <cpf>]',
+  options: {
+    email: { type: 'string' },
+    phone: { type: 'string' },
+    cpf: { type: 'string' },
+  },
+  async run({ api, io, json }, { values }) {
+    const subject: Partial<Record<(typeof FIELDS)[number], string>> = {};
+    for (const field of FIELDS) {
+      const value = values[field];
+      if (typeof value === 'string') subject[field] = value;
+    }
+    if (Object.keys(subject).length === 0) {
+      throw usageError('give --email, --phone or --cpf of the person whose data is to be erased');
+    }
+    const { body } = await api().request<ErasureAnswer>('POST', '/admin/erasure', subject);
+    if (json) {
+      io.out(JSON.stringify(body, null, 2));
+      return;
+    }
+    if (body.found === 0) {
+      io.out('no lead names this person: nothing to erase here');
+      return;
+    }
+    io.out(
+      table(
+        ['LEAD', 'PROFILE', 'STATUS', 'RECEIVED', 'PROSPECT'],
+        body.erased.map((lead) => [
+          lead.leadId,
+          lead.profile,
+          lead.status,
+          lead.receivedAt,
+          lead.idProspect === undefined ? '' : String(lead.idProspect),
+        ]),
+      ),
+    );
+    io.out(`\nerased ${body.erased.length} of ${body.found} leads`);
+    if (body.upstream.idProspects.length > 0) io.out(body.upstream.action);
+  },
+};
