@@ -4,9 +4,11 @@
  * that is started in order and stopped in reverse order; the delivery worker and the report
  * refresher join the list when they exist.
  */
+
 import { mkdirSync, unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LocalWatchOptions } from '../functions/admin/watch/service-local.ts';
 import { ConfigError, loadConfigFile, setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
 import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
@@ -159,6 +161,8 @@ export interface StartOptions {
   onConfigReload?: (outcome: { error?: ConfigError }) => void;
   /** How often the configuration file is checked for changes; default 500 ms. */
   configPollMs?: number;
+  /** The quiet-profile watch (hourly by default); tests shorten it and listen for alerts. */
+  watch?: LocalWatchOptions;
 }
 
 /** How long stopping waits for the delivery in flight before handing its message back. */
@@ -309,6 +313,11 @@ export async function startLocalRuntime(
     const { startLocalRefresher } = await import('../functions/report/refresh/wiring-local.ts');
     const refresher = await startLocalRefresher({ dataDir: env.dataDir });
     running.push({ name: 'report-refresher', stop: () => refresher.stop() });
+
+    // The quiet-profile watch: an hourly look for profiles whose leads stopped (a log warning).
+    const { startLocalWatch } = await import('../functions/admin/watch/service-local.ts');
+    const watch = startLocalWatch(options.watch);
+    running.push({ name: 'quiet-profile-watch', stop: () => watch.stop() });
 
     const gateway = createGateway({
       routes: routesFromTable(REPO_ROOT),

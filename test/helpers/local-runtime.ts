@@ -13,7 +13,7 @@ import { LEAD_STATUSES } from '../../functions/domain/lead-lifecycle.ts';
 import { localServices } from '../../functions/kernel/local-services.ts';
 import type { LeadLedger, LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
-import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.ts';
+import { type LocalRuntime, type StartOptions, startLocalRuntime } from '../../local/runtime.ts';
 import type { LeadFixture } from './lead-fixtures.ts';
 
 export interface TestRuntime {
@@ -45,6 +45,8 @@ export interface TestRuntimeOptions {
   worker?: boolean;
   /** The upstream to use instead of the runtime's own sandbox (then `sandboxUrl` is ''). */
   upstreamUrl?: string;
+  /** The quiet-profile watch's interval, clock and alert listener. */
+  watch?: StartOptions['watch'];
 }
 
 /** Writes `config` to a temp file and starts the runtime on it. */
@@ -63,7 +65,7 @@ export async function startTestRuntime(
       configPath,
       dataDir,
     },
-    { worker: options.worker ?? false },
+    { worker: options.worker ?? false, ...(options.watch && { watch: options.watch }) },
   );
   const services = localServices();
   const ledger = createDynamoLedger({ client: services.dynamo, tableName: services.ledgerTable });
