@@ -28,7 +28,7 @@
 import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { recogniseField } from '../domain/recognise-field.ts';
-import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
+import { hmacSha256 } from '../kernel/crypto.ts';
 import { flattenJson, isPlainObject, scalarText } from './body.ts';
 import { attributionKeyOf } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -43,6 +43,7 @@ import {
   secretSetting,
   sha256Hex,
   unreadable,
+  verifyTimestampedSignature,
 } from './source.ts';
 
 export const HUBSPOT_SIGNATURE_HEADER = 'x-hubspot-signature-v3';
@@ -88,45 +89,17 @@ function authenticate(
   request: IntakeRequest,
   profile: { secret: string; url: string },
 ): Authenticity {
-  const signature = request.headers[HUBSPOT_SIGNATURE_HEADER]?.trim();
-  const timestamp = request.headers[HUBSPOT_TIMESTAMP_HEADER]?.trim();
-  if (!signature || !timestamp) {
-    return {
-      ok: false,
-      status: 401,
-      code: 'missing_signature',
-      message:
-        'X-HubSpot-Signature-v3 and X-HubSpot-Request-Timestamp are required: choose "Include request signature in header" in the webhook action.',
-    };
-  }
-  if (!/^\d{1,16}$/.test(timestamp)) {
-    return {
-      ok: false,
-      status: 401,
-      code: 'invalid_timestamp',
-      message: 'X-HubSpot-Request-Timestamp must be a time in milliseconds.',
-    };
-  }
-  const expected = hubspotSignature(profile.secret, profile.url, request.body, timestamp);
-  const signatureOk = safeEqual(signature, expected);
-  if (Math.abs(request.receivedAt.getTime() - Number(timestamp)) > HUBSPOT_MAX_SKEW_MS) {
-    return {
-      ok: false,
-      status: 403,
-      code: 'stale_timestamp',
-      message: 'X-HubSpot-Request-Timestamp is more than 5 minutes away from the time of receipt.',
-    };
-  }
-  if (!signatureOk) {
-    return {
-      ok: false,
-      status: 403,
-      code: 'invalid_signature',
-      message:
-        'X-HubSpot-Signature-v3 does not match (is the profile’s url exactly the webhook URL typed into HubSpot?).',
-    };
-  }
-  return { ok: true };
+  return verifyTimestampedSignature(request, {
+    signatureHeader: HUBSPOT_SIGNATURE_HEADER,
+    timestampHeader: HUBSPOT_TIMESTAMP_HEADER,
+    shownTimestamp: 'X-HubSpot-Request-Timestamp',
+    missing:
+      'X-HubSpot-Signature-v3 and X-HubSpot-Request-Timestamp are required: choose "Include request signature in header" in the webhook action.',
+    mismatch:
+      'X-HubSpot-Signature-v3 does not match (is the profile’s url exactly the webhook URL typed into HubSpot?).',
+    maxSkewMs: HUBSPOT_MAX_SKEW_MS,
+    expected: (timestamp) => hubspotSignature(profile.secret, profile.url, request.body, timestamp),
+  });
 }
 
 /** HubSpot's standard contact properties a person fills in, labelled as the gym reads them. */

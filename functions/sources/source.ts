@@ -138,6 +138,66 @@ export function verifySignatureHeader(
   };
 }
 
+/** How a platform signs a timestamp with the raw body (HubSpot v3, Webflow). */
+export interface TimestampedSignature {
+  /** Header names as received (lower case); the timestamp's as shown in messages. */
+  signatureHeader: string;
+  timestampHeader: string;
+  shownTimestamp: string;
+  /** The 401 message when either header is missing: how to turn signing on. */
+  missing: string;
+  /** The 403 message when the signature does not match. */
+  mismatch: string;
+  /** How far the timestamp (ms) may be from the time of receipt, either way. */
+  maxSkewMs: number;
+  /** The signature expected for this timestamp (compared in constant time). */
+  expected(timestamp: string): string;
+  /** Normalises the signature received before comparing (hex case, for example). */
+  normalise?(signature: string): string;
+}
+
+/**
+ * A signature over a timestamp and the raw body: both headers required (401
+ * `missing_signature`), the timestamp a time in milliseconds (401 `invalid_timestamp`) within
+ * `maxSkewMs` of receipt (403 `stale_timestamp`, so an old signed request cannot be replayed),
+ * and the signature equal to the expected one in constant time (403 `invalid_signature`).
+ */
+export function verifyTimestampedSignature(
+  request: Pick<IntakeRequest, 'headers' | 'receivedAt'>,
+  spec: TimestampedSignature,
+): Authenticity {
+  const signature = request.headers[spec.signatureHeader]?.trim();
+  const timestamp = request.headers[spec.timestampHeader]?.trim();
+  if (!signature || !timestamp) {
+    return { ok: false, status: 401, code: 'missing_signature', message: spec.missing };
+  }
+  if (!/^\d{1,16}$/.test(timestamp)) {
+    return {
+      ok: false,
+      status: 401,
+      code: 'invalid_timestamp',
+      message: `${spec.shownTimestamp} must be a time in milliseconds.`,
+    };
+  }
+  // Compared before the clock check, so both refusals take the same time.
+  const signatureOk = safeEqual(
+    spec.normalise ? spec.normalise(signature) : signature,
+    spec.expected(timestamp),
+  );
+  if (Math.abs(request.receivedAt.getTime() - Number(timestamp)) > spec.maxSkewMs) {
+    return {
+      ok: false,
+      status: 403,
+      code: 'stale_timestamp',
+      message: `${spec.shownTimestamp} is more than ${spec.maxSkewMs / 60_000} minutes away from the time of receipt.`,
+    };
+  }
+  if (!signatureOk) {
+    return { ok: false, status: 403, code: 'invalid_signature', message: spec.mismatch };
+  }
+  return { ok: true };
+}
+
 /**
  * What became of the leads of an accepted request: their status (the public one) and, parked
  * or rejected, why. Sources whose answer a person or a program reads (forms, Zapier, Make) say

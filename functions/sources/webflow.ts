@@ -24,7 +24,7 @@
 
 import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
-import { hmacSha256, safeEqual } from '../kernel/crypto.ts';
+import { hmacSha256 } from '../kernel/crypto.ts';
 import { isPlainObject, parseJsonText, scalarText } from './body.ts';
 import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -37,6 +37,7 @@ import {
   outcomeFields,
   rawBodyHash,
   secretSetting,
+  verifyTimestampedSignature,
 } from './source.ts';
 import { authenticateToken } from './token.ts';
 
@@ -54,44 +55,17 @@ export function authenticateWebflow(
   request: Pick<IntakeRequest, 'headers' | 'body' | 'receivedAt'>,
   secret: string,
 ): Authenticity {
-  const signature = request.headers[WEBFLOW_SIGNATURE_HEADER]?.trim();
-  const timestamp = request.headers[WEBFLOW_TIMESTAMP_HEADER]?.trim();
-  if (!signature || !timestamp) {
-    return {
-      ok: false,
-      status: 401,
-      code: 'missing_signature',
-      message:
-        'x-webflow-signature and x-webflow-timestamp are required: this profile accepts only webhooks of a Webflow OAuth app (a dashboard webhook needs a profile with "auth": "token").',
-    };
-  }
-  if (!/^\d{1,16}$/.test(timestamp)) {
-    return {
-      ok: false,
-      status: 401,
-      code: 'invalid_timestamp',
-      message: 'x-webflow-timestamp must be a time in milliseconds.',
-    };
-  }
-  const expected = webflowSignature(secret, timestamp, request.body);
-  const signatureOk = safeEqual(signature.toLowerCase(), expected);
-  if (Math.abs(request.receivedAt.getTime() - Number(timestamp)) > WEBFLOW_MAX_SKEW_MS) {
-    return {
-      ok: false,
-      status: 403,
-      code: 'stale_timestamp',
-      message: 'x-webflow-timestamp is more than 5 minutes away from the time of receipt.',
-    };
-  }
-  if (!signatureOk) {
-    return {
-      ok: false,
-      status: 403,
-      code: 'invalid_signature',
-      message: 'x-webflow-signature does not match the body.',
-    };
-  }
-  return { ok: true };
+  return verifyTimestampedSignature(request, {
+    signatureHeader: WEBFLOW_SIGNATURE_HEADER,
+    timestampHeader: WEBFLOW_TIMESTAMP_HEADER,
+    shownTimestamp: 'x-webflow-timestamp',
+    missing:
+      'x-webflow-signature and x-webflow-timestamp are required: this profile accepts only webhooks of a Webflow OAuth app (a dashboard webhook needs a profile with "auth": "token").',
+    mismatch: 'x-webflow-signature does not match the body.',
+    maxSkewMs: WEBFLOW_MAX_SKEW_MS,
+    expected: (timestamp) => webflowSignature(secret, timestamp, request.body),
+    normalise: (signature) => signature.toLowerCase(),
+  });
 }
 
 /** One form submission, whichever shape it came in. */
