@@ -19,6 +19,7 @@ import * as z from 'zod/mini';
 import { issuePath } from '../domain/json.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { ENV } from '../kernel/env.ts';
+import { accountOfProfile, accountProblems, accountsOf } from './config-accounts.ts';
 import { unknownKeyProblems } from './config-keys.ts';
 import {
   accountName,
@@ -30,15 +31,7 @@ import {
   reportConfigSchema,
   upstreamConfigSchema,
 } from './config-parts.ts';
-import {
-  accountOfProfile,
-  accountProblems,
-  accountsOf,
-  type Client,
-  type Profile,
-  type SourceName,
-  type UpstreamConfig,
-} from './config-schema.ts';
+import type { Client, Profile, SourceName, UpstreamConfig } from './config-schema.ts';
 import type { ConfigSource } from './config-source.ts';
 import {
   AwsConfigError,

@@ -5,8 +5,7 @@
  * clients secrets) from AWS Secrets Manager: see config-aws.ts.
  */
 import * as z from 'zod/mini';
-import type { IssueDetail } from '../domain/json.ts';
-import { accountName, DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import { accountName } from '../kernel/accounts.ts';
 import { clientSchema } from '../kernel/client-schema.ts';
 import { SOURCES, type SourceName } from '../sources/registry.ts';
 import {
@@ -14,13 +13,18 @@ import {
   DEFAULT_REPORT,
   deliveryConfigSchema,
   PROFILE_NAME,
-  type ReportConfig,
   reportConfigSchema,
   upstreamAccountSchema,
   upstreamConfigSchema,
 } from './config-parts.ts';
 
 export { type Client, clientSchema, ROLES, type Role } from '../kernel/client-schema.ts';
+export {
+  type AccountsInput,
+  accountOfProfile,
+  accountProblems,
+  accountsOf,
+} from './config-accounts.ts';
 export {
   DEFAULT_ACCOUNT,
   type DeliveryConfig,
@@ -65,69 +69,3 @@ export const configSchema = z.object({
   report: z._default(reportConfigSchema, DEFAULT_REPORT),
 });
 export type Config = z.infer<typeof configSchema>;
-
-/** What the account model needs of a configuration (the file, or the deployed settings). */
-export interface AccountsInput<U> {
-  upstream: U;
-  upstreams?: Record<string, U & { report?: ReportConfig | undefined }> | undefined;
-  report?: ReportConfig | undefined;
-  profiles: Record<string, { upstream?: string | undefined }>;
-  clients?: readonly { username: string; upstreams?: readonly string[] | undefined }[];
-}
-
-/**
- * The accounts of a configuration by name: `upstream` (with `report`) as `default`, then
- * `upstreams`. Call accountProblems first: this assumes there are no clashes.
- */
-export function accountsOf<U>(
-  config: Pick<AccountsInput<U>, 'upstream' | 'upstreams' | 'report'>,
-): Map<string, U & { report: ReportConfig }> {
-  const accounts = new Map<string, U & { report: ReportConfig }>();
-  accounts.set(DEFAULT_ACCOUNT, { ...config.upstream, report: config.report ?? DEFAULT_REPORT });
-  for (const [name, account] of Object.entries(config.upstreams ?? {})) {
-    accounts.set(name, { ...account, report: account.report ?? DEFAULT_REPORT });
-  }
-  return accounts;
-}
-
-/**
- * What the schema cannot check alone: `default` is not named twice, and every profile and
- * client names accounts that exist.
- */
-export function accountProblems<U>(config: AccountsInput<U>): IssueDetail[] {
-  const problems: IssueDetail[] = [];
-  const named = Object.keys(config.upstreams ?? {});
-  if (named.includes(DEFAULT_ACCOUNT)) {
-    problems.push({
-      field: `upstreams.${DEFAULT_ACCOUNT}`,
-      message: `"${DEFAULT_ACCOUNT}" is the account of "upstream" (and "report"): give this one another name`,
-    });
-  }
-  const known = new Set([DEFAULT_ACCOUNT, ...named]);
-  const list = [...known].map((name) => `"${name}"`).join(', ');
-  for (const [name, profile] of Object.entries(config.profiles)) {
-    const account = profile.upstream ?? DEFAULT_ACCOUNT;
-    if (!known.has(account)) {
-      problems.push({
-        field: `profiles.${name}.upstream`,
-        message: `names the account "${account}", which is not configured (accounts: ${list})`,
-      });
-    }
-  }
-  config.clients?.forEach((client, index) => {
-    for (const account of client.upstreams ?? []) {
-      if (!known.has(account)) {
-        problems.push({
-          field: `clients.${index}.upstreams`,
-          message: `names the account "${account}", which is not configured (accounts: ${list})`,
-        });
-      }
-    }
-  });
-  return problems;
-}
-
-/** The account of a profile. */
-export function accountOfProfile(profile: { upstream?: string | undefined }): string {
-  return profile.upstream ?? DEFAULT_ACCOUNT;
-}

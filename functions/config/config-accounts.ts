@@ -1,0 +1,76 @@
+/**
+ * The account model of a configuration (the file, or the deployed settings): its accounts by
+ * name, what the schema cannot check about them, and a profile's account. Apart from
+ * config-schema.ts so that the functions that read settings but handle no lead (report,
+ * refresher, reconciler, watch) do not load the sources' schemas, and with them the sources,
+ * the mapping and libphonenumber-js, to know an account (docs/performance.md).
+ */
+import type { IssueDetail } from '../domain/json.ts';
+import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import { DEFAULT_REPORT, type ReportConfig } from './config-parts.ts';
+
+/** What the account model needs of a configuration (the file, or the deployed settings). */
+export interface AccountsInput<U> {
+  upstream: U;
+  upstreams?: Record<string, U & { report?: ReportConfig | undefined }> | undefined;
+  report?: ReportConfig | undefined;
+  profiles: Record<string, { upstream?: string | undefined }>;
+  clients?: readonly { username: string; upstreams?: readonly string[] | undefined }[];
+}
+
+/**
+ * The accounts of a configuration by name: `upstream` (with `report`) as `default`, then
+ * `upstreams`. Call accountProblems first: this assumes there are no clashes.
+ */
+export function accountsOf<U>(
+  config: Pick<AccountsInput<U>, 'upstream' | 'upstreams' | 'report'>,
+): Map<string, U & { report: ReportConfig }> {
+  const accounts = new Map<string, U & { report: ReportConfig }>();
+  accounts.set(DEFAULT_ACCOUNT, { ...config.upstream, report: config.report ?? DEFAULT_REPORT });
+  for (const [name, account] of Object.entries(config.upstreams ?? {})) {
+    accounts.set(name, { ...account, report: account.report ?? DEFAULT_REPORT });
+  }
+  return accounts;
+}
+
+/**
+ * What the schema cannot check alone: `default` is not named twice, and every profile and
+ * client names accounts that exist.
+ */
+export function accountProblems<U>(config: AccountsInput<U>): IssueDetail[] {
+  const problems: IssueDetail[] = [];
+  const named = Object.keys(config.upstreams ?? {});
+  if (named.includes(DEFAULT_ACCOUNT)) {
+    problems.push({
+      field: `upstreams.${DEFAULT_ACCOUNT}`,
+      message: `"${DEFAULT_ACCOUNT}" is the account of "upstream" (and "report"): give this one another name`,
+    });
+  }
+  const known = new Set([DEFAULT_ACCOUNT, ...named]);
+  const list = [...known].map((name) => `"${name}"`).join(', ');
+  for (const [name, profile] of Object.entries(config.profiles)) {
+    const account = profile.upstream ?? DEFAULT_ACCOUNT;
+    if (!known.has(account)) {
+      problems.push({
+        field: `profiles.${name}.upstream`,
+        message: `names the account "${account}", which is not configured (accounts: ${list})`,
+      });
+    }
+  }
+  config.clients?.forEach((client, index) => {
+    for (const account of client.upstreams ?? []) {
+      if (!known.has(account)) {
+        problems.push({
+          field: `clients.${index}.upstreams`,
+          message: `names the account "${account}", which is not configured (accounts: ${list})`,
+        });
+      }
+    }
+  });
+  return problems;
+}
+
+/** The account of a profile. */
+export function accountOfProfile(profile: { upstream?: string | undefined }): string {
+  return profile.upstream ?? DEFAULT_ACCOUNT;
+}
