@@ -64,7 +64,7 @@ import {
   newLeadId,
   TRANSITIONS,
 } from '../domain/lead-lifecycle.ts';
-import { redactCapture, subjectsOf } from '../domain/personal-data.ts';
+import type * as PersonalData from '../domain/personal-data.ts';
 import type { Prospect } from '../domain/prospect.ts';
 import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
 import {
@@ -301,6 +301,18 @@ interface UpdateSpec {
   increment?: readonly string[];
   /** `attempts := 0, tries := 0`. */
   resetCounts?: boolean;
+}
+
+/**
+ * The personal-data rules (a lead's subjects: its e-mail, phone and CPF normalised as the
+ * mapping does), loaded when a lead is recorded, mapped or redacted: with them come the mapping's
+ * normalisers and libphonenumber-js, which a function that only lists and wakes leads (the
+ * reconciler, the watch) never needs at its cold start.
+ */
+let personalDataModule: Promise<typeof PersonalData> | undefined;
+function personalData(): Promise<typeof PersonalData> {
+  personalDataModule ??= import('../domain/personal-data.ts');
+  return personalDataModule;
 }
 
 export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
@@ -571,6 +583,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       const leadId = newLeadId(lead.receivedAt);
       // The subject items first: a pointer to a lead never written is harmless, a lead that an
       // erasure request cannot find is not.
+      const { subjectsOf } = await personalData();
       await addSubjects(leadId, subjectsOf(lead.capture, lead.prospect));
       const dedup: Item = {
         pk: dedupPk,
@@ -651,6 +664,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
   ): Promise<LeadRecord | undefined> {
     const stop = reason === 'erasure' && IN_FLIGHT.has(lead.status);
     const values: Record<string, unknown> = {};
+    const { redactCapture } = await personalData();
     return update(
       lead.leadId,
       {
@@ -802,6 +816,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
         if (current.redactedAt !== undefined && !pending) return current;
         // Retention only ever touches leads that wait for nobody (a requeue may race it).
         if (!erasure && !RETAINED_STATUSES.has(current.status)) return current;
+        const { subjectsOf } = await personalData();
         const subjects = subjectsOf(current.capture, current.prospect);
         if (erasure) await endDedup(current);
         // Fenced by the version read: an attempt that moved the lead meanwhile makes us read again.
@@ -955,6 +970,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
         }),
         ...(current.correction !== undefined && { correction: current.correction }),
       });
+      const { subjectsOf } = await personalData();
       const subjects = subjectsOf(
         mapping.capture ?? current.capture,
         mapping.prospect ?? current.prospect,
