@@ -9,11 +9,11 @@
  * path. Screenshots go to test/artifacts/ (docs/screenshots/ keeps a few for the README).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestRuntime, type TestRuntime } from '../helpers/local-runtime.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../artifacts/', import.meta.url);
 const DEMO = JSON.parse(readFileSync(new URL('../../config/demo.json', import.meta.url), 'utf8'));
 const OPS = { username: 'ops', password: 'ops-secret' };
@@ -27,18 +27,7 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   rt = await startTestRuntime(DEMO, { worker: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

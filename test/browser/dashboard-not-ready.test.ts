@@ -8,12 +8,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { TEST_UPSTREAM } from '../helpers/local-runtime.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../artifacts/', import.meta.url);
 const CREDENTIALS = { username: 'reporter', password: 'reporter-secret' };
 const AUTH = {
@@ -50,18 +50,7 @@ beforeAll(async () => {
     if (Date.now() > until) throw new Error('the first refresh never failed');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -11,12 +11,12 @@
  * WWW-Authenticate. Screenshots go to test/artifacts/.
  */
 import { mkdirSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGEING_BUCKETS } from '../../functions/domain/debtors-report.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../artifacts/', import.meta.url);
 const CREDENTIALS = { username: 'reporter', password: 'reporter-secret' };
 const basic = (user: string, password: string) =>
@@ -197,18 +197,7 @@ beforeAll(async () => {
     if (Date.now() > until) throw new Error(`the report never became ready (${response.status})`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

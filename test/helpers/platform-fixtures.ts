@@ -95,6 +95,16 @@ export function platformJson(source: string, file: string): unknown {
   return JSON.parse(platformBody(source, file).toString('utf8'));
 }
 
+/** A JSON body with one change made to its parsed form: a variant of a fixture, re-serialised. */
+export function changedBody<T = Record<string, unknown>>(
+  body: Buffer,
+  change: (payload: T) => void,
+): Buffer {
+  const payload = JSON.parse(body.toString('utf8')) as T;
+  change(payload);
+  return Buffer.from(JSON.stringify(payload));
+}
+
 export interface PlatformRequestOptions {
   method?: string;
   /** Header names are lower-cased, as the gateway does. */

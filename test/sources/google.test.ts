@@ -10,6 +10,7 @@ import {
   theLead,
 } from '../helpers/lead-assertions.ts';
 import {
+  changedBody,
   flipOneByte,
   GOOGLE_TEST_PERSON,
   JOAO_SILVA,
@@ -33,10 +34,10 @@ async function leadOf(body: Buffer): Promise<LeadCapture> {
 }
 
 function withKey(key: unknown): Buffer {
-  const payload = JSON.parse(TEST_LEAD.toString('utf8'));
-  if (key === undefined) delete payload.google_key;
-  else payload.google_key = key;
-  return Buffer.from(JSON.stringify(payload));
+  return changedBody(TEST_LEAD, (payload) => {
+    if (key === undefined) delete payload.google_key;
+    else payload.google_key = key;
+  });
 }
 
 describe('googleSource.authenticate', () => {

@@ -10,6 +10,7 @@ import {
 } from '../helpers/lead-assertions.ts';
 import { MORE_SECRETS, tallySignatureOf } from '../helpers/more-sources.ts';
 import {
+  changedBody,
   flipOneByte,
   type ProfileOf,
   platformBody,
@@ -29,11 +30,8 @@ const signed = (body: Buffer) =>
 const leadOf = async (body: Buffer): Promise<LeadCapture> =>
   theLead(await tallySource.capture(signed(body), profile));
 
-function variant(change: (payload: Record<string, unknown>) => void): Buffer {
-  const payload = JSON.parse(RESPONSE.toString('utf8')) as Record<string, unknown>;
-  change(payload);
-  return Buffer.from(JSON.stringify(payload));
-}
+const variant = (change: (payload: Record<string, unknown>) => void) =>
+  changedBody(RESPONSE, change);
 
 describe('tallySource.authenticate', () => {
   it('accepts the base64 HMAC-SHA256 of the raw body', () => {

@@ -9,6 +9,7 @@ import {
   theLead,
 } from '../helpers/lead-assertions.ts';
 import {
+  changedBody,
   flipOneByte,
   MARIA_SOUZA,
   PLATFORM_SECRETS,
@@ -41,11 +42,7 @@ interface Payload {
   form_response: Record<string, unknown>;
 }
 
-function variant(change: (payload: Payload) => void): Buffer {
-  const payload = JSON.parse(RESPONSE.toString('utf8')) as Payload;
-  change(payload);
-  return Buffer.from(JSON.stringify(payload));
-}
+const variant = (change: (payload: Payload) => void) => changedBody<Payload>(RESPONSE, change);
 
 describe('typeformSource.authenticate', () => {
   it('accepts sha256=<base64 HMAC> of the raw body', () => {
