@@ -7,6 +7,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
 import { count, flushMetrics, logger } from '../kernel/observability.ts';
+import { settled } from '../kernel/ready.ts';
 import { type AdminDeps, type AdminEvents, handleAdmin } from './admin.ts';
 
 const deps: Promise<Omit<AdminDeps, 'events'>> =
@@ -14,14 +15,8 @@ const deps: Promise<Omit<AdminDeps, 'events'>> =
     ? import('./wiring-local.ts').then((m) => m.localAdminDeps())
     : import('./wiring-aws.ts').then((m) => m.awsAdminDeps());
 
-/**
- * Settles once the wiring above is loaded (a cold start's work before the first request can
- * run): the cold-init bench waits for it. A failed wiring still fails each invocation.
- */
-export const ready: Promise<void> = deps.then(
-  () => undefined,
-  () => undefined,
-);
+/** Settles once the wiring above is loaded (kernel/ready.ts). */
+export const ready = settled(deps);
 
 /** Lead ids, statuses, counts and the operator's username: no lead content. */
 const adminEvents: AdminEvents = {

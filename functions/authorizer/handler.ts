@@ -17,6 +17,7 @@ import type {
 import type { ConfigSource } from '../config/config-source.ts';
 import type { AuthThrottle } from '../kernel/auth-throttle.ts';
 import { count, flushMetrics, logger } from '../kernel/observability.ts';
+import { settled } from '../kernel/ready.ts';
 import { authorizeBasic } from './authorizer-event.ts';
 
 export interface AuthorizerDeps {
@@ -29,14 +30,8 @@ const deps: Promise<AuthorizerDeps> =
     ? import('./wiring-local.ts').then((m) => m.localAuthorizerDeps())
     : import('./wiring-aws.ts').then((m) => m.awsAuthorizerDeps());
 
-/**
- * Settles once the wiring above is loaded (a cold start's work before the first request can
- * run): the cold-init bench waits for it. A failed wiring still fails each invocation.
- */
-export const ready: Promise<void> = deps.then(
-  () => undefined,
-  () => undefined,
-);
+/** Settles once the wiring above is loaded (kernel/ready.ts). */
+export const ready = settled(deps);
 
 export async function handler(
   event: APIGatewayRequestAuthorizerEvent,

@@ -6,6 +6,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
 import { flushMetrics, logger } from '../kernel/observability.ts';
+import { settled } from '../kernel/ready.ts';
 import { intakeEventsFor } from './events.ts';
 import { handleIntake, type IntakeDeps } from './intake.ts';
 
@@ -14,14 +15,8 @@ const deps: Promise<IntakeDeps> =
     ? import('./wiring-local.ts').then((m) => m.localIntakeDeps())
     : import('./wiring-aws.ts').then((m) => m.awsIntakeDeps());
 
-/**
- * Settles once the wiring above is loaded (a cold start's work before the first request can
- * run): the cold-init bench waits for it. A failed wiring still fails each invocation.
- */
-export const ready: Promise<void> = deps.then(
-  () => undefined,
-  () => undefined,
-);
+/** Settles once the wiring above is loaded (kernel/ready.ts). */
+export const ready = settled(deps);
 
 export async function handler(
   event: APIGatewayProxyEvent,

@@ -309,11 +309,7 @@ interface UpdateSpec {
  * normalisers and libphonenumber-js, which a function that only lists and wakes leads (the
  * reconciler, the watch) never needs at its cold start.
  */
-let personalDataModule: Promise<typeof PersonalData> | undefined;
-function personalData(): Promise<typeof PersonalData> {
-  personalDataModule ??= import('../domain/personal-data.ts');
-  return personalDataModule;
-}
+const personalData = (): Promise<typeof PersonalData> => import('../domain/personal-data.ts');
 
 export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
   const { tableName } = options;

@@ -1,9 +1,11 @@
 /**
  * The quiet-profile watch Lambda (quiet-profiles.ts): EventBridge Scheduler invokes it every
- * WATCH_INTERVAL_MINUTES; it publishes to the alarm topic (ALERT_TOPIC_ARN). Locally (no topic)
- * the alert is logged instead. Logs profile names and counts only.
+ * WATCH_INTERVAL_MINUTES; it publishes to the alarm topic (ALERT_TOPIC_ARN), or logs the alert
+ * when no topic is configured. Logs profile names and counts only. Under `npm start` the same
+ * watch runs from service-local.ts.
  */
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
+import { settled } from '../../kernel/ready.ts';
 import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from './alert-env.ts';
 import {
   type Alert,
@@ -33,18 +35,6 @@ async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
         logger.warn('quiet profiles (no alert topic configured)', { subject: alert.subject });
       };
   const consoleUrl = env[CONSOLE_URL_ENV];
-  if (env.LEADS_RUNTIME === 'local') {
-    const [{ localConfigSource }, { localLedger }] = await Promise.all([
-      import('../../config/config-local.ts'),
-      import('../../ledger/ledger-local.ts'),
-    ]);
-    return {
-      config: localConfigSource(),
-      ledger: localLedger(),
-      notify,
-      ...(consoleUrl && { consoleUrl }),
-    };
-  }
   const [
     { createDynamoDb },
     { createAwsConfigSource },
@@ -71,14 +61,11 @@ let resolved: Promise<WatchDeps> | undefined =
   process.env.LEADS_RUNTIME === 'aws' ? deps(process.env) : undefined;
 
 /**
- * Settles once the deployed wiring is loaded. In the Lambda bundle (LEADS_RUNTIME defined as
- * "aws") loading starts at import, so a cold start reads the wiring's chunks during init; tests
- * and the local runtime load nothing here. The cold-init bench waits for it.
+ * Settles once the deployed wiring is loaded (kernel/ready.ts). In the Lambda bundle
+ * (LEADS_RUNTIME defined as "aws") loading starts at import, so a cold start reads the wiring's
+ * chunks during init rather than in the first invocation; tests load nothing here.
  */
-export const ready: Promise<void> = (resolved ?? Promise.resolve()).then(
-  () => undefined,
-  () => undefined,
-);
+export const ready = settled(resolved);
 
 export async function handler(): Promise<WatchResult> {
   resolved ??= deps(process.env);

@@ -6,6 +6,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
+import { settled } from '../../kernel/ready.ts';
 import { type ReconcileResult, reconcile } from './reconcile.ts';
 import { redactExpired } from './retention.ts';
 import type { ReconcilerDeps } from './wiring-aws.ts';
@@ -15,15 +16,11 @@ let deployed: Promise<ReconcilerDeps> | undefined =
   process.env.LEADS_RUNTIME === 'aws' ? loadDeployed() : undefined;
 
 /**
- * Settles once the deployed wiring is loaded. In the Lambda bundle (LEADS_RUNTIME defined as
- * "aws") loading starts at import, so a cold start reads the wiring's chunks during init rather
- * than in the first invocation; tests and the local runtime load nothing here. The cold-init
- * bench waits for it.
+ * Settles once the deployed wiring is loaded (kernel/ready.ts). In the Lambda bundle
+ * (LEADS_RUNTIME defined as "aws") loading starts at import, so a cold start reads the wiring's
+ * chunks during init rather than in the first invocation; tests load nothing here.
  */
-export const ready: Promise<void> = (deployed ?? Promise.resolve()).then(
-  () => undefined,
-  () => undefined,
-);
+export const ready = settled(deployed);
 
 const retentionEvents = {
   redacted(event: { leadId: string; status: string }) {

@@ -13,13 +13,7 @@
  * (`isConditionFailed`), its `details.Item` unmarshalled when the call asked for it.
  */
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import {
-  AwsError,
-  type AwsHttp,
-  type AwsHttpOptions,
-  createAwsHttp,
-  createJsonProtocol,
-} from './http.ts';
+import { AwsError, type AwsHttpOptions, createAwsHttp, createJsonProtocol } from './http.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: an item holds any attribute values.
 export type Item = Record<string, any>;
@@ -149,10 +143,8 @@ export function isConditionFailed(error: unknown): error is AwsError {
   return error instanceof AwsError && error.name === 'ConditionalCheckFailedException';
 }
 
-export interface DynamoDbOptions extends AwsHttpOptions {}
-
-export function createDynamoDb(options: DynamoDbOptions = {}): DynamoDb {
-  const http: AwsHttp = createAwsHttp(
+export function createDynamoDb(options: AwsHttpOptions = {}): DynamoDb {
+  const http = createAwsHttp(
     'dynamodb',
     (region) => `https://dynamodb.${region}.amazonaws.com`,
     options,

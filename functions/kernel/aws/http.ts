@@ -106,7 +106,7 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export function regionOf(options: AwsHttpOptions = {}): string {
+function regionOf(options: AwsHttpOptions = {}): string {
   const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (!region) throw new Error('AWS_REGION is not set');
   return region;
@@ -235,6 +235,6 @@ export async function parseJsonError(response: Response): Promise<AwsError> {
   const { __type, message, Message, ...details } = body;
   const type = typeof __type === 'string' ? __type : response.headers.get('x-amzn-errortype');
   const code = type ? (type.split('#').pop()?.split(':')[0] ?? type) : `Http${response.status}`;
-  const text2 = typeof message === 'string' ? message : typeof Message === 'string' ? Message : '';
-  return new AwsError(code, text2, response.status, requestId ?? undefined, details);
+  const said = typeof message === 'string' ? message : typeof Message === 'string' ? Message : '';
+  return new AwsError(code, said, response.status, requestId ?? undefined, details);
 }

@@ -9,6 +9,7 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { flushMetrics, logger } from '../../kernel/observability.ts';
+import { settled } from '../../kernel/ready.ts';
 import { decodeRefreshMessage } from '../trigger/report-trigger.ts';
 import { type AccountsRefreshDeps, refreshRequest } from './refresh.ts';
 
@@ -17,14 +18,8 @@ const deps: Promise<AccountsRefreshDeps> =
     ? import('./wiring-local.ts').then((m) => m.localRefreshDeps())
     : import('./wiring-aws.ts').then((m) => m.awsRefreshDeps());
 
-/**
- * Settles once the wiring above is loaded (a cold start's work before the first request can
- * run): the cold-init bench waits for it. A failed wiring still fails each invocation.
- */
-export const ready: Promise<void> = deps.then(
-  () => undefined,
-  () => undefined,
-);
+/** Settles once the wiring above is loaded (kernel/ready.ts). */
+export const ready = settled(deps);
 
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.

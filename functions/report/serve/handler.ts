@@ -6,6 +6,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../../kernel/apigateway-event.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
+import { settled } from '../../kernel/ready.ts';
 import { type ReportDeps, type ReportEvents, serveReport } from './serve.ts';
 
 const deps: Promise<Omit<ReportDeps, 'events'>> =
@@ -13,14 +14,8 @@ const deps: Promise<Omit<ReportDeps, 'events'>> =
     ? import('./wiring-local.ts').then((m) => m.localReportDeps())
     : import('./wiring-aws.ts').then((m) => m.awsReportDeps());
 
-/**
- * Settles once the wiring above is loaded (a cold start's work before the first request can
- * run): the cold-init bench waits for it. A failed wiring still fails each invocation.
- */
-export const ready: Promise<void> = deps.then(
-  () => undefined,
-  () => undefined,
-);
+/** Settles once the wiring above is loaded (kernel/ready.ts). */
+export const ready = settled(deps);
 
 /** Routes, statuses and codes only: no query values (they may hold names), no credentials. */
 const reportEvents: ReportEvents = {
