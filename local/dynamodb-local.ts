@@ -245,12 +245,17 @@ export function createLocalDynamoClient(endpoint: string): DynamoDBClient {
   });
 }
 
-/** The functions' client for a local endpoint (dummy credentials, region 'local'). */
+/**
+ * The functions' client for a local endpoint (dummy credentials, region 'local'). dynalite on a
+ * busy laptop can take seconds over a large scan, which is not the hung connection the
+ * deployed 3 s per-attempt timeout is there for: locally an attempt may take 30 s.
+ */
 export function createLocalDynamoDb(endpoint: string): DynamoDb {
   return createDynamoDb({
     endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    attemptTimeoutMs: 30_000,
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * A local HTTP server that records every request (method, URL, headers, body) and answers from a
  * script: each answer once, the last one for every request after it; `'reset'` drops the
- * connection instead. For the wire tests of the signed-fetch AWS clients (test/kernel/).
+ * connection instead, `'hang'` never answers (until the server closes). For the wire tests of the signed-fetch AWS clients (test/kernel/).
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,8 +13,11 @@ export interface Received {
   body: Buffer;
 }
 
-/** An answer of the server: status, body and headers, or a dropped connection. */
-export type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'reset';
+/** An answer of the server: status, body and headers, a dropped connection, or none. */
+export type Answer =
+  | { status: number; body?: string; headers?: Record<string, string> }
+  | 'reset'
+  | 'hang';
 
 export interface ScriptedServer {
   endpoint: string;
@@ -42,6 +45,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
         req.socket.destroy();
         return;
       }
+      if (answer === 'hang') return;
       res.writeHead(answer.status, answer.headers ?? {});
       res.end(answer.body ?? '');
     });

@@ -31,6 +31,12 @@ export interface AwsHttpOptions {
   credentials?: AwsCredentials;
   /** Attempts per request, the first included. @default 3 (the SDK's standard mode) */
   maxAttempts?: number;
+  /**
+   * How long one attempt may take, its response's body included, before it is abandoned and
+   * tried again like a dropped connection. Without it a connection that hangs holds the caller
+   * until the function's own timeout. @default 3000 (DynamoDB and SQS answer in milliseconds)
+   */
+  attemptTimeoutMs?: number;
   /** For tests: the wait between attempts. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -91,12 +97,9 @@ const RETRYABLE_CODES: ReadonlySet<string> = new Set([
   'ServiceUnavailable',
 ]);
 
-export function isRetryable(error: unknown): boolean {
-  if (error instanceof AwsError) {
-    return error.status >= 500 || error.status === 429 || RETRYABLE_CODES.has(error.name);
-  }
-  // fetch rejects with a TypeError when the connection fails or is reset.
-  return error instanceof TypeError;
+/** Whether the SDK's standard mode would try an answered request again. */
+export function isRetryable(error: AwsError): boolean {
+  return error.status >= 500 || error.status === 429 || RETRYABLE_CODES.has(error.name);
 }
 
 /** The SDK's standard back-off: full jitter over 100 ms × 2^attempt, at most 20 s. */
@@ -154,6 +157,7 @@ export function createAwsHttp(
     return resolved;
   };
   const maxAttempts = options.maxAttempts ?? 3;
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? 3_000;
   const sleep = options.sleep ?? wait;
   let signer: { key: string; client: AwsClient } | undefined;
   const signerFor = (credentials: AwsCredentials) => {
@@ -174,20 +178,28 @@ export function createAwsHttp(
       return where().endpoint;
     },
     async send(request, parseError) {
+      // Signing is not retried: missing credentials or a malformed URL fail the same every time.
+      const credentials = credentialsOf(options);
       for (let attempt = 0; ; attempt++) {
+        const signed = await signerFor(credentials).sign(request.url, {
+          method: request.method,
+          headers: request.headers ?? {},
+          ...(request.body !== undefined && { body: request.body }),
+        });
+        let failure: AwsError;
         try {
-          const signed = await signerFor(credentialsOf(options)).sign(request.url, {
-            method: request.method,
-            headers: request.headers ?? {},
-            ...(request.body !== undefined && { body: request.body }),
-          });
-          const response = await fetch(signed);
+          const response = await fetch(signed, { signal: AbortSignal.timeout(attemptTimeoutMs) });
           if (response.ok) return response;
-          throw await parseError(response);
+          failure = await parseError(response);
         } catch (error) {
-          if (attempt + 1 >= maxAttempts || !isRetryable(error)) throw error;
+          // No answer: the connection failed or was reset (fetch's TypeError), or the attempt
+          // timed out (a TimeoutError). The service said nothing about the request: try again.
+          if (attempt + 1 >= maxAttempts) throw error;
           await sleep(retryDelayMs(attempt));
+          continue;
         }
+        if (attempt + 1 >= maxAttempts || !isRetryable(failure)) throw failure;
+        await sleep(retryDelayMs(attempt));
       }
     },
   };

@@ -76,7 +76,11 @@ async function parseXmlError(response: Response): Promise<AwsError> {
 }
 
 export function createS3(options: AwsHttpOptions = {}): S3 {
-  const http = createAwsHttp('s3', (region) => `https://s3.${region}.amazonaws.com`, options);
+  // A report object is up to a few MB: more time per attempt than a DynamoDB item needs.
+  const http = createAwsHttp('s3', (region) => `https://s3.${region}.amazonaws.com`, {
+    attemptTimeoutMs: 20_000,
+    ...options,
+  });
   const url = (bucket: string, key: string) =>
     options.endpoint
       ? `${options.endpoint}/${bucket}/${encodeKey(key)}`
