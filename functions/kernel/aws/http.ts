@@ -193,7 +193,9 @@ export function createAwsHttp(
           failure = await parseError(response);
         } catch (error) {
           // No answer: the connection failed or was reset (fetch's TypeError), or the attempt
-          // timed out (a TimeoutError). The service said nothing about the request: try again.
+          // timed out (a TimeoutError). Tried again, as the SDK does, although the first attempt
+          // may have landed: the ledger's writes are conditional (a landed one makes the retry
+          // fail its condition, which callers handle), a repeated wake-up message is ignored.
           if (attempt + 1 >= maxAttempts) throw error;
           await sleep(retryDelayMs(attempt));
           continue;
