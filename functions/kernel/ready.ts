@@ -11,3 +11,23 @@ export function settled(wiring: Promise<unknown> | undefined): Promise<void> {
     () => undefined,
   );
 }
+
+/**
+ * The deployed wiring of a handler that only ever runs on AWS (the forwarder, the reconciler,
+ * the watch), loaded once. In the Lambda bundle (LEADS_RUNTIME defined as "aws") loading starts
+ * at import, so a cold start reads the wiring's chunks during init rather than in the first
+ * invocation, and `ready` settles when it is loaded; tests load nothing until `get()` is called.
+ */
+export function deployedWiring<T>(load: () => Promise<T>): {
+  get(): Promise<T>;
+  ready: Promise<void>;
+} {
+  let loading: Promise<T> | undefined = process.env.LEADS_RUNTIME === 'aws' ? load() : undefined;
+  return {
+    get: () => {
+      loading ??= load();
+      return loading;
+    },
+    ready: settled(loading),
+  };
+}

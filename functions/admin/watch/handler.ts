@@ -5,7 +5,7 @@
  * watch runs from service-local.ts.
  */
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { settled } from '../../kernel/ready.ts';
+import { deployedWiring } from '../../kernel/ready.ts';
 import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from './alert-env.ts';
 import {
   type Alert,
@@ -57,20 +57,14 @@ async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
   };
 }
 
-let resolved: Promise<WatchDeps> | undefined =
-  process.env.LEADS_RUNTIME === 'aws' ? deps(process.env) : undefined;
+const deployed = deployedWiring(() => deps(process.env));
 
-/**
- * Settles once the deployed wiring is loaded (kernel/ready.ts). In the Lambda bundle
- * (LEADS_RUNTIME defined as "aws") loading starts at import, so a cold start reads the wiring's
- * chunks during init rather than in the first invocation; tests load nothing here.
- */
-export const ready = settled(resolved);
+/** Settles once the deployed wiring is loaded (kernel/ready.ts). */
+export const ready = deployed.ready;
 
 export async function handler(): Promise<WatchResult> {
-  resolved ??= deps(process.env);
   try {
-    const result = await watchQuietProfiles(await resolved);
+    const result = await watchQuietProfiles(await deployed.get());
     logger.info('quiet-profile watch ran', {
       watched: result.watched,
       scanned: result.scanned,

@@ -17,7 +17,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Sqs } from '../../kernel/aws/sqs.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { settled } from '../../kernel/ready.ts';
+import { deployedWiring } from '../../kernel/ready.ts';
 import { type LeadQueue, parseLeadMessage } from '../../ledger/lead-queue.ts';
 import { checkLookupPermission, type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
 import { settleMessage } from './settle.ts';
@@ -169,20 +169,14 @@ function logResendFailure(leadId: string, messageId: string, error: unknown): vo
   });
 }
 
-const loadDeployed = () =>
-  import('./wiring-aws.ts').then((m) => createDeliveryHandler(m.awsDeliveryDeps()));
-let deployed: Promise<ReturnType<typeof createDeliveryHandler>> | undefined =
-  process.env.LEADS_RUNTIME === 'aws' ? loadDeployed() : undefined;
+const deployed = deployedWiring(() =>
+  import('./wiring-aws.ts').then((m) => createDeliveryHandler(m.awsDeliveryDeps())),
+);
 
-/**
- * Settles once the deployed wiring is loaded (kernel/ready.ts). In the Lambda bundle
- * (LEADS_RUNTIME defined as "aws") loading starts at import, so a cold start reads the wiring's
- * chunks during init rather than in the first invocation; tests load nothing here.
- */
-export const ready = settled(deployed);
+/** Settles once the deployed wiring is loaded (kernel/ready.ts). */
+export const ready = deployed.ready;
 
 /** The Lambda entry point, wired to AWS on first use. */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  deployed ??= loadDeployed();
-  return (await deployed)(event, context);
+  return (await deployed.get())(event, context);
 }

@@ -6,21 +6,14 @@
  */
 import type { Context } from 'aws-lambda';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { settled } from '../../kernel/ready.ts';
+import { deployedWiring } from '../../kernel/ready.ts';
 import { type ReconcileResult, reconcile } from './reconcile.ts';
 import { redactExpired } from './retention.ts';
-import type { ReconcilerDeps } from './wiring-aws.ts';
 
-const loadDeployed = () => import('./wiring-aws.ts').then((m) => m.awsReconcileDeps());
-let deployed: Promise<ReconcilerDeps> | undefined =
-  process.env.LEADS_RUNTIME === 'aws' ? loadDeployed() : undefined;
+const deployed = deployedWiring(() => import('./wiring-aws.ts').then((m) => m.awsReconcileDeps()));
 
-/**
- * Settles once the deployed wiring is loaded (kernel/ready.ts). In the Lambda bundle
- * (LEADS_RUNTIME defined as "aws") loading starts at import, so a cold start reads the wiring's
- * chunks during init rather than in the first invocation; tests load nothing here.
- */
-export const ready = settled(deployed);
+/** Settles once the deployed wiring is loaded (kernel/ready.ts). */
+export const ready = deployed.ready;
 
 const retentionEvents = {
   redacted(event: { leadId: string; status: string }) {
@@ -31,9 +24,8 @@ const retentionEvents = {
 
 export async function handler(_event: unknown, context: Context): Promise<ReconcileResult> {
   logger.addContext(context);
-  deployed ??= loadDeployed();
   try {
-    const deps = await deployed;
+    const deps = await deployed.get();
     const remainingMs = () => context.getRemainingTimeInMillis();
     const result = await reconcile({ ...deps, remainingMs });
     // Once an hour (the schedule runs every minute): the retention reads the old leads' index.
