@@ -34,50 +34,39 @@ export interface GetInput {
 
 type ReturnValues = 'NONE' | 'ALL_OLD' | 'UPDATED_OLD' | 'ALL_NEW' | 'UPDATED_NEW';
 
-export interface PutInput extends Common {
-  Item: Item;
+/** What the writes share: a condition and the values to return. */
+interface Write extends Common {
   ConditionExpression?: string;
   ReturnValues?: ReturnValues;
   ReturnValuesOnConditionCheckFailure?: 'ALL_OLD' | 'NONE';
 }
 
-export interface UpdateInput extends Common {
+export interface PutInput extends Write {
+  Item: Item;
+}
+
+export interface UpdateInput extends Write {
   Key: Item;
   UpdateExpression: string;
-  ConditionExpression?: string;
-  ReturnValues?: ReturnValues;
-  ReturnValuesOnConditionCheckFailure?: 'ALL_OLD' | 'NONE';
 }
 
-export interface DeleteInput extends Common {
+export interface DeleteInput extends Write {
   Key: Item;
-  ConditionExpression?: string;
-  ReturnValues?: ReturnValues;
 }
 
-export interface QueryInput extends Common {
+export interface ScanInput extends Common {
   IndexName?: string;
+  FilterExpression?: string;
+  ProjectionExpression?: string;
+  Limit?: number;
+  ExclusiveStartKey?: Item;
+  ConsistentRead?: boolean;
+  Select?: 'ALL_ATTRIBUTES' | 'ALL_PROJECTED_ATTRIBUTES' | 'SPECIFIC_ATTRIBUTES' | 'COUNT';
+}
+
+export interface QueryInput extends ScanInput {
   KeyConditionExpression: string;
-  FilterExpression?: string;
-  ProjectionExpression?: string;
   ScanIndexForward?: boolean;
-  Limit?: number;
-  ExclusiveStartKey?: Item;
-  ConsistentRead?: boolean;
-  Select?: 'ALL_ATTRIBUTES' | 'ALL_PROJECTED_ATTRIBUTES' | 'SPECIFIC_ATTRIBUTES' | 'COUNT';
-}
-
-export interface ScanInput {
-  TableName: string;
-  IndexName?: string;
-  FilterExpression?: string;
-  ProjectionExpression?: string;
-  ExpressionAttributeNames?: Record<string, string>;
-  ExpressionAttributeValues?: Item;
-  Limit?: number;
-  ExclusiveStartKey?: Item;
-  ConsistentRead?: boolean;
-  Select?: 'ALL_ATTRIBUTES' | 'ALL_PROJECTED_ATTRIBUTES' | 'SPECIFIC_ATTRIBUTES' | 'COUNT';
 }
 
 export interface Page {
