@@ -2,7 +2,6 @@ import { clearCaches } from '@aws-lambda-powertools/parameters';
 import {
   AppConfigDataClient,
   GetLatestConfigurationCommand,
-  type GetLatestConfigurationCommandOutput,
   StartConfigurationSessionCommand,
 } from '@aws-sdk/client-appconfigdata';
 import {
@@ -19,14 +18,7 @@ import {
 } from '../../functions/config/config-aws.ts';
 import { PROFILE_RULES } from '../../functions/config/profile-rules.ts';
 import { AwsConfigError, createAwsClientsSource } from '../../functions/config/secrets-aws.ts';
-
-/** A configuration as AppConfig's data plane answers it (bytes the SDK can also read as text). */
-function storedJson(value: unknown): GetLatestConfigurationCommandOutput['Configuration'] {
-  const text = JSON.stringify(value);
-  return Object.assign(new TextEncoder().encode(text), {
-    transformToString: () => text,
-  }) as unknown as GetLatestConfigurationCommandOutput['Configuration'];
-}
+import { storedJson } from '../helpers/appconfig-store.ts';
 
 const secretsManager = mockClient(SecretsManagerClient);
 

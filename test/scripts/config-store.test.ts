@@ -32,6 +32,7 @@ import {
   rollback,
   validateFile,
 } from '../../scripts/config-store.ts';
+import { storedJson } from '../helpers/appconfig-store.ts';
 
 const appConfig = mockClient(AppConfigClient);
 const secretsManager = mockClient(SecretsManagerClient);
@@ -53,14 +54,6 @@ const DEPLOY = {
   },
   report: { branches: [1], refreshSeconds: 900 },
 };
-
-/** A hosted version's content as the SDK answers it (bytes it can also read as text). */
-function storedJson(value: unknown): GetHostedConfigurationVersionCommandOutput['Content'] {
-  const text = JSON.stringify(value);
-  return Object.assign(new TextEncoder().encode(text), {
-    transformToString: () => text,
-  }) as unknown as GetHostedConfigurationVersionCommandOutput['Content'];
-}
 
 let dir: string;
 function file(content: unknown): string {
@@ -96,7 +89,9 @@ function store(versions: Record<string, unknown>): void {
   for (const [version, content] of Object.entries(versions)) {
     appConfig
       .on(GetHostedConfigurationVersionCommand, { VersionNumber: Number(version) })
-      .resolves({ Content: storedJson(content) });
+      .resolves({
+        Content: storedJson<GetHostedConfigurationVersionCommandOutput['Content']>(content),
+      });
   }
   appConfig.on(CreateHostedConfigurationVersionCommand).resolves({ VersionNumber: 9 });
   appConfig.on(StartDeploymentCommand).resolves({ DeploymentNumber: 12 });

@@ -4,23 +4,11 @@
  * deploy (it was an environment variable fixed at deploy before).
  */
 import { clearCaches } from '@aws-lambda-powertools/parameters';
-import {
-  AppConfigDataClient,
-  GetLatestConfigurationCommand,
-  type GetLatestConfigurationCommandOutput,
-  StartConfigurationSessionCommand,
-} from '@aws-sdk/client-appconfigdata';
+import { AppConfigDataClient } from '@aws-sdk/client-appconfigdata';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { awsReconcileDeps } from '../../../functions/delivery/reconcile/wiring-aws.ts';
-
-/** A configuration as AppConfig's data plane answers it. */
-function storedJson(value: unknown): GetLatestConfigurationCommandOutput['Configuration'] {
-  const text = JSON.stringify(value);
-  return Object.assign(new TextEncoder().encode(text), {
-    transformToString: () => text,
-  }) as unknown as GetLatestConfigurationCommandOutput['Configuration'];
-}
+import { storeAnswers } from '../../helpers/appconfig-store.ts';
 
 const settings = (delivery: object) => ({
   upstream: { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 },
@@ -54,11 +42,7 @@ describe('awsReconcileDeps: personal-data retention', () => {
   it('takes delivery.personalDataDays from the configuration store, not the environment', async () => {
     // Prepare: the stored settings say 7 days; an old deploy's variable says 90.
     process.env.LEADS_PERSONAL_DATA_DAYS = '90';
-    appConfig.on(StartConfigurationSessionCommand).resolves({ InitialConfigurationToken: 't' });
-    appConfig.on(GetLatestConfigurationCommand).resolves({
-      Configuration: storedJson(settings({ personalDataDays: 7 })),
-      NextPollConfigurationToken: 't',
-    });
+    storeAnswers(appConfig, settings({ personalDataDays: 7 }));
 
     // Act
     const days = await awsReconcileDeps().personalDataDays();
@@ -68,11 +52,7 @@ describe('awsReconcileDeps: personal-data retention', () => {
   });
 
   it('uses the default of 30 days when the settings leave it out', async () => {
-    appConfig.on(StartConfigurationSessionCommand).resolves({ InitialConfigurationToken: 't' });
-    appConfig.on(GetLatestConfigurationCommand).resolves({
-      Configuration: storedJson(settings({ maxAttempts: 8 })),
-      NextPollConfigurationToken: 't',
-    });
+    storeAnswers(appConfig, settings({ maxAttempts: 8 }));
     expect(await awsReconcileDeps().personalDataDays()).toBe(30);
   });
 });

@@ -3,26 +3,14 @@
  * slots from the account-wide pacer item of the ledger table named by LEDGER_TABLE_NAME.
  */
 import { clearCaches } from '@aws-lambda-powertools/parameters';
-import {
-  AppConfigDataClient,
-  GetLatestConfigurationCommand,
-  type GetLatestConfigurationCommandOutput,
-  StartConfigurationSessionCommand,
-} from '@aws-sdk/client-appconfigdata';
+import { AppConfigDataClient } from '@aws-sdk/client-appconfigdata';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsRefreshDeps } from '../../../functions/report/refresh/wiring-aws.ts';
 import { UPSTREAM_PACER_KEY } from '../../../functions/upstream/pacer-dynamodb.ts';
+import { storeAnswers } from '../../helpers/appconfig-store.ts';
 import { awsFetchStub } from '../../helpers/aws-fetch-stub.ts';
-
-/** A configuration as AppConfig's data plane answers it (bytes the SDK can also read as text). */
-function storedJson(value: unknown): GetLatestConfigurationCommandOutput['Configuration'] {
-  const text = JSON.stringify(value);
-  return Object.assign(new TextEncoder().encode(text), {
-    transformToString: () => text,
-  }) as unknown as GetLatestConfigurationCommandOutput['Configuration'];
-}
 
 const ENV = {
   REPORT_BUCKET_NAME: 'leads-dev-report',
@@ -42,11 +30,7 @@ describe('awsRefreshDeps', () => {
   beforeEach(() => {
     secrets.reset();
     appConfig.reset();
-    appConfig.on(StartConfigurationSessionCommand).resolves({ InitialConfigurationToken: 't' });
-    appConfig.on(GetLatestConfigurationCommand).resolves({
-      Configuration: storedJson(SETTINGS),
-      NextPollConfigurationToken: 't',
-    });
+    storeAnswers(appConfig, SETTINGS);
     clearCaches();
     Object.assign(process.env, ENV, {
       AWS_REGION: 'sa-east-1',

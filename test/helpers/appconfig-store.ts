@@ -1,0 +1,34 @@
+/**
+ * The configuration store as the AWS SDK answers it, for tests of the AWS configuration adapter
+ * and the wirings that read settings through it (mocked with aws-sdk-client-mock).
+ */
+import {
+  type AppConfigDataClient,
+  GetLatestConfigurationCommand,
+  type GetLatestConfigurationCommandOutput,
+  StartConfigurationSessionCommand,
+} from '@aws-sdk/client-appconfigdata';
+import type { AwsClientStub } from 'aws-sdk-client-mock';
+
+/**
+ * A JSON value as the SDK answers a configuration's content: bytes it can also read as text.
+ * AppConfig's data plane by default; `Bytes` names another answer of the same kind (a hosted
+ * configuration version's `Content`).
+ */
+export function storedJson<Bytes = GetLatestConfigurationCommandOutput['Configuration']>(
+  value: unknown,
+): Bytes {
+  const text = JSON.stringify(value);
+  return Object.assign(new TextEncoder().encode(text), {
+    transformToString: () => text,
+  }) as unknown as Bytes;
+}
+
+/** AppConfig's data plane answering `settings` to every session and poll. */
+export function storeAnswers(appConfig: AwsClientStub<AppConfigDataClient>, settings: unknown) {
+  appConfig.on(StartConfigurationSessionCommand).resolves({ InitialConfigurationToken: 't' });
+  appConfig.on(GetLatestConfigurationCommand).resolves({
+    Configuration: storedJson(settings),
+    NextPollConfigurationToken: 't',
+  });
+}
