@@ -15,6 +15,15 @@ import {
 const QUEUE_URL = 'https://sqs.sa-east-1.amazonaws.com/123456789012/leads-dev-delivery';
 const DLQ_ARN = 'arn:aws:sqs:sa-east-1:123456789012:leads-dev-dlq';
 const QUEUE_ARN = 'arn:aws:sqs:sa-east-1:123456789012:leads-dev-delivery';
+/** A redrive in progress, as ListMessageMoveTasks lists it. */
+const RUNNING_TASK = {
+  Status: 'RUNNING',
+  TaskHandle: 'handle-0',
+  SourceArn: DLQ_ARN,
+  ApproximateNumberOfMessagesMoved: 4,
+  ApproximateNumberOfMessagesToMove: 10,
+  StartedTimestamp: 1_785_000_000_000,
+};
 
 let sqs: TestSqsServer;
 beforeAll(async () => {
@@ -67,20 +76,7 @@ describe('signed-fetch SQS client', () => {
 
   it('lists and starts message move tasks', async () => {
     // Prepare
-    sqs.on('ListMessageMoveTasks', {
-      body: {
-        Results: [
-          {
-            Status: 'RUNNING',
-            TaskHandle: 'handle-0',
-            SourceArn: DLQ_ARN,
-            ApproximateNumberOfMessagesMoved: 4,
-            ApproximateNumberOfMessagesToMove: 10,
-            StartedTimestamp: 1_785_000_000_000,
-          },
-        ],
-      },
-    });
+    sqs.on('ListMessageMoveTasks', { body: { Results: [RUNNING_TASK] } });
     sqs.on('StartMessageMoveTask', { body: { TaskHandle: 'handle-1' } });
     const client = sqs.client();
 
@@ -93,16 +89,7 @@ describe('signed-fetch SQS client', () => {
     });
 
     // Assess
-    expect(listed.Results).toEqual([
-      {
-        Status: 'RUNNING',
-        TaskHandle: 'handle-0',
-        SourceArn: DLQ_ARN,
-        ApproximateNumberOfMessagesMoved: 4,
-        ApproximateNumberOfMessagesToMove: 10,
-        StartedTimestamp: 1_785_000_000_000,
-      },
-    ]);
+    expect(listed.Results).toEqual([RUNNING_TASK]);
     expect(started).toEqual({ TaskHandle: 'handle-1' });
     expect(sqs.requests.map((r) => [r.headers['x-amz-target'], r.input])).toEqual([
       ['AmazonSQS.ListMessageMoveTasks', { SourceArn: DLQ_ARN, MaxResults: 1 }],
