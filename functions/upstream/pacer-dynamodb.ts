@@ -116,10 +116,6 @@ export function slotIntervalMs(maxPerSecond: number, maxPerMinute: number, margi
   return Math.ceil(Math.max((1_000 + marginMs) / maxPerSecond, (60_000 + marginMs) / maxPerMinute));
 }
 
-function isConditionFailure(error: unknown): boolean {
-  return isConditionFailed(error);
-}
-
 /** Rejects with `signal.reason` (not Node's AbortError) when aborted, as the Pacer port says. */
 async function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   try {
@@ -161,7 +157,7 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
       hint = t + intervalMs;
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailed(error)) return false;
       throw error;
     }
   }
@@ -187,7 +183,7 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
       hint = next;
       return next - intervalMs;
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
+      if (isConditionFailed(error)) return undefined;
       throw error;
     }
   }
@@ -259,7 +255,7 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
       hint = Math.max(hint, epochMs);
     } catch (error) {
       // Already paused at least that long: nothing to do.
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionFailed(error)) throw error;
     }
   }
 
