@@ -4,7 +4,6 @@
  * that is started in order and stopped in reverse order; the delivery worker and the report
  * refresher join the list when they exist.
  */
-
 import { mkdirSync, unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -4,20 +4,9 @@
  * keeps only its anonymous record; the answer lists them and the upstream's prospects whose copy
  * has to be erased there.
  */
+import type { ErasureResult } from '../../functions/admin/admin.ts';
 import type { Command } from '../command.ts';
 import { table, usageError } from '../output.ts';
-
-interface ErasureAnswer {
-  found: number;
-  erased: {
-    leadId: string;
-    profile: string;
-    status: string;
-    receivedAt: string;
-    idProspect?: string | number;
-  }[];
-  upstream: { idProspects: (string | number)[]; action: string };
-}
 
 const FIELDS = ['email', 'phone', 'cpf'] as const;
 
@@ -39,7 +28,7 @@ export const erase: Command = {
     if (Object.keys(subject).length === 0) {
       throw usageError('give --email, --phone or --cpf of the person whose data is to be erased');
     }
-    const { body } = await api().request<ErasureAnswer>('POST', '/admin/erasure', subject);
+    const { body } = await api().request<ErasureResult>('POST', '/admin/erasure', subject);
     if (json) {
       io.out(JSON.stringify(body, null, 2));
       return;
