@@ -49,7 +49,7 @@ export function accountProblems<U>(config: AccountsInput<U>): IssueDetail[] {
   const known = new Set([DEFAULT_ACCOUNT, ...named]);
   const list = [...known].map((name) => `"${name}"`).join(', ');
   for (const [name, profile] of Object.entries(config.profiles)) {
-    const account = profile.upstream ?? DEFAULT_ACCOUNT;
+    const account = accountOfProfile(profile);
     if (!known.has(account)) {
       problems.push({
         field: `profiles.${name}.upstream`,
