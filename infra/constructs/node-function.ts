@@ -77,6 +77,9 @@ export class NodeFunction extends NodejsFunction {
     } = props;
     const bundleAwsSDK = bundling?.bundleAwsSDK ?? true;
     const define = { 'process.env.LEADS_RUNTIME': JSON.stringify('aws'), ...bundling?.define };
+    // Shared by NodejsFunction's build and the split rebuild that replaces its output.
+    const target = bundling?.target ?? ESBUILD_TARGET;
+    const banner = bundling?.banner ?? (bundleAwsSDK ? CREATE_REQUIRE_BANNER : undefined);
     // Created before the function (no `this` before super), so they are siblings of it.
     const logs = new LogGroup(scope, `${id}Logs`, { retention: logRetention });
     const role = new Role(scope, `${id}Role`, {
@@ -125,8 +128,8 @@ export class NodeFunction extends NodejsFunction {
         // and only the clients and commands the function uses (docs/performance.md, cold
         // start). Bundled CommonJS code (some of the SDK's dependencies) needs `require`.
         bundleAwsSDK: true,
-        ...(bundleAwsSDK && { banner: CREATE_REQUIRE_BANNER }),
-        target: ESBUILD_TARGET,
+        ...(banner && { banner }),
+        target,
         ...bundling,
         define,
         // Then rebuilt with code splitting (split-bundle.mjs): what the function loads with
@@ -141,10 +144,10 @@ export class NodeFunction extends NodejsFunction {
             splitCommand({
               entry: join(REPO_ROOT, entry),
               outdir: outputDir,
-              target: bundling?.target ?? ESBUILD_TARGET,
+              target,
               define,
               external: bundling?.externalModules ?? (bundleAwsSDK ? [] : ['@aws-sdk/*']),
-              ...(bundleAwsSDK && { banner: CREATE_REQUIRE_BANNER }),
+              ...(banner && { banner }),
             }),
           ],
         },
