@@ -369,6 +369,9 @@ interface Sample {
   rss: number;
 }
 
+/** The median init of a set of runs. */
+const medianInit = (samples: Sample[]) => median(samples.map((r) => r.initMs));
+
 async function importOnce(
   file: string,
   sdkFirst?: string,
@@ -462,11 +465,17 @@ export async function coldInit(): Promise<Figure[]> {
         runs.liteBundled.push(await importOnce(liteBundled.file));
         runs.above.push(await importOnce(ownExternal.file, liteExternal.file, CHOSEN_ENV));
       }
-      const ms = (samples: Sample[]) => median(samples.map((r) => r.initMs));
       const rss = (samples: Sample[]) => Math.round(median(samples.map((r) => r.rss)) / 1048576);
-      const [chosenMs, todayMs, aboveMs] = [ms(runs.chosen), ms(runs.today), ms(runs.above)];
-      const [sdkExternalMs, sdkBundledMs] = [ms(runs.sdkExternal), ms(runs.sdkBundled)];
-      const liteMs = ms(runs.liteBundled);
+      const [chosenMs, todayMs, aboveMs] = [
+        medianInit(runs.chosen),
+        medianInit(runs.today),
+        medianInit(runs.above),
+      ];
+      const [sdkExternalMs, sdkBundledMs] = [
+        medianInit(runs.sdkExternal),
+        medianInit(runs.sdkBundled),
+      ];
+      const liteMs = medianInit(runs.liteBundled);
       const liteKinds = fn.sdk.filter((s) => LITE_SOURCE[s]).join('+') || 'none';
       const heaviest = heaviestInputs(chosen.metafile)
         .map((h) => `${h.what} ${h.kb} KB`)
@@ -554,8 +563,8 @@ async function firstRequestLoads(): Promise<Figure> {
     withProviders.push(await importOnce(providers.file));
     coreOnly.push(await importOnce(core.file));
   }
-  const providersMs = median(withProviders.map((r) => r.initMs));
-  const coreMs = median(coreOnly.map((r) => r.initMs));
+  const providersMs = medianInit(withProviders);
+  const coreMs = medianInit(coreOnly);
   progress(
     `first request: the parameter providers bundled alone ${providersMs.toFixed(1)} ms (a DynamoDB client alone ${coreMs.toFixed(1)} ms)`,
   );
@@ -577,8 +586,8 @@ async function sourceMapCost(file: string): Promise<Figure> {
     withMaps.push(await importOnce(file));
     without.push(await importOnce(file, undefined, { ...FUNCTION_ENV, NODE_OPTIONS: '' }));
   }
-  const withMs = median(withMaps.map((r) => r.initMs));
-  const withoutMs = median(without.map((r) => r.initMs));
+  const withMs = medianInit(withMaps);
+  const withoutMs = medianInit(without);
   progress(
     `init intake with --enable-source-maps ${withMs.toFixed(1)} ms, without ${withoutMs.toFixed(1)} ms`,
   );
@@ -633,9 +642,8 @@ async function houseFloor(): Promise<{ ms: number; figures: Figure[] }> {
     runs.floorWhole.push(await importOnce(floorWhole.file, undefined, CHOSEN_ENV));
     runs.emptyWhole.push(await importOnce(emptyWhole.file, undefined, CHOSEN_ENV));
   }
-  const ms = (samples: Sample[]) => median(samples.map((r) => r.initMs));
-  const [floorMs, emptyMs] = [ms(runs.floor), ms(runs.empty)];
-  const [floorWholeMs, emptyWholeMs] = [ms(runs.floorWhole), ms(runs.emptyWhole)];
+  const [floorMs, emptyMs] = [medianInit(runs.floor), medianInit(runs.empty)];
+  const [floorWholeMs, emptyWholeMs] = [medianInit(runs.floorWhole), medianInit(runs.emptyWhole)];
   progress(
     `own-code floor (Powertools Logger + Metrics, zod/mini and one schema), timed as own code: ${floorMs.toFixed(1)} ms (an empty module ${emptyMs.toFixed(1)} ms); as a whole bundle ${floorWholeMs.toFixed(1)} ms (an empty bundle ${emptyWholeMs.toFixed(1)} ms)`,
   );
@@ -674,8 +682,8 @@ async function phoneMetadata(): Promise<Figure> {
     maxRuns.push(await importOnce(max.file));
     minRuns.push(await importOnce(min.file));
   }
-  const maxMs = median(maxRuns.map((r) => r.initMs));
-  const minMs = median(minRuns.map((r) => r.initMs));
+  const maxMs = medianInit(maxRuns);
+  const minMs = medianInit(minRuns);
   progress(
     `init libphonenumber-js/max + one parse: ${maxMs.toFixed(1)} ms (min: ${minMs.toFixed(1)} ms)`,
   );
