@@ -250,6 +250,10 @@ function decodeLead(item: Item): LeadRecord {
   return record;
 }
 
+/**
+ * The item as it is stored (the client leaves undefined values out of what it writes): what
+ * `decodeLead` reads back for the record a write returns.
+ */
 function withoutUndefined(item: Item): Item {
   return Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));
 }
@@ -339,7 +343,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     try {
       await doc.put({
         TableName: tableName,
-        Item: withoutUndefined(item),
+        Item: item,
         ConditionExpression: condition,
         ...(values && { ExpressionAttributeValues: values }),
       });
