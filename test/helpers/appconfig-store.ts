@@ -11,6 +11,20 @@ import {
 import type { AwsClientStub } from 'aws-sdk-client-mock';
 
 /**
+ * A deployed function's variables for the configuration store and the secrets, with test
+ * credentials and region for the AWS clients.
+ */
+export const STORE_ENV = {
+  AWS_REGION: 'sa-east-1',
+  AWS_ACCESS_KEY_ID: 'AKIDTEST',
+  AWS_SECRET_ACCESS_KEY: 'test-secret',
+  LEADS_APPCONFIG_APPLICATION: 'app',
+  LEADS_APPCONFIG_ENVIRONMENT: 'dev',
+  LEADS_APPCONFIG_PROFILE: 'settings',
+  LEADS_SECRETS_PREFIX: 'leads/dev',
+};
+
+/**
  * A JSON value as the SDK answers a configuration's content: bytes it can also read as text.
  * AppConfig's data plane by default; `Bytes` names another answer of the same kind (a hosted
  * configuration version's `Content`).

@@ -8,7 +8,7 @@ import { AppConfigDataClient } from '@aws-sdk/client-appconfigdata';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { awsReconcileDeps } from '../../../functions/delivery/reconcile/wiring-aws.ts';
-import { storeAnswers } from '../../helpers/appconfig-store.ts';
+import { STORE_ENV, storeAnswers } from '../../helpers/appconfig-store.ts';
 
 const settings = (delivery: object) => ({
   upstream: { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 },
@@ -23,16 +23,9 @@ describe('awsReconcileDeps: personal-data retention', () => {
   beforeEach(() => {
     appConfig.reset();
     clearCaches();
-    Object.assign(process.env, {
-      AWS_REGION: 'sa-east-1',
-      AWS_ACCESS_KEY_ID: 'AKIDTEST',
-      AWS_SECRET_ACCESS_KEY: 'test-secret',
+    Object.assign(process.env, STORE_ENV, {
       LEDGER_TABLE_NAME: 'leads-dev-ledger',
       LEAD_QUEUE_URL: 'https://sqs.sa-east-1.amazonaws.com/123456789012/leads-dev-leads',
-      LEADS_APPCONFIG_APPLICATION: 'app',
-      LEADS_APPCONFIG_ENVIRONMENT: 'dev',
-      LEADS_APPCONFIG_PROFILE: 'settings',
-      LEADS_SECRETS_PREFIX: 'leads/dev',
     });
   });
   afterEach(() => {

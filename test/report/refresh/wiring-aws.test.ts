@@ -9,7 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsRefreshDeps } from '../../../functions/report/refresh/wiring-aws.ts';
 import { UPSTREAM_PACER_KEY } from '../../../functions/upstream/pacer-dynamodb.ts';
-import { storeAnswers } from '../../helpers/appconfig-store.ts';
+import { STORE_ENV, storeAnswers } from '../../helpers/appconfig-store.ts';
 import { awsFetchStub } from '../../helpers/aws-fetch-stub.ts';
 
 const ENV = {
@@ -32,15 +32,7 @@ describe('awsRefreshDeps', () => {
     appConfig.reset();
     storeAnswers(appConfig, SETTINGS);
     clearCaches();
-    Object.assign(process.env, ENV, {
-      AWS_REGION: 'sa-east-1',
-      AWS_ACCESS_KEY_ID: 'AKIDTEST',
-      AWS_SECRET_ACCESS_KEY: 'test-secret',
-      LEADS_APPCONFIG_APPLICATION: 'app',
-      LEADS_APPCONFIG_ENVIRONMENT: 'dev',
-      LEADS_APPCONFIG_PROFILE: 'settings',
-      LEADS_SECRETS_PREFIX: 'leads/dev',
-    });
+    Object.assign(process.env, ENV, STORE_ENV);
   });
   afterEach(() => {
     process.env = { ...saved };
