@@ -82,6 +82,12 @@ export interface MatchedRoute {
 export interface ProxyEventOptions {
   binaryMediaTypes: readonly string[];
   stage: string;
+  /**
+   * The API's own address, `host:port` (API Gateway's `requestContext.domainName` is the API's
+   * domain, never a Host header a caller chose): where the admin sends a test lead. Default: the
+   * request's Host header.
+   */
+  domainName?: string;
   requestId?: string;
   now?: Date;
 }
@@ -238,8 +244,8 @@ export function toProxyEvent(
       accountId: LOCAL_ACCOUNT_ID,
       apiId: LOCAL_API_ID,
       authorizer: undefined,
-      domainName: host,
-      domainPrefix: host.split(/[.:]/)[0],
+      domainName: options.domainName ?? host,
+      domainPrefix: (options.domainName ?? host).split(/[.:]/)[0],
       extendedRequestId: randomBytes(12).toString('base64'),
       httpMethod: request.method,
       identity: {
@@ -646,6 +652,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     }),
   ]);
 
+  /** The address the gateway listens on (`127.0.0.1:3000`): the API's own domain. */
+  let ownHost: string | undefined;
+
   /** Runs the route's handler the way Lambda and API Gateway would; never rejects. */
   async function invoke(
     route: ResolvedRoute,
@@ -668,7 +677,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         httpVersion: req.httpVersion,
       },
       matched,
-      { binaryMediaTypes: options.binaryMediaTypes, stage, requestId },
+      {
+        binaryMediaTypes: options.binaryMediaTypes,
+        stage,
+        requestId,
+        ...(ownHost !== undefined && { domainName: ownHost }),
+      },
     );
     if (route.authorizer) {
       const outcome = await runAuthorizer(route.authorizer, event);
@@ -759,7 +773,8 @@ export function createGateway(options: GatewayOptions): Gateway {
           server.off('error', reject);
           const address = server.address() as AddressInfo;
           const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          resolveUrl(`http://${shownHost}:${address.port}`);
+          ownHost = `${shownHost}:${address.port}`;
+          resolveUrl(`http://${ownHost}`);
         });
       });
     },

@@ -578,6 +578,8 @@ export const replayResultSchema = named(
         moved: z.optional(count),
         toMove: z.optional(count),
       }),
+      // A client scoped to some accounts or branches: the queue holds every account's messages.
+      z.object({ status: z.literal('skipped') }),
     ]),
     unsent: z.optional(count),
     note: z.optional(z.string()),

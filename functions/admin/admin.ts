@@ -73,6 +73,7 @@ import {
 } from '../domain/lead-lifecycle.ts';
 import { type SubjectQuery, subjectsOfQuery } from '../domain/personal-data.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import { csrfToken } from '../kernel/csrf.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../kernel/http.ts';
 import { admitCaller, NO_STORE } from '../kernel/route-guard.ts';
 import type { RouteName } from '../kernel/routes.ts';
@@ -91,9 +92,9 @@ import { type KitContext, type ProfileKit, profileKit, signedSample } from '../s
 import { type CompletionContext, SourceLookupError } from '../sources/source.ts';
 import type { CircuitState } from '../upstream/circuit.ts';
 import { consolePage } from './console-page.ts';
-import { checkCsrf, csrfToken } from './csrf.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
 import { contactOf, leadsCsv, matchesSearch } from './lead-views.ts';
+import { scopedAdminDeps } from './scoped-deps.ts';
 
 /** The admin function's routes, by the names the route table gives them (kernel/routes.ts). */
 export type AdminRoute = RouteName<'admin'>;
@@ -278,25 +279,18 @@ export async function handleAdmin(
     events.refused({ route, status: result.statusCode, code });
     return result;
   };
+  // The guard: route, method, sign-in, role and cross-site checks (kernel/route-guard.ts), then
+  // the caller's scope: every route below sees only the leads and profiles it may (scoped-deps.ts).
   const admission = await admitCaller('admin', resource, request, () => deps.config.clients());
   if (!admission.ok) return refuse(admission.result, admission.code);
   const { client } = admission;
   const admitted = admission.route.name;
   route = admitted;
-
+  const scoped = scopedAdminDeps(deps, admission.scope);
   const base = (baseUrl ?? `http://${request.headers.host ?? 'localhost'}`).replace(/\/+$/, '');
-  if (request.method !== 'GET') {
-    const verdict = checkCsrf(request, client, base.startsWith('https:') ? 'https' : 'http');
-    if (!verdict.ok) {
-      return refuse(
-        problem(403, 'cross_site_refused', verdict.message, [], NO_STORE),
-        'cross_site',
-      );
-    }
-  }
 
   const context: RouteContext = {
-    deps,
+    deps: scoped,
     request,
     leadId: pathParameters?.leadId ?? '',
     profile: pathParameters?.profile ?? '',
@@ -414,7 +408,9 @@ async function upstreamHealth({ deps, now, request }: RouteContext): Promise<Htt
     const message = `no upstream account "${asked}"; accounts: ${accounts.join(', ')}`;
     throw refusal(400, 'unknown_upstream', message, [message]);
   }
-  const account = asked ?? DEFAULT_ACCOUNT;
+  // The default account, or the first one this operator may see.
+  const account = asked ?? (accounts.includes(DEFAULT_ACCOUNT) ? DEFAULT_ACCOUNT : accounts[0]);
+  if (account === undefined) throw refusal(404, 'unknown_upstream', 'no upstream account to show');
   const [circuit, nextSlot, backlog] = await Promise.all([
     deps.upstream.circuit(account),
     deps.upstream.pacerNextSlot?.(account),
@@ -1122,7 +1118,12 @@ async function scanRecent(
         return more ? { leads, cursor: entry.position } : { leads };
       }
     }
-    if (!page.more || page.entries.length === 0) return { leads };
+    // A scoped view may leave a page's leads out: it says where reading stopped.
+    if (page.last !== undefined) {
+      position = page.last;
+      if (page.entries.length === 0) scanned += SCAN_PAGE;
+    }
+    if (!page.more || (page.entries.length === 0 && page.last === undefined)) return { leads };
     if (scanned >= MAX_SCANNED)
       return position === undefined ? { leads } : { leads, cursor: position };
   }

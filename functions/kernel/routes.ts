@@ -181,7 +181,16 @@ interface RouteBase {
  */
 export type RouteSpec =
   | (RouteBase & { auth?: undefined; role?: undefined; name?: undefined })
-  | (RouteBase & { auth: 'basic'; role: Role; name: string });
+  | (RouteBase & {
+      auth: 'basic';
+      role: Role;
+      name: string;
+      /**
+       * `account`: the route acts on a whole upstream account (a report refresh pages every
+       * branch): only a client that may see every branch of it is let through (kernel/scope.ts).
+       */
+      scope?: 'account';
+    });
 
 /**
  * Basic authentication at the gateway, for the routes marked `auth: 'basic'`.
@@ -319,6 +328,7 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'refresh',
+    scope: 'account',
   },
   // Lead admin: Basic auth at the gateway, the `admin` role checked by the function.
   {
