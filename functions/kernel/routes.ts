@@ -50,8 +50,9 @@ export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
  * - `report:read`: read the debtors snapshot and refresh status (REPORT_BUCKET_NAME);
  * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL);
  * - `config:read`: read the settings from the configuration store (LEADS_APPCONFIG_*).
- * - `ledger:auth-throttle`: read, count and clear the failed-sign-in counters, the ledger
- *   table's `authfail#*` items and nothing else (LEDGER_TABLE_NAME; kernel/auth-throttle.ts).
+ * - `ledger:auth-throttle`: read and count the failed-sign-in counters and familiar addresses,
+ *   the ledger table's `authfail#*` items and nothing else (LEDGER_TABLE_NAME;
+ *   kernel/auth-throttle.ts).
  */
 export type FunctionNeed =
   | 'ledger:intake'
@@ -127,7 +128,8 @@ export const FUNCTIONS = {
     description:
       'Basic-auth authorizer: lets a request carrying any API client credentials reach its route',
     secrets: ['clients'],
-    // The failed-sign-in counters shared by every instance (429 after a few failures).
+    // The failed-sign-in counters and familiar addresses shared by every instance (429 after a
+    // few failures, never for an address that signed in as the name before).
     needs: ['ledger:auth-throttle'],
   },
   // GET /openapi.json: the API's description (docs/openapi.json), no data, no secret.
