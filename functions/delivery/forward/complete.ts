@@ -1,0 +1,103 @@
+/**
+ * Step 2 of an attempt, `complete`: the prospect to send. A capture left `pending` (a webhook
+ * that carries ids only, such as Meta's) is completed by its source's `complete()` step and kept
+ * in the ledger, its lookup failures settled by kind; a platform's test lead then becomes
+ * `test`; the capture is mapped with the profile's current settings, an operator's correction
+ * laid over the result (missing fields → parked).
+ */
+import type { LeadCapture } from '../../domain/lead.ts';
+import { applyCorrection } from '../../domain/lead-correction.ts';
+import type { Prospect } from '../../domain/prospect.ts';
+import { adapterFor, mapCapture } from '../../sources/registry.ts';
+import { SourceLookupError } from '../../sources/source.ts';
+import type { ForwardOutcome, Held } from './attempt.ts';
+import { failed, finish, park, release, spread } from './transitions.ts';
+
+/** The prospect to send: the capture completed by its source if pending, then mapped. */
+export async function complete(
+  h: Held,
+): Promise<{ prospect: Prospect } | { outcome: ForwardOutcome }> {
+  let capture: LeadCapture = h.lead.capture;
+  const wasPending = capture.pending !== undefined;
+  if (capture.pending) {
+    const completed = await completeCapture(h, capture);
+    if ('outcome' in completed) return completed;
+    capture = completed.capture;
+  }
+  // An operator's correction is laid over the mapping, so it always wins over the profile's
+  // current settings while everything it does not touch follows them (lead-correction.ts).
+  const mapped = applyCorrection(mapCapture(capture, h.profile), h.lead.correction);
+  // What the person sent (the platform's answers once looked up) and the Prospect they make
+  // are kept, so that an operator can read and fix them.
+  if (wasPending || JSON.stringify(mapped.prospect) !== JSON.stringify(h.lead.prospect)) {
+    await h.deps.ledger.saveMapping(
+      h.leadId,
+      h.lead.version,
+      { ...(wasPending && { capture }), prospect: mapped.prospect },
+      h.now(),
+    );
+  }
+  if (capture.isTest && !h.profile.deliverTestLeads) {
+    const label = adapterFor(h.profile).label;
+    const reason = `${label} test lead: kept, not delivered (set deliverTestLeads on the profile to deliver test leads)`;
+    await h.deps.ledger.markTest(h.leadId, h.lead.version, reason, h.now());
+    h.events.metric('LeadTest');
+    return { outcome: finish(h, { kind: 'done', reason: 'test-lead' }, 'test') };
+  }
+  if (mapped.missing.length > 0) {
+    const reason = `required fields missing: ${mapped.missing.join(', ')}`;
+    return { outcome: await park(h, reason, 'missing-fields') };
+  }
+  return { prospect: mapped.prospect };
+}
+
+/** The source's `complete()` step (Meta's Graph lookup), its failures settled by kind. */
+async function completeCapture(
+  h: Held,
+  pending: LeadCapture,
+): Promise<{ capture: LeadCapture } | { outcome: ForwardOutcome }> {
+  const source = adapterFor(h.profile);
+  if (!source.complete) {
+    const reason = `the capture waits for a ${pending.pending?.kind} lookup, but profile '${h.lead.profile}' is a ${h.profile.source} profile`;
+    return { outcome: await park(h, reason, 'pending-without-lookup') };
+  }
+  try {
+    return { capture: await source.complete(pending, h.profile, h.deps.lookups ?? {}) };
+  } catch (error) {
+    if (!(error instanceof SourceLookupError)) throw error;
+    const code = `${lookupPrefix(pending)}-${error.kind}`;
+    h.event.errorKind = code;
+    if (error.status !== undefined) h.event.errorStatus = error.status;
+    switch (error.kind) {
+      case 'rejected':
+        return { outcome: await park(h, `${error.service}: ${error.message}`, code) };
+      case 'unauthorized':
+        // The platform's token: an operator fixes it; the lead waits, counted against nothing.
+        return {
+          outcome: await release(h, code, {
+            error: error.message,
+            delayMs: 5 * 60_000 + spread(h),
+            counted: false,
+            failed: true,
+          }),
+        };
+      case 'rate-limited':
+        return {
+          outcome: await release(h, code, {
+            error: error.message,
+            delayMs: (error.retryAfterMs ?? 60_000) + spread(h),
+            counted: false,
+            failed: true,
+          }),
+        };
+      case 'unavailable':
+        return { outcome: await failed(h, error.message, code, false) };
+    }
+  }
+}
+
+/** `graph` for Meta's lookups (the codes operators and alarms know), else the pending kind. */
+function lookupPrefix(capture: LeadCapture): string {
+  const kind = capture.pending?.kind ?? 'lookup';
+  return kind === 'meta-graph' ? 'graph' : kind;
+}
