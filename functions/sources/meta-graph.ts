@@ -236,156 +236,195 @@ function describeFailure(error: unknown): string {
 }
 
 export function createMetaGraph(options: MetaGraphOptions = {}): MetaGraph {
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_GRAPH_TIMEOUT_MS;
+  const graph: GraphContext = {
+    fetch: options.fetch ?? globalThis.fetch,
+    timeoutMs: options.timeoutMs ?? DEFAULT_GRAPH_TIMEOUT_MS,
+  };
+  return {
+    fetchLead: (leadgenId, call) => fetchLead(graph, leadgenId, call),
+    listFormLeads: (formId, call) => listFormLeads(graph, formId, call),
+  };
+}
 
-  /**
-   * `GET {graphBaseUrl}/{path}` with the token (and its appsecret_proof) and `params`: the parsed
-   * 2xx body, or a MetaGraphError by kind. `route` names the call in messages.
-   */
-  async function graphGet(
-    route: string,
-    path: string,
-    params: Record<string, string>,
-    call: FetchLeadOptions,
-  ): Promise<{ status: number; parsed: unknown; body: string; fail: Fail }> {
-    const secrets = [call.accessToken, call.appSecret ?? ''].filter((s) => s.length > 0);
-    const url = new URL(`${call.graphBaseUrl.replace(/\/+$/, '')}/${path}`);
-    url.searchParams.set('access_token', call.accessToken);
-    if (call.appSecret && call.accessToken) {
-      const proof = hmacSha256(call.appSecret, call.accessToken).toString('hex');
-      url.searchParams.set('appsecret_proof', proof);
-      secrets.push(proof);
-    }
-    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    const redact = (value: string): string => {
-      let out = value;
-      for (const secret of secrets) out = out.split(secret).join('[redacted]');
-      // Tokens can also come back URL-encoded (an echoed request URL).
-      for (const secret of secrets) out = out.split(encodeURIComponent(secret)).join('[redacted]');
-      return out;
-    };
-    const fail: Fail = (kind, message, details = {}) =>
-      new MetaGraphError(kind, redact(message), details);
+/** What every Graph call of one `createMetaGraph` shares. */
+interface GraphContext {
+  fetch: typeof fetch;
+  /** Per call. */
+  timeoutMs: number;
+}
 
-    call.signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
-    let status: number | undefined;
-    let body: string;
-    let headers: Headers;
-    try {
-      const response = await doFetch(url, {
-        method: 'GET',
-        headers: { Accept: 'application/json' },
-        signal,
-        redirect: 'manual',
-      });
-      status = response.status;
-      headers = response.headers;
-      body = await response.text();
-    } catch (error) {
-      if (call.signal?.aborted) throw call.signal.reason;
-      const during = status === undefined ? '' : ` while reading its ${status} answer`;
-      const details = status === undefined ? {} : { status };
-      if (timeout.aborted) {
-        throw fail('unavailable', `${route} timed out after ${timeoutMs} ms${during}`, details);
-      }
-      throw fail('unavailable', `${route} failed${during}: ${describeFailure(error)}`, details);
-    }
+/** A 2xx Graph answer, and the `fail` that redacts this call's secrets. */
+interface GraphAnswer {
+  status: number;
+  parsed: unknown;
+  body: string;
+  fail: Fail;
+}
 
-    let parsed: unknown;
-    try {
-      parsed = body.trim() ? parseJson(body) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (status >= 200 && status < 300) return { status, parsed, body, fail };
-
-    const error = isPlainObject(parsed) && isPlainObject(parsed.error) ? parsed.error : undefined;
-    const code = typeof error?.code === 'number' ? error.code : undefined;
-    const subcode = typeof error?.error_subcode === 'number' ? error.error_subcode : undefined;
-    const kind =
-      (code !== undefined ? classifyGraphCode(code) : undefined) ?? classifyGraphStatus(status);
-    const said =
-      typeof error?.message === 'string'
-        ? `: ${quote(error.message)}`
-        : body.trim()
-          ? `: ${quote(body)}`
-          : ' with an empty body';
-    const retryAfter =
-      kind === 'rate-limited' ? parseRetryAfter(headers.get('retry-after'), Date.now()) : undefined;
-    const codeText =
-      code === undefined ? '' : ` code ${code}${subcode === undefined ? '' : `/${subcode}`}`;
-    const verb = {
-      rejected: 'was rejected',
-      unauthorized: 'was not authorized',
-      'rate-limited': 'was rate limited',
-      unavailable: 'failed',
-    }[kind];
-    throw fail(kind, `${route} ${verb} (${status}${codeText})${said}`, {
-      status,
-      ...(code === undefined ? {} : { code }),
-      ...(subcode === undefined ? {} : { subcode }),
-      ...(retryAfter ? { retryAfterMs: retryAfter.afterMs } : {}),
-    });
+async function fetchLead(
+  graph: GraphContext,
+  leadgenId: string,
+  call: FetchLeadOptions,
+): Promise<MetaGraphLead> {
+  const route = `GET /${shortId(leadgenId)}`;
+  if (!LEADGEN_ID.test(leadgenId)) {
+    throw new MetaGraphError('rejected', `${route}: a leadgen id is a decimal number`);
   }
+  const fields = GRAPH_LEAD_FIELDS.join(',');
+  const { status, parsed, body, fail } = await graphGet(graph, route, leadgenId, { fields }, call);
+  const lead = readGraphLead(parsed);
+  if (lead) return lead;
+  throw fail('unavailable', `${route} answered ${status} without a lead ("${quote(body)}")`, {
+    status,
+  });
+}
 
-  async function fetchLead(leadgenId: string, call: FetchLeadOptions): Promise<MetaGraphLead> {
-    const route = `GET /${shortId(leadgenId)}`;
-    if (!LEADGEN_ID.test(leadgenId)) {
-      throw new MetaGraphError('rejected', `${route}: a leadgen id is a decimal number`);
-    }
-    const fields = GRAPH_LEAD_FIELDS.join(',');
-    const { status, parsed, body, fail } = await graphGet(route, leadgenId, { fields }, call);
-    const lead = readGraphLead(parsed);
-    if (lead) return lead;
-    throw fail('unavailable', `${route} answered ${status} without a lead ("${quote(body)}")`, {
+async function listFormLeads(
+  graph: GraphContext,
+  formId: string,
+  call: ListFormLeadsOptions,
+): Promise<MetaGraphLeadPage> {
+  const route = `GET /${shortId(formId)}/leads`;
+  if (!LEADGEN_ID.test(formId)) {
+    throw new MetaGraphError('rejected', `${route}: a form id is a decimal number`);
+  }
+  const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+  const filtering = [
+    { field: 'time_created', operator: 'GREATER_THAN', value: seconds(call.since) - 1 },
+    { field: 'time_created', operator: 'LESS_THAN', value: seconds(call.until) },
+  ];
+  const params: Record<string, string> = {
+    fields: GRAPH_LEAD_FIELDS.join(','),
+    filtering: JSON.stringify(filtering),
+    limit: String(call.limit ?? 100),
+    ...(call.after !== undefined && { after: call.after }),
+  };
+  const { status, parsed, body, fail } = await graphGet(
+    graph,
+    route,
+    `${formId}/leads`,
+    params,
+    call,
+  );
+  if (!isPlainObject(parsed) || !Array.isArray(parsed.data)) {
+    throw fail('unavailable', `${route} answered ${status} without a list ("${quote(body)}")`, {
       status,
     });
   }
+  const leads: MetaGraphLeadPage['leads'] = [];
+  for (const entry of parsed.data) {
+    const lead = readGraphLead(entry);
+    const id = isPlainObject(entry) ? idString(entry.id) : undefined;
+    if (lead && id) leads.push({ ...lead, id });
+  }
+  const paging = isPlainObject(parsed.paging) ? parsed.paging : {};
+  const cursors = isPlainObject(paging.cursors) ? paging.cursors : {};
+  const after =
+    typeof paging.next === 'string' && typeof cursors.after === 'string' && cursors.after
+      ? cursors.after
+      : undefined;
+  return after === undefined ? { leads } : { leads, after };
+}
 
-  async function listFormLeads(
-    formId: string,
-    call: ListFormLeadsOptions,
-  ): Promise<MetaGraphLeadPage> {
-    const route = `GET /${shortId(formId)}/leads`;
-    if (!LEADGEN_ID.test(formId)) {
-      throw new MetaGraphError('rejected', `${route}: a form id is a decimal number`);
+/**
+ * `GET {graphBaseUrl}/{path}` with the token (and its appsecret_proof) and `params`: the parsed
+ * 2xx body, or a MetaGraphError by kind. `route` names the call in messages.
+ */
+async function graphGet(
+  graph: GraphContext,
+  route: string,
+  path: string,
+  params: Record<string, string>,
+  call: FetchLeadOptions,
+): Promise<GraphAnswer> {
+  const secrets = [call.accessToken, call.appSecret ?? ''].filter((s) => s.length > 0);
+  const url = new URL(`${call.graphBaseUrl.replace(/\/+$/, '')}/${path}`);
+  url.searchParams.set('access_token', call.accessToken);
+  if (call.appSecret && call.accessToken) {
+    const proof = hmacSha256(call.appSecret, call.accessToken).toString('hex');
+    url.searchParams.set('appsecret_proof', proof);
+    secrets.push(proof);
+  }
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  const redact = (value: string): string => {
+    let out = value;
+    for (const secret of secrets) out = out.split(secret).join('[redacted]');
+    // Tokens can also come back URL-encoded (an echoed request URL).
+    for (const secret of secrets) out = out.split(encodeURIComponent(secret)).join('[redacted]');
+    return out;
+  };
+  const fail: Fail = (kind, message, details = {}) =>
+    new MetaGraphError(kind, redact(message), details);
+
+  call.signal?.throwIfAborted();
+  const timeout = AbortSignal.timeout(graph.timeoutMs);
+  const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+  let status: number | undefined;
+  let body: string;
+  let headers: Headers;
+  try {
+    const response = await graph.fetch(url, {
+      method: 'GET',
+      headers: { Accept: 'application/json' },
+      signal,
+      redirect: 'manual',
+    });
+    status = response.status;
+    headers = response.headers;
+    body = await response.text();
+  } catch (error) {
+    if (call.signal?.aborted) throw call.signal.reason;
+    const during = status === undefined ? '' : ` while reading its ${status} answer`;
+    const details = status === undefined ? {} : { status };
+    if (timeout.aborted) {
+      throw fail('unavailable', `${route} timed out after ${graph.timeoutMs} ms${during}`, details);
     }
-    const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
-    const filtering = [
-      { field: 'time_created', operator: 'GREATER_THAN', value: seconds(call.since) - 1 },
-      { field: 'time_created', operator: 'LESS_THAN', value: seconds(call.until) },
-    ];
-    const params: Record<string, string> = {
-      fields: GRAPH_LEAD_FIELDS.join(','),
-      filtering: JSON.stringify(filtering),
-      limit: String(call.limit ?? 100),
-      ...(call.after !== undefined && { after: call.after }),
-    };
-    const { status, parsed, body, fail } = await graphGet(route, `${formId}/leads`, params, call);
-    if (!isPlainObject(parsed) || !Array.isArray(parsed.data)) {
-      throw fail('unavailable', `${route} answered ${status} without a list ("${quote(body)}")`, {
-        status,
-      });
-    }
-    const leads: MetaGraphLeadPage['leads'] = [];
-    for (const entry of parsed.data) {
-      const lead = readGraphLead(entry);
-      const id = isPlainObject(entry) ? idString(entry.id) : undefined;
-      if (lead && id) leads.push({ ...lead, id });
-    }
-    const paging = isPlainObject(parsed.paging) ? parsed.paging : {};
-    const cursors = isPlainObject(paging.cursors) ? paging.cursors : {};
-    const after =
-      typeof paging.next === 'string' && typeof cursors.after === 'string' && cursors.after
-        ? cursors.after
-        : undefined;
-    return after === undefined ? { leads } : { leads, after };
+    throw fail('unavailable', `${route} failed${during}: ${describeFailure(error)}`, details);
   }
 
-  return { fetchLead, listFormLeads };
+  let parsed: unknown;
+  try {
+    parsed = body.trim() ? parseJson(body) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (status >= 200 && status < 300) return { status, parsed, body, fail };
+  throw graphError(route, { status, parsed, body, fail }, headers);
+}
+
+/** The MetaGraphError of an answer that is not a 2xx: by Graph's error code, else its status. */
+function graphError(
+  route: string,
+  { status, parsed, body, fail }: GraphAnswer,
+  headers: Headers,
+): MetaGraphError {
+  const error = isPlainObject(parsed) && isPlainObject(parsed.error) ? parsed.error : undefined;
+  const code = typeof error?.code === 'number' ? error.code : undefined;
+  const subcode = typeof error?.error_subcode === 'number' ? error.error_subcode : undefined;
+  const kind =
+    (code !== undefined ? classifyGraphCode(code) : undefined) ?? classifyGraphStatus(status);
+  const said =
+    typeof error?.message === 'string'
+      ? `: ${quote(error.message)}`
+      : body.trim()
+        ? `: ${quote(body)}`
+        : ' with an empty body';
+  const retryAfter =
+    kind === 'rate-limited' ? parseRetryAfter(headers.get('retry-after'), Date.now()) : undefined;
+  const codeText =
+    code === undefined ? '' : ` code ${code}${subcode === undefined ? '' : `/${subcode}`}`;
+  const verb = {
+    rejected: 'was rejected',
+    unauthorized: 'was not authorized',
+    'rate-limited': 'was rate limited',
+    unavailable: 'failed',
+  }[kind];
+  return fail(kind, `${route} ${verb} (${status}${codeText})${said}`, {
+    status,
+    ...(code === undefined ? {} : { code }),
+    ...(subcode === undefined ? {} : { subcode }),
+    ...(retryAfter ? { retryAfterMs: retryAfter.afterMs } : {}),
+  });
 }
 
 type Fail = (
