@@ -6,6 +6,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
+import { METRICS } from '../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../kernel/observability.ts';
 import { settled } from '../kernel/ready.ts';
 import { type AdminDeps, type AdminEvents, handleAdmin } from './admin.ts';
@@ -22,36 +23,36 @@ export const ready = settled(deps);
 const adminEvents: AdminEvents = {
   refused(event) {
     logger.info('admin request refused', event);
-    count('AdminRefused');
+    count(METRICS.adminRefused);
   },
   retried(event) {
     logger.info('lead retried by an operator', event);
-    count('LeadRetried');
+    count(METRICS.leadRetried);
   },
   replayed(event) {
     logger.info('dead leads replayed', event);
-    count('LeadReplayed', event.requeued);
+    count(METRICS.leadReplayed, event.requeued);
   },
   backfilled(event) {
     logger.info('platform leads backfilled', event);
-    count('LeadBackfilled', event.new);
+    count(METRICS.leadBackfilled, event.new);
   },
   erased(event) {
     // Counts and the operator only: never the e-mail, phone or CPF that was asked for.
     logger.info('personal data erased on request', event);
-    count('LeadErased', event.found);
+    count(METRICS.leadErased, event.found);
   },
   failed({ route, error }) {
     logger.error('admin dependency failed', { route, error: String(error) });
-    count('AdminUnavailable');
+    count(METRICS.adminUnavailable);
   },
   corrected(event) {
     logger.info('lead corrected by an operator', event);
-    count('LeadCorrected');
+    count(METRICS.leadCorrected);
   },
   testLeadSent(event) {
     logger.info('test lead sent by an operator', event);
-    count('TestLeadSent');
+    count(METRICS.testLeadSent);
   },
 };
 

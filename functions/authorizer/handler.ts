@@ -18,6 +18,7 @@ import type {
 } from 'aws-lambda';
 import type { ConfigSource } from '../config/config-source.ts';
 import type { AuthThrottle } from '../kernel/auth-throttle.ts';
+import { METRICS } from '../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../kernel/observability.ts';
 import { settled } from '../kernel/ready.ts';
 import { authorizeBasic } from './authorizer-event.ts';
@@ -61,12 +62,12 @@ export async function handler(
         logger.error('auth throttle unavailable; sign-in checked without it', {
           error: String(error),
         });
-        count('AuthThrottleUnavailable');
+        count(METRICS.authThrottleUnavailable);
       },
     });
     if (!decision.allow) {
       logger.info('basic credentials refused', { reason: decision.reason, ...where });
-      if (decision.reason === 'invalid') count('AuthFailure');
+      if (decision.reason === 'invalid') count(METRICS.authFailure);
       throw new Error('Unauthorized');
     }
     if ('throttled' in decision) {
@@ -75,7 +76,7 @@ export async function handler(
         lockedBy: decision.lockedBy,
         ...where,
       });
-      count('AuthThrottled');
+      count(METRICS.authThrottled);
     }
     return decision.result;
   } finally {

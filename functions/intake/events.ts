@@ -1,4 +1,6 @@
 /** The intake's log lines and metrics: lead ids, profiles, statuses and codes only. */
+
+import { METRICS } from '../kernel/metrics.ts';
 import { count, logger } from '../kernel/observability.ts';
 import type { IntakeEvents } from './intake.ts';
 
@@ -18,14 +20,14 @@ export function intakeEventsFor({ apiRequestId }: IntakeRequestIds = {}): Intake
   return {
     accepted(event) {
       logger.info('lead accepted', { ...event, ...ids });
-      count(event.duplicate ? 'LeadDuplicate' : 'LeadReceived');
-      if (!event.duplicate && event.status === 'parked') count('LeadParked');
+      count(event.duplicate ? METRICS.leadDuplicate : METRICS.leadReceived);
+      if (!event.duplicate && event.status === 'parked') count(METRICS.leadParked);
     },
     refused(event) {
       logger.warn('lead request refused', { ...event, ...ids });
-      count('LeadRefused');
+      count(METRICS.leadRefused);
       // A wrong secret at a platform (alarmed: its leads are not reaching us).
-      if (event.status === 401 || event.status === 403) count('LeadUnauthentic');
+      if (event.status === 401 || event.status === 403) count(METRICS.leadUnauthentic);
     },
     wakeUpDeferred({ leadId, error }) {
       logger.warn('lead recorded but its queue message failed; the reconciler sends it', {
@@ -33,7 +35,7 @@ export function intakeEventsFor({ apiRequestId }: IntakeRequestIds = {}): Intake
         error: error instanceof Error ? error.name : String(error),
         ...ids,
       });
-      count('LeadWakeUpDeferred');
+      count(METRICS.leadWakeUpDeferred);
     },
   };
 }

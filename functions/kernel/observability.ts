@@ -5,6 +5,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MetricName } from './metrics.ts';
 
 const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'leads';
 
@@ -15,18 +16,18 @@ export const metrics = new Metrics({
   serviceName,
 });
 
-/** Counts one occurrence of `name` (EMF, published by `flushMetrics`). */
-export function count(name: string, value = 1): void {
+/** Counts one occurrence of `name` (EMF, published by `flushMetrics`); names: metrics.ts. */
+export function count(name: MetricName, value = 1): void {
   metrics.addMetric(name, MetricUnit.Count, value);
 }
 
 /** Records a duration in seconds under `name` (EMF; alarms take its Maximum). */
-export function seconds(name: string, value: number): void {
+export function seconds(name: MetricName, value: number): void {
   metrics.addMetric(name, MetricUnit.Seconds, value);
 }
 
 /** Records a plain number under `name` (a ratio, say; EMF, no unit). */
-export function ratio(name: string, value: number): void {
+export function ratio(name: MetricName, value: number): void {
   metrics.addMetric(name, MetricUnit.NoUnit, value);
 }
 

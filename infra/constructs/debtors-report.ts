@@ -41,6 +41,7 @@ import { SqsSendMessage } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/kernel/env.ts';
+import { METRICS } from '../../functions/kernel/metrics.ts';
 import { REFRESHER_TIMEOUT_SECONDS } from '../../functions/report/refresh/refresh.ts';
 import { REPORT_KEYS, reportKeys } from '../../functions/report/store/report-store-s3.ts';
 import type { LeadStore } from './lead-store.ts';
@@ -48,13 +49,13 @@ import type { LeadsSecrets } from './leads-secrets.ts';
 import { acknowledgeWildcards } from './nag.ts';
 import { NodeFunction } from './node-function.ts';
 
-/** The refresher's metrics (functions/report/refresh/refresh.ts, refreshEvents). */
+/** The refresher's metrics (functions/report/refresh/events.ts), named in kernel/metrics.ts. */
 export const REPORT_METRICS = {
-  failed: 'ReportRefreshFailed',
-  succeeded: 'ReportRefreshSucceeded',
-  age: 'ReportAgeSeconds',
+  failed: METRICS.reportRefreshFailed,
+  succeeded: METRICS.reportRefreshSucceeded,
+  age: METRICS.reportAgeSeconds,
   /** At each scheduled tick: the oldest account report's age over its refreshSeconds. */
-  ageRatio: 'ReportAgeRatio',
+  ageRatio: METRICS.reportAgeRatio,
 } as const;
 
 /** How often the schedule ticks; each tick asks for the refreshes of the accounts now due. */

@@ -78,34 +78,35 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from '../../functions/admin/watch/alert-env.ts';
+import { METRICS } from '../../functions/kernel/metrics.ts';
 import type { LeadQueue } from './lead-queue.ts';
 
 /**
- * The lead metrics the functions emit (count, EMF): the intake's (functions/intake/events.ts)
- * and the forwarder's. A rename in a function must be made here too, or a widget goes blank
- * and an alarm never fires.
+ * The lead metrics the alarms and the dashboard read: the intake's, the forwarder's, the
+ * reconciler's and the authorizer's, named once in functions/kernel/metrics.ts with the
+ * functions that emit them.
  */
 export const LEAD_METRICS = {
-  received: 'LeadReceived',
-  duplicate: 'LeadDuplicate',
-  refused: 'LeadRefused',
-  delivered: 'LeadDelivered',
-  rejected: 'LeadRejected',
-  retried: 'LeadRetried',
-  dead: 'LeadDead',
-  parked: 'LeadParked',
-  upstreamAuthFailure: 'UpstreamAuthFailure',
-  circuitOpened: 'UpstreamCircuitOpened',
-  lookupForbidden: 'UpstreamLookupForbidden',
-  woken: 'LeadWoken',
+  received: METRICS.leadReceived,
+  duplicate: METRICS.leadDuplicate,
+  refused: METRICS.leadRefused,
+  delivered: METRICS.leadDelivered,
+  rejected: METRICS.leadRejected,
+  retried: METRICS.leadRetried,
+  dead: METRICS.leadDead,
+  parked: METRICS.leadParked,
+  upstreamAuthFailure: METRICS.upstreamAuthFailure,
+  circuitOpened: METRICS.upstreamCircuitOpened,
+  lookupForbidden: METRICS.upstreamLookupForbidden,
+  woken: METRICS.leadWoken,
   /** Seconds since a lead going back for a retry was received (a value, not a count). */
-  waiting: 'LeadWaitingSeconds',
+  waiting: METRICS.leadWaitingSeconds,
   /** A wrong password at the Basic-auth authorizer (functions/authorizer/handler.ts). */
-  authFailure: 'AuthFailure',
+  authFailure: METRICS.authFailure,
   /** A sign-in answered 429: its user name or address locked by failures. */
-  authThrottled: 'AuthThrottled',
+  authThrottled: METRICS.authThrottled,
   /** Intake refusals for credentials (401/403): a wrong secret at a platform. */
-  unauthentic: 'LeadUnauthentic',
+  unauthentic: METRICS.leadUnauthentic,
 } as const;
 
 /** Wrong passwords in one 5-minute period that look like guessing rather than a typo. */

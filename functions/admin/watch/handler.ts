@@ -4,6 +4,8 @@
  * when no topic is configured. Logs profile names and counts only. Under `npm start` the same
  * watch runs from service-local.ts.
  */
+
+import { METRICS } from '../../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
 import { deployedWiring } from '../../kernel/ready.ts';
 import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from './alert-env.ts';
@@ -70,7 +72,7 @@ export async function handler(): Promise<WatchResult> {
       scanned: result.scanned,
       quiet: result.quiet.map((q) => q.profile),
     });
-    if (result.quiet.length > 0) count('ProfilesQuiet', result.quiet.length);
+    if (result.quiet.length > 0) count(METRICS.profilesQuiet, result.quiet.length);
     return result;
   } finally {
     flushMetrics();

@@ -7,6 +7,7 @@
  */
 import type { ExternalId } from '../../domain/json.ts';
 import type { Prospect } from '../../domain/prospect.ts';
+import { METRICS } from '../../kernel/metrics.ts';
 import type { UpstreamAccess } from '../../upstream/paced-client.ts';
 import { type ProspectMatch, UpstreamError } from '../../upstream/upstream-client.ts';
 import type { ForwardOutcome, Held } from './attempt.ts';
@@ -128,7 +129,7 @@ export async function lookUp(h: Held, prospect: Prospect): Promise<ForwardOutcom
     if (error.kind === 'rate-limited') return await rateLimited(h, error);
     if (error.kind === 'unavailable') return await accountFailure(h, error, 'lookup-unavailable');
     // unauthorized (the key may not read prospects) or rejected (the lookup's own query).
-    h.events.metric('UpstreamLookupForbidden');
+    h.events.metric(METRICS.upstreamLookupForbidden);
     const parks = h.profile.ambiguous === 'park';
     h.events.lookupSkipped({
       leadId: h.leadId,

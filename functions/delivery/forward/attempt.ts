@@ -7,6 +7,7 @@
 import type { Profile } from '../../config/config-schema.ts';
 import type { ConfigSource } from '../../config/config-source.ts';
 import type { LeadStatus } from '../../domain/lead-lifecycle.ts';
+import type { METRICS } from '../../kernel/metrics.ts';
 import type { LeadLedger, LeadRecord } from '../../ledger/lead-ledger.ts';
 import type { CompletionContext } from '../../sources/source.ts';
 import type { Circuit } from '../../upstream/circuit.ts';
@@ -17,17 +18,18 @@ export type ForwardOutcome =
   /** Look at the lead again after `delayMs`, for its chain `version`. */
   | { kind: 'retry'; delayMs: number; reason: string; version: number };
 
-export type ForwardMetric =
-  | 'LeadDelivered'
-  | 'LeadRejected'
-  | 'LeadRetried'
-  | 'LeadDead'
-  | 'LeadParked'
-  | 'LeadTest'
-  | 'UpstreamAuthFailure'
-  | 'UpstreamCircuitOpened'
-  | 'UpstreamCircuitClosed'
-  | 'UpstreamLookupForbidden';
+/** The metrics an attempt counts (kernel/metrics.ts names them). */
+export type ForwardMetric = (typeof METRICS)[
+  | 'leadDelivered'
+  | 'leadRejected'
+  | 'leadRetried'
+  | 'leadDead'
+  | 'leadParked'
+  | 'leadTest'
+  | 'upstreamAuthFailure'
+  | 'upstreamCircuitOpened'
+  | 'upstreamCircuitClosed'
+  | 'upstreamLookupForbidden'];
 
 /** One event per forwardLead call: ids, statuses and kinds only. */
 export interface ForwardEvent {

@@ -7,6 +7,7 @@
  */
 import { accountOfProfile } from '../../config/config-schema.ts';
 import type { LeadStatus } from '../../domain/lead-lifecycle.ts';
+import { METRICS } from '../../kernel/metrics.ts';
 import type { LeadRecord } from '../../ledger/lead-ledger.ts';
 import type { LeadMessage } from '../../ledger/lead-queue.ts';
 import { type Attempt, type ForwardOutcome, type Held, leaseMsFor } from './attempt.ts';
@@ -47,7 +48,7 @@ export async function claim(
     const hours = Math.round(a.options.horizonMs / 3_600_000);
     const error = `not delivered within the delivery horizon (${hours} h); last error: ${lead.lastError ?? 'none'}`;
     await ledger.markDead(a.leadId, lead.version, error, a.now());
-    a.events.metric('LeadDead');
+    a.events.metric(METRICS.leadDead);
     return { outcome: finish(a, { kind: 'done', reason: 'dead-past-horizon' }, 'dead') };
   }
   const dueAt = lead.status === 'queued' ? lead.nextAttemptAt : lead.leaseUntil;
@@ -85,7 +86,7 @@ export async function claim(
   if (!profile) {
     const reason = `profile '${lead.profile}' is not configured`;
     await ledger.markParked(a.leadId, claimed.version, reason, a.now());
-    a.events.metric('LeadParked');
+    a.events.metric(METRICS.leadParked);
     return { outcome: finish(a, { kind: 'done', reason: 'no-profile' }, 'parked') };
   }
   return { held: { ...a, access, lead: claimed, probe: gate.kind === 'probe', profile } };

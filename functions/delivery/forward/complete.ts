@@ -8,6 +8,7 @@
 import type { LeadCapture } from '../../domain/lead.ts';
 import { applyCorrection } from '../../domain/lead-correction.ts';
 import type { Prospect } from '../../domain/prospect.ts';
+import { METRICS } from '../../kernel/metrics.ts';
 import { adapterFor, mapCapture } from '../../sources/registry.ts';
 import { SourceLookupError } from '../../sources/source.ts';
 import type { ForwardOutcome, Held } from './attempt.ts';
@@ -41,7 +42,7 @@ export async function complete(
     const label = adapterFor(h.profile).label;
     const reason = `${label} test lead: kept, not delivered (set deliverTestLeads on the profile to deliver test leads)`;
     await h.deps.ledger.markTest(h.leadId, h.lead.version, reason, h.now());
-    h.events.metric('LeadTest');
+    h.events.metric(METRICS.leadTest);
     return { outcome: finish(h, { kind: 'done', reason: 'test-lead' }, 'test') };
   }
   if (mapped.missing.length > 0) {

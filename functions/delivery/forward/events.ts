@@ -2,6 +2,8 @@
  * Delivery's log lines and EMF metrics (Powertools): lead ids, profiles, statuses, attempt
  * numbers and error kinds, never personal data nor the upstream's messages.
  */
+
+import { METRICS } from '../../kernel/metrics.ts';
 import { count, logger, seconds } from '../../kernel/observability.ts';
 import type { ForwardEvents } from './forward.ts';
 
@@ -12,7 +14,8 @@ export const forwardEvents: ForwardEvents = {
     else logger.info('lead delivery attempt', { ...event });
     // Every retry, counted or not (WaitingLeadsAlarm): a held-back lead is re-sent as a new
     // message, so the queue's age of oldest message no longer tells how long a lead has waited.
-    if (event.waitingSeconds !== undefined) seconds('LeadWaitingSeconds', event.waitingSeconds);
+    if (event.waitingSeconds !== undefined)
+      seconds(METRICS.leadWaitingSeconds, event.waitingSeconds);
   },
   metric(name) {
     count(name);

@@ -16,6 +16,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Sqs } from '../../kernel/aws/sqs.ts';
+import { METRICS } from '../../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
 import { deployedWiring } from '../../kernel/ready.ts';
 import { type LeadQueue, parseLeadMessage } from '../../ledger/lead-queue.ts';
@@ -68,7 +69,7 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
           upstream: account,
           lookupPermission: permission,
         });
-        count('UpstreamLookupForbidden');
+        count(METRICS.upstreamLookupForbidden);
       } else if (permission === 'unknown') {
         permissionChecked.delete(account);
       }

@@ -6,6 +6,7 @@
  * the next attempt looks it up first (ambiguity.ts).
  */
 import type { Prospect } from '../../domain/prospect.ts';
+import { METRICS } from '../../kernel/metrics.ts';
 import { UpstreamError } from '../../upstream/upstream-client.ts';
 import { classifyUnavailable } from './ambiguity.ts';
 import type { ForwardOutcome, Held } from './attempt.ts';
@@ -35,12 +36,12 @@ export async function post(h: Held, prospect: Prospect): Promise<ForwardOutcome>
         await upstreamAnswered(h);
         const messages = error.messages.length > 0 ? error.messages : [error.message];
         await h.deps.ledger.markRejected(h.leadId, h.lead.version, messages, h.now());
-        h.events.metric('LeadRejected');
+        h.events.metric(METRICS.leadRejected);
         return finish(h, { kind: 'done', reason: 'rejected' }, 'rejected');
       }
       case 'unauthorized':
         // Our key (or its permission): every lead fails the same way until someone fixes it.
-        h.events.metric('UpstreamAuthFailure');
+        h.events.metric(METRICS.upstreamAuthFailure);
         h.deps.onUnauthorized?.();
         return await accountFailure(h, error, 'unauthorized', { immediate: true });
       case 'rate-limited':

@@ -8,6 +8,7 @@
  */
 import type { ExternalId } from '../../domain/json.ts';
 import type { LeadStatus } from '../../domain/lead-lifecycle.ts';
+import { METRICS } from '../../kernel/metrics.ts';
 import type { LeadRecord, Release } from '../../ledger/lead-ledger.ts';
 import { PacerWaitError } from '../../upstream/pacer.ts';
 import type { UpstreamError } from '../../upstream/upstream-client.ts';
@@ -36,13 +37,13 @@ export function finish(
 
 export async function delivered(h: Held, idProspect: ExternalId, reason: string) {
   await h.deps.ledger.markDelivered(h.leadId, idProspect, h.now());
-  h.events.metric('LeadDelivered');
+  h.events.metric(METRICS.leadDelivered);
   return finish(h, { kind: 'done', reason }, 'delivered');
 }
 
 export async function park(h: Held, reason: string, code: string): Promise<ForwardOutcome> {
   await h.deps.ledger.markParked(h.leadId, h.lead.version, reason, h.now());
-  h.events.metric('LeadParked');
+  h.events.metric(METRICS.leadParked);
   return finish(h, { kind: 'done', reason: code }, 'parked');
 }
 
@@ -72,7 +73,7 @@ export async function release(
     },
     now,
   );
-  h.events.metric('LeadRetried');
+  h.events.metric(METRICS.leadRetried);
   h.event.counted = released.attempts;
   return finish(
     h,
@@ -101,7 +102,7 @@ export async function failed(
   const attempts = h.lead.attempts + (counted ? 1 : 0);
   if (counted && attempts >= h.options.maxAttempts) {
     await h.deps.ledger.markDead(h.leadId, h.lead.version, error, h.now(), { counted: true });
-    h.events.metric('LeadDead');
+    h.events.metric(METRICS.leadDead);
     h.event.counted = attempts;
     return finish(h, { kind: 'done', reason: `dead-after-${attempts}-failures` }, 'dead');
   }
@@ -134,7 +135,7 @@ export async function accountFailure(
     probe: h.probe,
   });
   if (before.state === 'closed' && after.state === 'open') {
-    h.events.metric('UpstreamCircuitOpened');
+    h.events.metric(METRICS.upstreamCircuitOpened);
     h.events.circuitChanged({ state: 'open', reason: after.reason ?? code, leadId: h.leadId });
   }
   if (after.state === 'open') {
@@ -162,7 +163,7 @@ export async function accountFailure(
 export async function upstreamAnswered(h: Held): Promise<void> {
   const { before, after } = await h.access.circuit.succeeded(h.now().getTime());
   if (before.state === 'open' && after.state === 'closed') {
-    h.events.metric('UpstreamCircuitClosed');
+    h.events.metric(METRICS.upstreamCircuitClosed);
     h.events.circuitChanged({ state: 'closed', leadId: h.leadId });
   }
 }

@@ -5,6 +5,7 @@
  * runs it again a minute later. Wiring is chosen once per container.
  */
 import type { Context } from 'aws-lambda';
+import { METRICS } from '../../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
 import { deployedWiring } from '../../kernel/ready.ts';
 import { type ReconcileResult, reconcile } from './reconcile.ts';
@@ -18,7 +19,7 @@ export const ready = deployed.ready;
 const retentionEvents = {
   redacted(event: { leadId: string; status: string }) {
     logger.info('lead personal data removed (retention)', event);
-    count('LeadRedacted');
+    count(METRICS.leadRedacted);
   },
 };
 

@@ -1,4 +1,6 @@
 /** The refresher's log lines and metrics (Powertools): ids, counts and error kinds only. */
+
+import { METRICS } from '../../kernel/metrics.ts';
 import { count, logger, ratio, seconds } from '../../kernel/observability.ts';
 import type { RefreshEvents } from './refresh.ts';
 
@@ -21,23 +23,23 @@ export const refreshEvents: RefreshEvents = {
   },
   succeeded(event) {
     logger.info('debtors report refreshed', event);
-    count('ReportRefreshSucceeded');
+    count(METRICS.reportRefreshSucceeded);
   },
   failed({ cause, ...event }) {
     logger.error('debtors report refresh failed: the previous snapshot stays served', {
       ...event,
       ...(cause !== undefined && { cause }),
     });
-    count('ReportRefreshFailed');
+    count(METRICS.reportRefreshFailed);
   },
   age(ageSeconds) {
     if (ageSeconds !== undefined) {
-      seconds('ReportAgeSeconds', Math.round(ageSeconds));
+      seconds(METRICS.reportAgeSeconds, Math.round(ageSeconds));
     }
   },
   ageRatio(value) {
     // The stale alarm's metric: the oldest report's age over its account's refreshSeconds.
-    ratio('ReportAgeRatio', Math.round(value * 100) / 100);
+    ratio(METRICS.reportAgeRatio, Math.round(value * 100) / 100);
   },
   scheduled(event) {
     if (event.accounts.length > 0) logger.info('debtors report refreshes requested', event);

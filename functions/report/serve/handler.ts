@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../../kernel/apigateway-event.ts';
+import { METRICS } from '../../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
 import { settled } from '../../kernel/ready.ts';
 import { type ReportDeps, type ReportEvents, serveReport } from './serve.ts';
@@ -21,19 +22,19 @@ export const ready = settled(deps);
 const reportEvents: ReportEvents = {
   served(event) {
     if (event.status >= 400) logger.info('report request refused', event);
-    count(event.status === 304 ? 'ReportNotModified' : 'ReportServed');
+    count(event.status === 304 ? METRICS.reportNotModified : METRICS.reportServed);
   },
   refused(event) {
     logger.info('report request refused', event);
-    count(event.code === 'report_not_ready' ? 'ReportNotReady' : 'ReportRefused');
+    count(event.code === 'report_not_ready' ? METRICS.reportNotReady : METRICS.reportRefused);
   },
   refreshRequested(event) {
     logger.info('report refresh requested', event);
-    count('ReportRefreshRequested');
+    count(METRICS.reportRefreshRequested);
   },
   failed({ route, error }) {
     logger.error('report dependency failed', { route, error: String(error) });
-    count('ReportUnavailable');
+    count(METRICS.reportUnavailable);
   },
 };
 
