@@ -122,6 +122,9 @@ export const DEFAULT_SERVICE_NAME = 'leads';
 export const DEFAULT_MAX_MESSAGE_AGE = Duration.minutes(15);
 /** The period every alarm and graph sums or maximises over. */
 export const ALARM_PERIOD = Duration.minutes(5);
+/** Sums and maxima over one period: what the alarms and graphs read. */
+const SUM = { period: ALARM_PERIOD, statistic: 'Sum' };
+const MAX = { period: ALARM_PERIOD, statistic: 'Maximum' };
 
 export interface DeliveryObservabilityProps {
   /** `leads-<stage>-delivery` dashboard. */
@@ -183,16 +186,36 @@ export class DeliveryObservability extends Construct {
     this.namespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     this.serviceName = props.serviceName ?? DEFAULT_SERVICE_NAME;
     const maxAge = props.maxMessageAge ?? DEFAULT_MAX_MESSAGE_AGE;
-    const { queue, forwarder, intake, api } = props;
 
-    this.key = new Key(this, 'AlarmTopicKey', {
+    this.key = this.alarmTopicKey();
+    this.topic = this.alarmTopic(props.stage, props.alarmEmail);
+    this.alarmAction = new SnsAction(this.topic);
+    this.alarms = this.deliveryAlarms(props, maxAge);
+    for (const fn of [...(props.publishers ?? [])]) this.grantPublish(fn);
+    if (props.watch) this.watchSchedule = this.scheduleWatch(props.watch, props.consoleUrl);
+    this.dashboard = this.deliveryDashboard(props, maxAge);
+  }
+
+  /** A custom metric of the functions (Powertools EMF: namespace + `service`). */
+  leadMetric(metricName: string, options: { period: Duration; statistic: string; label?: string }) {
+    return new Metric({
+      namespace: this.namespace,
+      metricName,
+      dimensionsMap: { service: this.serviceName },
+      ...options,
+    });
+  }
+
+  /** The topic's key: CloudWatch may use it to publish (it cannot use the AWS managed key). */
+  private alarmTopicKey(): Key {
+    const key = new Key(this, 'AlarmTopicKey', {
       description: 'Encrypts the leads alarm topic; CloudWatch alarms may use it to publish',
       enableKeyRotation: true,
       // It only protects notifications in transit through SNS: nothing to keep after the stack.
       removalPolicy: RemovalPolicy.DESTROY,
       pendingWindow: Duration.days(7),
     });
-    this.key.addToResourcePolicy(
+    key.addToResourcePolicy(
       new PolicyStatement({
         sid: 'AllowCloudWatchAlarmsToPublish',
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
@@ -200,18 +223,23 @@ export class DeliveryObservability extends Construct {
         resources: ['*'],
       }),
     );
-    this.topic = new Topic(this, 'AlarmTopic', {
-      displayName: `Leads ${props.stage} alarms`,
+    return key;
+  }
+
+  /** The alarm topic: TLS only, alarms of this account may publish, an email subscribed. */
+  private alarmTopic(stage: string, alarmEmail: string | undefined): Topic {
+    const topic = new Topic(this, 'AlarmTopic', {
+      displayName: `Leads ${stage} alarms`,
       masterKey: this.key,
       enforceSSL: true,
     });
     const stack = Stack.of(this);
-    this.topic.addToResourcePolicy(
+    topic.addToResourcePolicy(
       new PolicyStatement({
         sid: 'AllowAlarmsOfThisAccount',
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
+        resources: [topic.topicArn],
         conditions: {
           ArnLike: {
             'aws:SourceArn': stack.formatArn({
@@ -225,155 +253,162 @@ export class DeliveryObservability extends Construct {
         },
       }),
     );
-    if (props.alarmEmail) {
-      const subscription = this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    if (alarmEmail) {
+      const subscription = topic.addSubscription(new EmailSubscription(alarmEmail));
       Validations.of(subscription).acknowledge({
         id: 'Serverless-SNSRedrivePolicy',
         reason:
           'An email subscription of the alarm topic: SNS retries email deliveries itself, and the alarm state and history stay in CloudWatch (and on the delivery dashboard); a dead-letter queue of undelivered alarm emails would be one more queue nobody reads.',
       });
     }
-    this.alarmAction = new SnsAction(this.topic);
+    return topic;
+  }
 
-    const sum = { period: ALARM_PERIOD, statistic: 'Sum' };
-    const max = { period: ALARM_PERIOD, statistic: 'Maximum' };
-    this.alarms = {
+  /** The alarms of the module comment, each notifying the topic. */
+  private deliveryAlarms(props: DeliveryObservabilityProps, maxAge: Duration): DeliveryAlarms {
+    const { queue, forwarder, intake } = props;
+    return {
       deadLetters: this.alarm('DeadLetterAlarm', {
         description:
           'Lead messages reached the dead-letter queue: the forwarder failed on them outright (the ledger unreachable, or a poison message). The reconciler still wakes their leads from the ledger; see the forwarder log (docs/operations.md, Alarms).',
-        metric: queue.deadLetterQueue.metricApproximateNumberOfMessagesVisible(max),
+        metric: queue.deadLetterQueue.metricApproximateNumberOfMessagesVisible(MAX),
         threshold: 1,
       }),
       backlog: this.alarm('BacklogAlarm', {
         description: `The oldest lead waiting for delivery is older than ${maxAge.toHumanString()}: the upstream is down or refusing, or delivery is far behind (docs/deploy.md, Alarms).`,
-        metric: queue.queue.metricApproximateAgeOfOldestMessage(max),
+        metric: queue.queue.metricApproximateAgeOfOldestMessage(MAX),
         threshold: maxAge.toSeconds(),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       }),
       waitingLeads: this.alarm('WaitingLeadsAlarm', {
         description: `A lead still waiting for delivery (held back by the upstream or the pacer, or retrying after errors) has waited more than ${maxAge.toHumanString()} since it was received (docs/deploy.md, Alarms).`,
-        metric: this.leadMetric(LEAD_METRICS.waiting, max),
+        metric: this.leadMetric(LEAD_METRICS.waiting, MAX),
         threshold: maxAge.toSeconds(),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       }),
       upstreamAuth: this.alarm('UpstreamAuthAlarm', {
         description:
           'The upstream (or Meta Graph) refused our credentials: deliveries wait until the upstream or profile secret is fixed (docs/deploy.md, Alarms).',
-        metric: this.leadMetric(LEAD_METRICS.upstreamAuthFailure, sum),
+        metric: this.leadMetric(LEAD_METRICS.upstreamAuthFailure, SUM),
         threshold: 1,
       }),
       upstreamDown: this.alarm('UpstreamDownAlarm', {
         description:
           'The upstream stopped answering (refused connections, timeouts, 5xx): the circuit opened and leads wait for a probe, nothing is lost or counted. Check the upstream; see GET /admin/upstream (docs/operations.md, Alarms).',
-        metric: this.leadMetric(LEAD_METRICS.circuitOpened, sum),
+        metric: this.leadMetric(LEAD_METRICS.circuitOpened, SUM),
         threshold: 1,
       }),
       lookupForbidden: this.alarm('LookupForbiddenAlarm', {
         description:
           'The upstream key may not look prospects up ("Prospects - Consulta"): a POST that got no answer cannot be checked before it is sent again, so duplicates are possible. Tick the permission in the upstream (docs/operations.md, Exactly once).',
-        metric: this.leadMetric(LEAD_METRICS.lookupForbidden, sum),
+        metric: this.leadMetric(LEAD_METRICS.lookupForbidden, SUM),
         threshold: 1,
       }),
       deadLeads: this.alarm('DeadLeadsAlarm', {
         description:
           'Leads are dead in the ledger: their own failures ran out (maxAttempts) or they waited past the delivery horizon. See GET /admin/leads?status=dead, fix the cause, then POST /admin/replay (docs/operations.md, Alarms).',
-        metric: this.leadMetric(LEAD_METRICS.dead, sum),
+        metric: this.leadMetric(LEAD_METRICS.dead, SUM),
         threshold: 1,
       }),
       forwarderErrors: this.alarm('ForwarderErrorsAlarm', {
         description:
           'The forwarder function failed a whole invocation (uncaught error or timeout): see its log (docs/deploy.md, Alarms).',
-        metric: forwarder.metricErrors(sum),
+        metric: forwarder.metricErrors(SUM),
         threshold: 1,
       }),
       authFailures: this.alarm('AuthFailuresAlarm', {
         description: `At least ${AUTH_FAILURE_THRESHOLD} wrong Basic passwords in 5 minutes: someone may be guessing (the gateway answers 429 after a few failures per user name and per address), or a client's password changed without its configuration. See the authorizer's log (SECURITY.md).`,
-        metric: this.leadMetric(LEAD_METRICS.authFailure, sum),
+        metric: this.leadMetric(LEAD_METRICS.authFailure, SUM),
         threshold: AUTH_FAILURE_THRESHOLD,
       }),
       ...(props.reconciler && {
         reconcilerErrors: this.alarm('ReconcilerErrorsAlarm', {
           description:
             'The delivery reconciler failed a run (uncaught error or timeout): leads whose message was lost wait until it runs again; see its log (docs/operations.md, Alarms).',
-          metric: props.reconciler.metricErrors(sum),
+          metric: props.reconciler.metricErrors(SUM),
           threshold: 1,
         }),
       }),
       parkedLeads: this.alarm('ParkedLeadsAlarm', {
         description:
           'Leads were parked: they lack a field the upstream needs (often a phone or a branch). Nothing is lost: open the operator console (GET /admin/), read what the person typed, complete the lead and resend it (docs/operations.md, The operator console).',
-        metric: this.leadMetric(LEAD_METRICS.parked, sum),
+        metric: this.leadMetric(LEAD_METRICS.parked, SUM),
         threshold: 1,
       }),
       rejectedLeads: this.alarm('RejectedLeadsAlarm', {
         description:
           'The upstream rejected leads (its messages are on each lead in the console): correct the field it names and resend (docs/operations.md, The operator console).',
-        metric: this.leadMetric(LEAD_METRICS.rejected, sum),
+        metric: this.leadMetric(LEAD_METRICS.rejected, SUM),
         threshold: 1,
       }),
       intakeRefusing: this.alarm('IntakeRefusingAlarm', {
         description: `The intake refused at least ${REFUSAL_THRESHOLD} requests for their credentials (401/403) in 5 minutes: a platform may be sending with a wrong or old secret or token, and its leads are not reaching us. The intake log names the profile (lead request refused); compare the secret with the set-up kit (GET /admin/setup).`,
-        metric: this.leadMetric(LEAD_METRICS.unauthentic, sum),
+        metric: this.leadMetric(LEAD_METRICS.unauthentic, SUM),
         threshold: REFUSAL_THRESHOLD,
       }),
       intakeErrors: this.alarm('IntakeErrorsAlarm', {
         description:
           'The intake function failed a request (uncaught error or timeout): a platform got a 5xx and will retry or drop the lead; see the intake log (docs/deploy.md, Alarms).',
-        metric: intake.metricErrors(sum),
+        metric: intake.metricErrors(SUM),
         threshold: 1,
       }),
       ...(props.watch && {
         watchErrors: this.alarm('WatchErrorsAlarm', {
           description:
             'The quiet-profile watch failed a run: a profile that stopped receiving leads may go unreported; see its log.',
-          metric: props.watch.metricErrors(sum),
+          metric: props.watch.metricErrors(SUM),
           threshold: 1,
         }),
       }),
     };
+  }
 
-    for (const fn of [...(props.publishers ?? [])]) {
-      // Not Topic.grantPublish: it grants kms:GenerateDataKey* where one action is enough.
-      fn.addToRolePolicy(
-        new PolicyStatement({ actions: ['sns:Publish'], resources: [this.topic.topicArn] }),
-      );
-      // Publishing to an encrypted topic: the data key (no wildcard action).
-      this.key.grant(fn, 'kms:Decrypt', 'kms:GenerateDataKey');
-      fn.addEnvironment(ALERT_TOPIC_ENV, this.topic.topicArn);
-    }
-    if (props.watch) {
-      // The console's address for the message (the API's URL: no cycle, the watch is no route).
-      if (props.consoleUrl) props.watch.addEnvironment(CONSOLE_URL_ENV, props.consoleUrl);
-      const schedulerRole = new Role(this, 'WatchScheduleRole', {
-        assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
-        description: 'EventBridge Scheduler invokes the quiet-profile watch',
-      });
-      this.watchSchedule = new Schedule(this, 'WatchSchedule', {
-        description: 'Alerts when a profile has received no lead for its quietHours',
-        schedule: ScheduleExpression.rate(WATCH_INTERVAL),
-        target: new LambdaInvoke(props.watch, {
-          role: schedulerRole,
-          input: ScheduleTargetInput.fromObject({ reason: 'schedule' }),
-          maxEventAge: Duration.minutes(15),
-          retryAttempts: 2,
-        }),
-      });
-      const watchId = Stack.of(this).getLogicalId(props.watch.node.defaultChild as CfnElement);
-      Validations.of(schedulerRole).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${watchId}.Arn>:*]`,
-        reason:
-          'lambda:InvokeFunction on the watch function and its versions (`<arn>:*`), as Function.grantInvoke writes it: the role may invoke that one function and nothing else.',
-      });
-      Validations.of(props.watch).acknowledge({
-        id: 'Serverless-LambdaDLQ',
-        reason:
-          'Invoked hourly by EventBridge Scheduler, which retries a failed invocation itself; a run that still fails is alarmed (watch errors) and the next run reads the ledger afresh, so there is nothing to keep in a dead-letter queue.',
-      });
-    }
+  /** A function that publishes to the topic itself: sns:Publish, the key, the topic's ARN. */
+  private grantPublish(fn: LambdaFunction): void {
+    // Not Topic.grantPublish: it grants kms:GenerateDataKey* where one action is enough.
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['sns:Publish'], resources: [this.topic.topicArn] }),
+    );
+    // Publishing to an encrypted topic: the data key (no wildcard action).
+    this.key.grant(fn, 'kms:Decrypt', 'kms:GenerateDataKey');
+    fn.addEnvironment(ALERT_TOPIC_ENV, this.topic.topicArn);
+  }
 
-    const lead = (name: string, label: string) =>
-      this.leadMetric(name, { ...sum, label }) as IMetric;
-    this.dashboard = new Dashboard(this, 'Dashboard', {
+  /** The quiet-profile watch, run hourly by EventBridge Scheduler. */
+  private scheduleWatch(watch: LambdaFunction, consoleUrl: string | undefined): Schedule {
+    // The console's address for the message (the API's URL: no cycle, the watch is no route).
+    if (consoleUrl) watch.addEnvironment(CONSOLE_URL_ENV, consoleUrl);
+    const schedulerRole = new Role(this, 'WatchScheduleRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+      description: 'EventBridge Scheduler invokes the quiet-profile watch',
+    });
+    const schedule = new Schedule(this, 'WatchSchedule', {
+      description: 'Alerts when a profile has received no lead for its quietHours',
+      schedule: ScheduleExpression.rate(WATCH_INTERVAL),
+      target: new LambdaInvoke(watch, {
+        role: schedulerRole,
+        input: ScheduleTargetInput.fromObject({ reason: 'schedule' }),
+        maxEventAge: Duration.minutes(15),
+        retryAttempts: 2,
+      }),
+    });
+    const watchId = Stack.of(this).getLogicalId(watch.node.defaultChild as CfnElement);
+    Validations.of(schedulerRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${watchId}.Arn>:*]`,
+      reason:
+        'lambda:InvokeFunction on the watch function and its versions (`<arn>:*`), as Function.grantInvoke writes it: the role may invoke that one function and nothing else.',
+    });
+    Validations.of(watch).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'Invoked hourly by EventBridge Scheduler, which retries a failed invocation itself; a run that still fails is alarmed (watch errors) and the next run reads the ledger afresh, so there is nothing to keep in a dead-letter queue.',
+    });
+    return schedule;
+  }
+
+  /** `leads-<stage>-delivery`: the alarms, leads in and out, the queue, the functions, the API. */
+  private deliveryDashboard(props: DeliveryObservabilityProps, maxAge: Duration): Dashboard {
+    return new Dashboard(this, 'Dashboard', {
       dashboardName: `leads-${props.stage}-delivery`,
       defaultInterval: Duration.days(1),
       widgets: [
@@ -392,98 +427,107 @@ export class DeliveryObservability extends Construct {
             height: 3,
           }),
         ],
-        [
-          new GraphWidget({
-            title: 'Leads in',
-            left: [
-              lead(LEAD_METRICS.received, 'received'),
-              lead(LEAD_METRICS.duplicate, 'duplicate'),
-              lead(LEAD_METRICS.refused, 'refused'),
-              lead(LEAD_METRICS.unauthentic, 'refused for credentials'),
-              lead(LEAD_METRICS.parked, 'parked'),
-              lead(LEAD_METRICS.authFailure, 'wrong Basic passwords'),
-              lead(LEAD_METRICS.authThrottled, 'sign-ins throttled (429)'),
-            ],
-            width: 12,
-          }),
-          new GraphWidget({
-            title: 'Leads out',
-            left: [
-              lead(LEAD_METRICS.delivered, 'delivered'),
-              lead(LEAD_METRICS.rejected, 'rejected'),
-              lead(LEAD_METRICS.retried, 'retried'),
-              lead(LEAD_METRICS.dead, 'dead'),
-              lead(LEAD_METRICS.upstreamAuthFailure, 'upstream auth failures'),
-              lead(LEAD_METRICS.circuitOpened, 'circuit opened'),
-              lead(LEAD_METRICS.woken, 'woken by the reconciler'),
-              lead(LEAD_METRICS.lookupForbidden, 'lookups forbidden'),
-            ],
-            width: 12,
-          }),
-        ],
-        [
-          new GraphWidget({
-            title: 'Lead queue',
-            left: [
-              queue.queue.metricApproximateNumberOfMessagesVisible({ ...max, label: 'waiting' }),
-              queue.queue.metricApproximateNumberOfMessagesNotVisible({
-                ...max,
-                label: 'in flight or delayed',
-              }),
-              queue.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-                ...max,
-                label: 'dead-letter queue',
-              }),
-            ],
-            right: [
-              queue.queue.metricApproximateAgeOfOldestMessage({ ...max, label: 'oldest (s)' }),
-              this.leadMetric(LEAD_METRICS.waiting, {
-                ...max,
-                label: 'longest wait of a retried lead (s)',
-              }),
-            ],
-            leftAnnotations: [{ value: 1, label: 'DLQ alarm', color: '#d62728' }],
-            rightAnnotations: [{ value: maxAge.toSeconds(), label: 'backlog and waiting alarms' }],
-            width: 12,
-          }),
-          new GraphWidget({
-            title: 'Forwarder',
-            left: [
-              forwarder.metricDuration({ period: ALARM_PERIOD, statistic: 'Average' }),
-              forwarder.metricDuration({ period: ALARM_PERIOD, statistic: 'p99' }),
-            ],
-            right: [
-              forwarder.metricErrors({ ...sum, label: 'errors' }),
-              forwarder.metricThrottles({ ...sum, label: 'throttles' }),
-              forwarder.metric('ConcurrentExecutions', { ...max, label: 'concurrency' }),
-            ],
-            width: 12,
-          }),
-        ],
-        [
-          new GraphWidget({
-            title: 'API and intake (the API counts every route)',
-            left: [
-              api.metricClientError({ ...sum, label: 'API 4XX' }),
-              api.metricServerError({ ...sum, label: 'API 5XX' }),
-              intake.metricErrors({ ...sum, label: 'intake function errors' }),
-            ],
-            right: [api.metricCount({ ...sum, label: 'API requests' })],
-            width: 24,
-          }),
-        ],
+        this.leadGraphs(),
+        this.deliveryGraphs(props, maxAge),
+        this.apiGraphs(props),
       ],
     });
   }
 
-  /** A custom metric of the functions (Powertools EMF: namespace + `service`). */
-  leadMetric(metricName: string, options: { period: Duration; statistic: string; label?: string }) {
-    return new Metric({
-      namespace: this.namespace,
-      metricName,
-      dimensionsMap: { service: this.serviceName },
-      ...options,
-    });
+  /** Leads in (intake, authorizer) and leads out (forwarder, reconciler), per period. */
+  private leadGraphs(): GraphWidget[] {
+    const lead = (name: string, label: string) =>
+      this.leadMetric(name, { ...SUM, label }) as IMetric;
+    return [
+      new GraphWidget({
+        title: 'Leads in',
+        left: [
+          lead(LEAD_METRICS.received, 'received'),
+          lead(LEAD_METRICS.duplicate, 'duplicate'),
+          lead(LEAD_METRICS.refused, 'refused'),
+          lead(LEAD_METRICS.unauthentic, 'refused for credentials'),
+          lead(LEAD_METRICS.parked, 'parked'),
+          lead(LEAD_METRICS.authFailure, 'wrong Basic passwords'),
+          lead(LEAD_METRICS.authThrottled, 'sign-ins throttled (429)'),
+        ],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Leads out',
+        left: [
+          lead(LEAD_METRICS.delivered, 'delivered'),
+          lead(LEAD_METRICS.rejected, 'rejected'),
+          lead(LEAD_METRICS.retried, 'retried'),
+          lead(LEAD_METRICS.dead, 'dead'),
+          lead(LEAD_METRICS.upstreamAuthFailure, 'upstream auth failures'),
+          lead(LEAD_METRICS.circuitOpened, 'circuit opened'),
+          lead(LEAD_METRICS.woken, 'woken by the reconciler'),
+          lead(LEAD_METRICS.lookupForbidden, 'lookups forbidden'),
+        ],
+        width: 12,
+      }),
+    ];
+  }
+
+  /** The lead queue (and its DLQ, the longest wait) and the forwarder function. */
+  private deliveryGraphs(props: DeliveryObservabilityProps, maxAge: Duration): GraphWidget[] {
+    const { queue, forwarder } = props;
+    return [
+      new GraphWidget({
+        title: 'Lead queue',
+        left: [
+          queue.queue.metricApproximateNumberOfMessagesVisible({ ...MAX, label: 'waiting' }),
+          queue.queue.metricApproximateNumberOfMessagesNotVisible({
+            ...MAX,
+            label: 'in flight or delayed',
+          }),
+          queue.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            ...MAX,
+            label: 'dead-letter queue',
+          }),
+        ],
+        right: [
+          queue.queue.metricApproximateAgeOfOldestMessage({ ...MAX, label: 'oldest (s)' }),
+          this.leadMetric(LEAD_METRICS.waiting, {
+            ...MAX,
+            label: 'longest wait of a retried lead (s)',
+          }),
+        ],
+        leftAnnotations: [{ value: 1, label: 'DLQ alarm', color: '#d62728' }],
+        rightAnnotations: [{ value: maxAge.toSeconds(), label: 'backlog and waiting alarms' }],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Forwarder',
+        left: [
+          forwarder.metricDuration({ period: ALARM_PERIOD, statistic: 'Average' }),
+          forwarder.metricDuration({ period: ALARM_PERIOD, statistic: 'p99' }),
+        ],
+        right: [
+          forwarder.metricErrors({ ...SUM, label: 'errors' }),
+          forwarder.metricThrottles({ ...SUM, label: 'throttles' }),
+          forwarder.metric('ConcurrentExecutions', { ...MAX, label: 'concurrency' }),
+        ],
+        width: 12,
+      }),
+    ];
+  }
+
+  /** The API's requests and errors, and the intake function's errors. */
+  private apiGraphs(props: DeliveryObservabilityProps): GraphWidget[] {
+    const { api, intake } = props;
+    return [
+      new GraphWidget({
+        title: 'API and intake (the API counts every route)',
+        left: [
+          api.metricClientError({ ...SUM, label: 'API 4XX' }),
+          api.metricServerError({ ...SUM, label: 'API 5XX' }),
+          intake.metricErrors({ ...SUM, label: 'intake function errors' }),
+        ],
+        right: [api.metricCount({ ...SUM, label: 'API requests' })],
+        width: 24,
+      }),
+    ];
   }
 
   private alarm(
