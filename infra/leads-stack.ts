@@ -69,18 +69,44 @@ export class LeadsStack extends Stack {
       ledger: this.store,
     });
 
-    const publishers: NodeFunction[] = [];
-    // Each need is one grant (plus the variable naming the resource); nothing else is granted.
-    // The configuration store is made once its validator function exists (below).
+    // Granted once their resources exist: the configuration store needs its validator
+    // function (below), the alarm topic comes with the observability.
     const readers: NodeFunction[] = [];
-    const grants: Record<FunctionNeed, (fn: NodeFunction) => void> = {
+    const publishers: NodeFunction[] = [];
+    this.functions = this.createFunctions(config, this.grants(readers, publishers));
+    this.configStore = new ConfigStore(this, 'Config', {
+      stage: config.stage,
+      settings: config.settings,
+      validator: this.fn('config-validator'),
+    });
+    for (const fn of [...readers, this.report.refresher]) this.configStore.grantRead(fn);
+    this.addRoutes();
+
+    // Delivery: the forwarder consumes the lead queue; alarms and a dashboard watch it.
+    this.forwarder = new LeadForwarder(this, 'Delivery', {
+      fn: this.fn('forwarder'),
+      queue: this.queue,
+      reconciler: this.fn('reconciler'),
+    });
+    this.observability = this.observe(config, publishers);
+    this.addOutputs(config);
+  }
+
+  /**
+   * What each need of a function spec grants: one grant (plus the variable naming the
+   * resource), nothing else. `config:read` and `alerts:publish` only collect the function.
+   */
+  private grants(
+    readers: NodeFunction[],
+    publishers: NodeFunction[],
+  ): Record<FunctionNeed, (fn: NodeFunction) => void> {
+    return {
       'config:read': (fn) => readers.push(fn),
       'ledger:intake': (fn) => this.store.grantIntake(fn),
       'ledger:forwarder': (fn) => this.store.grantForwarder(fn),
       'ledger:admin': (fn) => this.store.grantAdmin(fn),
       'ledger:reconciler': (fn) => this.store.grantReconciler(fn),
       'ledger:watch': (fn) => this.store.grantWatch(fn),
-      // The topic comes with the observability below: granted there.
       'alerts:publish': (fn) => publishers.push(fn),
       'queue:send': (fn) => this.queue.grantSend(fn),
       'queue:visibility': (fn) => this.queue.grantChangeVisibility(fn),
@@ -89,7 +115,13 @@ export class LeadsStack extends Stack {
       'report:trigger': (fn) => this.report.grantTrigger(fn),
       'ledger:auth-throttle': (fn) => this.store.grantAuthThrottle(fn),
     };
+  }
 
+  /** One NodeFunction per entry of the function table, with its secrets and its needs. */
+  private createFunctions(
+    config: DeployConfig,
+    grants: Record<FunctionNeed, (fn: NodeFunction) => void>,
+  ): ReadonlyMap<string, NodeFunction> {
     const functions = new Map<string, NodeFunction>();
     const specs: Record<string, FunctionSpec> = FUNCTIONS;
     for (const [name, spec] of Object.entries(specs)) {
@@ -107,64 +139,52 @@ export class LeadsStack extends Stack {
       for (const need of spec.needs ?? []) grants[need](fn);
       functions.set(name, fn);
     }
-    this.functions = functions;
+    return functions;
+  }
 
-    const validator = functions.get('config-validator');
-    if (!validator) throw new Error('the stack needs the config-validator function');
-    this.configStore = new ConfigStore(this, 'Config', {
-      stage: config.stage,
-      settings: config.settings,
-      validator,
-    });
-    for (const fn of [...readers, this.report.refresher]) this.configStore.grantRead(fn);
+  /** The function of the table named `name`; the stack cannot be built without it. */
+  private fn(name: string): NodeFunction {
+    const found = this.functions.get(name);
+    if (!found)
+      throw new Error(`the stack needs the ${name} function (functions/kernel/routes.ts)`);
+    return found;
+  }
 
-    // The gateway checks Basic credentials itself on the routes marked `auth: 'basic'`.
-    const authorizer = functions.get(BASIC_AUTH.authorizer);
-    if (!authorizer) {
-      throw new Error(
-        `the stack needs the ${BASIC_AUTH.authorizer} function (functions/kernel/routes.ts)`,
-      );
-    }
-    this.api.useBasicAuthorizer(authorizer);
-
+  /** Every route to its function; the gateway checks Basic credentials on `auth: 'basic'` ones. */
+  private addRoutes(): void {
+    this.api.useBasicAuthorizer(this.fn(BASIC_AUTH.authorizer));
     for (const route of ROUTES) {
-      const fn = route.fn === undefined ? undefined : functions.get(route.fn);
+      const fn = route.fn === undefined ? undefined : this.functions.get(route.fn);
       if (route.fn !== undefined && !fn) {
         throw new Error(`route ${route.method} ${route.path} names unknown function ${route.fn}`);
       }
       this.api.addRoute(route, fn);
     }
+  }
 
-    // Delivery: the forwarder consumes the lead queue; alarms and a dashboard watch it.
-    const fn = (name: string): NodeFunction => {
-      const found = functions.get(name);
-      if (!found)
-        throw new Error(`the stack needs the ${name} function (functions/kernel/routes.ts)`);
-      return found;
-    };
-    this.forwarder = new LeadForwarder(this, 'Delivery', {
-      fn: fn('forwarder'),
-      queue: this.queue,
-      reconciler: fn('reconciler'),
-    });
-    this.observability = new DeliveryObservability(this, 'Observability', {
+  /** Delivery's alarms, topic and dashboard; the debtors report's alarms notify the same topic. */
+  private observe(config: DeployConfig, publishers: NodeFunction[]): DeliveryObservability {
+    const observability = new DeliveryObservability(this, 'Observability', {
       stage: config.stage,
       queue: this.queue,
-      forwarder: fn('forwarder'),
-      reconciler: fn('reconciler'),
-      intake: fn('intake'),
-      watch: fn('watch'),
+      forwarder: this.fn('forwarder'),
+      reconciler: this.fn('reconciler'),
+      intake: this.fn('intake'),
+      watch: this.fn('watch'),
       publishers,
       consoleUrl: `${this.api.url}admin/`,
       api: this.api.api,
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
     });
-    // The debtors report's alarms notify the same topic.
     for (const alarm of Object.values(this.report.alarms)) {
-      alarm.addAlarmAction(this.observability.alarmAction);
-      alarm.addOkAction(this.observability.alarmAction);
+      alarm.addAlarmAction(observability.alarmAction);
+      alarm.addOkAction(observability.alarmAction);
     }
+    return observability;
+  }
 
+  /** What an operator needs after a deploy: URLs, names, the secrets to fill in. */
+  private addOutputs(config: DeployConfig): void {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     // One pattern, not an output per profile: profiles change without a deploy (and a stack
     // has at most 200 outputs). GET /admin/setup gives each profile's exact URL and kit.
