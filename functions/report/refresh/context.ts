@@ -102,7 +102,7 @@ export type RefreshOutcome =
   | { status: 'failed'; refreshId: string; pageCalls: number; error: string }
   | { status: 'skipped'; why: string };
 
-/** Where the run was when it failed, for `lastError` (describeRefreshError). */
+/** The page being asked for: a failure's `lastError` names it (describeRefreshError). */
 export interface PageAt {
   branchId: number;
   skip: number;
@@ -151,6 +151,7 @@ export class Interrupted extends Error {
   override readonly name = 'Interrupted';
 }
 
+/** Events nobody listens to (the default). */
 export const SILENT: RefreshEvents = {
   ageRatio() {},
   scheduled() {},
