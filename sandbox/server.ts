@@ -45,6 +45,7 @@ import {
 import { lookupProspects } from './prospect-lookup.ts';
 import { validateProspectBody } from './prospect-validation.ts';
 import { SlidingWindowRateLimiter } from './rate-limit.ts';
+import { RequestStats } from './stats.ts';
 import {
   leadsCsv,
   normaliseTikTokLead,
@@ -85,6 +86,7 @@ export interface Sandbox {
 }
 
 export type { SandboxFaults } from './faults.ts';
+export { type RequestRecord, type SandboxStats, STATS_CAPACITY } from './stats.ts';
 
 export interface StoredProspect {
   idProspect: number;
@@ -94,30 +96,10 @@ export interface StoredProspect {
   body: unknown;
 }
 
-export interface RequestRecord {
-  /** Arrival, epoch ms. */
-  at: number;
-  method: string;
-  /** Route pattern, e.g. `POST /api/v1/prospects`, `GET /graph/{id}`, `GET (unmatched)`. */
-  route: string;
-  /** Status answered; 0 when the connection was destroyed (outage). */
-  status: number;
-  /** A POSTed prospect's e-mail, lower case, when its body had one: one lead's attempts. */
-  email?: string;
-}
-
-export interface SandboxStats {
-  total: number;
-  byRoute: Record<string, Record<string, number>>;
-  requests: RequestRecord[];
-}
-
 /** Bodies above 1 MB are refused with 413. */
 export const BODY_LIMIT_BYTES = 1_048_576;
 /** Beyond this, the sandbox stops reading, answers 413 and closes the connection. */
 const DRAIN_LIMIT_BYTES = 8 * BODY_LIMIT_BYTES;
-/** How many request records `GET /_sandbox/stats` keeps. */
-export const STATS_CAPACITY = 20_000;
 /** First id handed out by `POST /api/v1/prospects`. */
 export const FIRST_PROSPECT_ID = 100_001;
 
@@ -131,44 +113,6 @@ const TIKTOK_TASK_PATH = '/tiktok/open_api/v1.3/page/lead/task';
 const TIKTOK_DOWNLOAD_PATH = '/tiktok/open_api/v1.3/page/lead/task/download';
 const GRAPH_FORM_LEADS_PATH = /^\/graph(?:\/v\d+\.\d+)?\/([^/]+)\/leads$/i;
 const DAY_MS = 86_400_000;
-
-class RequestStats {
-  #total = 0;
-  #byRoute = new Map<string, Map<number, number>>();
-  #ring: RequestRecord[] = [];
-  #head = 0;
-
-  record(entry: RequestRecord): void {
-    this.#total += 1;
-    let counts = this.#byRoute.get(entry.route);
-    if (!counts) {
-      counts = new Map();
-      this.#byRoute.set(entry.route, counts);
-    }
-    counts.set(entry.status, (counts.get(entry.status) ?? 0) + 1);
-    if (this.#ring.length < STATS_CAPACITY) this.#ring.push(entry);
-    else {
-      this.#ring[this.#head] = entry;
-      this.#head = (this.#head + 1) % STATS_CAPACITY;
-    }
-  }
-
-  snapshot(): SandboxStats {
-    const byRoute: Record<string, Record<string, number>> = {};
-    for (const [route, counts] of this.#byRoute) {
-      byRoute[route] = Object.fromEntries([...counts].map(([status, n]) => [String(status), n]));
-    }
-    const requests = [...this.#ring.slice(this.#head), ...this.#ring.slice(0, this.#head)];
-    return { total: this.#total, byRoute, requests };
-  }
-
-  reset(): void {
-    this.#total = 0;
-    this.#byRoute.clear();
-    this.#ring = [];
-    this.#head = 0;
-  }
-}
 
 interface Exchange {
   req: IncomingMessage;
