@@ -23,7 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import * as z from 'zod/mini';
 import { parseDebtorsQuery, queryDebtors } from '../functions/domain/debtors-query.ts';
-import { describeIssues, type IssueDetail, parseJson } from '../functions/domain/json.ts';
+import { describeIssues, parseJson } from '../functions/domain/json.ts';
 import { basicCredentials } from '../functions/kernel/http.ts';
 import {
   DEFAULT_DEBTORS_SETTINGS,
@@ -33,6 +33,19 @@ import {
   MAX_DEMO_DEBTORS,
   mulberry32,
 } from './debtors-data.ts';
+import {
+  adminError,
+  Delays,
+  destroy,
+  type Exchange,
+  JSON_TYPE,
+  json,
+  noContent,
+  type Outlet,
+  type RequestBody,
+  readBody,
+  send,
+} from './exchange.ts';
 import { DEFAULT_FAULTS, parseFaults, type SandboxFaults } from './faults.ts';
 import { createKommoStore, KOMMO_PATH } from './kommo.ts';
 import {
@@ -85,6 +98,7 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+export { BODY_LIMIT_BYTES } from './exchange.ts';
 export type { SandboxFaults } from './faults.ts';
 export { type RequestRecord, type SandboxStats, STATS_CAPACITY } from './stats.ts';
 
@@ -96,14 +110,9 @@ export interface StoredProspect {
   body: unknown;
 }
 
-/** Bodies above 1 MB are refused with 413. */
-export const BODY_LIMIT_BYTES = 1_048_576;
-/** Beyond this, the sandbox stops reading, answers 413 and closes the connection. */
-const DRAIN_LIMIT_BYTES = 8 * BODY_LIMIT_BYTES;
 /** First id handed out by `POST /api/v1/prospects`. */
 export const FIRST_PROSPECT_ID = 100_001;
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const UNAUTHORIZED = { status: 401, error: 'Unauthorized' };
 const WWW_AUTHENTICATE = 'Basic realm="Evo-integracao"';
 const ROUTE_PROSPECTS = '/api/v1/prospects';
@@ -114,20 +123,6 @@ const TIKTOK_DOWNLOAD_PATH = '/tiktok/open_api/v1.3/page/lead/task/download';
 const GRAPH_FORM_LEADS_PATH = /^\/graph(?:\/v\d+\.\d+)?\/([^/]+)\/leads$/i;
 const DAY_MS = 86_400_000;
 
-interface Exchange {
-  req: IncomingMessage;
-  res: ServerResponse;
-  method: string;
-  /** Stats route pattern; undefined for /_sandbox/* (not counted). */
-  route: string | undefined;
-  arrivedAt: number;
-  /** Delay before answering (latency fault, API routes only). */
-  latencyMs: number;
-  answered: boolean;
-  /** RequestRecord.email. */
-  email?: string;
-}
-
 /** The `email` of a JSON body, lower case; undefined when there is none. */
 function emailIn(bytes: Buffer): string | undefined {
   try {
@@ -136,16 +131,6 @@ function emailIn(bytes: Buffer): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-interface RequestBody {
-  bytes: Buffer;
-  /** Over BODY_LIMIT_BYTES (answer 413). */
-  tooLarge: boolean;
-  /** Over DRAIN_LIMIT_BYTES: reading stopped, the connection is closed after the answer. */
-  overflow: boolean;
-  /** The client went away before the body ended: nobody to answer. */
-  aborted: boolean;
 }
 
 const debtorsSettingsSchema = z.strictObject({
@@ -165,33 +150,6 @@ function debtorsSettings(
     branches: [...new Set(input.branches ?? base.branches)],
     seed: input.seed ?? base.seed,
   };
-}
-
-function readBody(req: IncomingMessage): Promise<RequestBody> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (result: Omit<RequestBody, 'bytes'>) => {
-      if (done) return;
-      done = true;
-      resolve({ ...result, bytes: result.tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks) });
-    };
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= BODY_LIMIT_BYTES) chunks.push(chunk);
-      else chunks.length = 0;
-      if (size > DRAIN_LIMIT_BYTES) {
-        req.pause();
-        finish({ tooLarge: true, overflow: true, aborted: false });
-      }
-    });
-    req.on('end', () =>
-      finish({ tooLarge: size > BODY_LIMIT_BYTES, overflow: false, aborted: false }),
-    );
-    req.on('error', () => finish({ tooLarge: false, overflow: false, aborted: true }));
-    req.on('close', () => finish({ tooLarge: false, overflow: false, aborted: !req.complete }));
-  });
 }
 
 /** The media type of a Content-Type header, lower-cased, without parameters. */
@@ -239,6 +197,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   let errorDraw = mulberry32(1);
   const limiter = new SlidingWindowRateLimiter();
   const stats = new RequestStats();
+  const delays = new Delays();
+  const outlet: Outlet = { stats, delays };
   let prospects: StoredProspect[] = [];
   let takenCpfs = new Set<string>();
   let nextProspectId = FIRST_PROSPECT_ID;
@@ -248,8 +208,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const kommo = createKommoStore();
   let settings = baseSettings;
   let rowsCache: { day: number; rows: DemoDebtor[] } | undefined;
-  const pendingDelays = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
-  let closed = false;
 
   function currentRows(): DemoDebtor[] {
     const at = now();
@@ -259,73 +217,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       rowsCache = { day, rows: generateDebtors(settings, at) };
     }
     return rowsCache.rows;
-  }
-
-  function delay(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const entry = {
-        timer: setTimeout(() => {
-          pendingDelays.delete(entry);
-          resolve();
-        }, ms),
-        resolve,
-      };
-      pendingDelays.add(entry);
-    });
-  }
-
-  async function send(
-    ex: Exchange,
-    status: number,
-    body: string | undefined,
-    headers: Record<string, string> = {},
-  ): Promise<void> {
-    if (ex.answered) return;
-    ex.answered = true;
-    if (ex.route) {
-      stats.record({
-        at: ex.arrivedAt,
-        method: ex.method,
-        route: ex.route,
-        status,
-        ...(ex.email !== undefined && { email: ex.email }),
-      });
-    }
-    if (ex.latencyMs > 0) await delay(ex.latencyMs);
-    const { res } = ex;
-    if (closed || res.destroyed || res.writableEnded) return;
-    const payload = body ?? '';
-    res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(payload)) });
-    res.end(payload);
-  }
-
-  function json(
-    ex: Exchange,
-    status: number,
-    value: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<void> {
-    return send(ex, status, JSON.stringify(value), { 'content-type': JSON_TYPE, ...headers });
-  }
-
-  function noContent(ex: Exchange): Promise<void> {
-    return send(ex, 204, undefined);
-  }
-
-  function adminError(
-    ex: Exchange,
-    status: number,
-    code: string,
-    message: string,
-    details: readonly (IssueDetail | string)[] = [],
-  ): Promise<void> {
-    return json(ex, status, { error: { code, message, details } });
-  }
-
-  function destroy(ex: Exchange): void {
-    ex.answered = true;
-    if (ex.route) stats.record({ at: ex.arrivedAt, method: ex.method, route: ex.route, status: 0 });
-    ex.req.socket.destroy();
   }
 
   // --- API routes -------------------------------------------------------------------------
@@ -716,6 +607,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const ex: Exchange = {
       req,
       res,
+      outlet,
       method,
       route: `${method} (unmatched)`,
       arrivedAt: Date.now(),
@@ -849,12 +741,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
-        closed = true;
-        for (const entry of pendingDelays) {
-          clearTimeout(entry.timer);
-          entry.resolve();
-        }
-        pendingDelays.clear();
+        delays.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });
