@@ -164,3 +164,14 @@ export function destroy(ex: Exchange): void {
   }
   ex.req.socket.destroy();
 }
+
+/** 404 `{status, error}`, as ASP.NET answers an unknown path. */
+export function notFound(ex: Exchange): Promise<void> {
+  return json(ex, 404, { status: 404, error: 'Not Found' });
+}
+
+/** 405 `{status, error}`, with an `Allow` header when the route's methods are given. */
+export function methodNotAllowed(ex: Exchange, allow?: string): Promise<void> {
+  const headers: Record<string, string> = allow === undefined ? {} : { allow };
+  return json(ex, 405, { status: 405, error: 'Method Not Allowed' }, headers);
+}
