@@ -5,17 +5,17 @@
  * 404, a method the path lacks 405 with `Allow`. Bodies are JSON (an empty body reads as `{}`
  * where a route has defaults); errors are `{error: {code, message, details}}`.
  *
- * | path                   | GET                  | POST                          | DELETE                 |
- * |------------------------|----------------------|-------------------------------|------------------------|
- * | /_sandbox              | what the sandbox is  |                               |                        |
- * | /_sandbox/faults       | faults in force      | set them (faults.ts)          |                        |
- * | /_sandbox/prospects    | stored prospects     |                               | forget them            |
- * | /_sandbox/stats        | request stats        |                               | reset them             |
- * | /_sandbox/debtors      | debtors settings     | set them (debtors-route.ts)   |                        |
- * | /_sandbox/meta-leads   | registered leads     | register one (meta-leads.ts)  | forget them            |
- * | /_sandbox/tiktok-leads | registered leads     | register one (tiktok-leads.ts) | forget them and tasks |
- * | /_sandbox/kommo-leads  | registered leads     | register one (kommo.ts)       | forget them            |
- * | /_sandbox/rate-limit   |                      |                               | empty every window     |
+ * | path                   | GET               | POST                          | DELETE        |
+ * |------------------------|-------------------|-------------------------------|---------------|
+ * | /_sandbox              | what it serves    |                               |               |
+ * | /_sandbox/faults       | faults in force   | set them (faults.ts)          |               |
+ * | /_sandbox/prospects    | stored prospects  |                               | forget them   |
+ * | /_sandbox/stats        | request stats     |                               | reset them    |
+ * | /_sandbox/debtors      | debtors settings  | set them (debtors-route.ts)   |               |
+ * | /_sandbox/meta-leads   | registered leads  | register one (meta-leads.ts)  | forget them   |
+ * | /_sandbox/tiktok-leads | registered leads  | register one (tiktok-leads.ts)| forget, tasks |
+ * | /_sandbox/kommo-leads  | registered leads  | register one (kommo.ts)       | forget them   |
+ * | /_sandbox/rate-limit   |                   |                               | empty windows |
  */
 import { parseJson } from '../functions/domain/json.ts';
 import { configureDebtors } from './debtors-route.ts';
@@ -37,7 +37,7 @@ import { normaliseTikTokLead } from './tiktok-leads.ts';
 
 type ControlRun = (state: SandboxState, ex: Exchange, body: RequestBody) => Promise<void>;
 
-/** Answers a request under `/_sandbox`; `lower` is its path in lower case, without trailing slash. */
+/** Answers a request under `/_sandbox`; `lower` is its path, lower case, no trailing slash. */
 export async function routeControl(
   state: SandboxState,
   ex: Exchange,

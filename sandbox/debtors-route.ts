@@ -62,13 +62,12 @@ function parseSettings(input: unknown, base: Readonly<DemoDebtorsSettings>): Set
   };
 }
 
-/** The debtors of the `debtors` option (default 180 rows over [1, 2, 3], seed 42); throws when invalid. */
+/** The debtors of the `debtors` option (default 180 over [1, 2, 3], seed 42); throws if bad. */
 export function createDebtorsState(options: unknown): DebtorsState {
   const initial = parseSettings(options ?? {}, DEFAULT_DEBTORS_SETTINGS);
   if (!initial.ok) {
-    throw new Error(
-      `Invalid sandbox debtors options: ${initial.details.map((d) => `${d.field} ${d.message}`).join('; ')}`,
-    );
+    const why = initial.details.map((d) => `${d.field} ${d.message}`).join('; ');
+    throw new Error(`Invalid sandbox debtors options: ${why}`);
   }
   return { base: initial.settings, settings: initial.settings, rowsCache: undefined };
 }
@@ -95,7 +94,7 @@ function currentRows(room: DebtorsRoom): DemoDebtor[] {
   return debtors.rowsCache.rows;
 }
 
-/** `GET /api/v1/receivables/debtors`: production's paging and filters, 400 `mensagens` otherwise. */
+/** `GET /api/v1/receivables/debtors`: production's paging and filters; 400 `mensagens` if bad. */
 export async function listDebtors(room: DebtorsRoom, ex: Exchange, url: URL): Promise<void> {
   const query = parseDebtorsQuery(url.searchParams);
   if (!query.ok) return json(ex, 400, { mensagens: query.messages });

@@ -6,8 +6,8 @@
  *
  * Where each fault acts: `outage` and `latencyMs` in the API dispatch (api-routes.ts),
  * `perSecond`/`perMinute` and `errorRate` at admission (admission.ts, drawing `drawsError`),
- * `postStatus`/`postCount` and `bareId` at prospect creation (`takePostFault`),
- * `lookupForbidden` at prospect lookup (prospects-route.ts).
+ * `postStatus`/`postCount` (counted down by `takePostFault`) and `bareId` at prospect creation,
+ * `lookupForbidden` at prospect lookup (both in prospects-route.ts).
  */
 import * as z from 'zod/mini';
 import { describeIssues, type IssueDetail } from '../functions/domain/json.ts';
