@@ -172,13 +172,24 @@ export interface Side {
   waits: number[];
 }
 
+/**
+ * An answer dated at the pinned clock unless it carries its own Date: the clock-skew correction
+ * of both clients reads every answer's Date, which would otherwise drift from the pinned clock
+ * as the file runs.
+ */
+const dated = (answer: Answer): Answer =>
+  typeof answer === 'string' || answer.headers?.date !== undefined
+    ? answer
+    : { ...answer, headers: { ...answer.headers, date: httpDate() } };
+
 export async function runSide(
   server: ScriptedServer,
   script: Answer[] | ((request: Received, index: number) => Answer),
   side: Side,
 ): Promise<Run> {
-  if (typeof script === 'function') server.respond(script);
-  else server.script(...script);
+  if (typeof script === 'function')
+    server.respond((request, index) => dated(script(request, index)));
+  else server.script(...script.map(dated));
   side.waits.length = 0;
   const outcome = await outcomeOf(side.call);
   return { requests: server.received.map(wireView), waits: [...side.waits], outcome };
