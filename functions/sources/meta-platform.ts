@@ -120,3 +120,13 @@ export function metaTime(value: unknown): string | undefined {
   }
   return date && Number.isFinite(date.getTime()) ? date.toISOString() : undefined;
 }
+
+/** The OpenAPI security scheme of Meta's signature (sources/docs.ts), the same for every product. */
+export function metaSignatureScheme() {
+  return {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Hub-Signature-256',
+    description: '`sha256=<hex HMAC-SHA256 of the raw body with the profile’s appSecret>`.',
+  } as const;
+}

@@ -20,11 +20,19 @@
  * an organic lead by any field, and is delivered as a real one.
  */
 import * as z from 'zod/mini';
+import { externalId } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { isPlainObject } from './body.ts';
+import type { NamedSchema } from './docs.ts';
 import { metaBackfill } from './meta-backfill.ts';
 import { createMetaGraph, DEFAULT_GRAPH_BASE_URL, type MetaGraphLead } from './meta-graph.ts';
-import { hubHandshake, metaId, metaTime, verifyHubSignature } from './meta-platform.ts';
+import {
+  hubHandshake,
+  metaId,
+  metaSignatureScheme,
+  metaTime,
+  verifyHubSignature,
+} from './meta-platform.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
@@ -178,6 +186,37 @@ export const META_SAMPLE_LEAD = {
 } as const;
 const META_SAMPLE_PAGE = '900000000000000';
 
+/** The `leadgen` webhook as a body schema (docs.ts), as far as `capture` reads it. */
+function metaWebhookBody(): NamedSchema {
+  return {
+    id: 'MetaLeadgenWebhook',
+    description:
+      'Meta’s `leadgen` page webhook: ids only; the lead itself is fetched from the Graph API at delivery.',
+    schema: z.looseObject({
+      object: z.string(),
+      entry: z.array(
+        z.looseObject({
+          id: z.optional(externalId),
+          time: z.optional(z.number()),
+          changes: z.array(
+            z.looseObject({
+              field: z.string(),
+              value: z.looseObject({
+                leadgen_id: z.optional(externalId),
+                form_id: z.optional(externalId),
+                page_id: z.optional(externalId),
+                ad_id: z.optional(externalId),
+                adgroup_id: z.optional(externalId),
+                created_time: z.optional(z.number()),
+              }),
+            }),
+          ),
+        }),
+      ),
+    }),
+  };
+}
+
 export const metaSource = defineSource({
   name: 'meta',
   label: 'Facebook/Instagram Lead Ads',
@@ -264,4 +303,19 @@ export const metaSource = defineSource({
     });
     return completeMetaCapture(capture, graphLead);
   },
+  docs: () => ({
+    api: {
+      security: ['metaSignature'],
+      schemes: { metaSignature: metaSignatureScheme() },
+      authentication:
+        '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the app secret>` (or the legacy `X-Hub-Signature: sha1=`). Missing: 401; mismatch: 403. `GET` is the subscription handshake.',
+      bodies: { 'application/json': metaWebhookBody() },
+      answer: '200 `LeadAccepted`; an authentic but unreadable body is parked and answered 200.',
+    },
+    request: {
+      title: 'a Meta Lead Ads webhook',
+      note: 'Signed with config/demo.json’s appSecret over this exact body; the leads are looked up in Graph at delivery.',
+      fixture: { payload: 'webhook-two-entries' },
+    },
+  }),
 });

@@ -1,8 +1,9 @@
 /**
  * Every lead source, once: what `profiles.<name>.source` selects. A new source is one file in
  * this folder (`defineSource`) and one line here; the configuration's profile schema, the
- * secrets a deployed stack keeps per profile, the labels in notes and the intake's adapters all
- * come from this list.
+ * secrets a deployed stack keeps per profile, the labels in notes, the intake's adapters, the
+ * set-up kits and the API's description (docs/openapi.json, docs/requests.http) all come from
+ * this list.
  */
 
 import type { LeadCapture, MappedLead } from '../domain/lead.ts';
