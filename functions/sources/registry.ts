@@ -6,9 +6,6 @@
  * this list.
  */
 
-import type { LeadCapture, MappedLead } from '../domain/lead.ts';
-import { type MappingProfile, mapLeadToProspect } from '../domain/map-lead.ts';
-import { type ConsentSetting, withConsent } from '../domain/personal-data.ts';
 import { elementorSource } from './elementor.ts';
 import { formSource } from './form.ts';
 import { googleSource } from './google.ts';
@@ -86,17 +83,4 @@ export function secretKeysOf(name: string): readonly string[] {
 /** How people call the platform behind that source (the name itself when unknown). */
 export function sourceLabel(name: string): string {
   return BY_NAME.get(name)?.label ?? name;
-}
-
-/**
- * The one mapping, with the source's label for notes and the fallback marketingType. A profile
- * with a consent field gets its consent in the notes: the one recorded at intake, or (a lead
- * completed later, Meta's) read now, dated by the platform's submission time.
- */
-export function mapCapture(
-  capture: LeadCapture,
-  profile: MappingProfile & { consent?: ConsentSetting | undefined },
-): MappedLead {
-  const withItsConsent = withConsent(capture, profile.consent, capture.submittedAt);
-  return mapLeadToProspect(withItsConsent, profile, sourceLabel(capture.source));
 }

@@ -30,10 +30,11 @@ import type { Prospect } from '../../functions/domain/prospect.ts';
 import { completeKommoCapture } from '../../functions/sources/kommo.ts';
 import { completeMetaCapture } from '../../functions/sources/meta.ts';
 import { readGraphLead } from '../../functions/sources/meta-graph.ts';
-import { adapterFor, mapCapture } from '../../functions/sources/registry.ts';
+import { adapterFor } from '../../functions/sources/registry.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 import { basicHeader } from './abuse-kit.ts';
 import { DEMO_CLIENTS, DEMO_SECRETS, mediaType, signWebflow } from './lead-fixtures.ts';
+import { mapCapture } from './map-capture.ts';
 import {
   googleFormsSignature,
   hubspotHeaders,
