@@ -14,7 +14,7 @@ import { hotmartSource } from './hotmart.ts';
 import { hubspotSource } from './hubspot.ts';
 import { jotformSource } from './jotform.ts';
 import { kommoSource } from './kommo.ts';
-import { metaSource } from './meta.ts';
+import { metaSource } from './meta/index.ts';
 import { prospectSource } from './prospect.ts';
 import { rdstationSource } from './rdstation.ts';
 import type { Source, SourceAdapter } from './source.ts';

@@ -3,7 +3,7 @@
  * subscribed to the WhatsApp Business Account).
  *
  * - Handshake (GET) and authentication (POST, `X-Hub-Signature-256` over the raw body with the
- *   app secret): Meta's, shared with Lead Ads (meta-platform.ts).
+ *   app secret): Meta's, shared with Lead Ads (meta/platform.ts).
  * - Leads: a message carrying `referral` (the ad the person tapped: `source_id`, `ctwa_clid`...)
  *   opens an ad conversation and is a lead: the person's WhatsApp profile name, their WhatsApp
  *   number (`wa_id`, the phone: ddi + cellphone) and what they wrote. One conversation is one
@@ -36,7 +36,7 @@ import {
   metaSignatureScheme,
   metaTime,
   verifyHubSignature,
-} from './meta-platform.ts';
+} from './meta/platform.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Profile } from '../../functions/config/config-schema.ts';
 import type { LeadRecord } from '../../functions/ledger/lead-ledger.ts';
-import { completeMetaCapture } from '../../functions/sources/meta.ts';
-import { createMetaGraph } from '../../functions/sources/meta-graph.ts';
+import { createMetaGraph } from '../../functions/sources/meta/graph.ts';
+import { completeMetaCapture } from '../../functions/sources/meta/index.ts';
 import { expectNotesContain } from '../helpers/lead-assertions.ts';
 import {
   expectErrorCode,

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import { completeMetaCapture, metaId, metaSource } from '../../functions/sources/meta.ts';
-import { readGraphLead } from '../../functions/sources/meta-graph.ts';
+import { readGraphLead } from '../../functions/sources/meta/graph.ts';
+import { completeMetaCapture, metaId, metaSource } from '../../functions/sources/meta/index.ts';
 import {
   CONTENT_HASH_KEY,
   corpusOf,

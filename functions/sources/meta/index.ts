@@ -11,7 +11,7 @@
  *   SHA-1 header is checked when the 256 one is absent.
  * - Capture: one lead per `leadgen` change (entries × changes; other fields are ignored). The
  *   webhook carries ids only, so every capture is `pending` a Graph lookup; the forwarder fetches
- *   the lead (functions/sources/meta-graph.ts) and merges it with `completeMetaCapture`.
+ *   the lead (functions/sources/meta/graph.ts) and merges it with `completeMetaCapture`.
  *
  * Test leads: the webhook cannot tell them apart (organic leads also lack `ad_id`), so a capture is
  * never marked as a test here. After the lookup, a lead whose answers are the Lead Ads Testing
@@ -20,20 +20,11 @@
  * an organic lead by any field, and is delivered as a real one.
  */
 import * as z from 'zod/mini';
-import { externalId } from '../domain/json.ts';
-import type { LeadCapture } from '../domain/lead.ts';
-import { isPlainObject } from './body.ts';
-import type { NamedSchema } from './docs.ts';
-import { metaBackfill } from './meta-backfill.ts';
-import { createMetaGraph, DEFAULT_GRAPH_BASE_URL, type MetaGraphLead } from './meta-graph.ts';
-import {
-  hubHandshake,
-  metaId,
-  metaSignatureScheme,
-  metaTime,
-  verifyHubSignature,
-} from './meta-platform.ts';
-import { SAMPLE_PERSON } from './setup.ts';
+import { externalId } from '../../domain/json.ts';
+import type { LeadCapture } from '../../domain/lead.ts';
+import { isPlainObject } from '../body.ts';
+import type { NamedSchema } from '../docs.ts';
+import { SAMPLE_PERSON } from '../setup.ts';
 import {
   type Authenticity,
   acceptedJson,
@@ -44,10 +35,19 @@ import {
   readJsonObject,
   secretSetting,
   unreadable,
-} from './source.ts';
+} from '../source.ts';
+import { metaBackfill } from './backfill.ts';
+import { createMetaGraph, DEFAULT_GRAPH_BASE_URL, type MetaGraphLead } from './graph.ts';
+import {
+  hubHandshake,
+  metaId,
+  metaSignatureScheme,
+  metaTime,
+  verifyHubSignature,
+} from './platform.ts';
 
 /** Meta ids, exact decimal strings (shared with the other Meta-platform sources). */
-export { metaId } from './meta-platform.ts';
+export { metaId } from './platform.ts';
 
 /** Webhook `created_time`: epoch seconds (number or digits) or an ISO string → ISO 8601. */
 const createdAt = metaTime;
@@ -126,7 +126,7 @@ function leadFromChange(
     externalId: leadgenId,
     answers: [],
     attribution,
-    // Meta's own date question (date_of_birth, typed `date` by meta-graph.ts) is MM/DD/YYYY;
+    // Meta's own date question (date_of_birth, typed `date` by graph.ts) is MM/DD/YYYY;
     // custom questions are free text and follow the profile's dateOrder.
     dateOrder: 'MDY',
     pending: { kind: 'meta-graph', leadgenId },
@@ -238,7 +238,7 @@ export const metaSource = defineSource({
   // Meta ignores the body of its 200; it carries the lead ids for people testing with curl.
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   handshake,
-  /** A period's leads, form by form, through the Graph API (meta-backfill.ts). */
+  /** A period's leads, form by form, through the Graph API (backfill.ts). */
   backfill: metaBackfill,
   setup: {
     steps: [
