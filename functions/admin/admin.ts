@@ -71,6 +71,7 @@ import {
   type PublicLeadStatus,
   publicStatus,
 } from '../domain/lead-lifecycle.ts';
+import { mapCapture } from '../domain/map-capture.ts';
 import { type SubjectQuery, subjectsOfQuery } from '../domain/personal-data.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { csrfToken } from '../kernel/csrf.ts';
@@ -87,7 +88,7 @@ import {
 } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 import { recordCapture } from '../ledger/record-capture.ts';
-import { adapterFor, mapCapture, SOURCES, sourceNamed } from '../sources/registry.ts';
+import { adapterFor, SOURCES, sourceLabel, sourceNamed } from '../sources/registry.ts';
 import { type KitContext, type ProfileKit, profileKit, signedSample } from '../sources/setup.ts';
 import { type CompletionContext, SourceLookupError } from '../sources/source.ts';
 import type { CircuitState } from '../upstream/circuit.ts';
@@ -1208,7 +1209,10 @@ async function correctLead(context: RouteContext): Promise<HttpResponse> {
     throw refusal(409, 'unknown_profile', `profile ${lead.profile} is no longer configured`);
   }
   const correction = mergeCorrections(lead.correction, read.correction);
-  const mapped = applyCorrection(mapCapture(lead.capture, profile), correction);
+  const mapped = applyCorrection(
+    mapCapture(lead.capture, profile, sourceLabel(lead.capture.source)),
+    correction,
+  );
   const saved = await deps.ledger.correct(
     leadId,
     lead.version,
@@ -1247,7 +1251,7 @@ async function preview({ deps, request, profile: name }: RouteContext): Promise<
         submitted: { answers: capture.answers, attribution: capture.attribution },
       };
     }
-    const mapped = mapCapture(capture, profile);
+    const mapped = mapCapture(capture, profile, sourceLabel(capture.source));
     return {
       prospect: mapped.prospect,
       missing: mapped.missing,

@@ -16,7 +16,8 @@
  */
 import type { Profile } from '../config/config-schema.ts';
 import type { LeadCapture } from '../domain/lead.ts';
-import { mapCapture } from '../sources/registry.ts';
+import { mapCapture } from '../domain/map-capture.ts';
+import { sourceLabel } from '../sources/registry.ts';
 import type { LeadLedger, LeadRecord, NewLead } from './lead-ledger.ts';
 import type { LeadQueue } from './lead-queue.ts';
 
@@ -59,7 +60,7 @@ export function initialState(capture: LeadCapture, profile: Profile): LeadState 
       status: capture.isTest && !profile.deliverTestLeads ? 'test' : 'queued',
     };
   }
-  const mapped = mapCapture(capture, profile);
+  const mapped = mapCapture(capture, profile, sourceLabel(capture.source));
   if (capture.isTest && !profile.deliverTestLeads) {
     return { ...base, ...windowed, status: 'test', prospect: mapped.prospect };
   }

@@ -7,9 +7,10 @@
  */
 import type { LeadCapture } from '../../domain/lead.ts';
 import { applyCorrection } from '../../domain/lead-correction.ts';
+import { mapCapture } from '../../domain/map-capture.ts';
 import type { Prospect } from '../../domain/prospect.ts';
 import { METRICS } from '../../kernel/metrics.ts';
-import { adapterFor, mapCapture } from '../../sources/registry.ts';
+import { adapterFor, sourceLabel } from '../../sources/registry.ts';
 import { SourceLookupError } from '../../sources/source.ts';
 import type { ForwardOutcome, Held } from './attempt.ts';
 import { failed, finish, park, release, spread } from './transitions.ts';
@@ -27,7 +28,10 @@ export async function complete(
   }
   // An operator's correction is laid over the mapping, so it always wins over the profile's
   // current settings while everything it does not touch follows them (lead-correction.ts).
-  const mapped = applyCorrection(mapCapture(capture, h.profile), h.lead.correction);
+  const mapped = applyCorrection(
+    mapCapture(capture, h.profile, sourceLabel(capture.source)),
+    h.lead.correction,
+  );
   // What the person sent (the platform's answers once looked up) and the Prospect they make
   // are kept, so that an operator can read and fix them.
   if (wasPending || JSON.stringify(mapped.prospect) !== JSON.stringify(h.lead.prospect)) {
