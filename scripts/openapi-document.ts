@@ -44,6 +44,7 @@ import {
   leadRequeuedSchema,
   metaWebhookSchema,
   prospectCreatedAnswer,
+  prospectErasedSchema,
   prospectPendingSchema,
   prospectRejectedSchema,
   prospectRequestSchema,
@@ -490,7 +491,10 @@ const OPERATIONS: Record<string, Operation> = {
       },
     },
     responses: {
-      '200': answer('Delivered: the upstream’s prospect id.', ref(prospectCreatedAnswer)),
+      '200': answer(
+        'Delivered: the upstream’s prospect id; or a person erased on request (`personal_data_erased`): nothing stored or created.',
+        { anyOf: [ref(prospectCreatedAnswer), ref(prospectErasedSchema)] },
+      ),
       '202': answer(
         'Recorded, not delivered within the wait (or parked, dead, test).',
         ref(prospectPendingSchema),

@@ -85,7 +85,7 @@ import {
   toLeadSummary,
 } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
-import { recordCapture } from '../ledger/record-capture.ts';
+import { isDropped, recordCapture } from '../ledger/record-capture.ts';
 import { adapterFor, mapCapture, SOURCES, sourceNamed } from '../sources/registry.ts';
 import { type KitContext, type ProfileKit, profileKit, signedSample } from '../sources/setup.ts';
 import { type CompletionContext, SourceLookupError } from '../sources/source.ts';
@@ -185,6 +185,8 @@ export interface AdminEvents {
     found: number;
     alreadyKnown: number;
     new: number;
+    /** Leads erased at their person's request, listed again: dropped, not recorded. */
+    erased: number;
     more: boolean;
     /** New leads whose wake-up message could not be sent: the reconciler wakes them. */
     wakeUpsDeferred: number;
@@ -556,16 +558,30 @@ async function sendWakeUp(deps: AdminDeps, lead: LeadRecord, route: AdminRoute):
   }
 }
 
+/**
+ * 409 `personal_data_removed`: the lead's personal data was erased on request or removed after
+ * the retention, so it can be neither sent nor corrected (an erased person stays erased).
+ */
+function personalDataRemoved(lead: LeadRecord, consequence: string): AdminRefusal {
+  const why =
+    lead.redaction === 'erasure'
+      ? "erased at the person's request"
+      : lead.redaction === 'retention'
+        ? 'removed after the retention period'
+        : 'removed';
+  return refusal(
+    409,
+    'personal_data_removed',
+    `lead ${lead.leadId} no longer holds personal data (${why} on ${lead.redactedAt}): ${consequence}`,
+  );
+}
+
 async function retryLead(context: RouteContext): Promise<HttpResponse> {
   const { deps, now } = context;
   const leadId = requireLeadId(context.leadId);
   const before = await findLead(deps.ledger, leadId);
   if (before.redactedAt !== undefined) {
-    throw refusal(
-      409,
-      'personal_data_removed',
-      `lead ${leadId} no longer holds personal data (${before.redaction ?? 'redacted'} on ${before.redactedAt}): there is nothing left to deliver`,
-    );
+    throw personalDataRemoved(before, 'there is nothing left to deliver');
   }
   if (before.status === 'delivered') {
     throw refusal(
@@ -701,6 +717,8 @@ export interface BackfillResult {
   alreadyKnown: number;
   /** Of those, the ones recorded now (they had never arrived). */
   new: number;
+  /** Of those, leads erased at their person's request: not recorded again (docs/privacy.md). */
+  erased: number;
   /** The new leads by their first status: queued for delivery, parked, kept as test leads. */
   statuses: Record<string, number>;
   /** The request's time ran out before every lead was looked at: run it again. */
@@ -819,6 +837,7 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
 
   let alreadyKnown = 0;
   let recorded = 0;
+  let erased = 0;
   let more = false;
   let wakeUpsDeferred = 0;
   const statuses: Record<string, number> = {};
@@ -847,12 +866,14 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
         ),
       ),
     );
-    for (const { record, duplicate } of outcomes) {
-      if (duplicate) {
+    for (const outcome of outcomes) {
+      if (isDropped(outcome)) {
+        erased += 1;
+      } else if (outcome.duplicate) {
         alreadyKnown += 1;
       } else {
         recorded += 1;
-        const status = publicStatus(record.status);
+        const status = publicStatus(outcome.record.status);
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
     }
@@ -862,6 +883,7 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
     found: captures.length,
     alreadyKnown,
     new: recorded,
+    erased,
     more,
     wakeUpsDeferred,
     client: context.client,
@@ -874,6 +896,7 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
     found: captures.length,
     alreadyKnown,
     new: recorded,
+    erased,
     statuses,
     more,
   };
@@ -954,8 +977,12 @@ async function erasure(context: RouteContext): Promise<HttpResponse> {
   const erased: ErasedLead[] = [];
   for (let i = 0; i < leadIds.length; i += ERASURE_CONCURRENCY) {
     const batch = leadIds.slice(i, i + ERASURE_CONCURRENCY);
+    // A lead erased earlier and found again (a pointer left behind) is listed too, with the
+    // prospect it became: the upstream still holds that copy.
     const leads = await Promise.all(
-      batch.map((leadId) => deps.ledger.redact(leadId, { reason: 'erasure', now: now() })),
+      batch.map((leadId) =>
+        deps.ledger.redact(leadId, { reason: 'erasure', now: now(), subjects: query.subjects }),
+      ),
     );
     for (const lead of leads) {
       if (!lead) continue;
@@ -969,9 +996,13 @@ async function erasure(context: RouteContext): Promise<HttpResponse> {
       });
     }
   }
-  const idProspects = erased.flatMap((lead) =>
-    lead.idProspect === undefined ? [] : [lead.idProspect],
-  );
+  const idProspects = [
+    ...new Map(
+      erased.flatMap((lead) =>
+        lead.idProspect === undefined ? [] : [[String(lead.idProspect), lead.idProspect]],
+      ),
+    ).values(),
+  ];
   const body: ErasureResult = {
     found: erased.length,
     erased,
@@ -980,7 +1011,9 @@ async function erasure(context: RouteContext): Promise<HttpResponse> {
       action:
         idProspects.length > 0
           ? `The upstream (EVO) still holds this person's data in prospects ${idProspects.join(', ')}: it has no delete operation, so erase them there (EVO's own screens or its support). This gateway has erased its copy.`
-          : 'No lead of this person reached the upstream, so the upstream holds nothing from us. A lead that was being sent at this very moment may still arrive there: check again in a few minutes.',
+          : erased.length > 0
+            ? 'No lead of this person reached the upstream, so the upstream holds nothing from us. A lead that was being sent at this very moment may still arrive there: check again in a few minutes.'
+            : 'This gateway holds no lead of this person under these values: none was recorded with them, or they were erased by an earlier request (whose answer listed the prospects to erase at the upstream). Give every e-mail, phone and CPF the person used.',
     },
   };
   deps.events?.erased?.({
@@ -1031,7 +1064,8 @@ function toDetailedView(lead: LeadRecord) {
     ...(lead.correction !== undefined && { correction: lead.correction }),
     ...(lead.correctedAt !== undefined && { correctedAt: lead.correctedAt }),
     ...(lead.correctedBy !== undefined && { correctedBy: lead.correctedBy }),
-    correctable: CORRECTABLE.has(lead.status),
+    // A lead whose personal data was removed is never filled in again (and never sent).
+    correctable: CORRECTABLE.has(lead.status) && lead.redactedAt === undefined,
   };
 }
 
@@ -1195,6 +1229,9 @@ async function correctLead(context: RouteContext): Promise<HttpResponse> {
     throw refusal(400, 'invalid_prospect', 'some fields cannot be used', read.details);
   }
   const lead = await findLead(deps.ledger, leadId);
+  if (lead.redactedAt !== undefined) {
+    throw personalDataRemoved(lead, 'it cannot be corrected');
+  }
   if (!CORRECTABLE.has(lead.status)) {
     throw refusal(
       409,

@@ -35,6 +35,7 @@ const adminEvents: AdminEvents = {
   backfilled(event) {
     logger.info('platform leads backfilled', event);
     count('LeadBackfilled', event.new);
+    if (event.erased > 0) count('ErasedLeadDropped', event.erased);
   },
   erased(event) {
     // Counts and the operator only: never the e-mail, phone or CPF that was asked for.

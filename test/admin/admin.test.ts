@@ -30,7 +30,7 @@ import { createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.t
 import { dynamoUpstreamHealth } from '../../functions/upstream/health-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 import { ensureTable } from '../../local/dynamodb-local.ts';
-import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 
 const CLIENTS: Client[] = [
   { username: 'ops', password: 'ops-secret', roles: ['prospects:write', 'admin'] },
@@ -71,7 +71,11 @@ beforeEach(async () => {
   const ledgerTable = await dynamo.createLedgerTable();
   const queueTable = `admin-queue-${tables}`;
   await ensureTable(dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, queueTable);
-  const ledger = createDynamoLedger({ client: dynamo.client, tableName: ledgerTable });
+  const ledger = createDynamoLedger({
+    erasureSalt: TEST_ERASURE_SALT,
+    client: dynamo.client,
+    tableName: ledgerTable,
+  });
   const queue = createLocalLeadQueue({
     client: dynamo.client,
     tableName: queueTable,
