@@ -875,6 +875,37 @@ describe('POST /admin/backfill/{profile}', () => {
     ]);
   });
 
+  it("does not bring back a lead erased at its person's request: counted as erased, not recorded", async () => {
+    // Prepare: both leads recorded by a first backfill, then one person erased
+    const stub = graph(() => ({
+      status: 200,
+      body: {
+        data: [
+          graphLead('9000000000000011', 'erased.person@example.com'),
+          graphLead('9000000000000012', 'kept.person@example.com'),
+        ],
+      },
+    }));
+    await backfill(stub);
+    const [erasedId] = await h.ledger.findBySubjects(['email:erased.person@example.com']);
+    await h.ledger.redact(erasedId ?? '', {
+      reason: 'erasure',
+      now: new Date('2026-03-02T12:00:00Z'),
+    });
+    const events: unknown[] = [];
+    h.deps.events = { ...(h.deps.events as AdminEvents), backfilled: (e) => events.push(e) };
+
+    // Act: the period listed again (Meta keeps its leads 90 days)
+    const result = await backfill(stub);
+
+    // Assess
+    expect(JSON.parse(result.body)).toMatchObject({ found: 2, alreadyKnown: 1, new: 0, erased: 1 });
+    expect(events).toEqual([expect.objectContaining({ erased: 1, new: 0, alreadyKnown: 1 })]);
+    expect(await h.ledger.findBySubjects(['email:erased.person@example.com'])).toEqual([]);
+    const queued = await h.ledger.listByStatus('queued', { limit: 10 });
+    expect(queued.leads.map((lead) => lead.dedupKey)).toEqual(['meta:9000000000000012']);
+  });
+
   it('answers 502 when Graph refuses the token, without the token, and records nothing', async () => {
     // Prepare
     const stub = graph(() => ({

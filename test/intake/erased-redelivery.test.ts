@@ -5,14 +5,18 @@
  * dynalite ledger: the platform gets its usual 2xx, nothing is stored or queued, the answer's
  * outcome and the events count the drop, and the Prospect API says so with a stable code.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
+import { intakeEventsFor } from '../../functions/intake/events.ts';
 import { handleIntake, type IntakeDeps } from '../../functions/intake/intake.ts';
+import { metrics } from '../../functions/kernel/observability.ts';
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 import { DEMO_CLIENTS, leadRequest } from '../helpers/lead-fixtures.ts';
 import { testConfig } from '../helpers/local-runtime.ts';
+import { logLinesOf } from '../helpers/log-lines.ts';
 import {
   metaSignature,
   PLATFORM_SECRETS,
@@ -195,5 +199,31 @@ describe('a lead erased on request, sent again', () => {
     }
     expect(await leadCount()).toBe(1);
     expect(dropped).toHaveLength(2);
+  });
+});
+
+describe('the intake events of a dropped lead', () => {
+  it('log one line with the counts and the request id, and count ErasedLeadDropped', async () => {
+    // Prepare
+    const added = vi.spyOn(metrics, 'addMetric');
+
+    // Act
+    const lines = await logLinesOf(async () => {
+      intakeEventsFor({ apiRequestId: 'req-1' }).erasedDropped?.({
+        profile: 'rd',
+        source: 'rdstation',
+        leads: 2,
+      });
+    });
+
+    // Assess
+    expect(lines.find((line) => line.message === 'erased lead dropped')).toMatchObject({
+      profile: 'rd',
+      source: 'rdstation',
+      leads: 2,
+      apiRequestId: 'req-1',
+    });
+    expect(added).toHaveBeenCalledWith('ErasedLeadDropped', MetricUnit.Count, 2);
+    added.mockRestore();
   });
 });
