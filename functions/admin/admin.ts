@@ -45,17 +45,20 @@
  *   platform kept for that period on the profile's forms (the `forms` keys: Meta form ids,
  *   TikTok instant form page ids) and runs each through the intake's own step (record under the
  *   platform's lead id, then wake), so a lead that did arrive is recognised, not posted twice:
- *   200 `{profile, since, until, forms, found, alreadyKnown, new, statuses, more}`. `more: true`
+ *   200 `{profile, since, until, forms, found, alreadyKnown, new, erased, statuses, more}` (`erased`:
+ *   leads erased at their person's request, dropped by the record step). `more: true`
  *   when the request's time ran out before every lead was recorded: run it again (it is safe to).
  *   400 for a bad period, 404 for an unknown profile, 409 when the profile's source keeps no
  *   leads to list or names no forms, 502/503 when the platform fails (nothing is recorded).
  * - `POST /admin/erasure` `{email?, phone?, cpf?}` (JSON, at least one): a person's request to
  *   erase their data (LGPD art. 18). Finds their leads through the ledger's hashed subject items
  *   (no scan), removes the personal data of each (ledger `redact`: an anonymous record that the
- *   lead existed and was erased stays), ends their dedup keys, and answers 200 `{erased: [...],
- *   found, upstream}`: which leads, in which status, and which of them the upstream holds
+ *   lead existed and was erased stays), leaves its salted tombstones so that a redelivery or a
+ *   backfill is dropped, and answers 200 `{erased: [...], found, upstream}`: which leads (also
+ *   one erased earlier and found again), in which status, and which of them the upstream holds
  *   (`idProspect`): the upstream has no delete operation, so the answer says plainly that its
- *   copy must be erased there. 400 for a body that names nobody. Never logs what was asked.
+ *   copy must be erased there. An erased lead can be neither retried nor corrected (409
+ *   `personal_data_removed`). 400 for a body that names nobody. Never logs what was asked.
  *   docs/privacy.md.
  */
 import * as z from 'zod/mini';

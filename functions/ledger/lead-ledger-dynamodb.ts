@@ -41,7 +41,8 @@
  * - `queued`, `sending`, `parked` and `dead` leads never expire: they still need delivery or an
  *   operator's decision, and dropping them silently is the failure this product exists to avoid;
  * - dedup items expire when their window ends; a window never outlasts `retentionDays`, so a
- *   dedup item cannot point at a lead the TTL already removed.
+ *   dedup item cannot point at a lead the TTL already removed;
+ * - erasure tombstones expire ERASURE_TOMBSTONE_DAYS after the erasure (erasure-dynamodb.ts).
  * The table's TTL must be enabled on `expiresAt` (LEDGER_TABLE_DEFINITION.timeToLiveAttribute).
  *
  * Personal data (docs/privacy.md): `record`, `saveMapping` (once a source completed the
