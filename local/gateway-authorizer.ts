@@ -1,6 +1,6 @@
 /**
  * API Gateway's REQUEST Lambda authorizer, as the local gateway runs it before a route's handler
- * (local/gateway.ts): the same steps and answers as the REST API.
+ * (local/gateway-integration.ts): the same steps and answers as the REST API.
  *
  * 1. No identity source (the header) in the request: 401 UNAUTHORIZED, the authorizer is not
  *    called.

@@ -1,10 +1,17 @@
 /**
- * The sandbox's fault settings (`POST /_sandbox/faults`). A body replaces the whole set: keys it
- * leaves out (or sets to `null`) go back to their defaults, so `{}` restores production-like
- * behaviour. Unknown keys are refused, so a typo never silently does nothing.
+ * The sandbox's fault settings (`POST /_sandbox/faults`) and the draws that apply them. A body
+ * replaces the whole set: keys it leaves out (or sets to `null`) go back to their defaults, so
+ * `{}` restores production-like behaviour. Unknown keys are refused, so a typo never silently
+ * does nothing.
+ *
+ * Where each fault acts: `outage` and `latencyMs` in the API dispatch (api-routes.ts),
+ * `perSecond`/`perMinute` and `errorRate` at admission (admission.ts, drawing `drawsError`),
+ * `postStatus`/`postCount` (counted down by `takePostFault`) and `bareId` at prospect creation,
+ * `lookupForbidden` at prospect lookup (both in prospects-route.ts).
  */
 import * as z from 'zod/mini';
 import { describeIssues, type IssueDetail } from '../functions/domain/json.ts';
+import { mulberry32 } from './debtors-data.ts';
 import { PRODUCTION_RATE_LIMITS } from './rate-limit.ts';
 
 export interface SandboxFaults {
@@ -71,4 +78,43 @@ export function parseFaults(input: unknown): FaultsParse {
     if (value !== undefined && value !== null) Object.assign(faults, { [key]: value });
   }
   return { ok: true, faults };
+}
+
+/** The faults in force and the deterministic draws of `errorRate`. */
+export interface FaultState {
+  faults: SandboxFaults;
+  /** Uniform [0, 1) draws for errorRate; restarted whenever the faults are set. */
+  errorDraw: () => number;
+}
+
+/** Production-like behaviour: the defaults, draws from the start. */
+export function initialFaultState(): FaultState {
+  return { faults: { ...DEFAULT_FAULTS }, errorDraw: mulberry32(1) };
+}
+
+/** Puts `faults` in force (`POST /_sandbox/faults`); the errorRate draws start over. */
+export function setFaults(state: FaultState, faults: SandboxFaults): void {
+  state.faults = faults;
+  state.errorDraw = mulberry32(1);
+}
+
+/** True when this admitted request is to be answered `errorStatus` (errorRate). */
+export function drawsError(state: FaultState): boolean {
+  const { errorRate } = state.faults;
+  return errorRate > 0 && state.errorDraw() < errorRate;
+}
+
+/**
+ * The status a prospect creation is to be answered instead (postStatus), or undefined. A blip of
+ * postCount POSTs counts down here: the last one restores normal answers.
+ */
+export function takePostFault(state: FaultState): number | undefined {
+  const { faults } = state;
+  if (faults.postStatus === null) return undefined;
+  const status = faults.postStatus;
+  if (faults.postCount !== null) {
+    faults.postCount -= 1;
+    if (faults.postCount <= 0) state.faults = { ...faults, postStatus: null, postCount: null };
+  }
+  return status;
 }

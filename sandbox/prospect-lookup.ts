@@ -17,7 +17,7 @@
  */
 import { isIsoDateTime } from './prospect-validation.ts';
 
-/** What the lookup reads of a stored prospect (server.ts `StoredProspect`). */
+/** What the lookup reads of a stored prospect (prospects-route.ts `StoredProspect`). */
 export interface LookupSource {
   idProspect: number;
   /** ISO 8601. */

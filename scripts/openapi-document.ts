@@ -3,8 +3,10 @@
  * and the zod schemas of scripts/openapi-schemas.ts (zod's own JSON Schema output). Every route
  * of the table needs an entry in OPERATIONS and every entry a route: a route added to the table
  * without its description makes `buildOpenApiDocument()` throw (and `npm run openapi` and the
- * tests fail) until it has one. Every lead source needs an entry in SOURCE_DOCS (typed by the
- * source registry). `npm run openapi` writes docs/openapi.json, which `GET /openapi.json` serves.
+ * tests fail) until it has one. The lead sources need nothing here: `POST /leads/{profile}` gets
+ * each source's authentication, body schemas, answer and security schemes from its own `docs`
+ * (functions/sources/docs.ts), for every source of the registry. `npm run openapi` writes
+ * docs/openapi.json, which `GET /openapi.json` serves.
  */
 import * as z from 'zod/mini';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, PUBLIC_STATUSES } from '../functions/admin/admin.ts';
@@ -15,52 +17,38 @@ import {
   MAX_REPORT_TAKE,
   SORT_FIELDS,
 } from '../functions/report/serve/report-json.ts';
-import { SOURCES, type SourceName } from '../functions/sources/registry.ts';
-import { TOKEN_HEADER, TOKEN_QUERY } from '../functions/sources/token.ts';
-import { WEBFLOW_SIGNATURE_HEADER } from '../functions/sources/webflow.ts';
+import type { BodySchema, SourceApiDoc, Json as SourceJson } from '../functions/sources/docs.ts';
+import { SOURCES } from '../functions/sources/registry.ts';
+import type { Source } from '../functions/sources/source.ts';
 import pkg from '../package.json' with { type: 'json' };
 import {
   adminLeadDetailSchema,
   backfillRequest,
   backfillResultSchema,
+  type ComponentMeta,
   components,
   debtorsListComponent,
   debtorsReportSchema,
   erasureRequestSchema,
   erasureResultSchema,
   errorSchema,
-  formFieldsSchema,
-  googleFormsSchema,
-  googleLeadSchema,
   healthSchema,
-  hotmartWebhookSchema,
-  hubspotWorkflowSchema,
-  jotformWebhookSchema,
-  kommoWebhookSchema,
   leadAcceptedSchema,
   leadCorrectionSchema,
   leadListSchema,
   leadPreviewSchema,
   leadRequeuedSchema,
-  metaWebhookSchema,
+  namedSchemas,
   prospectCreatedAnswer,
   prospectErasedSchema,
   prospectPendingSchema,
   prospectRejectedSchema,
   prospectRequestSchema,
-  rdStationWebhookSchema,
   refreshRequestedSchema,
   replayResultSchema,
   setupKitSchema,
-  tallyWebhookSchema,
   testLeadSchema,
-  tiktokWebhookSchema,
-  typeformWebhookSchema,
-  unbounceFormSchema,
   upstreamHealthSchema,
-  webflowWebhookSchema,
-  whatsappWebhookSchema,
-  wixAutomationSchema,
 } from './openapi-schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -141,177 +129,48 @@ const REPORT_FILTERS: Json[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
-// Lead sources: how each authenticates, what it posts, what it is answered.
+// Lead sources: each declares its row of POST /leads/{profile} (`docs` in defineSource,
+// functions/sources/docs.ts); the document is built from the registry's list alone.
 
-interface SourceDoc {
-  /** The security schemes that authenticate it (any one of them); none: see `authentication`. */
-  security: string[];
-  authentication: string;
-  /** Media type → the body schema. */
-  bodies: Record<string, Json>;
-  answer: string;
-}
-
-const TOKEN = {
-  security: ['leadToken', 'leadTokenHeader'],
-  authentication: `The profile's \`token\`, as \`?${TOKEN_QUERY}=\` or the \`${TOKEN_HEADER}\` header. Missing: 401 \`missing_token\`; wrong: 403 \`invalid_token\`.`,
-};
+const LEAD_ROUTE = 'POST /leads/{profile}';
 const URLENCODED = 'application/x-www-form-urlencoded';
 
-/** One entry per source of the registry: the compiler asks for a new source's. */
-const SOURCE_DOCS: Record<SourceName, SourceDoc> = {
-  form: {
-    ...TOKEN,
-    bodies: {
-      [URLENCODED]: ref(formFieldsSchema),
-      'multipart/form-data': ref(formFieldsSchema),
-      [JSON_TYPE]: ref(formFieldsSchema),
-      'text/plain': { type: 'string', description: 'A JSON object sent as text (Zapier, Make).' },
-    },
-    answer:
-      '202 `LeadAccepted`; a plain HTML form of a profile with `redirectUrl` is sent there (303). An unreadable body: 400.',
-  },
-  meta: {
-    security: ['metaSignature'],
-    authentication:
-      '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the app secret>` (or the legacy `X-Hub-Signature: sha1=`). Missing: 401; mismatch: 403. `GET` is the subscription handshake.',
-    bodies: { [JSON_TYPE]: ref(metaWebhookSchema) },
-    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked and answered 200.',
-  },
-  whatsapp: {
-    security: ['metaSignature'],
-    authentication:
-      '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the Meta app secret>`. Missing: 401; mismatch: 403. `GET` is the subscription handshake, as Meta’s.',
-    bodies: { [JSON_TYPE]: ref(whatsappWebhookSchema) },
-    answer:
-      '200 `LeadAccepted` (`status: "no_lead"` and no ids for statuses and later messages); an authentic but unreadable body is parked and answered 200.',
-  },
-  tiktok: {
-    ...TOKEN,
-    authentication: `${TOKEN.authentication} TikTok documents no signature for its lead webhook: the token goes in the callback URL.`,
-    bodies: { [JSON_TYPE]: ref(tiktokWebhookSchema) },
-    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked and answered 200.',
-  },
-  google: {
-    security: [],
-    authentication:
-      "The profile's `key` as `google_key` in the JSON body. Missing: 401 `missing_key`; wrong: 403 `invalid_key`.",
-    bodies: { [JSON_TYPE]: ref(googleLeadSchema) },
-    answer: '200 `{}`, as Google expects; an authentic but unreadable body is parked.',
-  },
-  typeform: {
-    security: ['typeformSignature'],
-    authentication:
-      '`Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body with the webhook secret>`. Missing: 401; mismatch: 403.',
-    bodies: { [JSON_TYPE]: ref(typeformWebhookSchema) },
-    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
-  },
-  webflow: {
-    security: ['webflowSignature'],
-    authentication:
-      '`x-webflow-signature: <hex HMAC-SHA256 of "<x-webflow-timestamp>:<raw body>" with the webhook secret>` and `x-webflow-timestamp` (milliseconds, within 5 minutes). Missing: 401; mismatch or stale: 403.',
-    bodies: { [JSON_TYPE]: ref(webflowWebhookSchema) },
-    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
-  },
-  rdstation: {
-    ...TOKEN,
-    bodies: { [JSON_TYPE]: ref(rdStationWebhookSchema) },
-    answer: '200 `LeadAccepted` (`leadIds` for several leads); an unreadable body is parked.',
-  },
-  unbounce: {
-    ...TOKEN,
-    bodies: { [URLENCODED]: ref(unbounceFormSchema) },
-    answer: '200 `LeadAccepted`; an unreadable body is parked.',
-  },
-  elementor: {
-    ...TOKEN,
-    bodies: { [URLENCODED]: ref(formFieldsSchema) },
-    answer: '200 `LeadAccepted` (Elementor needs exactly 200); an unreadable body is parked.',
-  },
-  googleforms: {
-    security: ['leadSignature'],
-    authentication:
-      '`X-Lead-Signature: sha256=<base64 HMAC-SHA256 of the raw body with the profile’s secret>`, computed by the Apps Script of docs/sources.md. Missing: 401; mismatch: 403.',
-    bodies: { [JSON_TYPE]: ref(googleFormsSchema) },
-    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
-  },
-  tally: {
-    security: ['tallySignature'],
-    authentication:
-      '`Tally-Signature: <base64 HMAC-SHA256 of the raw body with the webhook’s signing secret>`. Missing: 401; mismatch: 403.',
-    bodies: { [JSON_TYPE]: ref(tallyWebhookSchema) },
-    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
-  },
-  jotform: {
-    security: ['leadToken'],
-    authentication:
-      'Jotform signs nothing: the profile’s `token` as `?token=` in the webhook URL. Missing: 401 `missing_token`; wrong: 403 `invalid_token`.',
-    bodies: {
-      'multipart/form-data': ref(jotformWebhookSchema),
-      [URLENCODED]: ref(jotformWebhookSchema),
-    },
-    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
-  },
-  hotmart: {
-    security: ['hotmartHottok'],
-    authentication:
-      '`X-HOTMART-HOTTOK`, the account’s Hottok, compared with the profile’s `hottok`. Missing: 401 `missing_hottok`; wrong: 403 `invalid_hottok`.',
-    bodies: { [JSON_TYPE]: ref(hotmartWebhookSchema) },
-    answer:
-      '200 `LeadAccepted` for the events that are leads (purchases, boletos, abandoned carts), 200 `{"status": "ignored"}` for the others; an authentic but unreadable body is parked.',
-  },
-  hubspot: {
-    security: ['hubspotSignature'],
-    authentication:
-      '`X-HubSpot-Signature-v3: <base64 HMAC-SHA256 of "POST" + the profile’s url + the raw body + X-HubSpot-Request-Timestamp with the app’s client secret>`, the timestamp (ms) within 5 minutes. Missing: 401; mismatch or stale: 403.',
-    bodies: { [JSON_TYPE]: ref(hubspotWorkflowSchema) },
-    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
-  },
-  kommo: {
-    security: ['leadToken'],
-    authentication:
-      'Kommo signs nothing: the profile’s `token` as `?token=` in the webhook URL. Missing: 401 `missing_token`; wrong: 403 `invalid_token`.',
-    bodies: { [URLENCODED]: ref(kommoWebhookSchema) },
-    answer:
-      '200 `LeadAccepted` (`leadIds` for several); other events: no lead. An authentic but unreadable body is parked.',
-  },
-  wordpress: {
-    ...TOKEN,
-    bodies: {
-      [JSON_TYPE]: ref(formFieldsSchema),
-      [URLENCODED]: ref(formFieldsSchema),
-      'multipart/form-data': ref(formFieldsSchema),
-    },
-    answer:
-      '200 `LeadAccepted` (Contact Form 7, WPForms or Gravity Forms, by the profile’s `plugin`); an authentic but unreadable body is parked.',
-  },
-  wix: {
-    ...TOKEN,
-    bodies: { [JSON_TYPE]: ref(wixAutomationSchema) },
-    answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
-  },
-  prospect: {
-    security: ['basicAuth'],
-    authentication:
-      'Basic credentials of an API client with the `prospects:write` role (as `POST /api/v1/prospects`).',
-    bodies: { [JSON_TYPE]: ref(prospectRequestSchema) },
-    answer: 'As `POST /api/v1/prospects`.',
-  },
-};
+/** A source as the document reads it (a `Source` of the registry). */
+export type DocumentedSource = Pick<Source, 'name' | 'label' | 'docs'>;
 
-function sourceTable(): string {
-  const rows = SOURCES.map((source) => {
-    const doc = SOURCE_DOCS[source.name];
-    return `| \`${source.name}\` (${source.label}) | ${doc.authentication} | ${Object.keys(doc.bodies).join(', ')} | ${doc.answer} |`;
-  });
-  return ['| source | authentication | body | answer |', '|---|---|---|---|', ...rows].join('\n');
+interface SourceRow {
+  name: string;
+  label: string;
+  api: SourceApiDoc;
+}
+
+function sourceRows(sources: readonly DocumentedSource[]): SourceRow[] {
+  return sources.map((source) => ({
+    name: source.name,
+    label: source.label,
+    api: source.docs().api,
+  }));
+}
+
+/** A body's schema: a reference to its component, or the JSON Schema the source wrote inline. */
+function bodyJson(body: BodySchema): Json {
+  return 'inline' in body ? { ...body.inline } : { $ref: `#/components/schemas/${body.id}` };
+}
+
+function sourceTable(rows: readonly SourceRow[]): string {
+  const lines = rows.map(
+    ({ name, label, api }) =>
+      `| \`${name}\` (${label}) | ${api.authentication} | ${Object.keys(api.bodies).join(', ')} | ${api.answer} |`,
+  );
+  return ['| source | authentication | body | answer |', '|---|---|---|---|', ...lines].join('\n');
 }
 
 /** The request body of `POST /leads/{profile}`: every source's, by media type. */
-function leadBodies(): Json {
+function leadBodies(rows: readonly SourceRow[]): Json {
   const byType = new Map<string, Json[]>();
-  for (const source of SOURCES) {
-    for (const [type, schema] of Object.entries(SOURCE_DOCS[source.name].bodies)) {
+  for (const { api } of rows) {
+    for (const [type, body] of Object.entries(api.bodies)) {
+      const schema = bodyJson(body);
       const list = byType.get(type) ?? [];
       if (!list.some((known) => JSON.stringify(known) === JSON.stringify(schema))) {
         list.push(schema);
@@ -327,11 +186,73 @@ function leadBodies(): Json {
   );
 }
 
-function leadSecurity(): Json[] {
-  const schemes = [...new Set(SOURCES.flatMap((s) => SOURCE_DOCS[s.name].security))];
-  const keyInBody = SOURCES.some((s) => SOURCE_DOCS[s.name].security.length === 0);
+function leadSecurity(rows: readonly SourceRow[]): Json[] {
+  const schemes = [...new Set(rows.flatMap(({ api }) => api.security))];
+  const keyInBody = rows.some(({ api }) => api.security.length === 0);
   // `{}`: a source whose key travels in the body (Google) needs no scheme OpenAPI can express.
   return [...schemes.map((scheme) => ({ [scheme]: [] })), ...(keyInBody ? [{}] : [])];
+}
+
+/** The gateway's own security scheme; the sources declare theirs. */
+const GATEWAY_SCHEMES: Record<string, SourceJson> = {
+  basicAuth: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'An API client of the configuration (`clients`) with the route’s role.',
+  },
+};
+
+/**
+ * The gateway's scheme and the sources', in the registry's order. Throws when a source uses a
+ * scheme it does not declare, or declares one unlike another source's of the same name.
+ */
+function securitySchemes(rows: readonly SourceRow[]): Json {
+  const schemes: Record<string, SourceJson> = { ...GATEWAY_SCHEMES };
+  for (const { name, api } of rows) {
+    for (const [scheme, definition] of Object.entries(api.schemes ?? {})) {
+      const known = schemes[scheme];
+      if (known && JSON.stringify(known) !== JSON.stringify(definition)) {
+        throw new Error(`source ${name} declares the security scheme ${scheme} unlike before`);
+      }
+      schemes[scheme] = definition;
+    }
+    for (const scheme of api.security) {
+      if (!(scheme in GATEWAY_SCHEMES) && !api.schemes?.[scheme]) {
+        throw new Error(
+          `source ${name} uses the security scheme ${scheme} but does not declare it`,
+        );
+      }
+    }
+  }
+  return schemes;
+}
+
+/**
+ * The components of one document: the schemas named in openapi-schemas.ts, then the sources'
+ * bodies. Sources that share a body (the form fields) name it alike; a name given to two
+ * different descriptions throws.
+ */
+function componentRegistry(rows: readonly SourceRow[]): z.core.$ZodRegistry<ComponentMeta> {
+  const registry = z.registry<ComponentMeta>();
+  const described = new Map<string, string>();
+  const add = (schema: z.core.$ZodType, meta: ComponentMeta, by: string) => {
+    const known = described.get(meta.id);
+    if (known === undefined) {
+      registry.add(schema, meta);
+      described.set(meta.id, meta.description);
+    } else if (known !== meta.description) {
+      throw new Error(`${by} names a schema ${meta.id}, but another has that name`);
+    }
+  };
+  for (const schema of namedSchemas) {
+    add(schema, components.get(schema) as ComponentMeta, 'scripts/openapi-schemas.ts');
+  }
+  for (const { name, api } of rows) {
+    for (const body of Object.values(api.bodies)) {
+      if ('id' in body) add(body.schema, body, `source ${name}`);
+    }
+  }
+  return registry;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -383,14 +304,12 @@ const OPERATIONS: Record<string, Operation> = {
       '200': answer('The OpenAPI 3.1 document of this API.', { type: 'object' }),
     },
   },
-  'POST /leads/{profile}': {
+  [LEAD_ROUTE]: {
     operationId: 'postLead',
     summary: 'Receive leads from a form, a form builder or an ad platform',
-    description: [
+    // The sources' table, their bodies and their security are added per document (leadOperation).
+    description:
       'The profile’s source decides how the request is authenticated, read and answered (docs/sources.md). Each lead is recorded before the answer and delivered to the upstream later; a redelivery of the same lead answers with the same lead id. Bodies up to 256 KB.',
-      '',
-      sourceTable(),
-    ].join('\n'),
     tags: ['intake'],
     parameters: [
       PROFILE,
@@ -402,8 +321,8 @@ const OPERATIONS: Record<string, Operation> = {
         schema: { type: 'string', maxLength: 255 },
       },
     ],
-    requestBody: { required: true, content: leadBodies() },
-    security: leadSecurity(),
+    requestBody: { required: true, content: {} },
+    security: [],
     responses: {
       '200': answer('Accepted (ad platforms and form builders).', {
         anyOf: [ref(leadAcceptedSchema), { type: 'object', maxProperties: 0 }],
@@ -812,7 +731,7 @@ const OPERATIONS: Record<string, Operation> = {
     operationId: 'erasePerson',
     summary: 'Erase a person’s personal data (LGPD) from the gateway',
     description:
-      'Finds the leads naming this e-mail, phone or CPF, removes their personal data (an anonymous record that each lead existed and was erased stays; a lead still queued is stopped, dead), ends their dedup keys, and says which upstream prospects hold the person’s data: the upstream has no delete operation, so erase those there. Safe to repeat. docs/privacy.md.',
+      'Finds the leads naming this e-mail, phone or CPF (what the person sent or an operator typed), removes their personal data (an anonymous record that each lead existed and was erased stays; a lead still queued is stopped, dead), leaves salted tombstones so that a platform sending the same lead again, or a backfill, is acknowledged and dropped, and says which upstream prospects hold the person’s data (leads erased earlier and found again included): the upstream has no delete operation, so erase those there. An erased lead can be neither retried nor corrected (409 `personal_data_removed`). Safe to repeat. docs/privacy.md.',
     tags: ['admin'],
     requestBody: {
       required: true,
@@ -849,8 +768,20 @@ export function coverageProblems(routes: readonly RouteSpec[] = ROUTES): string[
   ];
 }
 
-function operationFor(route: RouteSpec): Json {
-  const spec = OPERATIONS[routeKey(route)] as Operation;
+/** `POST /leads/{profile}` with the sources' table, bodies and security added. */
+function leadOperation(spec: Operation, rows: readonly SourceRow[]): Operation {
+  return {
+    ...spec,
+    description: [spec.description, '', sourceTable(rows)].join('\n'),
+    requestBody: { required: true, content: leadBodies(rows) },
+    security: leadSecurity(rows),
+  };
+}
+
+function operationFor(route: RouteSpec, rows: readonly SourceRow[]): Json {
+  const key = routeKey(route);
+  const described = OPERATIONS[key] as Operation;
+  const spec = key === LEAD_ROUTE ? leadOperation(described, rows) : described;
   const basic = route.auth === 'basic';
   const { security, responses, ...rest } = spec;
   return {
@@ -871,8 +802,8 @@ function operationFor(route: RouteSpec): Json {
   };
 }
 
-function componentSchemas(): Json {
-  const { schemas } = z.toJSONSchema(components, {
+function componentSchemas(registry: z.core.$ZodRegistry<ComponentMeta>): Json {
+  const { schemas } = z.toJSONSchema(registry, {
     uri: (id) => `#/components/schemas/${id}`,
     unrepresentable: 'any',
   }) as { schemas: Record<string, Json> };
@@ -883,14 +814,21 @@ function componentSchemas(): Json {
   );
 }
 
-/** The whole document; throws when the route table and OPERATIONS disagree. */
-export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Json {
+/**
+ * The whole document, from the route table and the lead sources (the registry's by default);
+ * throws when the route table and OPERATIONS disagree, or a source's docs do not hold together.
+ */
+export function buildOpenApiDocument(
+  routes: readonly RouteSpec[] = ROUTES,
+  sources: readonly DocumentedSource[] = SOURCES,
+): Json {
   const problems = coverageProblems(routes);
   if (problems.length > 0) throw new Error(problems.join('\n'));
+  const rows = sourceRows(sources);
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const item = paths[route.path] ?? {};
-    item[route.method.toLowerCase()] = operationFor(route);
+    item[route.method.toLowerCase()] = operationFor(route, rows);
     paths[route.path] = item;
   }
   const { unauthorized } = BASIC_AUTH;
@@ -915,7 +853,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Jso
     ],
     paths,
     components: {
-      schemas: componentSchemas(),
+      schemas: componentSchemas(componentRegistry(rows)),
       responses: {
         Unauthorized: answer(
           'No or wrong Basic credentials; answered by the gateway with a Basic challenge.',
@@ -936,71 +874,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Jso
           schema: { type: 'integer' },
         },
       },
-      securitySchemes: {
-        basicAuth: {
-          type: 'http',
-          scheme: 'basic',
-          description: 'An API client of the configuration (`clients`) with the route’s role.',
-        },
-        leadToken: {
-          type: 'apiKey',
-          in: 'query',
-          name: TOKEN_QUERY,
-          description:
-            'The profile’s `token` (form, RD Station, Unbounce, Elementor, Jotform, Kommo, WordPress, Wix).',
-        },
-        leadTokenHeader: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-Lead-Token',
-          description: 'The profile’s `token`, as a header.',
-        },
-        metaSignature: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-Hub-Signature-256',
-          description: '`sha256=<hex HMAC-SHA256 of the raw body with the profile’s appSecret>`.',
-        },
-        typeformSignature: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'Typeform-Signature',
-          description: '`sha256=<base64 HMAC-SHA256 of the raw body with the profile’s secret>`.',
-        },
-        webflowSignature: {
-          type: 'apiKey',
-          in: 'header',
-          name: WEBFLOW_SIGNATURE_HEADER,
-          description:
-            'Hex HMAC-SHA256 of `<x-webflow-timestamp>:<raw body>` with the profile’s secret; `x-webflow-timestamp` within 5 minutes.',
-        },
-        leadSignature: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-Lead-Signature',
-          description:
-            '`sha256=<base64 HMAC-SHA256 of the raw body with the profile’s secret>` (the Google Forms Apps Script).',
-        },
-        tallySignature: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'Tally-Signature',
-          description: 'Base64 HMAC-SHA256 of the raw body with the profile’s secret.',
-        },
-        hotmartHottok: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-HOTMART-HOTTOK',
-          description: 'The Hotmart account’s Hottok, the profile’s `hottok`.',
-        },
-        hubspotSignature: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-HubSpot-Signature-v3',
-          description:
-            'Base64 HMAC-SHA256 of `POST` + the profile’s `url` + the raw body + `X-HubSpot-Request-Timestamp`, with the app’s client secret; the timestamp within 5 minutes.',
-        },
-      },
+      securitySchemes: securitySchemes(rows),
     },
   };
 }

@@ -3,8 +3,9 @@
  * under the component name it gets. Where a handler already parses with a zod schema it is
  * used as is (the Prospect, the debtors list); the answers the use cases build as TypeScript
  * objects are described here in zod, and the compile-time checks at the end fail when an
- * answer's type and its schema drift apart. The lead platforms' payloads are described as far
- * as the sources read them; the tests check every committed fixture against them.
+ * answer's type and its schema drift apart. The lead platforms' payloads are not here: each
+ * source declares its own (`docs` in defineSource, functions/sources/docs.ts), as far as it reads
+ * them, and the tests check every committed fixture against them.
  */
 import * as z from 'zod/mini';
 import type {
@@ -20,12 +21,23 @@ import { AGEING_BUCKETS } from '../functions/domain/debtors-report.ts';
 import { externalId } from '../functions/domain/json.ts';
 import type { PublicLeadStatus } from '../functions/domain/lead-lifecycle.ts';
 import { prospectCreatedSchema, prospectSchema } from '../functions/domain/prospect.ts';
+import { prospectBody } from '../functions/sources/prospect.ts';
 
-/** Component name → what it says; the registry of every named schema. */
-export const components = z.registry<{ id: string; description: string }>();
+/** A component's name and what it says. */
+export interface ComponentMeta {
+  id: string;
+  description: string;
+}
+
+/** Component name → what it says; the registry of every schema named here. */
+export const components = z.registry<ComponentMeta>();
+
+/** The schemas named here, in order (a document's build adds the sources' bodies to them). */
+export const namedSchemas: z.core.$ZodType[] = [];
 
 function named<T extends z.core.$ZodType>(id: string, description: string, schema: T): T {
   components.add(schema, { id, description });
+  namedSchemas.push(schema);
   return schema;
 }
 
@@ -66,11 +78,9 @@ export const leadAcceptedSchema = named(
   }),
 );
 
-export const prospectRequestSchema = named(
-  'Prospect',
-  'The upstream’s Prospect, field for field (docs/upstream.md). Unknown fields are kept.',
-  prospectSchema,
-);
+/** The Prospect: the prospect source's body (sources/prospect.ts) and `POST /api/v1/prospects`'s. */
+const prospect = prospectBody();
+export const prospectRequestSchema = named(prospect.id, prospect.description, prospect.schema);
 
 export const prospectCreatedAnswer = named(
   'ProspectCreated',
@@ -102,222 +112,6 @@ export const prospectRejectedSchema = named(
   'ProspectRejected',
   'The upstream refused the Prospect: its messages as `details`, and the lead id.',
   z.object({ error: errorSchema.shape.error, leadId: z.string() }),
-);
-
-// The platforms' payloads, as far as the sources read them.
-
-export const metaWebhookSchema = named(
-  'MetaLeadgenWebhook',
-  'Meta’s `leadgen` page webhook: ids only; the lead itself is fetched from the Graph API at delivery.',
-  z.looseObject({
-    object: z.string(),
-    entry: z.array(
-      z.looseObject({
-        id: z.optional(externalId),
-        time: z.optional(z.number()),
-        changes: z.array(
-          z.looseObject({
-            field: z.string(),
-            value: z.looseObject({
-              leadgen_id: z.optional(externalId),
-              form_id: z.optional(externalId),
-              page_id: z.optional(externalId),
-              ad_id: z.optional(externalId),
-              adgroup_id: z.optional(externalId),
-              created_time: z.optional(z.number()),
-            }),
-          }),
-        ),
-      }),
-    ),
-  }),
-);
-
-export const googleLeadSchema = named(
-  'GoogleAdsLead',
-  'Google Ads lead form asset webhook (`WebhookLead`); `google_key` authenticates it.',
-  z.looseObject({
-    google_key: z.string(),
-    lead_id: z.optional(z.string()),
-    api_version: z.optional(z.string()),
-    form_id: z.optional(externalId),
-    campaign_id: z.optional(externalId),
-    adgroup_id: z.optional(externalId),
-    creative_id: z.optional(externalId),
-    gcl_id: z.optional(z.string()),
-    is_test: z.optional(z.boolean()),
-    user_column_data: z.array(
-      z.looseObject({
-        column_id: z.optional(z.string()),
-        column_name: z.optional(z.string()),
-        string_value: z.optional(z.string()),
-      }),
-    ),
-  }),
-);
-
-export const typeformWebhookSchema = named(
-  'TypeformWebhook',
-  'Typeform’s `form_response` webhook.',
-  z.looseObject({
-    event_id: z.string(),
-    event_type: z.string(),
-    form_response: z.looseObject({
-      form_id: z.string(),
-      token: z.string(),
-      submitted_at: z.optional(z.string()),
-      hidden: z.optional(z.record(z.string(), z.unknown())),
-      definition: z.optional(z.looseObject({ fields: z.optional(z.array(z.unknown())) })),
-      answers: z.array(z.looseObject({ type: z.string(), field: z.looseObject({}) })),
-    }),
-  }),
-);
-
-export const webflowWebhookSchema = named(
-  'WebflowFormSubmission',
-  'Webflow’s `form_submission` webhook of an OAuth app (signed).',
-  z.looseObject({
-    triggerType: z.string(),
-    payload: z.looseObject({
-      name: z.optional(z.string()),
-      siteId: z.optional(z.string()),
-      data: z.record(z.string(), z.unknown()),
-      submittedAt: z.optional(z.string()),
-      id: z.string(),
-      formId: z.optional(z.string()),
-    }),
-  }),
-);
-
-const rdEvent = z.looseObject({
-  event_type: z.optional(z.string()),
-  event_identifier: z.optional(z.string()),
-  event_timestamp: z.optional(z.string()),
-  contact: z.looseObject({ email: z.optional(z.string()) }),
-});
-
-export const rdStationWebhookSchema = named(
-  'RdStationWebhook',
-  'RD Station Marketing: a current event (or an array of them), or `{"leads": [...]}` with legacy leads.',
-  z.union([
-    rdEvent,
-    z.array(rdEvent),
-    z.looseObject({ leads: z.array(z.looseObject({ email: z.optional(z.string()) })) }),
-  ]),
-);
-
-export const formFieldsSchema = named(
-  'FormFields',
-  'A form’s fields by the names the page or the form builder gave them (`nome`, `email`, `celular`, `objetivo[]`...), UTM and click ids, `_hp` (honeypot), `idempotency_key`. The profile’s `fieldMap` and the mapping (docs/sources.md) decide what each becomes.',
-  z.record(z.string(), z.union([z.string(), z.array(z.string())])),
-);
-
-export const unbounceFormSchema = named(
-  'UnbounceWebhook',
-  'Unbounce’s form webhook: urlencoded, the fields in `data.json` (`data_json` once PHP renamed it).',
-  z.looseObject({
-    'data.json': z.optional(z.string()),
-    data_json: z.optional(z.string()),
-    page_id: z.optional(z.string()),
-    page_name: z.optional(z.string()),
-    page_url: z.optional(z.string()),
-    variant: z.optional(z.string()),
-  }),
-);
-
-export const googleFormsSchema = named(
-  'GoogleFormsResponse',
-  'A Google Forms response as the Apps Script of docs/sources.md posts it (signed with `X-Lead-Signature`); a spreadsheet trigger’s `namedValues` alone is read too.',
-  z.looseObject({
-    formId: z.optional(z.string()),
-    formTitle: z.optional(z.string()),
-    responseId: z.optional(z.string()),
-    timestamp: z.optional(isoDateTime),
-    respondentEmail: z.optional(z.string()),
-    namedValues: z.record(z.string(), z.array(z.string())),
-  }),
-);
-
-export const tallyWebhookSchema = named(
-  'TallyWebhook',
-  'Tally’s `FORM_RESPONSE` webhook: the answered fields with their label, type and value (choice values are option ids).',
-  z.looseObject({
-    eventId: z.string(),
-    eventType: z.string(),
-    createdAt: z.optional(z.string()),
-    data: z.looseObject({
-      responseId: z.string(),
-      submissionId: z.optional(z.string()),
-      formId: z.optional(z.string()),
-      formName: z.optional(z.string()),
-      createdAt: z.optional(z.string()),
-      fields: z.array(
-        z.looseObject({
-          key: z.string(),
-          label: z.optional(z.nullable(z.string())),
-          type: z.string(),
-          value: z.unknown(),
-          options: z.optional(z.array(z.looseObject({ id: z.string(), text: z.string() }))),
-        }),
-      ),
-    }),
-  }),
-);
-
-export const jotformWebhookSchema = named(
-  'JotformWebhook',
-  'Jotform’s webhook (multipart): the submission’s answers are the JSON text `rawRequest`, keyed `q<id>_<unique name>`; `pretty` lists them with their question texts.',
-  z.looseObject({
-    formID: z.string(),
-    submissionID: z.string(),
-    formTitle: z.optional(z.string()),
-    pretty: z.optional(z.string()),
-    rawRequest: z.string(),
-  }),
-);
-
-export const hotmartWebhookSchema = named(
-  'HotmartWebhook',
-  'Hotmart’s webhook, API version 2.0.0 (`X-HOTMART-HOTTOK`): the event and, for purchases and abandoned carts, the buyer.',
-  z.looseObject({
-    id: z.string(),
-    event: z.string(),
-    version: z.optional(z.string()),
-    creation_date: z.optional(z.number()),
-    data: z.looseObject({
-      product: z.optional(
-        z.looseObject({ id: z.optional(externalId), name: z.optional(z.string()) }),
-      ),
-      buyer: z.optional(
-        z.looseObject({
-          name: z.optional(z.string()),
-          email: z.optional(z.string()),
-          checkout_phone: z.optional(z.string()),
-          phone: z.optional(z.string()),
-          document: z.optional(z.string()),
-        }),
-      ),
-      purchase: z.optional(z.looseObject({ transaction: z.optional(z.string()) })),
-    }),
-  }),
-);
-
-export const hubspotWorkflowSchema = named(
-  'HubSpotWorkflowWebhook',
-  'A HubSpot workflow’s webhook action: the contact with all its properties (`{"vid", "properties": {"email": {"value"}}}`) or a customised body of `{"<property>": "<value>"}`.',
-  z.record(z.string(), z.unknown()),
-);
-
-export const kommoWebhookSchema = named(
-  'KommoWebhook',
-  'Kommo’s webhook (urlencoded, PHP brackets): `leads[add][0][id]`, `leads[add][0][pipeline_id]`, `leads[status][0][status_id]`..., `account[id]`, `account[subdomain]`. Ids only: the lead is read from Kommo’s API at delivery.',
-  z.record(z.string(), z.string()),
-);
-
-export const wixAutomationSchema = named(
-  'WixAutomationRequest',
-  'Wix Automations’ "Send HTTP request": the form trigger’s entire payload (`submissions: [{label, value}]`, `submissionId`, `formId`, optionally under `data`) or a JSON body of your own keys.',
-  z.record(z.string(), z.unknown()),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -478,79 +272,6 @@ export const leadRequeuedSchema = named(
   z.object({ leadId: z.string(), status: z.literal('queued'), note: z.optional(z.string()) }),
 );
 
-export const whatsappWebhookSchema = named(
-  'WhatsAppWebhook',
-  'The WhatsApp Cloud API `messages` webhook: a message with `referral` (a Click-to-WhatsApp ad) or a Flows answer (`interactive.nfm_reply`) is a lead; statuses and later messages are acknowledged.',
-  z.looseObject({
-    object: z.string(),
-    entry: z.array(
-      z.looseObject({
-        id: z.optional(externalId),
-        changes: z.array(
-          z.looseObject({
-            field: z.string(),
-            value: z.looseObject({
-              metadata: z.optional(z.looseObject({ phone_number_id: z.optional(externalId) })),
-              contacts: z.optional(
-                z.array(
-                  z.looseObject({
-                    wa_id: z.string(),
-                    profile: z.optional(z.looseObject({ name: z.optional(z.string()) })),
-                  }),
-                ),
-              ),
-              messages: z.optional(
-                z.array(
-                  z.looseObject({
-                    from: z.optional(z.string()),
-                    id: z.string(),
-                    timestamp: z.optional(z.string()),
-                    type: z.string(),
-                    referral: z.optional(
-                      z.looseObject({
-                        source_id: z.optional(externalId),
-                        source_type: z.optional(z.string()),
-                        ctwa_clid: z.optional(z.string()),
-                      }),
-                    ),
-                    interactive: z.optional(z.looseObject({ type: z.string() })),
-                  }),
-                ),
-              ),
-              statuses: z.optional(z.array(z.looseObject({ status: z.string() }))),
-            }),
-          }),
-        ),
-      }),
-    ),
-  }),
-);
-
-export const tiktokWebhookSchema = named(
-  'TikTokLeadWebhook',
-  'The TikTok API for Business `LEAD` webhook: one lead per entry, its answers as `changes` (or ids only: the answers are then downloaded at delivery).',
-  z.looseObject({
-    request_id: z.optional(z.string()),
-    object: z.optional(z.union([z.number(), z.string()])),
-    time: z.optional(z.number()),
-    entry: z.array(
-      z.looseObject({
-        id: z.optional(externalId),
-        page_id: z.optional(externalId),
-        advertiser_id: z.optional(externalId),
-        campaign_id: z.optional(externalId),
-        adgroup_id: z.optional(externalId),
-        ad_id: z.optional(externalId),
-        create_time: z.optional(z.union([z.number(), z.string()])),
-        is_test: z.optional(z.boolean()),
-        changes: z.optional(
-          z.array(z.looseObject({ field: z.string(), value: z.optional(z.unknown()) })),
-        ),
-      }),
-    ),
-  }),
-);
-
 export const backfillRequest = named(
   'BackfillRequest',
   'The period to recover: lead creation times from `since` (inclusive) to `until` (exclusive), ISO 8601 with their offset; at most 90 days, `until` not in the future.',
@@ -590,6 +311,8 @@ export const replayResultSchema = named(
         moved: z.optional(count),
         toMove: z.optional(count),
       }),
+      // A client scoped to some accounts or branches: the queue holds every account's messages.
+      z.object({ status: z.literal('skipped') }),
     ]),
     unsent: z.optional(count),
     note: z.optional(z.string()),

@@ -6,28 +6,34 @@
  * nothing and exits 1 when the committed file is not the one the code makes.
  *
  * Like the OpenAPI document, it is keyed by the route table: a route without an entry in
- * ROUTE_REQUESTS, or a source without one in SOURCE_REQUESTS, stops the build with its name.
- * Signed platforms (Meta, Typeform, Webflow) carry a signature computed here with the demo
- * secret over the exact one-line body written below it.
+ * routeRequests stops the build with its name. The lead sources need nothing here: each
+ * declares its request in its own file (`docs().request`, functions/sources/docs.ts: a fixture,
+ * a title, the variable of its credential), sent to its profile in config/demo.json and
+ * authenticated as its set-up kit's sample is; signed platforms (Meta, Typeform, Webflow...)
+ * carry a signature computed here with the demo secret over the exact one-line body written
+ * below it.
  */
-import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'lossless-json';
 import { ROUTES, type RouteSpec } from '../functions/kernel/routes.ts';
-import { hubspotSignature } from '../functions/sources/hubspot.ts';
+import type { RequestFixture, SourceRequestDoc } from '../functions/sources/docs.ts';
 import { SOURCES, type SourceName } from '../functions/sources/registry.ts';
-import { webflowSignature } from '../functions/sources/webflow.ts';
+import { hmacHeaders, type SampleAuth } from '../functions/sources/setup.ts';
+import type { Source } from '../functions/sources/source.ts';
+import { TOKEN_QUERY } from '../functions/sources/token.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 export const REQUESTS_FILE = join(ROOT, 'docs', 'requests.http');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'leads');
 const DEMO_CONFIG = join(ROOT, 'config', 'demo.json');
 
-/** A Webflow signature is only accepted within 5 minutes of its timestamp (see the comment). */
-const WEBFLOW_TIMESTAMP = '1767225600000';
-/** Likewise a HubSpot v3 signature. */
-const HUBSPOT_TIMESTAMP = '1767225600000';
+/**
+ * When the signed requests say they were signed (ms). Webflow and HubSpot take a signature only
+ * within 5 minutes of its timestamp, so theirs are answered 403 stale_timestamp (their notes say
+ * so); the other platforms sign no time.
+ */
+const SIGNED_AT = '1767225600000';
 
 export interface HttpRequestSpec {
   title: string;
@@ -45,29 +51,28 @@ interface DemoProfile {
   [key: string]: unknown;
 }
 
-interface DemoConfig {
+export interface DemoConfig {
   clients: { username: string; password?: string; roles: string[] }[];
   profiles: Record<string, DemoProfile>;
 }
 
-/** A request fixture: `{headers, query?, body}` (test/helpers/lead-fixtures.ts). */
-interface RequestFixture {
-  headers: Record<string, string>;
-  query?: Record<string, string>;
-  body: string;
+/** A source as the collection reads it (a `Source` of the registry). */
+export type DocumentedSource = Pick<Source, 'name' | 'docs' | 'setup'>;
+
+/** What a collection is made from; the registry, config/demo.json and the fixtures by default. */
+export interface CollectionInputs {
+  sources?: readonly DocumentedSource[];
+  config?: DemoConfig;
+  /** The text of `test/fixtures/leads/<source>/<file>.json`. */
+  readFixture?: (source: string, file: string) => string;
 }
 
-function fixture(source: string, name: string): RequestFixture {
-  return JSON.parse(readFileSync(join(FIXTURES, source, `${name}.json`), 'utf8')) as RequestFixture;
-}
+/** A fixture's text: `test/fixtures/leads/<source>/<file>.json`. */
+export const readLeadFixture = (source: string, file: string) =>
+  readFileSync(join(FIXTURES, source, `${file}.json`), 'utf8');
 
-/**
- * A platform's own payload fixture, re-written on one line (signatures cover exact bytes), its
- * numbers exactly as written (Meta's ids are beyond 2^53).
- */
-function payload(source: string, name: string, change: Record<string, unknown> = {}): string {
-  const value = parse(readFileSync(join(FIXTURES, source, `${name}.json`), 'utf8')) as object;
-  return stringify({ ...value, ...change }) as string;
+function demoConfig(): DemoConfig {
+  return JSON.parse(readFileSync(DEMO_CONFIG, 'utf8')) as DemoConfig;
 }
 
 function contentTypeOf(headers: Record<string, string>): string {
@@ -75,263 +80,170 @@ function contentTypeOf(headers: Record<string, string>): string {
   return found?.[1] ?? 'application/json';
 }
 
+/**
+ * A source's fixture as sent: a request fixture (`{headers, body}`, test/helpers/lead-fixtures.ts)
+ * as it is, or a platform's payload re-written on one line (signatures cover exact bytes), its
+ * numbers exactly as written (Meta's ids are beyond 2^53).
+ */
+function fixtureBody(
+  source: string,
+  fixture: RequestFixture,
+  read: (source: string, file: string) => string,
+): { contentType: string; body: string } {
+  if ('request' in fixture) {
+    const { headers, body } = JSON.parse(read(source, fixture.request)) as {
+      headers: Record<string, string>;
+      body: string;
+    };
+    return { contentType: contentTypeOf(headers), body };
+  }
+  const value = parse(read(source, fixture.payload)) as object;
+  return {
+    contentType: 'application/json',
+    body: stringify({ ...value, ...fixture.change }) as string,
+  };
+}
+
+/** A source's demo profile: its name, its settings, how its request authenticates. */
+interface SourceProfile {
+  name: string;
+  settings: DemoProfile;
+  auth: SampleAuth;
+  request: SourceRequestDoc;
+}
+
+/** The demo configuration's profile of a source: its name and its settings. */
+function demoProfile(config: DemoConfig, source: string): [string, DemoProfile] {
+  const found = Object.entries(config.profiles).find(([, p]) => p.source === source);
+  if (!found) throw new Error(`config/demo.json has no profile of source ${source}`);
+  return found;
+}
+
+/** A demo setting's value (the demo secret), for signatures and variables. */
+function settingOf(source: string, settings: DemoProfile, key: string): string {
+  const value = settings[key];
+  if (typeof value !== 'string') throw new Error(`config/demo.json: ${source} has no ${key}`);
+  return value;
+}
+
+function sourceProfile(source: DocumentedSource, config: DemoConfig): SourceProfile {
+  const [name, settings] = demoProfile(config, source.name);
+  const request = source.docs().request;
+  const auth = request.auth ?? source.setup?.auth(settings as never);
+  if (!auth) throw new Error(`source ${source.name} has no setup.auth: give its request an auth`);
+  return { name, settings, auth, request };
+}
+
+/** The credential a request carries as it is: its variable's name and value (none if signed). */
+function credentialVariable(source: string, profile: SourceProfile): [string, string] | undefined {
+  const { auth, request } = profile;
+  if (auth.kind === 'hmac' || auth.kind === 'basic') return undefined;
+  if (!request.variable) {
+    throw new Error(
+      `source ${source}: its request carries its ${auth.setting} as is: name its variable`,
+    );
+  }
+  return [request.variable, settingOf(source, profile.settings, auth.setting)];
+}
+
+const BASIC = { Authorization: 'Basic {{user}} {{password}}' };
+
+/** How the request carries its credentials: in its query, in headers. */
+function credentials(
+  source: string,
+  profile: SourceProfile,
+  body: string,
+): { query?: string; headers: Record<string, string> } {
+  const { auth } = profile;
+  const variable = `{{${profile.request.variable}}}`;
+  switch (auth.kind) {
+    case 'token':
+      return auth.in === 'query'
+        ? { query: `${TOKEN_QUERY}=${variable}`, headers: {} }
+        : { headers: { 'X-Lead-Token': variable } };
+    case 'header':
+      return { headers: { [auth.header]: variable } };
+    case 'body':
+      // The fixture's `change` writes the variable where the platform sends the key.
+      return { headers: {} };
+    case 'hmac':
+      return {
+        headers: hmacHeaders(
+          auth,
+          settingOf(source, profile.settings, auth.setting),
+          body,
+          SIGNED_AT,
+        ),
+      };
+    case 'basic':
+      return { headers: BASIC };
+  }
+}
+
+/** A source's request (its `docs().request`), to its demo profile. */
+function sourceRequest(
+  source: DocumentedSource,
+  config: DemoConfig,
+  read: (source: string, file: string) => string,
+): HttpRequestSpec {
+  const profile = sourceProfile(source, config);
+  const { request } = profile;
+  const { contentType, body } = fixtureBody(source.name, request.fixture, read);
+  const carried = credentials(source.name, profile, body);
+  return {
+    title: `${request.title} (source ${source.name})`,
+    ...(request.note && { note: request.note }),
+    method: 'POST',
+    target: `/leads/${profile.name}${carried.query ? `?${carried.query}` : ''}`,
+    headers: { 'Content-Type': contentType, ...request.headers, ...carried.headers },
+    body,
+  };
+}
+
 /** The variables at the top of the file: what a person changes for another gateway. */
 interface Variables {
   lines: string[];
   /** Profile name of each source in the demo configuration. */
   profileOf(source: SourceName): string;
-  /** Its setting's value (the demo secret), for signatures. */
-  secretOf(source: SourceName, key: string): string;
 }
 
-function variables(config: DemoConfig): Variables {
-  const profileOf = (source: SourceName): string => {
-    const found = Object.entries(config.profiles).find(([, p]) => p.source === source);
-    if (!found) throw new Error(`config/demo.json has no profile of source ${source}`);
-    return found[0];
-  };
-  const secretOf = (source: SourceName, key: string): string => {
-    const value = config.profiles[profileOf(source)]?.[key];
-    if (typeof value !== 'string') throw new Error(`config/demo.json: ${source} has no ${key}`);
-    return value;
-  };
+/**
+ * The demo credentials, then one variable per source whose request carries its credential as
+ * it is (`@siteToken`...), in the registry's order, then the ones of the routes below.
+ */
+function variables(config: DemoConfig, sources: readonly DocumentedSource[]): Variables {
+  const profileOf = (source: SourceName): string => demoProfile(config, source)[0];
   const admin = config.clients.find((c) => c.roles.includes('admin') && c.password);
   if (!admin?.password) throw new Error('config/demo.json has no admin client with a password');
+  const credentialLines = sources.flatMap((source) => {
+    const variable = credentialVariable(source.name, sourceProfile(source, config));
+    return variable ? [`@${variable[0]} = ${variable[1]}`] : [];
+  });
   const lines = [
     '@baseUrl = http://127.0.0.1:3000',
     `@user = ${admin.username}`,
     `@password = ${admin.password}`,
-    `@siteToken = ${secretOf('form', 'token')}`,
-    `@rdToken = ${secretOf('rdstation', 'token')}`,
-    `@unbounceToken = ${secretOf('unbounce', 'token')}`,
-    `@elementorToken = ${secretOf('elementor', 'token')}`,
-    `@googleKey = ${secretOf('google', 'key')}`,
-    `@metaVerifyToken = ${secretOf('meta', 'verifyToken')}`,
-    `@tiktokToken = ${secretOf('tiktok', 'token')}`,
-    `@jotformToken = ${secretOf('jotform', 'token')}`,
-    `@hotmartHottok = ${secretOf('hotmart', 'hottok')}`,
-    `@kommoToken = ${secretOf('kommo', 'token')}`,
-    `@wordpressToken = ${secretOf('wordpress', 'token')}`,
-    `@wixToken = ${secretOf('wix', 'token')}`,
+    ...credentialLines,
+    // Meta's subscription handshake (GET /leads/{profile}, below).
+    `@metaVerifyToken = ${settingOf('meta', demoProfile(config, 'meta')[1], 'verifyToken')}`,
     '# A lead id from an answer above (the admin requests below use it).',
     '@leadId = ld_0000000000000000000000',
   ];
-  return { lines, profileOf, secretOf };
-}
-
-const BASIC = { Authorization: 'Basic {{user}} {{password}}' };
-
-/** One request per lead source: its own profile, credentials and a real payload. */
-function sourceRequests(v: Variables): Record<SourceName, HttpRequestSpec> {
-  const lead = (source: SourceName, query = '') =>
-    `/leads/${v.profileOf(source)}${query ? `?${query}` : ''}`;
-  const form = fixture('form', 'valid-urlencoded');
-  const unbounce = fixture('unbounce', 'valid');
-  const elementor = fixture('elementor', 'default-mode');
-  const webflow = fixture('webflow', 'valid');
-  const prospect = fixture('prospect', 'valid');
-  const meta = payload('meta', 'webhook-two-entries');
-  const typeform = payload('typeform', 'form-response');
-  const google = payload('google', 'lead', { google_key: '{{googleKey}}' });
-  const whatsapp = payload('whatsapp', 'ctwa-first-message');
-  const tiktok = payload('tiktok', 'webhook-lead');
-  const hmac = (secret: string, body: string, encoding: 'hex' | 'base64') =>
-    createHmac('sha256', secret).update(body).digest(encoding);
-  const googleForms = payload('googleforms', 'form-response');
-  const tally = payload('tally', 'form-response');
-  const hubspot = payload('hubspot', 'contact-all-properties');
-  const jotform = fixture('jotform', 'submission');
-  const kommo = fixture('kommo', 'lead-added');
-  const wordpress = fixture('wordpress', 'contact-form-7');
-  return {
-    form: {
-      title: 'a landing-page form (source form)',
-      method: 'POST',
-      target: lead('form', 'token={{siteToken}}'),
-      headers: { 'Content-Type': contentTypeOf(form.headers), Origin: 'https://lp.example.com' },
-      body: form.body,
-    },
-    meta: {
-      title: 'a Meta Lead Ads webhook (source meta)',
-      note: 'Signed with config/demo.json’s appSecret over this exact body; the leads are looked up in Graph at delivery.',
-      method: 'POST',
-      target: lead('meta'),
-      headers: {
-        'Content-Type': 'application/json',
-        'X-Hub-Signature-256': `sha256=${hmac(v.secretOf('meta', 'appSecret'), meta, 'hex')}`,
-      },
-      body: meta,
-    },
-    google: {
-      title: 'a Google Ads lead form webhook (source google)',
-      method: 'POST',
-      target: lead('google'),
-      headers: { 'Content-Type': 'application/json' },
-      body: google,
-    },
-    typeform: {
-      title: 'a Typeform webhook (source typeform)',
-      note: 'Signed with config/demo.json’s secret over this exact body.',
-      method: 'POST',
-      target: lead('typeform'),
-      headers: {
-        'Content-Type': 'application/json',
-        'Typeform-Signature': `sha256=${hmac(v.secretOf('typeform', 'secret'), typeform, 'base64')}`,
-      },
-      body: typeform,
-    },
-    webflow: {
-      title: 'a Webflow form webhook (source webflow)',
-      note: 'Signed with config/demo.json’s secret, but Webflow signatures expire after 5 minutes: this one is answered 403 stale_timestamp. It shows the shape; sign a fresh one as test/helpers/lead-fixtures.ts signWebflow does.',
-      method: 'POST',
-      target: lead('webflow'),
-      headers: {
-        'Content-Type': contentTypeOf(webflow.headers),
-        'x-webflow-timestamp': WEBFLOW_TIMESTAMP,
-        'x-webflow-signature': webflowSignature(
-          v.secretOf('webflow', 'secret'),
-          WEBFLOW_TIMESTAMP,
-          Buffer.from(webflow.body),
-        ),
-      },
-      body: webflow.body,
-    },
-    rdstation: {
-      title: 'an RD Station Marketing webhook (source rdstation)',
-      method: 'POST',
-      target: lead('rdstation', 'token={{rdToken}}'),
-      headers: { 'Content-Type': 'application/json' },
-      body: payload('rdstation', 'current'),
-    },
-    unbounce: {
-      title: 'an Unbounce form webhook (source unbounce)',
-      method: 'POST',
-      target: lead('unbounce', 'token={{unbounceToken}}'),
-      headers: { 'Content-Type': contentTypeOf(unbounce.headers) },
-      body: unbounce.body,
-    },
-    elementor: {
-      title: 'an Elementor Pro form webhook (source elementor)',
-      method: 'POST',
-      target: lead('elementor', 'token={{elementorToken}}'),
-      headers: { 'Content-Type': contentTypeOf(elementor.headers) },
-      body: elementor.body,
-    },
-    whatsapp: {
-      title: 'a Click-to-WhatsApp ad conversation (source whatsapp)',
-      note: 'Signed with config/demo.json’s appSecret over this exact body; one conversation (wa_id) is one lead.',
-      method: 'POST',
-      target: lead('whatsapp'),
-      headers: {
-        'Content-Type': 'application/json',
-        'X-Hub-Signature-256': `sha256=${hmac(v.secretOf('whatsapp', 'appSecret'), whatsapp, 'hex')}`,
-      },
-      body: whatsapp,
-    },
-    tiktok: {
-      title: 'a TikTok Lead Generation webhook (source tiktok)',
-      note: 'TikTok signs nothing on this webhook: the token is in the callback URL.',
-      method: 'POST',
-      target: lead('tiktok', 'token={{tiktokToken}}'),
-      headers: { 'Content-Type': 'application/json' },
-      body: tiktok,
-    },
-    googleforms: {
-      title: 'a Google Forms response from the Apps Script (source googleforms)',
-      note: 'Signed with config/demo.json’s secret over this exact body, as the Apps Script of docs/sources.md signs it.',
-      method: 'POST',
-      target: lead('googleforms'),
-      headers: {
-        'Content-Type': 'application/json',
-        'X-Lead-Signature': `sha256=${hmac(v.secretOf('googleforms', 'secret'), googleForms, 'base64')}`,
-      },
-      body: googleForms,
-    },
-    tally: {
-      title: 'a Tally webhook (source tally)',
-      note: 'Signed with config/demo.json’s secret over this exact body.',
-      method: 'POST',
-      target: lead('tally'),
-      headers: {
-        'Content-Type': 'application/json',
-        'Tally-Signature': hmac(v.secretOf('tally', 'secret'), tally, 'base64'),
-      },
-      body: tally,
-    },
-    jotform: {
-      title: 'a Jotform webhook (source jotform)',
-      note: 'Jotform signs nothing: the token is in the URL.',
-      method: 'POST',
-      target: lead('jotform', 'token={{jotformToken}}'),
-      headers: { 'Content-Type': contentTypeOf(jotform.headers) },
-      body: jotform.body,
-    },
-    hotmart: {
-      title: 'a Hotmart purchase webhook (source hotmart)',
-      method: 'POST',
-      target: lead('hotmart'),
-      headers: { 'Content-Type': 'application/json', 'X-HOTMART-HOTTOK': '{{hotmartHottok}}' },
-      body: payload('hotmart', 'purchase-approved'),
-    },
-    hubspot: {
-      title: 'a HubSpot workflow webhook (source hubspot)',
-      note: 'Signed with config/demo.json’s secret and url, but HubSpot signatures expire after 5 minutes: this one is answered 403 stale_timestamp. It shows the shape; docs/sources.md shows how to sign a fresh one.',
-      method: 'POST',
-      target: lead('hubspot'),
-      headers: {
-        'Content-Type': 'application/json',
-        'X-HubSpot-Request-Timestamp': HUBSPOT_TIMESTAMP,
-        'X-HubSpot-Signature-v3': hubspotSignature(
-          v.secretOf('hubspot', 'secret'),
-          v.secretOf('hubspot', 'url'),
-          Buffer.from(hubspot),
-          HUBSPOT_TIMESTAMP,
-        ),
-      },
-      body: hubspot,
-    },
-    kommo: {
-      title: 'a Kommo webhook, ids only (source kommo)',
-      note: 'The lead is read from Kommo’s API at delivery: register it in the sandbox first (POST /_sandbox/kommo-leads, docs/sources.md), or it is parked.',
-      method: 'POST',
-      target: lead('kommo', 'token={{kommoToken}}'),
-      headers: { 'Content-Type': contentTypeOf(kommo.headers) },
-      body: kommo.body,
-    },
-    wordpress: {
-      title: 'a Contact Form 7 webhook, profile plugin contact-form-7 (source wordpress)',
-      method: 'POST',
-      target: lead('wordpress', 'token={{wordpressToken}}'),
-      headers: { 'Content-Type': contentTypeOf(wordpress.headers) },
-      body: wordpress.body,
-    },
-    wix: {
-      title: 'a Wix Automations HTTP request (source wix)',
-      method: 'POST',
-      target: lead('wix', 'token={{wixToken}}'),
-      headers: { 'Content-Type': 'application/json' },
-      body: payload('wix', 'form-submitted'),
-    },
-    prospect: {
-      title: 'a Prospect through a profile (source prospect)',
-      method: 'POST',
-      target: lead('prospect'),
-      headers: { 'Content-Type': 'application/json', ...BASIC },
-      body: prospect.body,
-    },
-  };
+  return { lines, profileOf };
 }
 
 /** One request per route of the table; POST /leads/{profile} is the sources' (above). */
-function routeRequests(v: Variables): Record<string, HttpRequestSpec[]> {
-  const sources = sourceRequests(v);
-  const prospect = fixture('prospect', 'valid');
+function routeRequests(
+  v: Variables,
+  { sources, config, readFixture }: Required<CollectionInputs>,
+): Record<string, HttpRequestSpec[]> {
+  const prospect = fixtureBody('prospect', { request: 'valid' }, readFixture);
   return {
     'GET /health': [{ title: 'is the gateway up', method: 'GET', target: '/health' }],
     'GET /openapi.json': [
       { title: 'the OpenAPI document', method: 'GET', target: '/openapi.json' },
     ],
-    'POST /leads/{profile}': SOURCES.map((source) => sources[source.name]),
+    'POST /leads/{profile}': sources.map((source) => sourceRequest(source, config, readFixture)),
     'GET /leads/{profile}': [
       {
         title: 'Meta’s subscription handshake',
@@ -357,7 +269,7 @@ function routeRequests(v: Variables): Record<string, HttpRequestSpec[]> {
         note: 'Waits up to 8 s for the delivery: 200 {"idProspect"} when delivered in time, else 202.',
         method: 'POST',
         target: '/api/v1/prospects',
-        headers: { 'Content-Type': contentTypeOf(prospect.headers), ...BASIC },
+        headers: { 'Content-Type': prospect.contentType, ...BASIC },
         body: prospect.body,
       },
     ],
@@ -517,12 +429,24 @@ function routeRequests(v: Variables): Record<string, HttpRequestSpec[]> {
 
 const routeKey = (route: Pick<RouteSpec, 'method' | 'path'>) => `${route.method} ${route.path}`;
 
-/** The requests by route, in the route table's order; throws when a route has none. */
+function withDefaults(inputs: CollectionInputs): Required<CollectionInputs> {
+  return {
+    sources: inputs.sources ?? SOURCES,
+    config: inputs.config ?? demoConfig(),
+    readFixture: inputs.readFixture ?? readLeadFixture,
+  };
+}
+
+/**
+ * The requests by route, in the route table's order, `POST /leads/{profile}` one per source;
+ * throws when a route has none.
+ */
 export function collection(
   routes: readonly RouteSpec[] = ROUTES,
+  inputs: CollectionInputs = {},
 ): { route: string; requests: HttpRequestSpec[] }[] {
-  const config = JSON.parse(readFileSync(DEMO_CONFIG, 'utf8')) as DemoConfig;
-  const byRoute = routeRequests(variables(config));
+  const made = withDefaults(inputs);
+  const byRoute = routeRequests(variables(made.config, made.sources), made);
   const keys = new Set(routes.map(routeKey));
   const problems = [
     ...[...keys]
@@ -552,8 +476,8 @@ function render(route: string, request: HttpRequestSpec): string {
 }
 
 /** The file's text. */
-export function requestsText(): string {
-  const config = JSON.parse(readFileSync(DEMO_CONFIG, 'utf8')) as DemoConfig;
+export function requestsText(inputs: CollectionInputs = {}): string {
+  const made = withDefaults(inputs);
   const header = [
     '# The leads gateway, one request per route and per lead source, for VS Code REST Client and',
     '# JetBrains HTTP Client. Generated by `npm run requests` from test/fixtures/leads and',
@@ -561,9 +485,9 @@ export function requestsText(): string {
     '# (the demo credentials below); for a deployed stage set baseUrl to its ApiUrl and the',
     '# credentials to yours. The routes and answers are described in docs/openapi.json.',
     '',
-    ...variables(config).lines,
+    ...variables(made.config, made.sources).lines,
   ].join('\n');
-  const blocks = collection().flatMap(({ route, requests }) =>
+  const blocks = collection(ROUTES, made).flatMap(({ route, requests }) =>
     requests.map((request) => render(route, request)),
   );
   return `${[header, ...blocks].join('\n\n')}\n`;

@@ -165,6 +165,8 @@ function describeRedrive(redrive: ReplayResult['redrive']): string {
       return `${redrive.moved ?? 0} dead-letter messages moved back to the queue`;
     case 'started':
       return 'dead-letter queue redrive started';
+    case 'skipped':
+      return 'dead-letter queue left alone (this operator sees only some accounts or branches)';
     default:
       return 'a dead-letter queue redrive was already running';
   }

@@ -74,8 +74,10 @@ import {
   type PublicLeadStatus,
   publicStatus,
 } from '../domain/lead-lifecycle.ts';
+import { mapCapture } from '../domain/map-capture.ts';
 import { type SubjectQuery, subjectsOfQuery } from '../domain/personal-data.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import { csrfToken } from '../kernel/csrf.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../kernel/http.ts';
 import { admitCaller, NO_STORE } from '../kernel/route-guard.ts';
 import type { RouteName } from '../kernel/routes.ts';
@@ -89,14 +91,14 @@ import {
 } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 import { isDropped, recordCapture } from '../ledger/record-capture.ts';
-import { adapterFor, mapCapture, SOURCES, sourceNamed } from '../sources/registry.ts';
+import { adapterFor, SOURCES, sourceLabel, sourceNamed } from '../sources/registry.ts';
 import { type KitContext, type ProfileKit, profileKit, signedSample } from '../sources/setup.ts';
 import { type CompletionContext, SourceLookupError } from '../sources/source.ts';
 import type { CircuitState } from '../upstream/circuit.ts';
 import { consolePage } from './console-page.ts';
-import { checkCsrf, csrfToken } from './csrf.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
 import { contactOf, leadsCsv, matchesSearch } from './lead-views.ts';
+import { scopedAdminDeps } from './scoped-deps.ts';
 
 /** The admin function's routes, by the names the route table gives them (kernel/routes.ts). */
 export type AdminRoute = RouteName<'admin'>;
@@ -283,25 +285,18 @@ export async function handleAdmin(
     events.refused({ route, status: result.statusCode, code });
     return result;
   };
+  // The guard: route, method, sign-in, role and cross-site checks (kernel/route-guard.ts), then
+  // the caller's scope: every route below sees only the leads and profiles it may (scoped-deps.ts).
   const admission = await admitCaller('admin', resource, request, () => deps.config.clients());
   if (!admission.ok) return refuse(admission.result, admission.code);
   const { client } = admission;
   const admitted = admission.route.name;
   route = admitted;
-
+  const scoped = scopedAdminDeps(deps, admission.scope);
   const base = (baseUrl ?? `http://${request.headers.host ?? 'localhost'}`).replace(/\/+$/, '');
-  if (request.method !== 'GET') {
-    const verdict = checkCsrf(request, client, base.startsWith('https:') ? 'https' : 'http');
-    if (!verdict.ok) {
-      return refuse(
-        problem(403, 'cross_site_refused', verdict.message, [], NO_STORE),
-        'cross_site',
-      );
-    }
-  }
 
   const context: RouteContext = {
-    deps,
+    deps: scoped,
     request,
     leadId: pathParameters?.leadId ?? '',
     profile: pathParameters?.profile ?? '',
@@ -419,7 +414,9 @@ async function upstreamHealth({ deps, now, request }: RouteContext): Promise<Htt
     const message = `no upstream account "${asked}"; accounts: ${accounts.join(', ')}`;
     throw refusal(400, 'unknown_upstream', message, [message]);
   }
-  const account = asked ?? DEFAULT_ACCOUNT;
+  // The default account, or the first one this operator may see.
+  const account = asked ?? (accounts.includes(DEFAULT_ACCOUNT) ? DEFAULT_ACCOUNT : accounts[0]);
+  if (account === undefined) throw refusal(404, 'unknown_upstream', 'no upstream account to show');
   const [circuit, nextSlot, backlog] = await Promise.all([
     deps.upstream.circuit(account),
     deps.upstream.pacerNextSlot?.(account),
@@ -1159,7 +1156,12 @@ async function scanRecent(
         return more ? { leads, cursor: entry.position } : { leads };
       }
     }
-    if (!page.more || page.entries.length === 0) return { leads };
+    // A scoped view may leave a page's leads out: it says where reading stopped.
+    if (page.last !== undefined) {
+      position = page.last;
+      if (page.entries.length === 0) scanned += SCAN_PAGE;
+    }
+    if (!page.more || (page.entries.length === 0 && page.last === undefined)) return { leads };
     if (scanned >= MAX_SCANNED)
       return position === undefined ? { leads } : { leads, cursor: position };
   }
@@ -1247,7 +1249,10 @@ async function correctLead(context: RouteContext): Promise<HttpResponse> {
     throw refusal(409, 'unknown_profile', `profile ${lead.profile} is no longer configured`);
   }
   const correction = mergeCorrections(lead.correction, read.correction);
-  const mapped = applyCorrection(mapCapture(lead.capture, profile), correction);
+  const mapped = applyCorrection(
+    mapCapture(lead.capture, profile, sourceLabel(lead.capture.source)),
+    correction,
+  );
   const saved = await deps.ledger.correct(
     leadId,
     lead.version,
@@ -1286,7 +1291,7 @@ async function preview({ deps, request, profile: name }: RouteContext): Promise<
         submitted: { answers: capture.answers, attribution: capture.attribution },
       };
     }
-    const mapped = mapCapture(capture, profile);
+    const mapped = mapCapture(capture, profile, sourceLabel(capture.source));
     return {
       prospect: mapped.prospect,
       missing: mapped.missing,

@@ -15,7 +15,12 @@ export type RedriveResult =
   /** SQS started a move task; it runs on after the call. */
   | { status: 'started'; taskHandle: string }
   /** A move task for the dead-letter queue was already running (SQS allows one at a time). */
-  | { status: 'running'; taskHandle?: string; moved?: number; toMove?: number };
+  | { status: 'running'; taskHandle?: string; moved?: number; toMove?: number }
+  /**
+   * Not asked: the operator is scoped to some accounts or branches, and the dead-letter queue
+   * holds every account's wake-ups (admin/scoped-deps.ts).
+   */
+  | { status: 'skipped' };
 
 export interface DlqRedrive {
   /** Starts (or finishes) moving the dead-letter messages back; safe to call again at any time. */

@@ -3,6 +3,7 @@
  * became (or, before any mapping, from the answers as sent), the search over them, and the CSV
  * of leads for a sales team. Personal data: only the admin routes use this, never a log line.
  */
+import { guardFormula } from '../kernel/csv-cell.ts';
 import type { LeadRecord } from '../ledger/lead-ledger.ts';
 
 /** A lead's person, as the console lists it. */
@@ -71,10 +72,9 @@ export function matchesSearch(lead: LeadRecord, query: string): boolean {
     .every((word) => haystack.includes(word));
 }
 
-/** A CSV cell: quoted, and a leading formula character neutralised (Excel, Sheets). */
+/** A CSV cell: quoted, and a leading formula character neutralised (kernel/csv-cell.ts). */
 function cell(value: string | number | undefined): string {
-  let text = value === undefined ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  const text = guardFormula(value === undefined ? '' : String(value));
   return `"${text.replaceAll('"', '""')}"`;
 }
 

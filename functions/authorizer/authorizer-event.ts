@@ -9,17 +9,20 @@
  *   `verified: "true"`;
  * - no `Authorization` header, a malformed one or wrong credentials → refused; the handler then
  *   throws `Unauthorized`, which API Gateway answers with its UNAUTHORIZED gateway response
- *   (401 and the Basic challenge). Wrong credentials count as a failure against the user name
- *   and the source address (functions/kernel/auth-throttle.ts);
- * - a user name or address locked by earlier failures → Allow with `throttled: "true"` and
- *   `retryAfter` (seconds) in the context, principal `throttled`, and nothing checked: an
- *   authorizer can only allow or deny, and API Gateway answers a deny with 401 or 403 and no
- *   Retry-After, so the function behind it answers 429 with Retry-After instead
- *   (kernel/route-guard.ts, intake.ts). That is safe because the authorizer's decisions are not
- *   cached (BASIC_AUTH.resultsCacheTtlSeconds is 0): every request is decided afresh.
+ *   (401 and the Basic challenge). Wrong credentials count as a failure against the source
+ *   address and, from an address unfamiliar to the name, against the user name
+ *   (functions/kernel/auth-throttle.ts); right ones make the address familiar for the name;
+ * - a sign-in locked by earlier failures (its address's lock, or its name's lock when the
+ *   address never signed in as that name) → Allow with `throttled: "true"` and `retryAfter`
+ *   (seconds) in the context, principal `throttled`, and nothing checked: an authorizer can only
+ *   allow or deny, and API Gateway answers a deny with 401 or 403 and no Retry-After, so the
+ *   function behind it answers 429 with Retry-After instead (kernel/route-guard.ts, intake.ts).
+ *   That is safe because the authorizer's decisions are not cached
+ *   (BASIC_AUTH.resultsCacheTtlSeconds is 0): every request is decided afresh.
  *
- * Credentials verified within the last few minutes (client-auth.ts `recentlyVerified`) are
- * allowed without asking the throttle: only someone who has the password can be remembered.
+ * Credentials verified within the last few minutes by this instance (client-auth.ts
+ * `recentlyVerified`) are allowed without asking the throttle: only someone who has the password
+ * can be remembered. What outlives the instance is the familiar address, in the ledger table.
  *
  * Roles are not checked here: the functions do that (403), as before. The policy allows every
  * method of the stage (`<api>/<stage>/*`), not only the method that asked.
@@ -34,7 +37,13 @@ import { basicCredentials } from '../kernel/http.ts';
 export type BasicAuthDecision =
   | { allow: true; username: string; result: APIGatewayAuthorizerResult }
   /** Locked by earlier failures: allowed through so that the function answers 429. */
-  | { allow: true; throttled: true; retryAfterSeconds: number; result: APIGatewayAuthorizerResult }
+  | {
+      allow: true;
+      throttled: true;
+      retryAfterSeconds: number;
+      lockedBy: 'name' | 'address';
+      result: APIGatewayAuthorizerResult;
+    }
   | { allow: false; reason: 'missing' | 'invalid' };
 
 export interface AuthorizeOptions {
@@ -101,30 +110,30 @@ export async function authorizeBasic(
     username: credentials.username,
     sourceIp: event.requestContext?.identity?.sourceIp ?? undefined,
   };
-  let userFailures = 0;
-  if (throttle) {
-    const state = await throttle.check(signIn).catch((error: unknown) => {
-      onThrottleError(error);
-      return undefined;
-    });
-    if (state?.locked) {
-      return {
-        allow: true,
-        throttled: true,
-        retryAfterSeconds: state.retryAfterSeconds,
-        result: allowAll(event.methodArn, 'throttled', {
-          [AUTHORIZER_CONTEXT.throttled]: 'true',
-          [AUTHORIZER_CONTEXT.retryAfter]: String(state.retryAfterSeconds),
-        }),
-      };
-    }
-    userFailures = state?.userFailures ?? 0;
+  const state = throttle
+    ? await throttle.check(signIn).catch((error: unknown) => {
+        onThrottleError(error);
+        return undefined;
+      })
+    : undefined;
+  if (state?.locked) {
+    return {
+      allow: true,
+      throttled: true,
+      retryAfterSeconds: state.retryAfterSeconds,
+      lockedBy: state.lockedBy,
+      result: allowAll(event.methodArn, 'throttled', {
+        [AUTHORIZER_CONTEXT.throttled]: 'true',
+        [AUTHORIZER_CONTEXT.retryAfter]: String(state.retryAfterSeconds),
+      }),
+    };
   }
   const client = await matchClient(credentials, clients);
   if (!client) {
-    await throttle?.failed(signIn).catch(onThrottleError);
+    await throttle?.failed(signIn, state).catch(onThrottleError);
     return { allow: false, reason: 'invalid' };
   }
-  if (userFailures > 0) await throttle?.succeeded(signIn).catch(onThrottleError);
+  // Not on every request: only a new address, or one last written more than a day ago.
+  if (state?.remember) await throttle?.succeeded(signIn).catch(onThrottleError);
   return verified(client);
 }

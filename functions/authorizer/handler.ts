@@ -1,13 +1,15 @@
 /**
  * The Basic-auth REQUEST authorizer Lambda (functions/kernel/routes.ts, BASIC_AUTH): reads the API clients
  * (Secrets Manager on AWS, the configuration file locally) and lets authorizer-event.ts decide,
- * with the failed-sign-in counters of the ledger table (kernel/auth-throttle.ts).
+ * with the failed-sign-in counters and familiar addresses of the ledger table
+ * (kernel/auth-throttle.ts).
  * Refused credentials throw `Unauthorized`, API Gateway's way to answer 401 (its UNAUTHORIZED
  * gateway response, with the Basic challenge); any other failure (the clients cannot be read)
  * throws as itself, which API Gateway answers with 500. A locked sign-in is allowed with
  * `throttled` in the context, and the function answers 429. Never logs credentials or the user
- * name that was tried (a person may type a password into it). Metrics: `AuthFailure` per wrong
- * password, `AuthThrottled` per locked sign-in.
+ * name that was tried (a person may type a password into it), nor the address (`lockedBy` says
+ * only which counter locked). Metrics: `AuthFailure` per wrong password, `AuthThrottled` per
+ * locked sign-in.
  */
 import type {
   APIGatewayAuthorizerResult,
@@ -70,6 +72,7 @@ export async function handler(
     if ('throttled' in decision) {
       logger.warn('basic sign-in throttled', {
         retryAfterSeconds: decision.retryAfterSeconds,
+        lockedBy: decision.lockedBy,
         ...where,
       });
       count('AuthThrottled');

@@ -1,6 +1,7 @@
 /**
  * The authorizer's AWS adapters: the API clients from Secrets Manager and the failed-sign-in
- * counters in the ledger table (its `authfail#*` items only: GetItem, UpdateItem, DeleteItem).
+ * counters and familiar addresses in the ledger table (its `authfail#*` items only: GetItem and
+ * UpdateItem).
  */
 import { createAwsClientsSource } from '../config/secrets-aws.ts';
 import { createAuthThrottle } from '../kernel/auth-throttle.ts';

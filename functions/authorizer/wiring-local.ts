@@ -1,6 +1,6 @@
 /**
  * The authorizer's local adapters: the API clients of the configuration file and the
- * failed-sign-in counters on the local DynamoDB (the same items as on AWS).
+ * failed-sign-in counters and familiar addresses on the local DynamoDB (the same items as on AWS).
  */
 import { localConfigSource } from '../config/config-local.ts';
 import { createAuthThrottle } from '../kernel/auth-throttle.ts';

@@ -7,6 +7,7 @@
  */
 import type { IssueDetail } from '../domain/json.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import type { Reach } from '../kernel/scope.ts';
 import { DEFAULT_REPORT, type ReportConfig } from './config-parts.ts';
 
 /** What the account model needs of a configuration (the file, or the deployed settings). */
@@ -73,4 +74,27 @@ export function accountProblems<U>(config: AccountsInput<U>): IssueDetail[] {
 /** The account of a profile. */
 export function accountOfProfile(profile: { upstream?: string | undefined }): string {
   return profile.upstream ?? DEFAULT_ACCOUNT;
+}
+
+/** What a profile's reach is read from: its source, account, default and per-form fields. */
+export interface ReachInput {
+  source: string;
+  upstream?: string | undefined;
+  defaults?: { idBranch?: number | undefined } | undefined;
+  forms?: Record<string, { idBranch?: number | undefined } | undefined> | undefined;
+}
+
+/**
+ * Every place a profile's leads may go (kernel/scope.ts): its account, and the branches its
+ * configuration gives them: the default branch and each form's. `any` when a lead may come
+ * without a branch the profile chose: the Prospect API (the caller names the branch) or a
+ * profile without a default branch (its leads name one, or wait for an operator to).
+ */
+export function reachOfProfile(profile: ReachInput): Reach {
+  const account = accountOfProfile(profile);
+  const fallback = profile.defaults?.idBranch;
+  if (profile.source === 'prospect' || fallback === undefined) return { account, branches: 'any' };
+  const branches = new Set([fallback]);
+  for (const form of Object.values(profile.forms ?? {})) branches.add(form?.idBranch ?? fallback);
+  return { account, branches: [...branches].sort((a, b) => a - b) };
 }

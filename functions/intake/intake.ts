@@ -53,7 +53,8 @@ import { newLeadId, publicStatus } from '../domain/lead-lifecycle.ts';
 import { withConsent } from '../domain/personal-data.ts';
 import { throttledByAuthorizer, tooManyFailuresMessage } from '../kernel/auth-throttle.ts';
 import { authenticateClient, BASIC_CHALLENGE } from '../kernel/client-auth.ts';
-import { TOO_MANY_FAILURES } from '../kernel/route-guard.ts';
+import { checkCsrf } from '../kernel/csrf.ts';
+import { CROSS_SITE_REFUSED, TOO_MANY_FAILURES } from '../kernel/route-guard.ts';
 import { basicRoutesOf } from '../kernel/routes.ts';
 import { DedupConflictError, type LeadLedger, type LeadRecord } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
@@ -356,6 +357,10 @@ export async function handleIntake(
       return refuse(problem(auth.status, auth.code, auth.message, [], headers), auth.code);
     }
     scope = auth.client;
+    // A browser's form post from another site carries the client's credentials too (csrf.ts).
+    const forged = checkCsrf(request, auth.client);
+    if (!forged.ok)
+      return refuse(problem(403, CROSS_SITE_REFUSED, forged.message), CROSS_SITE_REFUSED);
     const account = accountOfProfile(profile);
     if (scope.upstreams && !scope.upstreams.includes(account)) {
       const message = `this client may not post to the account "${account}"; name one of ${scope.upstreams.join(', ')} with ?upstream=`;

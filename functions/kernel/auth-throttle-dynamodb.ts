@@ -1,15 +1,18 @@
 /**
- * The failed-sign-in counters (auth-throttle.ts) as items of the ledger table, shared by every
- * authorizer instance: `pk = authfail#user#<sha256>` or `authfail#addr#<sha256>`,
- * `kind = 'authfail'`, `failures`, `lastFailureAt` (epoch ms), `expiresAt` (the table's TTL).
+ * The failed-sign-in counters and familiar addresses (auth-throttle.ts) as items of the ledger
+ * table, shared by every authorizer instance:
+ * - counters: `pk = authfail#user#<sha256>` or `authfail#addr#<sha256>`, `kind = 'authfail'`,
+ *   `failures`, `lastFailureAt` (epoch ms), `expiresAt` (the table's TTL);
+ * - familiar addresses: `pk = authfail#seen#<sha256>`, `kind = 'authseen'`, `seenAt` (epoch ms),
+ *   `expiresAt`. One unconditional UpdateItem writes it (the last right password wins).
  *
  * A failure is one conditional UpdateItem, no read-modify-write:
  * - while the record still counts (`lastFailureAt >= forgetBefore`, or no item):
  *   `failures = failures + 1` (an atomic increment: concurrent failures each count);
  * - once it is stale: `failures = 1`, conditional on it still being stale.
  * A caller whose condition failed (the record turned stale, or was restarted by another caller
- * between the two forms) tries the other form. IAM: GetItem, UpdateItem and
- * DeleteItem on the table, restricted by `dynamodb:LeadingKeys` to `authfail#*`.
+ * between the two forms) tries the other form. IAM: GetItem and UpdateItem on the table,
+ * restricted by `dynamodb:LeadingKeys` to `authfail#*`; nothing is ever deleted (TTL does it).
  */
 import type { AuthThrottleStore, FailureRecord } from './auth-throttle.ts';
 import { type DynamoDb, type Item, isConditionFailed } from './aws/dynamodb.ts';
@@ -17,11 +20,7 @@ import { type DynamoDb, type Item, isConditionFailed } from './aws/dynamodb.ts';
 export { AUTH_THROTTLE_KEY_PREFIX } from './auth-throttle.ts';
 
 /** The DynamoDB actions of this store (infra grants exactly these on `authfail#*`). */
-export const AUTH_THROTTLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-] as const;
+export const AUTH_THROTTLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
 
 export interface DynamoAuthThrottleOptions {
   client: DynamoDb;
@@ -80,10 +79,12 @@ export function createDynamoAuthThrottleStore(
     }
   }
 
+  const get = async (pk: string) =>
+    (await client.get({ TableName: tableName, Key: key(pk), ConsistentRead: true })).Item;
+
   return {
     async read(pk) {
-      const out = await client.get({ TableName: tableName, Key: key(pk), ConsistentRead: true });
-      return recordOf(out.Item);
+      return recordOf(await get(pk));
     },
 
     async recordFailure(pk, now, forgetBefore, expiresAt) {
@@ -95,8 +96,18 @@ export function createDynamoAuthThrottleStore(
       throw new Error('auth throttle: the failure counter kept changing; try again');
     },
 
-    async clear(pk) {
-      await client.delete({ TableName: tableName, Key: key(pk) });
+    async readSeen(pk) {
+      const seenAt = Number((await get(pk))?.seenAt);
+      return Number.isFinite(seenAt) ? seenAt : undefined;
+    },
+
+    async recordSeen(pk, now, expiresAt) {
+      await client.update({
+        TableName: tableName,
+        Key: key(pk),
+        UpdateExpression: 'SET seenAt = :now, expiresAt = :exp, kind = :kind',
+        ExpressionAttributeValues: { ':now': now, ':exp': expiresAt, ':kind': 'authseen' },
+      });
     },
   };
 }

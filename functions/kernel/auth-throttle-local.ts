@@ -1,5 +1,5 @@
 /**
- * The failed-sign-in counters as the local runtime keeps them: the same DynamoDB code as on AWS
+ * The failed-sign-in counters and familiar addresses as the local runtime keeps them: the same DynamoDB code as on AWS
  * (auth-throttle-dynamodb.ts), on the local ledger table the runtime started.
  */
 import type { AuthThrottleStore } from './auth-throttle.ts';
@@ -19,6 +19,7 @@ export function localAuthThrottleStore(): AuthThrottleStore {
     read: (key) => store().read(key),
     recordFailure: (key, now, forgetBefore, expiresAt) =>
       store().recordFailure(key, now, forgetBefore, expiresAt),
-    clear: (key) => store().clear(key),
+    readSeen: (key) => store().readSeen(key),
+    recordSeen: (key, now, expiresAt) => store().recordSeen(key, now, expiresAt),
   };
 }

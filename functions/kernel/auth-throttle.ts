@@ -1,30 +1,42 @@
 /**
- * Throttling of failed Basic sign-ins, shared by every instance (the port, its pure policy and the
- * service the authorizer uses). No AWS here: the DynamoDB adapter is auth-throttle-dynamodb.ts
- * (an item per user name and per source address in the ledger table), the local one
- * auth-throttle-local.ts (the same code on the local DynamoDB).
+ * Throttling of failed Basic sign-ins that slows guessers, not the people who own the names (the
+ * port, its pure policy and the service the authorizer uses). No AWS here: the DynamoDB adapter
+ * is auth-throttle-dynamodb.ts (items in the ledger table, shared by every instance), the local
+ * one auth-throttle-local.ts (the same code on the local DynamoDB).
  *
- * Two counters of failed sign-ins, each an item:
+ * Three items, every key hashed (SHA-256) under `authfail#`, no name or address stored in clear:
  * - per user name (`authfail#user#<sha256 of the name>`, whether or not the name exists, so the
- *   throttle says nothing about which names are real): guessing one client's password;
+ *   throttle says nothing about which names are real): failures from addresses this name never
+ *   signed in from. Someone guessing one client's password from anywhere else;
  * - per source address (`authfail#addr#<sha256 of the address>`; an IPv6 address counts by its
- *   /64, which one subscriber usually holds whole): one machine trying many names.
- * A key with `freeFailures` or more failures is locked until its last failure plus
- * `baseMs × 2^(failures − freeFailures)`, at most `capMs`: 1 s after the 5th failure of a name,
- * then 2 s, 4 s... up to 15 minutes (an address: after its 20th). While either key is locked a
- * sign-in is answered 429 with Retry-After, and its password is not even checked (a locked key
- * is no oracle); a failure after the lock counts again and doubles the next lock. A key whose
- * last failure is older than `forgetAfterMs` (1 hour, longer than any lock) starts again from
- * zero, and its item carries a TTL so the table forgets it too.
+ *   /64, which one subscriber usually holds whole): every failure from it, whatever the name.
+ *   One machine trying many names, or one name many times;
+ * - per user name and address that signed in (`authfail#seen#<sha256 of both>`): the address is
+ *   *familiar* for that name for 90 days after its last right password (rewritten at most once a
+ *   day, not on every request; the item's TTL follows it).
  *
- * A right password clears its user name's counter (not the address's: an attacker's own valid
- * account must not reset the address it guesses from). Items hold counts and times only: keys
- * are hashed, no name or address is stored.
+ * A counter with `freeFailures` or more failures is locked until its last failure plus
+ * `baseMs × 2^(failures − freeFailures)`, at most `capMs`. While a lock applies the sign-in is
+ * answered 429 with Retry-After and its password is not even checked (a locked key is no
+ * oracle); a failure after the lock counts again and doubles the next lock. A counter whose last
+ * failure is older than `forgetAfterMs` (1 hour) starts again from zero; its TTL drops it.
+ *
+ * Which locks apply (as Entra ID's smart lockout keeps familiar and unfamiliar locations apart):
+ * - the address's lock, always (20 free failures, up to 15 minutes): a guessing address slows
+ *   down whatever name it tries, including names that know it;
+ * - the name's lock only from addresses unfamiliar to that name (5 free failures, then 1 s
+ *   doubling up to 60 s, never more). Anyone can feed a name's counter, so it must never keep
+ *   the owner out: from a familiar address the name's lock does not apply, and a failure there
+ *   counts against the address only (the owner's typos do not lock the name elsewhere). From a
+ *   new address (travel, a mobile network) the owner waits a minute at most.
+ * A right password makes or keeps its address familiar and clears nothing: an operator signing
+ * in does not reset what guessers elsewhere have earned. The familiarity read happens for every
+ * sign-in with an address, whether or not the name exists, so the work is the same.
  */
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 
-/** Every throttle item's key starts with this (IAM limits the functions to these items). */
+/** Every throttle item's key starts with this (IAM limits the authorizer to these items). */
 export const AUTH_THROTTLE_KEY_PREFIX = 'authfail#';
 
 export interface ThrottlePolicy {
@@ -38,16 +50,38 @@ export interface ThrottlePolicy {
   forgetAfterMs: number;
 }
 
-/** One client's user name: 5 free failures, then 1 s, doubling up to 15 minutes. */
+/**
+ * One client's user name, as addresses unfamiliar to it see it: 5 free failures, then 1 s,
+ * doubling up to 60 s. A minute is what a person signing in from a new place waits at most (the
+ * first lock of Entra ID's smart lockout is one minute too); a guesser gets about one try a
+ * minute on the name however many addresses it has, each of which its own counter slows.
+ */
 export const USER_POLICY: ThrottlePolicy = {
   freeFailures: 5,
   baseMs: 1_000,
-  capMs: 15 * 60_000,
+  capMs: 60_000,
   forgetAfterMs: 60 * 60_000,
 };
 
-/** One source address (offices share one behind NAT): 20 free failures, then the same. */
-export const ADDRESS_POLICY: ThrottlePolicy = { ...USER_POLICY, freeFailures: 20 };
+/** One source address (offices share one behind NAT): 20 free failures, then up to 15 minutes. */
+export const ADDRESS_POLICY: ThrottlePolicy = {
+  ...USER_POLICY,
+  freeFailures: 20,
+  capMs: 15 * 60_000,
+};
+
+export interface FamiliarPolicy {
+  /** An address stays familiar for a name this long after its last right password. */
+  rememberMs: number;
+  /** A right password rewrites the item only when its last write is older than this. */
+  refreshAfterMs: number;
+}
+
+/** 90 days, refreshed at most once a day. */
+export const FAMILIAR_POLICY: FamiliarPolicy = {
+  rememberMs: 90 * 24 * 60 * 60_000,
+  refreshAfterMs: 24 * 60 * 60_000,
+};
 
 /** What a throttle item holds. */
 export interface FailureRecord {
@@ -70,7 +104,10 @@ export interface AuthThrottleStore {
     forgetBefore: number,
     expiresAt: number,
   ): Promise<FailureRecord>;
-  clear(key: string): Promise<void>;
+  /** When the familiarity item `key` was last written (epoch ms), if it exists. */
+  readSeen(key: string): Promise<number | undefined>;
+  /** Writes the familiarity item `key` as seen at `now`, deleted by the store at `expiresAt`. */
+  recordSeen(key: string, now: number, expiresAt: number): Promise<void>;
 }
 
 /** When a key's lock ends (epoch ms); 0 when it is not locked by these failures. */
@@ -105,13 +142,16 @@ export function addressKeyOf(address: string): string {
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** The two items a sign-in counts against. */
+/** The items a sign-in reads: its name's and, with an address, the address's and the pair's. */
 export function throttleKeys(username: string, sourceIp: string | undefined) {
+  const user = `${AUTH_THROTTLE_KEY_PREFIX}user#${digest(username)}`;
+  if (!sourceIp) return { user };
+  const address = addressKeyOf(sourceIp);
   return {
-    user: `${AUTH_THROTTLE_KEY_PREFIX}user#${digest(username)}`,
-    ...(sourceIp
-      ? { address: `${AUTH_THROTTLE_KEY_PREFIX}addr#${digest(addressKeyOf(sourceIp))}` }
-      : {}),
+    user,
+    address: `${AUTH_THROTTLE_KEY_PREFIX}addr#${digest(address)}`,
+    // An address holds no NUL, so the last NUL parts the two unambiguously.
+    seen: `${AUTH_THROTTLE_KEY_PREFIX}seen#${digest(`${username}\0${address}`)}`,
   };
 }
 
@@ -121,26 +161,41 @@ export interface SignIn {
   sourceIp?: string | undefined;
 }
 
+/** A sign-in that may be checked now. */
+export interface OpenState {
+  locked: false;
+  /** The address signed in as this name within FAMILIAR_POLICY.rememberMs. */
+  familiar: boolean;
+  /** A right password should (re)write the familiarity item: new, or last written a day ago. */
+  remember: boolean;
+}
+
 export type ThrottleState =
-  | { locked: false; userFailures: number }
+  | OpenState
   | {
       locked: true;
-      /** Whole seconds until the later of the two locks ends (at least 1). */
+      /** Whole seconds until the later of the locks that apply ends (at least 1). */
       retryAfterSeconds: number;
+      /** Which counter holds the later lock (for the log: neither names anyone). */
+      lockedBy: 'name' | 'address';
     };
 
 export interface AuthThrottle {
-  /** Whether this sign-in may be checked now. */
+  /** Whether this sign-in may be checked now (reads all three items, whoever signs in). */
   check(signIn: SignIn): Promise<ThrottleState>;
-  /** Counts a failed sign-in against its user name and its address. */
-  failed(signIn: SignIn): Promise<void>;
-  /** A right password: its user name's failures are forgotten. */
+  /**
+   * Counts a wrong password against its address and, unless the address is familiar for the
+   * name (`state` from check; without it, unfamiliar), against its user name.
+   */
+  failed(signIn: SignIn, state?: Pick<OpenState, 'familiar'>): Promise<void>;
+  /** A right password: its address becomes (or stays) familiar for its user name. */
   succeeded(signIn: SignIn): Promise<void>;
 }
 
 export interface AuthThrottleOptions {
   user?: ThrottlePolicy;
   address?: ThrottlePolicy;
+  familiar?: FamiliarPolicy;
   /** Epoch ms; default Date.now. */
   now?: () => number;
 }
@@ -151,45 +206,56 @@ export function createAuthThrottle(
 ): AuthThrottle {
   const userPolicy = options.user ?? USER_POLICY;
   const addressPolicy = options.address ?? ADDRESS_POLICY;
+  const familiarPolicy = options.familiar ?? FAMILIAR_POLICY;
   const now = options.now ?? Date.now;
   const expiry = (at: number, policy: ThrottlePolicy) =>
     Math.ceil((at + policy.forgetAfterMs + policy.capMs) / 1000);
+  const count = (key: string, at: number, policy: ThrottlePolicy) =>
+    store.recordFailure(key, at, at - policy.forgetAfterMs, expiry(at, policy));
 
   return {
     async check(signIn) {
       const at = now();
       const keys = throttleKeys(signIn.username, signIn.sourceIp);
-      const [user, address] = await Promise.all([
+      const [user, address, seenAt] = await Promise.all([
         store.read(keys.user),
         keys.address ? store.read(keys.address) : undefined,
+        keys.seen ? store.readSeen(keys.seen) : undefined,
       ]);
-      const until = Math.max(
-        lockedUntil(current(user, userPolicy, at), userPolicy),
-        lockedUntil(current(address, addressPolicy, at), addressPolicy),
-      );
+      // The local store keeps items past their TTL: the time decides, not the item's presence.
+      const age = seenAt === undefined ? Number.POSITIVE_INFINITY : at - seenAt;
+      const familiar = age < familiarPolicy.rememberMs;
+      const userUntil = familiar ? 0 : lockedUntil(current(user, userPolicy, at), userPolicy);
+      const addressUntil = lockedUntil(current(address, addressPolicy, at), addressPolicy);
+      const until = Math.max(userUntil, addressUntil);
       if (until > at) {
-        return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil((until - at) / 1000)) };
+        return {
+          locked: true,
+          retryAfterSeconds: Math.max(1, Math.ceil((until - at) / 1000)),
+          lockedBy: userUntil === until ? 'name' : 'address',
+        };
       }
-      return { locked: false, userFailures: current(user, userPolicy, at)?.failures ?? 0 };
+      return {
+        locked: false,
+        familiar,
+        remember: !familiar || age >= familiarPolicy.refreshAfterMs,
+      };
     },
 
-    async failed(signIn) {
+    async failed(signIn, state) {
       const at = now();
       const keys = throttleKeys(signIn.username, signIn.sourceIp);
       await Promise.all([
-        store.recordFailure(keys.user, at, at - userPolicy.forgetAfterMs, expiry(at, userPolicy)),
-        keys.address &&
-          store.recordFailure(
-            keys.address,
-            at,
-            at - addressPolicy.forgetAfterMs,
-            expiry(at, addressPolicy),
-          ),
+        state?.familiar ? undefined : count(keys.user, at, userPolicy),
+        keys.address && count(keys.address, at, addressPolicy),
       ]);
     },
 
     async succeeded(signIn) {
-      await store.clear(throttleKeys(signIn.username, signIn.sourceIp).user);
+      const { seen } = throttleKeys(signIn.username, signIn.sourceIp);
+      if (!seen) return;
+      const at = now();
+      await store.recordSeen(seen, at, Math.ceil((at + familiarPolicy.rememberMs) / 1000));
     },
   };
 }

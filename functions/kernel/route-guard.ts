@@ -4,13 +4,19 @@
  * with `Allow`), the gateway's authorizer did not find the sign-in locked by earlier failures
  * (429 with Retry-After: the authorizer lets such a request through flagged `throttled`, since
  * it can only allow or deny; kernel/auth-throttle.ts), the caller's credentials are valid (401
- * with the Basic challenge) and carry the route's role (403). Answers are never cached.
+ * with the Basic challenge) and carry the route's role (403), and a request that changes
+ * something (any method but GET) is not forged by another site's page (403
+ * `cross_site_refused`, csrf.ts). The admitted caller comes with its scope (scope.ts): what the
+ * flow's guard then narrows its data to, so that no route checks scope itself. Answers are
+ * never cached.
  */
 import { throttledByAuthorizer, tooManyFailuresMessage } from './auth-throttle.ts';
 import { authenticateClient, BASIC_CHALLENGE } from './client-auth.ts';
 import type { Client } from './client-schema.ts';
+import { checkCsrf } from './csrf.ts';
 import { type HttpRequest, type HttpResponse, problem } from './http.ts';
 import { type BasicRoute, basicRoutesOf, type FunctionName } from './routes.ts';
+import { type Scope, scopeOf } from './scope.ts';
 
 export const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -32,8 +38,11 @@ export function throttledAnswer(
   });
 }
 
+/** The code of the 403 for a state-changing request another site's page made (csrf.ts). */
+export const CROSS_SITE_REFUSED = 'cross_site_refused';
+
 export type Admission<R> =
-  | { ok: true; route: R; client: Client }
+  | { ok: true; route: R; client: Client; scope: Scope }
   | { ok: false; result: HttpResponse; code: string };
 
 /** The function's route at `resource` for the request's method (the route table's entry). */
@@ -65,11 +74,25 @@ export async function admitCaller<F extends FunctionName>(
   const locked = throttledAnswer(request);
   if (locked) return { ok: false, code: TOO_MANY_FAILURES, result: locked };
   const auth = await authenticateClient(request.headers.authorization, await clients(), route.role);
-  if (auth.ok) return { ok: true, route, client: auth.client };
+  if (auth.ok) {
+    const forged = crossSiteAnswer(request, auth.client);
+    if (forged) return { ok: false, code: CROSS_SITE_REFUSED, result: forged };
+    return { ok: true, route, client: auth.client, scope: scopeOf(auth.client) };
+  }
   const headers = { ...NO_STORE, ...(auth.status === 401 ? BASIC_CHALLENGE : {}) };
   return {
     ok: false,
     code: auth.code,
     result: problem(auth.status, auth.code, auth.message, [], headers),
   };
+}
+
+/**
+ * The 403 for a request that changes something (any method but GET) and that a browser says
+ * another site's page made, or that lacks the console's token (csrf.ts); undefined otherwise.
+ */
+export function crossSiteAnswer(request: HttpRequest, client: Client): HttpResponse | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD') return undefined;
+  const verdict = checkCsrf(request, client);
+  return verdict.ok ? undefined : problem(403, CROSS_SITE_REFUSED, verdict.message, [], NO_STORE);
 }

@@ -51,8 +51,9 @@ export type ConfigSecret = 'upstream' | 'clients' | 'profiles' | 'erasure-salt';
  * - `report:read`: read the debtors snapshot and refresh status (REPORT_BUCKET_NAME);
  * - `report:trigger`: ask for a debtors report refresh (REPORT_REFRESH_QUEUE_URL);
  * - `config:read`: read the settings from the configuration store (LEADS_APPCONFIG_*).
- * - `ledger:auth-throttle`: read, count and clear the failed-sign-in counters, the ledger
- *   table's `authfail#*` items and nothing else (LEDGER_TABLE_NAME; kernel/auth-throttle.ts).
+ * - `ledger:auth-throttle`: read and count the failed-sign-in counters and familiar addresses,
+ *   the ledger table's `authfail#*` items and nothing else (LEDGER_TABLE_NAME;
+ *   kernel/auth-throttle.ts).
  */
 export type FunctionNeed =
   | 'ledger:intake'
@@ -129,7 +130,8 @@ export const FUNCTIONS = {
     description:
       'Basic-auth authorizer: lets a request carrying any API client credentials reach its route',
     secrets: ['clients'],
-    // The failed-sign-in counters shared by every instance (429 after a few failures).
+    // The failed-sign-in counters and familiar addresses shared by every instance (429 after a
+    // few failures, never for an address that signed in as the name before).
     needs: ['ledger:auth-throttle'],
   },
   // GET /openapi.json: the API's description (docs/openapi.json), no data, no secret.
@@ -184,7 +186,16 @@ interface RouteBase {
  */
 export type RouteSpec =
   | (RouteBase & { auth?: undefined; role?: undefined; name?: undefined })
-  | (RouteBase & { auth: 'basic'; role: Role; name: string });
+  | (RouteBase & {
+      auth: 'basic';
+      role: Role;
+      name: string;
+      /**
+       * `account`: the route acts on a whole upstream account (a report refresh pages every
+       * branch): only a client that may see every branch of it is let through (kernel/scope.ts).
+       */
+      scope?: 'account';
+    });
 
 /**
  * Basic authentication at the gateway, for the routes marked `auth: 'basic'`.
@@ -322,6 +333,7 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'refresh',
+    scope: 'account',
   },
   // Lead admin: Basic auth at the gateway, the `admin` role checked by the function.
   {

@@ -164,6 +164,11 @@ export interface RecentPage {
   entries: { lead: LeadRecord; position: string }[];
   /** More leads match beyond the last entry. */
   more: boolean;
+  /**
+   * The position of the last lead read when it is not the last entry's: a reader that leaves
+   * leads out (a scoped operator's view, admin/scoped-deps.ts) goes on from here.
+   */
+  last?: string;
 }
 
 /**

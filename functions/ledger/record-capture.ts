@@ -21,7 +21,8 @@
  */
 import type { Profile } from '../config/config-schema.ts';
 import type { LeadCapture } from '../domain/lead.ts';
-import { mapCapture } from '../sources/registry.ts';
+import { mapCapture } from '../domain/map-capture.ts';
+import { sourceLabel } from '../sources/registry.ts';
 import { ErasedLeadError, type LeadLedger, type LeadRecord, type NewLead } from './lead-ledger.ts';
 import type { LeadQueue } from './lead-queue.ts';
 
@@ -64,7 +65,7 @@ export function initialState(capture: LeadCapture, profile: Profile): LeadState 
       status: capture.isTest && !profile.deliverTestLeads ? 'test' : 'queued',
     };
   }
-  const mapped = mapCapture(capture, profile);
+  const mapped = mapCapture(capture, profile, sourceLabel(capture.source));
   if (capture.isTest && !profile.deliverTestLeads) {
     return { ...base, ...windowed, status: 'test', prospect: mapped.prospect };
   }

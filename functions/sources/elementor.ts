@@ -29,7 +29,13 @@ import {
   readFields,
   textOf,
 } from './body.ts';
-import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD, fieldsHash } from './form.ts';
+import {
+  answerValue,
+  attributionKeyOf,
+  DEFAULT_HONEYPOT_FIELD,
+  fieldsHash,
+  formFieldsBody,
+} from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
@@ -40,7 +46,7 @@ import {
   rawBodyHash,
   secretSetting,
 } from './source.ts';
-import { authenticateToken } from './token.ts';
+import { authenticateToken, tokenApiDoc } from './token.ts';
 
 /**
  * Meta titles of default mode → what they become: an attribution key, or `null` for dropped.
@@ -251,4 +257,16 @@ export const elementorSource = defineSource({
       }).toString(),
     }),
   },
+  docs: () => ({
+    api: {
+      ...tokenApiDoc(),
+      bodies: { 'application/x-www-form-urlencoded': formFieldsBody() },
+      answer: '200 `LeadAccepted` (Elementor needs exactly 200); an unreadable body is parked.',
+    },
+    request: {
+      title: 'an Elementor Pro form webhook',
+      fixture: { request: 'default-mode' },
+      variable: 'elementorToken',
+    },
+  }),
 });

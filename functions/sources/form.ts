@@ -19,9 +19,11 @@
  * The helpers exported below are the rules every field-based source shares (Unbounce, Elementor,
  * Webflow reuse them).
  */
+import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
 import { type Field, groupFields, readFields } from './body.ts';
+import type { NamedSchema } from './docs.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
@@ -33,7 +35,7 @@ import {
   secretSetting,
   sha256Hex,
 } from './source.ts';
-import { authenticateToken } from './token.ts';
+import { authenticateToken, tokenApiDoc } from './token.ts';
 
 /** The honeypot field when the profile names none. */
 export const DEFAULT_HONEYPOT_FIELD = '_hp';
@@ -210,6 +212,19 @@ async function captureForm(
   return spam ? { leads: [capture], spam: true } : { leads: [capture] };
 }
 
+/**
+ * A form's fields as a body schema (docs.ts), for the sources that post them as they are (form,
+ * Elementor, WordPress).
+ */
+export function formFieldsBody(): NamedSchema {
+  return {
+    id: 'FormFields',
+    description:
+      'A form’s fields by the names the page or the form builder gave them (`nome`, `email`, `celular`, `objetivo[]`...), UTM and click ids, `_hp` (honeypot), `idempotency_key`. The profile’s `fieldMap` and the mapping (docs/sources.md) decide what each becomes.',
+    schema: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+  };
+}
+
 export const formSource = defineSource({
   name: 'form',
   label: 'Site',
@@ -248,5 +263,31 @@ export const formSource = defineSource({
       'The same answers sent again within 10 minutes are the same lead (the same leadId).',
     ],
     htmlForm: true,
+  },
+  docs: () => {
+    const fields = formFieldsBody();
+    return {
+      api: {
+        ...tokenApiDoc(),
+        bodies: {
+          'application/x-www-form-urlencoded': fields,
+          'multipart/form-data': fields,
+          'application/json': fields,
+          'text/plain': {
+            inline: { type: 'string', description: 'A JSON object sent as text (Zapier, Make).' },
+          },
+        },
+        answer:
+          '202 `LeadAccepted`; a plain HTML form of a profile with `redirectUrl` is sent there (303). An unreadable body: 400.',
+      },
+      // The token in the URL, as a landing page's HTML form sends it.
+      request: {
+        title: 'a landing-page form',
+        fixture: { request: 'valid-urlencoded' },
+        variable: 'siteToken',
+        auth: { kind: 'token', setting: 'token', in: 'query' },
+        headers: { Origin: 'https://lp.example.com' },
+      },
+    };
   },
 });

@@ -18,10 +18,12 @@
  * - Test leads ("Send test data", `is_test: true`) all carry the same `lead_id`: intake keeps
  *   their dedup key for a short while only (functions/intake/intake.ts).
  */
-import { parseJson } from '../domain/json.ts';
+import * as z from 'zod/mini';
+import { externalId, parseJson } from '../domain/json.ts';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject } from './body.ts';
+import type { NamedSchema } from './docs.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
@@ -154,6 +156,33 @@ function capture(request: IntakeRequest): CaptureResult {
 /** Where the google sample writes the profile's key (sources/setup.ts signs it in). */
 const KEY_PLACEHOLDER = '__GOOGLE_KEY__';
 
+/** The lead form webhook as a body schema (docs.ts), as far as `capture` reads it. */
+function googleLeadBody(): NamedSchema {
+  return {
+    id: 'GoogleAdsLead',
+    description:
+      'Google Ads lead form asset webhook (`WebhookLead`); `google_key` authenticates it.',
+    schema: z.looseObject({
+      google_key: z.string(),
+      lead_id: z.optional(z.string()),
+      api_version: z.optional(z.string()),
+      form_id: z.optional(externalId),
+      campaign_id: z.optional(externalId),
+      adgroup_id: z.optional(externalId),
+      creative_id: z.optional(externalId),
+      gcl_id: z.optional(z.string()),
+      is_test: z.optional(z.boolean()),
+      user_column_data: z.array(
+        z.looseObject({
+          column_id: z.optional(z.string()),
+          column_name: z.optional(z.string()),
+          string_value: z.optional(z.string()),
+        }),
+      ),
+    }),
+  };
+}
+
 export const googleSource = defineSource({
   name: 'google',
   label: 'Google Ads',
@@ -211,4 +240,18 @@ export const googleSource = defineSource({
       'Google answers nothing but the status to its hook: a 200 {} means received. The sample is a real (not test) lead: it is delivered.',
     ],
   },
+  docs: () => ({
+    api: {
+      security: [],
+      authentication:
+        "The profile's `key` as `google_key` in the JSON body. Missing: 401 `missing_key`; wrong: 403 `invalid_key`.",
+      bodies: { 'application/json': googleLeadBody() },
+      answer: '200 `{}`, as Google expects; an authentic but unreadable body is parked.',
+    },
+    request: {
+      title: 'a Google Ads lead form webhook',
+      fixture: { payload: 'lead', change: { google_key: '{{googleKey}}' } },
+      variable: 'googleKey',
+    },
+  }),
 });

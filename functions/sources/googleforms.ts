@@ -23,6 +23,7 @@
  *   script would otherwise fail, and Google only e-mails the form's owner).
  * - Test leads: none.
  */
+import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
@@ -176,4 +177,43 @@ export const googleFormsSource = defineSource({
       'A trigger run twice for one response is the same lead (the same responseId).',
     ],
   },
+  docs: () => ({
+    api: {
+      security: ['leadSignature'],
+      schemes: {
+        leadSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Lead-Signature',
+          description:
+            '`sha256=<base64 HMAC-SHA256 of the raw body with the profile’s secret>` (the Google Forms Apps Script).',
+        },
+      },
+      authentication:
+        '`X-Lead-Signature: sha256=<base64 HMAC-SHA256 of the raw body with the profile’s secret>`, computed by the Apps Script of docs/sources.md. Missing: 401; mismatch: 403.',
+      bodies: {
+        'application/json': {
+          id: 'GoogleFormsResponse',
+          description:
+            'A Google Forms response as the Apps Script of docs/sources.md posts it (signed with `X-Lead-Signature`); a spreadsheet trigger’s `namedValues` alone is read too.',
+          schema: z.looseObject({
+            formId: z.optional(z.string()),
+            formTitle: z.optional(z.string()),
+            responseId: z.optional(z.string()),
+            timestamp: z.optional(
+              z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T/, 'an ISO 8601 date-time')),
+            ),
+            respondentEmail: z.optional(z.string()),
+            namedValues: z.record(z.string(), z.array(z.string())),
+          }),
+        },
+      },
+      answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+    },
+    request: {
+      title: 'a Google Forms response from the Apps Script',
+      note: 'Signed with config/demo.json’s secret over this exact body, as the Apps Script of docs/sources.md signs it.',
+      fixture: { payload: 'form-response' },
+    },
+  }),
 });

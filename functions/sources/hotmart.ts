@@ -25,9 +25,11 @@
  *   Hotmart retries anything else, so an authentic unreadable body is parked.
  */
 import * as z from 'zod/mini';
+import { externalId } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { isPlainObject, scalarText } from './body.ts';
+import type { NamedSchema } from './docs.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,
@@ -191,6 +193,36 @@ function capture(
   return { leads: [lead] };
 }
 
+/** Hotmart's webhook as a body schema (docs.ts), as far as `capture` reads it. */
+function hotmartWebhookBody(): NamedSchema {
+  return {
+    id: 'HotmartWebhook',
+    description:
+      'Hotmart’s webhook, API version 2.0.0 (`X-HOTMART-HOTTOK`): the event and, for purchases and abandoned carts, the buyer.',
+    schema: z.looseObject({
+      id: z.string(),
+      event: z.string(),
+      version: z.optional(z.string()),
+      creation_date: z.optional(z.number()),
+      data: z.looseObject({
+        product: z.optional(
+          z.looseObject({ id: z.optional(externalId), name: z.optional(z.string()) }),
+        ),
+        buyer: z.optional(
+          z.looseObject({
+            name: z.optional(z.string()),
+            email: z.optional(z.string()),
+            checkout_phone: z.optional(z.string()),
+            phone: z.optional(z.string()),
+            document: z.optional(z.string()),
+          }),
+        ),
+        purchase: z.optional(z.looseObject({ transaction: z.optional(z.string()) })),
+      }),
+    }),
+  };
+}
+
 export const hotmartSource = defineSource({
   name: 'hotmart',
   label: 'Hotmart',
@@ -247,4 +279,27 @@ export const hotmartSource = defineSource({
       'The events of one purchase (boleto printed, approved, complete) are one lead (its transaction); an abandoned cart is keyed by its event id.',
     ],
   },
+  docs: () => ({
+    api: {
+      security: ['hotmartHottok'],
+      schemes: {
+        hotmartHottok: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-HOTMART-HOTTOK',
+          description: 'The Hotmart account’s Hottok, the profile’s `hottok`.',
+        },
+      },
+      authentication:
+        '`X-HOTMART-HOTTOK`, the account’s Hottok, compared with the profile’s `hottok`. Missing: 401 `missing_hottok`; wrong: 403 `invalid_hottok`.',
+      bodies: { 'application/json': hotmartWebhookBody() },
+      answer:
+        '200 `LeadAccepted` for the events that are leads (purchases, boletos, abandoned carts), 200 `{"status": "ignored"}` for the others; an authentic but unreadable body is parked.',
+    },
+    request: {
+      title: 'a Hotmart purchase webhook',
+      fixture: { payload: 'purchase-approved' },
+      variable: 'hotmartHottok',
+    },
+  }),
 });

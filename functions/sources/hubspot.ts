@@ -289,4 +289,34 @@ export const hubspotSource = defineSource({
       "A 403 invalid_signature with the right secret means the profile's url is not the URL HubSpot was given, byte for byte.",
     ],
   },
+  docs: () => ({
+    api: {
+      security: ['hubspotSignature'],
+      schemes: {
+        hubspotSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-HubSpot-Signature-v3',
+          description:
+            'Base64 HMAC-SHA256 of `POST` + the profile’s `url` + the raw body + `X-HubSpot-Request-Timestamp`, with the app’s client secret; the timestamp within 5 minutes.',
+        },
+      },
+      authentication:
+        '`X-HubSpot-Signature-v3: <base64 HMAC-SHA256 of "POST" + the profile’s url + the raw body + X-HubSpot-Request-Timestamp with the app’s client secret>`, the timestamp (ms) within 5 minutes. Missing: 401; mismatch or stale: 403.',
+      bodies: {
+        'application/json': {
+          id: 'HubSpotWorkflowWebhook',
+          description:
+            'A HubSpot workflow’s webhook action: the contact with all its properties (`{"vid", "properties": {"email": {"value"}}}`) or a customised body of `{"<property>": "<value>"}`.',
+          schema: z.record(z.string(), z.unknown()),
+        },
+      },
+      answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+    },
+    request: {
+      title: 'a HubSpot workflow webhook',
+      note: 'Signed with config/demo.json’s secret and url, but HubSpot signatures expire after 5 minutes: this one is answered 403 stale_timestamp. It shows the shape; docs/sources.md shows how to sign a fresh one.',
+      fixture: { payload: 'contact-all-properties' },
+    },
+  }),
 });

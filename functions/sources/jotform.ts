@@ -20,9 +20,11 @@
  *   `rawRequest`).
  * - Answer: 200 `{"leadId", "status": "queued"}`; an authentic unreadable body is parked.
  */
+import * as z from 'zod/mini';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { recogniseField } from '../domain/recognise-field.ts';
 import { isPlainObject, parseJsonText, readFields, scalarText } from './body.ts';
+import type { NamedSchema } from './docs.ts';
 import { attributionKeyOf } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
@@ -33,7 +35,7 @@ import {
   secretSetting,
   unreadable,
 } from './source.ts';
-import { authenticateToken } from './token.ts';
+import { authenticateToken, tokenSchemes } from './token.ts';
 
 const QUESTION_KEY = /^q(\d+)_(.+)$/;
 const NAME_PARTS = ['prefix', 'first', 'middle', 'last', 'suffix'] as const;
@@ -304,5 +306,35 @@ export const jotformSource = defineSource({
       'Jotform sends multipart/form-data; the sample sends the same fields urlencoded, which is read the same way.',
       'A redelivery of one submission is the same lead (the same submissionID).',
     ],
+  },
+  docs: () => {
+    const body: NamedSchema = {
+      id: 'JotformWebhook',
+      description:
+        'Jotform’s webhook (multipart): the submission’s answers are the JSON text `rawRequest`, keyed `q<id>_<unique name>`; `pretty` lists them with their question texts.',
+      schema: z.looseObject({
+        formID: z.string(),
+        submissionID: z.string(),
+        formTitle: z.optional(z.string()),
+        pretty: z.optional(z.string()),
+        rawRequest: z.string(),
+      }),
+    };
+    return {
+      api: {
+        security: ['leadToken'],
+        schemes: { leadToken: tokenSchemes().leadToken },
+        authentication:
+          'Jotform signs nothing: the profile’s `token` as `?token=` in the webhook URL. Missing: 401 `missing_token`; wrong: 403 `invalid_token`.',
+        bodies: { 'multipart/form-data': body, 'application/x-www-form-urlencoded': body },
+        answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+      },
+      request: {
+        title: 'a Jotform webhook',
+        note: 'Jotform signs nothing: the token is in the URL.',
+        fixture: { request: 'submission' },
+        variable: 'jotformToken',
+      },
+    };
   },
 });

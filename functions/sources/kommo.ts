@@ -52,7 +52,7 @@ import {
   secretSetting,
   unreadable,
 } from './source.ts';
-import { authenticateToken } from './token.ts';
+import { authenticateToken, tokenSchemes } from './token.ts';
 
 export const KOMMO_PENDING_KIND = 'kommo-api';
 export const KOMMO_TIMEOUT_MS = 10_000;
@@ -418,4 +418,28 @@ export const kommoSource = defineSource({
     const records = await fetchKommoRecords(capture.pending?.leadgenId ?? '', profile, context);
     return completeKommoCapture(capture, records);
   },
+  docs: () => ({
+    api: {
+      security: ['leadToken'],
+      schemes: { leadToken: tokenSchemes().leadToken },
+      authentication:
+        'Kommo signs nothing: the profile’s `token` as `?token=` in the webhook URL. Missing: 401 `missing_token`; wrong: 403 `invalid_token`.',
+      bodies: {
+        'application/x-www-form-urlencoded': {
+          id: 'KommoWebhook',
+          description:
+            'Kommo’s webhook (urlencoded, PHP brackets): `leads[add][0][id]`, `leads[add][0][pipeline_id]`, `leads[status][0][status_id]`..., `account[id]`, `account[subdomain]`. Ids only: the lead is read from Kommo’s API at delivery.',
+          schema: z.record(z.string(), z.string()),
+        },
+      },
+      answer:
+        '200 `LeadAccepted` (`leadIds` for several); other events: no lead. An authentic but unreadable body is parked.',
+    },
+    request: {
+      title: 'a Kommo webhook, ids only',
+      note: 'The lead is read from Kommo’s API at delivery: register it in the sandbox first (POST /_sandbox/kommo-leads, docs/sources.md), or it is parked.',
+      fixture: { request: 'lead-added' },
+      variable: 'kommoToken',
+    },
+  }),
 });

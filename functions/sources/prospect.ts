@@ -23,6 +23,7 @@ import { describeIssues } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { type Prospect, prospectSchema } from '../domain/prospect.ts';
 import { isJsonType, isPlainObject, parseJsonText } from './body.ts';
+import type { NamedSchema } from './docs.ts';
 import { idempotencyKey } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
@@ -108,6 +109,16 @@ export function scopeToClient(capture: LeadCapture, username: string): ClientSco
   return { capture: { ...capture, dedupKey }, fingerprint };
 }
 
+/** The upstream's Prospect as a body schema (docs.ts): this source's and `POST /api/v1/prospects`'s. */
+export function prospectBody(): NamedSchema {
+  return {
+    id: 'Prospect',
+    description:
+      'The upstream’s Prospect, field for field (docs/upstream.md). Unknown fields are kept.',
+    schema: prospectSchema,
+  };
+}
+
 export const prospectSource = defineSource({
   name: 'prospect',
   label: 'API',
@@ -142,4 +153,14 @@ export const prospectSource = defineSource({
       'The answer waits up to 8 seconds for the delivery: 200 {"idProspect"} when delivered in time, else 202 {"leadId", "status"}.',
     ],
   },
+  docs: () => ({
+    api: {
+      security: ['basicAuth'],
+      authentication:
+        'Basic credentials of an API client with the `prospects:write` role (as `POST /api/v1/prospects`).',
+      bodies: { 'application/json': prospectBody() },
+      answer: 'As `POST /api/v1/prospects`.',
+    },
+    request: { title: 'a Prospect through a profile', fixture: { request: 'valid' } },
+  }),
 });

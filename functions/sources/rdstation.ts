@@ -21,10 +21,12 @@
  *   `rd:<uuid>:<last_conversion.created_at>` (legacy); a lead lacking those parts is deduplicated
  *   by a hash of its content.
  */
+import * as z from 'zod/mini';
 import { parseJson } from '../domain/json.ts';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
 import { isPlainObject } from './body.ts';
+import type { NamedSchema } from './docs.ts';
 import { attributionKeyOf } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
@@ -38,7 +40,7 @@ import {
   secretSetting,
   sha256Hex,
 } from './source.ts';
-import { authenticateToken } from './token.ts';
+import { authenticateToken, tokenApiDoc } from './token.ts';
 
 /** Person fields read first, in this order: the first phone found becomes the cellphone. */
 const FIRST = ['name', 'email', 'mobile_phone', 'personal_phone'] as const;
@@ -274,6 +276,26 @@ function capture(request: IntakeRequest): CaptureResult {
   return { leads: found.map(leadOf) };
 }
 
+/** RD Station's webhook as a body schema (docs.ts), as far as `capture` reads it. */
+function rdStationWebhookBody(): NamedSchema {
+  const event = z.looseObject({
+    event_type: z.optional(z.string()),
+    event_identifier: z.optional(z.string()),
+    event_timestamp: z.optional(z.string()),
+    contact: z.looseObject({ email: z.optional(z.string()) }),
+  });
+  return {
+    id: 'RdStationWebhook',
+    description:
+      'RD Station Marketing: a current event (or an array of them), or `{"leads": [...]}` with legacy leads.',
+    schema: z.union([
+      event,
+      z.array(event),
+      z.looseObject({ leads: z.array(z.looseObject({ email: z.optional(z.string()) })) }),
+    ]),
+  };
+}
+
 export const rdstationSource = defineSource({
   name: 'rdstation',
   label: 'RD Station',
@@ -313,4 +335,16 @@ export const rdstationSource = defineSource({
       }),
     }),
   },
+  docs: () => ({
+    api: {
+      ...tokenApiDoc(),
+      bodies: { 'application/json': rdStationWebhookBody() },
+      answer: '200 `LeadAccepted` (`leadIds` for several leads); an unreadable body is parked.',
+    },
+    request: {
+      title: 'an RD Station Marketing webhook',
+      fixture: { payload: 'current' },
+      variable: 'rdToken',
+    },
+  }),
 });

@@ -1,13 +1,11 @@
 /**
  * Every lead source, once: what `profiles.<name>.source` selects. A new source is one file in
  * this folder (`defineSource`) and one line here; the configuration's profile schema, the
- * secrets a deployed stack keeps per profile, the labels in notes and the intake's adapters all
- * come from this list.
+ * secrets a deployed stack keeps per profile, the labels in notes, the intake's adapters, the
+ * set-up kits and the API's description (docs/openapi.json, docs/requests.http) all come from
+ * this list.
  */
 
-import type { LeadCapture, MappedLead } from '../domain/lead.ts';
-import { type MappingProfile, mapLeadToProspect } from '../domain/map-lead.ts';
-import { type ConsentSetting, withConsent } from '../domain/personal-data.ts';
 import { elementorSource } from './elementor.ts';
 import { formSource } from './form.ts';
 import { googleSource } from './google.ts';
@@ -16,7 +14,7 @@ import { hotmartSource } from './hotmart.ts';
 import { hubspotSource } from './hubspot.ts';
 import { jotformSource } from './jotform.ts';
 import { kommoSource } from './kommo.ts';
-import { metaSource } from './meta.ts';
+import { metaSource } from './meta/index.ts';
 import { prospectSource } from './prospect.ts';
 import { rdstationSource } from './rdstation.ts';
 import type { Source, SourceAdapter } from './source.ts';
@@ -85,17 +83,4 @@ export function secretKeysOf(name: string): readonly string[] {
 /** How people call the platform behind that source (the name itself when unknown). */
 export function sourceLabel(name: string): string {
   return BY_NAME.get(name)?.label ?? name;
-}
-
-/**
- * The one mapping, with the source's label for notes and the fallback marketingType. A profile
- * with a consent field gets its consent in the notes: the one recorded at intake, or (a lead
- * completed later, Meta's) read now, dated by the platform's submission time.
- */
-export function mapCapture(
-  capture: LeadCapture,
-  profile: MappingProfile & { consent?: ConsentSetting | undefined },
-): MappedLead {
-  const withItsConsent = withConsent(capture, profile.consent, capture.submittedAt);
-  return mapLeadToProspect(withItsConsent, profile, sourceLabel(capture.source));
 }

@@ -332,6 +332,34 @@ function htmlFormSnippet(profile: unknown, url: string, inline: boolean, tokenKe
 // ---------------------------------------------------------------------------------------------
 // The signed sample (the console's test lead)
 
+/** A sample signed with an HMAC (`kind: 'hmac'`). */
+export type HmacAuth = Extract<SampleAuth, { kind: 'hmac' }>;
+
+/**
+ * The headers that sign `body` as `auth` says, with `secret`, at `timestamp` (milliseconds, sent
+ * only when the platform signs one), named as the platform names them: its timestamp, then its
+ * signature. The test lead and the request collection (scripts/requests.ts) both sign this way.
+ */
+export function hmacHeaders(
+  auth: HmacAuth,
+  secret: string,
+  body: string,
+  timestamp: string,
+): Record<string, string> {
+  const stamped = auth.timestampHeader ? timestamp : '';
+  const signed =
+    auth.before !== undefined
+      ? `${auth.before}${body}${stamped}`
+      : auth.timestampHeader
+        ? `${timestamp}:${body}`
+        : body;
+  const digest = createHmac('sha256', secret).update(signed, 'utf8').digest(auth.encoding);
+  return {
+    ...(auth.timestampHeader && { [auth.timestampHeader]: timestamp }),
+    [auth.header]: `${auth.prefix}${digest}`,
+  };
+}
+
 /** A request ready to send: the sample signed with the profile's real secrets. */
 export interface SignedRequest {
   url: string;
@@ -376,18 +404,10 @@ export function signedSample<P>(
       headers[auth.header.toLowerCase()] = setting(profile, auth.setting);
       break;
     case 'hmac': {
-      const secret = setting(profile, auth.setting);
       const timestamp = String((options.now ?? new Date()).getTime());
-      const stamped = auth.timestampHeader ? timestamp : '';
-      const signed =
-        auth.before !== undefined
-          ? `${auth.before}${body}${stamped}`
-          : auth.timestampHeader
-            ? `${timestamp}:${body}`
-            : body;
-      const digest = createHmac('sha256', secret).update(signed, 'utf8').digest(auth.encoding);
-      if (auth.timestampHeader) headers[auth.timestampHeader.toLowerCase()] = timestamp;
-      headers[auth.header.toLowerCase()] = `${auth.prefix}${digest}`;
+      const signature = hmacHeaders(auth, setting(profile, auth.setting), body, timestamp);
+      for (const [header, value] of Object.entries(signature))
+        headers[header.toLowerCase()] = value;
       break;
     }
     case 'body':

@@ -2,8 +2,10 @@
  * What every lead source is: its name and label, the settings (and secrets) of its profiles, and
  * the adapter the intake runs (authenticate, capture, answer, handshake) plus an optional
  * delivery-time `complete()` step for sources whose webhook carries ids only (Meta's Graph
- * lookup). One file per source declares all of it with `defineSource`; sources/registry.ts lists
- * them, and the configuration's profile schema is composed from theirs (config-schema.ts).
+ * lookup), its set-up kit (setup.ts) and what it tells its callers (docs.ts: its part of
+ * docs/openapi.json and docs/requests.http). One file per source declares all of it with
+ * `defineSource`; sources/registry.ts lists them, and the configuration's profile schema is
+ * composed from theirs (config-schema.ts).
  * Sources are pure: no AWS, no process.env; only `complete()` may call the platform's API.
  */
 import { createHash } from 'node:crypto';
@@ -17,6 +19,7 @@ import { nonEmpty, secretText } from '../kernel/client-schema.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import type { HttpRequest } from '../kernel/http.ts';
 import { isPlainObject, parseJsonText } from './body.ts';
+import type { SourceDocs } from './docs.ts';
 import type { SourceSetup } from './setup.ts';
 
 /** A secret setting of a profile (Secrets Manager when deployed), taken byte for byte. */
@@ -350,6 +353,8 @@ export interface Source<N extends string = string, S extends SettingsShape = Set
   readonly profileSchema: ProfileSchema<N, S>;
   /** How to connect the platform: its set-up kit (sources/setup.ts); optional, see there. */
   readonly setup?: SourceSetup<ProfileOf<N, S>>;
+  /** What it tells its callers: docs/openapi.json and docs/requests.http (sources/docs.ts). */
+  readonly docs: () => SourceDocs;
 }
 
 export interface SourceDefinition<N extends string, S extends SettingsShape>
@@ -365,6 +370,12 @@ export interface SourceDefinition<N extends string, S extends SettingsShape>
    * form snippet and the console's test lead from it).
    */
   setup?: SourceSetup<ProfileOf<N, S>>;
+  /**
+   * Its row of `POST /leads/{profile}` in docs/openapi.json and its request in
+   * docs/requests.http (sources/docs.ts). A function: built when a script asks, never at a
+   * deployed function's init.
+   */
+  docs: () => SourceDocs;
 }
 
 /** Declares a source: its profile schema is its settings plus the settings every profile has. */

@@ -18,9 +18,11 @@
  *   1 h, 6 h, 1 day), so an authentic unreadable body is parked and answered 200.
  * - Test leads: Tally has none (a preview is not submitted).
  */
+import * as z from 'zod/mini';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
 import { isPlainObject, scalarText } from './body.ts';
+import type { NamedSchema } from './docs.ts';
 import { attributionKeyOf } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
@@ -187,6 +189,36 @@ function capture(request: IntakeRequest): CaptureResult {
   return { leads: [lead] };
 }
 
+/** Tally's webhook as a body schema (docs.ts), as far as `capture` reads it. */
+function tallyWebhookBody(): NamedSchema {
+  return {
+    id: 'TallyWebhook',
+    description:
+      'Tally’s `FORM_RESPONSE` webhook: the answered fields with their label, type and value (choice values are option ids).',
+    schema: z.looseObject({
+      eventId: z.string(),
+      eventType: z.string(),
+      createdAt: z.optional(z.string()),
+      data: z.looseObject({
+        responseId: z.string(),
+        submissionId: z.optional(z.string()),
+        formId: z.optional(z.string()),
+        formName: z.optional(z.string()),
+        createdAt: z.optional(z.string()),
+        fields: z.array(
+          z.looseObject({
+            key: z.string(),
+            label: z.optional(z.nullable(z.string())),
+            type: z.string(),
+            value: z.unknown(),
+            options: z.optional(z.array(z.looseObject({ id: z.string(), text: z.string() }))),
+          }),
+        ),
+      }),
+    }),
+  };
+}
+
 export const tallySource = defineSource({
   name: 'tally',
   label: 'Tally',
@@ -257,4 +289,26 @@ export const tallySource = defineSource({
     }),
     notes: ['A retry of one response is the same lead (the same responseId).'],
   },
+  docs: () => ({
+    api: {
+      security: ['tallySignature'],
+      schemes: {
+        tallySignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Tally-Signature',
+          description: 'Base64 HMAC-SHA256 of the raw body with the profile’s secret.',
+        },
+      },
+      authentication:
+        '`Tally-Signature: <base64 HMAC-SHA256 of the raw body with the webhook’s signing secret>`. Missing: 401; mismatch: 403.',
+      bodies: { 'application/json': tallyWebhookBody() },
+      answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+    },
+    request: {
+      title: 'a Tally webhook',
+      note: 'Signed with config/demo.json’s secret over this exact body.',
+      fixture: { payload: 'form-response' },
+    },
+  }),
 });

@@ -17,8 +17,10 @@
  * - Backfill: the configured forms' downloads, filtered to the period by `create_time`.
  */
 import * as z from 'zod/mini';
+import { externalId } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { isPlainObject, scalarText } from './body.ts';
+import type { NamedSchema } from './docs.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
@@ -40,7 +42,7 @@ import {
   tiktokId,
   tiktokTime,
 } from './tiktok-api.ts';
-import { authenticateToken } from './token.ts';
+import { authenticateToken, tokenApiDoc } from './token.ts';
 
 /** TikTok keeps leads downloadable far longer; 90 days keeps one backfill's download bounded. */
 export const TIKTOK_BACKFILL_MAX_DAYS = 90;
@@ -237,6 +239,35 @@ export const TIKTOK_SAMPLE_LEAD = {
   },
 } as const;
 
+/** The `LEAD` webhook as a body schema (docs.ts), as far as `capture` reads it. */
+function tiktokWebhookBody(): NamedSchema {
+  return {
+    id: 'TikTokLeadWebhook',
+    description:
+      'The TikTok API for Business `LEAD` webhook: one lead per entry, its answers as `changes` (or ids only: the answers are then downloaded at delivery).',
+    schema: z.looseObject({
+      request_id: z.optional(z.string()),
+      object: z.optional(z.union([z.number(), z.string()])),
+      time: z.optional(z.number()),
+      entry: z.array(
+        z.looseObject({
+          id: z.optional(externalId),
+          page_id: z.optional(externalId),
+          advertiser_id: z.optional(externalId),
+          campaign_id: z.optional(externalId),
+          adgroup_id: z.optional(externalId),
+          ad_id: z.optional(externalId),
+          create_time: z.optional(z.union([z.number(), z.string()])),
+          is_test: z.optional(z.boolean()),
+          changes: z.optional(
+            z.array(z.looseObject({ field: z.string(), value: z.optional(z.unknown()) })),
+          ),
+        }),
+      ),
+    }),
+  };
+}
+
 export const tiktokSource = defineSource({
   name: 'tiktok',
   label: 'TikTok Lead Generation',
@@ -292,5 +323,22 @@ export const tiktokSource = defineSource({
       "The sample has a fixed lead id: sending it again is the same lead (TikTok's own retries, for up to 72 hours, are recognised the same way).",
     ],
     sandbox: [{ path: '/_sandbox/tiktok-leads', body: TIKTOK_SAMPLE_LEAD }],
+  },
+  docs: () => {
+    const token = tokenApiDoc();
+    return {
+      api: {
+        ...token,
+        authentication: `${token.authentication} TikTok documents no signature for its lead webhook: the token goes in the callback URL.`,
+        bodies: { 'application/json': tiktokWebhookBody() },
+        answer: '200 `LeadAccepted`; an authentic but unreadable body is parked and answered 200.',
+      },
+      request: {
+        title: 'a TikTok Lead Generation webhook',
+        note: 'TikTok signs nothing on this webhook: the token is in the callback URL.',
+        fixture: { payload: 'webhook-lead' },
+        variable: 'tiktokToken',
+      },
+    };
   },
 });

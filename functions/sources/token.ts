@@ -2,9 +2,11 @@
  * The shared-token check of the sources that have no signature (plain forms, Zapier-style hooks,
  * Unbounce, Elementor, RD Station): the profile's `token`, sent as `?token=` or as the header
  * `X-Lead-Token` (the contract). Compared in constant time; messages never echo what was sent.
+ * Also how those sources describe it in docs/openapi.json (`tokenApiDoc`).
  */
 
 import { safeEqual } from '../kernel/crypto.ts';
+import type { SourceApiDoc } from './docs.ts';
 import type { Authenticity, IntakeRequest } from './source.ts';
 
 export const TOKEN_HEADER = 'x-lead-token';
@@ -48,4 +50,35 @@ export function authenticateToken(
     };
   }
   return { ok: true };
+}
+
+/**
+ * The OpenAPI security schemes of the token (sources/docs.ts): `?token=` and the header. Each
+ * source that takes the token declares the ones it accepts.
+ */
+export function tokenSchemes() {
+  return {
+    leadToken: {
+      type: 'apiKey',
+      in: 'query',
+      name: TOKEN_QUERY,
+      description:
+        'The profile’s `token` (form, RD Station, Unbounce, Elementor, Jotform, Kommo, WordPress, Wix).',
+    },
+    leadTokenHeader: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Lead-Token',
+      description: 'The profile’s `token`, as a header.',
+    },
+  } as const;
+}
+
+/** How a source that takes the token either way authenticates, for its `docs` (docs.ts). */
+export function tokenApiDoc(): Pick<SourceApiDoc, 'security' | 'schemes' | 'authentication'> {
+  return {
+    security: ['leadToken', 'leadTokenHeader'],
+    schemes: tokenSchemes(),
+    authentication: `The profile's \`token\`, as \`?${TOKEN_QUERY}=\` or the \`${TOKEN_HEADER}\` header. Missing: 401 \`missing_token\`; wrong: 403 \`invalid_token\`.`,
+  };
 }

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
 import { isPlainObject } from './body.ts';
@@ -227,4 +228,43 @@ export const typeformSource = defineSource({
       }),
     }),
   },
+  docs: () => ({
+    api: {
+      security: ['typeformSignature'],
+      schemes: {
+        typeformSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Typeform-Signature',
+          description: '`sha256=<base64 HMAC-SHA256 of the raw body with the profile’s secret>`.',
+        },
+      },
+      authentication:
+        '`Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body with the webhook secret>`. Missing: 401; mismatch: 403.',
+      bodies: {
+        'application/json': {
+          id: 'TypeformWebhook',
+          description: 'Typeform’s `form_response` webhook.',
+          schema: z.looseObject({
+            event_id: z.string(),
+            event_type: z.string(),
+            form_response: z.looseObject({
+              form_id: z.string(),
+              token: z.string(),
+              submitted_at: z.optional(z.string()),
+              hidden: z.optional(z.record(z.string(), z.unknown())),
+              definition: z.optional(z.looseObject({ fields: z.optional(z.array(z.unknown())) })),
+              answers: z.array(z.looseObject({ type: z.string(), field: z.looseObject({}) })),
+            }),
+          }),
+        },
+      },
+      answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+    },
+    request: {
+      title: 'a Typeform webhook',
+      note: 'Signed with config/demo.json’s secret over this exact body.',
+      fixture: { payload: 'form-response' },
+    },
+  }),
 });

@@ -23,6 +23,7 @@
  * - Answer: 200 `{"leadId": "...", "status": "queued"}`.
  */
 
+import * as z from 'zod/mini';
 import { parseJson } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { groupFields, isPlainObject, readFields, scalarText } from './body.ts';
@@ -39,7 +40,7 @@ import {
   secretSetting,
   sha256Hex,
 } from './source.ts';
-import { authenticateToken } from './token.ts';
+import { authenticateToken, tokenApiDoc } from './token.ts';
 
 const DATA_KEYS = ['data.json', 'data_json'];
 const PAGE_KEYS: ReadonlySet<string> = new Set(['page_id', 'page_name', 'variant', 'page_url']);
@@ -174,4 +175,30 @@ export const unbounceSource = defineSource({
       }).toString(),
     }),
   },
+  docs: () => ({
+    api: {
+      ...tokenApiDoc(),
+      bodies: {
+        'application/x-www-form-urlencoded': {
+          id: 'UnbounceWebhook',
+          description:
+            'Unbounce’s form webhook: urlencoded, the fields in `data.json` (`data_json` once PHP renamed it).',
+          schema: z.looseObject({
+            'data.json': z.optional(z.string()),
+            data_json: z.optional(z.string()),
+            page_id: z.optional(z.string()),
+            page_name: z.optional(z.string()),
+            page_url: z.optional(z.string()),
+            variant: z.optional(z.string()),
+          }),
+        },
+      },
+      answer: '200 `LeadAccepted`; an unreadable body is parked.',
+    },
+    request: {
+      title: 'an Unbounce form webhook',
+      fixture: { request: 'valid' },
+      variable: 'unbounceToken',
+    },
+  }),
 });

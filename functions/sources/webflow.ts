@@ -231,4 +231,43 @@ export const webflowSource = defineSource({
       'Signed hooks carry a timestamp that must be within 5 minutes of our clock: the curl signs it as it runs.',
     ],
   },
+  docs: () => ({
+    api: {
+      security: ['webflowSignature'],
+      schemes: {
+        webflowSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: WEBFLOW_SIGNATURE_HEADER,
+          description:
+            'Hex HMAC-SHA256 of `<x-webflow-timestamp>:<raw body>` with the profile’s secret; `x-webflow-timestamp` within 5 minutes.',
+        },
+      },
+      authentication:
+        '`x-webflow-signature: <hex HMAC-SHA256 of "<x-webflow-timestamp>:<raw body>" with the webhook secret>` and `x-webflow-timestamp` (milliseconds, within 5 minutes). Missing: 401; mismatch or stale: 403.',
+      bodies: {
+        'application/json': {
+          id: 'WebflowFormSubmission',
+          description: 'Webflow’s `form_submission` webhook of an OAuth app (signed).',
+          schema: z.looseObject({
+            triggerType: z.string(),
+            payload: z.looseObject({
+              name: z.optional(z.string()),
+              siteId: z.optional(z.string()),
+              data: z.record(z.string(), z.unknown()),
+              submittedAt: z.optional(z.string()),
+              id: z.string(),
+              formId: z.optional(z.string()),
+            }),
+          }),
+        },
+      },
+      answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+    },
+    request: {
+      title: 'a Webflow form webhook',
+      note: 'Signed with config/demo.json’s secret, but Webflow signatures expire after 5 minutes: this one is answered 403 stale_timestamp. It shows the shape; sign a fresh one as test/helpers/lead-fixtures.ts signWebflow does.',
+      fixture: { request: 'valid' },
+    },
+  }),
 });

@@ -3,7 +3,7 @@
  * subscribed to the WhatsApp Business Account).
  *
  * - Handshake (GET) and authentication (POST, `X-Hub-Signature-256` over the raw body with the
- *   app secret): Meta's, shared with Lead Ads (meta-platform.ts).
+ *   app secret): Meta's, shared with Lead Ads (meta/platform.ts).
  * - Leads: a message carrying `referral` (the ad the person tapped: `source_id`, `ctwa_clid`...)
  *   opens an ad conversation and is a lead: the person's WhatsApp profile name, their WhatsApp
  *   number (`wa_id`, the phone: ddi + cellphone) and what they wrote. One conversation is one
@@ -25,11 +25,18 @@
  * `messages` field carries no `referral`, so it is acknowledged and never a lead.
  */
 import * as z from 'zod/mini';
-import { parseJson } from '../domain/json.ts';
+import { externalId, parseJson } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { EMAIL_PLACEHOLDER_PHONE } from '../domain/map-lead.ts';
 import { isPlainObject, scalarText } from './body.ts';
-import { hubHandshake, metaId, metaTime, verifyHubSignature } from './meta-platform.ts';
+import type { NamedSchema } from './docs.ts';
+import {
+  hubHandshake,
+  metaId,
+  metaSignatureScheme,
+  metaTime,
+  verifyHubSignature,
+} from './meta/platform.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
@@ -235,6 +242,51 @@ function capture(request: IntakeRequest): CaptureResult {
   return { leads };
 }
 
+/** The `messages` webhook as a body schema (docs.ts), as far as `capture` reads it. */
+function whatsappWebhookBody(): NamedSchema {
+  const message = z.looseObject({
+    from: z.optional(z.string()),
+    id: z.string(),
+    timestamp: z.optional(z.string()),
+    type: z.string(),
+    referral: z.optional(
+      z.looseObject({
+        source_id: z.optional(externalId),
+        source_type: z.optional(z.string()),
+        ctwa_clid: z.optional(z.string()),
+      }),
+    ),
+    interactive: z.optional(z.looseObject({ type: z.string() })),
+  });
+  const value = z.looseObject({
+    metadata: z.optional(z.looseObject({ phone_number_id: z.optional(externalId) })),
+    contacts: z.optional(
+      z.array(
+        z.looseObject({
+          wa_id: z.string(),
+          profile: z.optional(z.looseObject({ name: z.optional(z.string()) })),
+        }),
+      ),
+    ),
+    messages: z.optional(z.array(message)),
+    statuses: z.optional(z.array(z.looseObject({ status: z.string() }))),
+  });
+  return {
+    id: 'WhatsAppWebhook',
+    description:
+      'The WhatsApp Cloud API `messages` webhook: a message with `referral` (a Click-to-WhatsApp ad) or a Flows answer (`interactive.nfm_reply`) is a lead; statuses and later messages are acknowledged.',
+    schema: z.looseObject({
+      object: z.string(),
+      entry: z.array(
+        z.looseObject({
+          id: z.optional(externalId),
+          changes: z.array(z.looseObject({ field: z.string(), value })),
+        }),
+      ),
+    }),
+  };
+}
+
 export const whatsappSource = defineSource({
   name: 'whatsapp',
   label: 'WhatsApp (Click-to-WhatsApp)',
@@ -334,6 +386,22 @@ export const whatsappSource = defineSource({
       'Only the first message of an ad conversation (it carries "referral") is a lead; the dashboard\'s "Test" sample of the messages field has none and is acknowledged with no lead.',
     ],
   },
+  docs: () => ({
+    api: {
+      security: ['metaSignature'],
+      schemes: { metaSignature: metaSignatureScheme() },
+      authentication:
+        '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the Meta app secret>`. Missing: 401; mismatch: 403. `GET` is the subscription handshake, as Meta’s.',
+      bodies: { 'application/json': whatsappWebhookBody() },
+      answer:
+        '200 `LeadAccepted` (`status: "no_lead"` and no ids for statuses and later messages); an authentic but unreadable body is parked and answered 200.',
+    },
+    request: {
+      title: 'a Click-to-WhatsApp ad conversation',
+      note: 'Signed with config/demo.json’s appSecret over this exact body; one conversation (wa_id) is one lead.',
+      fixture: { payload: 'ctwa-first-message' },
+    },
+  }),
 });
 
 /** `length` digits that a stamp stands for (a test lead's WhatsApp number). */

@@ -18,6 +18,7 @@
  * - Answer: 200 `{"leadId", "status": "queued"}`; an authentic unreadable body is parked.
  * - Test leads: none.
  */
+import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { type Field, flattenJson, isPlainObject, scalarText } from './body.ts';
 import {
@@ -38,7 +39,7 @@ import {
   secretSetting,
   unreadable,
 } from './source.ts';
-import { authenticateToken } from './token.ts';
+import { authenticateToken, tokenApiDoc } from './token.ts';
 
 /** The trigger's own keys: ids, links and context nobody typed. */
 const WIX_METADATA = new Set([
@@ -211,4 +212,23 @@ export const wixSource = defineSource({
       'With "Entire payload" a redelivery is the same lead (the same submissionId); a custom body without submissionId is recognised for 10 minutes by its content.',
     ],
   },
+  docs: () => ({
+    api: {
+      ...tokenApiDoc(),
+      bodies: {
+        'application/json': {
+          id: 'WixAutomationRequest',
+          description:
+            'Wix Automations’ "Send HTTP request": the form trigger’s entire payload (`submissions: [{label, value}]`, `submissionId`, `formId`, optionally under `data`) or a JSON body of your own keys.',
+          schema: z.record(z.string(), z.unknown()),
+        },
+      },
+      answer: '200 `LeadAccepted`; an authentic but unreadable body is parked.',
+    },
+    request: {
+      title: 'a Wix Automations HTTP request',
+      fixture: { payload: 'form-submitted' },
+      variable: 'wixToken',
+    },
+  }),
 });

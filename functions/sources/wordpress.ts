@@ -29,7 +29,13 @@
 import * as z from 'zod/mini';
 import type { AnswerType, LeadCapture } from '../domain/lead.ts';
 import { type Field, readFields } from './body.ts';
-import { DEFAULT_HONEYPOT_FIELD, fieldsHash, idempotencyKey, splitFields } from './form.ts';
+import {
+  DEFAULT_HONEYPOT_FIELD,
+  fieldsHash,
+  formFieldsBody,
+  idempotencyKey,
+  splitFields,
+} from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
@@ -40,7 +46,7 @@ import {
   secretSetting,
   unreadable,
 } from './source.ts';
-import { authenticateToken } from './token.ts';
+import { authenticateToken, tokenApiDoc } from './token.ts';
 
 export const WORDPRESS_PLUGINS = ['contact-form-7', 'wpforms', 'gravity-forms'] as const;
 export type WordPressPlugin = (typeof WORDPRESS_PLUGINS)[number];
@@ -237,6 +243,26 @@ export const wordpressSource = defineSource({
     notes: [
       'Contact Form 7 posts no submission id: the same answers sent again within 10 minutes are the same lead. WPForms (entry_id and form_id mapped) and Gravity Forms (All Fields) entries are recognised for as long as the ledger keeps leads.',
     ],
+  },
+  docs: () => {
+    const fields = formFieldsBody();
+    return {
+      api: {
+        ...tokenApiDoc(),
+        bodies: {
+          'application/json': fields,
+          'application/x-www-form-urlencoded': fields,
+          'multipart/form-data': fields,
+        },
+        answer:
+          '200 `LeadAccepted` (Contact Form 7, WPForms or Gravity Forms, by the profile’s `plugin`); an authentic but unreadable body is parked.',
+      },
+      request: {
+        title: 'a Contact Form 7 webhook, profile plugin contact-form-7',
+        fixture: { request: 'contact-form-7' },
+        variable: 'wordpressToken',
+      },
+    };
   },
 });
 

@@ -220,9 +220,10 @@ export class LeadStore extends Construct {
   }
 
   /**
-   * The Basic-auth authorizer: the failed-sign-in counters (kernel/auth-throttle-dynamodb.ts),
-   * GetItem, UpdateItem and DeleteItem restricted by `dynamodb:LeadingKeys` to the keys that
-   * start with `authfail#`, so it can neither read nor change a lead.
+   * The Basic-auth authorizer: the failed-sign-in counters and familiar addresses
+   * (kernel/auth-throttle-dynamodb.ts), GetItem and UpdateItem restricted by
+   * `dynamodb:LeadingKeys` to the keys that start with `authfail#`, so it can neither read nor
+   * change a lead.
    */
   grantAuthThrottle(fn: LambdaFunction): void {
     this.bind(fn);

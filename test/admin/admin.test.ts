@@ -25,12 +25,12 @@ import {
   LOCAL_QUEUE_TABLE_DEFINITION,
   type LocalLeadQueue,
 } from '../../functions/ledger/lead-queue-local.ts';
-import { mapCapture } from '../../functions/sources/registry.ts';
 import { createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.ts';
 import { dynamoUpstreamHealth } from '../../functions/upstream/health-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 import { ensureTable } from '../../local/dynamodb-local.ts';
 import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 
 const CLIENTS: Client[] = [
   { username: 'ops', password: 'ops-secret', roles: ['prospects:write', 'admin'] },

@@ -14,8 +14,9 @@ import type { LeadAnswer, LeadCapture } from '../../functions/domain/lead.ts';
 import { DEFAULT_LAST_NAME_STAND_IN, mapLeadToProspect } from '../../functions/domain/map-lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
 import { completeKommoCapture } from '../../functions/sources/kommo.ts';
-import { adapterFor, mapCapture } from '../../functions/sources/registry.ts';
+import { adapterFor } from '../../functions/sources/registry.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 import {
   filledBy,
   fold,

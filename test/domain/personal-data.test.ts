@@ -13,7 +13,7 @@ import {
   submissionDigest,
   withConsent,
 } from '../../functions/domain/personal-data.ts';
-import { mapCapture } from '../../functions/sources/registry.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 
 function capture(answers: Record<string, string | string[]>, extra: Partial<LeadCapture> = {}) {
   return {

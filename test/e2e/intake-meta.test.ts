@@ -8,9 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Profile } from '../../functions/config/config-schema.ts';
 import type { LeadRecord } from '../../functions/ledger/lead-ledger.ts';
-import { completeMetaCapture } from '../../functions/sources/meta.ts';
-import { createMetaGraph } from '../../functions/sources/meta-graph.ts';
-import { mapCapture } from '../../functions/sources/registry.ts';
+import { createMetaGraph } from '../../functions/sources/meta/graph.ts';
+import { completeMetaCapture } from '../../functions/sources/meta/index.ts';
 import { expectNotesContain } from '../helpers/lead-assertions.ts';
 import {
   expectErrorCode,
@@ -20,6 +19,7 @@ import {
   type TestRuntime,
   testConfig,
 } from '../helpers/local-runtime.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 import {
   flipOneByte,
   MARIA_SOUZA,

@@ -10,8 +10,8 @@ import { expect } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import type { MappingProfile } from '../../functions/domain/map-lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
-import { mapCapture } from '../../functions/sources/registry.ts';
 import type { CaptureResult } from '../../functions/sources/source.ts';
+import { mapCapture } from './map-capture.ts';
 import { type CorpusEntry, loadCorpus, mapInProcess, PERSON_FIELDS } from './mapping-corpus.ts';
 
 /** A content-hash dedup key, as an unreadable body or a hashed lead gets. */

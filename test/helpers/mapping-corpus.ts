@@ -28,12 +28,13 @@ import type { Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
 import { completeKommoCapture } from '../../functions/sources/kommo.ts';
-import { completeMetaCapture } from '../../functions/sources/meta.ts';
-import { readGraphLead } from '../../functions/sources/meta-graph.ts';
-import { adapterFor, mapCapture } from '../../functions/sources/registry.ts';
+import { readGraphLead } from '../../functions/sources/meta/graph.ts';
+import { completeMetaCapture } from '../../functions/sources/meta/index.ts';
+import { adapterFor } from '../../functions/sources/registry.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 import { basicHeader } from './abuse-kit.ts';
 import { DEMO_CLIENTS, DEMO_SECRETS, mediaType, signWebflow } from './lead-fixtures.ts';
+import { mapCapture } from './map-capture.ts';
 import {
   googleFormsSignature,
   hubspotHeaders,

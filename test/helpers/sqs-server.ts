@@ -4,13 +4,14 @@
  * of the adapters built on it. It records every request (operation, JSON input, headers),
  * refuses what SQS would refuse (an unsigned or wrongly signed request, an unknown target, a body
  * that is not JSON) with SQS's JSON errors, and answers each operation as SQS does unless a test
- * says otherwise with `on`.
+ * says otherwise with `on`. The official SQS client is run against it
+ * (test/kernel/aws-sqs-differential.test.ts): what it answers is what the SDK takes from SQS.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AwsCredentials, AwsHttpOptions } from '../../functions/kernel/aws/http.ts';
-import { createSqs, type Sqs } from '../../functions/kernel/aws/sqs.ts';
+import { createSqs, SQS_QUERY_ERRORS, type Sqs } from '../../functions/kernel/aws/sqs.ts';
 import { checkSignature } from './sigv4.ts';
 
 export const SQS_TEST_CREDENTIALS: AwsCredentials = {
@@ -31,12 +32,20 @@ export type SqsAnswer =
   | 'reset'
   | ((input: Record<string, unknown>) => SqsAnswer);
 
-/** An SQS error answer: `{"__type":"com.amazonaws.sqs#<code>","message":...}`. */
+/** The Query API code SQS sends with an error (`QueueDoesNotExist` is `...NonExistentQueue`). */
+const QUERY_CODES = new Map(Object.entries(SQS_QUERY_ERRORS).map(([code, name]) => [name, code]));
+
+/**
+ * An SQS error answer: `{"__type":"com.amazonaws.sqs#<code>","message":...}` with the Query
+ * API's code and fault in `x-amzn-query-error`, as SQS sends them (the SDK reads that header
+ * first: test/kernel/aws-sqs-differential.test.ts runs the SDK's client against this server).
+ */
 export function sqsError(code: string, message: string, status = 400): SqsAnswer {
+  const fault = status >= 500 ? 'Receiver' : 'Sender';
   return {
     status,
     body: { __type: `com.amazonaws.sqs#${code}`, message },
-    headers: { 'x-amzn-query-error': `AWS.SimpleQueueService.${code};Sender` },
+    headers: { 'x-amzn-query-error': `${QUERY_CODES.get(code) ?? code};${fault}` },
   };
 }
 

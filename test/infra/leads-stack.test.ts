@@ -577,7 +577,7 @@ describe('LeadsStack: delivery and admin', () => {
       ]);
       // No settings either: the authorizer reads only the clients secret.
       expect(appConfigStatements(statements)).toEqual([]);
-      // the throttle items only: GetItem, UpdateItem, DeleteItem on keys starting `authfail#`
+      // the throttle items only: GetItem, UpdateItem on keys starting `authfail#` (no deletes)
       const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
         JSON.stringify(p).includes(`"${role}"`),
       );
@@ -589,7 +589,6 @@ describe('LeadsStack: delivery and admin', () => {
         'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['authfail#*'] },
       });
       expect(allActions(statements)).toEqual([
-        'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',

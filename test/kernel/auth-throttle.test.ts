@@ -151,24 +151,31 @@ describe('failed sign-in throttling', () => {
     const elsewhere = await throttle.check({ username: 'never-tried', sourceIp: '192.0.2.1' });
 
     // Assess
-    expect(fresh.locked).toBe(true);
-    expect(elsewhere).toEqual({ locked: false, userFailures: 0 });
+    expect(fresh).toMatchObject({ locked: true, lockedBy: 'address' });
+    expect(elsewhere).toEqual({ locked: false, familiar: false, remember: true });
     expect(addressKeyOf(ip)).toBe('2001:db8:1:2::/64');
     expect(addressKeyOf('::ffff:192.0.2.9')).toBe('192.0.2.9');
   });
 
   it('forgets a user name once its last failure is old', async () => {
-    // Prepare
+    // Prepare: one failure short of the lock
     const { clock, throttle } = throttleAt(Date.UTC(2026, 3, 1));
     const who = { username: 'forgetful' };
-    for (let i = 0; i < 3; i++) await throttle.failed(who);
+    for (let i = 0; i < USER_POLICY.freeFailures - 1; i++) await throttle.failed(who);
 
-    // Act
+    // Act: the failure that would lock it comes after the counter is forgotten
     clock.now += USER_POLICY.forgetAfterMs + 1;
     await throttle.failed(who);
+    const later = await throttle.check(who);
+    // the same failure without the pause locks it (so the pause is what made the difference)
+    await throttle.failed({ username: 'remembered' });
+    for (let i = 0; i < USER_POLICY.freeFailures - 1; i++) {
+      await throttle.failed({ username: 'remembered' });
+    }
 
     // Assess
-    expect(await throttle.check(who)).toEqual({ locked: false, userFailures: 1 });
+    expect(later).toEqual({ locked: false, familiar: false, remember: true });
+    expect(await throttle.check({ username: 'remembered' })).toMatchObject({ locked: true });
   });
 
   it('signs in without the throttle when its store fails, and says so', async () => {
@@ -177,7 +184,8 @@ describe('failed sign-in throttling', () => {
     const broken = createAuthThrottle({
       read: () => Promise.reject(new Error('throttle table down')),
       recordFailure: () => Promise.reject(new Error('throttle table down')),
-      clear: () => Promise.reject(new Error('throttle table down')),
+      readSeen: () => Promise.reject(new Error('throttle table down')),
+      recordSeen: () => Promise.reject(new Error('throttle table down')),
     });
 
     // Act

@@ -4,6 +4,7 @@
  * spaces and punctuation land where they should; and, against a bare node:http server, the
  * request S3 would see (a signature S3 accepts for that path) and S3's XML errors.
  */
+import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AwsError } from '../../functions/kernel/aws/http.ts';
@@ -171,14 +172,17 @@ describe('signed-fetch S3 client on the wire', () => {
     const [request] = received;
     expect(request?.method).toBe('PUT');
     expect(request?.url).toBe(
-      '/report-bucket/accounts/filial%20sul/it%27s%20%281%29%21%2A%2B%C3%A7.json',
+      '/report-bucket/accounts/filial%20sul/it%27s%20%281%29%21%2A%2B%C3%A7.json?x-id=PutObject',
     );
     expect(request?.headers).toMatchObject({
       'content-type': 'application/json; charset=utf-8',
       'content-encoding': 'identity',
       'cache-control': 'no-store',
       'x-amz-meta-content-etag': '"e"',
-      'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+      // The body's SHA-256 and CRC32, as the SDK sends them (S3 refuses a body that differs).
+      'x-amz-content-sha256': createHash('sha256').update('{"a":1}').digest('hex'),
+      'x-amz-sdk-checksum-algorithm': 'CRC32',
+      'x-amz-checksum-crc32': 'Vhusrw==',
     });
     expect(request?.headers.authorization).toContain('/sa-east-1/s3/aws4_request');
     expect(request?.body.toString('utf8')).toBe('{"a":1}');

@@ -3,6 +3,7 @@
  * like SQS's JSON protocol: what goes on the wire for each operation, what comes back, and SQS's
  * errors as AwsError.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AwsError } from '../../functions/kernel/aws/http.ts';
 import {
@@ -24,6 +25,8 @@ const RUNNING_TASK = {
   ApproximateNumberOfMessagesToMove: 10,
   StartedTimestamp: 1_785_000_000_000,
 };
+
+const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
 let sqs: TestSqsServer;
 beforeAll(async () => {
@@ -128,7 +131,9 @@ describe('signed-fetch SQS client', () => {
       'SendMessage',
       sqsError('RequestThrottled', 'slow down'),
       { status: 500, body: { __type: 'com.amazonaws.sqs#InternalError' } },
-      { body: { MessageId: 'third' } },
+      (input) => ({
+        body: { MessageId: 'third', MD5OfMessageBody: md5(String(input.MessageBody)) },
+      }),
     );
 
     // Act

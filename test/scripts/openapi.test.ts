@@ -11,6 +11,9 @@ import { parseJson } from '../../functions/domain/json.ts';
 import { ROUTES, type RouteSpec } from '../../functions/kernel/routes.ts';
 import { SOURCES } from '../../functions/sources/registry.ts';
 import { buildOpenApiDocument, openApiText } from '../../scripts/openapi-document.ts';
+import { REPO_ROOT } from '../helpers/gateway-process.ts';
+import { loadLeadFixture } from '../helpers/lead-fixtures.ts';
+import { platformBody } from '../helpers/platform-fixtures.ts';
 import {
   googleLeadSchema,
   metaWebhookSchema,
@@ -20,10 +23,7 @@ import {
   typeformWebhookSchema,
   webflowWebhookSchema,
   whatsappWebhookSchema,
-} from '../../scripts/openapi-schemas.ts';
-import { REPO_ROOT } from '../helpers/gateway-process.ts';
-import { loadLeadFixture } from '../helpers/lead-fixtures.ts';
-import { platformBody } from '../helpers/platform-fixtures.ts';
+} from '../helpers/source-schemas.ts';
 
 type Json = Record<string, unknown>;
 type Operation = {

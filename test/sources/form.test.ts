@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../functions/config/config-schema.ts';
 import { attributionKeyOf, fieldsHash, formSource } from '../../functions/sources/form.ts';
-import { mapCapture } from '../../functions/sources/registry.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 import { authenticateToken } from '../../functions/sources/token.ts';
 import {
@@ -14,6 +13,7 @@ import {
   theLead,
 } from '../helpers/lead-assertions.ts';
 import { DEMO_SECRETS, leadRequest, MARIA_CONCEICAO } from '../helpers/lead-fixtures.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 
 type FormProfile = Extract<Profile, { source: 'form' }>;
 

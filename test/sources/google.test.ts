@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { googleSource } from '../../functions/sources/google.ts';
-import { mapCapture } from '../../functions/sources/registry.ts';
 import {
   CONTENT_HASH_KEY,
   corpusOf,
@@ -9,6 +8,7 @@ import {
   mapCleanly,
   theLead,
 } from '../helpers/lead-assertions.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 import {
   changedBody,
   flipOneByte,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { KommoApiError, kommoSource } from '../../functions/sources/kommo.ts';
-import { mapCapture } from '../../functions/sources/registry.ts';
 import {
   corpusOf,
   expectCorpusMapping,
@@ -10,6 +9,7 @@ import {
   problemOf,
   theLead,
 } from '../helpers/lead-assertions.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 import { MORE_SECRETS, wireFixture, wireRequest } from '../helpers/more-sources.ts';
 import { type ProfileOf, platformJson } from '../helpers/platform-fixtures.ts';
 

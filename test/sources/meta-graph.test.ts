@@ -5,7 +5,7 @@ import {
   GRAPH_LEAD_FIELDS,
   MetaGraphError,
   readGraphLead,
-} from '../../functions/sources/meta-graph.ts';
+} from '../../functions/sources/meta/graph.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
 import { PLATFORM_SECRETS, platformBody, platformJson } from '../helpers/platform-fixtures.ts';
 import { type StubServer, startStubServer } from '../helpers/upstream-stub-server.ts';

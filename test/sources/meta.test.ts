@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import { completeMetaCapture, metaId, metaSource } from '../../functions/sources/meta.ts';
-import { readGraphLead } from '../../functions/sources/meta-graph.ts';
-import { mapCapture } from '../../functions/sources/registry.ts';
+import { readGraphLead } from '../../functions/sources/meta/graph.ts';
+import { completeMetaCapture, metaId, metaSource } from '../../functions/sources/meta/index.ts';
 import {
   CONTENT_HASH_KEY,
   corpusOf,
@@ -11,6 +10,7 @@ import {
   leadsIn,
   mapCleanly,
 } from '../helpers/lead-assertions.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 import {
   flipOneByte,
   MARIA_SOUZA,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { rdstationSource } from '../../functions/sources/rdstation.ts';
-import { mapCapture } from '../../functions/sources/registry.ts';
 import {
   CONTENT_HASH_KEY,
   corpusOf,
@@ -10,6 +9,7 @@ import {
   leadsIn,
   mapCleanly,
 } from '../helpers/lead-assertions.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 import {
   ANA_LIMA,
   CARLOS_PEREIRA,

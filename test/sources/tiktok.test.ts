@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mapCapture } from '../../functions/sources/registry.ts';
 import { tiktokSource } from '../../functions/sources/tiktok.ts';
 import { readLeadCsv } from '../../functions/sources/tiktok-api.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
@@ -11,6 +10,7 @@ import {
   leadsIn,
   theLead,
 } from '../helpers/lead-assertions.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 import {
   CARLOS_PEREIRA,
   MARIA_SOUZA,

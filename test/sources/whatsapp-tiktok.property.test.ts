@@ -7,10 +7,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import { mapCapture } from '../../functions/sources/registry.ts';
 import { tiktokSource } from '../../functions/sources/tiktok.ts';
 import { whatsappSource } from '../../functions/sources/whatsapp.ts';
 import { leadsIn } from '../helpers/lead-assertions.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 import { type ProfileOf, platformRequest } from '../helpers/platform-fixtures.ts';
 import { filledBy, type Typed, text, typedAnswer } from '../helpers/typed-answers.ts';
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { mapCapture } from '../../functions/sources/registry.ts';
 import { whatsappSource } from '../../functions/sources/whatsapp.ts';
 import {
   CONTENT_HASH_KEY,
@@ -7,6 +6,7 @@ import {
   leadsIn,
   theLead,
 } from '../helpers/lead-assertions.ts';
+import { mapCapture } from '../helpers/map-capture.ts';
 import {
   flipOneByte,
   MARIA_SOUZA,

@@ -53,10 +53,11 @@ import type { ExternalId } from '../../domain/json.ts';
 import type { LeadCapture } from '../../domain/lead.ts';
 import { applyCorrection } from '../../domain/lead-correction.ts';
 import { LeadStateError, type LeadStatus } from '../../domain/lead-lifecycle.ts';
+import { mapCapture } from '../../domain/map-capture.ts';
 import type { Prospect } from '../../domain/prospect.ts';
 import type { LeadLedger, LeadRecord, Release } from '../../ledger/lead-ledger.ts';
 import type { LeadMessage } from '../../ledger/lead-queue.ts';
-import { adapterFor, mapCapture } from '../../sources/registry.ts';
+import { adapterFor, sourceLabel } from '../../sources/registry.ts';
 import { type CompletionContext, SourceLookupError } from '../../sources/source.ts';
 import type { Circuit } from '../../upstream/circuit.ts';
 import type { UpstreamAccess } from '../../upstream/paced-client.ts';
@@ -470,7 +471,10 @@ async function complete(h: Held): Promise<{ prospect: Prospect } | { outcome: Fo
   }
   // An operator's correction is laid over the mapping, so it always wins over the profile's
   // current settings while everything it does not touch follows them (lead-correction.ts).
-  const mapped = applyCorrection(mapCapture(capture, h.profile), h.lead.correction);
+  const mapped = applyCorrection(
+    mapCapture(capture, h.profile, sourceLabel(capture.source)),
+    h.lead.correction,
+  );
   // What the person sent (the platform's answers once looked up) and the Prospect they make
   // are kept, so that an operator can read and fix them.
   if (wasPending || JSON.stringify(mapped.prospect) !== JSON.stringify(h.lead.prospect)) {

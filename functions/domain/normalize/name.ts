@@ -96,7 +96,21 @@ type CaseMode = 'upper' | 'lower' | undefined;
 
 function words(text: unknown): string[] {
   if (typeof text !== 'string') return [];
-  return text.split(/\s+/u).filter((token) => token.length > 0);
+  return withoutMarkup(text)
+    .split(/\s+/u)
+    .filter((token) => token.length > 0);
+}
+
+/**
+ * A name without markup typed into a form (`<img src=x onerror=…>Eve` → `Eve`): HTML tags,
+ * a tag left open at the end, and any stray `<` or `>` go. Nobody's name holds them, and the
+ * gym's system shows the name in pages of its own.
+ */
+export function withoutMarkup(text: string): string {
+  return text
+    .replace(/<[^>]*>/gu, ' ')
+    .replace(/<[^>]*$/u, ' ')
+    .replace(/[<>]/gu, ' ');
 }
 
 function caseMode(text: string): CaseMode {

@@ -12,9 +12,15 @@
  * DynamoDB documentation has it. A failed
  * condition rejects with an `AwsError` named `ConditionalCheckFailedException`
  * (`isConditionFailed`), its `details.Item` unmarshalled when the call asked for it.
+ *
+ * Requests, answers, errors and retries are the SDK's (`DynamoDBDocumentClient` over
+ * `DynamoDBClient`: 4 attempts, 25 ms back-off base, kernel/aws/retry.ts), checked side by side
+ * in test/kernel/aws-dynamodb-differential.test.ts.
  */
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { AwsError, type AwsHttpOptions, createAwsHttp, createJsonProtocol } from './http.ts';
+import { serviceEndpoint } from './endpoints.ts';
+import { AwsError, type AwsHttpOptions, createAwsHttp } from './http.ts';
+import { createJsonProtocol } from './json-protocol.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: an item holds any attribute values.
 export type Item = Record<string, any>;
@@ -109,6 +115,9 @@ export interface DynamoDb {
   scan(input: ScanInput): Promise<Page>;
 }
 
+/** The errors DynamoDB's model marks retryable (@aws-sdk/client-dynamodb's `$retryable`). */
+export const RETRYABLE_ERRORS: readonly string[] = ['ReplicatedWriteConflictException'];
+
 const MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: false } as const;
 const MARSHALLED_FIELDS = ['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey'];
 
@@ -175,10 +184,13 @@ export function isConditionFailed(error: unknown): error is AwsError {
 export function createDynamoDb(options: AwsHttpOptions = {}): DynamoDb {
   const http = createAwsHttp(
     'dynamodb',
-    (region) => `https://dynamodb.${region}.amazonaws.com`,
+    (settings) => serviceEndpoint('dynamodb', settings),
     options,
   );
-  const json = createJsonProtocol(http, 'DynamoDB_20120810');
+  const json = createJsonProtocol(http, {
+    targetPrefix: 'DynamoDB_20120810',
+    retryableErrors: RETRYABLE_ERRORS,
+  });
   // biome-ignore lint/suspicious/noExplicitAny: the wire answer of one operation.
   async function call(operation: string, input: object): Promise<any> {
     try {

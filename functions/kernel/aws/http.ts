@@ -1,20 +1,42 @@
 /**
  * The functions' way to AWS's HTTP APIs: requests signed with Signature Version 4 by aws4fetch
- * (a small, well-kept signer on WebCrypto) and sent with Node's `fetch`, retried as the AWS SDK's
- * standard retry mode does, and failures turned into one error class, `AwsError`, named after the
- * service's error code (`ConditionalCheckFailedException`, `NoSuchKey`, `QueueDoesNotExist`).
+ * (a small, well-kept signer on WebCrypto) and sent with Node's `fetch`, retried exactly as the
+ * AWS SDK's standard retry mode does (retry.ts: attempts, back-off, Retry-After, the retry
+ * quota, which errors), signed at the clock the service's answers say (clock-skew.ts), sent to
+ * the endpoint the SDK would pick (endpoints.ts: partition, FIPS, dual-stack), and failures
+ * turned into one error class, `AwsError`, named as the SDK names them
+ * (`ConditionalCheckFailedException`, `NoSuchKey`, `QueueDoesNotExist`).
  *
  * Why not the AWS SDK: its clients are most of a function's cold start (docs/performance.md:
- * DynamoDB, SQS and S3 clients bundled take 50-75 ms to load; this module and aws4fetch about
- * 2 ms), and every webhook platform waits on the first request after a quiet period. The SDK
- * stays where it is cheap to keep or asked for: Secrets Manager (loaded at the first secret read)
- * and AppConfig (through Powertools, at the first settings read).
+ * DynamoDB, SQS and S3 clients bundled take 50-75 ms to load; these modules and aws4fetch a few
+ * ms), and every webhook platform waits on the first request after a quiet period. Nothing here
+ * imports the SDK at run time; the tests run the SDK's own clients beside these on the same
+ * answers (test/kernel/aws-*-differential.test.ts). The SDK stays where it is cheap to keep or
+ * asked for: Secrets Manager (loaded at the first secret read) and AppConfig (through
+ * Powertools, at the first settings read).
  *
  * Credentials come from the environment Lambda sets (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
  * AWS_SESSION_TOKEN, AWS_REGION), read at each request so a test or a runtime that changes them
  * is followed. `endpoint` points a client at dynalite, a test server or another endpoint.
+ *
+ * Beyond the SDK: each attempt has a deadline (`attemptTimeoutMs`, the response's body
+ * included), which the SDK leaves unset; an attempt that passes it fails as a `TimeoutError`,
+ * which the standard mode retries.
  */
+import { createHash } from 'node:crypto';
 import { AwsClient } from 'aws4fetch';
+import { ClockSkew } from './clock-skew.ts';
+import { type EndpointOptions, type EndpointSettings, endpointSettings } from './endpoints.ts';
+import {
+  classifyError,
+  isRetryableType,
+  RetryQuota,
+  retryAfterAt,
+  retryDelayMs,
+  retrySettings,
+  STANDARD_RETRY,
+  waitBeforeRetry,
+} from './retry.ts';
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -22,14 +44,17 @@ export interface AwsCredentials {
   sessionToken?: string;
 }
 
-export interface AwsHttpOptions {
+export interface AwsHttpOptions extends EndpointOptions {
   /** @default process.env.AWS_REGION */
   region?: string;
   /** Where requests go instead of the service's regional endpoint (no trailing slash). */
   endpoint?: string;
   /** @default the AWS_* variables of the environment */
   credentials?: AwsCredentials;
-  /** Attempts per request, the first included. @default 3 (the SDK's standard mode) */
+  /**
+   * Attempts per request, the first included.
+   * @default AWS_MAX_ATTEMPTS, else the SDK's for the service (3; DynamoDB 4)
+   */
   maxAttempts?: number;
   /**
    * How long one attempt may take, its response's body included, before it is abandoned and
@@ -49,6 +74,19 @@ export interface AwsRequest {
   body?: string | Uint8Array;
 }
 
+/** What the SDK's errors carry in `$metadata`. */
+export interface AwsErrorMetadata {
+  httpStatusCode: number;
+  requestId?: string;
+  extendedRequestId?: string;
+  /** Attempts made, the first included (set when the error is returned). */
+  attempts?: number;
+  /** The time waited between them, in ms. */
+  totalRetryDelay?: number;
+  /** The answer corrected the clock: the error is tried again (clock-skew.ts). */
+  clockSkewCorrected?: boolean;
+}
+
 /** A failed AWS call: `name` is the service's error code, `status` the HTTP status. */
 export class AwsError extends Error {
   override readonly name: string;
@@ -57,7 +95,9 @@ export class AwsError extends Error {
   /** The error body's other fields (DynamoDB's `Item` on a failed condition, for example). */
   readonly details: Record<string, unknown>;
   /** Shaped as the SDK's, for code and logs that read `$metadata.httpStatusCode`. */
-  readonly $metadata: { httpStatusCode: number; requestId?: string };
+  readonly $metadata: AwsErrorMetadata;
+  /** Set on the errors the service's model marks retryable, as the SDK's are. */
+  $retryable?: { throttling?: boolean };
 
   constructor(
     code: string,
@@ -75,36 +115,10 @@ export class AwsError extends Error {
   }
 }
 
-/** Error codes the SDK's standard mode retries besides 5xx and 429 (throttling, transient). */
-const RETRYABLE_CODES: ReadonlySet<string> = new Set([
-  'ThrottlingException',
-  'Throttling',
-  'ThrottledException',
-  'RequestThrottledException',
-  'TooManyRequestsException',
-  'ProvisionedThroughputExceededException',
-  'TransactionInProgressException',
-  'RequestLimitExceeded',
-  'BandwidthLimitExceeded',
-  'LimitExceededException',
-  'RequestThrottled',
-  'SlowDown',
-  'PriorRequestNotComplete',
-  'EC2ThrottledException',
-  'RequestTimeout',
-  'RequestTimeoutException',
-  'InternalError',
-  'ServiceUnavailable',
-]);
-
-/** Whether the SDK's standard mode would try an answered request again. */
-export function isRetryable(error: AwsError): boolean {
-  return error.status >= 500 || error.status === 429 || RETRYABLE_CODES.has(error.name);
-}
-
-/** The SDK's standard back-off: full jitter over 100 ms × 2^attempt, at most 20 s. */
-export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
-  return Math.floor(random() * Math.min(20_000, 100 * 2 ** attempt));
+/** How a request's answer is read: a 2xx into its output, anything else into an AwsError. */
+export interface AwsReader<T> {
+  ok(response: Response): Promise<T>;
+  error(response: Response): Promise<AwsError>;
 }
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -129,126 +143,164 @@ function credentialsOf(options: AwsHttpOptions): AwsCredentials {
 export interface AwsHttp {
   readonly service: string;
   readonly region: string;
+  /** The region's endpoint settings (partition, FIPS, dual-stack). */
+  readonly settings: EndpointSettings;
   /** The endpoint requests go to (the regional one unless `endpoint` was given); both are
    * resolved at first use and throw then if AWS_REGION is not set. */
   readonly endpoint: string;
+  /** Whether `endpoint` was given (a local server): no partition rules apply then. */
+  readonly custom: boolean;
+  /** The client's retry quota (the SDK's token bucket), for tests and logs. */
+  readonly quota: RetryQuota;
+  /** The client's clock-skew correction. */
+  readonly clock: ClockSkew;
   /**
-   * Sends a signed request, retrying what the SDK retries; resolves with a 2xx response,
-   * rejects with the `AwsError` that `parseError` makes of anything else.
+   * Sends a signed request, retrying what the SDK retries; resolves with what `read.ok` makes of
+   * the 2xx answer (read within the attempt), rejects with the `AwsError` of `read.error`, or the
+   * transport's error, with `$metadata.attempts` and `totalRetryDelay` set.
    */
-  send(
-    request: AwsRequest,
-    parseError: (response: Response) => Promise<AwsError>,
-  ): Promise<Response>;
+  send<T>(request: AwsRequest, read: AwsReader<T>): Promise<T>;
+}
+
+const sha256 = (body: string | Uint8Array) => createHash('sha256').update(body).digest('hex');
+/** SigV4's date form: 20260126T101500Z. */
+const amzDate = (date: Date) => date.toISOString().replace(/[:-]|\.\d{3}/g, '');
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown; headers?: Headers };
+
+interface Transport {
+  sign(request: AwsRequest, payloadHash: string, at: Date): Promise<Request>;
+  clock: ClockSkew;
+  attemptTimeoutMs: number;
+}
+
+/** One attempt: signed at the corrected clock, sent, and its answer read. */
+async function attempt<T>(
+  t: Transport,
+  request: AwsRequest,
+  payloadHash: string,
+  read: AwsReader<T>,
+): Promise<Outcome<T>> {
+  const signedOffset = t.clock.offsetMs;
+  const signed = await t.sign(request, payloadHash, t.clock.now());
+  const sentAt = Date.now();
+  try {
+    // Redirects are answers, as in the SDK (S3's 301/307 name the bucket's region): not followed.
+    const response = await fetch(signed, {
+      redirect: 'manual',
+      signal: AbortSignal.timeout(t.attemptTimeoutMs),
+    });
+    if (response.ok) {
+      t.clock.sample(response.headers, sentAt, signedOffset);
+      return { ok: true, value: await read.ok(response) };
+    }
+    const error = await read.error(response);
+    const serverTime = error.details.ServerTime;
+    const corrected = t.clock.sample(
+      response.headers,
+      sentAt,
+      signedOffset,
+      typeof serverTime === 'string' ? serverTime : undefined,
+    );
+    if (corrected) error.$metadata.clockSkewCorrected = true;
+    return { ok: false, error, headers: response.headers };
+  } catch (error) {
+    // No answer: the connection failed or was reset (fetch's TypeError), or the attempt timed
+    // out (a TimeoutError). Tried again as the SDK does, although the first attempt may have
+    // landed: the ledger's writes are conditional (a landed one makes the retry fail its
+    // condition, which callers handle), a repeated wake-up message is ignored.
+    return { ok: false, error };
+  }
+}
+
+/** The error a request ends with, carrying its attempts as the SDK's do. */
+function finalError(error: unknown, attempts: number, totalRetryDelay: number): unknown {
+  if (error && typeof error === 'object') {
+    const bearer = error as { $metadata?: Record<string, unknown> };
+    bearer.$metadata = { ...bearer.$metadata, attempts, totalRetryDelay };
+  }
+  return error;
 }
 
 export function createAwsHttp(
   service: string,
-  defaultEndpoint: (region: string) => string,
+  defaultEndpoint: (settings: EndpointSettings) => string,
   options: AwsHttpOptions = {},
 ): AwsHttp {
   // Resolved at the first request, as the SDK does: constructing a client never throws.
-  let resolved: { region: string; endpoint: string } | undefined;
+  let resolved: { settings: EndpointSettings; endpoint: string } | undefined;
   const where = () => {
     if (!resolved) {
-      const region = regionOf(options);
-      resolved = { region, endpoint: options.endpoint ?? defaultEndpoint(region) };
+      const settings = endpointSettings(regionOf(options), options);
+      resolved = { settings, endpoint: options.endpoint ?? defaultEndpoint(settings) };
     }
     return resolved;
   };
-  const maxAttempts = options.maxAttempts ?? 3;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 3_000;
   const sleep = options.sleep ?? wait;
+  const quota = new RetryQuota();
+  const clock = new ClockSkew();
   let signer: { key: string; client: AwsClient } | undefined;
   const signerFor = (credentials: AwsCredentials) => {
     const key = `${credentials.accessKeyId}\n${credentials.sessionToken ?? ''}`;
     if (signer?.key !== key) {
-      const { region } = where();
+      const { region } = where().settings;
       signer = { key, client: new AwsClient({ ...credentials, service, region, retries: 0 }) };
     }
     return signer.client;
   };
 
+  async function send<T>(request: AwsRequest, read: AwsReader<T>): Promise<T> {
+    // Signing is not retried: missing credentials or a malformed URL fail the same every time.
+    const credentials = credentialsOf(options);
+    const { maxAttempts, baseDelayMs } = retrySettings(service, options.maxAttempts);
+    const transport: Transport = {
+      clock,
+      attemptTimeoutMs,
+      sign: (r, payloadHash, at) =>
+        signerFor(credentials).sign(r.url, {
+          method: r.method,
+          // The payload's hash, sent as the SDK sends it (S3 wants it; the others accept it).
+          headers: { ...r.headers, 'x-amz-content-sha256': payloadHash },
+          ...(r.body !== undefined && { body: r.body }),
+          aws: { datetime: amzDate(at) },
+        }),
+    };
+    const payloadHash = sha256(request.body ?? '');
+    let lastRetryCost: number | undefined;
+    let totalRetryDelay = 0;
+    for (let attempts = 1; ; attempts++) {
+      const outcome = await attempt(transport, request, payloadHash, read);
+      if (outcome.ok) {
+        quota.succeeded(lastRetryCost);
+        return outcome.value;
+      }
+      const type = classifyError(outcome.error);
+      const cost = isRetryableType(type) && attempts < maxAttempts ? quota.take(type) : undefined;
+      if (cost === undefined) throw finalError(outcome.error, attempts, totalRetryDelay);
+      lastRetryCost = cost;
+      const base = type === 'THROTTLING' ? STANDARD_RETRY.throttlingBaseDelayMs : baseDelayMs;
+      const backoff = retryDelayMs(attempts - 1, base);
+      const delay = waitBeforeRetry(backoff, outcome.headers && retryAfterAt(outcome.headers));
+      totalRetryDelay += delay;
+      await sleep(delay);
+    }
+  }
+
   return {
     service,
     get region() {
-      return where().region;
+      return where().settings.region;
+    },
+    get settings() {
+      return where().settings;
     },
     get endpoint() {
       return where().endpoint;
     },
-    async send(request, parseError) {
-      // Signing is not retried: missing credentials or a malformed URL fail the same every time.
-      const credentials = credentialsOf(options);
-      for (let attempt = 0; ; attempt++) {
-        const signed = await signerFor(credentials).sign(request.url, {
-          method: request.method,
-          headers: request.headers ?? {},
-          ...(request.body !== undefined && { body: request.body }),
-        });
-        let failure: AwsError;
-        try {
-          const response = await fetch(signed, { signal: AbortSignal.timeout(attemptTimeoutMs) });
-          if (response.ok) return response;
-          failure = await parseError(response);
-        } catch (error) {
-          // No answer: the connection failed or was reset (fetch's TypeError), or the attempt
-          // timed out (a TimeoutError). Tried again, as the SDK does, although the first attempt
-          // may have landed: the ledger's writes are conditional (a landed one makes the retry
-          // fail its condition, which callers handle), a repeated wake-up message is ignored.
-          if (attempt + 1 >= maxAttempts) throw error;
-          await sleep(retryDelayMs(attempt));
-          continue;
-        }
-        if (attempt + 1 >= maxAttempts || !isRetryable(failure)) throw failure;
-        await sleep(retryDelayMs(attempt));
-      }
-    },
+    custom: options.endpoint !== undefined,
+    quota,
+    clock,
+    send,
   };
-}
-
-/**
- * The JSON protocol of DynamoDB and SQS: POST `/` with `X-Amz-Target: <prefix>.<operation>`;
- * errors carry `__type` (`com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException`).
- */
-export function createJsonProtocol(
-  http: AwsHttp,
-  targetPrefix: string,
-): <T = Record<string, unknown>>(operation: string, input: object) => Promise<T> {
-  return async (operation, input) => {
-    const response = await http.send(
-      {
-        method: 'POST',
-        url: `${http.endpoint}/`,
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amz-target': `${targetPrefix}.${operation}`,
-        },
-        body: JSON.stringify(input),
-      },
-      parseJsonError,
-    );
-    const text = await response.text();
-    return (text ? JSON.parse(text) : {}) as never;
-  };
-}
-
-export async function parseJsonError(response: Response): Promise<AwsError> {
-  const requestId =
-    response.headers.get('x-amzn-requestid') ?? response.headers.get('x-amz-request-id');
-  const text = await response.text().catch(() => '');
-  let body: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = text ? JSON.parse(text) : {};
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      body = parsed as Record<string, unknown>;
-    }
-  } catch {
-    // Not JSON (a proxy's page): the status names the failure.
-  }
-  const { __type, message, Message, ...details } = body;
-  const type = typeof __type === 'string' ? __type : response.headers.get('x-amzn-errortype');
-  const code = type ? (type.split('#').pop()?.split(':')[0] ?? type) : `Http${response.status}`;
-  const said = typeof message === 'string' ? message : typeof Message === 'string' ? Message : '';
-  return new AwsError(code, said, response.status, requestId ?? undefined, details);
 }

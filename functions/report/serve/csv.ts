@@ -29,6 +29,7 @@
  * Portuguese names (`br`; a field we have no name for keeps its own) or the field names, the
  * same as the JSON's (`intl`).
  */
+import { guardFormula, quoteField } from '../../kernel/csv-cell.ts';
 import type { ReportRow } from './report-json.ts';
 
 export interface CsvDialect {
@@ -137,26 +138,6 @@ export function csvColumns(rows: readonly ReportRow[]): string[] {
     for (const key of Object.keys(row)) if (!computed.has(key)) columns.add(key);
   }
   return [...columns, ...COMPUTED_FIELDS];
-}
-
-/**
- * What a spreadsheet may take for the start of a formula: `=`, `+`, `-`, `@`, their full-width
- * (`＝＋－＠`) and small (`﹦﹢﹣﹫`) forms and the minus sign `−`, also after leading whitespace
- * (Excel and LibreOffice skip spaces, NBSP and other Unicode spaces, zero-width characters, tab,
- * CR and LF before reading a formula); and a cell that starts with tab, CR or LF itself.
- */
-const FORMULA_START =
-  /^(?:[\s\u200b-\u200d\u2060]*[=+\-@\uff1d\uff0b\uff0d\uff20\ufe66\ufe62\ufe63\ufe6b\u2212]|[\t\r\n])/u;
-
-/** `'` before text a spreadsheet would take for a formula. */
-export function guardFormula(text: string): string {
-  return FORMULA_START.test(text) ? `'${text}` : text;
-}
-
-/** RFC 4180: quoted when it holds the delimiter, a quote, CR or LF; quotes doubled. */
-export function quoteField(text: string, delimiter: string): string {
-  if (text.includes(delimiter) || /["\r\n]/.test(text)) return `"${text.replaceAll('"', '""')}"`;
-  return text;
 }
 
 /** `2026-07-10T00:00:00` → `2026-07-10`; with a time, `2026-07-10 14:30:00`; else as sent. */

@@ -7,6 +7,7 @@ import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../../kernel/http.ts';
 import { admitCaller, NO_STORE } from '../../kernel/route-guard.ts';
 import type { RouteName } from '../../kernel/routes.ts';
+import { coversAccount } from '../../kernel/scope.ts';
 import type { RefreshStatus, ReportStore, StoredSnapshot } from '../store/report-store.ts';
 import type { ReportTrigger } from '../trigger/report-trigger.ts';
 import { CSV_CONTENT_TYPE, CSV_DIALECTS, csvFileName, localDate, toCsv } from './csv.ts';
@@ -94,6 +95,13 @@ export async function serveReport(
   const chosen = await chooseAccount(request, client, await deps.config.accounts());
   if (!chosen.ok) return refuse(chosen.result, chosen.code);
   const { account } = chosen;
+  if (admission.route.scope === 'account' && !coversAccount(admission.scope, account)) {
+    const message = `this client sees only branch${client.branches?.length === 1 ? '' : 'es'} ${client.branches?.join(', ')} of the account "${account}"; this acts on all of its branches`;
+    return refuse(
+      problem(403, 'branch_forbidden', message, [{ field: 'branch', message }], NO_STORE),
+      'branch_forbidden',
+    );
+  }
   const forbidden = forbiddenBranches(admitted, request, client.branches);
   if (forbidden.length > 0) {
     const message = `this client may see branch${client.branches?.length === 1 ? '' : 'es'} ${client.branches?.join(', ')} only, not ${forbidden.join(', ')}`;

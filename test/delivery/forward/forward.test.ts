@@ -17,13 +17,13 @@ import {
   matchesProspect,
 } from '../../../functions/delivery/forward/forward.ts';
 import type { LeadCapture } from '../../../functions/domain/lead.ts';
-import { mapCapture } from '../../../functions/sources/registry.ts';
 import {
   createUpstreamClient,
   prospectBody,
   UpstreamError,
 } from '../../../functions/upstream/upstream-client.ts';
 import { freePort } from '../../helpers/gateway-process.ts';
+import { mapCapture } from '../../helpers/map-capture.ts';
 import {
   type DeliveryHarness,
   formCapture,

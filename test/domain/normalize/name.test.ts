@@ -4,10 +4,12 @@ import {
   isCompoundFirstName,
   normalizeName,
   splitFullName,
+  withoutMarkup,
 } from '../../../functions/domain/normalize/name.ts';
 
 const LOCALE = 'pt-BR';
-const collapse = (text: string) => text.split(/\s+/u).filter(Boolean).join(' ');
+/** What a name keeps of the input: no markup, whitespace collapsed. */
+const collapse = (text: string) => withoutMarkup(text).split(/\s+/u).filter(Boolean).join(' ');
 const join = ({ name, lastName }: { name: string; lastName?: string }) =>
   lastName === undefined ? name : `${name} ${lastName}`;
 const upper = (text: string) => text.toLocaleUpperCase(LOCALE);
@@ -86,7 +88,7 @@ describe('splitFullName', () => {
     expect(splitFullName(undefined as unknown as string)).toEqual({ name: '' });
   });
 
-  it('joins back to the whitespace-collapsed input (exactly, unless the case rule applied)', () => {
+  it('joins back to the input without markup, whitespace collapsed (exactly, unless the case rule applied)', () => {
     fc.assert(
       fc.property(
         fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' })),
@@ -165,7 +167,7 @@ describe('normalizeName', () => {
     expect(normalizeName(input)).toBe(expected);
   });
 
-  it('changes nothing but whitespace and the case rule', () => {
+  it('changes nothing but markup, whitespace and the case rule', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' })), (input) => {
         expectSameModuloCase(normalizeName(input), collapse(input));
@@ -174,7 +176,7 @@ describe('normalizeName', () => {
     );
   });
 
-  it('keeps mixed case exactly as typed, whitespace aside', () => {
+  it('keeps mixed case exactly as typed, markup and whitespace aside', () => {
     fc.assert(
       fc.property(fc.string(), (input) => {
         const collapsed = collapse(input);
@@ -182,5 +184,17 @@ describe('normalizeName', () => {
         expect(normalizeName(input)).toBe(collapsed);
       }),
     );
+  });
+});
+
+describe('names typed with markup', () => {
+  it('keep the person’s name and drop the tags, a tag left open and stray brackets', () => {
+    expect(splitFullName('<img src=x onerror=alert(1)>Eve Souza')).toEqual({
+      name: 'Eve',
+      lastName: 'Souza',
+    });
+    expect(splitFullName('<b>Ana</b> Lima <script')).toEqual({ name: 'Ana', lastName: 'Lima' });
+    expect(normalizeName('Lima>')).toBe('Lima');
+    expect(splitFullName('<img src=x onerror=alert(1)>')).toEqual({ name: '' });
   });
 });

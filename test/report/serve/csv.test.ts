@@ -4,13 +4,13 @@
  * one (`,`, decimal point).
  */
 import { describe, expect, it } from 'vitest';
+import { guardFormula } from '../../../functions/kernel/csv-cell.ts';
 import {
   CSV_DIALECTS,
   type CsvDialect,
   cellText,
   csvColumns,
   csvFileName,
-  guardFormula,
   localDate,
   SEED_DEBTOR_FIELDS,
   spreadsheetDate,

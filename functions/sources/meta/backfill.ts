@@ -5,9 +5,9 @@
  * lookup was done: the same dedup key (`meta:<leadgen id>`), the answers, the ids. Meta keeps a
  * form's leads 90 days, the longest period one backfill covers.
  */
-import type { LeadCapture } from '../domain/lead.ts';
-import { createMetaGraph, type MetaGraphLead } from './meta-graph.ts';
-import type { Backfill, BackfillPeriod, CompletionContext } from './source.ts';
+import type { LeadCapture } from '../../domain/lead.ts';
+import type { Backfill, BackfillPeriod, CompletionContext } from '../source.ts';
+import { createMetaGraph, type MetaGraphLead } from './graph.ts';
 
 /** Meta keeps a form's leads this long. */
 export const META_BACKFILL_MAX_DAYS = 90;
@@ -35,7 +35,7 @@ export function captureFromGraphLead(
     formId: form,
     answers: [...graphLead.answers],
     attribution: { ...graphLead.attribution, form_id: form },
-    // Meta's own date question is MM/DD/YYYY, as in the webhook's capture (meta.ts).
+    // Meta's own date question is MM/DD/YYYY, as in the webhook's capture (index.ts).
     dateOrder: 'MDY',
   };
   if (graphLead.createdTime) capture.submittedAt = graphLead.createdTime;

@@ -18,12 +18,12 @@
  * The page access token travels in the query string, so it (and the appsecret_proof) is
  * scrubbed from every message; errors carry no `cause`, which could hold the request URL.
  */
-import { parseJson } from '../domain/json.ts';
-import type { AnswerType, LeadAnswer } from '../domain/lead.ts';
-import { hmacSha256 } from '../kernel/crypto.ts';
-import { parseRetryAfter } from '../kernel/http.ts';
-import { isPlainObject } from './body.ts';
-import { SourceLookupError, type SourceLookupErrorKind } from './source.ts';
+import { parseJson } from '../../domain/json.ts';
+import type { AnswerType, LeadAnswer } from '../../domain/lead.ts';
+import { hmacSha256 } from '../../kernel/crypto.ts';
+import { parseRetryAfter } from '../../kernel/http.ts';
+import { isPlainObject } from '../body.ts';
+import { SourceLookupError, type SourceLookupErrorKind } from '../source.ts';
 
 export type MetaGraphErrorKind = SourceLookupErrorKind;
 

@@ -2,10 +2,10 @@
  * What Meta's webhooks share, whatever the product (Lead Ads' `leadgen`, the WhatsApp Cloud API's
  * `messages`): the `X-Hub-Signature-256` check over the raw body, the GET subscription handshake
  * (`hub.mode` / `hub.verify_token` / `hub.challenge`) and Meta's exact decimal ids. The sources
- * that sit on Meta's platform (meta.ts, whatsapp.ts) use these, so that a fix lands once.
+ * that sit on Meta's platform (meta/index.ts, whatsapp.ts) use these, so that a fix lands once.
  */
-import { hmacSha1, hmacSha256, safeEqual } from '../kernel/crypto.ts';
-import type { Authenticity, IntakeRequest, PlatformResponse } from './source.ts';
+import { hmacSha1, hmacSha256, safeEqual } from '../../kernel/crypto.ts';
+import type { Authenticity, IntakeRequest, PlatformResponse } from '../source.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const SHA256_HEADER = /^sha256=([0-9a-f]{64})$/i;
@@ -119,4 +119,14 @@ export function metaTime(value: unknown): string | undefined {
     date = new Date(value.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   }
   return date && Number.isFinite(date.getTime()) ? date.toISOString() : undefined;
+}
+
+/** The OpenAPI security scheme of Meta's signature (sources/docs.ts), the same for every product. */
+export function metaSignatureScheme() {
+  return {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Hub-Signature-256',
+    description: '`sha256=<hex HMAC-SHA256 of the raw body with the profile’s appSecret>`.',
+  } as const;
 }

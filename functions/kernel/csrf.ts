@@ -1,5 +1,7 @@
 /**
- * Cross-site request forgery guard of the admin routes that change state.
+ * Cross-site request forgery guard of every Basic-auth route that changes state, whichever
+ * function serves it (the admin's, the report's refresh, the Prospect API): the route guard
+ * (route-guard.ts) runs it for every method but GET.
  *
  * Basic credentials are sent by a browser with every request to the API's origin, whoever's page
  * made it: a page elsewhere could post a form to `/admin/leads/{id}/retry` and the browser would
@@ -18,9 +20,9 @@
  * the credentials anyway and no browser is involved.
  */
 import { createHmac } from 'node:crypto';
-import type { Client } from '../kernel/client-schema.ts';
-import { safeEqual } from '../kernel/crypto.ts';
-import type { HttpRequest } from '../kernel/http.ts';
+import type { Client } from './client-schema.ts';
+import { safeEqual } from './crypto.ts';
+import type { HttpRequest } from './http.ts';
 
 export const CSRF_HEADER = 'x-csrf-token';
 
@@ -34,22 +36,27 @@ export function csrfToken(client: Client): string {
 
 export type CsrfVerdict = { ok: true } | { ok: false; message: string };
 
-/** The origin this request was sent to, `scheme://host`, when the request says its host. */
-function ownOrigin(request: HttpRequest, scheme: string): string | undefined {
+/**
+ * The origin this request was sent to, `scheme://host`, when the request says its host. The
+ * scheme is the one the gateway saw (`X-Forwarded-Proto`: API Gateway sets `https`, the local
+ * gateway `http`).
+ */
+function ownOrigin(request: HttpRequest): string | undefined {
   const host = request.headers.host;
+  const scheme = request.headers['x-forwarded-proto']?.split(',')[0]?.trim() || 'https';
   return host ? `${scheme}://${host}`.toLowerCase() : undefined;
 }
 
 /** Whether a state-changing request may go on (see the module comment). */
-export function checkCsrf(request: HttpRequest, client: Client, scheme: string): CsrfVerdict {
+export function checkCsrf(request: HttpRequest, client: Client): CsrfVerdict {
   const site = request.headers['sec-fetch-site']?.toLowerCase();
   const origin = request.headers.origin?.toLowerCase();
   if (site === undefined && origin === undefined) return { ok: true };
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    return { ok: false, message: 'a request from another site may not change leads' };
+    return { ok: false, message: 'a request from another site may not change anything here' };
   }
-  if (origin !== undefined && origin !== ownOrigin(request, scheme)) {
-    return { ok: false, message: 'a request from another origin may not change leads' };
+  if (origin !== undefined && origin !== ownOrigin(request)) {
+    return { ok: false, message: 'a request from another origin may not change anything here' };
   }
   const token = request.headers[CSRF_HEADER] ?? '';
   if (!token || !safeEqual(token, csrfToken(client))) {

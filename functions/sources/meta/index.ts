@@ -11,7 +11,7 @@
  *   SHA-1 header is checked when the 256 one is absent.
  * - Capture: one lead per `leadgen` change (entries × changes; other fields are ignored). The
  *   webhook carries ids only, so every capture is `pending` a Graph lookup; the forwarder fetches
- *   the lead (functions/sources/meta-graph.ts) and merges it with `completeMetaCapture`.
+ *   the lead (functions/sources/meta/graph.ts) and merges it with `completeMetaCapture`.
  *
  * Test leads: the webhook cannot tell them apart (organic leads also lack `ad_id`), so a capture is
  * never marked as a test here. After the lookup, a lead whose answers are the Lead Ads Testing
@@ -20,12 +20,11 @@
  * an organic lead by any field, and is delivered as a real one.
  */
 import * as z from 'zod/mini';
-import type { LeadCapture } from '../domain/lead.ts';
-import { isPlainObject } from './body.ts';
-import { metaBackfill } from './meta-backfill.ts';
-import { createMetaGraph, DEFAULT_GRAPH_BASE_URL, type MetaGraphLead } from './meta-graph.ts';
-import { hubHandshake, metaId, metaTime, verifyHubSignature } from './meta-platform.ts';
-import { SAMPLE_PERSON } from './setup.ts';
+import { externalId } from '../../domain/json.ts';
+import type { LeadCapture } from '../../domain/lead.ts';
+import { isPlainObject } from '../body.ts';
+import type { NamedSchema } from '../docs.ts';
+import { SAMPLE_PERSON } from '../setup.ts';
 import {
   type Authenticity,
   acceptedJson,
@@ -36,10 +35,19 @@ import {
   readJsonObject,
   secretSetting,
   unreadable,
-} from './source.ts';
+} from '../source.ts';
+import { metaBackfill } from './backfill.ts';
+import { createMetaGraph, DEFAULT_GRAPH_BASE_URL, type MetaGraphLead } from './graph.ts';
+import {
+  hubHandshake,
+  metaId,
+  metaSignatureScheme,
+  metaTime,
+  verifyHubSignature,
+} from './platform.ts';
 
 /** Meta ids, exact decimal strings (shared with the other Meta-platform sources). */
-export { metaId } from './meta-platform.ts';
+export { metaId } from './platform.ts';
 
 /** Webhook `created_time`: epoch seconds (number or digits) or an ISO string → ISO 8601. */
 const createdAt = metaTime;
@@ -118,7 +126,7 @@ function leadFromChange(
     externalId: leadgenId,
     answers: [],
     attribution,
-    // Meta's own date question (date_of_birth, typed `date` by meta-graph.ts) is MM/DD/YYYY;
+    // Meta's own date question (date_of_birth, typed `date` by graph.ts) is MM/DD/YYYY;
     // custom questions are free text and follow the profile's dateOrder.
     dateOrder: 'MDY',
     pending: { kind: 'meta-graph', leadgenId },
@@ -178,6 +186,37 @@ export const META_SAMPLE_LEAD = {
 } as const;
 const META_SAMPLE_PAGE = '900000000000000';
 
+/** The `leadgen` webhook as a body schema (docs.ts), as far as `capture` reads it. */
+function metaWebhookBody(): NamedSchema {
+  return {
+    id: 'MetaLeadgenWebhook',
+    description:
+      'Meta’s `leadgen` page webhook: ids only; the lead itself is fetched from the Graph API at delivery.',
+    schema: z.looseObject({
+      object: z.string(),
+      entry: z.array(
+        z.looseObject({
+          id: z.optional(externalId),
+          time: z.optional(z.number()),
+          changes: z.array(
+            z.looseObject({
+              field: z.string(),
+              value: z.looseObject({
+                leadgen_id: z.optional(externalId),
+                form_id: z.optional(externalId),
+                page_id: z.optional(externalId),
+                ad_id: z.optional(externalId),
+                adgroup_id: z.optional(externalId),
+                created_time: z.optional(z.number()),
+              }),
+            }),
+          ),
+        }),
+      ),
+    }),
+  };
+}
+
 export const metaSource = defineSource({
   name: 'meta',
   label: 'Facebook/Instagram Lead Ads',
@@ -199,7 +238,7 @@ export const metaSource = defineSource({
   // Meta ignores the body of its 200; it carries the lead ids for people testing with curl.
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   handshake,
-  /** A period's leads, form by form, through the Graph API (meta-backfill.ts). */
+  /** A period's leads, form by form, through the Graph API (backfill.ts). */
   backfill: metaBackfill,
   setup: {
     steps: [
@@ -264,4 +303,19 @@ export const metaSource = defineSource({
     });
     return completeMetaCapture(capture, graphLead);
   },
+  docs: () => ({
+    api: {
+      security: ['metaSignature'],
+      schemes: { metaSignature: metaSignatureScheme() },
+      authentication:
+        '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the app secret>` (or the legacy `X-Hub-Signature: sha1=`). Missing: 401; mismatch: 403. `GET` is the subscription handshake.',
+      bodies: { 'application/json': metaWebhookBody() },
+      answer: '200 `LeadAccepted`; an authentic but unreadable body is parked and answered 200.',
+    },
+    request: {
+      title: 'a Meta Lead Ads webhook',
+      note: 'Signed with config/demo.json’s appSecret over this exact body; the leads are looked up in Graph at delivery.',
+      fixture: { payload: 'webhook-two-entries' },
+    },
+  }),
 });

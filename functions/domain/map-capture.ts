@@ -1,0 +1,24 @@
+/**
+ * A captured lead mapped for its profile: the one mapping (map-lead.ts) with what the profile
+ * and the source add to it. A profile with a consent field gets its consent in the notes: the one
+ * recorded at intake, or (a lead completed later, Meta's) read now, dated by the platform's
+ * submission time (personal-data.ts). The source's label, for the notes and the fallback
+ * marketingType, is the caller's to give (sources/registry.ts `sourceLabel`): the domain knows
+ * no source. The intake, delivery, the admin preview and corrections all map through here.
+ */
+import type { LeadCapture, MappedLead } from './lead.ts';
+import { type MappingProfile, mapLeadToProspect } from './map-lead.ts';
+import { type ConsentSetting, withConsent } from './personal-data.ts';
+
+/** The part of a profile this mapping reads (a `Profile` from the config satisfies it). */
+export type CaptureProfile = MappingProfile & { consent?: ConsentSetting | undefined };
+
+/** `capture` mapped for `profile`, labelled `sourceLabel` (how people call its platform). */
+export function mapCapture(
+  capture: LeadCapture,
+  profile: CaptureProfile,
+  sourceLabel: string,
+): MappedLead {
+  const withItsConsent = withConsent(capture, profile.consent, capture.submittedAt);
+  return mapLeadToProspect(withItsConsent, profile, sourceLabel);
+}

@@ -1,0 +1,125 @@
+/**
+ * The configuration on this machine: the file's configuration pointed at the local upstream
+ * (effectiveConfig: the sandbox, or UPSTREAM_URL), the sandbox's accepted credentials
+ * (sandboxUsers), and the live configuration the in-process handlers read, reloaded when its
+ * file changes (a broken file is refused and the previous configuration keeps running).
+ */
+import { unwatchFile, watchFile } from 'node:fs';
+import { ConfigError, loadConfigFile, setLocalConfig } from '../functions/config/config-local.ts';
+import type { Config } from '../functions/config/config-schema.ts';
+
+/** Where the local upstream is: the sandbox's URL, or UPSTREAM_URL. */
+export interface LocalUpstream {
+  sandboxUrl?: string | undefined;
+  upstreamUrl?: string | undefined;
+}
+
+/** The platform API a source's `complete()` step calls, by source: the sandbox stands in for it. */
+const SANDBOXED_APIS: Readonly<Record<string, string>> = {
+  meta: 'graphBaseUrl',
+  tiktok: 'apiBaseUrl',
+  kommo: 'apiBaseUrl',
+};
+
+/**
+ * The configuration handlers see. With a sandbox, the upstream is the sandbox: the account
+ * `default` and every other account on the same origin point at it (each keeps its credentials,
+ * which the sandbox accepts), and so does a platform API the sandbox stands in for (Meta's Graph
+ * URL, TikTok's and Kommo's API URLs) configured at that origin. UPSTREAM_URL replaces those base URLs
+ * instead. An account on another origin (a second local sandbox, say) is left as configured.
+ */
+export function effectiveConfig(config: Config, upstream: LocalUpstream): Config {
+  const target = upstream.upstreamUrl ?? upstream.sandboxUrl;
+  if (!target) return config;
+  const baseUrl = target.replace(/\/+$/, '');
+  const configuredOrigin = new URL(config.upstream.baseUrl).origin;
+  const redirect = <T extends { baseUrl: string }>(account: T): T =>
+    new URL(account.baseUrl).origin === configuredOrigin ? { ...account, baseUrl } : account;
+  const upstreams =
+    config.upstreams &&
+    Object.fromEntries(
+      Object.entries(config.upstreams).map(([name, account]) => [name, redirect(account)]),
+    );
+  const withAccounts: Config = {
+    ...config,
+    upstream: { ...config.upstream, baseUrl },
+    ...(upstreams ? { upstreams } : {}),
+  };
+  if (upstream.upstreamUrl || !upstream.sandboxUrl) return withAccounts;
+  const sandbox = new URL(upstream.sandboxUrl);
+  const profiles = Object.fromEntries(
+    Object.entries(config.profiles).map(([name, profile]) => {
+      const setting = SANDBOXED_APIS[profile.source];
+      const value = setting ? (profile as Record<string, unknown>)[setting] : undefined;
+      if (!setting || typeof value !== 'string') return [name, profile];
+      const api = new URL(value);
+      if (api.origin !== configuredOrigin) return [name, profile];
+      const rewritten = `${sandbox.origin}${api.pathname}${api.search}`;
+      return [name, { ...profile, [setting]: rewritten }];
+    }),
+  );
+  return { ...withAccounts, profiles };
+}
+
+/** The credentials of every account the sandbox stands in for (see effectiveConfig). */
+export function sandboxUsers(
+  config: Config,
+  sandboxUrl: string,
+): { username: string; password: string }[] {
+  const origin = new URL(sandboxUrl).origin;
+  return [config.upstream, ...Object.values(config.upstreams ?? {})]
+    .filter((account) => new URL(account.baseUrl).origin === origin)
+    .map(({ username, password }) => ({ username, password }));
+}
+
+/** The configuration handlers use now, and where it comes from. */
+export interface LiveConfig {
+  /** Secrets included: never print it. */
+  config: Config;
+  readonly configPath: string;
+  readonly upstream: LocalUpstream;
+  /** Tells the sandbox which accounts to accept; undefined without a sandbox. */
+  readonly acceptUsers: ((config: Config) => void) | undefined;
+}
+
+/** Makes `config` the one the sandbox accepts and the handlers see. */
+export function applyConfig(live: LiveConfig, config: Config): void {
+  live.acceptUsers?.(config);
+  live.config = config;
+  setLocalConfig(config);
+}
+
+/**
+ * Reads the configuration file again. A valid file takes effect at once; a broken one is refused
+ * with start-up's messages (the ConfigError returned) and the previous configuration stays.
+ */
+export function reloadConfig(live: LiveConfig): ConfigError | undefined {
+  let next: Config;
+  try {
+    next = effectiveConfig(loadConfigFile(live.configPath), live.upstream);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  applyConfig(live, next);
+  return undefined;
+}
+
+/**
+ * Reloads the configuration whenever its file changes, telling `onReload` the outcome; returns
+ * how to stop watching. Polling the file's stat sees an editor's in-place write and its
+ * write-and-rename alike.
+ */
+export function watchConfigFile(
+  live: LiveConfig,
+  intervalMs: number,
+  onReload: ((outcome: { error?: ConfigError }) => void) | undefined,
+): () => void {
+  const onFileChange = (now: { mtimeMs: number }, before: { mtimeMs: number }) => {
+    if (now.mtimeMs === before.mtimeMs || now.mtimeMs === 0) return;
+    const error = reloadConfig(live);
+    onReload?.(error ? { error } : {});
+  };
+  watchFile(live.configPath, { interval: intervalMs }, onFileChange);
+  return () => unwatchFile(live.configPath, onFileChange);
+}
