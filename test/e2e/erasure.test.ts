@@ -55,13 +55,13 @@ async function admin(method: string, path: string, body?: unknown) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** The lead once it has left queued/sending. */
+/** The lead's admin view once it has left queued/sending (read after the ledger says so). */
 async function settled(leadId: string): Promise<Record<string, unknown>> {
   const deadline = Date.now() + SETTLE_MS;
   for (;;) {
-    const { body } = await admin('GET', `/admin/leads/${leadId}`);
     const lead = await rt.ledger.get(leadId);
-    if (lead && !IN_FLIGHT.has(lead.status)) return body;
+    if (lead && !IN_FLIGHT.has(lead.status))
+      return (await admin('GET', `/admin/leads/${leadId}`)).body;
     if (Date.now() > deadline) throw new Error(`${leadId}: still ${lead?.status}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
