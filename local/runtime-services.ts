@@ -13,6 +13,7 @@ import type { Config } from '../functions/config/config-schema.ts';
 import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
 import { setLocalServices } from '../functions/kernel/local-services.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
+import { localErasureSalt } from '../functions/ledger/erasure-salt-local.ts';
 import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
 import { LOCAL_QUEUE_TABLE_DEFINITION } from '../functions/ledger/lead-queue-local.ts';
 import { startLocalDynamo } from './dynamodb-local.ts';
@@ -145,7 +146,10 @@ export function startConfig(
   return live;
 }
 
-/** The ledger and the queue: the same DynamoDB code as on AWS, on dynalite kept in DATA_DIR. */
+/**
+ * The ledger and the queue: the same DynamoDB code as on AWS, on dynalite kept in DATA_DIR, with
+ * the salt of the ledger's erasure tombstones kept beside it (generated at the first start).
+ */
 export async function startStores(dataDir: string, running: Running): Promise<void> {
   const dynamo = await startLocalDynamo({
     dataDir,
@@ -157,12 +161,19 @@ export async function startStores(dataDir: string, running: Running): Promise<vo
     throw new StartupError(error instanceof Error ? error.message : String(error));
   });
   running.push({ name: 'dynamodb', stop: () => dynamo.close() });
+  let erasureSalt: string;
+  try {
+    erasureSalt = localErasureSalt(dataDir);
+  } catch (error) {
+    throw new StartupError(error instanceof Error ? error.message : String(error));
+  }
   setLocalServices({
     dynamo: dynamo.client,
     ledgerTable: LOCAL_TABLES.ledger,
     queueTable: LOCAL_TABLES.queue,
     maxReceiveCount: LOCAL_MAX_RECEIVE_COUNT,
     wakeGraceMs: localWakeGraceMs(),
+    erasureSalt,
   });
   running.push({ name: 'services', stop: async () => setLocalServices(undefined) });
 }

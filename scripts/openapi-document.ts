@@ -40,6 +40,7 @@ import {
   leadRequeuedSchema,
   namedSchemas,
   prospectCreatedAnswer,
+  prospectErasedSchema,
   prospectPendingSchema,
   prospectRejectedSchema,
   prospectRequestSchema,
@@ -409,7 +410,10 @@ const OPERATIONS: Record<string, Operation> = {
       },
     },
     responses: {
-      '200': answer('Delivered: the upstream’s prospect id.', ref(prospectCreatedAnswer)),
+      '200': answer(
+        'Delivered: the upstream’s prospect id; or a person erased on request (`personal_data_erased`): nothing stored or created.',
+        { anyOf: [ref(prospectCreatedAnswer), ref(prospectErasedSchema)] },
+      ),
       '202': answer(
         'Recorded, not delivered within the wait (or parked, dead, test).',
         ref(prospectPendingSchema),
@@ -727,7 +731,7 @@ const OPERATIONS: Record<string, Operation> = {
     operationId: 'erasePerson',
     summary: 'Erase a person’s personal data (LGPD) from the gateway',
     description:
-      'Finds the leads naming this e-mail, phone or CPF, removes their personal data (an anonymous record that each lead existed and was erased stays; a lead still queued is stopped, dead), ends their dedup keys, and says which upstream prospects hold the person’s data: the upstream has no delete operation, so erase those there. Safe to repeat. docs/privacy.md.',
+      'Finds the leads naming this e-mail, phone or CPF (what the person sent or an operator typed), removes their personal data (an anonymous record that each lead existed and was erased stays; a lead still queued is stopped, dead), leaves salted tombstones so that a platform sending the same lead again, or a backfill, is acknowledged and dropped, and says which upstream prospects hold the person’s data (leads erased earlier and found again included): the upstream has no delete operation, so erase those there. An erased lead can be neither retried nor corrected (409 `personal_data_removed`). Safe to repeat. docs/privacy.md.',
     tags: ['admin'],
     requestBody: {
       required: true,

@@ -68,12 +68,13 @@ const publicStatus = z.enum(
 
 export const leadAcceptedSchema = named(
   'LeadAccepted',
-  'The lead is recorded: `leadId` for one lead, `leadIds` when the request carried several (RD Station, Meta). Forms say what became of it: `queued` for delivery, or `parked` with the missing fields as `reason` (it is kept; an operator completes it in the console).',
+  'The lead is recorded: `leadId` for one lead, `leadIds` when the request carried several (RD Station, Meta). Forms say what became of it: `queued` for delivery, or `parked` with the missing fields as `reason` (it is kept; an operator completes it in the console). `erased`: how many leads of the request were dropped because their person’s data was erased on request (a platform sending them again; nothing stored), and `status: "erased"` when that was all of them (docs/privacy.md).',
   z.object({
     leadId: z.optional(z.string()),
     leadIds: z.optional(z.array(z.string())),
-    status: z.optional(publicStatus),
+    status: z.optional(z.union([publicStatus, z.literal('erased')])),
     reason: z.optional(z.string()),
+    erased: z.optional(count),
   }),
 );
 
@@ -85,6 +86,16 @@ export const prospectCreatedAnswer = named(
   'ProspectCreated',
   'Delivered within the wait: the upstream’s id of the new prospect.',
   prospectCreatedSchema,
+);
+
+export const prospectErasedSchema = named(
+  'ProspectErased',
+  'This person’s data was erased at their request (LGPD): the Prospect was not stored and will not be created; do not send it again (docs/privacy.md).',
+  z.object({
+    status: z.literal('erased'),
+    code: z.literal('personal_data_erased'),
+    message: z.string(),
+  }),
 );
 
 export const prospectPendingSchema = named(
@@ -269,7 +280,7 @@ export const backfillRequest = named(
 
 export const backfillResultSchema = named(
   'BackfillResult',
-  'What the platform listed for the period on the profile’s forms: `found`, of which `alreadyKnown` (they did arrive) and `new` (recorded now, by first status); `more`: the time ran out, run it again.',
+  'What the platform listed for the period on the profile’s forms: `found`, of which `alreadyKnown` (they did arrive), `new` (recorded now, by first status) and `erased` (erased at their person’s request: not recorded again); `more`: the time ran out, run it again.',
   z.object({
     profile: z.string(),
     since: isoDateTime,
@@ -278,6 +289,7 @@ export const backfillResultSchema = named(
     found: count,
     alreadyKnown: count,
     new: count,
+    erased: count,
     statuses: z.record(z.string(), count),
     more: z.boolean(),
   }),

@@ -10,6 +10,8 @@ interface BackfillResult {
   found: number;
   alreadyKnown: number;
   new: number;
+  /** Leads erased at their person's request: not recorded again. */
+  erased?: number;
   statuses: Record<string, number>;
   more: boolean;
 }
@@ -60,6 +62,7 @@ export const backfill: Command = {
         ['found', body.found],
         ['already known', body.alreadyKnown],
         ['new', `${body.new}${statuses ? ` (${statuses})` : ''}`],
+        ...(body.erased ? [['erased on request (not recorded again)', body.erased] as const] : []),
       ]),
     );
     if (body.more) io.out('\nthe time ran out before every lead was recorded: run it again');

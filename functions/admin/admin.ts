@@ -45,17 +45,20 @@
  *   platform kept for that period on the profile's forms (the `forms` keys: Meta form ids,
  *   TikTok instant form page ids) and runs each through the intake's own step (record under the
  *   platform's lead id, then wake), so a lead that did arrive is recognised, not posted twice:
- *   200 `{profile, since, until, forms, found, alreadyKnown, new, statuses, more}`. `more: true`
+ *   200 `{profile, since, until, forms, found, alreadyKnown, new, erased, statuses, more}` (`erased`:
+ *   leads erased at their person's request, dropped by the record step). `more: true`
  *   when the request's time ran out before every lead was recorded: run it again (it is safe to).
  *   400 for a bad period, 404 for an unknown profile, 409 when the profile's source keeps no
  *   leads to list or names no forms, 502/503 when the platform fails (nothing is recorded).
  * - `POST /admin/erasure` `{email?, phone?, cpf?}` (JSON, at least one): a person's request to
  *   erase their data (LGPD art. 18). Finds their leads through the ledger's hashed subject items
  *   (no scan), removes the personal data of each (ledger `redact`: an anonymous record that the
- *   lead existed and was erased stays), ends their dedup keys, and answers 200 `{erased: [...],
- *   found, upstream}`: which leads, in which status, and which of them the upstream holds
+ *   lead existed and was erased stays), leaves its salted tombstones so that a redelivery or a
+ *   backfill is dropped, and answers 200 `{erased: [...], found, upstream}`: which leads (also
+ *   one erased earlier and found again), in which status, and which of them the upstream holds
  *   (`idProspect`): the upstream has no delete operation, so the answer says plainly that its
- *   copy must be erased there. 400 for a body that names nobody. Never logs what was asked.
+ *   copy must be erased there. An erased lead can be neither retried nor corrected (409
+ *   `personal_data_removed`). 400 for a body that names nobody. Never logs what was asked.
  *   docs/privacy.md.
  */
 import * as z from 'zod/mini';
@@ -87,7 +90,7 @@ import {
   toLeadSummary,
 } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
-import { recordCapture } from '../ledger/record-capture.ts';
+import { isDropped, recordCapture } from '../ledger/record-capture.ts';
 import { adapterFor, SOURCES, sourceLabel, sourceNamed } from '../sources/registry.ts';
 import { type KitContext, type ProfileKit, profileKit, signedSample } from '../sources/setup.ts';
 import { type CompletionContext, SourceLookupError } from '../sources/source.ts';
@@ -187,6 +190,8 @@ export interface AdminEvents {
     found: number;
     alreadyKnown: number;
     new: number;
+    /** Leads erased at their person's request, listed again: dropped, not recorded. */
+    erased: number;
     more: boolean;
     /** New leads whose wake-up message could not be sent: the reconciler wakes them. */
     wakeUpsDeferred: number;
@@ -553,16 +558,30 @@ async function sendWakeUp(deps: AdminDeps, lead: LeadRecord, route: AdminRoute):
   }
 }
 
+/**
+ * 409 `personal_data_removed`: the lead's personal data was erased on request or removed after
+ * the retention, so it can be neither sent nor corrected (an erased person stays erased).
+ */
+function personalDataRemoved(lead: LeadRecord, consequence: string): AdminRefusal {
+  const why =
+    lead.redaction === 'erasure'
+      ? "erased at the person's request"
+      : lead.redaction === 'retention'
+        ? 'removed after the retention period'
+        : 'removed';
+  return refusal(
+    409,
+    'personal_data_removed',
+    `lead ${lead.leadId} no longer holds personal data (${why} on ${lead.redactedAt}): ${consequence}`,
+  );
+}
+
 async function retryLead(context: RouteContext): Promise<HttpResponse> {
   const { deps, now } = context;
   const leadId = requireLeadId(context.leadId);
   const before = await findLead(deps.ledger, leadId);
   if (before.redactedAt !== undefined) {
-    throw refusal(
-      409,
-      'personal_data_removed',
-      `lead ${leadId} no longer holds personal data (${before.redaction ?? 'redacted'} on ${before.redactedAt}): there is nothing left to deliver`,
-    );
+    throw personalDataRemoved(before, 'there is nothing left to deliver');
   }
   if (before.status === 'delivered') {
     throw refusal(
@@ -698,6 +717,8 @@ export interface BackfillResult {
   alreadyKnown: number;
   /** Of those, the ones recorded now (they had never arrived). */
   new: number;
+  /** Of those, leads erased at their person's request: not recorded again (docs/privacy.md). */
+  erased: number;
   /** The new leads by their first status: queued for delivery, parked, kept as test leads. */
   statuses: Record<string, number>;
   /** The request's time ran out before every lead was looked at: run it again. */
@@ -816,6 +837,7 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
 
   let alreadyKnown = 0;
   let recorded = 0;
+  let erased = 0;
   let more = false;
   let wakeUpsDeferred = 0;
   const statuses: Record<string, number> = {};
@@ -844,12 +866,14 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
         ),
       ),
     );
-    for (const { record, duplicate } of outcomes) {
-      if (duplicate) {
+    for (const outcome of outcomes) {
+      if (isDropped(outcome)) {
+        erased += 1;
+      } else if (outcome.duplicate) {
         alreadyKnown += 1;
       } else {
         recorded += 1;
-        const status = publicStatus(record.status);
+        const status = publicStatus(outcome.record.status);
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
     }
@@ -859,6 +883,7 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
     found: captures.length,
     alreadyKnown,
     new: recorded,
+    erased,
     more,
     wakeUpsDeferred,
     client: context.client,
@@ -871,6 +896,7 @@ async function backfill(context: RouteContext): Promise<HttpResponse> {
     found: captures.length,
     alreadyKnown,
     new: recorded,
+    erased,
     statuses,
     more,
   };
@@ -951,8 +977,12 @@ async function erasure(context: RouteContext): Promise<HttpResponse> {
   const erased: ErasedLead[] = [];
   for (let i = 0; i < leadIds.length; i += ERASURE_CONCURRENCY) {
     const batch = leadIds.slice(i, i + ERASURE_CONCURRENCY);
+    // A lead erased earlier and found again (a pointer left behind) is listed too, with the
+    // prospect it became: the upstream still holds that copy.
     const leads = await Promise.all(
-      batch.map((leadId) => deps.ledger.redact(leadId, { reason: 'erasure', now: now() })),
+      batch.map((leadId) =>
+        deps.ledger.redact(leadId, { reason: 'erasure', now: now(), subjects: query.subjects }),
+      ),
     );
     for (const lead of leads) {
       if (!lead) continue;
@@ -966,9 +996,13 @@ async function erasure(context: RouteContext): Promise<HttpResponse> {
       });
     }
   }
-  const idProspects = erased.flatMap((lead) =>
-    lead.idProspect === undefined ? [] : [lead.idProspect],
-  );
+  const idProspects = [
+    ...new Map(
+      erased.flatMap((lead) =>
+        lead.idProspect === undefined ? [] : [[String(lead.idProspect), lead.idProspect]],
+      ),
+    ).values(),
+  ];
   const body: ErasureResult = {
     found: erased.length,
     erased,
@@ -977,7 +1011,9 @@ async function erasure(context: RouteContext): Promise<HttpResponse> {
       action:
         idProspects.length > 0
           ? `The upstream (EVO) still holds this person's data in prospects ${idProspects.join(', ')}: it has no delete operation, so erase them there (EVO's own screens or its support). This gateway has erased its copy.`
-          : 'No lead of this person reached the upstream, so the upstream holds nothing from us. A lead that was being sent at this very moment may still arrive there: check again in a few minutes.',
+          : erased.length > 0
+            ? 'No lead of this person reached the upstream, so the upstream holds nothing from us. A lead that was being sent at this very moment may still arrive there: check again in a few minutes.'
+            : 'This gateway holds no lead of this person under these values: none was recorded with them, or they were erased by an earlier request (whose answer listed the prospects to erase at the upstream). Give every e-mail, phone and CPF the person used.',
     },
   };
   deps.events?.erased?.({
@@ -1028,7 +1064,8 @@ function toDetailedView(lead: LeadRecord) {
     ...(lead.correction !== undefined && { correction: lead.correction }),
     ...(lead.correctedAt !== undefined && { correctedAt: lead.correctedAt }),
     ...(lead.correctedBy !== undefined && { correctedBy: lead.correctedBy }),
-    correctable: CORRECTABLE.has(lead.status),
+    // A lead whose personal data was removed is never filled in again (and never sent).
+    correctable: CORRECTABLE.has(lead.status) && lead.redactedAt === undefined,
   };
 }
 
@@ -1197,6 +1234,9 @@ async function correctLead(context: RouteContext): Promise<HttpResponse> {
     throw refusal(400, 'invalid_prospect', 'some fields cannot be used', read.details);
   }
   const lead = await findLead(deps.ledger, leadId);
+  if (lead.redactedAt !== undefined) {
+    throw personalDataRemoved(lead, 'it cannot be corrected');
+  }
   if (!CORRECTABLE.has(lead.status)) {
     throw refusal(
       409,

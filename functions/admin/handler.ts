@@ -36,6 +36,7 @@ const adminEvents: AdminEvents = {
   backfilled(event) {
     logger.info('platform leads backfilled', event);
     count(METRICS.leadBackfilled, event.new);
+    if (event.erased > 0) count(METRICS.erasedLeadDropped, event.erased);
   },
   erased(event) {
     // Counts and the operator only: never the e-mail, phone or CPF that was asked for.

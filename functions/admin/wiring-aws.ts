@@ -8,6 +8,7 @@ import { secretNamesFrom } from '../config/secrets-aws.ts';
 import { createDynamoDb } from '../kernel/aws/dynamodb.ts';
 import { createSqs } from '../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
+import { awsErasureSalt } from '../ledger/erasure-salt-aws.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
 import { dynamoUpstreamHealth } from '../upstream/health-dynamodb.ts';
@@ -16,7 +17,7 @@ import { createSqsDlqRedrive } from './dlq-redrive-sqs.ts';
 
 /**
  * IAM it needs: the ledger table and its indexes (GetItem, Query, UpdateItem; the circuit and
- * pacer items are read with GetItem),
+ * pacer items are read with GetItem), the erasure salt secret,
  * sqs:SendMessage on the lead queue, and the redrive's permissions (dlq-redrive-sqs.ts).
  */
 export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDeps, 'events'> {
@@ -30,7 +31,8 @@ export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDe
       secretsWhere: (profile) => `Secrets Manager, secret ${secretNamesFrom(env).profile(profile)}`,
       secretValues: { secretId: (profile) => secretNamesFrom(env).profile(profile) },
     },
-    ledger: createDynamoLedger(table),
+    // The salt: an erasure leaves salted tombstones, a backfill checks them.
+    ledger: createDynamoLedger({ ...table, erasureSalt: awsErasureSalt(env) }),
     upstream: dynamoUpstreamHealth(table),
     queue: createSqsLeadQueue({ client: sqs, queueUrl: requireEnv(ENV.leadQueueUrl, env) }),
     redrive: createSqsDlqRedrive({

@@ -13,8 +13,15 @@
  * `redactCapture` is what is left of a capture once its personal data is removed: the source,
  * the form id, the test flag and when it was submitted. Nothing a person typed, no platform lead
  * id, no click ids.
+ *
+ * `erasureMarks` is what an erasure remembers of a lead so that a platform cannot bring the
+ * person back by sending the same lead again: the lead's dedup key and a digest of what the
+ * person sent (`submissionDigest`). The ledger keeps them salted with a secret, never as they
+ * are (ledger/erasure-dynamodb.ts), and checks every new lead's marks before recording it.
  */
+import { createHash } from 'node:crypto';
 import type { ConsentRecord, LeadCapture } from './lead.ts';
+import type { ProspectCorrection } from './lead-correction.ts';
 import { foldKey } from './map-lead.ts';
 import { normalizeCpf } from './normalize/cpf.ts';
 import { normalizeEmail } from './normalize/email.ts';
@@ -43,6 +50,9 @@ const cpfSubject = (text: string) => {
   return 'cpf' in result ? `cpf:${result.cpf}` : undefined;
 };
 
+/** The dedup key of a redacted lead and of its capture: the key is personal data too. */
+export const REDACTED = 'redacted';
+
 /** Looks like a phone number or a CPF: digits and the usual punctuation, 8 to 20 characters. */
 const NUMERIC = /^[+()\d\s.\-/]{8,20}$/u;
 
@@ -57,12 +67,22 @@ function subjectsOfValue(value: string): string[] {
   return [cpfSubject(text), phoneSubject(text)].filter((s): s is string => s !== undefined);
 }
 
+/** The contact fields of a Prospect, or of an operator's correction (where `null` clears one). */
+type ContactFields = Pick<ProspectCorrection, 'email' | 'cpf' | 'cellphone' | 'ddi'> & {
+  financiallyResponsible?: { email?: string | null; cpf?: string | null } | null;
+};
+
 /**
  * Every subject a lead names: its answers (whatever the field is called: a value that reads as
- * an e-mail, a valid CPF or a valid phone number) and the Prospect's e-mail, phone and CPF
- * (including the financially responsible person's). Sorted, without repeats.
+ * an e-mail, a valid CPF or a valid phone number), the Prospect's e-mail, phone and CPF
+ * (including the financially responsible person's) and those an operator typed in a
+ * `correction`. Sorted, without repeats.
  */
-export function subjectsOf(capture: LeadCapture, prospect?: Prospect): string[] {
+export function subjectsOf(
+  capture: LeadCapture,
+  prospect?: Prospect,
+  correction?: ProspectCorrection,
+): string[] {
   const found = new Set<string>();
   const add = (subject: string | undefined) => {
     if (subject) found.add(subject);
@@ -72,7 +92,8 @@ export function subjectsOf(capture: LeadCapture, prospect?: Prospect): string[] 
       for (const subject of subjectsOfValue(String(value))) found.add(subject);
     }
   }
-  for (const p of [prospect, capture.prospect]) {
+  const contacts: (ContactFields | undefined)[] = [prospect, capture.prospect, correction];
+  for (const p of contacts) {
     if (!p) continue;
     if (p.email) add(emailSubject(p.email));
     if (p.cpf) add(cpfSubject(p.cpf));
@@ -122,7 +143,7 @@ export function subjectsOfQuery(
 export function redactCapture(capture: LeadCapture): LeadCapture {
   return {
     source: capture.source,
-    dedupKey: 'redacted',
+    dedupKey: REDACTED,
     isTest: capture.isTest,
     ...(capture.formId !== undefined && { formId: capture.formId }),
     ...(capture.submittedAt !== undefined && { submittedAt: capture.submittedAt }),
@@ -131,6 +152,67 @@ export function redactCapture(capture: LeadCapture): LeadCapture {
     // What the person consented to, its version and time: proof, nothing personal.
     ...(capture.consent !== undefined && { consent: capture.consent }),
   };
+}
+
+/** JSON with object keys sorted at every level: equal content, equal text. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${sortedJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * A digest (SHA-256, hex) of what a person sent in one submission: the source, the form, the
+ * platform's lead id and submission time when it gives them, every answer, the attribution and
+ * the Prospect API's body. The same for every delivery of that submission, whatever its dedup
+ * key (a new Idempotency-Key, a content-hash window that ended) and whenever it arrives: what
+ * we add on receipt (the consent's time, a test flag, what is pending) is left out, and so is
+ * the order of answers and keys.
+ */
+export function submissionDigest(capture: LeadCapture): string {
+  const content = {
+    source: capture.source,
+    formId: capture.formId,
+    externalId: capture.externalId,
+    submittedAt: capture.submittedAt,
+    answers: capture.answers
+      .map((answer) => sortedJson([answer.key, answer.value]))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    attribution: capture.attribution,
+    prospect: capture.prospect,
+  };
+  return createHash('sha256').update(sortedJson(content), 'utf8').digest('hex');
+}
+
+/**
+ * Dedup keys that name a person rather than one submission: a WhatsApp conversation
+ * (`whatsapp:<wa_id>`, the person's number) is one lead for 72 hours, but remembering it after
+ * an erasure would turn away every conversation the person starts later.
+ */
+const PERSON_DEDUP_KINDS: ReadonlySet<string> = new Set(['whatsapp']);
+
+/**
+ * What an erasure remembers of a lead, so that the same lead sent again is recognised and
+ * dropped (docs/privacy.md): `dedup:<its dedup key>` (a platform's lead id, an Idempotency-Key,
+ * a content hash) unless the key names the person (PERSON_DEDUP_KINDS), and
+ * `content:<submissionDigest>` (the same submission under another dedup key). None for a
+ * platform's test lead: it names nobody, and remembering it would turn away the platform's next
+ * test (Google sends every test with the same lead id). None for a capture already redacted
+ * (nothing of what was sent is left to recognise). The ledger salts each before it keeps or
+ * looks for it.
+ */
+export function erasureMarks(capture: LeadCapture, dedupKey: string): string[] {
+  if (capture.isTest || dedupKey === REDACTED || capture.dedupKey === REDACTED) return [];
+  const kind = dedupKey.slice(0, Math.max(0, dedupKey.indexOf(':')));
+  return [
+    ...(PERSON_DEDUP_KINDS.has(kind) ? [] : [`dedup:${dedupKey}`]),
+    `content:${submissionDigest(capture)}`,
+  ];
 }
 
 /** A profile's consent field (`consent` in its settings). */

@@ -29,6 +29,11 @@ export function intakeEventsFor({ apiRequestId }: IntakeRequestIds = {}): Intake
       // A wrong secret at a platform (alarmed: its leads are not reaching us).
       if (event.status === 401 || event.status === 403) count(METRICS.leadUnauthentic);
     },
+    erasedDropped(event) {
+      // Counts only: an erased person's lead, sent again, is neither stored nor logged.
+      logger.info('erased lead dropped', { ...event, ...ids });
+      count(METRICS.erasedLeadDropped, event.leads);
+    },
     wakeUpDeferred({ leadId, error }) {
       logger.warn('lead recorded but its queue message failed; the reconciler sends it', {
         leadId,

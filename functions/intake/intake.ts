@@ -34,6 +34,15 @@
  * Its dedup key (Idempotency-Key or content hash) is scoped to the authenticated client and bound
  * to the body's fingerprint (sources/prospect.ts `scopeToClient`): the same client and key with
  * another body → 422 `idempotency_key_reused`, nothing stored.
+ *
+ * A lead erased at its person's request and sent again (platforms redeliver for hours to days,
+ * and the signatures of Typeform, Meta and Tally carry no timestamp, so the same signed body is
+ * authentic again) is recognised by the ledger's tombstones before anything is written
+ * (ledger/record-capture.ts) and dropped: acknowledged with the platform's usual success answer
+ * (ad platforms drop leads answered with 4xx and retry on 5xx), its `outcome` saying `erased`
+ * (`status: "erased"` when every lead of the request was; `erased: n` beside the others'
+ * status), one `erasedDropped` event per request (a log line and the ErasedLeadDropped metric).
+ * The Prospect API answers 200 `{"status": "erased", "code": "personal_data_erased", "message"}`.
  */
 
 import { accountOfProfile, type Client, type Profile } from '../config/config-schema.ts';
@@ -49,7 +58,13 @@ import { CROSS_SITE_REFUSED, TOO_MANY_FAILURES } from '../kernel/route-guard.ts'
 import { basicRoutesOf } from '../kernel/routes.ts';
 import { DedupConflictError, type LeadLedger, type LeadRecord } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
-import { initialState, type LeadState, recordLead } from '../ledger/record-capture.ts';
+import {
+  type Dropped,
+  initialState,
+  isDropped,
+  type LeadState,
+  recordLead,
+} from '../ledger/record-capture.ts';
 import { scopeToClient } from '../sources/prospect.ts';
 import { adapterFor, secretKeysOf } from '../sources/registry.ts';
 import type {
@@ -86,6 +101,11 @@ export interface IntakeEvents {
   refused(event: { profile: string; status: number; code: string }): void;
   /** The lead's first message could not be sent; the reconciler wakes it within minutes. */
   wakeUpDeferred(event: { leadId: string; error: unknown }): void;
+  /**
+   * Leads of one request dropped because their person's data was erased on request (sent again
+   * by their platform): how many, never what they carried.
+   */
+  erasedDropped?(event: { profile: string; source: string; leads: number }): void;
 }
 
 /** How the Prospect API waits for its lead's delivery (see the module comment). */
@@ -172,11 +192,11 @@ async function accept(
   profileName: string,
   lead: LeadState,
   receivedAt: Date,
-): Promise<Accepted> {
+): Promise<Accepted | Dropped> {
   // The ledger is the truth: once the lead is recorded it is accepted. Its first message starts
   // its delivery chain; a redelivery sends nothing (one chain per lead), and a lead whose
   // message could not be sent is woken by the reconciler, so neither case fails the request.
-  const { record, duplicate } = await recordLead(
+  const outcome = await recordLead(
     {
       ledger: deps.ledger,
       queue: deps.queue,
@@ -186,6 +206,9 @@ async function accept(
     lead,
     receivedAt,
   );
+  // An erased lead sent again: nothing was stored; the caller counts it.
+  if (isDropped(outcome)) return outcome;
+  const { record, duplicate } = outcome;
   deps.events?.accepted({
     leadId: record.leadId,
     profile: profileName,
@@ -236,6 +259,27 @@ export function outcomeOf(records: readonly LeadRecord[]): AcceptedOutcome | und
   }
   return { status: 'queued' };
 }
+
+/**
+ * What became of a request's leads when `erased` of them were dropped as erased: the recorded
+ * ones' outcome with the count beside it, or `erased` when none was recorded.
+ */
+export function outcomeWithDrops(
+  records: readonly LeadRecord[],
+  erased: number,
+): AcceptedOutcome | undefined {
+  const outcome = outcomeOf(records);
+  if (erased === 0) return outcome;
+  return outcome ? { ...outcome, erased } : { status: 'erased', erased };
+}
+
+/** The Prospect API's answer to a Prospect whose person's data was erased: done, nothing made. */
+const ERASED_PROSPECT = jsonResponse(200, {
+  status: 'erased',
+  code: 'personal_data_erased',
+  message:
+    "this person's data was erased at their request (LGPD): the Prospect was not stored and will not be created; do not send it again",
+});
 
 function answer(
   adapter: SourceAdapter<Profile>,
@@ -342,32 +386,10 @@ export async function handleIntake(
         'invalid_body',
       );
     }
-    const unreadable: LeadCapture = {
-      source: profile.source,
-      dedupKey: captured.dedupKey,
-      isTest: false,
-      answers: [
-        {
-          key: 'corpo_recebido',
-          label: 'Corpo recebido (não pôde ser lido)',
-          value: redactSecrets(request.body.toString('utf8').slice(0, 64 * 1024), profile),
-        },
-      ],
-      attribution: {},
-    };
-    const { record } = await accept(
-      deps,
-      profileName,
-      {
-        source: profile.source,
-        dedupKey: captured.dedupKey,
-        capture: unreadable,
-        status: 'parked',
-        reason: `unreadable body: ${captured.problem}`,
-      },
-      request.receivedAt,
-    );
-    return answer(adapter, profile, request, [record.leadId], outcomeOf([record]));
+    const parked = unreadableLead(request, profile, captured);
+    const { records, erased } = await acceptAll(deps, profileName, [parked], request.receivedAt);
+    const ids = records.map((record) => record.leadId);
+    return answer(adapter, profile, request, ids, outcomeWithDrops(records, erased));
   }
   if (captured.spam) {
     // Bots learn nothing: the answer looks like any other, and nothing is stored.
@@ -390,14 +412,14 @@ export async function handleIntake(
     }
     // The Idempotency-Key (or content hash) is the client's own, bound to the body it came with.
     const scoped = scopeToClient(captured.leads[0], scope?.username ?? '');
-    let record: LeadRecord;
+    let accepted: Accepted | Dropped;
     try {
-      ({ record } = await accept(
+      accepted = await accept(
         deps,
         profileName,
         { ...initialState(scoped.capture, profile), fingerprint: scoped.fingerprint },
         request.receivedAt,
-      ));
+      );
     } catch (error) {
       if (!(error instanceof DedupConflictError)) throw error;
       return refuse(
@@ -409,30 +431,75 @@ export async function handleIntake(
         'idempotency_key_reused',
       );
     }
-    const outcome = await waitForDelivery(record, deps, invocation);
-    const response = prospectAnswer(outcome, adapter);
+    if (isDropped(accepted)) noteDropped(deps, profileName, profile.source, 1);
+    const response = isDropped(accepted)
+      ? ERASED_PROSPECT
+      : prospectAnswer(await waitForDelivery(accepted.record, deps, invocation), adapter);
     return { ...response, headers: { ...response.headers, ...corsHeaders(request, profile) } };
   }
 
-  const records: LeadRecord[] = [];
-  for (const lead of captured.leads) {
-    // The person's consent, as the profile maps it, dated when we received it.
-    const capture = withConsent(lead, profile.consent, request.receivedAt.toISOString());
-    const { record } = await accept(
-      deps,
-      profileName,
-      initialState(capture, profile),
-      request.receivedAt,
-    );
-    records.push(record);
-  }
-  return answer(
-    adapter,
-    profile,
-    request,
-    records.map((record) => record.leadId),
-    outcomeOf(records),
+  // The person's consent, as the profile maps it, dated when we received it.
+  const receivedAt = request.receivedAt.toISOString();
+  const states = captured.leads.map((lead) =>
+    initialState(withConsent(lead, profile.consent, receivedAt), profile),
   );
+  const { records, erased } = await acceptAll(deps, profileName, states, request.receivedAt);
+  const ids = records.map((record) => record.leadId);
+  return answer(adapter, profile, request, ids, outcomeWithDrops(records, erased));
+}
+
+/** An authentic body that could not be read: parked with the reason, the body kept as sent. */
+function unreadableLead(
+  request: IntakeRequest,
+  profile: Profile,
+  captured: { problem: string; dedupKey: string },
+): LeadState {
+  const capture: LeadCapture = {
+    source: profile.source,
+    dedupKey: captured.dedupKey,
+    isTest: false,
+    answers: [
+      {
+        key: 'corpo_recebido',
+        label: 'Corpo recebido (não pôde ser lido)',
+        value: redactSecrets(request.body.toString('utf8').slice(0, 64 * 1024), profile),
+      },
+    ],
+    attribution: {},
+  };
+  return {
+    source: profile.source,
+    dedupKey: captured.dedupKey,
+    capture,
+    status: 'parked',
+    reason: `unreadable body: ${captured.problem}`,
+  };
+}
+
+/**
+ * Records a request's leads one by one: the records, and how many were dropped as erased (told
+ * to the events once for the request).
+ */
+async function acceptAll(
+  deps: IntakeDeps,
+  profileName: string,
+  leads: readonly LeadState[],
+  receivedAt: Date,
+): Promise<{ records: LeadRecord[]; erased: number }> {
+  const records: LeadRecord[] = [];
+  let erased = 0;
+  for (const lead of leads) {
+    const accepted = await accept(deps, profileName, lead, receivedAt);
+    if (isDropped(accepted)) erased += 1;
+    else records.push(accepted.record);
+  }
+  noteDropped(deps, profileName, leads[0]?.source ?? '', erased);
+  return { records, erased };
+}
+
+/** Tells the events how many leads of a request were dropped as erased (none: nothing). */
+function noteDropped(deps: IntakeDeps, profile: string, source: string, leads: number): void {
+  if (leads > 0) deps.events?.erasedDropped?.({ profile, source, leads });
 }
 
 // ---------------------------------------------------------------------------------------------

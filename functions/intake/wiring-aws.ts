@@ -1,9 +1,13 @@
-/** The intake's AWS adapters: configuration from Secrets Manager, the DynamoDB ledger, SQS. */
+/**
+ * The intake's AWS adapters: configuration from Secrets Manager, the DynamoDB ledger (with the
+ * erasure salt from Secrets Manager), SQS.
+ */
 import { createAwsConfigSource } from '../config/config-aws.ts';
 import { PROFILE_RULES } from '../config/profile-rules.ts';
 import { createDynamoDb } from '../kernel/aws/dynamodb.ts';
 import { createSqs } from '../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
+import { awsErasureSalt } from '../ledger/erasure-salt-aws.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
 import { intakeEvents } from './events.ts';
@@ -15,6 +19,8 @@ export function awsIntakeDeps(env: NodeJS.ProcessEnv = process.env): IntakeDeps 
     ledger: createDynamoLedger({
       client: createDynamoDb(),
       tableName: requireEnv(ENV.ledgerTable, env),
+      // An erased person's lead, sent again, is recognised by its salted tombstones.
+      erasureSalt: awsErasureSalt(env),
     }),
     queue: createSqsLeadQueue({
       client: createSqs(),

@@ -13,6 +13,11 @@ export interface LocalServices {
   maxReceiveCount: number;
   /** The ledger's wake grace; lead-ledger.ts DEFAULT_WAKE_GRACE_MS when absent. */
   wakeGraceMs?: number;
+  /**
+   * The secret that salts the ledger's erasure tombstones, kept under DATA_DIR
+   * (ledger/erasure-salt-local.ts); without it the local ledger cannot record leads.
+   */
+  erasureSalt?: string;
 }
 
 let services: LocalServices | undefined;

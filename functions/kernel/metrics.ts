@@ -49,6 +49,8 @@ export enum METRICS {
   leadReplayed = 'LeadReplayed',
   leadBackfilled = 'LeadBackfilled',
   leadErased = 'LeadErased',
+  /** A redelivered lead of a person whose data was erased: acknowledged and dropped (tombstone). */
+  erasedLeadDropped = 'ErasedLeadDropped',
   leadCorrected = 'LeadCorrected',
   testLeadSent = 'TestLeadSent',
   profilesQuiet = 'ProfilesQuiet',

@@ -14,8 +14,9 @@ export interface FunctionSpec {
   memoryMb: number;
   description: string;
   /**
-   * The Secrets Manager parts of the configuration it reads (least privilege): `upstream`
-   * credentials, the API `clients` list, or every profile's keys. The non-secret settings come
+   * The Secrets Manager secrets it reads (least privilege): `upstream` credentials, the API
+   * `clients` list, every profile's keys, or the `erasure-salt` of the ledger's erasure
+   * tombstones (the functions that record leads or erase people). The non-secret settings come
    * from the configuration store (the `config:read` need).
    */
   secrets?: readonly ConfigSecret[];
@@ -31,8 +32,8 @@ export interface FunctionSpec {
   reservedConcurrency?: number;
 }
 
-/** The configuration secrets a deployed stack keeps (docs/deploy.md). */
-export type ConfigSecret = 'upstream' | 'clients' | 'profiles';
+/** The secrets a deployed stack keeps (docs/deploy.md, docs/privacy.md). */
+export type ConfigSecret = 'upstream' | 'clients' | 'profiles' | 'erasure-salt';
 
 /**
  * - `ledger:intake`: record and read leads (LEDGER_TABLE_NAME);
@@ -75,7 +76,8 @@ export const FUNCTIONS = {
     timeoutSeconds: 10,
     memoryMb: 512,
     description: 'Lead intake: verifies, records and enqueues leads from forms and ad platforms',
-    secrets: ['clients', 'profiles'],
+    // erasure-salt: a lead erased on request and sent again is recognised and dropped.
+    secrets: ['clients', 'profiles', 'erasure-salt'],
     needs: ['config:read', 'ledger:intake', 'queue:send'],
   },
   report: {
@@ -147,8 +149,9 @@ export const FUNCTIONS = {
     description:
       'Lead admin: the operator console, look up, list, correct and retry leads, replay the dead ones (DLQ redrive), previews, test leads, set-up kits, backfill, upstream health',
     // profiles: a correction is mapped with the profile, a test lead is signed with its keys,
-    // and a backfill lists the platform's leads with the profile's API token.
-    secrets: ['clients', 'profiles'],
+    // and a backfill lists the platform's leads with the profile's API token. erasure-salt: an
+    // erasure leaves salted tombstones, and a backfill checks them.
+    secrets: ['clients', 'profiles', 'erasure-salt'],
     // ledger:intake: a backfill records the leads it recovers, as the intake does.
     needs: ['config:read', 'ledger:admin', 'ledger:intake', 'queue:send', 'queue:redrive'],
   },

@@ -6,9 +6,10 @@
  *
  * | item  | pk                                   | attributes |
  * |-------|--------------------------------------|------------|
- * | lead  | `lead#<leadId>`                      | kind='lead', leadId, profile, source, status, version, dedupKey, payload, attempts, tries, lastError?, lastFailureAt?, ambiguousSince?, ambiguousSettle?, reason?, messages?, idProspect?, receivedAt, queuedAt, updatedAt, deliveredAt?, leaseUntil?, nextAttemptAt?, expiresAt?, gsi1pk=`status#<status>`, gsi1sk=`<receivedAt>#<leadId>`, and while on its way duepk=`due`, dueAt |
+ * | lead  | `lead#<leadId>`                      | kind='lead', leadId, profile, source, status, version, dedupKey, payload, attempts, tries, lastError?, lastFailureAt?, ambiguousSince?, ambiguousSettle?, reason?, messages?, idProspect?, receivedAt, queuedAt, updatedAt, deliveredAt?, leaseUntil?, nextAttemptAt?, expiresAt?, subjects? (the keys of the subject items it was added to), gsi1pk=`status#<status>`, gsi1sk=`<receivedAt>#<leadId>`, and while on its way duepk=`due`, dueAt |
  * | dedup | `dedup#<profile>#<sha256(dedupKey)>` | kind='dedup', leadId, profile, createdAt, expiresAt, fingerprint? (a digest of the body: the same key with another fingerprint is a DedupConflictError) |
- * | subject | `subject#<sha256(subject)>`        | kind='subject', leadIds (a string set): the leads recorded with one e-mail, phone or CPF (domain/personal-data.ts), for erasure requests; expiresAt once empty |
+ * | subject | `subject#<sha256(subject)>`        | the leads that named one e-mail, phone or CPF (erasure-dynamodb.ts) |
+ * | erased | `erased#<hmac(salt, mark)>`         | an erased lead's tombstone (erasure-dynamodb.ts) |
  * | pacer | `pacer#upstream`                     | kind='pacer', next: the shared upstream pacing (upstream/pacer-dynamodb.ts) |
  * | circuit | `circuit#upstream`                 | kind='circuit': the upstream's health (upstream/circuit-dynamodb.ts) |
  *
@@ -40,15 +41,20 @@
  * - `queued`, `sending`, `parked` and `dead` leads never expire: they still need delivery or an
  *   operator's decision, and dropping them silently is the failure this product exists to avoid;
  * - dedup items expire when their window ends; a window never outlasts `retentionDays`, so a
- *   dedup item cannot point at a lead the TTL already removed.
+ *   dedup item cannot point at a lead the TTL already removed;
+ * - erasure tombstones expire ERASURE_TOMBSTONE_DAYS after the erasure (erasure-dynamodb.ts).
  * The table's TTL must be enabled on `expiresAt` (LEDGER_TABLE_DEFINITION.timeToLiveAttribute).
  *
- * Personal data (docs/privacy.md): `record` (and `saveMapping`, once a source completed the
- * capture) adds the lead's id to one subject item per e-mail, phone and CPF it names, before
- * the lead item is written (a pointer to a lead that was never written is harmless). An erasure
- * request reads those items (`findBySubjects`: GetItem per subject, no scan) and `redact`s each
- * lead: the payload keeps no answer, the lead leaves its subject items (an emptied item gets a
- * TTL of now), and for an erasure the dedup item's window ends at once.
+ * Personal data (docs/privacy.md): `record`, `saveMapping` (once a source completed the
+ * capture) and `correct` (what an operator typed) add the lead's id to one subject item per
+ * e-mail, phone and CPF it names, before the lead item is written (a pointer to a lead that was
+ * never written is harmless), and the lead item lists the subject items it was added to. An
+ * erasure request reads those items (`findBySubjects`: GetItem per subject, no scan) and
+ * `redact`s each lead: the payload keeps no answer, the lead leaves every subject item it
+ * listed (an emptied item gets a TTL of now), and for an erasure the lead's tombstones are
+ * written and its dedup item's window ends at once. `record` reads the new lead's two
+ * tombstones (one BatchGetItem) before it writes anything, and refuses a lead found there
+ * (ErasedLeadError): a platform's redelivery or a backfill cannot bring an erased person back.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ExternalId } from '../domain/json.ts';
@@ -67,11 +73,14 @@ import {
 import type * as PersonalData from '../domain/personal-data.ts';
 import type { Prospect } from '../domain/prospect.ts';
 import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
+import { createErasureStore, SUBJECT_KEY_PREFIX, subjectKey } from './erasure-dynamodb.ts';
 import {
   boundMessages,
   boundText,
   DEFAULT_WAKE_GRACE_MS,
   DedupConflictError,
+  ErasedLeadError,
+  type ErasureSalt,
   hashDedupKey,
   InvalidCursorError,
   type LeadLedger,
@@ -133,7 +142,15 @@ export interface DynamoLedgerOptions {
    * have been picked up. Default 2 minutes.
    */
   wakeGraceMs?: number;
+  /**
+   * The secret that salts the erasure tombstones (erasure-dynamodb.ts). Functions that record
+   * leads or erase people (the intake, the admin API) need it; without it `record` and an
+   * erasure's `redact` fail, so no lead is ever recorded unchecked.
+   */
+  erasureSalt?: ErasureSalt;
 }
+
+export { ERASED_KEY_PREFIX, SUBJECT_KEY_PREFIX } from './erasure-dynamodb.ts';
 
 /** The capture and prospect do not fit in one item even compressed. */
 export class LeadTooLargeError extends Error {
@@ -165,12 +182,12 @@ const EXPIRING: ReadonlySet<LeadStatus> = new Set(['delivered', 'rejected', 'tes
 /** The statuses whose leads lose their personal data after the privacy retention. */
 export const RETAINED_STATUSES: ReadonlySet<LeadStatus> = new Set(['parked', 'dead', 'test']);
 
-const leadPk = (leadId: string) => `lead#${leadId}`;
-/** The subject item of one e-mail, phone or CPF: its SHA-256, never the value. */
-export const SUBJECT_KEY_PREFIX = 'subject#';
-const subjectPk = (subject: string) => `${SUBJECT_KEY_PREFIX}${hashDedupKey(subject)}`;
+/** The key prefixes of lead and dedup items: all `record` ever puts (the intake's grant). */
+export const LEAD_KEY_PREFIX = 'lead#';
+export const DEDUP_KEY_PREFIX = 'dedup#';
+const leadPk = (leadId: string) => `${LEAD_KEY_PREFIX}${leadId}`;
 const dedupPkOf = (profile: string, dedupKey: string) =>
-  `dedup#${profile}#${hashDedupKey(dedupKey)}`;
+  `${DEDUP_KEY_PREFIX}${profile}#${hashDedupKey(dedupKey)}`;
 const statusPk = (status: LeadStatus) => `status#${status}`;
 const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -250,6 +267,15 @@ function decodeLead(item: Item): LeadRecord {
   return record;
 }
 
+/** The keys of the subject items a lead item says it was added to. */
+function listedSubjects(item: Item): string[] {
+  const listed = item.subjects;
+  if (!(listed instanceof Set)) return [];
+  return [...listed].filter(
+    (key): key is string => typeof key === 'string' && key.startsWith(SUBJECT_KEY_PREFIX),
+  );
+}
+
 /**
  * The item as it is stored (the client leaves undefined values out of what it writes): what
  * `decodeLead` reads back for the record a write returns.
@@ -305,6 +331,8 @@ interface UpdateSpec {
   increment?: readonly string[];
   /** `attempts := 0, tries := 0`. */
   resetCounts?: boolean;
+  /** String sets the values are added to (`ADD`); an empty set adds nothing. */
+  add?: Record<string, ReadonlySet<string>>;
 }
 
 /**
@@ -323,6 +351,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
   const wakeGraceMs = options.wakeGraceMs ?? DEFAULT_WAKE_GRACE_MS;
   if (!(wakeGraceMs >= 0)) throw new RangeError('wakeGraceMs must be ≥ 0');
   const doc = options.client;
+  const erasure = createErasureStore({ client: doc, tableName, salt: options.erasureSalt });
 
   const ttlFor = (status: LeadStatus, now: Date) =>
     EXPIRING.has(status) ? epochSeconds(now) + retentionSeconds : undefined;
@@ -404,7 +433,15 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       names['#tries'] = 'tries';
       sets.push('#attempts = :zero', '#tries = :zero');
     }
-    const expression = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
+    const adds: string[] = [];
+    for (const [attr, values] of Object.entries(spec.add ?? {})) {
+      if (values.size === 0) continue;
+      names[`#s${index}`] = attr;
+      vals[`:s${index}`] = new Set(values);
+      adds.push(`#s${index} :s${index}`);
+      index++;
+    }
+    const expression = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`;
     // DynamoDB refuses names and values that no expression uses.
     const used = (placeholder: string) =>
       new RegExp(`${placeholder}(?![\\w])`).test(`${expression} ${condition}`);
@@ -484,58 +521,6 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     throw new LeadStateError(leadId, name, current?.status);
   }
 
-  /** Adds `leadId` to the subject item of each subject. */
-  async function addSubjects(leadId: string, subjects: readonly string[]): Promise<void> {
-    await Promise.all(
-      subjects.map((subject) =>
-        doc.update({
-          TableName: tableName,
-          Key: { pk: subjectPk(subject) },
-          UpdateExpression: 'ADD leadIds :ids SET kind = :kind REMOVE expiresAt',
-          ExpressionAttributeValues: { ':ids': new Set([leadId]), ':kind': 'subject' },
-        }),
-      ),
-    );
-  }
-
-  /** Takes `leadId` off each subject's item; an item left empty expires now (TTL). */
-  async function removeSubjects(
-    leadId: string,
-    subjects: readonly string[],
-    now: Date,
-  ): Promise<void> {
-    await Promise.all(
-      subjects.map(async (subject) => {
-        const pk = subjectPk(subject);
-        const out = await doc
-          .update({
-            TableName: tableName,
-            Key: { pk },
-            UpdateExpression: 'DELETE leadIds :ids',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':ids': new Set([leadId]) },
-            ReturnValues: 'ALL_NEW',
-          })
-          .catch((error: unknown) => {
-            if (isConditionFailed(error)) return undefined;
-            throw error;
-          });
-        if (!out || out.Attributes?.leadIds !== undefined) return;
-        await doc
-          .update({
-            TableName: tableName,
-            Key: { pk },
-            UpdateExpression: 'SET expiresAt = :now',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(leadIds)',
-            ExpressionAttributeValues: { ':now': epochSeconds(now) },
-          })
-          .catch((error: unknown) => {
-            if (!isConditionFailed(error)) throw error;
-          });
-      }),
-    );
-  }
-
   async function record(lead: NewLead): Promise<{ lead: LeadRecord; duplicate: boolean }> {
     validateNewLead(lead);
     const receivedAt = lead.receivedAt.toISOString();
@@ -547,6 +532,12 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       ...(lead.prospect !== undefined && { prospect: lead.prospect }),
     });
     const queued = lead.status === 'queued';
+    const { erasureMarks, subjectsOf } = await personalData();
+    // Before anything of the lead is written: an erased person's lead, sent again, leaves nothing.
+    if (await erasure.isErased(erasureMarks(lead.capture, lead.dedupKey), lead.receivedAt)) {
+      throw new ErasedLeadError();
+    }
+    const subjects = subjectsOf(lead.capture, lead.prospect).map(subjectKey);
 
     /** Writes the lead item under `leadId`; whoever writes it first is the non-duplicate. */
     async function writeLead(leadId: string): Promise<{ lead: LeadRecord; duplicate: boolean }> {
@@ -570,6 +561,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
         updatedAt: receivedAt,
         ...(queued && { nextAttemptAt: receivedAt, duepk: DUE, dueAt: dueAfter(receivedAt) }),
         expiresAt: ttlFor(lead.status, lead.receivedAt),
+        subjects: subjects.length > 0 ? new Set(subjects) : undefined,
       });
       if (await putIf(item, 'attribute_not_exists(pk)')) {
         return { lead: decodeLead(item), duplicate: false };
@@ -583,8 +575,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       const leadId = newLeadId(lead.receivedAt);
       // The subject items first: a pointer to a lead never written is harmless, a lead that an
       // erasure request cannot find is not.
-      const { subjectsOf } = await personalData();
-      await addSubjects(leadId, subjectsOf(lead.capture, lead.prospect));
+      await erasure.addSubjects(leadId, subjects);
       const dedup: Item = {
         pk: dedupPk,
         kind: 'dedup',
@@ -640,6 +631,27 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     return out.LastEvaluatedKey ? { leads, cursor: encodeCursor(out.LastEvaluatedKey) } : { leads };
   }
 
+  /** Adds the lead to the subject items of `subjects`; their keys. */
+  async function addSubjects(leadId: string, subjects: readonly string[]): Promise<string[]> {
+    const keys = subjects.map(subjectKey);
+    await erasure.addSubjects(leadId, keys);
+    return keys;
+  }
+
+  /**
+   * After a refused write that added the lead to subject items: when the lead was erased
+   * meanwhile, it leaves them again (it no longer holds what they point at). The lead as read.
+   */
+  async function forgetIfRedacted(
+    leadId: string,
+    keys: readonly string[],
+    now: Date,
+  ): Promise<LeadRecord | undefined> {
+    const after = await get(leadId);
+    if (after?.redactedAt !== undefined) await erasure.removeSubjects(leadId, keys, now);
+    return after;
+  }
+
   /** An erasure ends the lead's dedup item now: the (hashed) key no longer recognises it. */
   async function endDedup(lead: LeadRecord): Promise<void> {
     if (lead.dedupKey === 'redacted') return;
@@ -680,7 +692,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
             leaseUntil: undefined,
           }),
         },
-        remove: ['messages'],
+        remove: ['messages', 'subjects'],
         ...(stop && { increment: ['version'] }),
       },
       versionIs(lead.version, values),
@@ -752,7 +764,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     },
 
     async findByDedupKey(profile, dedupKey, now = new Date()) {
-      const holder = await getItem(`dedup#${profile}#${hashDedupKey(dedupKey)}`);
+      const holder = await getItem(dedupPkOf(profile, dedupKey));
       if (!holder || !isLeadId(holder.leadId)) return undefined;
       if (typeof holder.expiresAt === 'number' && holder.expiresAt < epochSeconds(now)) {
         return undefined;
@@ -762,7 +774,12 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
 
     async correct(leadId, version, change, now) {
       const current = await get(leadId);
-      if (!current || current.version !== version || !CORRECTABLE.has(current.status)) {
+      if (
+        !current ||
+        current.version !== version ||
+        !CORRECTABLE.has(current.status) ||
+        current.redactedAt !== undefined
+      ) {
         return undefined;
       }
       const payload = encodePayload({
@@ -770,17 +787,25 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
         prospect: change.prospect,
         correction: change.correction,
       });
+      // What the operator typed is the person's too: an erasure request must find it.
+      const { subjectsOf } = await personalData();
+      const subjects = subjectsOf(current.capture, change.prospect, change.correction);
+      const keys = await addSubjects(leadId, subjects);
       const values: Record<string, unknown> = {};
-      const condition = `${statusIn([...CORRECTABLE], values)} AND ${versionIs(version, values)}`;
-      return update(
+      const condition = `${statusIn([...CORRECTABLE], values)} AND ${versionIs(version, values)} AND attribute_not_exists(#c0)`;
+      const done = await update(
         leadId,
         {
           set: { payload, correctedAt: now.toISOString(), correctedBy: boundText(change.by, 200) },
+          add: { subjects: new Set(keys) },
         },
         condition,
         values,
         now,
+        { '#c0': 'redactedAt' },
       );
+      if (!done) await forgetIfRedacted(leadId, keys, now);
+      return done;
     },
 
     async listByStatus(status, page = {}): Promise<LeadPage> {
@@ -798,31 +823,40 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     },
 
     async findBySubjects(subjects) {
-      const items = await Promise.all(subjects.map((subject) => getItem(subjectPk(subject))));
-      const ids = new Set<string>();
-      for (const item of items) {
-        const leadIds = item?.leadIds;
-        if (leadIds instanceof Set) for (const id of leadIds) if (isLeadId(id)) ids.add(id);
-      }
-      return [...ids].sort();
+      const ids = await erasure.leadsOf(subjects);
+      return [...ids].filter(isLeadId).sort();
     },
 
     async redact(leadId, how) {
-      const erasure = how.reason === 'erasure';
+      const erasing = how.reason === 'erasure';
+      const asked = (how.subjects ?? []).map(subjectKey);
       for (let round = 0; round < RECORD_ROUNDS; round++) {
-        const current = await get(leadId);
-        if (!current) return undefined;
-        const pending = erasure && IN_FLIGHT.has(current.status);
-        if (current.redactedAt !== undefined && !pending) return current;
+        const item = isLeadId(leadId) ? await getItem(leadPk(leadId)) : undefined;
+        if (!item) return undefined;
+        const current = decodeLead(item);
+        const pending = erasing && IN_FLIGHT.has(current.status);
+        if (current.redactedAt !== undefined && !pending) {
+          // Found again through a pointer left behind: it leaves the items the request named.
+          await erasure.removeSubjects(leadId, asked, how.now);
+          return current;
+        }
         // Retention only ever touches leads that wait for nobody (a requeue may race it).
-        if (!erasure && !RETAINED_STATUSES.has(current.status)) return current;
-        const { subjectsOf } = await personalData();
-        const subjects = subjectsOf(current.capture, current.prospect);
-        if (erasure) await endDedup(current);
+        if (!erasing && !RETAINED_STATUSES.has(current.status)) return current;
+        const { erasureMarks, subjectsOf } = await personalData();
+        const subjects = [
+          ...listedSubjects(item),
+          ...subjectsOf(current.capture, current.prospect, current.correction).map(subjectKey),
+          ...asked,
+        ];
+        if (erasing) {
+          // The tombstones first: a redelivery from now on is dropped, whatever happens next.
+          await erasure.remember(erasureMarks(current.capture, current.dedupKey), how.now);
+          await endDedup(current);
+        }
         // Fenced by the version read: an attempt that moved the lead meanwhile makes us read again.
         const done = await redactItem(current, how.reason, how.now);
         if (!done) continue;
-        await removeSubjects(leadId, subjects, how.now);
+        await erasure.removeSubjects(leadId, subjects, how.now);
         return done;
       }
       throw new Error(`redact: lead ${leadId} kept changing; try again`);
@@ -974,17 +1008,20 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
       const subjects = subjectsOf(
         mapping.capture ?? current.capture,
         mapping.prospect ?? current.prospect,
+        current.correction,
       );
-      await addSubjects(leadId, subjects);
+      const keys = await addSubjects(leadId, subjects);
       const values: Record<string, unknown> = { ':sending': 'sending' };
       const done = await update(
         leadId,
-        { set: { payload } },
+        { set: { payload }, add: { subjects: new Set(keys) } },
         `#status = :sending AND ${versionIs(version, values)}`,
         values,
         now,
       );
-      if (!done) throw new LeadStateError(leadId, 'saveMapping', (await get(leadId))?.status);
+      if (done) return;
+      const after = await forgetIfRedacted(leadId, keys, now);
+      throw new LeadStateError(leadId, 'saveMapping', after?.status);
     },
 
     async requeue(leadId, now) {

@@ -182,7 +182,9 @@ export interface LeadLedger {
    * duplicate it returns the existing record. Exactly one of any number of concurrent calls
    * with the same key gets `duplicate: false`, and only that caller should enqueue the lead.
    * Throws DedupConflictError when the key was recorded within the window with another
-   * `fingerprint` (the same Idempotency-Key for another body).
+   * `fingerprint` (the same Idempotency-Key for another body), and ErasedLeadError when the
+   * lead's dedup key or what it carries matches a lead erased at its person's request within
+   * ERASURE_TOMBSTONE_DAYS (one read of the two salted marks, before anything is written).
    */
   record(lead: NewLead): Promise<{ lead: LeadRecord; duplicate: boolean }>;
   /** A consistent read; undefined for an unknown or malformed id. */
@@ -208,16 +210,20 @@ export interface LeadLedger {
    */
   findBySubjects(subjects: readonly string[]): Promise<string[]>;
   /**
-   * Removes the lead's personal data (domain/personal-data.ts `redactCapture`; the Prospect, the
-   * upstream's messages, a rejection's reason and the dedup key go), keeps the anonymous rest
-   * (id, profile, source, status, times, idProspect), and takes the lead off its subject items.
-   * An erasure also ends the lead's dedup item (a redelivery is then a new lead) and stops a
-   * lead still on its way: it becomes `dead` ("erased") in a new chain, so no attempt under way
-   * can move it on. The record after it; undefined for an unknown id. Idempotent.
+   * Removes the lead's personal data (domain/personal-data.ts `redactCapture`; the Prospect, an
+   * operator's correction, the upstream's messages, a rejection's reason and the dedup key go),
+   * keeps the anonymous rest (id, profile, source, status, times, idProspect), and takes the
+   * lead off every subject item it was added to (and off those of `subjects`: the ones an
+   * erasure request named, should an earlier erasure have left a pointer behind). An erasure
+   * also leaves the lead's salted tombstones (its dedup key and a digest of what was sent: a
+   * redelivery is then dropped by `record`), ends its dedup item, and stops a lead still on its
+   * way: it becomes `dead` ("erased") in a new chain, so no attempt under way can move it on.
+   * The record after it (as it was, when already redacted); undefined for an unknown id.
+   * Idempotent.
    */
   redact(
     leadId: string,
-    how: { reason: RedactionReason; now: Date },
+    how: { reason: RedactionReason; now: Date; subjects?: readonly string[] },
   ): Promise<LeadRecord | undefined>;
   /**
    * The leads the reconciler should look at: queued or sending, with `dueAt` at or before `now`,
@@ -271,9 +277,11 @@ export interface LeadLedger {
   ): Promise<void>;
   /**
    * An operator's correction of a parked or rejected lead at `version` (the version they read):
-   * kept as the lead's `correction` (laid over every mapping) with `prospect` as it now maps.
-   * Its status is unchanged (a retry sends it). The record, or undefined when the lead moved on
-   * meanwhile (another version or status).
+   * kept as the lead's `correction` (laid over every mapping) with `prospect` as it now maps,
+   * and the e-mails, phones and CPFs it names added to the subject items (an erasure request
+   * finds what an operator typed). Its status is unchanged (a retry sends it). The record, or
+   * undefined when the lead moved on meanwhile (another version or status) or its personal data
+   * was removed.
    */
   correct(
     leadId: string,
@@ -312,6 +320,32 @@ export class DedupConflictError extends Error {
     this.leadId = leadId;
   }
 }
+
+/**
+ * A lead whose dedup key or content matches a lead erased at its person's request (a platform
+ * sending it again, a backfill listing it again): nothing was recorded, and nothing of it was
+ * written anywhere. The caller acknowledges it and drops it.
+ */
+export class ErasedLeadError extends Error {
+  override readonly name = 'ErasedLeadError';
+  constructor() {
+    super("the lead was erased at its person's request: it is not recorded again");
+  }
+}
+
+/**
+ * How long an erasure's tombstones recognise the erased lead: Meta and TikTok keep a form's
+ * leads 90 days and the admin backfill lists them again for that long (a lead listed on its
+ * last day was erased after it was created, so 90 days from the erasure cover it); platforms
+ * redeliver a webhook for hours to days. 120 days leaves a month for clocks and late retries.
+ */
+export const ERASURE_TOMBSTONE_DAYS = 120;
+
+/**
+ * The secret that salts the erasure tombstones' keys (ledger/erasure-dynamodb.ts): Secrets
+ * Manager on AWS (ledger/erasure-salt-aws.ts), a file under DATA_DIR locally. Read at first use.
+ */
+export type ErasureSalt = () => Promise<string>;
 
 /** A `cursor` that this ledger did not hand out for this listing. */
 export class InvalidCursorError extends RangeError {

@@ -13,12 +13,17 @@
  * - `whatsapp:` (a WhatsApp conversation, keyed by the person's `wa_id`) 72 hours: Meta's
  *   Click-to-WhatsApp free entry point window, the life of the conversation an ad opens;
  * - any key of a test lead: TEST_LEAD_DEDUP_WINDOW_SECONDS.
+ *
+ * A lead erased at its person's request and sent again (a platform's redelivery, a backfill
+ * listing it again) is not recorded: the ledger recognises its tombstones before writing
+ * anything (ErasedLeadError), and the step answers `{ erased: true }`, to be acknowledged to
+ * the platform and counted, never stored or sent.
  */
 import type { Profile } from '../config/config-schema.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { mapCapture } from '../domain/map-capture.ts';
 import { sourceLabel } from '../sources/registry.ts';
-import type { LeadLedger, LeadRecord, NewLead } from './lead-ledger.ts';
+import { ErasedLeadError, type LeadLedger, type LeadRecord, type NewLead } from './lead-ledger.ts';
 import type { LeadQueue } from './lead-queue.ts';
 
 /** How long a dedup key is remembered, by its kind (platform ids: as long as the ledger keeps leads). */
@@ -84,21 +89,33 @@ export interface Recorded {
   duplicate: boolean;
 }
 
+/** A lead erased at its person's request, sent again: nothing of it was stored. */
+export interface Dropped {
+  erased: true;
+}
+
+/** Whether a recording step dropped the lead as erased. */
+export const isDropped = (outcome: Recorded | Dropped): outcome is Dropped => 'erased' in outcome;
+
 /**
  * Records a lead in the state given and wakes it when it is new and queued. A duplicate sends
- * nothing: its delivery chain already exists (one chain per lead).
+ * nothing: its delivery chain already exists (one chain per lead); an erased lead sent again is
+ * neither recorded nor sent.
  */
 export async function recordLead(
   deps: RecordDeps,
   profileName: string,
   lead: LeadState,
   receivedAt: Date,
-): Promise<Recorded> {
-  const { lead: record, duplicate } = await deps.ledger.record({
-    ...lead,
-    profile: profileName,
-    receivedAt,
-  });
+): Promise<Recorded | Dropped> {
+  let recorded: { lead: LeadRecord; duplicate: boolean };
+  try {
+    recorded = await deps.ledger.record({ ...lead, profile: profileName, receivedAt });
+  } catch (error) {
+    if (error instanceof ErasedLeadError) return { erased: true };
+    throw error;
+  }
+  const { lead: record, duplicate } = recorded;
   if (record.status === 'queued' && !duplicate) {
     try {
       await deps.queue.send(record.leadId, { version: record.version });
@@ -116,6 +133,6 @@ export function recordCapture(
   profile: Profile,
   capture: LeadCapture,
   receivedAt: Date,
-): Promise<Recorded> {
+): Promise<Recorded | Dropped> {
   return recordLead(deps, profileName, initialState(capture, profile), receivedAt);
 }

@@ -204,19 +204,25 @@ export function verifyTimestampedSignature(
 /**
  * What became of the leads of an accepted request: their status (the public one) and, parked
  * or rejected, why. Sources whose answer a person or a program reads (forms, Zapier, Make) say
- * it; ad platforms keep their fixed answers.
+ * it; ad platforms keep their fixed answers. `erased` counts the leads of the request that were
+ * dropped because their person's data was erased on request (a platform sending an erased lead
+ * again: acknowledged, never stored); `status: 'erased'` when that was every lead of it.
  */
 export interface AcceptedOutcome {
-  status: 'queued' | 'parked' | 'test' | 'delivered' | 'rejected' | 'dead';
+  status: 'queued' | 'parked' | 'test' | 'delivered' | 'rejected' | 'dead' | 'erased';
   reason?: string;
+  erased?: number;
 }
 
-/** `{status, reason?}` of an outcome for a JSON answer; `queued` when none is given. */
-export function outcomeFields(outcome: AcceptedOutcome | undefined): Record<string, string> {
+/** `{status, reason?, erased?}` of an outcome for a JSON answer; `queued` when none is given. */
+export function outcomeFields(
+  outcome: AcceptedOutcome | undefined,
+): Record<string, string | number> {
   if (!outcome) return { status: 'queued' };
   return {
     status: outcome.status,
     ...(outcome.reason !== undefined && { reason: outcome.reason }),
+    ...(outcome.erased !== undefined && outcome.erased > 0 && { erased: outcome.erased }),
   };
 }
 
@@ -410,7 +416,7 @@ export function sha256Hex(data: string | Uint8Array): string {
 export function acceptedJson(
   statusCode: number,
   leadIds: readonly string[],
-  extra: Record<string, string> = {},
+  extra: Record<string, string | number> = {},
 ): PlatformResponse {
   const ids = leadIds.length === 1 ? { leadId: leadIds[0] } : { leadIds: [...leadIds] };
   return {

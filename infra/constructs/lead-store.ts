@@ -31,7 +31,10 @@ import {
 } from '../../functions/kernel/auth-throttle-dynamodb.ts';
 import { ENV } from '../../functions/kernel/env.ts';
 import {
+  DEDUP_KEY_PREFIX,
   type DynamoTableDefinition,
+  ERASED_KEY_PREFIX,
+  LEAD_KEY_PREFIX,
   LEDGER_DUE_INDEX,
   LEDGER_STATUS_INDEX,
   LEDGER_TABLE_DEFINITION,
@@ -42,8 +45,11 @@ import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 
 /**
  * The DynamoDB actions each ledger operation sends (lead-ledger-dynamodb.ts):
- * - `record()`: conditional PutItem of the dedup item and of the lead item; GetItem of the
- *   dedup item and of the lead (duplicates, crash recovery);
+ * - `record()`: BatchGetItem of the lead's two erasure tombstones (`erased#`), UpdateItem of its
+ *   subject items (`subject#`), conditional PutItem of the dedup item and of the lead item;
+ *   GetItem of the dedup item and of the lead (duplicates, crash recovery);
+ * - an erasure (`redact()`): UpdateItem of the tombstones, the dedup item, the lead and its
+ *   subject items;
  * - `get()`: GetItem (consistent read);
  * - transitions (`claim`, `markDelivered`, `markRejected`, `release`, `markDead`,
  *   `markParked`, `requeue`): one conditional UpdateItem, then GetItem to explain a refusal;
@@ -53,8 +59,8 @@ import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
  * No operation scans or deletes (the TTL deletes).
  */
 export const LEDGER_ACTIONS = {
-  /** record() + get(). */
-  intake: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+  /** get() and record()'s reads on the table; its writes are INTAKE_KEYED_ACTIONS. */
+  intake: ['dynamodb:GetItem'],
   /** get() + the delivery transitions (the circuit's PutItem is granted on its item only). */
   forwarder: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
   /** get() + requeue/wake on the table; the listings on the indexes (LEDGER_INDEX_ACTIONS). */
@@ -62,6 +68,17 @@ export const LEDGER_ACTIONS = {
   /** get() + wake() on the table; listDue() on the due index. */
   reconciler: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
 } as const;
+
+/**
+ * What `record()` may do to items of some kinds only (`dynamodb:LeadingKeys`): put lead and dedup
+ * items (never a tombstone, a subject, the pacer or the circuit), add to subject items, and read
+ * tombstones in a batch (it never writes one: only an erasure, with the admin's grant, does).
+ */
+export const INTAKE_KEYED_ACTIONS = [
+  { actions: ['dynamodb:PutItem'], keys: [`${LEAD_KEY_PREFIX}*`, `${DEDUP_KEY_PREFIX}*`] },
+  { actions: ['dynamodb:UpdateItem'], keys: [`${SUBJECT_KEY_PREFIX}*`] },
+  { actions: ['dynamodb:BatchGetItem'], keys: [`${ERASED_KEY_PREFIX}*`] },
+] as const;
 
 /** Actions on the indexes: only the listings read them. */
 export const LEDGER_INDEX_ACTIONS = ['dynamodb:Query'] as const;
@@ -126,21 +143,15 @@ export class LeadStore extends Construct {
   }
 
   /**
-   * The intake: record() and get() only (GetItem, PutItem on the table), and the subject items
-   * record() adds the lead's id to (UpdateItem restricted by `dynamodb:LeadingKeys` to
-   * `subject#*`: it cannot change a lead).
+   * The intake: record() and get() only. GetItem on the table; PutItem of lead and dedup items,
+   * UpdateItem of subject items (the lead's id added: it cannot change a lead) and BatchGetItem
+   * of erasure tombstones, each restricted by `dynamodb:LeadingKeys` (INTAKE_KEYED_ACTIONS): it
+   * can neither write nor overwrite a tombstone, so no request can undo an erasure.
    */
   grantIntake(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantTable(fn, LEDGER_ACTIONS.intake);
-    Grant.addToPrincipal({
-      grantee: fn,
-      actions: ['dynamodb:UpdateItem'],
-      resourceArns: [this.table.tableArn],
-      conditions: {
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SUBJECT_KEY_PREFIX}*`] },
-      },
-    });
+    for (const { actions, keys } of INTAKE_KEYED_ACTIONS) this.grantItems(fn, actions, [...keys]);
   }
 
   /**
@@ -154,9 +165,10 @@ export class LeadStore extends Construct {
   }
 
   /**
-   * The admin API: get(), requeue/wake (GetItem, UpdateItem on the table; GetItem reads the
-   * circuit and pacer items too) and the listings (Query on the two indexes only; never on the
-   * table, so no one lists by `pk`).
+   * The admin API: get(), requeue/wake, corrections and erasures (GetItem, UpdateItem on the
+   * table: an erasure's tombstones are UpdateItems; GetItem reads the circuit and pacer items
+   * too) and the listings (Query on the two indexes only; never on the table, so no one lists by
+   * `pk`). Its backfill records leads with the intake's grant (routes.ts `ledger:intake`).
    */
   grantAdmin(fn: LambdaFunction): void {
     this.bind(fn);

@@ -29,7 +29,7 @@ import { createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.t
 import { dynamoUpstreamHealth } from '../../functions/upstream/health-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 import { ensureTable } from '../../local/dynamodb-local.ts';
-import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 import { mapCapture } from '../helpers/map-capture.ts';
 
 const CLIENTS: Client[] = [
@@ -71,7 +71,11 @@ beforeEach(async () => {
   const ledgerTable = await dynamo.createLedgerTable();
   const queueTable = `admin-queue-${tables}`;
   await ensureTable(dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, queueTable);
-  const ledger = createDynamoLedger({ client: dynamo.client, tableName: ledgerTable });
+  const ledger = createDynamoLedger({
+    erasureSalt: TEST_ERASURE_SALT,
+    client: dynamo.client,
+    tableName: ledgerTable,
+  });
   const queue = createLocalLeadQueue({
     client: dynamo.client,
     tableName: queueTable,
@@ -869,6 +873,37 @@ describe('POST /admin/backfill/{profile}', () => {
       'meta:9000000000000001',
       'meta:9000000000000002',
     ]);
+  });
+
+  it("does not bring back a lead erased at its person's request: counted as erased, not recorded", async () => {
+    // Prepare: both leads recorded by a first backfill, then one person erased
+    const stub = graph(() => ({
+      status: 200,
+      body: {
+        data: [
+          graphLead('9000000000000011', 'erased.person@example.com'),
+          graphLead('9000000000000012', 'kept.person@example.com'),
+        ],
+      },
+    }));
+    await backfill(stub);
+    const [erasedId] = await h.ledger.findBySubjects(['email:erased.person@example.com']);
+    await h.ledger.redact(erasedId ?? '', {
+      reason: 'erasure',
+      now: new Date('2026-03-02T12:00:00Z'),
+    });
+    const events: unknown[] = [];
+    h.deps.events = { ...(h.deps.events as AdminEvents), backfilled: (e) => events.push(e) };
+
+    // Act: the period listed again (Meta keeps its leads 90 days)
+    const result = await backfill(stub);
+
+    // Assess
+    expect(JSON.parse(result.body)).toMatchObject({ found: 2, alreadyKnown: 1, new: 0, erased: 1 });
+    expect(events).toEqual([expect.objectContaining({ erased: 1, new: 0, alreadyKnown: 1 })]);
+    expect(await h.ledger.findBySubjects(['email:erased.person@example.com'])).toEqual([]);
+    const queued = await h.ledger.listByStatus('queued', { limit: 10 });
+    expect(queued.leads.map((lead) => lead.dedupKey)).toEqual(['meta:9000000000000012']);
   });
 
   it('answers 502 when Graph refuses the token, without the token, and records nothing', async () => {

@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdminDeps, handleAdmin } from '../../functions/admin/admin.ts';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
-import type { Client } from '../../functions/config/config-schema.ts';
+import type { Client, Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import type { LeadLedger, NewLead } from '../../functions/ledger/lead-ledger.ts';
+import { subjectKey } from '../../functions/ledger/erasure-dynamodb.ts';
+import {
+  ErasedLeadError,
+  type LeadLedger,
+  type NewLead,
+} from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import {
   createLocalLeadQueue,
@@ -11,7 +16,7 @@ import {
 } from '../../functions/ledger/lead-queue-local.ts';
 import { dynamoUpstreamHealth } from '../../functions/upstream/health-dynamodb.ts';
 import { ensureTable } from '../../local/dynamodb-local.ts';
-import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 
 const CLIENTS: Client[] = [
   { username: 'ops', password: 'ops-secret', roles: ['admin'] },
@@ -24,6 +29,7 @@ const T0 = new Date('2026-05-04T10:00:00.000Z');
 // Ana's data, as three sources would carry it; Bia is someone else.
 const ANA = { name: 'Ana Erasmo', email: 'ana.erasmo@example.com', cpf: '529.982.247-25' };
 const ANA_PHONE_DIGITS = '11987650001';
+const SITE = { source: 'form', token: 'site-token', defaults: { idBranch: 1 } } as Profile;
 
 let dynamo: TestDynamo;
 let ledger: LeadLedger;
@@ -34,7 +40,11 @@ beforeAll(async () => {
   dynamo = await startTestDynamo();
   ledgerTable = await dynamo.createLedgerTable();
   await ensureTable(dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, 'erasure-queue');
-  ledger = createDynamoLedger({ client: dynamo.client, tableName: ledgerTable });
+  ledger = createDynamoLedger({
+    erasureSalt: TEST_ERASURE_SALT,
+    client: dynamo.client,
+    tableName: ledgerTable,
+  });
   const queue = createLocalLeadQueue({
     client: dynamo.client,
     tableName: 'erasure-queue',
@@ -43,8 +53,8 @@ beforeAll(async () => {
   deps = {
     config: {
       clients: async () => CLIENTS,
-      profile: async () => undefined,
-      profileSettings: async () => ({}),
+      profile: async (name) => (name === 'site' ? SITE : undefined),
+      profileSettings: async () => ({ site: SITE }),
     },
     ledger,
     queue,
@@ -172,7 +182,7 @@ describe('POST /admin/erasure', () => {
     expect(after).toMatchObject({ status: 'parked', redaction: 'erasure' });
     expect(after?.capture.answers).toEqual([]);
 
-    // Assess: an erased lead cannot be retried, and a redelivery is a new lead
+    // Assess: an erased lead can be neither retried nor corrected, and says so
     const retry = await call('POST', '/admin/leads/{leadId}/retry', {
       leadId: parked.lead.leadId,
     });
@@ -180,12 +190,141 @@ describe('POST /admin/erasure', () => {
       status: 409,
       body: { error: { code: 'personal_data_removed' } },
     });
-    const again = await ledger.record(lead({ nome: 'x' }, 'hash:ana-2', 'parked'));
-    expect(again.duplicate).toBe(false);
+    const patch = await call('PATCH', '/admin/leads/{leadId}', {
+      leadId: parked.lead.leadId,
+      body: { prospect: { cellphone: '11987650001', email: ANA.email } },
+    });
+    expect(patch).toMatchObject({
+      status: 409,
+      body: { error: { code: 'personal_data_removed' } },
+    });
+    expect(patch.body.error.message).toMatch(/erased at the person's request/);
+    const view = await call('GET', '/admin/leads/{leadId}', { leadId: parked.lead.leadId });
+    expect(view.body.correctable).toBe(false);
+    expect(JSON.stringify((await ledger.get(parked.lead.leadId))?.capture)).not.toMatch(/98765/);
 
-    // Act: the same request again finds nothing more
+    // Assess: the same lead sent again is refused by the ledger, and leaves nothing
+    const before = await tableText();
+    await expect(
+      ledger.record(lead({ nome: ANA.name, whatsapp: '(11) 98765-0001' }, 'hash:ana-2', 'parked')),
+    ).rejects.toBeInstanceOf(ErasedLeadError);
+    expect(await tableText()).toBe(before);
+
+    // Act: the same request again finds nothing more, and does not claim the upstream holds nothing
     const second = await call('POST', '/admin/erasure', { body: { email: ANA.email } });
-    expect(second.body).toMatchObject({ found: 0, erased: [] });
+    expect(second.body).toMatchObject({ found: 0, erased: [], upstream: { idProspects: [] } });
+    expect(second.body.upstream.action).toMatch(/earlier request/);
+  });
+
+  it('finds a lead by what an operator typed, and names the prospect it became', async () => {
+    // Prepare: Caio left no phone and no e-mail; an operator typed both, then it was delivered.
+    const capture: LeadCapture = {
+      source: 'form',
+      dedupKey: 'hash:caio',
+      isTest: false,
+      answers: [{ key: 'nome', value: 'Caio Operado' }],
+      attribution: {},
+    };
+    const { lead: parked } = await ledger.record({
+      profile: 'site',
+      source: 'form',
+      dedupKey: 'hash:caio',
+      capture,
+      status: 'parked',
+      reason: 'required fields missing: email, cellphone',
+      receivedAt: T0,
+    });
+    const corrected = await call('PATCH', '/admin/leads/{leadId}', {
+      leadId: parked.leadId,
+      body: { prospect: { cellphone: '(21) 99876-0002', email: 'Caio.Operado@Example.com' } },
+    });
+    expect(corrected.status).toBe(200);
+    expect(corrected.body.correctable).toBe(true);
+    const queued = await ledger.requeue(parked.leadId, T0);
+    const claimed = await ledger.claim(parked.leadId, queued?.version ?? -1, 60_000, T0);
+    expect(claimed?.status).toBe('sending');
+    await ledger.markDelivered(parked.leadId, 100061, T0);
+
+    // Act: by the phone the operator typed, written another way
+    const answer = await call('POST', '/admin/erasure', { body: { phone: '+55 21 99876-0002' } });
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      found: 1,
+      erased: [{ leadId: parked.leadId, status: 'delivered', idProspect: 100061 }],
+      upstream: { idProspects: [100061] },
+    });
+    const erased = await ledger.get(parked.leadId);
+    expect(erased?.correction).toBeUndefined();
+    expect(erased?.prospect).toBeUndefined();
+    expect(await tableText()).not.toMatch(/caio|99876/i);
+    // Nothing left to find it by: neither the e-mail the operator typed nor the phone.
+    expect(await ledger.findBySubjects(['email:caio.operado@example.com'])).toEqual([]);
+  });
+
+  it('finds every phone an operator ever typed, not only the last one', async () => {
+    // Prepare: a parked lead corrected twice (a wrong phone, then the right one).
+    const { lead: parked } = await ledger.record({
+      profile: 'site',
+      source: 'form',
+      dedupKey: 'hash:duda',
+      capture: {
+        source: 'form',
+        dedupKey: 'hash:duda',
+        isTest: false,
+        answers: [{ key: 'nome', value: 'Duda Duas' }],
+        attribution: {},
+      },
+      status: 'parked',
+      reason: 'required fields missing: cellphone',
+      receivedAt: T0,
+    });
+    for (const cellphone of ['11911110003', '11922220003']) {
+      const read = await ledger.get(parked.leadId);
+      const patch = await call('PATCH', '/admin/leads/{leadId}', {
+        leadId: parked.leadId,
+        body: { prospect: { cellphone } },
+      });
+      expect(patch.status, `${cellphone} at version ${read?.version}`).toBe(200);
+    }
+
+    // Act: by the first phone, which the lead no longer holds
+    const answer = await call('POST', '/admin/erasure', { body: { phone: '11911110003' } });
+
+    // Assess: found, and its other subject item (the second phone) no longer points at it
+    expect(answer.body.found).toBe(1);
+    expect(await ledger.findBySubjects(['phone:+5511922220003'])).toEqual([]);
+    expect(await ledger.findBySubjects(['phone:+5511911110003'])).toEqual([]);
+  });
+
+  it('lists a lead erased earlier and found again with its prospect, and takes it off the items asked for', async () => {
+    // Prepare: a delivered lead erased once; a subject item that still points at it (left by
+    // a version that did not keep what an operator typed).
+    const { lead: delivered } = await ledger.record(
+      lead({ nome: 'Eva Antiga', email: 'eva.antiga@example.com' }, 'hash:eva', 'queued'),
+    );
+    await ledger.markDelivered(delivered.leadId, 100099, T0);
+    await call('POST', '/admin/erasure', { body: { email: 'eva.antiga@example.com' } });
+    await dynamo.client.update({
+      TableName: ledgerTable,
+      Key: { pk: subjectKey('phone:+5511933330004') },
+      UpdateExpression: 'ADD leadIds :ids SET kind = :kind',
+      ExpressionAttributeValues: { ':ids': new Set([delivered.leadId]), ':kind': 'subject' },
+    });
+
+    // Act
+    const answer = await call('POST', '/admin/erasure', { body: { phone: '11933330004' } });
+    const again = await call('POST', '/admin/erasure', { body: { phone: '11933330004' } });
+
+    // Assess: named with the prospect the upstream still holds; the pointer is gone after it
+    expect(answer.body).toMatchObject({
+      found: 1,
+      erased: [{ leadId: delivered.leadId, idProspect: 100099 }],
+      upstream: { idProspects: [100099] },
+    });
+    expect(answer.body.upstream.action).toMatch(/100099/);
+    expect(again.body.found).toBe(0);
   });
 
   it.each([

@@ -25,7 +25,7 @@ import { type PacerLimits, pacedUpstream } from '../../functions/upstream/paced-
 import type { FlushablePacer } from '../../functions/upstream/pacer.ts';
 import { createDynamoPacer } from '../../functions/upstream/pacer-dynamodb.ts';
 import { createSandbox, type Sandbox, type StoredProspect } from '../../sandbox/server.ts';
-import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 
 export const NO_LIMITS = { perSecond: 100_000, perMinute: 1_000_000 };
 
@@ -135,7 +135,11 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
     recorded,
     async reset() {
       harness.table = await dynamo.createLedgerTable();
-      harness.ledger = createDynamoLedger({ client: dynamo.client, tableName: harness.table });
+      harness.ledger = createDynamoLedger({
+        erasureSalt: TEST_ERASURE_SALT,
+        client: dynamo.client,
+        tableName: harness.table,
+      });
       harness.config = baseConfig(sandbox.url);
       recorded.events.length = 0;
       recorded.metrics.length = 0;

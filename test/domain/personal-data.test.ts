@@ -6,9 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import {
+  erasureMarks,
   redactCapture,
   subjectsOf,
   subjectsOfQuery,
+  submissionDigest,
   withConsent,
 } from '../../functions/domain/personal-data.ts';
 import { mapCapture } from '../helpers/map-capture.ts';
@@ -53,6 +55,66 @@ describe('subjectsOf', () => {
 
   it('names nobody in a lead without contact data', () => {
     expect(subjectsOf(capture({ nome: 'Ana', objetivo: ['Emagrecer'] }))).toEqual([]);
+  });
+
+  it('adds what an operator typed in a correction, and ignores a field they cleared', () => {
+    // Act
+    const subjects = subjectsOf(capture({ nome: 'Ana' }), undefined, {
+      email: 'Ana.Op@Example.com',
+      ddi: '55',
+      cellphone: '21998760002',
+      cpf: null,
+    });
+
+    // Assess
+    expect(subjects).toEqual(['email:ana.op@example.com', 'phone:+5521998760002']);
+  });
+});
+
+describe('submissionDigest and erasureMarks', () => {
+  const sent = capture(
+    { nome: 'Ana Souza', email: 'ana@example.com', objetivo: ['Emagrecer', 'Força'] },
+    { formId: 'f1', submittedAt: '2026-05-04T10:00:00.000Z' },
+  );
+
+  it('is the same for every delivery of one submission, whatever its dedup key, consent time or order', () => {
+    // Prepare: the same submission under a new key, received later, its answers and keys reordered
+    const again: LeadCapture = {
+      ...sent,
+      dedupKey: 'key:a-new-idempotency-key',
+      answers: [...sent.answers].reverse(),
+      attribution: Object.fromEntries(Object.entries(sent.attribution).reverse()),
+      consent: { field: 'lgpd', given: true, text: 'Autorizo', version: '1', at: 'later' },
+    };
+
+    // Act / Assess
+    expect(submissionDigest(again)).toBe(submissionDigest(sent));
+    expect(submissionDigest(sent)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('differs when anything the person sent differs: an answer, a click, the time, the form', () => {
+    const digest = submissionDigest(sent);
+    const variants: LeadCapture[] = [
+      { ...sent, answers: [...sent.answers, { key: 'mensagem', value: 'oi' }] },
+      { ...sent, attribution: { gclid: 'click-2' } },
+      { ...sent, submittedAt: '2026-05-04T10:00:01.000Z' },
+      { ...sent, formId: 'f2' },
+      { ...sent, prospect: { name: 'Ana', email: 'ana@example.com' } },
+    ];
+    for (const variant of variants) expect(submissionDigest(variant)).not.toBe(digest);
+  });
+
+  it('marks a lead by its dedup key and its digest, a WhatsApp conversation by its digest only, a test lead or a redacted one not at all', () => {
+    expect(erasureMarks(sent, 'typeform:abc')).toEqual([
+      'dedup:typeform:abc',
+      `content:${submissionDigest(sent)}`,
+    ]);
+    // A conversation key is the person's number: it would turn away their next conversation.
+    expect(erasureMarks(sent, 'whatsapp:5511987654321')).toEqual([
+      `content:${submissionDigest(sent)}`,
+    ]);
+    expect(erasureMarks({ ...sent, isTest: true }, 'google:test')).toEqual([]);
+    expect(erasureMarks(redactCapture(sent), 'redacted')).toEqual([]);
   });
 });
 

@@ -19,7 +19,7 @@ import {
 } from '../../functions/intake/intake.ts';
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
-import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 import {
   DEMO_SECRETS,
   type LeadFixture,
@@ -74,6 +74,7 @@ describe('the bounded wait (use case)', () => {
   afterAll(() => dynamo?.close());
   beforeEach(async () => {
     ledger = createDynamoLedger({
+      erasureSalt: TEST_ERASURE_SALT,
       client: dynamo.client,
       tableName: await dynamo.createLedgerTable(),
     });

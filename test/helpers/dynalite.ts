@@ -7,6 +7,12 @@ import type { DynamoDb } from '../../functions/kernel/aws/dynamodb.ts';
 import { LEDGER_TABLE_DEFINITION } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { ensureTable, startLocalDynamo } from '../../local/dynamodb-local.ts';
 
+/**
+ * The erasure salt of the tests' ledgers (the deployed one is in Secrets Manager, the local
+ * runtime's under DATA_DIR): a ledger without one refuses to record leads.
+ */
+export const TEST_ERASURE_SALT = async () => 'test-erasure-salt-0123456789abcdef0123456789';
+
 export interface TestDynamo {
   endpoint: string;
   /** The functions' DynamoDB client (signed fetch) on this endpoint. */

@@ -68,7 +68,13 @@ export async function startTestRuntime(
     { worker: options.worker ?? false, ...(options.watch && { watch: options.watch }) },
   );
   const services = localServices();
-  const ledger = createDynamoLedger({ client: services.dynamo, tableName: services.ledgerTable });
+  const { erasureSalt } = services;
+  // The runtime's own salt: a lead recorded here is checked against its erasures too.
+  const ledger = createDynamoLedger({
+    client: services.dynamo,
+    tableName: services.ledgerTable,
+    ...(erasureSalt !== undefined && { erasureSalt: async () => erasureSalt }),
+  });
   const url = runtime.gatewayUrl;
   return {
     runtime,

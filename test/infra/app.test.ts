@@ -62,7 +62,8 @@ describe('the CDK app (config/deploy.example.json)', () => {
     expect(built.stack.stackName).toBe('leads-example');
     expect(built.stack.environment).toBe('aws://unknown-account/unknown-region');
     template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
-    template.resourceCountIs('AWS::SecretsManager::Secret', 10);
+    // The accounts, clients and profile secrets of the example, and the erasure salt.
+    template.resourceCountIs('AWS::SecretsManager::Secret', 11);
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     // The lead queue and the report's refresh queue, each with its dead-letter queue.
     template.resourceCountIs('AWS::SQS::Queue', 4);

@@ -5,6 +5,7 @@ import { LeadStateError, newLeadId } from '../../functions/domain/lead-lifecycle
 import type { DynamoDb } from '../../functions/kernel/aws/dynamodb.ts';
 import { AwsError } from '../../functions/kernel/aws/http.ts';
 import { ENV } from '../../functions/kernel/env.ts';
+import { subjectKey } from '../../functions/ledger/erasure-dynamodb.ts';
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { circuitKey, createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.ts';
@@ -17,6 +18,7 @@ import {
 } from '../../functions/upstream/pacer-dynamodb.ts';
 import {
   CIRCUIT_ACTIONS,
+  INTAKE_KEYED_ACTIONS,
   LEDGER_ACTIONS,
   LEDGER_INDEX_ACTIONS,
   LeadStore,
@@ -61,6 +63,16 @@ const tableArn = (table: string) => ({ 'Fn::GetAtt': [table, 'Arn'] });
 const indexArn = (table: string, index = 'gsi1') => ({
   'Fn::Join': ['', [tableArn(table), `/index/${index}`]],
 });
+
+/** IAM's StringLike (`*` any characters, `?` one) as a test. */
+function like(pattern: string, value: string): boolean {
+  return new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  ).test(value);
+}
 
 afterAll(removeTempOutdirs);
 
@@ -142,30 +154,34 @@ describe('LeadStore', () => {
     template.resourceCountIs('AWS::KMS::Key', 0);
   });
 
-  it('grantIntake: GetItem and PutItem on the table, UpdateItem on the subject items only (no index, scan, delete or KMS), and the table name', () => {
+  it('grantIntake: GetItem on the table; PutItem of leads and dedup items, UpdateItem of subject items, BatchGetItem of tombstones only (no index, scan, delete or KMS), and the table name', () => {
     // Act
     const { template, table, statements } = granted('grantIntake');
 
     // Assess
     expect(ledgerStatements(statements, table)).toEqual([
-      {
-        Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-        Resource: [tableArn(table)],
-      },
+      { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: [tableArn(table)] },
+      { Effect: 'Allow', Action: ['dynamodb:PutItem'], Resource: [tableArn(table)] },
       { Effect: 'Allow', Action: ['dynamodb:UpdateItem'], Resource: [tableArn(table)] },
+      { Effect: 'Allow', Action: ['dynamodb:BatchGetItem'], Resource: [tableArn(table)] },
     ]);
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Action: 'dynamodb:UpdateItem',
-            Condition: {
-              'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['subject#*'] },
-            },
-          }),
-        ]),
-      },
+    const conditions = Object.fromEntries(
+      (['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem'] as const).map(
+        (action) => [
+          action,
+          JSON.stringify(template.findResources('AWS::IAM::Policy')).match(
+            new RegExp(
+              `"Action":"${action}","Condition":\\{"ForAllValues:StringLike":\\{"dynamodb:LeadingKeys":(\\[[^\\]]*\\])`,
+            ),
+          )?.[1],
+        ],
+      ),
+    );
+    expect(conditions).toEqual({
+      'dynamodb:PutItem': JSON.stringify(['lead#*', 'dedup#*']),
+      'dynamodb:UpdateItem': JSON.stringify(['subject#*']),
+      // It reads tombstones and cannot write one: no request can undo an erasure.
+      'dynamodb:BatchGetItem': JSON.stringify(['erased#*']),
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ [ENV.ledgerTable]: { Ref: table } }) },
@@ -264,14 +280,7 @@ describe('LeadStore', () => {
   });
 
   it("every account's pacer and circuit items fall under their grant's LeadingKeys patterns, and nothing else does", () => {
-    // Prepare: IAM's StringLike (`*` any characters, `?` one) as a regular expression.
-    const like = (pattern: string, value: string) =>
-      new RegExp(
-        `^${pattern
-          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-          .replace(/\*/g, '.*')
-          .replace(/\?/g, '.')}$`,
-      ).test(value);
+    // Prepare
     const leadingKeys = (grant: Grant): string[] => {
       const { template } = granted(grant);
       const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
@@ -341,11 +350,14 @@ function recordingDynamo() {
     calls.push({ op, input });
     const mine = answers.filter((a) => a.op === op);
     const chosen = mine.find((a) => a.match && fits(input, a.match)) ?? mine.find((a) => !a.match);
-    if (!chosen) return op === 'query' || op === 'scan' ? { Items: [], Count: 0 } : {};
+    if (!chosen) {
+      if (op === 'batchGet') return { Responses: {}, UnprocessedKeys: {} };
+      return op === 'query' || op === 'scan' ? { Items: [], Count: 0 } : {};
+    }
     if ('rejects' in chosen.answer) throw chosen.answer.rejects;
     return chosen.answer.resolves;
   };
-  const ops: Operation[] = ['get', 'put', 'update', 'delete', 'query', 'scan'];
+  const ops: Operation[] = ['get', 'batchGet', 'put', 'update', 'delete', 'query', 'scan'];
   const client = Object.fromEntries(ops.map((op) => [op, call(op)])) as unknown as DynamoDb;
   return {
     client,
@@ -365,6 +377,7 @@ function recordingDynamo() {
 
 const ACTION: Record<Operation, string> = {
   get: 'GetItem',
+  batchGet: 'BatchGetItem',
   put: 'PutItem',
   update: 'UpdateItem',
   delete: 'DeleteItem',
@@ -414,7 +427,17 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     return createDynamoLedger({
       client: ddb.client,
       tableName: 'ledger',
+      erasureSalt: async () => 'a-test-salt-of-at-least-32-characters',
     });
+  }
+
+  /** The partition keys a call names (its Key, its Item, the keys of a batch). */
+  function keysOf(input: Record<string, unknown>): string[] {
+    const one = (item: unknown) => (item as { pk?: string } | undefined)?.pk;
+    const batch = Object.values(
+      (input.RequestItems ?? {}) as Record<string, { Keys: { pk: string }[] }>,
+    ).flatMap((request) => request.Keys.map((key) => key.pk));
+    return [one(input.Key), one(input.Item), ...batch].filter((k): k is string => Boolean(k));
   }
 
   /** Runs `operation` with writes succeeding, then with every condition failing. */
@@ -435,14 +458,22 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     ddb.reset();
   });
 
-  it('intake (record, get): GetItem and PutItem', async () => {
+  it('intake (record, get): GetItem on the table; PutItem, UpdateItem and BatchGetItem only on the keys their LeadingKeys allow', async () => {
+    // Prepare: a capture that names a person, so its subject items are written too.
+    const named = {
+      ...JSON.parse(ITEM.payload).capture,
+      answers: [{ key: 'email', value: 'ana@example.com' }],
+    };
+    // Adding to a subject item has no condition: it never fails.
+    ddb.on('update', { resolves: {} }, { Key: { pk: subjectKey('email:ana@example.com') } });
+
     // Act
     await bothPaths((l) =>
       l.record({
         profile: 'site',
         source: 'form',
         dedupKey: 'hash:abc',
-        capture: JSON.parse(ITEM.payload).capture,
+        capture: named,
         status: 'queued',
         receivedAt: NOW,
       }),
@@ -461,7 +492,24 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     await bothPaths((l) => l.get(leadId));
 
     // Assess
-    expect(actionsCalled()).toEqual({ table: [...LEDGER_ACTIONS.intake].sort(), index: [] });
+    const keyed = INTAKE_KEYED_ACTIONS.flatMap((grant) => grant.actions);
+    expect(actionsCalled()).toEqual({
+      table: [...LEDGER_ACTIONS.intake, ...keyed].sort(),
+      index: [],
+    });
+    for (const call of ddb.calls()) {
+      const action = `dynamodb:${ACTION[call.op]}`;
+      const grant = INTAKE_KEYED_ACTIONS.find((g) =>
+        (g.actions as readonly string[]).includes(action),
+      );
+      if (!grant) continue;
+      for (const key of keysOf(call.input)) {
+        expect(
+          grant.keys.some((pattern) => like(pattern, key)),
+          `${action} ${key}`,
+        ).toBe(true);
+      }
+    }
   });
 
   it('forwarder (get and the delivery transitions): GetItem and UpdateItem', async () => {
@@ -556,12 +604,38 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     );
   });
 
-  it('admin (get, list, requeue, wake, backlog, upstream health): GetItem, UpdateItem; Query on the indexes', async () => {
+  it('admin (get, list, requeue, wake, correct, erase, backlog, upstream health): GetItem, UpdateItem; Query on the indexes', async () => {
+    // Prepare: a parked lead that names a person, as a correction and an erasure find it.
+    const parked = {
+      ...ITEM,
+      status: 'parked',
+      payload: JSON.stringify({
+        capture: {
+          ...JSON.parse(ITEM.payload).capture,
+          answers: [{ key: 'email', value: 'ana@example.com' }],
+        },
+      }),
+    };
+
     // Act
     await bothPaths((l) => l.get(leadId));
     await bothPaths((l) => l.listByStatus('dead'));
     await bothPaths((l) => l.requeue(leadId, NOW));
     await bothPaths((l) => l.wake(leadId, 1, { dueAt: NOW, now: NOW, attemptNow: true }));
+    await bothPaths((l) => l.findBySubjects(['email:ana@example.com']));
+    ddb.on('get', { resolves: { Item: parked } });
+    ddb.on('update', { resolves: { Attributes: parked } });
+    await ledger().correct(
+      leadId,
+      0,
+      { correction: { cellphone: '11987654321' }, prospect: { name: 'Ana' } as never, by: 'ops' },
+      NOW,
+    );
+    await ledger().redact(leadId, {
+      reason: 'erasure',
+      now: NOW,
+      subjects: ['email:ana@example.com'],
+    });
     await bothPaths((l) => l.countInFlight());
     const health = dynamoUpstreamHealth({
       client: ddb.client,

@@ -66,7 +66,7 @@ function secretsByName(template: Template): Map<string, SecretResource> {
 afterAll(removeTempOutdirs);
 
 describe('LeadsSecrets', () => {
-  it('creates the upstream, clients and one secret per profile that has keys', () => {
+  it('creates the upstream, clients, one secret per profile that has keys, and the erasure salt', () => {
     // Prepare
     const { stack } = secretsStack();
 
@@ -76,6 +76,7 @@ describe('LeadsSecrets', () => {
     // Assess
     expect([...secrets.keys()].sort()).toEqual([
       'leads/prod/clients',
+      'leads/prod/erasure-salt',
       'leads/prod/profiles/meta',
       'leads/prod/profiles/site',
       'leads/prod/upstream',
@@ -103,9 +104,59 @@ describe('LeadsSecrets', () => {
       verifyToken: 'REPLACE_ME',
       pageAccessToken: 'REPLACE_ME',
     });
-    for (const secret of secrets.values()) {
+    for (const [name, secret] of secrets) {
       expect(secret.Properties.SecretString).toBeUndefined();
+      if (name === 'leads/prod/erasure-salt') continue;
       expect(secret.Properties.GenerateSecretString.GenerateStringKey).toBe('generated');
+    }
+  });
+
+  it('generates the erasure salt whole (64 letters and digits under "salt"), keeps it, never lists it to be filled in, and says why it is never rotated', () => {
+    // Prepare
+    const app = testApp();
+    addNagPacks(app);
+    const stack = testStack(app);
+    const config = deployConfig();
+    const secrets = new LeadsSecrets(stack, 'Secrets', {
+      prefix: config.secretsPrefix,
+      settings: config.settings,
+    });
+
+    // Act
+    const salt = secretsByName(Template.fromStack(stack)).get('leads/prod/erasure-salt');
+    const found = synthViolations(app);
+
+    // Assess
+    expect(salt?.Properties.SecretString).toBeUndefined();
+    expect(salt?.Properties.GenerateSecretString).toMatchObject({
+      SecretStringTemplate: '{}',
+      GenerateStringKey: 'salt',
+      PasswordLength: 64,
+      ExcludePunctuation: true,
+    });
+    expect(salt).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(secrets.names).not.toContain('leads/prod/erasure-salt');
+    expect(found.filter((v) => v.rule.startsWith('AwsSolutions-SMG'))).toEqual([]);
+    const smg4 = acknowledgements(app).find(
+      (a) => a.id === 'AwsSolutions-SMG4' && a.path.endsWith('/ErasureSalt'),
+    );
+    expect(smg4?.reason).toMatch(/never change.*tombstone/s);
+  });
+
+  it("grants 'erasure-salt' as that one secret by name, nothing else", () => {
+    // Prepare
+    const { stack, secrets } = secretsStack();
+    const fn = new NodeFunction(stack, 'Intake', { entry: ENTRY });
+
+    // Act
+    secrets.grantRead(fn, 'erasure-salt');
+    const template = Template.fromStack(stack);
+
+    // Assess
+    const role = stack.getLogicalId(fn.role?.node.defaultChild as CfnRole);
+    const statements = roleStatements(template, role);
+    for (const action of ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret']) {
+      expect(secretNamesGranted(statements, action)).toEqual(['leads/prod/erasure-salt-??????']);
     }
   });
 
@@ -172,6 +223,7 @@ describe('LeadsSecrets', () => {
     // Assess
     expect([...byName.keys()].sort()).toEqual([
       'leads/prod/clients',
+      'leads/prod/erasure-salt',
       'leads/prod/profiles/forms',
       'leads/prod/profiles/site',
       'leads/prod/upstream',

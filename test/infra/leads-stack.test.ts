@@ -31,6 +31,34 @@ interface Ids {
   intakeRole: string;
 }
 
+/**
+ * Per DynamoDB action, the `dynamodb:LeadingKeys` patterns the role's statements restrict it to
+ * (the statements with such a condition only).
+ */
+function leadingKeysOf(template: Template, roleLogicalId: string): Record<string, unknown> {
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')) as Array<{
+    Properties: {
+      Roles: unknown[];
+      PolicyDocument: {
+        Statement: Array<{
+          Action: string | string[];
+          Condition?: { 'ForAllValues:StringLike'?: { 'dynamodb:LeadingKeys'?: string[] } };
+        }>;
+      };
+    };
+  }>;
+  const keyed: Record<string, unknown> = {};
+  for (const policy of policies) {
+    if (!JSON.stringify(policy.Properties.Roles).includes(`"${roleLogicalId}"`)) continue;
+    for (const statement of policy.Properties.PolicyDocument.Statement) {
+      const keys = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      if (!keys) continue;
+      for (const action of [statement.Action].flat()) keyed[action] = keys;
+    }
+  }
+  return Object.fromEntries(Object.entries(keyed).sort(([a], [b]) => a.localeCompare(b)));
+}
+
 describe('LeadsStack', () => {
   let stack: LeadsStack;
   let template: Template;
@@ -92,21 +120,26 @@ describe('LeadsStack', () => {
     });
   });
 
-  it('lets the intake only GetItem/PutItem on the table (UpdateItem on subject items) and only SendMessage on the queue', () => {
+  it('lets the intake only GetItem the table, PutItem leads and dedup items, UpdateItem subject items, BatchGetItem tombstones, and only SendMessage on the queue', () => {
     // Assess
     const ledger = intakeStatements.filter((s) => JSON.stringify(s).includes(`"${ids.table}"`));
+    const onTable = (action: string) => ({
+      Effect: 'Allow',
+      Action: [action],
+      Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+    });
     expect(ledger).toEqual([
-      {
-        Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-        Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
-      },
-      {
-        Effect: 'Allow',
-        Action: ['dynamodb:UpdateItem'],
-        Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
-      },
+      onTable('dynamodb:GetItem'),
+      onTable('dynamodb:PutItem'),
+      onTable('dynamodb:UpdateItem'),
+      onTable('dynamodb:BatchGetItem'),
     ]);
+    // Each write and the batch read only on their own items (LeadingKeys, lead-store.test.ts).
+    expect(leadingKeysOf(template, ids.intakeRole)).toEqual({
+      'dynamodb:BatchGetItem': ['erased#*'],
+      'dynamodb:PutItem': ['lead#*', 'dedup#*'],
+      'dynamodb:UpdateItem': ['subject#*'],
+    });
     expect(actionsOn(intakeStatements, ids.queue)).toEqual(['sqs:SendMessage']);
     expect(actionsOn(intakeStatements, ids.dlq)).toEqual([]);
   });
@@ -120,6 +153,7 @@ describe('LeadsStack', () => {
     expect(actions).toEqual([
       'appconfig:GetLatestConfiguration',
       'appconfig:StartConfigurationSession',
+      'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
@@ -135,11 +169,30 @@ describe('LeadsStack', () => {
     expect(appConfigStatements(intakeStatements)).toEqual([
       { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
     ]);
-    // Secrets: the API clients, and every profile's keys (profiles may be added without a deploy).
+    // Secrets: the API clients, every profile's keys (profiles may be added without a deploy),
+    // and the erasure tombstones' salt.
     expect(secretNamesGranted(intakeStatements)).toEqual([
       'leads/prod/clients-??????',
+      'leads/prod/erasure-salt-??????',
       'leads/prod/profiles/*',
     ]);
+  });
+
+  it("lets only the intake and the admin API read the erasure salt, and no function read it by the secret's id", () => {
+    // Act
+    const readers = [...stack.functions.entries(), ['refresher', stack.report.refresher] as const]
+      .filter(([, fn]) => {
+        const role = stack.getLogicalId(fn.role?.node.defaultChild as CfnRole);
+        return secretNamesGranted(roleStatements(template, role)).some((name) =>
+          name.startsWith('leads/prod/erasure-salt'),
+        );
+      })
+      .map(([name]) => name);
+
+    // Assess
+    expect(readers.sort()).toEqual(['admin', 'intake']);
+    const salt = stack.getLogicalId(stack.secrets.erasureSalt.node.defaultChild as CfnSecret);
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain(salt);
   });
 
   it('outputs the table name, the queue URL and the DLQ URL', () => {
@@ -388,11 +441,16 @@ describe('LeadsStack: delivery and admin', () => {
       expect(actionsOn(adminStatements, ids.queue)).toEqual(['sqs:SendMessage']);
     });
 
-    it('may GetItem/PutItem (a backfill records leads)/UpdateItem the table and Query only the status and due indexes', () => {
+    it("may GetItem/UpdateItem the table (an erasure's tombstones too), PutItem and BatchGetItem as the intake does (a backfill records leads), and Query only the status and due indexes", () => {
       expect(adminStatements).toContainEqual({
         Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
         Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+      });
+      expect(leadingKeysOf(template, ids.adminRole)).toEqual({
+        'dynamodb:BatchGetItem': ['erased#*'],
+        'dynamodb:PutItem': ['lead#*', 'dedup#*'],
+        'dynamodb:UpdateItem': ['subject#*'],
       });
       const query = adminStatements.filter((s) => s.Action.includes('dynamodb:Query'));
       expect(query).toHaveLength(1);
@@ -405,6 +463,7 @@ describe('LeadsStack: delivery and admin', () => {
       expect(allActions(adminStatements)).toEqual([
         'appconfig:GetLatestConfiguration',
         'appconfig:StartConfigurationSession',
+        'dynamodb:BatchGetItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:Query',
@@ -427,6 +486,8 @@ describe('LeadsStack: delivery and admin', () => {
       ]);
       expect(secretNamesGranted(adminStatements)).toEqual([
         'leads/prod/clients-??????',
+        // an erasure leaves salted tombstones; a backfill checks them
+        'leads/prod/erasure-salt-??????',
         // a backfill lists a platform's leads with the profile's token
         'leads/prod/profiles/*',
       ]);

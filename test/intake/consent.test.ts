@@ -8,7 +8,7 @@ import { createLocalConfigSource, parseConfig } from '../../functions/config/con
 import { handleIntake } from '../../functions/intake/intake.ts';
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
-import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 import { DEMO_SECRETS, leadRequest, loadLeadFixture } from '../helpers/lead-fixtures.ts';
 import { testConfig } from '../helpers/local-runtime.ts';
 
@@ -26,6 +26,7 @@ let ledger: LeadLedger;
 beforeAll(async () => {
   dynamo = await startTestDynamo();
   ledger = createDynamoLedger({
+    erasureSalt: TEST_ERASURE_SALT,
     client: dynamo.client,
     tableName: await dynamo.createLedgerTable(),
   });

@@ -12,7 +12,7 @@ import {
   TEST_LEAD_DEDUP_WINDOW_SECONDS,
 } from '../../functions/intake/intake.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
-import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 import { DEMO_SECRETS, leadRequest } from '../helpers/lead-fixtures.ts';
 import { testConfig } from '../helpers/local-runtime.ts';
 import { PLATFORM_SECRETS, platformBody, platformRequest } from '../helpers/platform-fixtures.ts';
@@ -38,6 +38,7 @@ beforeAll(async () => {
 afterAll(() => dynamo?.close());
 beforeEach(async () => {
   const ledger = createDynamoLedger({
+    erasureSalt: TEST_ERASURE_SALT,
     client: dynamo.client,
     tableName: await dynamo.createLedgerTable(),
   });

@@ -9,7 +9,7 @@ import { handleIntake, type IntakeDeps } from '../../functions/intake/intake.ts'
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import type { LeadQueueSendOptions } from '../../functions/ledger/lead-queue.ts';
-import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 import { DEMO_SECRETS, leadRequest } from '../helpers/lead-fixtures.ts';
 import { testConfig } from '../helpers/local-runtime.ts';
 
@@ -29,6 +29,7 @@ beforeAll(async () => {
 afterAll(() => dynamo?.close());
 beforeEach(async () => {
   ledger = createDynamoLedger({
+    erasureSalt: TEST_ERASURE_SALT,
     client: dynamo.client,
     tableName: await dynamo.createLedgerTable(),
   });

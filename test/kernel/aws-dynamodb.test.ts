@@ -113,6 +113,38 @@ describe('signed-fetch DynamoDB client', () => {
     expect(pages).toBeGreaterThan(1);
   });
 
+  it('reads several keys in one BatchGetItem: the items that exist, values round-tripped, nothing left over', async () => {
+    // Prepare
+    await db.put({ TableName: table, Item: { pk: 'batch#1', bytes: new Uint8Array([1, 2, 255]) } });
+    await db.put({ TableName: table, Item: { pk: 'batch#2', ids: new Set(['a', 'b']), n: 7 } });
+
+    // Act
+    const out = await db.batchGet({
+      RequestItems: {
+        [table]: {
+          Keys: [{ pk: 'batch#1' }, { pk: 'batch#2' }, { pk: 'batch#missing' }],
+          ConsistentRead: true,
+        },
+      },
+    });
+
+    // Assess
+    const items = [...(out.Responses[table] ?? [])].sort((a, b) => a.pk.localeCompare(b.pk));
+    expect(items).toEqual([
+      { pk: 'batch#1', bytes: new Uint8Array([1, 2, 255]) },
+      { pk: 'batch#2', ids: new Set(['a', 'b']), n: 7 },
+    ]);
+    expect(out.UnprocessedKeys).toEqual({});
+  });
+
+  it('names the refusal of a BatchGetItem that repeats a key', async () => {
+    const error = await db
+      .batchGet({ RequestItems: { [table]: { Keys: [{ pk: 'twice' }, { pk: 'twice' }] } } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AwsError);
+    expect((error as AwsError).name).toBe('ValidationException');
+  });
+
   it('deletes and returns the old item', async () => {
     await db.put({ TableName: table, Item: { pk: 'gone', v: 'x' } });
     const out = await db.delete({ TableName: table, Key: { pk: 'gone' }, ReturnValues: 'ALL_OLD' });

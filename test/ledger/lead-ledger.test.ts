@@ -28,7 +28,7 @@ import {
   LeadTooLargeError,
 } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { createLocalDynamoDb, startLocalDynamo } from '../../local/dynamodb-local.ts';
-import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 
 const EMAIL = 'maria.silva@example.com';
 const T0 = new Date('2026-03-02T12:00:00.000Z');
@@ -77,7 +77,7 @@ beforeAll(async () => {
 afterAll(() => dynamo.close());
 beforeEach(async () => {
   tableName = await dynamo.createLedgerTable();
-  ledger = createDynamoLedger({ client: dynamo.client, tableName });
+  ledger = createDynamoLedger({ erasureSalt: TEST_ERASURE_SALT, client: dynamo.client, tableName });
 });
 
 async function scanTable(name = tableName): Promise<Record<string, unknown>[]> {
@@ -196,7 +196,12 @@ describe('createDynamoLedger', () => {
 
     it('keeps a key without a window for as long as the ledger keeps leads', async () => {
       // Prepare
-      const short = createDynamoLedger({ client: dynamo.client, tableName, retentionDays: 1 });
+      const short = createDynamoLedger({
+        erasureSalt: TEST_ERASURE_SALT,
+        client: dynamo.client,
+        tableName,
+        retentionDays: 1,
+      });
       const first = await short.record(newLead());
 
       // Act
@@ -271,7 +276,11 @@ describe('createDynamoLedger', () => {
           return plain.put(input);
         },
       };
-      const crashingLedger = createDynamoLedger({ client: crashing, tableName });
+      const crashingLedger = createDynamoLedger({
+        erasureSalt: TEST_ERASURE_SALT,
+        client: crashing,
+        tableName,
+      });
       await expect(crashingLedger.record(newLead())).rejects.toThrow('simulated crash');
       const [orphan] = await scanTable();
 
@@ -1061,7 +1070,11 @@ describe('startLocalDynamo', () => {
     // Prepare
     const first = await startChild();
     const client = createLocalDynamoDb(first.endpoint);
-    const ledger = createDynamoLedger({ client, tableName: 'leads' });
+    const ledger = createDynamoLedger({
+      erasureSalt: TEST_ERASURE_SALT,
+      client,
+      tableName: 'leads',
+    });
     const { lead } = await ledger.record(newLead());
     const delivered = await ledger.record(newLead({ dedupKey: 'key:delivered' }));
     await ledger.claim(delivered.lead.leadId, 0, LEASE_MS, at(1));
@@ -1071,7 +1084,11 @@ describe('startLocalDynamo', () => {
     const signal = await kill9(first.child);
     const second = await startChild();
     const reopened = createLocalDynamoDb(second.endpoint);
-    const after = createDynamoLedger({ client: reopened, tableName: 'leads' });
+    const after = createDynamoLedger({
+      erasureSalt: TEST_ERASURE_SALT,
+      client: reopened,
+      tableName: 'leads',
+    });
 
     // Assess
     expect(signal).toBe('SIGKILL');
@@ -1104,13 +1121,19 @@ describe('startLocalDynamo', () => {
 
     // Act
     const first = await startLocalDynamo({ dataDir: dir, tables });
-    const firstLedger = createDynamoLedger({ client: first.client, tableName: 'leads' });
+    const firstLedger = createDynamoLedger({
+      erasureSalt: TEST_ERASURE_SALT,
+      client: first.client,
+      tableName: 'leads',
+    });
     const { lead } = await firstLedger.record(newLead());
     await first.close();
     const second = await startLocalDynamo({ dataDir: dir, tables });
-    const read = await createDynamoLedger({ client: second.client, tableName: 'leads' }).get(
-      lead.leadId,
-    );
+    const read = await createDynamoLedger({
+      erasureSalt: TEST_ERASURE_SALT,
+      client: second.client,
+      tableName: 'leads',
+    }).get(lead.leadId);
     await second.close();
     rmSync(dir, { recursive: true, force: true });
 

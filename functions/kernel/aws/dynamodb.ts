@@ -1,6 +1,6 @@
 /**
- * DynamoDB for the functions: the operations the adapters use (GetItem, PutItem, UpdateItem,
- * DeleteItem, Query, Scan) over kernel/aws/http.ts, with plain JavaScript values in and out as
+ * DynamoDB for the functions: the operations the adapters use (GetItem, BatchGetItem, PutItem,
+ * UpdateItem, DeleteItem, Query, Scan) over kernel/aws/http.ts, with plain JavaScript values in and out as
  * the SDK's document client has them (`@aws-sdk/util-dynamodb`, the SDK's own marshaller, converts
  * them: strings, numbers, booleans, null, arrays, objects, `Set`s of strings or numbers,
  * `Uint8Array`). Undefined values are left out of what is written, as the adapters' document
@@ -8,7 +8,8 @@
  *
  * Inputs and outputs carry the API's own names (`TableName`, `Key`, `ConditionExpression`,
  * `ExpressionAttributeValues`, `ReturnValues`, `Item`, `Attributes`, `Items`,
- * `LastEvaluatedKey`), so each call reads as the DynamoDB documentation has it. A failed
+ * `LastEvaluatedKey`, `RequestItems`, `Responses`, `UnprocessedKeys`), so each call reads as the
+ * DynamoDB documentation has it. A failed
  * condition rejects with an `AwsError` named `ConditionalCheckFailedException`
  * (`isConditionFailed`), its `details.Item` unmarshalled when the call asked for it.
  *
@@ -36,6 +37,29 @@ export interface GetInput {
   ConsistentRead?: boolean;
   ProjectionExpression?: string;
   ExpressionAttributeNames?: Record<string, string>;
+}
+
+/** What BatchGetItem reads of one table: up to 100 keys. */
+export interface KeysAndAttributes {
+  Keys: Item[];
+  ConsistentRead?: boolean;
+  ProjectionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+}
+
+export interface BatchGetInput {
+  /** Table name → the keys to read there. */
+  RequestItems: Record<string, KeysAndAttributes>;
+}
+
+export interface BatchGetOutput {
+  /** Table name → the items found (in no particular order; a missing key has no item). */
+  Responses: Record<string, Item[]>;
+  /**
+   * Table name → the keys the service did not read this time (throttling, a 16 MB answer): ask
+   * for them again. Empty when every key was read.
+   */
+  UnprocessedKeys: Record<string, KeysAndAttributes>;
 }
 
 type ReturnValues = 'NONE' | 'ALL_OLD' | 'UPDATED_OLD' | 'ALL_NEW' | 'UPDATED_NEW';
@@ -83,6 +107,7 @@ export interface Page {
 
 export interface DynamoDb {
   get(input: GetInput): Promise<{ Item?: Item }>;
+  batchGet(input: BatchGetInput): Promise<BatchGetOutput>;
   put(input: PutInput): Promise<{ Attributes?: Item }>;
   update(input: UpdateInput): Promise<{ Attributes?: Item }>;
   delete(input: DeleteInput): Promise<{ Attributes?: Item }>;
@@ -137,6 +162,21 @@ function toWire(input: object): Record<string, unknown> {
 const fromWire = (item: any): Item | undefined =>
   item ? unmarshall(mapAttributes(item, fromBase64) as never) : undefined;
 
+/** Each table's keys of a BatchGetItem request (or of its UnprocessedKeys), marshalled or back. */
+function mapRequestKeys(
+  requests: Record<string, KeysAndAttributes> | undefined,
+  convert: (key: Item) => Item,
+): Record<string, KeysAndAttributes> {
+  return Object.fromEntries(
+    Object.entries(requests ?? {}).map(([table, request]) => [
+      table,
+      { ...request, Keys: request.Keys.map(convert) },
+    ]),
+  );
+}
+
+const keyToWire = (key: Item): Item => mapAttributes(marshall(key, MARSHALL), toBase64);
+
 export function isConditionFailed(error: unknown): error is AwsError {
   return error instanceof AwsError && error.name === 'ConditionalCheckFailedException';
 }
@@ -180,6 +220,21 @@ export function createDynamoDb(options: AwsHttpOptions = {}): DynamoDb {
     async get(input) {
       const item = fromWire((await call('GetItem', input)).Item);
       return item ? { Item: item } : {};
+    },
+    async batchGet(input) {
+      const out = await call('BatchGetItem', {
+        RequestItems: mapRequestKeys(input.RequestItems, keyToWire),
+      });
+      const responses = (out.Responses ?? {}) as Record<string, unknown[]>;
+      return {
+        Responses: Object.fromEntries(
+          Object.entries(responses).map(([table, items]) => [
+            table,
+            items.map((item) => fromWire(item) as Item),
+          ]),
+        ),
+        UnprocessedKeys: mapRequestKeys(out.UnprocessedKeys, (key) => fromWire(key) as Item),
+      };
     },
     put: (input) => attributes('PutItem', input),
     update: (input) => attributes('UpdateItem', input),

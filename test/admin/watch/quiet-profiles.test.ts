@@ -8,7 +8,7 @@ import { type Alert, watchQuietProfiles } from '../../../functions/admin/watch/q
 import type { ProfileSettings } from '../../../functions/config/config-source.ts';
 import type { LeadLedger } from '../../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../../functions/ledger/lead-ledger-dynamodb.ts';
-import { startTestDynamo, type TestDynamo } from '../../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../../helpers/dynalite.ts';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
 const hoursAgo = (hours: number) => new Date(NOW.getTime() - hours * 3_600_000);
@@ -18,6 +18,7 @@ let ledger: LeadLedger;
 beforeAll(async () => {
   dynamo = await startTestDynamo();
   ledger = createDynamoLedger({
+    erasureSalt: TEST_ERASURE_SALT,
     client: dynamo.client,
     tableName: await dynamo.createLedgerTable(),
   });

@@ -17,7 +17,7 @@ import {
 } from '../../../functions/ledger/lead-queue-local.ts';
 import { type Circuit, createMemoryCircuit } from '../../../functions/upstream/circuit.ts';
 import { ensureTable } from '../../../local/dynamodb-local.ts';
-import { startTestDynamo, type TestDynamo } from '../../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../../helpers/dynalite.ts';
 import { formCapture } from '../harness.ts';
 
 const GRACE_MS = 60_000;
@@ -37,7 +37,12 @@ afterAll(() => dynamo?.close());
 beforeEach(async () => {
   tables += 1;
   const tableName = await dynamo.createLedgerTable();
-  ledger = createDynamoLedger({ client: dynamo.client, tableName, wakeGraceMs: GRACE_MS });
+  ledger = createDynamoLedger({
+    erasureSalt: TEST_ERASURE_SALT,
+    client: dynamo.client,
+    tableName,
+    wakeGraceMs: GRACE_MS,
+  });
   const queueTable = `reconcile-queue-${tables}`;
   await ensureTable(dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, queueTable);
   queue = createLocalLeadQueue({

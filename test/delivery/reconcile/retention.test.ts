@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactExpired } from '../../../functions/delivery/reconcile/retention.ts';
 import type { LeadLedger, NewLead } from '../../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../../functions/ledger/lead-ledger-dynamodb.ts';
-import { startTestDynamo, type TestDynamo } from '../../helpers/dynalite.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../../helpers/dynalite.ts';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-08-01T12:00:00.000Z');
@@ -18,6 +18,7 @@ let ledger: LeadLedger;
 beforeAll(async () => {
   dynamo = await startTestDynamo();
   ledger = createDynamoLedger({
+    erasureSalt: TEST_ERASURE_SALT,
     client: dynamo.client,
     tableName: await dynamo.createLedgerTable(),
   });
