@@ -8,16 +8,16 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
 import { METRICS } from '../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../kernel/observability.ts';
-import { settled } from '../kernel/ready.ts';
+import { currentRuntime, handlerWiring } from '../kernel/ready.ts';
 import { type AdminDeps, type AdminEvents, handleAdmin } from './admin.ts';
 
-const deps: Promise<Omit<AdminDeps, 'events'>> =
-  process.env.LEADS_RUNTIME === 'local'
-    ? import('./wiring-local.ts').then((m) => m.localAdminDeps())
-    : import('./wiring-aws.ts').then((m) => m.awsAdminDeps());
+const wiring = handlerWiring<Omit<AdminDeps, 'events'>>({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsAdminDeps()),
+  local: () => import('./wiring-local.ts').then((m) => m.localAdminDeps()),
+});
 
-/** Settles once the wiring above is loaded (kernel/ready.ts). */
-export const ready = settled(deps);
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 /** Lead ids, statuses, counts and the operator's username: no lead content. */
 const adminEvents: AdminEvents = {
@@ -75,12 +75,12 @@ export async function handler(
 ): Promise<APIGatewayProxyResult> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.
   if (context) logger.addContext(context);
-  const resolved = await deps;
+  const resolved = await wiring.get();
   const request = {
     resource: event.resource,
     pathParameters: event.pathParameters,
     request: requestFromEvent(event),
-    baseUrl: baseUrlOf(event, process.env.LEADS_RUNTIME === 'local'),
+    baseUrl: baseUrlOf(event, currentRuntime() === 'local'),
   };
   const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
   try {

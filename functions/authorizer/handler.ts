@@ -20,7 +20,7 @@ import type { ConfigSource } from '../config/config-source.ts';
 import type { AuthThrottle } from '../kernel/auth-throttle.ts';
 import { METRICS } from '../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../kernel/observability.ts';
-import { settled } from '../kernel/ready.ts';
+import { handlerWiring } from '../kernel/ready.ts';
 import { authorizeBasic } from './authorizer-event.ts';
 
 export interface AuthorizerDeps {
@@ -28,13 +28,13 @@ export interface AuthorizerDeps {
   throttle: AuthThrottle;
 }
 
-const deps: Promise<AuthorizerDeps> =
-  process.env.LEADS_RUNTIME === 'local'
-    ? import('./wiring-local.ts').then((m) => m.localAuthorizerDeps())
-    : import('./wiring-aws.ts').then((m) => m.awsAuthorizerDeps());
+const wiring = handlerWiring<AuthorizerDeps>({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsAuthorizerDeps()),
+  local: () => import('./wiring-local.ts').then((m) => m.localAuthorizerDeps()),
+});
 
-/** Settles once the wiring above is loaded (kernel/ready.ts). */
-export const ready = settled(deps);
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 export async function handler(
   event: APIGatewayRequestAuthorizerEvent,
@@ -42,7 +42,7 @@ export async function handler(
 ): Promise<APIGatewayAuthorizerResult> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.
   if (context) logger.addContext(context);
-  const { config, throttle } = await deps;
+  const { config, throttle } = await wiring.get();
   let clients: Awaited<ReturnType<ConfigSource['clients']>>;
   try {
     clients = await config.clients();

@@ -18,7 +18,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { Sqs } from '../../kernel/aws/sqs.ts';
 import { METRICS } from '../../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { deployedWiring } from '../../kernel/ready.ts';
+import { handlerWiring } from '../../kernel/ready.ts';
 import { type LeadQueue, parseLeadMessage } from '../../ledger/lead-queue.ts';
 import { checkLookupPermission, type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
 import { settleMessage } from './settle.ts';
@@ -170,14 +170,15 @@ function logResendFailure(leadId: string, messageId: string, error: unknown): vo
   });
 }
 
-const deployed = deployedWiring(() =>
-  import('./wiring-aws.ts').then((m) => createDeliveryHandler(m.awsDeliveryDeps())),
-);
+// No local wiring: the local runtime runs the delivery as a worker of its own (delivery/service-local.ts).
+const wiring = handlerWiring({
+  aws: () => import('./wiring-aws.ts').then((m) => createDeliveryHandler(m.awsDeliveryDeps())),
+});
 
-/** Settles once the deployed wiring is loaded (kernel/ready.ts). */
-export const ready = deployed.ready;
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 /** The Lambda entry point, wired to AWS on first use. */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  return (await deployed.get())(event, context);
+  return (await wiring.get())(event, context);
 }

@@ -7,14 +7,17 @@
 import type { Context } from 'aws-lambda';
 import { METRICS } from '../../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { deployedWiring } from '../../kernel/ready.ts';
+import { handlerWiring } from '../../kernel/ready.ts';
 import { type ReconcileResult, reconcile } from './reconcile.ts';
 import { redactExpired } from './retention.ts';
 
-const deployed = deployedWiring(() => import('./wiring-aws.ts').then((m) => m.awsReconcileDeps()));
+// No local wiring: the local runtime's delivery worker reconciles on its own (delivery/service-local.ts).
+const wiring = handlerWiring({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsReconcileDeps()),
+});
 
-/** Settles once the deployed wiring is loaded (kernel/ready.ts). */
-export const ready = deployed.ready;
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 const retentionEvents = {
   redacted(event: { leadId: string; status: string }) {
@@ -26,7 +29,7 @@ const retentionEvents = {
 export async function handler(_event: unknown, context: Context): Promise<ReconcileResult> {
   logger.addContext(context);
   try {
-    const deps = await deployed.get();
+    const deps = await wiring.get();
     const remainingMs = () => context.getRemainingTimeInMillis();
     const result = await reconcile({ ...deps, remainingMs });
     // Once an hour (the schedule runs every minute): the retention reads the old leads' index.

@@ -7,16 +7,16 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { requestFromEvent } from '../../kernel/apigateway-event.ts';
 import { METRICS } from '../../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { settled } from '../../kernel/ready.ts';
+import { handlerWiring } from '../../kernel/ready.ts';
 import { type ReportDeps, type ReportEvents, serveReport } from './serve.ts';
 
-const deps: Promise<Omit<ReportDeps, 'events'>> =
-  process.env.LEADS_RUNTIME === 'local'
-    ? import('./wiring-local.ts').then((m) => m.localReportDeps())
-    : import('./wiring-aws.ts').then((m) => m.awsReportDeps());
+const wiring = handlerWiring<Omit<ReportDeps, 'events'>>({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsReportDeps()),
+  local: () => import('./wiring-local.ts').then((m) => m.localReportDeps()),
+});
 
-/** Settles once the wiring above is loaded (kernel/ready.ts). */
-export const ready = settled(deps);
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 /** Routes, statuses and codes only: no query values (they may hold names), no credentials. */
 const reportEvents: ReportEvents = {
@@ -44,7 +44,7 @@ export async function handler(
 ): Promise<APIGatewayProxyResult> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.
   if (context) logger.addContext(context);
-  const resolved = await deps;
+  const resolved = await wiring.get();
   try {
     return await serveReport(event.resource, requestFromEvent(event), {
       ...resolved,
