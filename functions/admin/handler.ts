@@ -6,10 +6,10 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
-import { METRICS } from '../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../kernel/observability.ts';
+import { flushMetrics, logger } from '../kernel/observability.ts';
 import { currentRuntime, handlerWiring } from '../kernel/ready.ts';
-import { type AdminDeps, type AdminEvents, handleAdmin } from './admin.ts';
+import { type AdminDeps, handleAdmin } from './admin.ts';
+import { adminEvents } from './events.ts';
 
 const wiring = handlerWiring<Omit<AdminDeps, 'events'>>({
   aws: () => import('./wiring-aws.ts').then((m) => m.awsAdminDeps()),
@@ -18,44 +18,6 @@ const wiring = handlerWiring<Omit<AdminDeps, 'events'>>({
 
 /** Settles once the wiring is loaded (kernel/ready.ts). */
 export const ready = wiring.ready;
-
-/** Lead ids, statuses, counts and the operator's username: no lead content. */
-const adminEvents: AdminEvents = {
-  refused(event) {
-    logger.info('admin request refused', event);
-    count(METRICS.adminRefused);
-  },
-  retried(event) {
-    logger.info('lead retried by an operator', event);
-    count(METRICS.leadRetried);
-  },
-  replayed(event) {
-    logger.info('dead leads replayed', event);
-    count(METRICS.leadReplayed, event.requeued);
-  },
-  backfilled(event) {
-    logger.info('platform leads backfilled', event);
-    count(METRICS.leadBackfilled, event.new);
-    if (event.erased > 0) count(METRICS.erasedLeadDropped, event.erased);
-  },
-  erased(event) {
-    // Counts and the operator only: never the e-mail, phone or CPF that was asked for.
-    logger.info('personal data erased on request', event);
-    count(METRICS.leadErased, event.found);
-  },
-  failed({ route, error }) {
-    logger.error('admin dependency failed', { route, error: String(error) });
-    count(METRICS.adminUnavailable);
-  },
-  corrected(event) {
-    logger.info('lead corrected by an operator', event);
-    count(METRICS.leadCorrected);
-  },
-  testLeadSent(event) {
-    logger.info('test lead sent by an operator', event);
-    count(METRICS.testLeadSent);
-  },
-};
 
 /**
  * The API's base URL as the caller reached it: the request context's path is the event's path

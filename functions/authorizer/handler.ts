@@ -6,10 +6,8 @@
  * Refused credentials throw `Unauthorized`, API Gateway's way to answer 401 (its UNAUTHORIZED
  * gateway response, with the Basic challenge); any other failure (the clients cannot be read)
  * throws as itself, which API Gateway answers with 500. A locked sign-in is allowed with
- * `throttled` in the context, and the function answers 429. Never logs credentials or the user
- * name that was tried (a person may type a password into it), nor the address (`lockedBy` says
- * only which counter locked). Metrics: `AuthFailure` per wrong password, `AuthThrottled` per
- * locked sign-in.
+ * `throttled` in the context, and the function answers 429. Its log lines and metrics are
+ * events.ts's.
  */
 import type {
   APIGatewayAuthorizerResult,
@@ -18,10 +16,10 @@ import type {
 } from 'aws-lambda';
 import type { ConfigSource } from '../config/config-source.ts';
 import type { AuthThrottle } from '../kernel/auth-throttle.ts';
-import { METRICS } from '../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../kernel/observability.ts';
+import { flushMetrics, logger } from '../kernel/observability.ts';
 import { handlerWiring } from '../kernel/ready.ts';
 import { authorizeBasic } from './authorizer-event.ts';
+import { type AuthorizerWhere, authorizerEvents } from './events.ts';
 
 export interface AuthorizerDeps {
   config: Pick<ConfigSource, 'clients'>;
@@ -47,10 +45,10 @@ export async function handler(
   try {
     clients = await config.clients();
   } catch (error) {
-    logger.error('authorizer cannot read the API clients', { error: String(error) });
+    authorizerEvents.clientsUnreadable(error);
     throw error;
   }
-  const where = {
+  const where: AuthorizerWhere = {
     method: event.httpMethod,
     resource: event.resource,
     apiRequestId: event.requestContext?.requestId,
@@ -58,25 +56,15 @@ export async function handler(
   try {
     const decision = await authorizeBasic(event, clients, {
       throttle,
-      onThrottleError: (error) => {
-        logger.error('auth throttle unavailable; sign-in checked without it', {
-          error: String(error),
-        });
-        count(METRICS.authThrottleUnavailable);
-      },
+      onThrottleError: (error) => authorizerEvents.throttleUnavailable(error),
     });
     if (!decision.allow) {
-      logger.info('basic credentials refused', { reason: decision.reason, ...where });
-      if (decision.reason === 'invalid') count(METRICS.authFailure);
+      authorizerEvents.refused(decision.reason, where);
       throw new Error('Unauthorized');
     }
     if ('throttled' in decision) {
-      logger.warn('basic sign-in throttled', {
-        retryAfterSeconds: decision.retryAfterSeconds,
-        lockedBy: decision.lockedBy,
-        ...where,
-      });
-      count(METRICS.authThrottled);
+      const { retryAfterSeconds, lockedBy } = decision;
+      authorizerEvents.throttled({ retryAfterSeconds, lockedBy }, where);
     }
     return decision.result;
   } finally {

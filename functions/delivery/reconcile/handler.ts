@@ -5,9 +5,9 @@
  * runs it again a minute later. Wiring is chosen once per container.
  */
 import type { Context } from 'aws-lambda';
-import { METRICS } from '../../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../../kernel/observability.ts';
+import { flushMetrics, logger } from '../../kernel/observability.ts';
 import { handlerWiring } from '../../kernel/ready.ts';
+import { retentionEvents } from './events.ts';
 import { type ReconcileResult, reconcile } from './reconcile.ts';
 import { redactExpired } from './retention.ts';
 
@@ -18,13 +18,6 @@ const wiring = handlerWiring({
 
 /** Settles once the wiring is loaded (kernel/ready.ts). */
 export const ready = wiring.ready;
-
-const retentionEvents = {
-  redacted(event: { leadId: string; status: string }) {
-    logger.info('lead personal data removed (retention)', event);
-    count(METRICS.leadRedacted);
-  },
-};
 
 export async function handler(_event: unknown, context: Context): Promise<ReconcileResult> {
   logger.addContext(context);
@@ -42,9 +35,7 @@ export async function handler(_event: unknown, context: Context): Promise<Reconc
         remainingMs,
         events: retentionEvents,
       });
-      if (retention.redacted > 0 || retention.more) {
-        logger.info('personal data retention run', { ...retention, days });
-      }
+      retentionEvents.ran({ ...retention, days });
     }
     return result;
   } finally {

@@ -11,6 +11,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { flushMetrics, logger } from '../../kernel/observability.ts';
 import { handlerWiring } from '../../kernel/ready.ts';
 import { decodeRefreshMessage } from '../trigger/report-trigger.ts';
+import { refreshQueueEvents } from './events.ts';
 import { type AccountsRefreshDeps, refreshRequest } from './refresh.ts';
 
 const wiring = handlerWiring<AccountsRefreshDeps>({
@@ -31,17 +32,14 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
       const sentAt = new Date(Number(record.attributes?.SentTimestamp));
       const message = decodeRefreshMessage(record.body, sentAt);
       if (!message) {
-        logger.warn('not a refresh message: dropped', { messageId: record.messageId });
+        refreshQueueEvents.notARefresh({ messageId: record.messageId });
         continue;
       }
       try {
         const remainingMs = () => context.getRemainingTimeInMillis();
         await refreshRequest({ ...resolved, remainingMs }, message);
       } catch (error) {
-        logger.error('refresh outcome not recorded: the message goes back to the queue', {
-          messageId: record.messageId,
-          error,
-        });
+        refreshQueueEvents.notRecorded({ messageId: record.messageId, error });
         batchItemFailures.push({ itemIdentifier: record.messageId });
       }
     }

@@ -5,10 +5,10 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../../kernel/apigateway-event.ts';
-import { METRICS } from '../../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../../kernel/observability.ts';
+import { flushMetrics, logger } from '../../kernel/observability.ts';
 import { handlerWiring } from '../../kernel/ready.ts';
-import { type ReportDeps, type ReportEvents, serveReport } from './serve.ts';
+import { reportEvents } from './events.ts';
+import { type ReportDeps, serveReport } from './serve.ts';
 
 const wiring = handlerWiring<Omit<ReportDeps, 'events'>>({
   aws: () => import('./wiring-aws.ts').then((m) => m.awsReportDeps()),
@@ -17,26 +17,6 @@ const wiring = handlerWiring<Omit<ReportDeps, 'events'>>({
 
 /** Settles once the wiring is loaded (kernel/ready.ts). */
 export const ready = wiring.ready;
-
-/** Routes, statuses and codes only: no query values (they may hold names), no credentials. */
-const reportEvents: ReportEvents = {
-  served(event) {
-    if (event.status >= 400) logger.info('report request refused', event);
-    count(event.status === 304 ? METRICS.reportNotModified : METRICS.reportServed);
-  },
-  refused(event) {
-    logger.info('report request refused', event);
-    count(event.code === 'report_not_ready' ? METRICS.reportNotReady : METRICS.reportRefused);
-  },
-  refreshRequested(event) {
-    logger.info('report refresh requested', event);
-    count(METRICS.reportRefreshRequested);
-  },
-  failed({ route, error }) {
-    logger.error('report dependency failed', { route, error: String(error) });
-    count(METRICS.reportUnavailable);
-  },
-};
 
 export async function handler(
   event: APIGatewayProxyEvent,
