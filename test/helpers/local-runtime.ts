@@ -119,7 +119,7 @@ export async function startTestRuntime(
   };
 }
 
-/** Every lead of every status (following the listing's pages), oldest first. */
+/** Every lead of every status (following the listing's pages), once each, oldest first. */
 async function allLeads(ledger: LeadLedger, profile?: string): Promise<LeadRecord[]> {
   const found: LeadRecord[] = [];
   for (const status of LEAD_STATUSES) {
@@ -130,7 +130,9 @@ async function allLeads(ledger: LeadLedger, profile?: string): Promise<LeadRecor
       cursor = page.cursor;
     } while (cursor);
   }
-  const mine = profile === undefined ? found : found.filter((lead) => lead.profile === profile);
+  // A lead that moves on while the statuses are read (queued, then delivered) is listed twice.
+  const unique = [...new Map(found.map((lead) => [lead.leadId, lead])).values()];
+  const mine = profile === undefined ? unique : unique.filter((lead) => lead.profile === profile);
   return mine.sort(
     (a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.leadId.localeCompare(b.leadId),
   );
