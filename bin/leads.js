@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `leads`: the operator CLI (cli/leads.ts) as a command, package.json's "bin". In a clone after
- * `npm ci`: `npx leads list --json | jq .` (nothing but the CLI's own output on stdout), or
- * `npm link` once for a `leads` on the PATH. It loads the TypeScript with tsx, a devDependency
+ * `npm ci`: `npx --no-install leads list --json | jq .` (the CLI's own output alone on stdout),
+ * or `npm link` once for a `leads` on the PATH. It loads the TypeScript with tsx, a devDependency
  * like the rest of the tooling the CLI calls (the config commands need the AWS SDK's AppConfig
  * client): a clone installed with `npm ci` has it; one installed without dev dependencies is
  * told so.

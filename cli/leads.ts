@@ -57,7 +57,7 @@ function help(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.usage.length));
   return [
     `usage: ${PROGRAM} <command> [--url <gateway>] [--user <name>] [--json]`,
-    '       leads <command> ...  (the same command from the bin: npx --no leads, or npm link)',
+    '       leads <command> ...  (the same command from the bin: npx --no-install leads, or npm link)',
     '',
     'commands:',
     ...commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),

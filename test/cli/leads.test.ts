@@ -378,9 +378,9 @@ describe('npm run leads', () => {
     const args = ['list', '--status', 'parked', '--json'];
 
     // Act: the bin as `npx leads` finds it in the repository, and the npm script, silenced.
-    const fromBin = await real(['npx', '--no', 'leads', ...args]);
+    const fromBin = await real(['npx', '--no-install', 'leads', ...args]);
     const fromScript = await real(['npm', 'run', '-s', 'leads', '--', ...args]);
-    const refused = await real(['npx', '--no', 'leads', 'show', 'ld_nope', '--json']);
+    const refused = await real(['npx', '--no-install', 'leads', 'show', 'ld_nope', '--json']);
 
     // Assess: stdout parses whole; messages, if any, are on stderr.
     for (const run of [fromBin, fromScript]) {
