@@ -110,6 +110,7 @@ function withoutCommand(args: readonly string[], commands: readonly Command[]): 
   const wantsHelp = words[0] === 'help' || args.some((a) => a === '--help' || a === '-h');
   if (!wantsHelp && args.some((a) => a === '--version' || a === '-v')) return pkg.version;
   if (args.length === 0 || (wantsHelp && asked.length === 0)) return help(commands);
+  if (asked.length === 0) throw usageError('no command given');
   const under = commands.filter((c) => asked.every((word, n) => c.name.split(' ')[n] === word));
   if (!wantsHelp || under.length === 0) {
     throw usageError(`unknown command: ${asked.join(' ')}`);

@@ -68,6 +68,7 @@ describe('leads --help and --version', () => {
   it('still refuses a wrong command line with exit code 2', async () => {
     // Act
     const unknown = await leads(['help', 'frobnicate']);
+    const none = await leads(['--json']);
     const jsonForText = await leads(['config', 'validate', 'config/deploy.example.json', '--json']);
 
     // Assess
@@ -75,6 +76,11 @@ describe('leads --help and --version', () => {
       code: 2,
       out: '',
       err: expect.stringContaining('unknown command'),
+    });
+    expect(none).toMatchObject({
+      code: 2,
+      out: '',
+      err: expect.stringContaining('no command given'),
     });
     expect(jsonForText).toMatchObject({
       code: 2,
