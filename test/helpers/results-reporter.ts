@@ -4,8 +4,7 @@
  * `npm test`'s output while the logs of passing tests do not (`silent: 'passed-only'`). A failing
  * test's annotations are printed with its error by the default reporter already.
  */
-import type { TestCase, TestModuleState } from 'vitest/node';
-import { DefaultReporter } from 'vitest/reporters';
+import { DefaultReporter, type TestCase, type TestModuleState } from 'vitest/node';
 
 export default class ResultsReporter extends DefaultReporter {
   protected override printTestCase(moduleState: TestModuleState, test: TestCase): void {
