@@ -11,6 +11,8 @@ import type { Command } from '../command.ts';
 import { CliError } from '../output.ts';
 
 const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'config.ts');
+/** tsx from this repository's node_modules, whatever directory `leads` runs in. */
+const TSX = import.meta.resolve('tsx');
 
 /** Runs `npm run config -- ...args`; its lines go to the CLI's output, its failure is ours. */
 export function runConfigScript(
@@ -19,7 +21,7 @@ export function runConfigScript(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, ...args], {
+    const child = spawn(process.execPath, ['--import', TSX, SCRIPT, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -53,6 +55,7 @@ function configCommand(verb: string, summary: string, extra = ''): Command {
     summary,
     usage: `config ${verb} FILE${extra}`,
     positionals: [1, 1],
+    textOnly: true,
     ...(extra && { options: { to: { type: 'string' } } }),
     async run({ io }, { values, positionals }) {
       const to = values.to as string | undefined;
