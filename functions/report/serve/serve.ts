@@ -43,6 +43,7 @@ import {
   reportRows,
   selectReportRows,
 } from './report-json.ts';
+import { withoutTracking } from './tracking-params.ts';
 
 /** The report function's routes, by the names the route table gives them (kernel/routes.ts). */
 export type ReportRoute = RouteName<'report'>;
@@ -75,9 +76,12 @@ const SILENT: ReportEvents = { served() {}, refused() {}, refreshRequested() {},
 /** Answers one request to `resource` (the API Gateway resource path). */
 export async function serveReport(
   resource: string,
-  request: HttpRequest,
+  received: HttpRequest,
   deps: ReportDeps,
 ): Promise<HttpResponse> {
+  // A link shared through WhatsApp, Instagram or a campaign carries tracking parameters
+  // (`fbclid`, `utm_source`...): no route reads them, none refuses them (tracking-params.ts).
+  const request: HttpRequest = { ...received, query: withoutTracking(received.query) };
   const events = deps.events ?? SILENT;
   let route: ReportRoute | 'unknown' = 'unknown';
   const refuse = (result: HttpResponse, code: string) => {

@@ -279,6 +279,34 @@ describe('authentication and roles', () => {
   });
 });
 
+describe('links shared with tracking parameters', () => {
+  const TRACKING = 'fbclid=IwAR2xYz&utm_source=whatsapp&UTM_MEDIUM=social&gclid=Cj0K&igshid=MzRl';
+
+  it.each(ROUTES)('%s ignores them: the same answer and ETag as without them', async (path) => {
+    // Prepare
+    const branch = path.startsWith('/api/') ? 'idBranch=2' : 'branch=2';
+    const plain = await get(h, `${path}?${branch}`);
+
+    // Act
+    const shared = await get(h, `${path}?${branch}&${TRACKING}`);
+
+    // Assess
+    expect(plain.statusCode).toBe(200);
+    expect(shared.statusCode).toBe(200);
+    expect(shared.headers?.etag).toBe(plain.headers?.etag);
+    expect(text(shared)).toBe(text(plain));
+  });
+
+  it('still refuses a parameter that is no tracking parameter', async () => {
+    const result = await get(h, `/reports/debtors.html?${TRACKING}&colour=red`);
+    expect(result.statusCode).toBe(400);
+    const page = text(result);
+    expect(page).toContain('<code>colour</code>');
+    expect(page).not.toContain('fbclid');
+    expect(page).not.toContain('utm_');
+  });
+});
+
 describe('before the first snapshot', () => {
   const JSON_ROUTES = ROUTES.filter((path) => !path.endsWith('.html'));
 
