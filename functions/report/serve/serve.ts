@@ -163,6 +163,7 @@ export async function serveReport(
   }
   const context: ServeContext = {
     request,
+    clientBranches: client.branches,
     stored,
     status,
     now,
@@ -259,6 +260,8 @@ function refreshUnavailable(): [HttpResponse, string] {
 
 interface ServeContext {
   request: HttpRequest;
+  /** The branches a scoped client sees (the stored snapshot holds only them); else undefined. */
+  clientBranches: readonly number[] | undefined;
   stored: StoredSnapshot;
   status: RefreshStatus;
   now: Date;
@@ -407,7 +410,7 @@ function suggestedTake(rows: number, bytes: number): number {
   return Math.max(1, Math.floor(fits / unit) * unit);
 }
 
-function serveCsv({ request, stored }: ServeContext): HttpResponse {
+function serveCsv({ request, stored, clientBranches }: ServeContext): HttpResponse {
   const { snapshot } = stored;
   const parsed = parseReportQuery(request.query, 'csv', snapshot.rows);
   if (!parsed.ok) return invalidQuery(parsed.details);
@@ -424,6 +427,12 @@ function serveCsv({ request, stored }: ServeContext): HttpResponse {
   const paging = parsed.paging;
   const rows = paging ? selected.slice(paging.skip, paging.skip + paging.take) : selected;
   const date = localDate(snapshot.generatedAt, snapshot.timeZone);
+  // The file says which branches it holds: the ones asked for, else a scoped client's, else all.
+  const branchIds = parsed.filters.branch ?? clientBranches;
+  const branches = branchIds?.map((branchId) => ({
+    branchId,
+    branchName: snapshot.byBranch.find((b) => b.branchId === branchId)?.branchName,
+  }));
   const range =
     paging && rows.length > 0
       ? { first: paging.skip + 1, last: paging.skip + rows.length }
@@ -434,7 +443,7 @@ function serveCsv({ request, stored }: ServeContext): HttpResponse {
       statusCode: 200,
       headers: {
         'content-type': CSV_CONTENT_TYPE,
-        'content-disposition': `attachment; filename="${csvFileName(date, range)}"`,
+        'content-disposition': `attachment; filename="${csvFileName(date, branches, range)}"`,
         'x-total-count': String(selected.length),
       },
       body: toCsv(rows, CSV_DIALECTS[parsed.dialect]),

@@ -22,6 +22,7 @@ const CLIENTS: Client[] = [
   { username: 'ops', password: 'ops-secret', roles: ['prospects:write', 'report:read', 'admin'] },
   { username: 'reporter', password: 'reporter-secret', roles: ['report:read'] },
   { username: 'writer', password: 'writer-secret', roles: ['prospects:write'] },
+  { username: 'north', password: 'north-secret', roles: ['report:read'], branches: [1, 3] },
 ];
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -276,6 +277,44 @@ describe('authentication and roles', () => {
     const wrong = await call(h, 'POST', '/reports/debtors', { authorization: OPS });
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers?.allow).toBe('GET');
+  });
+});
+
+describe('GET /reports/debtors.csv: the file’s name', () => {
+  const fileName = (result: APIGatewayProxyResult) =>
+    /filename="([^"]+)"/.exec(String(result.headers?.['content-disposition']))?.[1];
+  const snapshot = snapshotOf(fixtureRows());
+  const nameOf = (id: number) => snapshot.byBranch.find((b) => b.branchId === id)?.branchName;
+
+  it('says which branches and which day (in the account’s time zone) it holds', async () => {
+    expect(nameOf(2)).toBe('Unidade Moema');
+    expect(fileName(await get(h, '/reports/debtors.csv'))).toBe(
+      'devedores-todas-as-unidades-2026-11-21.csv',
+    );
+    expect(fileName(await get(h, '/reports/debtors.csv?branch=2'))).toBe(
+      'devedores-unidade-moema-2026-11-21.csv',
+    );
+    expect(fileName(await get(h, '/reports/debtors.csv?branch=3,1&debtStatus=open'))).toBe(
+      'devedores-unidades-1-3-2026-11-21.csv',
+    );
+    expect(fileName(await get(h, '/reports/debtors.csv?branch=9'))).toBe(
+      'devedores-unidade-9-2026-11-21.csv',
+    );
+    // 02:30 in UTC is still the evening before in São Paulo.
+    h.setSnapshot(snapshotOf(fixtureRows(), '2026-11-22T02:30:00.000Z'));
+    expect(fileName(await get(h, '/reports/debtors.csv'))).toBe(
+      'devedores-todas-as-unidades-2026-11-21.csv',
+    );
+  });
+
+  it('names a client’s own branches when it sees only some of them', async () => {
+    const north = { authorization: basic('north', 'north-secret') };
+    expect(fileName(await get(h, '/reports/debtors.csv', north))).toBe(
+      'devedores-unidades-1-3-2026-11-21.csv',
+    );
+    expect(fileName(await get(h, '/reports/debtors.csv?branch=3', north))).toBe(
+      `devedores-${nameOf(3)?.toLowerCase().replaceAll(' ', '-')}-2026-11-21.csv`,
+    );
   });
 });
 
@@ -1011,7 +1050,7 @@ describe('size caps (50,000-row snapshot)', () => {
         const lines = text(page).split('\r\n').slice(1, -1);
         if (lines.length > 0) {
           expect(page.headers?.['content-disposition']).toBe(
-            `attachment; filename="devedores-2026-11-21-linhas-${skip + 1}-${skip + lines.length}.csv"`,
+            `attachment; filename="devedores-todas-as-unidades-2026-11-21-linhas-${skip + 1}-${skip + lines.length}.csv"`,
           );
         }
         names.push(...lines.map((line) => line.split(';')[1] ?? ''));
