@@ -14,14 +14,14 @@ import { CSV_CONTENT_TYPE, CSV_DIALECTS, csvFileName, localDate, toCsv } from '.
 import {
   DASHBOARD_HEADERS,
   type DashboardView,
-  MAX_DASHBOARD_ROWS,
+  MAX_DASHBOARD_MEMBERS,
   renderDashboard,
   renderQueryProblems,
   renderUnavailable,
   type UnavailableReason,
 } from './dashboard.ts';
+import { memberList } from './dashboard-members.ts';
 import {
-  dashboardList,
   dashboardScope,
   dashboardSearch,
   parseDashboardQuery,
@@ -515,14 +515,15 @@ function serveDashboard({ request, stored, status, now, stale }: ServeContext): 
     allBranches: snapshot.byBranch,
     scope,
     query,
-    list: dashboardList(scope.rows, query, MAX_DASHBOARD_ROWS),
+    list: memberList(scope.rows, query, MAX_DASHBOARD_MEMBERS),
     csvHref: `debtors.csv${branch}`,
     jsonHref: `debtors${branch}`,
   };
-  // Rows with very long fields could make even 2,000 rows too big: halve until the page fits.
+  // Members with many debts or very long fields could make even 2,000 members too big: halve
+  // until the page fits.
   let result: HttpResponse | undefined;
-  for (let limit = MAX_DASHBOARD_ROWS; limit >= 1; limit = Math.floor(limit / 2)) {
-    if (limit < MAX_DASHBOARD_ROWS) view.list = dashboardList(scope.rows, query, limit);
+  for (let limit = MAX_DASHBOARD_MEMBERS; limit >= 1; limit = Math.floor(limit / 2)) {
+    if (limit < MAX_DASHBOARD_MEMBERS) view.list = memberList(scope.rows, query, limit);
     result = encodeResponse(
       request,
       { statusCode: 200, headers: { ...DASHBOARD_HEADERS }, body: renderDashboard(view) },

@@ -43,6 +43,7 @@ function fixtureRows(): Debtor[] {
   ].map((name, i) => ({
     ...template,
     name,
+    memberId: 990_000 + i,
     receivableId: 990_000 + i,
     dueDate: '2026-01-15T00:00:00',
   }));
@@ -198,9 +199,9 @@ const unescapeHtml = (s: string) =>
     .replaceAll('&#39;', "'")
     .replaceAll('&amp;', '&');
 
-/** The dashboard's list rows, from their data attributes, in page order. */
+/** The dashboard's list, one entry per member, from their data attributes, in page order. */
 function listed(page: string) {
-  return [...page.matchAll(/<tr (data-i="[^>]*)>/g)].map((m) => {
+  return [...page.matchAll(/<tbody (class="member"[^>]*)>/g)].map((m) => {
     const attr = (name: string) =>
       unescapeHtml(new RegExp(`data-${name}="([^"]*)"`).exec(m[1] ?? '')?.[1] ?? '');
     return {
@@ -208,11 +209,15 @@ function listed(page: string) {
       branch: attr('branch'),
       amount: Number(attr('amount')),
       days: attr('days') === '' ? null : Number(attr('days')),
-      status: attr('status'),
+      owes: attr('owes') === '1',
+      debts: Number(attr('debts')),
       hidden: / hidden$/.test(m[1] ?? ''),
     };
   });
 }
+
+/** How many members these rows are of. */
+const membersOf = (rows: readonly Debtor[]) => new Set(rows.map((r) => r.memberId)).size;
 
 const ROUTES = [
   '/api/v1/receivables/debtors',
@@ -839,7 +844,49 @@ describe('the dashboard page', () => {
     expect(page.match(/<\/script>/g)).toHaveLength(1);
     expect(page).not.toContain('<img src=x');
     expect(page).toContain('&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;');
-    expect(listed(page)).toHaveLength(snapshotOf(fixtureRows()).rows.length);
+    const rows = snapshotOf(fixtureRows()).rows;
+    expect(listed(page)).toHaveLength(membersOf(rows));
+    expect(listed(page).reduce((sum, m) => sum + m.debts, 0)).toBe(rows.length);
+  });
+
+  it('lists a member with three debts once, with their total and "Cobrar" with a WhatsApp message', async () => {
+    // Prepare: three open debts of one member, one of them with the member's phone
+    const demo = fixtureRows();
+    const template = demo.find((row) => row.debtStatus === 'Open' && row.branchId === 2);
+    if (!template) throw new Error('the demo data has no open row in branch 2');
+    const debts = [149.9, 99.9, 110].map((debtAmount, i) => ({
+      ...template,
+      memberId: 880_001,
+      name: 'CLÁUDIA "CACAU" RAMOS',
+      receivableId: 880_100 + i,
+      debtAmount,
+      dueDate: `2026-0${7 + i}-10T00:00:00`,
+      checkoutLink: `https://checkout.example/r/${880_100 + i}`,
+      checkoutLinkFullDebt: 'https://checkout.example/m/880001?t=a&b=c',
+      ...(i === 1 && { cellphone: '11 91234-5678' }),
+    }));
+    const own = harness(snapshotOf([...demo, ...debts]));
+
+    // Act
+    const page = text(await get(own, '/reports/debtors.html'));
+
+    // Assess
+    const entry = listed(page).filter((m) => m.name === 'CLÁUDIA "CACAU" RAMOS');
+    expect(entry).toEqual([expect.objectContaining({ debts: 3, amount: 359.8, owes: true })]);
+    const html =
+      /<tbody class="member"[^>]*data-name="CLÁUDIA &quot;CACAU&quot; RAMOS"[^>]*>([\s\S]*?)<\/tbody>/.exec(
+        page,
+      )?.[1] ?? '';
+    expect(html.match(/<tr class="debt"/g)).toHaveLength(3);
+    expect(html).toContain('<td class="num amount">R$\u00a0359,80</td>');
+    expect(html).toContain('value="https://checkout.example/m/880001?t=a&amp;b=c"');
+    const wa = /<a class="button whatsapp" href="([^"]+)"/.exec(html)?.[1] ?? '';
+    const link = new URL(unescapeHtml(wa));
+    expect(link.origin + link.pathname).toBe('https://wa.me/5511912345678');
+    expect(link.searchParams.get('text')).toBe(
+      'Olá Cláudia, tudo bem? Aqui é da Unidade Moema. Identificamos 3 pagamentos em aberto no ' +
+        'total de R$ 359,80. Você pode regularizar por este link: https://checkout.example/m/880001?t=a&b=c',
+    );
   });
 
   it('shows the four summary figures in R$ as pt-BR formats them', async () => {
@@ -881,7 +928,7 @@ describe('the dashboard’s filters, sort and search', () => {
     expect(figures(page).pendingValue).toBe(cents(rows, 'Open') / 100);
     expect([...page.matchAll(/<tr data-branch="(\d+)"/g)].map((m) => m[1])).toEqual(['2']);
     const list = listed(page);
-    expect(list).toHaveLength(rows.length);
+    expect(list).toHaveLength(membersOf(rows));
     expect(new Set(list.map((r) => r.branch))).toEqual(new Set([branch?.branchName]));
     const ageing = [...page.matchAll(/<li data-bucket="([^"]+)" data-amount="([^"]+)"/g)];
     const open = rows.filter((r) => r.debtStatus === 'Open');
@@ -902,7 +949,7 @@ describe('the dashboard’s filters, sort and search', () => {
     const open = rows.filter((r) => r.debtStatus === 'Open').length;
     expect(figures(page).pendingValue).toBe(cents(rows, 'Open') / 100);
     expect(figures(page).pendingAverage).toBe(Math.round(cents(rows, 'Open') / open) / 100);
-    expect(listed(page)).toHaveLength(rows.length);
+    expect(listed(page)).toHaveLength(membersOf(rows));
     expect(page).toContain('<option value="1,3" selected>');
   });
 
@@ -931,37 +978,49 @@ describe('the dashboard’s filters, sort and search', () => {
     expect(page).toContain('recebido &quot;x&quot;');
   });
 
-  it('sorts the list on the server, recovered debts last when sorting by days overdue', async () => {
+  it('sorts the members on the server, those who owe nothing last when sorting by days overdue', async () => {
     const byAmount = listed(text(await get(h, '/reports/debtors.html?sort=-debtAmount')));
-    const amounts = byAmount.map((r) => r.amount);
-    expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
+    const owing = byAmount.filter((m) => m.owes).map((m) => m.amount);
+    expect(byAmount.slice(0, owing.length).every((m) => m.owes)).toBe(true);
+    expect(owing).toEqual([...owing].sort((a, b) => b - a));
 
     const byDays = listed(text(await get(h, '/reports/debtors.html?sort=-daysOverdue')));
-    const firstRecovered = byDays.findIndex((r) => r.status === 'recovered');
-    expect(firstRecovered).toBeGreaterThan(0);
-    expect(byDays.slice(firstRecovered).every((r) => r.days === null)).toBe(true);
-    const days = byDays.slice(0, firstRecovered).map((r) => r.days ?? -1);
+    const firstPaid = byDays.findIndex((m) => !m.owes);
+    expect(firstPaid).toBeGreaterThan(0);
+    expect(byDays.slice(firstPaid).every((m) => m.days === null)).toBe(true);
+    const days = byDays.slice(0, firstPaid).map((m) => m.days ?? -1);
     expect(days).toEqual([...days].sort((a, b) => b - a));
     const ascending = listed(text(await get(h, '/reports/debtors.html?sort=daysOverdue')));
-    expect(ascending.at(-1)?.status).toBe('recovered');
+    expect(ascending.at(-1)?.owes).toBe(false);
   });
 
-  it('searches on the server, keeping the other rows hidden for the browser to show again', async () => {
+  it('searches on the server, keeping the other members hidden for the browser to show again', async () => {
     const list = listed(text(await get(h, '/reports/debtors.html?q=conceicao&debtStatus=open')));
-    const shown = list.filter((r) => !r.hidden);
+    const shown = list.filter((m) => !m.hidden);
     expect(shown.length).toBeGreaterThan(0);
-    expect(shown.every((r) => fold(r.name).includes('conceicao') && r.status === 'open')).toBe(
-      true,
-    );
-    expect(shown.map((r) => r.name)).toContain('JOÃO DA CONCEIÇÃO');
-    expect(list).toHaveLength(snapshot.rows.length);
+    expect(shown.every((m) => fold(m.name).includes('conceicao') && m.owes)).toBe(true);
+    expect(shown.map((m) => m.name)).toContain('JOÃO DA CONCEIÇÃO');
+    expect(list).toHaveLength(membersOf(snapshot.rows.filter((r) => r.debtStatus === 'Open')));
+  });
+
+  it('lists only the debts of the chosen status, chosen on the server', async () => {
+    const page = text(await get(h, '/reports/debtors.html?debtStatus=recovered'));
+    const list = listed(page);
+    expect(list).toHaveLength(membersOf(snapshot.rows.filter((r) => r.debtStatus === 'Recovered')));
+    expect(list.every((m) => !m.owes)).toBe(true);
+    expect(page).not.toContain('class="charge"');
+    expect(page).toContain('<option value="recovered" selected>Recuperados</option>');
   });
 
   it('shows a recovered debt as paid, never as days overdue', async () => {
     const page = text(await get(h, '/reports/debtors.html'));
-    const recovered = [...page.matchAll(/<tr [^>]*data-status="recovered"[^>]*>([\s\S]*?)<\/tr>/g)];
-    expect(recovered.length).toBeGreaterThan(0);
-    for (const [, cells] of recovered) {
+    const paid = [
+      ...page.matchAll(/<tbody class="member"[^>]*data-owes="0"[^>]*>([\s\S]*?)<\/tbody>/g),
+    ];
+    const rows = [...page.matchAll(/<tr class="debt" data-status="recovered">([\s\S]*?)<\/tr>/g)];
+    expect(paid.length).toBeGreaterThan(0);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const [, cells] of [...paid, ...rows]) {
       expect(cells).toMatch(/<td class="num days paid">Pago em \d{2}\/\d{2}\/\d{4}<\/td>/);
       expect(cells).not.toContain('late');
     }
@@ -1071,18 +1130,18 @@ describe('size caps (50,000-row snapshot)', () => {
     expect(body(seed).results).toHaveLength(50);
   });
 
-  it('lists at most 2,000 rows in the dashboard and says so, linking the CSV', async () => {
+  it('lists at most 2,000 members in the dashboard and says so, linking the CSV', async () => {
     const result = await get(big, '/reports/debtors.html');
     expect(result.statusCode).toBe(200);
     expect(size(result)).toBeLessThan(LIMIT);
     const page = text(result);
-    expect(page).toContain('Mostrando 2.000 de 50.000');
+    expect(page).toContain('Mostrando 2.000 de 50.000 devedores');
     expect(page).toMatch(/<a href="debtors.csv">Baixe o CSV<\/a>/);
-    const rows = listed(page);
-    expect(rows).toHaveLength(2000);
-    // The most overdue open debts come first.
-    expect(rows.every((r) => r.status === 'open')).toBe(true);
-    for (let i = 1; i < rows.length; i++)
-      expect((rows[i - 1]?.days ?? 0) >= (rows[i]?.days ?? 0)).toBe(true);
+    const members = listed(page);
+    expect(members).toHaveLength(2000);
+    // The most overdue members who owe come first.
+    expect(members.every((m) => m.owes)).toBe(true);
+    for (let i = 1; i < members.length; i++)
+      expect((members[i - 1]?.days ?? 0) >= (members[i]?.days ?? 0)).toBe(true);
   });
 });
