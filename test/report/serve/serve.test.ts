@@ -232,14 +232,17 @@ beforeEach(() => {
 });
 
 describe('authentication and roles', () => {
-  it.each(ROUTES)(
+  const JSON_ROUTES = ROUTES.filter((path) => !path.endsWith('.html'));
+  const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  const attempts: Record<string, string>[] = [
+    {},
+    { authorization: basic('reporter', 'wrong') },
+    { authorization: 'Bearer x' },
+  ];
+
+  it.each(JSON_ROUTES)(
     '%s answers 401 with a Basic challenge without valid credentials',
     async (path) => {
-      const attempts: Record<string, string>[] = [
-        {},
-        { authorization: basic('reporter', 'wrong') },
-        { authorization: 'Bearer x' },
-      ];
       for (const headers of attempts) {
         const result = await get(h, path, headers);
         expect(result.statusCode).toBe(401);
@@ -249,11 +252,96 @@ describe('authentication and roles', () => {
     },
   );
 
-  it.each(ROUTES)('%s answers 403 to a client without report:read', async (path) => {
+  it.each(JSON_ROUTES)('%s answers 403 to a client without report:read', async (path) => {
     const result = await get(h, path, { authorization: basic('writer', 'writer-secret') });
     expect(result.statusCode).toBe(403);
     expect(result.headers?.['www-authenticate']).toBeUndefined();
     expect(body(result)).toMatchObject({ error: { code: 'forbidden' } });
+  });
+
+  it.each([
+    ['the dashboard', '/reports/debtors.html', {}],
+    ['a browser opening the CSV', '/reports/debtors.csv', { accept: BROWSER }],
+  ])(
+    'answers %s 401 and 403 with a Portuguese page, keeping the challenge',
+    async (_, path, extra) => {
+      for (const headers of attempts) {
+        const result = await get(h, path, { ...headers, ...extra });
+        expect(result.statusCode).toBe(401);
+        expect(result.headers?.['www-authenticate']).toMatch(/^Basic realm=/);
+        expect(result.headers?.['content-type']).toBe('text/html; charset=utf-8');
+        expect(result.headers?.['cache-control']).toBe('no-store');
+        expect(text(result)).toContain('Entre com seu usuário e senha');
+        expect(text(result)).toContain('<html lang="pt-BR">');
+      }
+      const forbidden = await get(h, path, {
+        authorization: basic('writer', 'writer-secret'),
+        ...extra,
+      });
+      expect(forbidden.statusCode).toBe(403);
+      expect(forbidden.headers?.['content-security-policy']).toContain("default-src 'none'");
+      expect(text(forbidden)).toContain('Este usuário não tem acesso a esta página');
+      expect(text(forbidden)).toContain('não tem permissão para ver o relatório de devedores');
+    },
+  );
+
+  it('keeps the JSON for programs on every route, whatever else they accept', async () => {
+    for (const accept of ['application/json', '*/*', 'application/json, text/html', '']) {
+      const result = await get(h, '/reports/debtors.html', { accept });
+      expect(result.statusCode).toBe(401);
+      // The dashboard's address answers a page whatever Accept says: people open it.
+      expect(text(result)).toContain('Entre com seu usuário e senha');
+      const csv = await get(h, '/reports/debtors.csv', { accept });
+      expect(body(csv)).toMatchObject({ error: { code: 'unauthorized' } });
+    }
+  });
+
+  it('answers a sign-in locked by failed attempts with 429: a page that says when, or JSON', async () => {
+    // Prepare: the gateway's authorizer flagged the sign-in as locked for 5 minutes
+    const locked = (path: string, accept?: string) => {
+      const { resource, request: req } = request('GET', path, {
+        authorization: REPORTER,
+        ...(accept && { accept }),
+      });
+      return serveReport(
+        resource,
+        { ...req, authorizer: { throttled: 'true', retryAfter: '300' } },
+        h.deps,
+      );
+    };
+
+    // Act
+    const page = await locked('/reports/debtors.html', BROWSER);
+    const json = await locked('/reports/debtors', 'application/json');
+
+    // Assess
+    expect(page.statusCode).toBe(429);
+    expect(page.headers?.['retry-after']).toBe('300');
+    expect(text(page)).toContain('Muitas tentativas erradas de entrar');
+    expect(text(page)).toContain('Tente de novo daqui a 5 minutos.');
+    expect(json.statusCode).toBe(429);
+    expect(body(json)).toMatchObject({ error: { code: 'too_many_failures' } });
+  });
+
+  it('tells a client scoped to some branches, in Portuguese, which ones it sees', async () => {
+    const north = { authorization: basic('north', 'north-secret') };
+    const page = await get(h, '/reports/debtors.html?branch=2', north);
+    expect(page.statusCode).toBe(403);
+    expect(text(page)).toContain(
+      'Este usuário vê só as filiais 1 e 3; o endereço pede a filial 2.',
+    );
+    expect(text(page)).toContain('<a class="button" href="debtors.html">Abrir o relatório</a>');
+    const json = await get(h, '/reports/debtors?branch=2', north);
+    expect(body(json)).toMatchObject({ error: { code: 'branch_forbidden' } });
+  });
+
+  it('answers an account the dashboard’s address gets wrong with its Portuguese 400 page', async () => {
+    const page = await get(h, '/reports/debtors.html?upstream=sul');
+    expect(page.statusCode).toBe(400);
+    expect(text(page)).toContain('Não entendemos o endereço desta página');
+    expect(text(page)).toContain('não há conta “sul”; as contas são “default”');
+    const json = await get(h, '/reports/debtors?upstream=sul');
+    expect(body(json)).toMatchObject({ error: { code: 'unknown_upstream' } });
   });
 
   it('lets only admin ask for a refresh, and answers 202 once it is requested', async () => {
