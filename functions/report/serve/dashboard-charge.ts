@@ -86,8 +86,8 @@ export function chargeMessage(input: {
   const hello = first ? `Olá ${first}, tudo bem?` : 'Olá, tudo bem?';
   const from = input.branch ? `Aqui é da ${input.branch}.` : 'Aqui é da academia.';
   const payments = input.openCount === 1 ? 'pagamento' : 'pagamentos';
-  // pt-BR money has a no-break space after R$: a plain one reads the same in any app.
-  const total = formatMoney(input.openAmount).replace(/\s/g, ' ');
+  // As pt-BR writes it: `R$`, a no-break space (the amount never breaks off its R$), `359,70`.
+  const total = formatMoney(input.openAmount);
   const found = `Identificamos ${input.openCount} ${payments} em aberto no total de ${total}.`;
   const pay =
     input.links.length === 1

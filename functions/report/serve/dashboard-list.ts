@@ -3,9 +3,9 @@
  * sort controls (fields of the page's GET form, so they work without the script), and the list,
  * one entry per member (dashboard-members.ts): a table at a desk, whose column headers sort it,
  * and a card per member on a phone. An entry is a `<tbody>`: a first row with the member's
- * figures (their total, the oldest due date, the most days overdue) and "Cobrar", then, for a
- * member with several debts, a row per debt. "Cobrar" opens (a `<details>`, no script needed)
- * the pay-now link to copy, the message, and the WhatsApp link (dashboard-charge.ts). Each entry
+ * figures (their total, the oldest due date, the most days overdue) and "Cobrar", the row
+ * "Cobrar" opens (no script needed: the pay-now link to copy, the message, the WhatsApp link;
+ * dashboard-charge.ts), then, for a member with several debts, a row per debt. Each entry
  * carries in `data-` attributes what the script searches and sorts by. Pure; values are escaped.
  */
 import type { DashboardView } from './dashboard.ts';
@@ -103,7 +103,16 @@ function memberStatus(entry: MemberEntry): string {
   return statusPill(entry.debts[0] as ReportRow);
 }
 
-/** "Cobrar": the link to copy, the message, WhatsApp. The script adds the copy buttons' work. */
+/**
+ * "Cobrar": a toggle in the member's row (a `<details>`, which opens and closes without a
+ * script) and, in a row of its own under it across the whole table, shown while the toggle is
+ * open (the stylesheet's `:has()`, and the script's `charging` class), the panel: the link to
+ * copy, the message, WhatsApp. The script adds the copy buttons' work.
+ */
+function chargeToggle(entry: MemberEntry): string {
+  return `<details class="charge"><summary class="button" aria-controls="cobrar-${entry.rank}-panel">Cobrar</summary></details>`;
+}
+
 function chargePanel(charge: MemberCharge, entry: MemberEntry): string {
   const id = `cobrar-${entry.rank}`;
   const links = charge.links.join('\n');
@@ -115,13 +124,12 @@ function chargePanel(charge: MemberCharge, entry: MemberEntry): string {
   const to = charge.phone
     ? ''
     : '<p class="charge-note">Sem telefone no relatório: o WhatsApp pergunta para quem enviar.</p>';
-  return `<details class="charge">
-<summary class="button">Cobrar</summary>
-<div class="charge-panel">
+  return `<tr class="charge-row"><td colspan="${COLUMNS.length}">
+<div class="charge-panel" id="${id}-panel" role="group" aria-label="Cobrar ${escapeHtml(entry.name)}">
+<div class="charge-main">
 <p class="charge-total">${total}: <strong>${escapeHtml(formatMoney(charge.openAmount))}</strong></p>
 <label class="charge-label" for="${id}">${charge.links.length === 1 ? 'Link de pagamento' : 'Links de pagamento'}</label>
 ${field}
-<p class="charge-message">${escapeHtml(charge.message)}</p>
 <div class="charge-actions">
 <button type="button" class="button copy" data-copy="link">Copiar link</button>
 <button type="button" class="button copy" data-copy="message">Copiar mensagem</button>
@@ -130,7 +138,9 @@ ${field}
 </div>
 ${to}<p class="copied" role="status" aria-live="polite"></p>
 </div>
-</details>`;
+<p class="charge-message">${escapeHtml(charge.message)}</p>
+</div>
+</td></tr>`;
 }
 
 /** One row per debt, under the member's row, when the member has several. */
@@ -167,8 +177,9 @@ function memberEntry(entry: MemberEntry): string {
 ${memberDays(entry)}
 <td class="num amount">${escapeHtml(formatMoney(entry.amount))}</td>
 <td class="status">${memberStatus(entry)}</td>
-<td class="link">${entry.charge ? chargePanel(entry.charge, entry) : ''}</td>
+<td class="link">${entry.charge ? chargeToggle(entry) : ''}</td>
 </tr>
+${entry.charge ? chargePanel(entry.charge, entry) : ''}
 ${several ? entry.debts.map(debtRow).join('\n') : ''}
 </tbody>`;
 }

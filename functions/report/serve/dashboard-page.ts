@@ -103,23 +103,28 @@ tfoot td { font-weight: 700; border-bottom: none; }
 #debtors td.branch { white-space: nowrap; }
 #debtors .debt-count { display: block; color: var(--muted); font-size: 13px; font-weight: 400; }
 #debtors .head td.link:empty::after { content: "—"; color: var(--muted); }
-#debtors .member tr:not(:last-child) td { border-bottom: none; }
+#debtors tbody.member { border-bottom: 1px solid var(--line); }
+#debtors tbody.member td { border-bottom: none; }
 #debtors tr.debt td { padding-top: 2px; padding-bottom: 4px; font-size: 13px; color: var(--muted); }
 #debtors tr.debt:last-child td { padding-bottom: 10px; }
 #debtors tr.debt td.days.late { color: var(--open); }
-#debtors td.link { position: relative; }
+#debtors tr.charge-row { display: none; }
+#debtors tbody.charging tr.charge-row { display: table-row; }
+#debtors tbody:has(details.charge[open]) tr.charge-row { display: table-row; }
+#debtors tr.charge-row td { padding: 4px 10px 14px; }
 .charge summary { list-style: none; white-space: nowrap; }
 .charge summary::-webkit-details-marker { display: none; }
 .charge[open] summary { border-color: var(--accent); background: #eef4fd; }
-.charge-panel { position: absolute; right: 0; top: calc(100% - 4px); z-index: 3; width: 380px; max-width: 90vw; padding: 14px;
-  background: var(--card); border: 1px solid #cfd6e0; border-radius: 10px; box-shadow: 0 8px 24px rgba(16, 24, 40, 0.16);
-  text-align: left; white-space: normal; font-size: 14px; }
+.charge-panel { display: flex; flex-wrap: wrap; gap: 8px 20px; padding: 14px; background: #f8fafc;
+  border: 1px solid #cfd6e0; border-radius: 10px; font-size: 14px; }
+.charge-main { flex: 1 1 340px; min-width: 0; }
+.charge-panel .charge-message { flex: 1 1 300px; margin: 0; align-self: flex-start; }
 .charge-panel p { margin: 0 0 8px; }
 .charge-label { display: block; color: var(--muted); font-size: 13px; margin-bottom: 2px; }
 .charge-link { display: block; width: 100%; font: 13px/1.4 ui-monospace, Menlo, Consolas, monospace; padding: 6px 8px;
   border: 1px solid #cfd6e0; border-radius: 6px; color: var(--ink); background: #f8fafc; resize: none; margin-bottom: 8px; }
-.charge-message { white-space: pre-line; overflow-wrap: anywhere; font-size: 13px; background: #f6f8fb; border-radius: 6px;
-  padding: 8px 10px; color: var(--ink); }
+.charge-message { white-space: pre-line; overflow-wrap: anywhere; font-size: 13px; background: #fff; border: 1px solid var(--line);
+  border-radius: 6px; padding: 8px 10px; color: var(--ink); }
 .charge-actions { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-bottom: 6px; }
 .button.copy { display: none; }
 .js .button.copy { display: inline-block; }
@@ -184,7 +189,10 @@ footer { color: var(--muted); font-size: 13px; margin-top: 24px; }
   #debtors td.due::before { content: "Venc. "; }
   #debtors tr.head td.days { grid-area: days; text-align: right; white-space: nowrap; }
   #debtors .unit { display: inline; }
-  #debtors tr.head td.link { grid-area: link; margin-top: 8px; position: static; }
+  #debtors tr.head td.link { grid-area: link; margin-top: 8px; }
+  #debtors tbody.charging tr.charge-row { display: block; }
+  #debtors tbody:has(details.charge[open]) tr.charge-row { display: block; }
+  #debtors tr.charge-row td { padding: 8px 0 0; }
   #debtors tr.head td.link:empty { display: none; }
   #debtors tr.debt { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 10px; padding: 6px 0 0; margin-top: 6px;
     border-top: 1px dashed var(--line); }
@@ -193,7 +201,7 @@ footer { color: var(--muted); font-size: 13px; margin-top: 24px; }
   #debtors tr.debt td, #debtors tr.debt:last-child td { padding: 0; }
   #debtors tr.debt .unit-more { display: none; }
   .charge summary { display: block; text-align: center; padding: 9px; border: 1px solid var(--accent); }
-  .charge-panel { position: static; width: auto; max-width: none; margin-top: 8px; box-shadow: none; }
+  .charge-panel { padding: 12px; }
   .charge-actions .button { flex: 1 1 auto; text-align: center; }
 }
 `;

@@ -134,10 +134,11 @@ export const SCRIPT = `
 
   // "Cobrar": one panel open at a time; the copy buttons put the link or the message on the clipboard.
   table.addEventListener('toggle', function (event) {
-    var opened = event.target;
-    if (!opened.open) return;
+    var toggled = event.target;
+    toggled.closest('tbody').classList.toggle('charging', toggled.open);
+    if (!toggled.open) return;
     Array.prototype.forEach.call(table.querySelectorAll('details.charge[open]'), function (d) {
-      if (d !== opened) d.open = false;
+      if (d !== toggled) d.open = false;
     });
   }, true);
   function copyByHand(text) {

@@ -41,7 +41,7 @@ describe('the message', () => {
       }),
     ).toBe(
       'Olá João, tudo bem? Aqui é da Unidade Moema. Identificamos 3 pagamentos em aberto no ' +
-        'total de R$ 359,70. Você pode regularizar por este link: https://pay.example/m/7',
+        'total de R$\u00a0359,70. Você pode regularizar por este link: https://pay.example/m/7',
     );
     expect(
       chargeMessage({
@@ -53,7 +53,7 @@ describe('the message', () => {
       }),
     ).toBe(
       'Olá, tudo bem? Aqui é da academia. Identificamos 1 pagamento em aberto no total de ' +
-        'R$ 1.234,50. Você pode regularizar por estes links:\nhttps://a.example/1\nhttps://a.example/2',
+        'R$\u00a01.234,50. Você pode regularizar por estes links:\nhttps://a.example/1\nhttps://a.example/2',
     );
   });
 
@@ -81,7 +81,7 @@ describe('memberCharge', () => {
     expect(charge?.openCount).toBe(2);
     expect(charge?.openAmount).toBe(359.7);
     expect(charge?.message).toContain('Olá Maria, tudo bem? Aqui é da Unidade Moema.');
-    expect(charge?.message).toContain('2 pagamentos em aberto no total de R$ 359,70.');
+    expect(charge?.message).toContain('2 pagamentos em aberto no total de R$\u00a0359,70.');
     expect(charge?.message).toMatch(/por este link: https:\/\/pay\.example\/m\/7$/);
   });
 

@@ -973,7 +973,7 @@ describe('the dashboard page', () => {
     expect(link.origin + link.pathname).toBe('https://wa.me/5511912345678');
     expect(link.searchParams.get('text')).toBe(
       'Olá Cláudia, tudo bem? Aqui é da Unidade Moema. Identificamos 3 pagamentos em aberto no ' +
-        'total de R$ 359,80. Você pode regularizar por este link: https://checkout.example/m/880001?t=a&b=c',
+        'total de R$\u00a0359,80. Você pode regularizar por este link: https://checkout.example/m/880001?t=a&b=c',
     );
   });
 
