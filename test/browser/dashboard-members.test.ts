@@ -192,6 +192,7 @@ describe.each(WIDTHS)('a member with three debts at %s', (_, viewport) => {
     const links = member.debts.map((d) => d.checkoutLinkFullDebt);
     expect(links).toContain(link);
     expect(await panel.locator('.charge-link').inputValue()).toBe(link);
+    expect(await panel.locator('.charge-message').textContent()).toBe(expectedMessage(link));
 
     // Act: the message
     await panel.locator('button[data-copy="message"]').click();

@@ -107,7 +107,8 @@ function memberStatus(entry: MemberEntry): string {
  * "Cobrar": a toggle in the member's row (a `<details>`, which opens and closes without a
  * script) and, in a row of its own under it across the whole table, shown while the toggle is
  * open (the stylesheet's `:has()`, and the script's `charging` class), the panel: the link to
- * copy, the message, WhatsApp. The script adds the copy buttons' work.
+ * copy, WhatsApp (its link carries the message), the pay-now page. The script adds the copy
+ * buttons' work and shows the message (read from the WhatsApp link: the page carries it once).
  */
 function chargeToggle(entry: MemberEntry): string {
   return `<details class="charge"><summary class="button" aria-controls="cobrar-${entry.rank}-panel">Cobrar</summary></details>`;
@@ -125,7 +126,7 @@ function chargePanel(charge: MemberCharge, entry: MemberEntry): string {
     ? ''
     : '<p class="charge-note">Sem telefone no relatório: o WhatsApp pergunta para quem enviar.</p>';
   return `<tr class="charge-row"><td colspan="${COLUMNS.length}">
-<div class="charge-panel" id="${id}-panel" role="group" aria-label="Cobrar ${escapeHtml(entry.name)}">
+<div class="charge-panel" id="${id}-panel">
 <div class="charge-main">
 <p class="charge-total">${total}: <strong>${escapeHtml(formatMoney(charge.openAmount))}</strong></p>
 <label class="charge-label" for="${id}">${charge.links.length === 1 ? 'Link de pagamento' : 'Links de pagamento'}</label>
@@ -138,7 +139,7 @@ ${field}
 </div>
 ${to}<p class="copied" role="status" aria-live="polite"></p>
 </div>
-<p class="charge-message">${escapeHtml(charge.message)}</p>
+<p class="charge-message" hidden></p>
 </div>
 </td></tr>`;
 }

@@ -39,17 +39,24 @@ export function openDaysOverdue(row: ReportRow): number | null {
   return isStatus(row.debtStatus, 'Recovered') ? null : row.daysOverdue;
 }
 
-const isOpen = (row: ReportRow) => isStatus(row.debtStatus, 'Open');
+// The upstream's spelling first: this runs for every row of every request.
+const isOpen = (row: ReportRow) => row.debtStatus === 'Open' || isStatus(row.debtStatus, 'Open');
 
 /** The rows' own order: open debts first, the most overdue first; then the latest due first. */
 export function rankDebts(rows: readonly ReportRow[]): ReportRow[] {
-  const rank = (row: ReportRow) => (isOpen(row) ? 0 : 1);
-  const days = (row: ReportRow) => row.daysOverdue ?? Number.NEGATIVE_INFINITY;
-  return [...rows].sort(
+  // Keyed once (a sort compares each row many times); ISO dates compare as strings.
+  const keyed = rows.map((row) => ({
+    row,
+    open: isOpen(row) ? 0 : 1,
+    days: row.daysOverdue ?? Number.NEGATIVE_INFINITY,
+    due: row.dueDate ?? '',
+  }));
+  keyed.sort(
     (a, b) =>
-      rank(a) - rank(b) ||
-      (rank(a) === 0 ? days(b) - days(a) : (b.dueDate ?? '').localeCompare(a.dueDate ?? '')),
+      a.open - b.open ||
+      (a.open === 0 ? b.days - a.days : a.due < b.due ? 1 : a.due > b.due ? -1 : 0),
   );
+  return keyed.map((item) => item.row);
 }
 
 /** One member of the list. */
@@ -68,7 +75,7 @@ export interface MemberEntry {
   daysOverdue: number | null;
   /** The entry's amount: what the member owes, or (owing nothing) the total of its debts. */
   amount: number;
-  /** "Cobrar", when an open debt has a pay-now link. */
+  /** "Cobrar", when an open debt has a pay-now link (worked out for the listed members). */
   charge: MemberCharge | undefined;
   /** Position in the list's own order (the page restores it when the sort is cleared). */
   rank: number;
@@ -98,13 +105,17 @@ function byMember(rows: readonly ReportRow[]): ReportRow[][] {
   return [...groups.values()];
 }
 
-function entryOf(rows: readonly ReportRow[]): Omit<MemberEntry, 'rank' | 'hidden'> {
-  const debts = rankDebts(rows);
+type Entry = Omit<MemberEntry, 'charge'>;
+
+function entryOf(rows: readonly ReportRow[]): Entry {
+  const debts = rows.length > 1 ? rankDebts(rows) : [...rows];
   const open = { count: 0, cents: 0 };
   const recovered = { count: 0, cents: 0 };
   let allCents = 0;
   let daysOverdue: number | null = null;
   let oldestDue: string | undefined;
+  let name = '';
+  const branches: string[] = [];
   for (const row of debts) {
     const cents = Math.round((row.debtAmount ?? 0) * 100);
     allCents += cents;
@@ -119,26 +130,28 @@ function entryOf(rows: readonly ReportRow[]): Omit<MemberEntry, 'rank' | 'hidden
     }
     const due = datePart(row.dueDate);
     if (due && (oldestDue === undefined || due < oldestDue)) oldestDue = due;
+    if (!name && row.name) name = row.name;
+    const branch = branchLabel(row);
+    if (branch && !branches.includes(branch)) branches.push(branch);
   }
-  const branch = [...new Set(debts.map(branchLabel).filter(Boolean))].join(', ');
-  const first = debts[0];
   return {
-    name: debts.find((row) => row.name)?.name ?? '',
-    branch,
+    name,
+    branch: branches.join(', '),
     debts,
     open,
     recovered,
     oldestDue,
     daysOverdue,
     amount: (open.count > 0 ? open.cents : allCents) / 100,
-    charge: memberCharge(debts, first ? branchLabel(first) : ''),
+    rank: 0,
+    hidden: false,
   };
 }
 
 /** The list's own order of members: the order of their most relevant debt (rankDebts). */
-function rankMembers(entries: Omit<MemberEntry, 'rank' | 'hidden'>[]) {
+function rankMembers(entries: Entry[]): Entry[] {
   const lead = new Map(entries.map((entry) => [entry.debts[0] as ReportRow, entry]));
-  return rankDebts([...lead.keys()]).map((row) => lead.get(row) as (typeof entries)[number]);
+  return rankDebts([...lead.keys()]).map((row) => lead.get(row) as Entry);
 }
 
 // Built on first use (~10 ms for ICU's first pt-BR collator, kept out of the cold start).
@@ -192,13 +205,16 @@ export function compareMembers(sort: NonNullable<DashboardQuery['sort']>) {
   };
 }
 
-/** Every word of the search in the name, ignoring case and accents. */
-export function nameMatches(name: string, q: string | undefined): boolean {
+/** Whether a name has every word of the search `q`, ignoring case and accents. */
+export function nameMatcher(q: string | undefined): (name: string) => boolean {
   const words = foldText(q ?? '')
     .split(/\s+/)
     .filter(Boolean);
-  const folded = foldText(name);
-  return words.every((word) => folded.includes(word));
+  if (words.length === 0) return () => true;
+  return (name) => {
+    const folded = foldText(name);
+    return words.every((word) => folded.includes(word));
+  };
 }
 
 /** The members the list holds, at most `limit` (see the module comment), in the chosen order. */
@@ -210,16 +226,22 @@ export function memberList(
   const chosen = query.debtStatus
     ? rows.filter((row) => statusKeyOf(row) === query.debtStatus)
     : rows;
-  const ranked: MemberEntry[] = rankMembers(byMember(chosen).map(entryOf)).map((entry, rank) => ({
-    ...entry,
-    rank,
-    hidden: !nameMatches(entry.name, query.q),
-  }));
+  const matches = nameMatcher(query.q);
+  const ranked = rankMembers(byMember(chosen).map(entryOf));
+  ranked.forEach((entry, rank) => {
+    entry.rank = rank;
+    entry.hidden = !matches(entry.name);
+  });
   const shown = ranked.filter((entry) => !entry.hidden);
-  const listed = shown.slice(0, limit);
-  if (listed.length < limit) {
-    listed.push(...ranked.filter((entry) => entry.hidden).slice(0, limit - listed.length));
+  const picked = shown.slice(0, limit);
+  if (picked.length < limit) {
+    picked.push(...ranked.filter((entry) => entry.hidden).slice(0, limit - picked.length));
   }
+  // "Cobrar" (its message and links) for the listed members only.
+  const listed: MemberEntry[] = picked.map((entry) => ({
+    ...entry,
+    charge: memberCharge(entry.debts, entry.debts[0] ? branchLabel(entry.debts[0]) : ''),
+  }));
   listed.sort(query.sort ? compareMembers(query.sort) : (a, b) => a.rank - b.rank);
   return { members: listed, matching: shown.length, total: ranked.length, debts: chosen.length };
 }

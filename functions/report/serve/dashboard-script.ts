@@ -133,10 +133,19 @@ export const SCRIPT = `
   more.addEventListener('click', function () { limit += PAGE; applyFilter(); });
 
   // "Cobrar": one panel open at a time; the copy buttons put the link or the message on the clipboard.
+  function messageOf(panel) {
+    return new URL(panel.querySelector('a.whatsapp').href).searchParams.get('text') || '';
+  }
   table.addEventListener('toggle', function (event) {
     var toggled = event.target;
-    toggled.closest('tbody').classList.toggle('charging', toggled.open);
+    var entry = toggled.closest('tbody');
+    entry.classList.toggle('charging', toggled.open);
     if (!toggled.open) return;
+    var preview = entry.querySelector('.charge-message');
+    if (preview && preview.hidden) {
+      preview.textContent = messageOf(preview.closest('.charge-panel'));
+      preview.hidden = false;
+    }
     Array.prototype.forEach.call(table.querySelectorAll('details.charge[open]'), function (d) {
       if (d !== toggled) d.open = false;
     });
@@ -164,7 +173,7 @@ export const SCRIPT = `
     var panel = button.closest('.charge-panel');
     var what = button.getAttribute('data-copy');
     var field = panel.querySelector('.charge-link');
-    var text = what === 'link' ? field.value : panel.querySelector('.charge-message').textContent;
+    var text = what === 'link' ? field.value : messageOf(panel);
     var said = panel.querySelector('.copied');
     copy(text, function (ok) {
       said.textContent = ok

@@ -63,7 +63,7 @@ export { DASHBOARD_CSP, DASHBOARD_HEADERS } from './dashboard-page.ts';
 export { DASHBOARD_PAGE_ROWS } from './dashboard-script.ts';
 
 /** Members listed in the page at most; beyond that the page says so and links the CSV. */
-export const MAX_DASHBOARD_MEMBERS = 2000;
+export const MAX_DASHBOARD_MEMBERS = 1000;
 
 export interface DashboardView {
   generatedAt: string;

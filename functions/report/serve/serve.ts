@@ -431,7 +431,7 @@ function serveDashboard({ request, stored, status, now, stale }: ServeContext): 
     csvHref: `debtors.csv${branch}`,
     jsonHref: `debtors${branch}`,
   };
-  // Members with many debts or very long fields could make even 2,000 members too big: halve
+  // Members with many debts or very long fields could make even MAX_DASHBOARD_MEMBERS too big: halve
   // until the page fits.
   let result: HttpResponse | undefined;
   for (let limit = MAX_DASHBOARD_MEMBERS; limit >= 1; limit = Math.floor(limit / 2)) {
