@@ -306,6 +306,12 @@ describe('local gateway: the Basic-auth routes of the deployed table', () => {
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.text()).toBe(UNAUTHORIZED_TEMPLATES['text/html']);
     expect(response.text()).toContain('Entre com seu usuário e senha');
+    // The operator console too: the gateway answers every Basic route the same.
+    const admin = await send(`${gateway.url}/admin`, {
+      headers: { Accept: 'text/html', Authorization: basic('reporter', 'nope') },
+    });
+    expect(admin.status).toBe(401);
+    expect(admin.text()).toBe(UNAUTHORIZED_TEMPLATES['text/html']);
   });
 
   it('answers programs the same 401 with the JSON error body and its stable code', async () => {
