@@ -225,10 +225,24 @@ export const BASIC_AUTH = {
    * remembers it for a few minutes (kernel/client-auth.ts).
    */
   resultsCacheTtlSeconds: 0,
-  /** The UNAUTHORIZED gateway response: the contract's error shape and a Basic challenge. */
+  /**
+   * The UNAUTHORIZED gateway response: a Basic challenge, and a body by the request's first
+   * Accept media type (refusal-page.ts, UNAUTHORIZED_TEMPLATES): `body`, the contract's error
+   * shape, for programs; a Portuguese page for a browser opening a page (`text/html`). A gateway
+   * response's headers are the same whichever body goes: its Content-Type is the page's, since
+   * a browser shows an HTML page as text when labelled JSON while programs read the JSON body
+   * (and its stable `code`) whatever the label; docs/report.md#wrong-password-pages.
+   */
   unauthorized: {
     statusCode: 401,
-    headers: { 'WWW-Authenticate': 'Basic realm="leads", charset="UTF-8"' },
+    headers: {
+      'WWW-Authenticate': 'Basic realm="leads", charset="UTF-8"',
+      'Content-Type': 'text/html; charset=UTF-8',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'no-referrer',
+    },
     body: {
       error: {
         code: 'unauthorized',
