@@ -108,14 +108,20 @@ export function gatewayResponse(
 export function selectTemplate(
   templates: Readonly<Record<string, string>>,
   accept: string | undefined,
-): string | undefined {
+): { mediaType: string; body: string } | undefined {
   const first = (accept ?? '').split(',')[0]?.split(';')[0]?.trim().toLowerCase() || '';
   const wanted = first || 'application/json';
-  const key = Object.keys(templates).find((type) => type.toLowerCase() === wanted);
-  return templates[key ?? Object.keys(templates)[0] ?? ''];
+  const key =
+    Object.keys(templates).find((type) => type.toLowerCase() === wanted) ??
+    Object.keys(templates)[0];
+  const body = key === undefined ? undefined : templates[key];
+  return key === undefined || body === undefined ? undefined : { mediaType: key, body };
 }
 
-/** A gateway response as the client gets it: its headers, and its body for this Accept. */
+/**
+ * A gateway response as the client gets it: its headers, and its body for this Accept, labelled
+ * with the chosen template's media type unless the response sets its own Content-Type.
+ */
 export function answerFor(
   answer: GatewayAnswer,
   accept: string | undefined,
@@ -123,7 +129,18 @@ export function answerFor(
 ): APIGatewayProxyResult {
   const chosen = answer.templates ? selectTemplate(answer.templates, accept) : undefined;
   const result = gatewayResponse(answer.statusCode, answer.body, errorType, answer.headers);
-  if (chosen !== undefined) result.body = chosen;
+  if (chosen !== undefined) {
+    result.body = chosen.body;
+    const named = Object.keys(answer.headers).some((name) => name.toLowerCase() === 'content-type');
+    if (!named) {
+      const headers = Object.fromEntries(
+        Object.entries(result.headers ?? {}).filter(
+          ([name]) => name.toLowerCase() !== 'content-type',
+        ),
+      );
+      result.headers = { ...headers, 'Content-Type': `${chosen.mediaType}; charset=UTF-8` };
+    }
+  }
   return result;
 }
 

@@ -228,16 +228,15 @@ export const BASIC_AUTH = {
   /**
    * The UNAUTHORIZED gateway response: a Basic challenge, and a body by the request's first
    * Accept media type (refusal-page.ts, UNAUTHORIZED_TEMPLATES): `body`, the contract's error
-   * shape, for programs; a Portuguese page for a browser opening a page (`text/html`). A gateway
-   * response's headers are the same whichever body goes: its Content-Type is the page's, since
-   * a browser shows an HTML page as text when labelled JSON while programs read the JSON body
-   * (and its stable `code`) whatever the label; docs/report.md#wrong-password-pages.
+   * shape, for programs; a Portuguese page for a browser opening a page (`text/html`). No
+   * Content-Type is set here: the chosen template's media type labels the body, so programs
+   * keep `application/json` (the contract's errors are JSON); docs/report.md#wrong-password-pages
+   * says how to check both bodies after a deploy.
    */
   unauthorized: {
     statusCode: 401,
     headers: {
       'WWW-Authenticate': 'Basic realm="leads", charset="UTF-8"',
-      'Content-Type': 'text/html; charset=UTF-8',
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
       'X-Frame-Options': 'DENY',

@@ -201,21 +201,26 @@ describe('local gateway: a REQUEST authorizer in front of a route', () => {
 
 describe('selectTemplate: a gateway response’s body for the request’s Accept', () => {
   const templates = { 'application/json': 'json', 'text/html': 'html' };
+  const bodyFor = (t: Record<string, string>, accept: string | undefined) =>
+    selectTemplate(t, accept)?.body;
 
   it('takes the first media type of Accept alone, as API Gateway does', () => {
-    expect(selectTemplate(templates, 'text/html,application/xhtml+xml,*/*;q=0.8')).toBe('html');
-    expect(selectTemplate(templates, 'TEXT/HTML; charset=utf-8')).toBe('html');
-    expect(selectTemplate(templates, 'application/json, text/html')).toBe('json');
-    expect(selectTemplate(templates, 'application/xhtml+xml, text/html')).toBe('json');
+    expect(bodyFor(templates, 'text/html,application/xhtml+xml,*/*;q=0.8')).toBe('html');
+    expect(bodyFor(templates, 'TEXT/HTML; charset=utf-8')).toBe('html');
+    expect(bodyFor(templates, 'application/json, text/html')).toBe('json');
+    expect(bodyFor(templates, 'application/xhtml+xml, text/html')).toBe('json');
+  });
+
+  it('labels the body with the chosen template’s media type', () => {
+    expect(selectTemplate(templates, 'text/html')?.mediaType).toBe('text/html');
+    expect(selectTemplate(templates, '*/*')?.mediaType).toBe('application/json');
   });
 
   it('takes application/json without an Accept, and the first template for any other', () => {
-    expect(selectTemplate(templates, undefined)).toBe('json');
-    expect(selectTemplate(templates, '')).toBe('json');
-    expect(selectTemplate(templates, '*/*')).toBe('json');
-    expect(selectTemplate({ 'text/html': 'html', 'application/xml': 'xml' }, undefined)).toBe(
-      'html',
-    );
+    expect(bodyFor(templates, undefined)).toBe('json');
+    expect(bodyFor(templates, '')).toBe('json');
+    expect(bodyFor(templates, '*/*')).toBe('json');
+    expect(bodyFor({ 'text/html': 'html', 'application/xml': 'xml' }, undefined)).toBe('html');
   });
 });
 
