@@ -3,6 +3,7 @@
  * deploy (docs/configuration.md). FILE is the deploy configuration (config/deploy.<stage>.json).
  *
  *   validate FILE            check it with the functions' own rules; nothing is sent
+ *   validate --local FILE    check a local file (secrets allowed) as npm start does
  *   diff FILE                what push would change against the deployed version
  *   push FILE                create missing secrets, store and deploy a new version
  *   rollback FILE [--to N]   deploy an earlier version again (default: the one before)
@@ -19,7 +20,7 @@ import { SECRET_PLACEHOLDER } from '../functions/config/secrets-aws.ts';
 import { DeployConfigError, REPO_ROOT } from '../infra/config.ts';
 import pkg from '../package.json' with { type: 'json' };
 import { schemaFiles } from './config-schema-files.ts';
-import { ConfigCommandError, diff, push, rollback, summary, validateFile } from './config-store.ts';
+import { ConfigCommandError, diff, push, rollback, validateCommand } from './config-store.ts';
 
 const USAGE = `usage: npm run config -- validate|diff|push FILE
        npm run config -- rollback FILE [--to VERSION]
@@ -110,7 +111,7 @@ async function main(args: string[]): Promise<void> {
   }
   switch (command) {
     case 'validate': {
-      print([`valid: ${summary(validateFile(file))}`]);
+      print([validateCommand([file, ...rest])]);
       return;
     }
     case 'diff': {

@@ -276,16 +276,28 @@ describe('npm run leads', () => {
 
   it('hands config validate to npm run config, and fails with its message', async () => {
     // Act
-    const [valid, missing] = await Promise.all([
+    const [valid, missing, local, demoAsDeploy] = await Promise.all([
       leads(['config', 'validate', 'config/deploy.example.json']),
       leads(['config', 'validate', 'config/no-such-file.json']),
+      leads(['config', 'validate', '--local', 'config/demo.json']),
+      leads(['config', 'validate', 'config/demo.json']),
     ]);
     const noFile = await leads(['config', 'push']);
 
     // Assess
-    expect(valid).toMatchObject({ code: 0, out: expect.stringMatching(/^valid: /) });
+    expect(valid).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^válida: stage example: /),
+    });
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('no-such-file.json');
+    expect(local).toMatchObject({
+      code: 0,
+      out: 'válida: 1 conta(s), 19 perfil(is), 3 cliente(s)',
+    });
+    expect(demoAsDeploy.code).toBe(1);
+    expect(demoAsDeploy.err).toContain('Valores secretos em config/demo.json:');
+    expect(demoAsDeploy.err).toContain('npm run config -- validate --local config/demo.json');
     expect(noFile).toMatchObject({ code: 2, err: expect.stringContaining('config push FILE') });
   });
 
