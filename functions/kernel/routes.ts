@@ -114,7 +114,7 @@ export const FUNCTIONS = {
   },
   // No route: EventBridge Scheduler invokes it every hour (infra/constructs/delivery-observability.ts).
   watch: {
-    entry: 'functions/admin/watch/handler.ts',
+    entry: 'functions/watch/handler.ts',
     timeoutSeconds: 60,
     memoryMb: 256,
     description:
