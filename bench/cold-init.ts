@@ -81,7 +81,7 @@ const FUNCTIONS: { name: string; entry: string; sdk: Sdk[] }[] = [
   // The hourly quiet-profile watch: the status index, the settings, the alarm topic.
   {
     name: 'watch',
-    entry: 'functions/admin/watch/handler.ts',
+    entry: 'functions/watch/handler.ts',
     sdk: ['dynamodb', 'appconfig', 'sns'],
   },
   // GET /openapi.json: no AWS client at all; its baseline is an empty bundle.

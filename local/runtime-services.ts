@@ -7,7 +7,6 @@
  * order; a port in use or a store that cannot start is a StartupError.
  */
 import { mkdirSync } from 'node:fs';
-import type { LocalWatchOptions } from '../functions/admin/watch/service-local.ts';
 import { type ConfigError, setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
 import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
@@ -17,6 +16,7 @@ import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { localErasureSalt } from '../functions/ledger/erasure-salt-local.ts';
 import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
 import { LOCAL_QUEUE_TABLE_DEFINITION } from '../functions/ledger/lead-queue-local.ts';
+import type { LocalWatchOptions } from '../functions/watch/service-local.ts';
 import { startLocalDynamo } from './dynamodb-local.ts';
 import { createGateway, DEPLOYED_UNKNOWN_ROUTE, routesFromTable } from './gateway.ts';
 import {
@@ -207,7 +207,7 @@ export async function startBackground(
   running.push({ name: 'report-refresher', stop: () => refresher.stop() });
 
   // The quiet-profile watch: an hourly look for profiles whose leads stopped (a log warning).
-  const { startLocalWatch } = await import('../functions/admin/watch/service-local.ts');
+  const { startLocalWatch } = await import('../functions/watch/service-local.ts');
   const watch = startLocalWatch(options.watch);
   running.push({ name: 'quiet-profile-watch', stop: () => watch.stop() });
   return lookupPermission;

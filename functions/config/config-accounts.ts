@@ -5,9 +5,13 @@
  * refresher, reconciler, watch) do not load the sources' schemas, and with them the sources,
  * the mapping and libphonenumber-js, to know an account (docs/performance.md).
  */
-import type { IssueDetail } from '../domain/json.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import type { Reach } from '../kernel/scope.ts';
+import {
+  type ConfigProblem,
+  defaultAccountClashMessage,
+  unknownAccountMessage,
+} from './config-messages.ts';
 import { DEFAULT_REPORT, type ReportConfig } from './config-parts.ts';
 
 /** What the account model needs of a configuration (the file, or the deployed settings). */
@@ -38,23 +42,22 @@ export function accountsOf<U>(
  * What the schema cannot check alone: `default` is not named twice, and every profile and
  * client names accounts that exist.
  */
-export function accountProblems<U>(config: AccountsInput<U>): IssueDetail[] {
-  const problems: IssueDetail[] = [];
+export function accountProblems<U>(config: AccountsInput<U>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
   const named = Object.keys(config.upstreams ?? {});
   if (named.includes(DEFAULT_ACCOUNT)) {
     problems.push({
       field: `upstreams.${DEFAULT_ACCOUNT}`,
-      message: `"${DEFAULT_ACCOUNT}" is the account of "upstream" (and "report"): give this one another name`,
+      message: defaultAccountClashMessage(DEFAULT_ACCOUNT),
     });
   }
   const known = new Set([DEFAULT_ACCOUNT, ...named]);
-  const list = [...known].map((name) => `"${name}"`).join(', ');
   for (const [name, profile] of Object.entries(config.profiles)) {
     const account = accountOfProfile(profile);
     if (!known.has(account)) {
       problems.push({
         field: `profiles.${name}.upstream`,
-        message: `names the account "${account}", which is not configured (accounts: ${list})`,
+        message: unknownAccountMessage(account, [...known]),
       });
     }
   }
@@ -63,7 +66,7 @@ export function accountProblems<U>(config: AccountsInput<U>): IssueDetail[] {
       if (!known.has(account)) {
         problems.push({
           field: `clients.${index}.upstreams`,
-          message: `names the account "${account}", which is not configured (accounts: ${list})`,
+          message: unknownAccountMessage(account, [...known]),
         });
       }
     }

@@ -34,10 +34,16 @@ import { normalizeCpf } from './normalize/cpf.ts';
 import { type DateOrder, normalizeBirthday, readTypedBirthday } from './normalize/date.ts';
 import { normalizeEmail } from './normalize/email.ts';
 import { normalizeGender } from './normalize/gender.ts';
-import { normalizeName, splitFullName } from './normalize/name.ts';
+import { looksLikePersonName, normalizeName, splitFullName } from './normalize/name.ts';
 import { isPlaceholderPhone, normalizePhone } from './normalize/phone.ts';
 import { missingRequiredFields, type Prospect } from './prospect.ts';
-import { CONFIDENT, isMetadataKey, type PersonField, recogniseField } from './recognise-field.ts';
+import {
+  CONFIDENT,
+  isMetadataKey,
+  type PersonField,
+  recogniseField,
+  saysNothing,
+} from './recognise-field.ts';
 
 /** The part of a profile the mapping reads (a `Profile` from the config satisfies it). */
 export interface MappingProfile {
@@ -323,6 +329,8 @@ export function mapLeadToProspect(
   const warnings: string[] = [];
   const notices: string[] = [];
   const candidates: Candidate[] = [];
+  /** Answers whose key and label say nothing and whose value is plainly a person's name. */
+  const unnamed: Pick<Candidate, 'index' | 'answer' | 'text'>[] = [];
   const label = (answer: LeadAnswer) => answer.label?.trim() || answer.key;
   const noteLine = (index: number, answer: LeadAnswer) =>
     lines.push({ index, line: `${label(answer)}: ${displayValue(answer.value)}` });
@@ -350,6 +358,7 @@ export function mapLeadToProspect(
     const recognition = recogniseField(answer);
     if (!recognition) {
       noteLine(index, answer);
+      if (saysNothing(answer) && looksLikePersonName(text)) unnamed.push({ index, answer, text });
       continue;
     }
     const { field, confidence, dateOrder } = recognition;
@@ -403,6 +412,15 @@ export function mapLeadToProspect(
     }
   }
 
+  const guessed = nameFromUnnamed(names, unnamed, own);
+  if (guessed) {
+    names.fullName = { ...guessed, field: 'fullName', confidence: 0.5, explicit: false };
+    lines.splice(
+      lines.findIndex((line) => line.index === guessed.index),
+      1,
+    );
+    warnings.push(`Nome lido de um campo sem rótulo (${label(guessed.answer)}): ${guessed.text}`);
+  }
   const name = composeName(names, noteLine);
   if (name.name) own.name ??= name.name;
   if (name.lastName) own.lastName ??= name.lastName;
@@ -426,6 +444,21 @@ export function mapLeadToProspect(
   ]);
   if (notes) prospect.notes = notes;
   return { prospect, missing: missingRequiredFields(prospect), warnings, notices };
+}
+
+/**
+ * A form whose fields carry only generated ids (Contact Form 7's `text-374`) names nobody: when
+ * no answer was recognised as the person's name, the form's only answer that is plainly a name
+ * (two to four words of letters), beside a recognised e-mail or phone, is taken for it.
+ */
+function nameFromUnnamed(
+  names: Partial<Record<'fullName' | 'firstName' | 'lastName', Candidate>>,
+  unnamed: readonly Pick<Candidate, 'index' | 'answer' | 'text'>[],
+  own: Prospect,
+): Pick<Candidate, 'index' | 'answer' | 'text'> | undefined {
+  if (names.fullName || names.firstName || own.name) return undefined;
+  if (unnamed.length !== 1 || !(own.email || own.cellphone)) return undefined;
+  return unnamed[0];
 }
 
 /** The placeholder e-mail of a Prospect without one but with a phone; undefined otherwise. */

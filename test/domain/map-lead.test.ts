@@ -463,3 +463,56 @@ describe('mapLeadToProspect: keys that are names of object properties', () => {
     expect(prospect.notes).toContain('hasOwnProperty: resposta três');
   });
 });
+
+describe('a form whose fields carry only generated ids', () => {
+  const profile: MappingProfile = { source: 'form', defaults: { idBranch: 1 } } as MappingProfile;
+  const cf7 = (answers: LeadCapture['answers']) => capture({ source: 'form', answers });
+
+  it('takes the one value that is plainly a name, beside the e-mail and phone, and says so', () => {
+    const mapped = mapLead(
+      cf7([
+        { key: 'text-374', value: 'Ana Beatriz Souza' },
+        { key: 'email-512', value: 'ana.souza@example.com' },
+        { key: 'tel-88', value: '(11) 98765-4321' },
+      ]),
+      profile,
+    );
+    expect(mapped.prospect).toMatchObject({ name: 'Ana Beatriz', lastName: 'Souza' });
+    expect(mapped.missing).toEqual([]);
+    expect(mapped.warnings).toContain(
+      'Nome lido de um campo sem rótulo (text-374): Ana Beatriz Souza',
+    );
+    expect(mapped.prospect.notes).toContain('Avisos:');
+    expect(mapped.prospect.notes).not.toContain('text-374: Ana Beatriz Souza');
+  });
+
+  it('does not guess between two such values, nor without an e-mail or phone, nor from an answer', () => {
+    const two = mapLead(
+      cf7([
+        { key: 'text-374', value: 'Ana Souza' },
+        { key: 'text-375', value: 'Bia Lima' },
+        { key: 'email-512', value: 'ana.souza@example.com' },
+      ]),
+      profile,
+    );
+    expect(two.prospect.name).toBeUndefined();
+    const alone = mapLead(cf7([{ key: 'text-374', value: 'Ana Souza' }]), profile);
+    expect(alone.prospect.name).toBeUndefined();
+    const answer = mapLead(
+      cf7([
+        { key: 'text-374', value: 'Sim quero' },
+        { key: 'email-512', value: 'ana.souza@example.com' },
+      ]),
+      profile,
+    );
+    expect(answer.prospect.name).toBeUndefined();
+    const labelled = mapLead(
+      cf7([
+        { key: 'text-374', label: 'Empresa', value: 'Lima Fitness' },
+        { key: 'email-512', value: 'ana.souza@example.com' },
+      ]),
+      profile,
+    );
+    expect(labelled.prospect.name).toBeUndefined();
+  });
+});

@@ -5,9 +5,9 @@
  * watch runs from service-local.ts.
  */
 
-import { METRICS } from '../../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { deployedWiring } from '../../kernel/ready.ts';
+import { METRICS } from '../kernel/metrics.ts';
+import { count, flushMetrics, logger } from '../kernel/observability.ts';
+import { deployedWiring } from '../kernel/ready.ts';
 import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from './alert-env.ts';
 import {
   type Alert,
@@ -43,10 +43,10 @@ async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
     { createDynamoLedger },
     { ENV, requireEnv },
   ] = await Promise.all([
-    import('../../kernel/aws/dynamodb.ts'),
-    import('../../config/config-aws.ts'),
-    import('../../ledger/lead-ledger-dynamodb.ts'),
-    import('../../kernel/env.ts'),
+    import('../kernel/aws/dynamodb.ts'),
+    import('../config/config-aws.ts'),
+    import('../ledger/lead-ledger-dynamodb.ts'),
+    import('../kernel/env.ts'),
   ]);
   return {
     config: createAwsConfigSource(env),
