@@ -23,12 +23,14 @@ import { schemaFiles } from './config-schema-files.ts';
 import { ConfigCommandError, diff, push, rollback, validateCommand } from './config-store.ts';
 
 const USAGE = `usage: npm run config -- validate|diff|push FILE
+       npm run config -- validate --local FILE
        npm run config -- rollback FILE [--to VERSION]
        npm run config -- schema`;
 
 const HELP = `${USAGE}
 
   validate FILE            check a deploy configuration with the functions' own rules (offline)
+  validate --local FILE    check a local configuration (secrets allowed), as npm start checks it
   diff FILE                what push would change against the deployed settings
   push FILE                create missing secrets, store and deploy the settings as a new version
   rollback FILE [--to N]   deploy an earlier version again (default: the one before)
@@ -53,6 +55,7 @@ const FILES: Record<string, readonly [number, number]> = {
 
 const OPTIONS = {
   to: { type: 'string' },
+  local: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -68,7 +71,7 @@ function parseLine(args: string[]) {
 /** The command line, checked: the command, its file, `--to`; or what to print and stop. */
 function parse(
   args: string[],
-): { command: string; file?: string; to?: string } | { print: string } {
+): { command: string; file?: string; to?: string; local?: boolean } | { print: string } {
   const { values, positionals } = parseLine(args);
   const [command, ...files] = positionals;
   if (values.help || command === 'help') return { print: HELP };
@@ -80,7 +83,10 @@ function parse(
   if (values.to !== undefined && command !== 'rollback') {
     throw new UsageError(`--to applies to rollback only\n${USAGE}`);
   }
-  return { command, file: files[0], to: values.to };
+  if (values.local && command !== 'validate') {
+    throw new UsageError(`--local applies to validate only\n${USAGE}`);
+  }
+  return { command, file: files[0], to: values.to, local: values.local === true };
 }
 
 async function clients() {
@@ -101,7 +107,7 @@ async function main(args: string[]): Promise<void> {
     print([line.print]);
     return;
   }
-  const { command, file = '', to } = line;
+  const { command, file = '', to, local } = line;
   if (command === 'schema') {
     for (const [name, schema] of Object.entries(schemaFiles())) {
       writeFileSync(join(REPO_ROOT, name), `${JSON.stringify(schema, null, 2)}\n`);
@@ -111,7 +117,7 @@ async function main(args: string[]): Promise<void> {
   }
   switch (command) {
     case 'validate': {
-      print([validateCommand([file, ...rest])]);
+      print([validateCommand([file, ...(local ? ['--local'] : [])])]);
       return;
     }
     case 'diff': {

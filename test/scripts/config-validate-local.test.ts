@@ -119,8 +119,8 @@ describe('npm run config -- validate --local FILE', () => {
       config('validate', '--local', join(dir, 'nowhere.json')),
     ]);
 
-    // Assess
-    expect(noFile.code).toBe(1);
+    // Assess: a wrong command line exits 2 with the usage, a file that cannot be read 1
+    expect(noFile.code).toBe(2);
     expect(noFile.stderr).toContain('npm run config -- validate --local FILE');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(
