@@ -55,11 +55,3 @@ export function handlerWiring<T>(loaders: {
     ),
   };
 }
-
-/**
- * @deprecated The quiet-profile watch's handler still calls it (it moves to functions/watch/ in
- * another change of issue 24, which switches it to `handlerWiring({ aws })`); no new caller.
- */
-export function deployedWiring<T>(load: () => Promise<T>): Wiring<T> {
-  return handlerWiring({ aws: load });
-}
