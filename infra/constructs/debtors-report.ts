@@ -14,7 +14,8 @@
  *   timeout is 6 × the refresher's timeout (AWS advice for Lambda event sources).
  * - Refresher: a NodeFunction (functions/report/refresh/handler.ts), 1 GB, timeout
  *   REFRESHER_TIMEOUT_SECONDS; it checkpoints and continues when an invocation runs short. It
- *   paces its upstream calls on the pacer item of the ledger table, with delivery.
+ *   paces its upstream calls on the pacer item of the ledger table, with delivery, and records
+ *   the branch names each account's report carries there (the chain forms' branch matching).
  * - Schedule: EventBridge Scheduler sends `{"kind":"refresh","reason":"schedule"}` to the queue
  *   every minute; the refresher asks for the refresh of each account whose report is due (its
  *   own refreshSeconds, which change without a deploy). A tick that cannot be delivered within
@@ -85,7 +86,8 @@ export interface DebtorsReportProps {
   secrets: LeadsSecrets;
   /**
    * The ledger table holding the account-wide upstream pacer item that delivery paces on: the
-   * refresher paces on it too (LeadStore.grantPacer: that item only, and LEDGER_TABLE_NAME).
+   * refresher paces on it too (LeadStore.grantPacer: that item only, and LEDGER_TABLE_NAME), and
+   * records each account's learned branch names there (LeadStore.grantBranchNames).
    */
   ledger: LeadStore;
   /** @default REFRESHER_TIMEOUT_SECONDS (functions/report/refresh/refresh.ts) */
@@ -196,6 +198,7 @@ export class DebtorsReport extends Construct {
     );
     props.secrets.grantRead(this.refresher, 'upstream');
     props.ledger.grantPacer(this.refresher);
+    props.ledger.grantBranchNames(this.refresher);
     this.grantRefresh(this.refresher);
 
     // Accounts and their refreshSeconds change without a deploy (the configuration store): the

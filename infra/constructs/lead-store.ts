@@ -12,7 +12,9 @@
  * ledger operations of that role send (functions/ledger/lead-ledger-dynamodb.ts), on the table
  * (and, for listing, on the status index only), and gives the function LEDGER_TABLE_NAME. The
  * table also holds the account-wide upstream pacer item (functions/upstream/pacer-dynamodb.ts):
- * grantPacer gives a function that item alone.
+ * grantPacer gives a function that item alone; and each account's learned branch names
+ * (functions/upstream/branch-names-dynamodb.ts): grantBranchNames lets the refresher
+ * write those items alone (every function with the table's GetItem reads them).
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import {
@@ -40,6 +42,7 @@ import {
   LEDGER_TABLE_DEFINITION,
   SUBJECT_KEY_PREFIX,
 } from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { BRANCH_NAMES_KEY_PREFIX } from '../../functions/upstream/branch-names-dynamodb.ts';
 import { circuitKey } from '../../functions/upstream/circuit-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 
@@ -91,6 +94,9 @@ export const CIRCUIT_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const
  * UpdateItem to take a slot or pause the schedule, GetItem (consistent) to read it back.
  */
 export const PACER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
+
+/** The learned branch names' writer (the refresher): PutItem of those items only. */
+export const BRANCH_NAMES_ACTIONS = ['dynamodb:PutItem'] as const;
 
 const ATTRIBUTE_TYPES = {
   S: AttributeType.STRING,
@@ -217,6 +223,16 @@ export class LeadStore extends Construct {
   grantPacer(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantItems(fn, PACER_ACTIONS, [UPSTREAM_PACER_KEY, `${UPSTREAM_PACER_KEY}#*`]);
+  }
+
+  /**
+   * The refresher records each account's learned branch names: PutItem restricted by
+   * `dynamodb:LeadingKeys` to the `branches#<account>` items, so it can neither read nor change
+   * a lead (the readers' GetItem on the table covers those items).
+   */
+  grantBranchNames(fn: LambdaFunction): void {
+    this.bind(fn);
+    this.grantItems(fn, BRANCH_NAMES_ACTIONS, [`${BRANCH_NAMES_KEY_PREFIX}*`]);
   }
 
   /**

@@ -203,7 +203,7 @@ describe('DebtorsReport in the stack', () => {
       });
     });
 
-    it("paces on delivery's pacer items: GetItem/UpdateItem on the accounts' pacer items of the ledger", () => {
+    it("paces on delivery's pacer items and records learned branch names: those items of the ledger only", () => {
       // Act: the statements as written, conditions included (roleStatements drops them).
       const policies = Object.values(template.findResources('AWS::IAM::Policy')) as Array<{
         Properties: {
@@ -227,6 +227,15 @@ describe('DebtorsReport in the stack', () => {
             'ForAllValues:StringLike': {
               'dynamodb:LeadingKeys': [UPSTREAM_PACER_KEY, `${UPSTREAM_PACER_KEY}#*`],
             },
+          },
+        },
+        {
+          Effect: 'Allow',
+          Action: 'dynamodb:PutItem',
+          Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+          // One item of learned branch names per account: `branches#<account>`.
+          Condition: {
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['branches#*'] },
           },
         },
       ]);
@@ -265,6 +274,7 @@ describe('DebtorsReport in the stack', () => {
         'appconfig:GetLatestConfiguration',
         'appconfig:StartConfigurationSession',
         'dynamodb:GetItem',
+        'dynamodb:PutItem',
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',

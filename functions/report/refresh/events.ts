@@ -47,6 +47,9 @@ export const refreshEvents: RefreshEvents = {
   scheduled(event) {
     if (event.accounts.length > 0) logger.info('debtors report refreshes requested', event);
   },
+  branchNamesFailed(event) {
+    logger.warn('branch names learned by the refresh not recorded: the last ones stay', event);
+  },
 };
 
 /** The refresher Lambda's (handler.ts), about the `refresh` queue's messages. */

@@ -2,7 +2,8 @@
  * The refresher's AWS adapters: the settings (the configuration store) and Secrets Manager, the
  * report bucket (S3; each account's report under its prefix), the `refresh` queue (SQS) for
  * each account's requests and continuations, and the accounts' pacer items in the ledger table
- * (DynamoDB; GetItem/UpdateItem on `pacer#upstream*` only), shared with delivery. The variables
+ * (DynamoDB; GetItem/UpdateItem on `pacer#upstream*` only), shared with delivery, and the
+ * accounts' learned branch names there too (PutItem on `branches#*` only). The variables
  * are set by infra/constructs/debtors-report.ts and the configuration store.
  */
 import { createAwsConfigSource } from '../../config/config-aws.ts';
@@ -10,6 +11,7 @@ import { createDynamoDb } from '../../kernel/aws/dynamodb.ts';
 import { createS3 } from '../../kernel/aws/s3.ts';
 import { createSqs } from '../../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
+import { dynamoBranchNames } from '../../upstream/branch-names-dynamodb.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
 import type { Pacer } from '../../upstream/pacer.ts';
 import { sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
@@ -24,8 +26,10 @@ export function awsRefreshDeps(
 ): AccountsRefreshDeps {
   const config = createAwsConfigSource(env);
   const { pacer } = options;
+  const table = { client: createDynamoDb(), tableName: requireEnv(ENV.ledgerTable, env) };
   return {
     config,
+    branchNames: dynamoBranchNames(table),
     stores: s3ReportStores({ client: createS3(), bucket: requireEnv(ENV.reportBucket, env) }),
     trigger: createSqsReportTrigger({
       client: createSqs(),
@@ -38,10 +42,7 @@ export function awsRefreshDeps(
         pacer
           ? () => pacer
           : // No maxWaitMs: the refresh's own deadline bounds each wait (see refresh.ts).
-            sharedPacerFactory({
-              client: createDynamoDb(),
-              tableName: requireEnv(ENV.ledgerTable, env),
-            }),
+            sharedPacerFactory(table),
       ),
       { onUnauthorized: () => config.refresh() },
     ),
