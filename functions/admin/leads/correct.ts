@@ -6,12 +6,14 @@
  * fields that cannot be used, 409 `not_correctable`, `personal_data_removed`, `unknown_profile`
  * or `conflict` (the lead changed meanwhile). Logs the names of the fields, never their values.
  */
+import { accountOfProfile } from '../../config/config-schema.ts';
 import { applyCorrection, mergeCorrections, readCorrection } from '../../domain/lead-correction.ts';
 import { CORRECTABLE } from '../../domain/lead-lifecycle.ts';
 import { mapCapture } from '../../domain/map-capture.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { sourceLabel } from '../../sources/registry.ts';
+import { branchesOf } from '../../upstream/branch-directory.ts';
 import { type RouteContext, refusal, tryJson } from '../operation.ts';
 import {
   findLead,
@@ -53,8 +55,9 @@ export async function correctLead(context: RouteContext): Promise<HttpResponse> 
     throw refusal(409, 'unknown_profile', `profile ${lead.profile} is no longer configured`);
   }
   const correction = mergeCorrections(lead.correction, read.correction);
+  const branches = await branchesOf(deps.branches, accountOfProfile(profile));
   const mapped = applyCorrection(
-    mapCapture(lead.capture, profile, sourceLabel(lead.capture.source)),
+    mapCapture(lead.capture, profile, sourceLabel(lead.capture.source), branches),
     correction,
   );
   const saved = await deps.ledger.correct(
