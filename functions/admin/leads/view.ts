@@ -7,10 +7,11 @@
  * list. For the console it adds what the person sent (`submitted`), the Prospect as mapped
  * (`prospect`), the person (`contact`) and an operator's `correction`: personal data, answered
  * to the `admin` role only and never logged. A lead on its way also says how its upstream account
- * is doing (`upstream.circuit`). A lead whose answers are known says which branch it goes to and
- * why (`branch`, domain/branch-answer.ts `explainBranch`: an answer to "Qual unidade?" that named
- * no branch is a warning) and what its mapping warns about (`warnings`, as in its notes), its
- * capture mapped again with its profile and its account's named branches. 400 for a malformed
+ * is doing (`upstream.circuit`). A lead whose answers asked for its branch ("Qual unidade?", its
+ * account naming branches) says which branch it goes to and why (`branch`, domain/branch-answer.ts
+ * `explainBranch`: an answer that named no branch is a warning), and a lead whose mapping warns
+ * says what (`warnings`, as in its notes), its capture mapped again with its profile and its
+ * account's named branches. 400 for a malformed
  * id, 404 for an unknown one.
  */
 import { accountOfProfile } from '../../config/config-schema.ts';
@@ -55,7 +56,8 @@ async function mappingOf(
   const idBranch =
     lead.correction?.idBranch ?? lead.prospect?.idBranch ?? mapped.prospect.idBranch ?? undefined;
   return {
-    branch: explainBranch(mapped.branch, idBranch, branches),
+    // Only a lead whose answers asked for the branch: every other keeps the contract's body.
+    ...(mapped.branch && { branch: explainBranch(mapped.branch, idBranch, branches) }),
     ...(mapped.warnings.length > 0 && { warnings: mapped.warnings }),
   };
 }
