@@ -6,7 +6,9 @@
  *
  * Path: context `-c config=path`, else env `LEADS_DEPLOY_CONFIG`. Without either, the app builds
  * the example (config/deploy.example.json, stage `example`) for offline checks only: a stack of
- * stage `example` is never deployable (infra/app.ts). Every file must name its `stage`.
+ * stage `example` is never deployable (infra/app.ts). Every file must name its `stage`, and
+ * every stage but the example says who hears its alarms: `alarmEmail`, or `noAlarmEmail` with
+ * the reason nobody is e-mailed (the alarm topic is subscribed some other way).
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -75,6 +77,13 @@ export const deployConfigSchema = z.strictObject({
   api: z.prefault(apiSchema, {}),
   /** Subscribed to the alarm topic (SNS asks the address to confirm once). */
   alarmEmail: z.optional(z.email('must be an email address')),
+  /**
+   * Instead of alarmEmail: why nobody is e-mailed (say, the AlarmTopicArn output is subscribed
+   * to a chat or a pager by hand). One of the two is required for every stage but the example.
+   */
+  noAlarmEmail: z.optional(
+    z.string().check(z.minLength(10, 'say in a few words why no address gets the alarms')),
+  ),
   upstream: settingsSchema.shape.upstream,
   /** More upstream accounts by name (their credentials in `<secretsPrefix>/upstreams/<name>`). */
   upstreams: settingsSchema.shape.upstreams,
@@ -98,6 +107,8 @@ export interface DeployConfig {
   api: ApiConfig;
   /** Where alarm notifications are emailed; none: subscribe to the AlarmTopicArn output. */
   alarmEmail?: string;
+  /** Why no address gets the alarms (instead of alarmEmail). */
+  noAlarmEmail?: string;
   /**
    * The settings the stack stores as the configuration store's first version (AppConfig): the
    * accounts, profiles, delivery and report, no secrets. Later versions: `npm run config -- push`.
@@ -177,6 +188,25 @@ function checkProfile(
   return settings as Settings['profiles'][string];
 }
 
+/**
+ * Who hears the alarms: a real stage names an address (alarmEmail) or says why none
+ * (noAlarmEmail), never both; without either its alarms would go to a topic nobody reads.
+ */
+function alarmRecipientProblems(config: {
+  stage: string;
+  alarmEmail?: string | undefined;
+  noAlarmEmail?: string | undefined;
+}): string[] {
+  if (config.alarmEmail !== undefined && config.noAlarmEmail !== undefined) {
+    return ['noAlarmEmail: give alarmEmail or noAlarmEmail, not both'];
+  }
+  if (config.stage === EXAMPLE_STAGE || config.alarmEmail !== undefined) return [];
+  if (config.noAlarmEmail !== undefined) return [];
+  return [
+    `alarmEmail: required for stage "${config.stage}": the address that gets the alarms (SNS asks it to confirm once), or set noAlarmEmail to the reason nobody is e-mailed (you subscribe the AlarmTopicArn output yourself)`,
+  ];
+}
+
 /** Validates an already-parsed deploy configuration; `file` only names the source in errors. */
 export function parseDeployConfig(raw: unknown, file = 'deploy configuration'): DeployConfig {
   if (!isObject(raw)) throw new DeployConfigError(file, ['must be a JSON object']);
@@ -215,6 +245,7 @@ export function parseDeployConfig(raw: unknown, file = 'deploy configuration'): 
   for (const problem of accountProblems({ ...config, profiles })) {
     problems.push(`${problem.field}: ${problem.message}`);
   }
+  problems.push(...alarmRecipientProblems(config));
   if (problems.length > 0) throw new DeployConfigError(file, problems);
   return {
     stage: config.stage,
@@ -223,6 +254,7 @@ export function parseDeployConfig(raw: unknown, file = 'deploy configuration'): 
     ...(config.region !== undefined && { region: config.region }),
     api: config.api,
     ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
+    ...(config.noAlarmEmail !== undefined && { noAlarmEmail: config.noAlarmEmail }),
     settings: {
       upstream: config.upstream,
       ...(config.upstreams !== undefined && { upstreams: config.upstreams }),

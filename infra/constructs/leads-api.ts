@@ -8,14 +8,16 @@
  * - Stage-wide throttling plus per-method limits (RouteSpec.throttle).
  * - API Gateway's own errors (throttled, unknown route, ...) in the contract's error shape.
  * - `addRoute(route, fn)` adds a Lambda proxy route from the route table (functions/kernel/routes.ts);
- *   a route without a function is answered by the gateway itself (`GET /health`).
+ *   a route without a function is answered by the gateway itself (`GET /health`). The stack
+ *   passes each function's `live` alias, so integrations and the authorizer invoke the
+ *   released version (and its permissions name the alias), never `$LATEST`.
  * - Routes marked `auth: 'basic'` get the Basic-auth REQUEST authorizer (`useBasicAuthorizer`,
  *   BASIC_AUTH in functions/kernel/routes.ts): API Gateway answers missing or refused credentials itself,
  *   with a 401 that carries `WWW-Authenticate` (the UNAUTHORIZED gateway response), which a
  *   browser turns into its login prompt. A function's own WWW-Authenticate never reaches a
  *   browser: API Gateway renames it x-amzn-Remapped-WWW-Authenticate.
  */
-import { Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -45,6 +47,7 @@ import {
   type RouteSpec,
   UNKNOWN_ROUTE,
 } from '../../functions/kernel/routes.ts';
+import { nagTarget } from './nag.ts';
 
 export interface LeadsApiProps {
   /** Stage name and `leads-<stage>` API name. */
@@ -122,7 +125,11 @@ export class LeadsApi extends Construct {
   constructor(scope: Construct, id: string, props: LeadsApiProps) {
     super(scope, id);
     const retention = props.logRetention ?? RetentionDays.ONE_MONTH;
-    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention,
+      // Kept when the stack goes, not when its first create fails (a retry starts clean).
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    });
 
     this.api = new RestApi(this, 'Api', {
       restApiName: `leads-${props.stage}`,
@@ -278,7 +285,7 @@ export class LeadsApi extends Construct {
     if (this.basicAuthorizerFn)
       throw new Error('LeadsApi: the Basic-auth authorizer is already set');
     this.basicAuthorizerFn = fn;
-    Validations.of(fn).acknowledge(
+    Validations.of(nagTarget(fn)).acknowledge(
       {
         id: 'Serverless-LambdaDLQ',
         reason:
@@ -360,7 +367,7 @@ export class LeadsApi extends Construct {
         { id: 'AwsSolutions-COG4', reason },
       );
     }
-    Validations.of(fn).acknowledge(
+    Validations.of(nagTarget(fn)).acknowledge(
       {
         id: 'Serverless-LambdaDLQ',
         reason:

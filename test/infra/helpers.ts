@@ -65,6 +65,8 @@ export function deployConfig(overrides: Record<string, unknown> = {}): DeployCon
       native: { source: 'prospect' },
     },
     report: { branches: [1], refreshSeconds: 900 },
+    // Test stacks are never deployed; alarmEmail in `overrides` replaces this.
+    ...(!('alarmEmail' in overrides) && { noAlarmEmail: 'a test stack: nobody reads its alarms' }),
     ...overrides,
   });
 }
