@@ -468,6 +468,10 @@ export class DeliveryObservability extends Construct {
           lead(LEAD_METRICS.dead, 'dead'),
           lead(LEAD_METRICS.upstreamAuthFailure, 'upstream auth failures'),
           lead(LEAD_METRICS.circuitOpened, 'circuit opened'),
+          this.leadMetric(LEAD_METRICS.circuitOpen, {
+            ...MAX,
+            label: 'accounts with the circuit open',
+          }),
           lead(LEAD_METRICS.woken, 'woken by the reconciler'),
           lead(LEAD_METRICS.lookupForbidden, 'lookups forbidden'),
         ],

@@ -33,6 +33,7 @@ import {
   cdkJsonContext,
   configurationArn,
   environmentOf,
+  liveAliasOf,
   removeTempOutdirs,
   roleStatements,
   synthViolations,
@@ -337,10 +338,10 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
       });
     });
 
-    it('validates each version with a JSON Schema and the config-validator function, which AppConfig may invoke', () => {
+    it("validates each version with a JSON Schema and the config-validator's live alias, which AppConfig of this account may invoke", () => {
       // Prepare
       const ids = appConfigIds(template);
-      const validator = fnIds('config-validator').fn;
+      const validator = liveAliasOf(template, fnIds('config-validator').fn);
 
       // Act
       const profile = template.findResources('AWS::AppConfig::ConfigurationProfile')[
@@ -357,12 +358,12 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
       // Assess
       expect(profile.Properties.Validators).toEqual([
         { Type: 'JSON_SCHEMA', Content: JSON.stringify(settingsStoreJsonSchema()) },
-        { Type: 'LAMBDA', Content: { 'Fn::GetAtt': [validator, 'Arn'] } },
+        { Type: 'LAMBDA', Content: { Ref: validator } },
       ]);
       expect(permissions).toEqual([
         {
           Action: 'lambda:InvokeFunction',
-          FunctionName: { 'Fn::GetAtt': [validator, 'Arn'] },
+          FunctionName: { Ref: validator },
           Principal: 'appconfig.amazonaws.com',
           SourceAccount: { Ref: 'AWS::AccountId' },
         },
@@ -380,6 +381,25 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
       ]);
+    });
+
+    it('deploys its first version once AppConfig may invoke the validator (DependsOn: no race that fails validation and rolls the stack back)', () => {
+      // Prepare
+      const ids = appConfigIds(template);
+      const permission = Object.keys(
+        template.findResources('AWS::Lambda::Permission', {
+          Properties: { Principal: 'appconfig.amazonaws.com' },
+        }),
+      );
+
+      // Act
+      const deployment = template.findResources('AWS::AppConfig::Deployment')[ids.deployment] as {
+        DependsOn?: string[];
+      };
+
+      // Assess
+      expect(permission).toHaveLength(1);
+      expect(deployment.DependsOn).toEqual(expect.arrayContaining(permission));
     });
 
     it('deploys the deploy configuration’s version all at once, without bake time, and keeps it on replacement', () => {
