@@ -10,7 +10,10 @@
  * - `addRoute(route, fn)` adds a Lambda proxy route from the route table (functions/kernel/routes.ts);
  *   a route without a function is answered by the gateway itself (`GET /health`). The stack
  *   passes each function's `live` alias, so integrations and the authorizer invoke the
- *   released version (and its permissions name the alias), never `$LATEST`.
+ *   released version (and its permissions name the alias), never `$LATEST`. API Gateway may
+ *   invoke each function's alias from any method of this API: one permission per function
+ *   rather than one per method (a stack has at most 500 resources, and the profiles' secrets
+ *   use most of them).
  * - Routes marked `auth: 'basic'` get the Basic-auth REQUEST authorizer (`useBasicAuthorizer`,
  *   BASIC_AUTH in functions/kernel/routes.ts): API Gateway answers missing or refused credentials itself,
  *   with a 401 that carries `WWW-Authenticate` (the UNAUTHORIZED gateway response), which a
@@ -25,7 +28,8 @@ import {
   ContentHandling,
   EndpointType,
   IdentitySource,
-  LambdaIntegration,
+  Integration,
+  IntegrationType,
   LogGroupLogDestination,
   type Method,
   MethodLoggingLevel,
@@ -37,6 +41,7 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
@@ -341,9 +346,19 @@ export class LeadsApi extends Construct {
   private addProxyMethod(resource: Resource, route: RouteSpec, fn: IFunction): Method {
     const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     const basic = route.auth === 'basic';
+    this.allowInvoke(fn);
     const method = resource.addMethod(
       route.method,
-      new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
+      new Integration({
+        type: IntegrationType.AWS_PROXY,
+        integrationHttpMethod: 'POST',
+        uri: Stack.of(this).formatArn({
+          service: 'apigateway',
+          account: 'lambda',
+          resource: 'path/2015-03-31/functions',
+          resourceName: `${fn.functionArn}/invocations`,
+        }),
+      }),
       {
         requestValidator: this.validator,
         requestParameters: Object.fromEntries(
@@ -380,6 +395,15 @@ export class LeadsApi extends Construct {
       },
     );
     return method;
+  }
+
+  /** API Gateway may invoke `fn` from any method and stage of this API (once per function). */
+  private allowInvoke(fn: IFunction): void {
+    if (fn.permissionsNode.tryFindChild('ApiInvoke')) return;
+    fn.addPermission('ApiInvoke', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: this.api.arnForExecuteApi('*', '/*', '*'),
+    });
   }
 
   private addMockMethod(resource: Resource, route: RouteSpec): Method {

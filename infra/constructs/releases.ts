@@ -23,7 +23,7 @@
  * included. A deploy that starts while one of them is already in ALARM is rolled back at once:
  * `-c rollbackAlarms=off` deploys without them (a fix for what makes them fire).
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -36,6 +36,7 @@ import {
   LambdaDeploymentConfig,
   LambdaDeploymentGroup,
 } from 'aws-cdk-lib/aws-codedeploy';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { CfnAlias } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -91,6 +92,21 @@ export class Releases extends Construct {
     this.application = new LambdaApplication(this, 'Application', {
       applicationName: `leads-${props.stage}`,
     });
+    // One service role for both canaries, CodeDeploy acting for this account only.
+    const role = new Role(this, 'DeployRole', {
+      description: 'CodeDeploy shifts the canary aliases of this stack',
+      assumedBy: new ServicePrincipal('codedeploy.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      managedPolicies: [
+        ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSCodeDeployRoleForLambdaLimited'),
+      ],
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+      reason:
+        "CodeDeploy's service role for Lambda deployments: the AWS managed policy documented for it (update this stack's aliases, read the rollback alarms, invoke no hook), kept current by AWS as CodeDeploy changes.",
+    });
     this.groups = {};
     for (const [name, fn] of Object.entries(props.canary)) {
       // The canary starts once these workers run the release.
@@ -100,16 +116,12 @@ export class Releases extends Construct {
       }
       const group = new LambdaDeploymentGroup(this, `${fn.node.id}Deployment`, {
         application: this.application,
+        role,
         alias: fn.live,
         deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
         alarms: [...this.rollbackAlarms],
         ignoreAlarmConfiguration: props.ignoreAlarms ?? false,
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
-      });
-      Validations.of(group.role).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
-        reason:
-          "CodeDeploy's service role for Lambda deployments: the AWS managed policy documented for it (update this stack's aliases, read the rollback alarms, invoke no hook), kept current by AWS as CodeDeploy changes.",
       });
       this.groups[name] = group;
     }

@@ -250,9 +250,16 @@ describe('LeadsStack: delivery and admin', () => {
   });
 
   describe('the forwarder', () => {
-    it('consumes the lead queue: batches of 5, partial batch responses, MaximumConcurrency 2', () => {
+    it('consumes the lead queue through its live alias: batches of 5, partial batch responses, MaximumConcurrency 2', () => {
+      const mappings = template.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: { EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] } },
+      });
+      const [mapping] = Object.values(mappings);
+      expect(Object.keys(mappings)).toHaveLength(1);
+      expect(JSON.stringify(mapping?.Properties.FunctionName)).toContain(
+        `"${liveAliasOf(template, ids.forwarder)}"`,
+      );
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        FunctionName: { Ref: ids.forwarder },
         EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
         BatchSize: 5,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
