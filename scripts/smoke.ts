@@ -15,9 +15,11 @@
  *
  * Any failure prints what failed and exits 1 (2 for a usage error). The deploy workflow runs it
  * after `npm run deploy`; `npm test` runs `smoke()` against the local runtime
- * (test/e2e/smoke.test.ts). Options: --url (or LEADS_URL), --user (or LEADS_USER), --profile
- * (or LEADS_SMOKE_PROFILE), --timeout, --expect; the password from LEADS_PASSWORD only.
+ * (test/e2e/smoke.test.ts). Options: --url (or LEADS_URL) or --outputs <cdk-outputs.json> (the
+ * file `npm run deploy` writes: the ApiUrl of its stack), --user (or LEADS_USER), --profile (or
+ * LEADS_SMOKE_PROFILE), --timeout, --expect; the password from LEADS_PASSWORD only.
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -145,7 +147,29 @@ export async function smoke(options: SmokeOptions): Promise<SmokeResult> {
 }
 
 const USAGE =
-  'usage: LEADS_PASSWORD=... npm run -s smoke -- --url <ApiUrl> --user <admin client> --profile <profile> [--timeout <seconds>] [--expect test,delivered]';
+  'usage: LEADS_PASSWORD=... npm run -s smoke -- --url <ApiUrl> | --outputs cdk-outputs.json --user <admin client> --profile <profile> [--timeout <seconds>] [--expect test,delivered]';
+
+/**
+ * The API's URL in a CDK outputs file (`{"leads-prod": {"ApiUrl": "...", ...}}`): the ApiUrl of
+ * its one stack that has one.
+ */
+export function apiUrlFromOutputs(path: string): string {
+  let outputs: Record<string, Record<string, unknown>>;
+  try {
+    outputs = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new SmokeError(`--outputs ${path}: cannot read it (${(error as Error).message})`);
+  }
+  const urls = Object.values(outputs ?? {}).flatMap((stack) =>
+    typeof stack?.ApiUrl === 'string' ? [stack.ApiUrl] : [],
+  );
+  if (urls.length !== 1) {
+    throw new SmokeError(
+      `--outputs ${path}: ${urls.length === 0 ? 'no stack with an ApiUrl output' : 'more than one ApiUrl; pass --url'}`,
+    );
+  }
+  return urls[0] as string;
+}
 
 /** The options of a command line (and the environment), or a usage error. */
 export function smokeOptions(args: readonly string[], env: NodeJS.ProcessEnv): SmokeOptions {
@@ -153,18 +177,20 @@ export function smokeOptions(args: readonly string[], env: NodeJS.ProcessEnv): S
     args: [...args],
     options: {
       url: { type: 'string' },
+      outputs: { type: 'string' },
       user: { type: 'string' },
       profile: { type: 'string' },
       timeout: { type: 'string' },
       expect: { type: 'string' },
     },
   });
-  const url = values.url ?? env.LEADS_URL;
+  const url =
+    values.url ?? (values.outputs ? apiUrlFromOutputs(values.outputs) : undefined) ?? env.LEADS_URL;
   const user = values.user ?? env.LEADS_USER;
   const profile = values.profile ?? env.LEADS_SMOKE_PROFILE;
   const password = env.LEADS_PASSWORD;
   const missing = [
-    !url && '--url (or LEADS_URL)',
+    !url && '--url (or --outputs, or LEADS_URL)',
     !user && '--user (or LEADS_USER)',
     !password && 'LEADS_PASSWORD',
     !profile && '--profile (or LEADS_SMOKE_PROFILE)',

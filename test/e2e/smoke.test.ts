@@ -5,6 +5,9 @@
  * HTTP, delivered by the worker to the sandbox), and it fails, naming the step, when something
  * is wrong.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SmokeError, smoke, smokeOptions } from '../../scripts/smoke.ts';
 import { DEMO_CLIENTS, DEMO_SECRETS } from '../helpers/lead-fixtures.ts';
@@ -102,5 +105,34 @@ describe('the smoke test (scripts/smoke.ts) against the local runtime', () => {
     expect(() => smokeOptions(['--url', rt.url, '--user', 'ops'], {})).toThrow(
       /missing LEADS_PASSWORD, --profile \(or LEADS_SMOKE_PROFILE\)/,
     );
+  });
+
+  it("takes the URL from the deploy's outputs file (--outputs cdk-outputs.json), as the deploy workflow runs it", () => {
+    // Prepare
+    const dir = mkdtempSync(join(tmpdir(), 'smoke-outputs-'));
+    const outputs = join(dir, 'cdk-outputs.json');
+    const none = join(dir, 'none.json');
+    writeFileSync(
+      outputs,
+      JSON.stringify({ 'leads-prod': { ApiUrl: 'https://abc.example/prod/', LeadQueueUrl: 'q' } }),
+    );
+    writeFileSync(none, JSON.stringify({ 'leads-prod': { LeadQueueUrl: 'q' } }));
+    const env = { LEADS_USER: 'ops', LEADS_PASSWORD: 'secret', LEADS_SMOKE_PROFILE: 'site' };
+
+    try {
+      // Act
+      const options = smokeOptions(['--outputs', outputs], env);
+
+      // Assess
+      expect(options.url).toBe('https://abc.example/prod/');
+      expect(() => smokeOptions(['--outputs', none], env)).toThrow(
+        /no stack with an ApiUrl output/,
+      );
+      expect(() => smokeOptions(['--outputs', join(dir, 'absent.json')], env)).toThrow(
+        /cannot read it/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

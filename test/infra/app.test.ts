@@ -190,7 +190,8 @@ describe('cdk-nag on the house constructs', () => {
     const fn = new NodeFunction(stack, 'Intake', { entry: 'test/fixtures/functions/hello.ts' });
     secrets.grantRead(fn, 'upstream', 'profiles');
     api.addRoute({ method: 'GET', path: '/health' });
-    api.addRoute({ method: 'POST', path: '/leads/{profile}' }, fn);
+    // As the stack routes: to the function's live alias.
+    api.addRoute({ method: 'POST', path: '/leads/{profile}' }, fn.live);
 
     // Act
     const found = synthViolations(app);
