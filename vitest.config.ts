@@ -7,6 +7,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // What the code under test prints (the Powertools Logger's lines included, rerouted by the
+    // setup file) is shown for failing tests only; `npx vitest run --silent=false` shows it all.
+    setupFiles: ['test/helpers/output-per-test.ts'],
+    silent: 'passed-only',
+    // The default reporter, plus what tests measured (reportResult, test/helpers/results.ts).
+    reporters: ['./test/helpers/results-reporter.ts'],
     env: {
       POWERTOOLS_DEV: 'false',
       POWERTOOLS_LOG_LEVEL: 'WARN',

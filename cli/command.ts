@@ -32,5 +32,7 @@ export interface Command {
   options?: Options;
   /** Positional arguments after the command's words: [least, most]. Default [0, 0]. */
   positionals?: readonly [number, number];
+  /** It prints text only (what another program says): `--json` is refused, not ignored. */
+  textOnly?: boolean;
   run(context: CommandContext, input: CommandInput): Promise<void>;
 }

@@ -1,23 +1,28 @@
 /**
- * `npm run leads -- <command> [options]`: the operator CLI over the gateway's admin routes.
+ * `leads <command> [options]` (package.json's bin, bin/leads.js; `npm run -s leads -- <command>`
+ * in the repository): the operator CLI over the gateway's admin routes.
  *
- *   npm run leads -- list [--status parked] [--all]     leads that wait for an operator
- *   npm run leads -- show <leadId>
- *   npm run leads -- retry <leadId>
- *   npm run leads -- replay
- *   npm run leads -- refresh                             the debtors report, now
- *   npm run leads -- upstream [--upstream <name>]        circuit, pace and backlog per account
- *   npm run leads -- config validate|diff|push FILE      the configuration store (npm run config)
- *   npm run leads -- config rollback FILE [--to N]
+ *   leads list [--status parked] [--all]     leads that wait for an operator
+ *   leads show <leadId>
+ *   leads retry <leadId>
+ *   leads replay
+ *   leads refresh                             the debtors report, now
+ *   leads upstream [--upstream <name>]        circuit, pace and backlog per account
+ *   leads config validate|diff|push FILE      the configuration store (npm run config)
+ *   leads config rollback FILE [--to N]
+ *   leads help [<command>], <command> --help, --version
  *
  * Global options: `--url` (default LEADS_URL, else http://127.0.0.1:3000, what `npm start`
- * serves), `--user` (default LEADS_USER), `--json` (the gateway's answers as JSON). The password
- * is read from LEADS_PASSWORD only, so that it stays out of the shell history and the process
- * list; it is never printed. Exit codes: 0 done, 1 the gateway refused or could not be reached,
- * 2 a wrong command line. Commands live in cli/commands/.
+ * serves), `--user` (default LEADS_USER), `--json` (the gateway's answers as JSON, and nothing
+ * else on stdout: messages go to stderr, so `leads list --json | jq` reads clean JSON). The
+ * password is read from LEADS_PASSWORD only, so that it stays out of the shell history and the
+ * process list; it is never printed. Exit codes: 0 done (help and --version included), 1 the
+ * gateway refused or could not be reached, 2 a wrong command line. Commands live in
+ * cli/commands/.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import pkg from '../package.json' with { type: 'json' };
 import { ApiClient } from './client.ts';
 import type { Command, Options } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
@@ -30,24 +35,50 @@ const GLOBAL_OPTIONS = {
   user: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const satisfies Options;
+
+/** How the commands are written in usage lines: `npm run -s leads -- list`, or `leads list`. */
+const PROGRAM = 'npm run -s leads --';
 
 /** Global options that take a value, skipped when looking for the command's words. */
 const TAKES_VALUE = new Set(['--url', '--user']);
 
+const GLOBAL_HELP = [
+  `--url      the gateway (default LEADS_URL, else ${DEFAULT_URL})`,
+  '--user     an API client with the admin role (default LEADS_USER)',
+  '--json     print the answers as JSON, and nothing else on stdout',
+  '--help     this help; <command> --help: the help of one command',
+  '--version  the version of the gateway this CLI belongs to',
+  'The password is read from LEADS_PASSWORD, never from the command line.',
+];
+
 function help(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.usage.length));
   return [
-    'usage: npm run leads -- <command> [--url <gateway>] [--user <name>] [--json]',
+    `usage: ${PROGRAM} <command> [--url <gateway>] [--user <name>] [--json]`,
+    '       leads <command> ...  (the same command from the bin: npx --no-install leads, or npm link)',
     '',
     'commands:',
     ...commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
     '',
-    `--url   the gateway (default LEADS_URL, else ${DEFAULT_URL})`,
-    '--user  an API client with the admin role (default LEADS_USER)',
-    '--json  print the answers as JSON',
-    'The password is read from LEADS_PASSWORD, never from the command line.',
+    ...GLOBAL_HELP,
   ].join('\n');
+}
+
+function commandHelp(command: Command): string {
+  return [`usage: ${PROGRAM} ${command.usage}`, command.summary, '', ...GLOBAL_HELP].join('\n');
+}
+
+/** Where the words are (command names and positionals), skipping options and their values. */
+function wordsAt(args: readonly string[]): number[] {
+  const words: number[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (TAKES_VALUE.has(arg)) i += 1;
+    else if (!arg.startsWith('-')) words.push(i);
+  }
+  return words;
 }
 
 /** The command whose words start the command line (global options may come first). */
@@ -55,13 +86,7 @@ function findCommand(
   args: readonly string[],
   commands: readonly Command[],
 ): { command: Command; rest: string[] } | undefined {
-  const words: number[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (TAKES_VALUE.has(arg)) i += 1;
-    else if (arg.startsWith('-')) continue;
-    else words.push(i);
-  }
+  const words = wordsAt(args);
   const byLength = [...commands].sort(
     (a, b) => b.name.split(' ').length - a.name.split(' ').length,
   );
@@ -73,6 +98,24 @@ function findCommand(
     }
   }
   return undefined;
+}
+
+/**
+ * A command line that names no command: the help (`help`, `--help`, nothing at all; `help
+ * <command>` and `config --help` narrow it to those commands), the version, or a usage error.
+ */
+function withoutCommand(args: readonly string[], commands: readonly Command[]): string {
+  const words = wordsAt(args).map((at) => args[at] as string);
+  const asked = words[0] === 'help' ? words.slice(1) : words;
+  const wantsHelp = words[0] === 'help' || args.some((a) => a === '--help' || a === '-h');
+  if (!wantsHelp && args.some((a) => a === '--version' || a === '-v')) return pkg.version;
+  if (args.length === 0 || (wantsHelp && asked.length === 0)) return help(commands);
+  if (asked.length === 0) throw usageError('no command given');
+  const under = commands.filter((c) => asked.every((word, n) => c.name.split(' ')[n] === word));
+  if (!wantsHelp || under.length === 0) {
+    throw usageError(`unknown command: ${asked.join(' ')}`);
+  }
+  return under.length === 1 ? commandHelp(under[0] as Command) : help(under);
 }
 
 export interface MainOptions {
@@ -94,12 +137,8 @@ export async function main(args: readonly string[], options: MainOptions = {}): 
   try {
     const found = findCommand(args, commands);
     if (!found) {
-      const wantsHelp = args.length === 0 || args.some((a) => ['help', '--help', '-h'].includes(a));
-      if (wantsHelp) {
-        io.out(help(commands));
-        return 0;
-      }
-      throw usageError(`unknown command: ${args.filter((a) => !a.startsWith('-')).join(' ')}`);
+      io.out(withoutCommand(args, commands));
+      return 0;
     }
     const { command, rest } = found;
     let parsed: ReturnType<typeof parseArgs>;
@@ -111,17 +150,20 @@ export async function main(args: readonly string[], options: MainOptions = {}): 
         strict: true,
       });
     } catch (error) {
-      throw usageError(`${(error as Error).message}\nusage: npm run leads -- ${command.usage}`);
+      throw usageError(`${(error as Error).message}\nusage: ${PROGRAM} ${command.usage}`);
     }
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.out(`usage: npm run leads -- ${command.usage}\n${command.summary}`);
+    if (values.help || values.version) {
+      io.out(values.help ? commandHelp(command) : pkg.version);
       return 0;
     }
     json = values.json === true;
+    if (json && command.textOnly) {
+      throw usageError(`${command.name} prints text only: --json does not apply to it`);
+    }
     const [least, most] = command.positionals ?? [0, 0];
     if (positionals.length < least || positionals.length > most) {
-      throw usageError(`usage: npm run leads -- ${command.usage}`);
+      throw usageError(`usage: ${PROGRAM} ${command.usage}`);
     }
     const url = (values.url as string | undefined) ?? env.LEADS_URL ?? DEFAULT_URL;
     if (!URL.canParse(url) || !/^https?:/.test(url)) {
@@ -152,11 +194,23 @@ export async function main(args: readonly string[], options: MainOptions = {}): 
     io.err(`error: ${error.message}`);
     for (const detail of error.details) io.err(`  ${detail}`);
     if (error.exitCode === 2 && !error.message.startsWith('usage:')) {
-      io.err('(npm run leads -- help lists the commands)');
+      io.err(`(${PROGRAM} help lists the commands)`);
     }
     return error.exitCode;
   }
 }
 
+/**
+ * This process's command line, as `leads` (bin/leads.js) and `tsx cli/leads.ts` run it. A reader
+ * that closes the pipe early (`leads list --json | head`) ends it quietly, not with a stack.
+ */
+export async function runFromProcess(): Promise<void> {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+  process.exitCode = await main(process.argv.slice(2));
+}
+
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename;
-if (isMain) process.exitCode = await main(process.argv.slice(2));
+if (isMain) await runFromProcess();

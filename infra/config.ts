@@ -14,10 +14,22 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { type Settings, settingsSchema } from '../functions/config/config-aws.ts';
-import { unknownKeyProblems } from '../functions/config/config-keys.ts';
-import { accountProblems, PROFILE_NAME, profileSchema } from '../functions/config/config-schema.ts';
-import { describeConfigIssue } from '../functions/config/secrets-aws.ts';
-import { issuePath } from '../functions/domain/json.ts';
+import { checkConfiguration } from '../functions/config/config-check.ts';
+import {
+  type ConfigProblem,
+  INVALID_JSON_HEADING,
+  inFile,
+  invalidHeading,
+  jsonSyntaxMessage,
+  NOT_AN_OBJECT,
+  problemLine,
+  SECRET_IN_DEPLOY_FILE,
+  UNREADABLE_HEADING,
+  unreadableReason,
+} from '../functions/config/config-messages.ts';
+import { PROFILE_NAME, profileEntrySchema } from '../functions/config/config-parts.ts';
+import { PROFILE_RULES } from '../functions/config/profile-rules.ts';
+import { parseJson } from '../functions/domain/json.ts';
 import { SOURCE_NAMES, type SourceName, secretKeysOf } from '../functions/sources/registry.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..');
@@ -116,7 +128,11 @@ export interface DeployConfig {
   settings: Settings;
 }
 
-/** A deploy configuration that cannot be used; one problem a line. */
+/**
+ * A deploy configuration that cannot be used; one problem a line. The validation's refusals
+ * carry their heading (`heading`, worded by functions/config/config-messages.ts as every check
+ * of the configuration is); the others read `<summary> in <file>:`.
+ */
 export class DeployConfigError extends Error {
   override readonly name = 'DeployConfigError';
 
@@ -124,10 +140,20 @@ export class DeployConfigError extends Error {
     readonly file: string,
     readonly problems: readonly string[],
     summary = 'invalid deploy configuration',
+    heading = `${summary} in ${file}:`,
   ) {
-    super([`${summary} in ${file}:`, ...problems.map((p) => `  ${p}`)].join('\n'));
+    super([heading, ...problems.map((p) => `  ${p}`)].join('\n'));
+  }
+
+  /** The validation's refusal: the same lines as every check of the configuration. */
+  static of(file: string, problems: readonly ConfigProblem[], heading: string): DeployConfigError {
+    const lines = problems.map((p) => problemLine(p).slice(2));
+    return new DeployConfigError(file, lines, undefined, heading);
   }
 }
+
+/** The heading of a deploy file refused for the secret values it holds. */
+export const SECRET_VALUES_HEADING = (file: string) => `Valores secretos ${inFile(file)}:`;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -166,87 +192,59 @@ function secretValuesIn(raw: Record<string, unknown>): string[] {
 }
 
 /**
- * Checks a profile's non-secret fields with the full profile schema, the secret keys standing
- * in as placeholders, and returns the normalised profile without them.
+ * The deploy file as the validation reads its top level (functions/config/config-check.ts): its
+ * own keys, each profile as an object with a source (then checked alone, as everywhere).
  */
-function checkProfile(
-  name: string,
-  profile: { source: SourceName } & Record<string, unknown>,
-  problems: string[],
-): Settings['profiles'][string] | undefined {
-  const keys = secretKeysOf(profile.source);
-  const standIns = Object.fromEntries(keys.map((key) => [key, 'stand-in']));
-  const result = profileSchema.safeParse({ ...profile, ...standIns }, { reportInput: true });
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      problems.push(`profiles.${name}.${issuePath(issue.path)}: ${describeConfigIssue(issue)}`);
-    }
-    return undefined;
-  }
-  const settings: Record<string, unknown> = { ...result.data };
-  for (const key of keys) delete settings[key];
-  return settings as Settings['profiles'][string];
-}
+const deployFileSchema = z.object({
+  ...deployConfigSchema.shape,
+  profiles: z.record(z.string(), profileEntrySchema),
+});
 
 /**
  * Who hears the alarms: a real stage names an address (alarmEmail) or says why none
  * (noAlarmEmail), never both; without either its alarms would go to a topic nobody reads.
+ * Read from the file as written, so that it is said beside the file's other problems.
  */
-function alarmRecipientProblems(config: {
-  stage: string;
-  alarmEmail?: string | undefined;
-  noAlarmEmail?: string | undefined;
-}): string[] {
-  if (config.alarmEmail !== undefined && config.noAlarmEmail !== undefined) {
-    return ['noAlarmEmail: give alarmEmail or noAlarmEmail, not both'];
+function alarmRecipientProblems(raw: Record<string, unknown>): ConfigProblem[] {
+  if (raw.alarmEmail !== undefined && raw.noAlarmEmail !== undefined) {
+    return [{ field: 'noAlarmEmail', message: 'dê alarmEmail ou noAlarmEmail, não os dois' }];
   }
-  if (config.stage === EXAMPLE_STAGE || config.alarmEmail !== undefined) return [];
-  if (config.noAlarmEmail !== undefined) return [];
+  if (typeof raw.stage !== 'string' || raw.stage === EXAMPLE_STAGE) return [];
+  if (raw.alarmEmail !== undefined || raw.noAlarmEmail !== undefined) return [];
   return [
-    `alarmEmail: required for stage "${config.stage}": the address that gets the alarms (SNS asks it to confirm once), or set noAlarmEmail to the reason nobody is e-mailed (you subscribe the AlarmTopicArn output yourself)`,
+    {
+      field: 'alarmEmail',
+      message: `é obrigatório no stage "${raw.stage}": o endereço que recebe os alarmes (o SNS pede a confirmação uma vez), ou então noAlarmEmail com o motivo de ninguém receber e-mail (a saída AlarmTopicArn assinada de outro jeito)`,
+    },
   ];
 }
 
-/** Validates an already-parsed deploy configuration; `file` only names the source in errors. */
-export function parseDeployConfig(raw: unknown, file = 'deploy configuration'): DeployConfig {
-  if (!isObject(raw)) throw new DeployConfigError(file, ['must be a JSON object']);
+/**
+ * Validates an already-parsed deploy configuration: no secret value, then every check of the
+ * configuration (the same as the functions' and `npm start`'s) and who hears the alarms.
+ * `file` names it in errors.
+ */
+export function parseDeployConfig(raw: unknown, file = 'configuração de deploy'): DeployConfig {
+  const heading = invalidHeading(inFile(file));
+  if (!isObject(raw))
+    throw DeployConfigError.of(file, [{ field: '', message: NOT_AN_OBJECT }], heading);
   const secrets = secretValuesIn(raw);
   if (secrets.length > 0) {
-    throw new DeployConfigError(
-      file,
-      secrets.map(
-        (path) =>
-          `${path}: secret values do not belong in a deploy configuration; the stack reads them from Secrets Manager (docs/deploy.md)`,
-      ),
-      'secret values',
-    );
+    const problems = secrets.map((field) => ({ field, message: SECRET_IN_DEPLOY_FILE }));
+    throw DeployConfigError.of(file, problems, SECRET_VALUES_HEADING(file));
   }
-  const result = deployConfigSchema.safeParse(raw, { reportInput: true });
-  if (!result.success) {
-    throw new DeployConfigError(
-      file,
-      result.error.issues.map(
-        (i) => `${issuePath(i.path) || '(top level)'}: ${describeConfigIssue(i)}`,
-      ),
-    );
+  const checked = checkConfiguration(raw, {
+    keys: deployConfigSchema,
+    shape: deployFileSchema,
+    rules: PROFILE_RULES,
+    secrets: 'elsewhere',
+  });
+  const alarms = alarmRecipientProblems(raw);
+  if (!checked.ok || alarms.length > 0) {
+    const problems = [...(checked.ok ? [] : checked.problems), ...alarms];
+    throw DeployConfigError.of(file, problems, heading);
   }
-  const config = result.data;
-  // Keys no part of the code reads (a `default` typo for `defaults`), with the closest known one.
-  const problems: string[] = unknownKeyProblems(
-    settingsSchema,
-    { upstream: raw.upstream, upstreams: raw.upstreams, profiles: raw.profiles },
-    { profileSchema },
-  ).map((p) => `${p.field}: ${p.message}`);
-  const profiles: Settings['profiles'] = {};
-  for (const [name, profile] of Object.entries(config.profiles)) {
-    const checked = checkProfile(name, profile, problems);
-    if (checked) profiles[name] = checked;
-  }
-  for (const problem of accountProblems({ ...config, profiles })) {
-    problems.push(`${problem.field}: ${problem.message}`);
-  }
-  problems.push(...alarmRecipientProblems(config));
-  if (problems.length > 0) throw new DeployConfigError(file, problems);
+  const config = checked.value;
   return {
     stage: config.stage,
     secretsPrefix: config.secretsPrefix ?? `leads/${config.stage}`,
@@ -258,7 +256,7 @@ export function parseDeployConfig(raw: unknown, file = 'deploy configuration'): 
     settings: {
       upstream: config.upstream,
       ...(config.upstreams !== undefined && { upstreams: config.upstreams }),
-      profiles,
+      profiles: checked.profiles as Settings['profiles'],
       delivery: config.delivery,
       report: config.report,
     },
@@ -271,18 +269,21 @@ export function loadDeployConfig(path: string): DeployConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new DeployConfigError(
-      path,
-      [`cannot read the file (${code})`],
-      'no deploy configuration',
-    );
+    const problem = { field: '', message: unreadableReason(error) };
+    throw DeployConfigError.of(path, [problem], UNREADABLE_HEADING(path));
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch (error) {
-    throw new DeployConfigError(path, [(error as Error).message], 'invalid JSON');
+  } catch {
+    // The local file's parser words the same mistake the same way (line, column).
+    let message = 'não é JSON';
+    try {
+      parseJson(text);
+    } catch (error) {
+      message = jsonSyntaxMessage(text, error);
+    }
+    throw DeployConfigError.of(path, [{ field: '', message }], INVALID_JSON_HEADING(path));
   }
   return parseDeployConfig(raw, path);
 }

@@ -13,7 +13,8 @@
  *    - Allowed: the proxy event's `requestContext.authorizer` gets `principalId` and the
  *      result's context (values as strings, as REST APIs pass them).
  *
- * The 401 is the UNAUTHORIZED gateway response the stack configures (status, headers, body);
+ * The 401 is the UNAUTHORIZED gateway response the stack configures (status, headers, the body
+ * by the request's Accept: templates);
  * the other refusals keep API Gateway's default bodies, like the local gateway's other errors.
  * API Gateway's result cache is not emulated: every request asks the authorizer.
  */
@@ -35,7 +36,13 @@ export type AuthorizerHandler = Handler<
 export interface GatewayAnswer {
   statusCode: number;
   headers: Record<string, string>;
+  /** The body (as JSON) without `templates`. */
   body: unknown;
+  /**
+   * The body by media type (a gateway response's `responseTemplates`), chosen by the request's
+   * Accept as API Gateway chooses (local/gateway-responses.ts, selectTemplate).
+   */
+  templates?: Readonly<Record<string, string>>;
 }
 
 export interface GatewayAuthorizer {

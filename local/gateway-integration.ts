@@ -10,13 +10,19 @@
 
 import { inspect } from 'node:util';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-lambda';
+import { header } from '../functions/kernel/apigateway-event.ts';
 import {
   type AuthorizerHandler,
   type GatewayAuthorizer,
   runAuthorizer,
 } from './gateway-authorizer.ts';
 import { type GatewayRequest, toProxyEvent } from './gateway-event.ts';
-import { checkProxyResult, gatewayResponse, INTERNAL_ERROR } from './gateway-responses.ts';
+import {
+  answerFor,
+  checkProxyResult,
+  gatewayResponse,
+  INTERNAL_ERROR,
+} from './gateway-responses.ts';
 import type { MatchedRoute } from './gateway-routing.ts';
 import { createLambdaContext, invokeHandler, LambdaTimeoutError } from './lambda-context.ts';
 
@@ -160,9 +166,8 @@ export async function invokeRoute(
   if (route.authorizer) {
     const outcome = await runAuthorizer(route.authorizer, event);
     if (!outcome.allowed) {
-      const { statusCode, body, headers } = outcome.answer;
       if (outcome.problem) ctx.log(`${route.functionName}: ${outcome.problem}`);
-      return gatewayResponse(statusCode, body, undefined, headers);
+      return answerFor(outcome.answer, header(event, 'accept'));
     }
     event.requestContext.authorizer = outcome.context;
   }

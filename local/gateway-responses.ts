@@ -3,7 +3,8 @@
  * APIGatewayProxyResult is checked for the shape API Gateway accepts (else 502), its `headers`
  * and `multiValueHeaders` merged, WWW-Authenticate and the framing headers remapped or dropped.
  * The gateway's own answers (gateway responses: unknown route, 413, 502, 504, the authorizer's
- * refusals) are built here too and keep their headers as they are.
+ * refusals) are built here too and keep their headers as they are; a gateway response with
+ * templates by media type answers the one the request's Accept picks (selectTemplate).
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { UNKNOWN_ROUTE } from '../functions/kernel/routes.ts';
@@ -95,6 +96,51 @@ export function gatewayResponse(
     body: JSON.stringify(body),
   };
   GATEWAY_ANSWERS.add(result);
+  return result;
+}
+
+/**
+ * The template API Gateway picks for a response by the request's Accept header, as AWS documents
+ * it for mapping templates: only the first media type of Accept counts (parameters dropped);
+ * without an Accept header it is `application/json`; a media type no template has gets the
+ * first template.
+ */
+export function selectTemplate(
+  templates: Readonly<Record<string, string>>,
+  accept: string | undefined,
+): { mediaType: string; body: string } | undefined {
+  const first = (accept ?? '').split(',')[0]?.split(';')[0]?.trim().toLowerCase() || '';
+  const wanted = first || 'application/json';
+  const key =
+    Object.keys(templates).find((type) => type.toLowerCase() === wanted) ??
+    Object.keys(templates)[0];
+  const body = key === undefined ? undefined : templates[key];
+  return key === undefined || body === undefined ? undefined : { mediaType: key, body };
+}
+
+/**
+ * A gateway response as the client gets it: its headers, and its body for this Accept, labelled
+ * with the chosen template's media type unless the response sets its own Content-Type.
+ */
+export function answerFor(
+  answer: GatewayAnswer,
+  accept: string | undefined,
+  errorType?: string,
+): APIGatewayProxyResult {
+  const chosen = answer.templates ? selectTemplate(answer.templates, accept) : undefined;
+  const result = gatewayResponse(answer.statusCode, answer.body, errorType, answer.headers);
+  if (chosen !== undefined) {
+    result.body = chosen.body;
+    const named = Object.keys(answer.headers).some((name) => name.toLowerCase() === 'content-type');
+    if (!named) {
+      const headers = Object.fromEntries(
+        Object.entries(result.headers ?? {}).filter(
+          ([name]) => name.toLowerCase() !== 'content-type',
+        ),
+      );
+      result.headers = { ...headers, 'Content-Type': `${chosen.mediaType}; charset=UTF-8` };
+    }
+  }
   return result;
 }
 

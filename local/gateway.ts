@@ -31,6 +31,7 @@
 import { createServer, type Server } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { UNAUTHORIZED_TEMPLATES } from '../functions/kernel/refusal-page.ts';
 import {
   BASIC_AUTH,
   FUNCTIONS,
@@ -143,7 +144,12 @@ export function routesFromTable(
     basic = {
       load: handlerLoader<AuthorizerHandler>(root, spec.entry),
       identityHeader: BASIC_AUTH.identityHeader,
-      unauthorized: { statusCode, headers: { ...headers }, body },
+      unauthorized: {
+        statusCode,
+        headers: { ...headers },
+        body,
+        templates: UNAUTHORIZED_TEMPLATES,
+      },
       functionName: BASIC_AUTH.authorizer,
       timeoutSeconds: spec.timeoutSeconds,
       memoryMb: spec.memoryMb,

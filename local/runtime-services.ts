@@ -7,15 +7,16 @@
  * order; a port in use or a store that cannot start is a StartupError.
  */
 import { mkdirSync } from 'node:fs';
-import type { LocalWatchOptions } from '../functions/admin/watch/service-local.ts';
 import { type ConfigError, setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
 import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
+import { ENV } from '../functions/kernel/env.ts';
 import { setLocalServices } from '../functions/kernel/local-services.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { localErasureSalt } from '../functions/ledger/erasure-salt-local.ts';
 import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
 import { LOCAL_QUEUE_TABLE_DEFINITION } from '../functions/ledger/lead-queue-local.ts';
+import type { LocalWatchOptions } from '../functions/watch/service-local.ts';
 import { startLocalDynamo } from './dynamodb-local.ts';
 import { createGateway, DEPLOYED_UNKNOWN_ROUTE, routesFromTable } from './gateway.ts';
 import {
@@ -61,7 +62,7 @@ export async function stopAll(running: Running): Promise<void> {
 /** The data folder, and the process settings the in-process handlers read. */
 export function prepareProcess(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true });
-  process.env.LEADS_RUNTIME = 'local';
+  process.env[ENV.runtime] = 'local';
   // The AWS SDK warns on Node 20 about its releases from 2027; locally it only talks to dynalite,
   // and the deployed functions run on Node 24. The warning would be noise on every start.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -206,7 +207,7 @@ export async function startBackground(
   running.push({ name: 'report-refresher', stop: () => refresher.stop() });
 
   // The quiet-profile watch: an hourly look for profiles whose leads stopped (a log warning).
-  const { startLocalWatch } = await import('../functions/admin/watch/service-local.ts');
+  const { startLocalWatch } = await import('../functions/watch/service-local.ts');
   const watch = startLocalWatch(options.watch);
   running.push({ name: 'quiet-profile-watch', stop: () => watch.stop() });
   return lookupPermission;

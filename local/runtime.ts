@@ -9,10 +9,11 @@
  * - runtime-config.ts: the configuration pointed at the local upstream, reloaded on change;
  * - runtime-services.ts: the start-up steps and the running list that stops them.
  */
-import type { LocalWatchOptions } from '../functions/admin/watch/service-local.ts';
+
 import { type ConfigError, loadConfigFile } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
 import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
+import type { LocalWatchOptions } from '../functions/watch/service-local.ts';
 import { reloadConfig } from './runtime-config.ts';
 import type { LocalEnv } from './runtime-env.ts';
 import {

@@ -12,7 +12,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const FLOWS = ['intake', 'delivery', 'report', 'admin', 'authorizer', 'openapi'] as const;
+export const FLOWS = [
+  'intake',
+  'delivery',
+  'report',
+  'admin',
+  'watch',
+  'authorizer',
+  'openapi',
+] as const;
 export const MODULES = ['kernel', 'config', 'ledger', 'upstream', 'sources'] as const;
 
 /** Files that adapt the use cases to AWS or to the local runtime: they may import AWS. */

@@ -3,9 +3,12 @@
  * (AWS AppConfig) and its secrets (Secrets Manager). The clients are passed in, so tests drive it
  * with aws-sdk-client-mock. See docs/configuration.md.
  *
- * - validate FILE: the deploy configuration checked with the functions' own rules (the schema,
- *   unknown keys with the closest known one, every profile against its source, the accounts'
- *   references); nothing is sent anywhere.
+ * - validate FILE: the deploy configuration checked with the configuration's own checks
+ *   (functions/config/config-check.ts: unknown keys with the closest known one, the schema, every
+ *   profile against its source, the accounts' references, the branch rule), worded as the
+ *   store's validator function and `npm start` word them; nothing is sent anywhere.
+ * - validate --local FILE: a local configuration file (LEADS_CONFIG, secrets included) checked
+ *   exactly as `npm start` and its reloads check it, offline.
  * - push FILE: validate, create the secrets a new account or profile needs (placeholders to fill
  *   in), store the settings as a new version and deploy it; AppConfig's validators check it
  *   again before any function sees it, and functions pick it up within a minute.
@@ -29,14 +32,20 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { Settings } from '../functions/config/config-aws.ts';
-import { accountsOf } from '../functions/config/config-schema.ts';
+import { loadConfigFile } from '../functions/config/config-local.ts';
+import { accountsOf, type Config } from '../functions/config/config-schema.ts';
 import { PROFILE_RULES } from '../functions/config/profile-rules.ts';
 import { SECRET_PLACEHOLDER, secretNames } from '../functions/config/secrets-aws.ts';
 import {
   InvalidSettingsError,
   validateSettingsText,
 } from '../functions/config/validator/validate.ts';
-import { type DeployConfig, loadDeployConfig } from '../infra/config.ts';
+import {
+  type DeployConfig,
+  DeployConfigError,
+  loadDeployConfig,
+  SECRET_VALUES_HEADING,
+} from '../infra/config.ts';
 import { configStoreNames, SETTINGS_PROFILE } from '../infra/constructs/config-store.ts';
 import { profileSecretsOf } from '../infra/constructs/leads-secrets.ts';
 
@@ -52,24 +61,59 @@ export interface ConfigClients {
 
 /** The deploy configuration in FILE, validated as the functions and the store's validator do. */
 export function validateFile(file: string): DeployConfig {
-  const deploy = loadDeployConfig(file);
   try {
+    const deploy = loadDeployConfig(file);
     validateSettingsText(JSON.stringify(deploy.settings), PROFILE_RULES);
+    return deploy;
   } catch (error) {
     if (error instanceof InvalidSettingsError) {
       throw new ConfigCommandError(`${file}: ${error.message}`);
     }
+    if (
+      error instanceof DeployConfigError &&
+      error.message.startsWith(SECRET_VALUES_HEADING(file))
+    ) {
+      throw new ConfigCommandError(`${error.message}\n${LOCAL_HINT(file)}`);
+    }
     throw error;
   }
-  return deploy;
 }
 
-/** One line about a valid configuration: what it holds and its size in the store. */
+/** What a refusal for secret values suggests: the file may be a local one. */
+const LOCAL_HINT = (file: string) =>
+  `Se ${file} é uma configuração local (a de npm start, com segredos): npm run config -- validate --local ${file}`;
+
+/** One line about a valid deploy configuration: what it holds and its size in the store. */
 export function summary(deploy: DeployConfig): string {
   const accounts = accountsOf(deploy.settings).size;
   const profiles = Object.keys(deploy.settings.profiles).length;
   const bytes = Buffer.byteLength(JSON.stringify(deploy.settings));
-  return `stage ${deploy.stage}: ${accounts} account(s), ${profiles} profile(s), ${(bytes / 1024).toFixed(1)} KB of settings`;
+  return `stage ${deploy.stage}: ${accounts} conta(s), ${profiles} perfil(is), ${(bytes / 1024).toFixed(1)} KB de configurações`;
+}
+
+/** One line about a valid local configuration. */
+export function localSummary(config: Config): string {
+  const accounts = accountsOf(config).size;
+  const profiles = Object.keys(config.profiles).length;
+  return `${accounts} conta(s), ${profiles} perfil(is), ${config.clients.length} cliente(s)`;
+}
+
+export const VALIDATE_USAGE = `usage: npm run config -- validate FILE          (a deploy configuration)
+       npm run config -- validate --local FILE  (a local configuration, as npm start reads it)`;
+
+/**
+ * `validate [--local] FILE`: the line to print for a valid file. A refusal throws: the local
+ * file's ConfigError (the very message `npm start` prints), or the deploy file's.
+ */
+export function validateCommand(args: readonly string[]): string {
+  const local = args.includes('--local');
+  const files = args.filter((arg) => arg !== '--local');
+  const [file] = files;
+  if (files.length !== 1 || file === undefined || file.startsWith('--')) {
+    throw new ConfigCommandError(VALIDATE_USAGE);
+  }
+  if (local) return `válida: ${localSummary(loadConfigFile(file))}`;
+  return `válida: ${summary(validateFile(file))}`;
 }
 
 interface StoreIds {

@@ -3,23 +3,91 @@
  * deploy (docs/configuration.md). FILE is the deploy configuration (config/deploy.<stage>.json).
  *
  *   validate FILE            check it with the functions' own rules; nothing is sent
+ *   validate --local FILE    check a local file (secrets allowed) as npm start does
  *   diff FILE                what push would change against the deployed version
  *   push FILE                create missing secrets, store and deploy a new version
  *   rollback FILE [--to N]   deploy an earlier version again (default: the one before)
  *   schema                   write config/schema.json and config/deploy.schema.json
+ *   help, --help, --version  this list, the version (exit code 0)
  *
- * AWS credentials and Region come from the usual places (AWS_PROFILE, AWS_REGION, ...).
+ * AWS credentials and Region come from the usual places (AWS_PROFILE, AWS_REGION, ...). Exit
+ * codes: 0 done, 1 refused or failed (the message on stderr), 2 a wrong command line.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { SECRET_PLACEHOLDER } from '../functions/config/secrets-aws.ts';
 import { DeployConfigError, REPO_ROOT } from '../infra/config.ts';
+import pkg from '../package.json' with { type: 'json' };
 import { schemaFiles } from './config-schema-files.ts';
-import { ConfigCommandError, diff, push, rollback, summary, validateFile } from './config-store.ts';
+import { ConfigCommandError, diff, push, rollback, validateCommand } from './config-store.ts';
 
 const USAGE = `usage: npm run config -- validate|diff|push FILE
+       npm run config -- validate --local FILE
        npm run config -- rollback FILE [--to VERSION]
        npm run config -- schema`;
+
+const HELP = `${USAGE}
+
+  validate FILE            check a deploy configuration with the functions' own rules (offline)
+  validate --local FILE    check a local configuration (secrets allowed), as npm start checks it
+  diff FILE                what push would change against the deployed settings
+  push FILE                create missing secrets, store and deploy the settings as a new version
+  rollback FILE [--to N]   deploy an earlier version again (default: the one before)
+  schema                   write config/schema.json and config/deploy.schema.json
+
+FILE is the deploy configuration (config/deploy.<stage>.json). AWS credentials and Region come
+from the usual places (AWS_PROFILE, AWS_REGION, ...). --help: this text; --version: the version.`;
+
+/** A wrong command line: the usage on stderr, exit code 2. */
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Which files each command takes: [least, most]. */
+const FILES: Record<string, readonly [number, number]> = {
+  validate: [1, 1],
+  diff: [1, 1],
+  push: [1, 1],
+  rollback: [1, 1],
+  schema: [0, 0],
+};
+
+const OPTIONS = {
+  to: { type: 'string' },
+  local: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+function parseLine(args: string[]) {
+  try {
+    return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
+  }
+}
+
+/** The command line, checked: the command, its file, `--to`; or what to print and stop. */
+function parse(
+  args: string[],
+): { command: string; file?: string; to?: string; local?: boolean } | { print: string } {
+  const { values, positionals } = parseLine(args);
+  const [command, ...files] = positionals;
+  if (values.help || command === 'help') return { print: HELP };
+  if (values.version) return { print: pkg.version };
+  if (command === undefined) throw new UsageError(USAGE);
+  const counts = FILES[command];
+  if (!counts) throw new UsageError(`unknown command "${command}"\n${USAGE}`);
+  if (files.length < counts[0] || files.length > counts[1]) throw new UsageError(USAGE);
+  if (values.to !== undefined && command !== 'rollback') {
+    throw new UsageError(`--to applies to rollback only\n${USAGE}`);
+  }
+  if (values.local && command !== 'validate') {
+    throw new UsageError(`--local applies to validate only\n${USAGE}`);
+  }
+  return { command, file: files[0], to: values.to, local: values.local === true };
+}
 
 async function clients() {
   const [{ AppConfigClient }, { SecretsManagerClient }] = await Promise.all([
@@ -34,7 +102,12 @@ function print(lines: readonly string[]): void {
 }
 
 async function main(args: string[]): Promise<void> {
-  const [command, file, ...rest] = args;
+  const line = parse(args);
+  if ('print' in line) {
+    print([line.print]);
+    return;
+  }
+  const { command, file = '', to, local } = line;
   if (command === 'schema') {
     for (const [name, schema] of Object.entries(schemaFiles())) {
       writeFileSync(join(REPO_ROOT, name), `${JSON.stringify(schema, null, 2)}\n`);
@@ -42,10 +115,9 @@ async function main(args: string[]): Promise<void> {
     }
     return;
   }
-  if (!command || !file) throw new ConfigCommandError(USAGE);
   switch (command) {
     case 'validate': {
-      print([`valid: ${summary(validateFile(file))}`]);
+      print([validateCommand([file, ...(local ? ['--local'] : [])])]);
       return;
     }
     case 'diff': {
@@ -68,8 +140,6 @@ async function main(args: string[]): Promise<void> {
       return;
     }
     case 'rollback': {
-      const toIndex = rest.indexOf('--to');
-      const to = toIndex >= 0 ? rest[toIndex + 1] : undefined;
       const result = await rollback(file, await clients(), to);
       print([
         ...result.changes,
@@ -77,8 +147,6 @@ async function main(args: string[]): Promise<void> {
       ]);
       return;
     }
-    default:
-      throw new ConfigCommandError(`unknown command "${command}"\n${USAGE}`);
   }
 }
 
@@ -88,5 +156,5 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   } else {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   }
-  process.exit(1);
+  process.exit(error instanceof UsageError ? 2 : 1);
 });

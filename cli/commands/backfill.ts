@@ -1,20 +1,7 @@
 /** `backfill`: recover a platform's leads of a period (POST /admin/backfill/{profile}). */
+import type { BackfillResult } from '../../functions/admin/admin.ts';
 import type { Command } from '../command.ts';
 import { fields, usageError } from '../output.ts';
-
-interface BackfillResult {
-  profile: string;
-  since: string;
-  until: string;
-  forms: string[];
-  found: number;
-  alreadyKnown: number;
-  new: number;
-  /** Leads erased at their person's request: not recorded again. */
-  erased?: number;
-  statuses: Record<string, number>;
-  more: boolean;
-}
 
 /** An ISO 8601 instant; a bare date (`2026-05-02`) is that day's midnight UTC. */
 function instant(option: string, value: string | undefined): string | undefined {

@@ -1,6 +1,7 @@
 /**
  * `config validate|diff|push|rollback FILE`: the deployed stack's settings in the configuration
- * store, run by `npm run config` (scripts/config.ts over scripts/config-store.ts,
+ * store (`validate --local FILE`: a local configuration file, checked as npm start does), run
+ * by `npm run config` (scripts/config.ts over scripts/config-store.ts,
  * docs/configuration.md) in a child process with the same environment (AWS credentials and
  * Region from the usual places). These commands talk to AWS, not to the gateway: --url and
  * --user do not apply.
@@ -11,6 +12,8 @@ import type { Command } from '../command.ts';
 import { CliError } from '../output.ts';
 
 const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'config.ts');
+/** tsx from this repository's node_modules, whatever directory `leads` runs in. */
+const TSX = import.meta.resolve('tsx');
 
 /** Runs `npm run config -- ...args`; its lines go to the CLI's output, its failure is ours. */
 export function runConfigScript(
@@ -19,7 +22,7 @@ export function runConfigScript(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, ...args], {
+    const child = spawn(process.execPath, ['--import', TSX, SCRIPT, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -53,6 +56,7 @@ function configCommand(verb: string, summary: string, extra = ''): Command {
     summary,
     usage: `config ${verb} FILE${extra}`,
     positionals: [1, 1],
+    textOnly: true,
     ...(extra && { options: { to: { type: 'string' } } }),
     async run({ io }, { values, positionals }) {
       const to = values.to as string | undefined;
@@ -61,8 +65,22 @@ function configCommand(verb: string, summary: string, extra = ''): Command {
   };
 }
 
+/** `config validate [--local] FILE`: `--local` checks a local file (secrets allowed) as npm start does. */
+const validateCommand: Command = {
+  ...configCommand(
+    'validate',
+    "Check a deploy configuration with the functions' own rules (offline)",
+  ),
+  summary: "Check a configuration with the functions' own rules (offline; --local: a local file)",
+  usage: 'config validate [--local] FILE',
+  options: { local: { type: 'boolean' } },
+  async run({ io }, { values, positionals }) {
+    await runConfigScript(['validate', ...(values.local ? ['--local'] : []), ...positionals], io);
+  },
+};
+
 export const CONFIG_COMMANDS: readonly Command[] = [
-  configCommand('validate', "Check a deploy configuration with the functions' own rules (offline)"),
+  validateCommand,
   configCommand('diff', 'What push would change against the deployed settings'),
   configCommand('push', 'Store and deploy the settings as a new version (creates missing secrets)'),
   configCommand('rollback', 'Deploy an earlier version of the settings again', ' [--to VERSION]'),

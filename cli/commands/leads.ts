@@ -1,35 +1,20 @@
 /** The lead commands: list, show, retry, replay (the admin routes, docs/operations.md). */
+import type {
+  AdminLeadView,
+  LeadDetail,
+  LeadListing,
+  ReplayResult,
+  RetryResult,
+} from '../../functions/admin/admin.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { clip, fields, table, usageError } from '../output.ts';
-
-/** GET /admin/leads/{leadId} (and each lead of a listing). */
-interface AdminLead {
-  leadId: string;
-  profile: string;
-  status: string;
-  idProspect?: number | string;
-  attempts: number;
-  tries?: number;
-  nextAttemptAt?: string;
-  lastError?: string;
-  reason?: string;
-  receivedAt: string;
-  deliveredAt?: string;
-  messages?: string[];
-  upstream?: { circuit: { state: string; reason?: string; nextProbeAt?: string } };
-}
-
-interface LeadList {
-  leads: AdminLead[];
-  cursor?: string;
-}
 
 /** The statuses `GET /admin/leads?status=` takes. */
 export const LEAD_STATUSES = ['queued', 'delivered', 'rejected', 'dead', 'test', 'parked'] as const;
 /** `list` without --status: the leads that wait for an operator. */
 export const NEEDS_AN_OPERATOR = ['parked', 'dead', 'rejected'] as const;
 
-function leadRows(leads: readonly AdminLead[]): string[][] {
+function leadRows(leads: readonly AdminLeadView[]): string[][] {
   return leads.map((lead) => [
     lead.leadId,
     lead.status,
@@ -64,7 +49,7 @@ export const list: Command = {
     const limit = values.limit as string | undefined;
     if (limit !== undefined && !/^\d+$/.test(limit)) throw usageError('--limit must be a number');
     const statuses = status ? [status] : [...NEEDS_AN_OPERATOR];
-    const leads: AdminLead[] = [];
+    const leads: AdminLeadView[] = [];
     let cursor: string | undefined;
     for (const wanted of statuses) {
       let next = status ? (values.cursor as string | undefined) : undefined;
@@ -72,7 +57,7 @@ export const list: Command = {
         const query = new URLSearchParams({ status: wanted });
         if (limit) query.set('limit', limit);
         if (next) query.set('cursor', next);
-        const { body } = await api().request<LeadList>('GET', `/admin/leads?${query}`);
+        const { body } = await api().request<LeadListing>('GET', `/admin/leads?${query}`);
         leads.push(...body.leads);
         next = body.cursor;
       } while (next && values.all);
@@ -98,7 +83,7 @@ export const show: Command = {
   positionals: [1, 1],
   async run({ api, io, json }, { positionals }) {
     const [leadId] = positionals as [string];
-    const { body: lead } = await api().request<AdminLead>('GET', leadPath(leadId));
+    const { body: lead } = await api().request<LeadDetail>('GET', leadPath(leadId));
     if (json) {
       io.out(JSON.stringify(lead, null, 2));
       return;
@@ -124,7 +109,7 @@ export const show: Command = {
 };
 
 /** The circuit of a lead on its way, in one line; undefined for a settled lead. */
-function circuitLine(circuit: NonNullable<AdminLead['upstream']>['circuit'] | undefined) {
+function circuitLine(circuit: NonNullable<LeadDetail['upstream']>['circuit'] | undefined) {
   if (!circuit) return undefined;
   if (circuit.state === 'closed') return 'answering';
   const why = circuit.reason ? ` (${circuit.reason})` : '';
@@ -139,10 +124,7 @@ export const retry: Command = {
   positionals: [1, 1],
   async run({ api, io, json }, { positionals }) {
     const [leadId] = positionals as [string];
-    const { body } = await api().request<{ leadId: string; status: string; note?: string }>(
-      'POST',
-      `${leadPath(leadId)}/retry`,
-    );
+    const { body } = await api().request<RetryResult>('POST', `${leadPath(leadId)}/retry`);
     if (json) {
       io.out(JSON.stringify(body, null, 2));
       return;
@@ -150,14 +132,6 @@ export const retry: Command = {
     io.out(`lead ${body.leadId} is queued for delivery now${body.note ? ` (${body.note})` : ''}`);
   },
 };
-
-interface ReplayResult {
-  requeued: number;
-  skipped: number;
-  more: boolean;
-  redrive: { status: string; moved?: number; toMove?: number };
-  note?: string;
-}
 
 function describeRedrive(redrive: ReplayResult['redrive']): string {
   switch (redrive.status) {

@@ -5,9 +5,15 @@
  * refresher, reconciler, watch) do not load the sources' schemas, and with them the sources,
  * the mapping and libphonenumber-js, to know an account (docs/performance.md).
  */
-import type { IssueDetail } from '../domain/json.ts';
+
+import type { NamedBranch } from '../domain/branch-match.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import type { Reach } from '../kernel/scope.ts';
+import {
+  type ConfigProblem,
+  defaultAccountClashMessage,
+  unknownAccountMessage,
+} from './config-messages.ts';
 import { DEFAULT_REPORT, type ReportConfig } from './config-parts.ts';
 
 /** What the account model needs of a configuration (the file, or the deployed settings). */
@@ -38,23 +44,22 @@ export function accountsOf<U>(
  * What the schema cannot check alone: `default` is not named twice, and every profile and
  * client names accounts that exist.
  */
-export function accountProblems<U>(config: AccountsInput<U>): IssueDetail[] {
-  const problems: IssueDetail[] = [];
+export function accountProblems<U>(config: AccountsInput<U>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
   const named = Object.keys(config.upstreams ?? {});
   if (named.includes(DEFAULT_ACCOUNT)) {
     problems.push({
       field: `upstreams.${DEFAULT_ACCOUNT}`,
-      message: `"${DEFAULT_ACCOUNT}" is the account of "upstream" (and "report"): give this one another name`,
+      message: defaultAccountClashMessage(DEFAULT_ACCOUNT),
     });
   }
   const known = new Set([DEFAULT_ACCOUNT, ...named]);
-  const list = [...known].map((name) => `"${name}"`).join(', ');
   for (const [name, profile] of Object.entries(config.profiles)) {
     const account = accountOfProfile(profile);
     if (!known.has(account)) {
       problems.push({
         field: `profiles.${name}.upstream`,
-        message: `names the account "${account}", which is not configured (accounts: ${list})`,
+        message: unknownAccountMessage(account, [...known]),
       });
     }
   }
@@ -63,7 +68,7 @@ export function accountProblems<U>(config: AccountsInput<U>): IssueDetail[] {
       if (!known.has(account)) {
         problems.push({
           field: `clients.${index}.upstreams`,
-          message: `names the account "${account}", which is not configured (accounts: ${list})`,
+          message: unknownAccountMessage(account, [...known]),
         });
       }
     }
@@ -97,4 +102,40 @@ export function reachOfProfile(profile: ReachInput): Reach {
   const branches = new Set([fallback]);
   for (const form of Object.values(profile.forms ?? {})) branches.add(form?.idBranch ?? fallback);
   return { account, branches: [...branches].sort((a, b) => a - b) };
+}
+
+/** What the named branches are read from: each account's `branches`. */
+type BranchesOf = {
+  branches?: Record<string, { name: string; aliases?: string[] | undefined }> | undefined;
+};
+
+/**
+ * Every account's named branches (`branches` of `upstream` and of each `upstreams.<name>`), as the
+ * branch matcher and the console read them.
+ */
+export function namedBranchesOf<U extends BranchesOf>(
+  config: Pick<AccountsInput<U>, 'upstream' | 'upstreams' | 'report'>,
+): NamedBranch[] {
+  return [...accountsOf(config)].flatMap(([account, settings]) =>
+    Object.entries(settings.branches ?? {}).map(([id, branch]) => ({
+      idBranch: Number(id),
+      account,
+      name: branch.name,
+      ...(branch.aliases && { aliases: branch.aliases }),
+    })),
+  );
+}
+
+/** The accounts of a configuration as written that name at least one branch. */
+export function accountsNamingBranches(raw: unknown): Set<string> {
+  const named = new Set<string>();
+  const record = (value: unknown) =>
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  const names = (value: unknown) => Object.keys(record(record(value)?.branches) ?? {}).length > 0;
+  const top = record(raw);
+  if (names(top?.upstream)) named.add(DEFAULT_ACCOUNT);
+  for (const [name, account] of Object.entries(record(top?.upstreams) ?? {})) {
+    if (names(account)) named.add(name);
+  }
+  return named;
 }

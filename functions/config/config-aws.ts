@@ -19,14 +19,21 @@ import * as z from 'zod/mini';
 import { issuePath } from '../domain/json.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { ENV } from '../kernel/env.ts';
-import { accountOfProfile, accountProblems, accountsOf } from './config-accounts.ts';
+import {
+  accountOfProfile,
+  accountProblems,
+  accountsOf,
+  namedBranchesOf,
+} from './config-accounts.ts';
 import { unknownKeyProblems } from './config-keys.ts';
+import { describeConfigIssue, invalidHeading, problemReport } from './config-messages.ts';
 import {
   accountName,
   DEFAULT_DELIVERY,
   DEFAULT_REPORT,
   type DeliveryConfig,
   deliveryConfigSchema,
+  profileEntrySchema,
   type ReportConfig,
   reportConfigSchema,
   upstreamConfigSchema,
@@ -36,7 +43,6 @@ import type { ConfigSource } from './config-source.ts';
 import {
   AwsConfigError,
   clientsFromSecret,
-  describeConfigIssue,
   type Locate,
   pickKeys,
   secretNamesFrom,
@@ -64,14 +70,7 @@ export const settingsSchema = z.object({
       z.extend(accountSettings, { report: z._default(reportConfigSchema, DEFAULT_REPORT) }),
     ),
   ),
-  profiles: z.record(
-    z.string(),
-    z.looseObject({
-      source: z.string(),
-      upstream: z.optional(accountName),
-      secretName: z.optional(z.string()),
-    }),
-  ),
+  profiles: z.record(z.string(), profileEntrySchema),
   delivery: z._default(deliveryConfigSchema, DEFAULT_DELIVERY),
   report: z._default(reportConfigSchema, DEFAULT_REPORT),
 });
@@ -80,27 +79,35 @@ export type SettingsInput = z.input<typeof settingsSchema>;
 
 /** The store's name for where the settings come from, in error messages. */
 export const SETTINGS_WHERE = 'the configuration store (AppConfig)';
+/** The same place in the heading of settings refused (config-messages.ts). */
+export const SETTINGS_PLACE = 'no repositório de configurações (AppConfig)';
 
 /**
  * Validates settings as functions use them: the schema, unknown keys (in profiles too when
- * `profileSchema` is given), and the accounts' cross references. Throws AwsConfigError naming
- * each problem; `where` names the source.
+ * `profileSchema` is given), and the accounts' cross references, worded as every check of the
+ * configuration is (config-messages.ts). Throws AwsConfigError naming each problem.
+ *
+ * Looser than the store's validator (validator/validate.ts), which a new version must pass:
+ * profiles are checked in full when read (`profile()`), and the branch rule is the validator's
+ * only, so that a version stored before a rule existed keeps the functions running.
  */
 export function parseSettings(
   raw: unknown,
-  where = SETTINGS_WHERE,
   profileSchema?: ProfileRules['profileSchema'],
 ): Settings {
   const unknown = unknownKeyProblems(settingsSchema, raw, profileSchema ? { profileSchema } : {});
   const result = settingsSchema.safeParse(raw, { reportInput: true });
-  const lines = [
-    ...unknown.map((p) => `  ${p.field}: ${p.message}`),
+  const problems = [
+    ...unknown,
     ...(result.success
-      ? accountProblems(result.data).map((p) => `  ${p.field}: ${p.message}`)
-      : result.error.issues.map((i) => `  ${issuePath(i.path)}: ${describeConfigIssue(i)}`)),
+      ? accountProblems(result.data)
+      : result.error.issues.map((i) => ({
+          field: issuePath(i.path),
+          message: describeConfigIssue(i),
+        }))),
   ];
-  if (lines.length > 0 || !result.success) {
-    throw new AwsConfigError([`${where} holds invalid settings:`, ...lines].join('\n'));
+  if (problems.length > 0 || !result.success) {
+    throw new AwsConfigError(problemReport(invalidHeading(SETTINGS_PLACE), problems));
   }
   return result.data;
 }
@@ -148,9 +155,9 @@ function locateIn(secretName: string, secretKeys: readonly string[], settingsPat
   return (path) => {
     const head = path[0];
     if (typeof head === 'string' && secretKeys.includes(head)) {
-      return `secret ${secretName} key "${issuePath(path)}"`;
+      return `segredo ${secretName}, chave "${issuePath(path)}"`;
     }
-    return `settings ${[settingsPath, issuePath(path)].filter(Boolean).join('.')}`;
+    return [settingsPath, issuePath(path)].filter(Boolean).join('.');
   };
 }
 
@@ -188,7 +195,7 @@ export function createAwsConfigSource(
     const raw = await load();
     if (last && raw === last.raw) return last.settings;
     try {
-      last = { raw, settings: parseSettings(raw, SETTINGS_WHERE, rules?.profileSchema) };
+      last = { raw, settings: parseSettings(raw, rules?.profileSchema) };
     } catch (error) {
       if (!(error instanceof AwsConfigError) || !last) throw error;
       options.onInvalidSettings?.(error);
@@ -216,7 +223,7 @@ export function createAwsConfigSource(
       return validate(
         upstreamConfigSchema,
         { ...settings, ...secret },
-        `upstream ${name}`,
+        `da conta "${name}"`,
         locateIn(secretName, UPSTREAM_SECRET_KEYS, path),
       );
     },
@@ -239,14 +246,14 @@ export function createAwsConfigSource(
       const keys = secretKeysOf(base.source);
       const settingsPath = `profiles.${name}`;
       if (keys.length === 0) {
-        return validate(profileSchema, base, `profile ${name}`, locateIn('', [], settingsPath));
+        return validate(profileSchema, base, `do perfil "${name}"`, locateIn('', [], settingsPath));
       }
       const secretName = names().profile(base.secretName ?? name);
       const secret = pickKeys(secretName, await secrets.read(secretName), keys);
       return validate(
         profileSchema,
         { ...base, ...secret },
-        `profile ${name}`,
+        `do perfil "${name}"`,
         locateIn(secretName, keys, settingsPath),
       );
     },
@@ -280,6 +287,10 @@ export function createAwsConfigSource(
 
     async delivery(): Promise<DeliveryConfig> {
       return (await current()).delivery;
+    },
+
+    async branches() {
+      return namedBranchesOf(await current());
     },
 
     refresh(): void {

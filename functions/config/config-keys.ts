@@ -7,7 +7,7 @@
  * key; a root `$schema` (for editors) is allowed.
  */
 import type * as z from 'zod/mini';
-import type { IssueDetail } from '../domain/json.ts';
+import { type ConfigProblem, unknownKeyMessage } from './config-messages.ts';
 
 type AnySchema = z.ZodMiniType;
 
@@ -91,8 +91,8 @@ export function unknownKeyProblems(
   schema: AnySchema,
   input: unknown,
   options: UnknownKeyOptions = {},
-): IssueDetail[] {
-  const problems: IssueDetail[] = [];
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
 
   function walk(node: AnySchema, value: unknown, path: string[]): void {
     const target = unwrap(node);
@@ -110,12 +110,9 @@ export function unknownKeyProblems(
             }
           } else walk(field, child, [...path, key]);
         } else if (!loose && !(path.length === 0 && key === '$schema')) {
-          const suggestion = closestKey(key, known);
           problems.push({
             field: [...path, key].join('.'),
-            message: suggestion
-              ? `unknown key: did you mean "${suggestion}"?`
-              : `unknown key (known here: ${known.join(', ')})`,
+            message: unknownKeyMessage(closestKey(key, known), known),
           });
         }
       }

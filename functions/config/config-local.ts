@@ -8,71 +8,71 @@
  * localConfigSource(), at each call, so a reloaded file takes effect at once.
  */
 import { readFileSync } from 'node:fs';
-import { describeIssues, type IssueDetail, parseJson } from '../domain/json.ts';
+import { parseJson } from '../domain/json.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { secretKeysOf } from '../sources/registry.ts';
-import { unknownKeyProblems } from './config-keys.ts';
+import { checkConfiguration } from './config-check.ts';
+import {
+  type ConfigProblem,
+  INVALID_JSON_HEADING,
+  inFile,
+  invalidHeading,
+  jsonSyntaxMessage,
+  problemReport,
+  UNREADABLE_HEADING,
+  unreadableReason,
+} from './config-messages.ts';
 import {
   accountOfProfile,
-  accountProblems,
   accountsOf,
   type Config,
+  configFileSchema,
   configSchema,
-  profileSchema,
+  namedBranchesOf,
 } from './config-schema.ts';
 import { type ConfigSource, ConfigurationError, type ProfileSettings } from './config-source.ts';
+import { PROFILE_RULES } from './profile-rules.ts';
 
-/** A configuration file that cannot be used; the message says where and why, one problem a line. */
+/**
+ * A configuration file that cannot be used; the message says where and why, one problem a line
+ * (config-messages.ts), the same at start-up, at a reload and from `npm run config -- validate
+ * --local`.
+ */
 export class ConfigError extends ConfigurationError {
   override readonly name = 'ConfigError';
 
   constructor(
     readonly file: string,
-    readonly problems: readonly IssueDetail[],
-    summary = 'Invalid configuration',
+    readonly problems: readonly ConfigProblem[],
+    heading = invalidHeading(inFile(file)),
   ) {
-    super(
-      [
-        `${summary} in ${file}:`,
-        ...problems.map((p) => (p.field ? `  ${p.field}: ${p.message}` : `  ${p.message}`)),
-      ].join('\n'),
-    );
+    super(problemReport(heading, problems));
   }
-}
-
-/** 1-based line and column of a character offset. */
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset).split('\n');
-  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
 function parseConfigText(text: string, file: string): unknown {
   try {
     return parseJson(text);
   } catch (error) {
-    let message = error instanceof Error ? error.message : String(error);
-    const position = /\s*at position (\d+)/.exec(message);
-    if (position?.[1]) {
-      const { line, column } = lineAndColumn(text, Number(position[1]));
-      message = `${message.replace(position[0], '')} (line ${line}, column ${column})`;
-    }
-    throw new ConfigError(file, [{ field: '', message }], 'Invalid JSON');
+    const message = jsonSyntaxMessage(text, error);
+    throw new ConfigError(file, [{ field: '', message }], INVALID_JSON_HEADING(file));
   }
 }
 
 /**
- * Validates already-parsed configuration: unknown keys (with the closest known one), the
- * schema, and the accounts' cross references. `file` only names the source in errors.
+ * Validates already-parsed configuration (config-check.ts: unknown keys with the closest known
+ * one, the schema, each profile against its source, the accounts' references and the branch
+ * rule). `file` only names the source in errors.
  */
-export function parseConfig(input: unknown, file = 'configuration'): Config {
-  const unknown = unknownKeyProblems(configSchema, input, { profileSchema });
-  const result = configSchema.safeParse(input, { reportInput: true });
-  const problems = [
-    ...unknown,
-    ...(result.success ? accountProblems(result.data) : describeIssues(result.error.issues)),
-  ];
-  if (problems.length > 0 || !result.success) throw new ConfigError(file, problems);
-  return result.data;
+export function parseConfig(input: unknown, file = 'configuração'): Config {
+  const checked = checkConfiguration(input, {
+    keys: configSchema,
+    shape: configFileSchema,
+    rules: PROFILE_RULES,
+    secrets: 'file',
+  });
+  if (!checked.ok) throw new ConfigError(file, checked.problems);
+  return { ...checked.value, profiles: checked.profiles };
 }
 
 /** Reads and validates a JSON configuration file; throws ConfigError on any problem. */
@@ -81,14 +81,8 @@ export function loadConfigFile(path: string): Config {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT'
-        ? 'the file does not exist'
-        : code === 'EISDIR'
-          ? 'it is a directory, not a file'
-          : `the file cannot be read (${code ?? String(error)})`;
-    throw new ConfigError(path, [{ field: '', message: reason }], 'Cannot read the configuration');
+    const problem = { field: '', message: unreadableReason(error) };
+    throw new ConfigError(path, [problem], UNREADABLE_HEADING(path));
   }
   return parseConfig(parseConfigText(text, path), path);
 }
@@ -131,6 +125,7 @@ export function createLocalConfigSource(config: Config): ConfigSource {
       ),
     report: async (name = DEFAULT_ACCOUNT) => account(name).report,
     delivery: async () => config.delivery,
+    branches: async () => namedBranchesOf(config),
   };
 }
 
@@ -166,5 +161,6 @@ export function localConfigSource(): ConfigSource {
     report: async (account) => current().report(account),
     profileSettings: async () => current().profileSettings(),
     delivery: async () => current().delivery(),
+    branches: async () => current().branches(),
   };
 }

@@ -5,11 +5,26 @@
  * (admin, report, refresher) stay free of the sources' code.
  */
 import * as z from 'zod/mini';
+import { accountName } from '../kernel/accounts.ts';
 import { nonEmpty, secretText } from '../kernel/client-schema.ts';
 
 export { ACCOUNT_NAME, accountName, DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 
-const positive = z.number().check(z.positive('must be greater than 0'));
+const positive = z.number().check(z.positive('deve ser maior que 0'));
+
+/**
+ * An account's branches by name (`"branches": {"2": {"name": "Moema", "aliases": ["Unid. Moema"]}}`):
+ * a lead answering "Qual unidade?" with one of them goes to that branch, and to this account
+ * (domain/branch-match.ts); the console offers them by name. Keys are the branches' `idBranch`.
+ */
+export const branchNamesSchema = z.record(
+  z.string().check(z.regex(/^[1-9]\d*$/, 'a chave é o idBranch da unidade, um número')),
+  z.strictObject({
+    name: nonEmpty,
+    aliases: z.optional(z.array(nonEmpty)),
+  }),
+);
+export type BranchNames = z.infer<typeof branchNamesSchema>;
 
 export const upstreamConfigSchema = z.object({
   baseUrl: z.url(),
@@ -21,13 +36,15 @@ export const upstreamConfigSchema = z.object({
   timeoutMs: z._default(z.int().check(z.positive()), 10_000),
   /** The name production gives the seed's `tokenPartner` field (`tokenGympass`). */
   partnerTokenField: z._default(z.enum(['tokenPartner', 'tokenGympass']), 'tokenPartner'),
+  /** The account's branches by name (branchNamesSchema). */
+  branches: z.optional(branchNamesSchema),
 });
 export type UpstreamConfig = z.infer<typeof upstreamConfigSchema>;
 
 /** How delivery gives up on a lead (docs/operations.md, "The delivery engine"). */
 export const deliveryConfigSchema = z.object({
   /** Failures of a lead's own (the upstream serving others meanwhile) before it is dead. */
-  maxAttempts: z._default(z.int().check(z.gte(1, 'must be at least 1')), 8),
+  maxAttempts: z._default(z.int().check(z.gte(1, 'deve ser no mínimo 1')), 8),
   /**
    * How long a lead may wait to be delivered, whatever the reason, before it is dead (an alarm
    * fires long before: WaitingLeadsAlarm). Fits inside the lead queue's retention (4 days).
@@ -36,8 +53,8 @@ export const deliveryConfigSchema = z.object({
     z
       .number()
       .check(
-        z.positive('must be greater than 0'),
-        z.lte(96, 'must be at most 96 (the queue keeps messages 4 days)'),
+        z.positive('deve ser maior que 0'),
+        z.lte(96, 'deve ser no máximo 96 (a fila guarda as mensagens 4 dias)'),
       ),
     72,
   ),
@@ -46,7 +63,7 @@ export const deliveryConfigSchema = z.object({
    * than needed; docs/privacy.md). The reconciler redacts them.
    */
   personalDataDays: z._default(
-    z.int().check(z.gte(1, 'must be at least 1'), z.lte(3650, 'must be at most 3650')),
+    z.int().check(z.gte(1, 'deve ser no mínimo 1'), z.lte(3650, 'deve ser no máximo 3650')),
     30,
   ),
 });
@@ -57,7 +74,19 @@ export const DEFAULT_DELIVERY: DeliveryConfig = {
   personalDataDays: 30,
 };
 
+/** A profile's name, which is its URL (`/leads/<name>`). */
 export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/**
+ * A profile as the configuration's top level reads it: an object with a source, an account and a
+ * secret name. Each profile is then checked in full against its source's schema, one by one
+ * (config-check.ts), and by name (PROFILE_NAME), the same way in every configuration.
+ */
+export const profileEntrySchema = z.looseObject({
+  source: z.string(),
+  upstream: z.optional(accountName),
+  secretName: z.optional(z.string()),
+});
 
 /** An IANA time zone name Node knows (`America/Sao_Paulo`). */
 const timeZone = z.string().check(
@@ -70,13 +99,13 @@ const timeZone = z.string().check(
         return false;
       }
     },
-    { message: 'must be an IANA time zone such as "America/Sao_Paulo"' },
+    { message: 'deve ser um fuso horário IANA, como "America/Sao_Paulo"' },
   ),
 );
 
 export const reportConfigSchema = z.object({
   branches: z.array(z.int().check(z.positive())),
-  refreshSeconds: z._default(z.int().check(z.gte(60, 'must be at least 60')), 900),
+  refreshSeconds: z._default(z.int().check(z.gte(60, 'deve ser no mínimo 60')), 900),
   /** The gym's time zone: "today" for days overdue and ageing. */
   timeZone: z._default(timeZone, 'America/Sao_Paulo'),
 });

@@ -8,11 +8,13 @@ import * as z from 'zod/mini';
 import { accountName } from '../kernel/accounts.ts';
 import { clientSchema } from '../kernel/client-schema.ts';
 import { SOURCES, type SourceName } from '../sources/registry.ts';
+import { profileNameMessage } from './config-messages.ts';
 import {
   DEFAULT_DELIVERY,
   DEFAULT_REPORT,
   deliveryConfigSchema,
   PROFILE_NAME,
+  profileEntrySchema,
   reportConfigSchema,
   upstreamAccountSchema,
   upstreamConfigSchema,
@@ -24,6 +26,7 @@ export {
   accountOfProfile,
   accountProblems,
   accountsOf,
+  namedBranchesOf,
 } from './config-accounts.ts';
 export {
   DEFAULT_ACCOUNT,
@@ -52,6 +55,10 @@ export const profileSchema = z.discriminatedUnion(
 export type Profile = z.infer<typeof profileSchema>;
 export type { SourceName };
 
+/**
+ * The whole file: what editors check it with (config/schema.json) and the type of a valid one.
+ * The loader (config-check.ts) checks it with `configFileSchema` and then each profile alone.
+ */
 export const configSchema = z.object({
   /** The account `default` (with `report`). */
   upstream: upstreamConfigSchema,
@@ -59,9 +66,7 @@ export const configSchema = z.object({
   upstreams: z.optional(z.record(accountName, upstreamAccountSchema)),
   clients: z.array(clientSchema),
   profiles: z.record(
-    z
-      .string()
-      .check(z.regex(PROFILE_NAME, 'profile names are lower-case letters, digits, - and _')),
+    z.string().check(z.regex(PROFILE_NAME, profileNameMessage(undefined))),
     profileSchema,
   ),
   delivery: z._default(deliveryConfigSchema, DEFAULT_DELIVERY),
@@ -69,3 +74,12 @@ export const configSchema = z.object({
   report: z._default(reportConfigSchema, DEFAULT_REPORT),
 });
 export type Config = z.infer<typeof configSchema>;
+
+/**
+ * The file as the loader checks it first: the same keys, each profile as a `profileEntrySchema`
+ * only; config-check.ts then checks each profile's name and source settings, as it does for the
+ * deployed settings, so that a profile's problems read the same in every configuration.
+ */
+export const configFileSchema = z.extend(configSchema, {
+  profiles: z.record(z.string(), profileEntrySchema),
+});

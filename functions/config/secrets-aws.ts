@@ -5,9 +5,10 @@
  * Errors name the secret and key at fault, never a secret's value.
  */
 import type * as z from 'zod/mini';
-import { describeIssue, issuePath } from '../domain/json.ts';
+import { issuePath } from '../domain/json.ts';
 import { type Client, clientSchema } from '../kernel/client-schema.ts';
 import { ENV } from '../kernel/env.ts';
+import { describeConfigIssue } from './config-messages.ts';
 import type { ConfigSource } from './config-source.ts';
 import { ConfigurationError } from './config-source.ts';
 
@@ -41,32 +42,6 @@ export function secretNames(prefix: string) {
 /** A configuration that cannot be used as deployed; the message names what to fix. */
 export class AwsConfigError extends ConfigurationError {
   override readonly name = 'AwsConfigError';
-}
-
-const EXPECTED: Record<string, string> = {
-  number: 'a number',
-  int: 'an integer',
-  string: 'a string',
-  boolean: 'true or false',
-  array: 'an array',
-  object: 'an object',
-};
-
-/**
- * A configuration issue in words that never quote the value that was checked (it may be a
- * secret). Parse with `reportInput: true` so a missing key reads "is required".
- */
-export function describeConfigIssue(issue: z.core.$ZodIssue): string {
-  const untouched = issue.message === 'Invalid input';
-  if (issue.code === 'invalid_key' && issue.issues[0]) return describeConfigIssue(issue.issues[0]);
-  if (issue.code === 'invalid_type' && untouched) {
-    const expected = EXPECTED[issue.expected] ?? issue.expected;
-    return issue.input === undefined ? `is required (${expected})` : `must be ${expected}`;
-  }
-  if (issue.code === 'too_small' && untouched && issue.origin === 'number') {
-    return `must be ${issue.inclusive ? 'at least' : 'greater than'} ${String(issue.minimum)}`;
-  }
-  return describeIssue({ ...issue, input: undefined });
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {
@@ -106,7 +81,10 @@ export function pickKeys(
 /** Says where a problem at a path of the checked value comes from. */
 export type Locate = (path: readonly PropertyKey[]) => string;
 
-/** Validates a merged part; `locate` names the secret key or setting behind each issue. */
+/**
+ * Validates a merged part; `what` says which (`do perfil "site"`), `locate` names the secret
+ * key or setting behind each issue (config-messages.ts words the issue).
+ */
 export function validate<T>(
   schema: z.ZodMiniType<T>,
   input: unknown,
@@ -116,7 +94,7 @@ export function validate<T>(
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const lines = result.error.issues.map((i) => `  ${locate(i.path)}: ${describeConfigIssue(i)}`);
-  throw new AwsConfigError([`invalid ${what} configuration:`, ...lines].join('\n'));
+  throw new AwsConfigError([`Configuração inválida ${what}:`, ...lines].join('\n'));
 }
 
 export interface SecretReader {
@@ -185,8 +163,8 @@ export function clientsFromSecret(name: string, value: unknown): Client[] {
     throw new AwsConfigError(`secret ${name} must hold a JSON array of clients`);
   }
   const clients = value.map((client, index) => {
-    const parsed = validate(clientSchema, client, 'clients', (path) =>
-      [`secret ${name} client ${index}`, issuePath(path)].filter(Boolean).join(' '),
+    const parsed = validate(clientSchema, client, 'dos clientes', (path) =>
+      [`segredo ${name}, cliente ${index}`, issuePath(path)].filter(Boolean).join(' '),
     );
     if (parsed.password !== undefined || parsed.passwordHash === undefined) {
       throw new AwsConfigError(

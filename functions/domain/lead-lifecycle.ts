@@ -2,7 +2,8 @@
  * The lead lifecycle: the statuses a lead goes through, which transition may move it from which
  * status, the error a refused transition raises, and lead ids. Pure: the ledger
  * (functions/ledger/) stores leads by these rules; delivery, the reconciler and the admin routes
- * move them.
+ * move them. Which status a captured lead starts in, and how long its dedup key recognises it,
+ * is lead-arrival.ts's.
  *
  * | operation       | allowed from                                        | to          |
  * |-----------------|-----------------------------------------------------|-------------|

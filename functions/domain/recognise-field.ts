@@ -227,6 +227,27 @@ function isIdWord(word: string): boolean {
   );
 }
 
+/** The kinds of input a form builder names its fields after (`text-374`, `textarea-12`). */
+const INPUT_KINDS: ReadonlySet<string> = new Set([
+  'text',
+  'textarea',
+  'txt',
+  'textfield',
+  'string',
+]);
+
+/**
+ * Whether an answer's key and label say nothing about it: generated ids and input kinds only
+ * (Contact Form 7's `text-374`, `field_6f8642e`, `q3`), no label a person read.
+ */
+export function saysNothing(answer: LeadAnswer): boolean {
+  return [answer.key, answer.label ?? ''].every((text) =>
+    joinWords(fieldWords(text)).every(
+      (word) => FILLERS.has(word) || isIdWord(word) || INPUT_KINDS.has(word),
+    ),
+  );
+}
+
 // ---- exact aliases ----------------------------------------------------------------------------
 
 /** Whole keys, as words joined by `_`: the names the platforms and common forms use. */

@@ -114,7 +114,7 @@ export const FUNCTIONS = {
   },
   // No route: EventBridge Scheduler invokes it every hour (infra/constructs/delivery-observability.ts).
   watch: {
-    entry: 'functions/admin/watch/handler.ts',
+    entry: 'functions/watch/handler.ts',
     timeoutSeconds: 60,
     memoryMb: 256,
     description:
@@ -225,10 +225,23 @@ export const BASIC_AUTH = {
    * remembers it for a few minutes (kernel/client-auth.ts).
    */
   resultsCacheTtlSeconds: 0,
-  /** The UNAUTHORIZED gateway response: the contract's error shape and a Basic challenge. */
+  /**
+   * The UNAUTHORIZED gateway response: a Basic challenge, and a body by the request's first
+   * Accept media type (refusal-page.ts, UNAUTHORIZED_TEMPLATES): `body`, the contract's error
+   * shape, for programs; a Portuguese page for a browser opening a page (`text/html`). No
+   * Content-Type is set here: the chosen template's media type labels the body, so programs
+   * keep `application/json` (the contract's errors are JSON); docs/report.md#wrong-password-pages
+   * says how to check both bodies after a deploy.
+   */
   unauthorized: {
     statusCode: 401,
-    headers: { 'WWW-Authenticate': 'Basic realm="leads", charset="UTF-8"' },
+    headers: {
+      'WWW-Authenticate': 'Basic realm="leads", charset="UTF-8"',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'no-referrer',
+    },
     body: {
       error: {
         code: 'unauthorized',

@@ -57,162 +57,198 @@ interface Item {
   receipt?: string;
 }
 
+/** The queue's table, what each operation below is given. */
+interface QueueTable {
+  db: DynamoDb;
+  TableName: string;
+  maxReceiveCount: number;
+}
+
 export function createLocalLeadQueue(options: {
   client: DynamoDb;
   tableName: string;
   maxReceiveCount: number;
 }): LocalLeadQueue {
-  const db = options.client;
-  const TableName = options.tableName;
-
-  async function scan(queue: Item['queue']): Promise<Item[]> {
-    const items: Item[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.scan({
-        TableName,
-        FilterExpression: '#queue = :queue',
-        ExpressionAttributeNames: { '#queue': 'queue' },
-        ExpressionAttributeValues: { ':queue': queue },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      });
-      items.push(...((page.Items ?? []) as Item[]));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return items;
-  }
-
-  /** Receipt handles name the message: `<id>.<random>`. */
-  const messageId = (receiptHandle: string) => receiptHandle.split('.')[0] ?? '';
-
-  return {
-    async send(leadId: string, sendOptions: LeadQueueSendOptions = {}) {
-      const now = Date.now();
-      const item: Item = {
-        id: `${now.toString(36)}-${randomBytes(6).toString('hex')}`,
-        leadId,
-        ...(sendOptions.version !== undefined && { version: sendOptions.version }),
-        queue: 'main',
-        visibleAt: now + (queueDelaySeconds(sendOptions.delaySeconds) ?? 0) * 1000,
-        receiveCount: 0,
-        sentAt: now,
-      };
-      await db.put({ TableName, Item: item });
-    },
-
-    async receive({ max, visibilityMs, now = Date.now() }) {
-      const visible = (await scan('main'))
-        .filter((item) => item.visibleAt <= now)
-        .sort((a, b) => a.sentAt - b.sentAt || a.id.localeCompare(b.id));
-      const received: LocalQueueMessage[] = [];
-      for (const item of visible) {
-        if (received.length >= max) break;
-        const toDead = item.receiveCount >= options.maxReceiveCount;
-        const receipt = `${item.id}.${randomBytes(8).toString('hex')}`;
-        try {
-          await db.update({
-            TableName,
-            Key: { id: item.id },
-            ConditionExpression: '#queue = :main AND visibleAt = :seen',
-            UpdateExpression: toDead
-              ? 'SET #queue = :dead REMOVE receipt'
-              : 'SET visibleAt = :hidden, receiveCount = receiveCount + :one, receipt = :receipt',
-            ExpressionAttributeNames: { '#queue': 'queue' },
-            ExpressionAttributeValues: toDead
-              ? { ':main': 'main', ':seen': item.visibleAt, ':dead': 'dead' }
-              : {
-                  ':main': 'main',
-                  ':seen': item.visibleAt,
-                  ':hidden': now + visibilityMs,
-                  ':one': 1,
-                  ':receipt': receipt,
-                },
-          });
-        } catch (error) {
-          if (isConditionFailed(error)) continue; // another worker took it
-          throw error;
-        }
-        if (!toDead) {
-          received.push({
-            id: item.id,
-            leadId: item.leadId,
-            ...(item.version !== undefined && { version: item.version }),
-            receiptHandle: receipt,
-            receiveCount: item.receiveCount + 1,
-            sentAt: item.sentAt,
-          });
-        }
-      }
-      return received;
-    },
-
-    async delete(receiptHandle) {
-      try {
-        await db.delete({
-          TableName,
-          Key: { id: messageId(receiptHandle) },
-          ConditionExpression: 'receipt = :receipt',
-          ExpressionAttributeValues: { ':receipt': receiptHandle },
-        });
-        return true;
-      } catch (error) {
-        if (isConditionFailed(error)) return false;
-        throw error;
-      }
-    },
-
-    async changeVisibility(receiptHandle, visibleInMs, now = Date.now()) {
-      try {
-        await db.update({
-          TableName,
-          Key: { id: messageId(receiptHandle) },
-          ConditionExpression: 'receipt = :receipt',
-          UpdateExpression: 'SET visibleAt = :visibleAt',
-          ExpressionAttributeValues: {
-            ':receipt': receiptHandle,
-            ':visibleAt': now + visibleInMs,
-          },
-        });
-        return true;
-      } catch (error) {
-        if (isConditionFailed(error)) return false;
-        throw error;
-      }
-    },
-
-    async depth() {
-      const [queued, dead] = await Promise.all([scan('main'), scan('dead')]);
-      const oldest = queued.reduce<number | undefined>(
-        (min, item) => (min === undefined || item.sentAt < min ? item.sentAt : min),
-        undefined,
-      );
-      return { queued: queued.length, dead: dead.length, ...(oldest && { oldestSentAt: oldest }) };
-    },
-
-    async redrive(now = Date.now()) {
-      let moved = 0;
-      for (const item of await scan('dead')) {
-        try {
-          await db.update({
-            TableName,
-            Key: { id: item.id },
-            ConditionExpression: '#queue = :dead',
-            UpdateExpression: 'SET #queue = :main, visibleAt = :now, receiveCount = :zero',
-            ExpressionAttributeNames: { '#queue': 'queue' },
-            ExpressionAttributeValues: {
-              ':dead': 'dead',
-              ':main': 'main',
-              ':now': now,
-              ':zero': 0,
-            },
-          });
-          moved += 1;
-        } catch (error) {
-          if (!isConditionFailed(error)) throw error;
-        }
-      }
-      return moved;
-    },
+  const table: QueueTable = {
+    db: options.client,
+    TableName: options.tableName,
+    maxReceiveCount: options.maxReceiveCount,
   };
+  return {
+    send: (leadId, sendOptions) => send(table, leadId, sendOptions),
+    receive: (receiveOptions) => receive(table, receiveOptions),
+    delete: (receiptHandle) => deleteMessage(table, receiptHandle),
+    changeVisibility: (receiptHandle, visibleInMs, now) =>
+      changeVisibility(table, receiptHandle, visibleInMs, now),
+    depth: () => depth(table),
+    redrive: (now) => redrive(table, now),
+  };
+}
+
+async function scan({ db, TableName }: QueueTable, queue: Item['queue']): Promise<Item[]> {
+  const items: Item[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.scan({
+      TableName,
+      FilterExpression: '#queue = :queue',
+      ExpressionAttributeNames: { '#queue': 'queue' },
+      ExpressionAttributeValues: { ':queue': queue },
+      ConsistentRead: true,
+      ExclusiveStartKey,
+    });
+    items.push(...((page.Items ?? []) as Item[]));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/** Receipt handles name the message: `<id>.<random>`. */
+const messageId = (receiptHandle: string) => receiptHandle.split('.')[0] ?? '';
+
+async function send(
+  { db, TableName }: QueueTable,
+  leadId: string,
+  sendOptions: LeadQueueSendOptions = {},
+): Promise<void> {
+  const now = Date.now();
+  const item: Item = {
+    id: `${now.toString(36)}-${randomBytes(6).toString('hex')}`,
+    leadId,
+    ...(sendOptions.version !== undefined && { version: sendOptions.version }),
+    queue: 'main',
+    visibleAt: now + (queueDelaySeconds(sendOptions.delaySeconds) ?? 0) * 1000,
+    receiveCount: 0,
+    sentAt: now,
+  };
+  await db.put({ TableName, Item: item });
+}
+
+async function receive(
+  table: QueueTable,
+  { max, visibilityMs, now = Date.now() }: { max: number; visibilityMs: number; now?: number },
+): Promise<LocalQueueMessage[]> {
+  const { db, TableName } = table;
+  const visible = (await scan(table, 'main'))
+    .filter((item) => item.visibleAt <= now)
+    .sort((a, b) => a.sentAt - b.sentAt || a.id.localeCompare(b.id));
+  const received: LocalQueueMessage[] = [];
+  for (const item of visible) {
+    if (received.length >= max) break;
+    const toDead = item.receiveCount >= table.maxReceiveCount;
+    const receipt = `${item.id}.${randomBytes(8).toString('hex')}`;
+    try {
+      await db.update({
+        TableName,
+        Key: { id: item.id },
+        ConditionExpression: '#queue = :main AND visibleAt = :seen',
+        UpdateExpression: toDead
+          ? 'SET #queue = :dead REMOVE receipt'
+          : 'SET visibleAt = :hidden, receiveCount = receiveCount + :one, receipt = :receipt',
+        ExpressionAttributeNames: { '#queue': 'queue' },
+        ExpressionAttributeValues: toDead
+          ? { ':main': 'main', ':seen': item.visibleAt, ':dead': 'dead' }
+          : {
+              ':main': 'main',
+              ':seen': item.visibleAt,
+              ':hidden': now + visibilityMs,
+              ':one': 1,
+              ':receipt': receipt,
+            },
+      });
+    } catch (error) {
+      if (isConditionFailed(error)) continue; // another worker took it
+      throw error;
+    }
+    if (!toDead) {
+      received.push({
+        id: item.id,
+        leadId: item.leadId,
+        ...(item.version !== undefined && { version: item.version }),
+        receiptHandle: receipt,
+        receiveCount: item.receiveCount + 1,
+        sentAt: item.sentAt,
+      });
+    }
+  }
+  return received;
+}
+
+async function deleteMessage(
+  { db, TableName }: QueueTable,
+  receiptHandle: string,
+): Promise<boolean> {
+  try {
+    await db.delete({
+      TableName,
+      Key: { id: messageId(receiptHandle) },
+      ConditionExpression: 'receipt = :receipt',
+      ExpressionAttributeValues: { ':receipt': receiptHandle },
+    });
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}
+
+async function changeVisibility(
+  { db, TableName }: QueueTable,
+  receiptHandle: string,
+  visibleInMs: number,
+  now = Date.now(),
+): Promise<boolean> {
+  try {
+    await db.update({
+      TableName,
+      Key: { id: messageId(receiptHandle) },
+      ConditionExpression: 'receipt = :receipt',
+      UpdateExpression: 'SET visibleAt = :visibleAt',
+      ExpressionAttributeValues: {
+        ':receipt': receiptHandle,
+        ':visibleAt': now + visibleInMs,
+      },
+    });
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}
+
+async function depth(
+  table: QueueTable,
+): Promise<{ queued: number; dead: number; oldestSentAt?: number }> {
+  const [queued, dead] = await Promise.all([scan(table, 'main'), scan(table, 'dead')]);
+  const oldest = queued.reduce<number | undefined>(
+    (min, item) => (min === undefined || item.sentAt < min ? item.sentAt : min),
+    undefined,
+  );
+  return { queued: queued.length, dead: dead.length, ...(oldest && { oldestSentAt: oldest }) };
+}
+
+async function redrive(table: QueueTable, now = Date.now()): Promise<number> {
+  const { db, TableName } = table;
+  let moved = 0;
+  for (const item of await scan(table, 'dead')) {
+    try {
+      await db.update({
+        TableName,
+        Key: { id: item.id },
+        ConditionExpression: '#queue = :dead',
+        UpdateExpression: 'SET #queue = :main, visibleAt = :now, receiveCount = :zero',
+        ExpressionAttributeNames: { '#queue': 'queue' },
+        ExpressionAttributeValues: {
+          ':dead': 'dead',
+          ':main': 'main',
+          ':now': now,
+          ':zero': 0,
+        },
+      });
+      moved += 1;
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+  return moved;
 }

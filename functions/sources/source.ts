@@ -92,7 +92,7 @@ export const profileCommon = {
   /**
    * Hours without a lead from this profile after which operators are alerted (a dropped webhook
    * subscription or a wrong secret at the platform look exactly like that); 0: never. Default
-   * 24 (functions/admin/watch/).
+   * 24 (functions/watch/).
    */
   quietHours: z.optional(z.int().check(z.minimum(0), z.maximum(24 * 90))),
 };

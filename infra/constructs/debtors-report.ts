@@ -241,6 +241,12 @@ export class DebtorsReport extends Construct {
       }),
     });
 
+    this.alarms = this.reportAlarms({ namespace, serviceName, refreshSeconds });
+  }
+
+  /** The refresh's alarms (module comment): failed, stale, dead letters, refresher errors. */
+  private reportAlarms(on: { namespace: string; serviceName: string; refreshSeconds: number }) {
+    const { namespace, serviceName, refreshSeconds } = on;
     const metric = (metricName: string, statistic: string, periodSeconds: number) =>
       new Metric({
         namespace,
@@ -250,7 +256,7 @@ export class DebtorsReport extends Construct {
         period: Duration.seconds(periodSeconds),
       });
     const failurePeriod = Math.min(wholeMinutes(refreshSeconds), MAX_ALARM_SPAN_SECONDS / 2);
-    this.alarms = {
+    return {
       refreshFailed: new Alarm(this, 'RefreshFailedAlarm', {
         alarmDescription:
           'A debtors report refresh failed: the last snapshot is still served, marked stale. See lastError in debtors/status.json (docs/report.md, Alarms).',

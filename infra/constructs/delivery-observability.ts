@@ -31,7 +31,7 @@
  * - intake refusing requests: ≥ REFUSAL_THRESHOLD LeadUnauthentic (401/403: a wrong secret or
  *   token at a platform, whose leads are then lost at the platform's side) in one period;
  * - intake errors: the intake function threw or timed out (Lambda Errors ≥ 1);
- * - quiet profiles: not an alarm. The watch function (functions/admin/watch/) runs every hour
+ * - quiet profiles: not an alarm. The watch function (functions/watch/) runs every hour
  *   (EventBridge Scheduler, on its `live` alias) and publishes to the topic itself, naming the profiles that received
  *   no lead for their `quietHours`: profiles change without a deploy, so per-profile alarms made
  *   at deploy would watch a stale list (and count against CloudFormation's limits). Its own
@@ -72,8 +72,8 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from '../../functions/admin/watch/alert-env.ts';
 import { METRICS } from '../../functions/kernel/metrics.ts';
+import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from '../../functions/watch/alert-env.ts';
 import type { LeadQueue } from './lead-queue.ts';
 import type { NodeFunction } from './node-function.ts';
 import { scheduledInvokeSettings, schedulerRole } from './scheduler-role.ts';
@@ -113,7 +113,7 @@ export const AUTH_FAILURE_THRESHOLD = 20;
 
 /** Refusals for credentials in one period that alarm: one stray probe is not worth an e-mail. */
 export const REFUSAL_THRESHOLD = 3;
-/** How often the quiet-profile watch runs (functions/admin/watch/quiet-profiles.ts agrees). */
+/** How often the quiet-profile watch runs (functions/watch/quiet-profiles.ts agrees). */
 export const WATCH_INTERVAL = Duration.minutes(60);
 
 export const DEFAULT_METRICS_NAMESPACE = 'Leads';

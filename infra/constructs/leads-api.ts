@@ -17,7 +17,9 @@
  * - Routes marked `auth: 'basic'` get the Basic-auth REQUEST authorizer (`useBasicAuthorizer`,
  *   BASIC_AUTH in functions/kernel/routes.ts): API Gateway answers missing or refused credentials itself,
  *   with a 401 that carries `WWW-Authenticate` (the UNAUTHORIZED gateway response), which a
- *   browser turns into its login prompt. A function's own WWW-Authenticate never reaches a
+ *   browser turns into its login prompt; its body is the JSON error for programs and, for a
+ *   browser opening a page (first Accept media type `text/html`), a Portuguese page shown
+ *   when the prompt is cancelled or the password is wrong. A function's own WWW-Authenticate never reaches a
  *   browser: API Gateway renames it x-amzn-Remapped-WWW-Authenticate.
  */
 import { Duration, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
@@ -46,6 +48,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { UNAUTHORIZED_TEMPLATES } from '../../functions/kernel/refusal-page.ts';
 import {
   BASIC_AUTH,
   BINARY_MEDIA_TYPES,
@@ -450,18 +453,17 @@ export class LeadsApi extends Construct {
       // An unknown route: API Gateway says 403 "Missing Authentication Token"; say 404.
       ['UnknownRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, String(UNKNOWN_ROUTE.statusCode)],
     ];
-    // Missing or refused Basic credentials (the authorizer): a challenge a browser answers.
+    // Missing or refused Basic credentials (the authorizer): a challenge a browser answers, and
+    // a body by the request's first Accept media type: the JSON for programs, the Portuguese
+    // page for a browser (functions/kernel/refusal-page.ts). Static header values are quoted.
     const { unauthorized } = BASIC_AUTH;
     this.api.addGatewayResponse('Unauthorized', {
       type: ResponseType.UNAUTHORIZED,
       statusCode: String(unauthorized.statusCode),
-      responseHeaders: {
-        'Content-Type': JSON_CONTENT,
-        ...Object.fromEntries(
-          Object.entries(unauthorized.headers).map(([name, value]) => [name, `'${value}'`]),
-        ),
-      },
-      templates: { 'application/json': JSON.stringify(unauthorized.body) },
+      responseHeaders: Object.fromEntries(
+        Object.entries(unauthorized.headers).map(([name, value]) => [name, `'${value}'`]),
+      ),
+      templates: { ...UNAUTHORIZED_TEMPLATES },
     });
     for (const [id, type, statusCode] of responses) {
       this.api.addGatewayResponse(id, {

@@ -25,6 +25,7 @@ import {
   waitFor,
 } from '../helpers/abuse-kit.ts';
 import type { TestRuntime } from '../helpers/local-runtime.ts';
+import { reportResult } from '../helpers/results.ts';
 
 let rt: TestRuntime;
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
@@ -665,7 +666,7 @@ describe('abuse: generated requests against every route', () => {
     expect((await sandboxProspects(rt.sandboxUrl)).length).toBe(upstreamBefore);
     // Sanity: the generated mix reaches refusals and successes, not one gateway 403 only.
     const seen = Object.fromEntries(statuses);
-    console.log('abuse status mix', JSON.stringify(seen));
+    reportResult(`abuse status mix ${JSON.stringify(seen)}`);
     expect(seen, JSON.stringify(seen)).toHaveProperty('401');
     expect(seen, JSON.stringify(seen)).toHaveProperty('403');
     expect(

@@ -3,9 +3,10 @@
  * runtime, at a desk (1366 px) and on a phone (390 px): the figures it shows are the JSON
  * report's, for the whole report and for one branch (`?branch=` and the branch filter narrow
  * every figure); the list sorts by its column headers and its sort menu, searches ignoring
- * accents, filters by status; recovered debts are not shown as overdue; at 390 px nothing
- * scrolls sideways, every figure is whole and each debtor's amount and "Cobrar" link are on
- * screen; without JavaScript the filters and the sort still work; a failing refresh shows a
+ * accents, filters by status; it lists one entry per member (a card on a phone), members who
+ * owe nothing are not shown as overdue; at 390 px nothing scrolls sideways, every figure is
+ * whole and each member's total and "Cobrar" are on screen; without JavaScript the filters and
+ * the sort still work; a failing refresh shows a
  * Portuguese banner. The page runs under its CSP without a single violation. The browser logs
  * in with its own Basic prompt (httpCredentials only): the gateway's 401 carries a real
  * WWW-Authenticate. Screenshots go to test/artifacts/.
@@ -32,6 +33,7 @@ const money = (value: number) =>
 const collator = new Intl.Collator('pt-BR', { sensitivity: 'base', numeric: true });
 
 interface Row {
+  memberId: number;
   name: string;
   branchId: number;
   branchName: string;
@@ -63,6 +65,9 @@ let rt: TestRuntime;
 let browser: Browser;
 let report: Report;
 const problems: string[] = [];
+
+/** How many members these rows are of: the list has one entry per member. */
+const membersOf = (rows: readonly Row[]) => new Set(rows.map((r) => r.memberId)).size;
 
 async function getReport(query: string): Promise<Report> {
   const response = await fetch(new URL(`/reports/debtors?take=1000&${query}`, rt.url), {
@@ -98,7 +103,7 @@ async function open(
 async function visit(page: Page, query = ''): Promise<void> {
   const response = await page.goto(new URL(`/reports/debtors.html${query}`, rt.url).href);
   expect(response?.status()).toBe(200);
-  await page.waitForSelector('#debtors-body tr');
+  await page.waitForSelector('#debtors tbody.member');
 }
 
 function shot(page: Page, name: string, fullPage = false): Promise<Buffer> {
@@ -140,7 +145,7 @@ async function shownFigures(page: Page) {
     count: Number(await page.getAttribute('#match-count', 'data-total')),
     listBranches: [
       ...new Set(
-        await page.$$eval('#debtors-body tr', (nodes) =>
+        await page.$$eval('#debtors tbody.member', (nodes) =>
           nodes.map((n) => n.getAttribute('data-branch') as string),
         ),
       ),
@@ -148,17 +153,17 @@ async function shownFigures(page: Page) {
   };
 }
 
-/** The visible list rows as the page holds them (data attributes and cell texts). */
+/** The list's visible entries, one per member, as the page holds them (data and cell texts). */
 function visibleRows(page: Page) {
-  return page.$$eval('#debtors-body tr:not([hidden])', (rows) =>
-    rows.map((tr) => ({
-      name: tr.getAttribute('data-name') ?? '',
-      branch: tr.getAttribute('data-branch') ?? '',
-      amount: Number(tr.getAttribute('data-amount')),
-      days: tr.getAttribute('data-days') === '' ? null : Number(tr.getAttribute('data-days')),
-      status: tr.getAttribute('data-status') ?? '',
-      daysText: tr.querySelector('td.days')?.textContent ?? '',
-      late: tr.querySelector('td.days')?.classList.contains('late') ?? false,
+  return page.$$eval('#debtors tbody.member:not([hidden])', (entries) =>
+    entries.map((entry) => ({
+      name: entry.getAttribute('data-name') ?? '',
+      branch: entry.getAttribute('data-branch') ?? '',
+      amount: Number(entry.getAttribute('data-amount')),
+      days: entry.getAttribute('data-days') === '' ? null : Number(entry.getAttribute('data-days')),
+      owes: entry.getAttribute('data-owes') === '1',
+      daysText: entry.querySelector('tr.head td.days')?.textContent ?? '',
+      late: entry.querySelector('tr.head td.days')?.classList.contains('late') ?? false,
     })),
   );
 }
@@ -234,7 +239,8 @@ describe('the debtors dashboard at 1366 px', () => {
       });
     }
     expect(shown.branches).toEqual(report.byBranch.map((b) => String(b.branchId)));
-    expect(shown.count).toBe(report.total);
+    expect(shown.count).toBe(membersOf(report.results));
+    expect(shown.count).toBeLessThan(report.total); // some members owe several debts
   });
 
   it('sizes each ageing bar by its open amount', async () => {
@@ -252,21 +258,19 @@ describe('the debtors dashboard at 1366 px', () => {
     }
   });
 
-  it('lists open debts first, most overdue first, and never shows a recovered one as overdue', async () => {
+  it('lists each member once, those who owe first, the most overdue first, and never a paid one as overdue', async () => {
     // Prepare
-    await page.click('#more'); // the second hundred: every demo row
+    await page.click('#more'); // the rest: every demo member
     const rows = await visibleRows(page);
 
     // Assess
-    expect(rows).toHaveLength(report.total);
-    const firstRecovered = rows.findIndex((r) => r.status === 'recovered');
-    expect(firstRecovered).toBeGreaterThan(0);
-    expect(rows.slice(firstRecovered).every((r) => r.status !== 'open')).toBe(true);
-    const open = rows.slice(0, firstRecovered).map((r) => r.days ?? 0);
-    expect(open).toEqual([...open].sort((a, b) => b - a));
-    const recovered = rows.filter((r) => r.status === 'recovered');
-    expect(recovered.length).toBeGreaterThan(0);
-    for (const row of recovered) {
+    expect(rows).toHaveLength(membersOf(report.results));
+    const firstPaid = rows.findIndex((r) => !r.owes);
+    expect(firstPaid).toBeGreaterThan(0);
+    expect(rows.slice(firstPaid).every((r) => !r.owes)).toBe(true);
+    const owing = rows.slice(0, firstPaid).map((r) => r.days ?? 0);
+    expect(owing).toEqual([...owing].sort((a, b) => b - a));
+    for (const row of rows.slice(firstPaid)) {
       expect(row.late).toBe(false);
       expect(row.days).toBeNull();
       expect(row.daysText).toMatch(/^Pago em \d{2}\/\d{2}\/\d{4}$/);
@@ -283,33 +287,33 @@ describe('the debtors dashboard at 1366 px', () => {
     await page.click('#debtors th[data-sort="debtAmount"] a');
     const largest = await visibleRows(page);
 
-    // Assess
+    // Assess: what members owe, largest first; members who owe nothing after them
     expect(page.url()).toMatch(/[?&]sort=-debtAmount\b/);
     expect(await page.getAttribute('#debtors th[data-sort="debtAmount"]', 'aria-sort')).toBe(
       'descending',
     );
-    const amounts = largest.map((r) => r.amount);
+    const owing = largest.filter((r) => r.owes);
+    expect(largest.slice(0, owing.length).every((r) => r.owes)).toBe(true);
+    const amounts = owing.map((r) => r.amount);
     expect(amounts.length).toBeGreaterThan(1);
     expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
-    expect(amounts[0]).toBe(Math.max(...report.results.map((r) => r.debtAmount)));
 
     // Act: again, smallest first
     await page.click('#debtors th[data-sort="debtAmount"] a');
-    const smallest = (await visibleRows(page)).map((r) => r.amount);
+    const smallest = (await visibleRows(page)).filter((r) => r.owes).map((r) => r.amount);
     expect(smallest).toEqual([...smallest].sort((a, b) => a - b));
-    expect(smallest[0]).toBe(Math.min(...report.results.map((r) => r.debtAmount)));
 
     // Act: names, A to Z
     await page.click('#debtors th[data-sort="name"] a');
     const names = (await visibleRows(page)).map((r) => r.name);
     expect(names).toEqual([...names].sort(collator.compare));
 
-    // Act: the menu, most days overdue: open debts by days, recovered (no days) last
+    // Act: the menu, most days overdue: members who owe by days, the others (no days) last
     await page.selectOption('#sort', '-daysOverdue');
     const late = await visibleRows(page);
     const days = late.filter((r) => r.days !== null).map((r) => r.days as number);
     expect(days).toEqual([...days].sort((a, b) => b - a));
-    expect(late.findIndex((r) => r.status === 'recovered')).toBeGreaterThanOrEqual(days.length);
+    expect(late.findIndex((r) => !r.owes)).toBeGreaterThanOrEqual(days.length);
     expect(page.url()).toMatch(/[?&]sort=-daysOverdue\b/);
 
     await page.selectOption('#sort', '');
@@ -328,32 +332,42 @@ describe('the debtors dashboard at 1366 px', () => {
     const names = (await visibleRows(page)).map((r) => r.name);
 
     // Assess
-    const expected = report.results.filter((r) => fold(r.name).includes(word)).map((r) => r.name);
+    const matching = report.results.filter((r) => fold(r.name).includes(word));
     expect(names.length).toBeGreaterThan(0);
-    expect(names.sort()).toEqual(expected.sort());
+    expect(names.length).toBe(membersOf(matching));
+    expect(new Set(names)).toEqual(new Set(matching.map((r) => r.name)));
     expect(names).toContain(accented?.name);
-    expect(await page.textContent('#match-count')).toMatch(
-      new RegExp(`^${names.length} de ${report.total} débitos$`),
+    expect(await page.textContent('#match-count')).toBe(
+      `${names.length} de ${membersOf(report.results)} devedores`,
     );
     expect(page.url()).toContain(`q=${encodeURIComponent(word)}`);
-    const links = await page.$$eval('#debtors-body tr:not([hidden]) a', (nodes) =>
+    const links = await page.$$eval('#debtors tbody.member:not([hidden]) a', (nodes) =>
       nodes.map((n) => ({ rel: n.getAttribute('rel'), href: n.getAttribute('href') ?? '' })),
     );
+    expect(links.length).toBeGreaterThan(0);
     for (const link of links) {
       expect(link.rel).toBe('noopener noreferrer');
-      expect(link.href).toMatch(/^https?:\/\//);
+      expect(link.href).toMatch(/^https:\/\//);
     }
     await shot(page, 'dashboard-search.png');
 
-    // Act: recovered only
+    // Act: recovered only (the page comes back from the server with those debts alone)
     await page.fill('#search', '');
-    await page.selectOption('#status', 'recovered');
+    await Promise.all([
+      page.waitForURL(/[?&]debtStatus=recovered\b/),
+      page.selectOption('#status', 'recovered'),
+    ]);
+    await page.waitForSelector('#debtors tbody.member');
     const recovered = await visibleRows(page);
-    expect(recovered).toHaveLength(
-      report.results.filter((r) => r.debtStatus === 'Recovered').length,
-    );
-    expect(recovered.every((r) => r.status === 'recovered')).toBe(true);
-    await page.selectOption('#status', '');
+    const paid = report.results.filter((r) => r.debtStatus === 'Recovered');
+    expect(Number(await page.getAttribute('#match-count', 'data-total'))).toBe(membersOf(paid));
+    expect(recovered.length).toBe(Math.min(100, membersOf(paid)));
+    expect(recovered.every((r) => !r.owes)).toBe(true);
+    await Promise.all([
+      page.waitForURL((url) => !url.search.includes('debtStatus')),
+      page.selectOption('#status', ''),
+    ]);
+    await page.waitForSelector('#debtors tbody.member');
   });
 
   it('narrows every figure to the branch chosen in the filter', async () => {
@@ -383,8 +397,8 @@ describe('the debtors dashboard at 1366 px', () => {
       expect(shown.ageing[bucket]?.count).toBe(ageing[bucket]?.count);
     }
     expect(shown.branches).toEqual([String(branch.branchId)]);
-    expect(shown.count).toBe(narrowed.total);
-    expect(shown.count).toBeLessThan(report.total);
+    expect(shown.count).toBe(membersOf(narrowed.results));
+    expect(shown.count).toBeLessThan(membersOf(report.results));
     expect(shown.listBranches).toEqual([branch.branchName]);
     expect(shown.notes[0]).toBe(`${branch.open.count} débitos`);
     expect(shown.notes[2]).toBe(`${branch.recovered.count} débitos`);
@@ -412,7 +426,7 @@ describe('the debtors dashboard at 1366 px', () => {
     expect(await page.inputValue('#branch')).toBe(String(branch.branchId));
     expect(await page.inputValue('#sort')).toBe('-debtAmount');
     expect(rows.every((r) => r.branch === branch.branchName)).toBe(true);
-    const amounts = rows.map((r) => r.amount);
+    const amounts = rows.filter((r) => r.owes).map((r) => r.amount);
     expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
   });
 
@@ -453,15 +467,15 @@ describe('the debtors dashboard at 390 px', () => {
           };
         }),
       );
-    const row = '#debtors-body tr:not([hidden])';
+    const entry = '#debtors tbody.member:not([hidden]) tr.head';
     return {
       scrollWidth: await page.$eval('html', (n) => n.scrollWidth as number),
       figures: await boxes('[data-figure]'),
       ageing: await boxes('#ageing li'),
       branchCells: await boxes('#branches td'),
-      amounts: await boxes(`${row} td.amount`),
-      links: await boxes(`${row} td.link a`),
-      statuses: await boxes(`${row} td.status`),
+      amounts: await boxes(`${entry} td.amount`),
+      links: await boxes(`${entry} td.link summary`),
+      statuses: await boxes(`${entry} td.status`),
     };
   }
 
@@ -475,7 +489,7 @@ describe('the debtors dashboard at 390 px', () => {
     }
   }
 
-  it('does not scroll sideways, and every figure, bar, amount and "Cobrar" is whole on screen', async () => {
+  it('does not scroll sideways, and every figure, bar, member’s total and "Cobrar" is whole on screen', async () => {
     // Act
     const shown = await layout();
 
@@ -490,8 +504,8 @@ describe('the debtors dashboard at 390 px', () => {
     expectOnScreen(shown.ageing, 'ageing bucket');
     expect(shown.ageing).toHaveLength(AGEING_BUCKETS.length);
     expectOnScreen(shown.branchCells, 'branch figure');
-    expectOnScreen(shown.amounts, 'debt amount');
-    expectOnScreen(shown.links, '"Cobrar" link');
+    expectOnScreen(shown.amounts, 'member’s total');
+    expectOnScreen(shown.links, '"Cobrar"');
     expectOnScreen(shown.statuses, 'status');
     expect(shown.amounts).toHaveLength(100);
     await shot(page, 'dashboard-390.png');
@@ -507,10 +521,10 @@ describe('the debtors dashboard at 390 px', () => {
 
     // Assess
     const shown = await layout();
-    expect(shown.amounts).toHaveLength(report.total);
+    expect(shown.amounts).toHaveLength(membersOf(report.results));
     expect(await page.isHidden('#more')).toBe(true);
     expect(shown.scrollWidth).toBeLessThanOrEqual(PHONE.width);
-    expectOnScreen(shown.amounts, 'debt amount');
+    expectOnScreen(shown.amounts, 'member’s total');
   });
 
   it('narrows to a branch and sorts from the menu, still within the screen', async () => {
@@ -530,7 +544,7 @@ describe('the debtors dashboard at 390 px', () => {
     const shown = await layout();
     expect(shown.scrollWidth).toBeLessThanOrEqual(PHONE.width);
     expectOnScreen(shown.figures, 'summary figure');
-    const amounts = (await visibleRows(page)).map((r) => r.amount);
+    const amounts = (await visibleRows(page)).filter((r) => r.owes).map((r) => r.amount);
     expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
     const figures = await shownFigures(page);
     expect(figures.summary.pendingValue?.value).toBe(branch.summary.pendingValue);
@@ -559,14 +573,15 @@ describe('the debtors dashboard without JavaScript', () => {
     expect(shown.summary.pendingValue?.value).toBe(narrowed.filteredSummary.pendingValue);
     const rows = await visibleRows(page);
     const expected = narrowed.results.filter((r) => fold(r.name).includes(word));
-    expect(rows.map((r) => r.name).sort()).toEqual(expected.map((r) => r.name).sort());
+    expect(rows).toHaveLength(membersOf(expected));
+    expect(new Set(rows.map((r) => r.name))).toEqual(new Set(expected.map((r) => r.name)));
 
     // Act: sort by amount through the header link
     await Promise.all([
       page.waitForURL(/sort=-debtAmount/),
       page.click('#debtors th[data-sort="debtAmount"] a'),
     ]);
-    const amounts = (await visibleRows(page)).map((r) => r.amount);
+    const amounts = (await visibleRows(page)).filter((r) => r.owes).map((r) => r.amount);
     expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
     expect(await page.inputValue('#search')).toBe(word);
     await context.close();

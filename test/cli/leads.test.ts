@@ -47,6 +47,33 @@ interface Run {
   err: string;
 }
 
+/** A real command in the repository (`npm run ...`, `npx leads ...`), as an operator's shell runs it. */
+function real(
+  command: string[],
+  extra: NodeJS.ProcessEnv = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const env = {
+    ...process.env,
+    LEADS_URL: rt.url,
+    LEADS_USER: OPS.username,
+    LEADS_PASSWORD: OPS.password,
+    ...extra,
+  };
+  // Asynchronously: the gateway it calls runs in this process.
+  return new Promise((resolve) => {
+    const child = spawn(command[0] as string, command.slice(1), { cwd: REPO_ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** The CLI in this process, as `npm run leads -- ...args` with the operator's environment. */
 async function leads(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   const out: string[] = [];
@@ -249,16 +276,28 @@ describe('npm run leads', () => {
 
   it('hands config validate to npm run config, and fails with its message', async () => {
     // Act
-    const [valid, missing] = await Promise.all([
+    const [valid, missing, local, demoAsDeploy] = await Promise.all([
       leads(['config', 'validate', 'config/deploy.example.json']),
       leads(['config', 'validate', 'config/no-such-file.json']),
+      leads(['config', 'validate', '--local', 'config/demo.json']),
+      leads(['config', 'validate', 'config/demo.json']),
     ]);
     const noFile = await leads(['config', 'push']);
 
     // Assess
-    expect(valid).toMatchObject({ code: 0, out: expect.stringMatching(/^valid: /) });
+    expect(valid).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^válida: stage example: /),
+    });
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('no-such-file.json');
+    expect(local).toMatchObject({
+      code: 0,
+      out: 'válida: 1 conta(s), 19 perfil(is), 3 cliente(s)',
+    });
+    expect(demoAsDeploy.code).toBe(1);
+    expect(demoAsDeploy.err).toContain('Valores secretos em config/demo.json:');
+    expect(demoAsDeploy.err).toContain('npm run config -- validate --local config/demo.json');
     expect(noFile).toMatchObject({ code: 2, err: expect.stringContaining('config push FILE') });
   });
 
@@ -327,33 +366,12 @@ describe('npm run leads', () => {
   it('runs as npm run leads, with the exit code and without echoing the password', async () => {
     // Prepare
     const leadId = await parkedLead('ana.npm@example.com');
-    const env = {
-      ...process.env,
-      LEADS_URL: rt.url,
-      LEADS_USER: OPS.username,
-      LEADS_PASSWORD: OPS.password,
-    };
-    // Asynchronously: the gateway it calls runs in this process.
-    const run = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn('npm', ['run', '--silent', 'leads', '--', ...args], {
-          cwd: REPO_ROOT,
-          env: { ...env, ...extra },
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk.toString('utf8');
-        });
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString('utf8');
-        });
-        child.on('close', (status) => resolve({ status, stdout, stderr }));
-      });
 
     // Act
-    const shown = await run(['show', leadId]);
-    const refused = await run(['show', leadId], { LEADS_PASSWORD: 'wrong-password-123' });
+    const shown = await real(['npm', 'run', '--silent', 'leads', '--', 'show', leadId]);
+    const refused = await real(['npm', 'run', '--silent', 'leads', '--', 'show', leadId], {
+      LEADS_PASSWORD: 'wrong-password-123',
+    });
 
     // Assess
     expect(shown.status).toBe(0);
@@ -361,5 +379,29 @@ describe('npm run leads', () => {
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('[unauthorized]');
     expect(`${refused.stdout}${refused.stderr}`).not.toContain('wrong-password-123');
+  });
+
+  // Three processes that start npm and tsx: seconds each on a busy machine.
+  it('pipes --json to a reader as JSON alone, from the bin and from npm run -s', {
+    timeout: 90_000,
+  }, async () => {
+    // Prepare
+    const leadId = await parkedLead('ana.pipe@example.com');
+    const args = ['list', '--status', 'parked', '--json'];
+
+    // Act: the bin as `npx leads` finds it in the repository, and the npm script, silenced.
+    const fromBin = await real(['npx', '--no-install', 'leads', ...args]);
+    const fromScript = await real(['npm', 'run', '-s', 'leads', '--', ...args]);
+    const refused = await real(['npx', '--no-install', 'leads', 'show', 'ld_nope', '--json']);
+
+    // Assess: stdout parses whole; messages, if any, are on stderr.
+    for (const run of [fromBin, fromScript]) {
+      expect(run.status, run.stderr).toBe(0);
+      const body = JSON.parse(run.stdout) as { leads: { leadId: string }[] };
+      expect(body.leads.map((lead) => lead.leadId)).toContain(leadId);
+    }
+    expect(refused.status).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: expect.any(String) } });
+    expect(refused.stderr).toMatch(/^error: /);
   });
 });

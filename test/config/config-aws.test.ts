@@ -229,8 +229,8 @@ describe('createAwsConfigSource', () => {
     const error = await failure(config.profile('site'));
 
     // Assess
-    expect(error.message).toContain(
-      'secret leads/test/profiles/site key "token": must not be empty',
+    expect(error.message).toBe(
+      'Configuração inválida do perfil "site":\n  segredo leads/test/profiles/site, chave "token": não pode ficar vazio',
     );
   });
 
@@ -276,8 +276,10 @@ describe('createAwsConfigSource', () => {
 
     // Assess
     expect(noNames.message).toMatch(/LEADS_APPCONFIG_APPLICATION.* must be set/);
-    expect(invalid.message).toMatch(/holds invalid settings:\n {2}upstream\.baseUrl: /);
-    expect(invalid.message).toContain('upstream.maxPerMinute: is required (a number)');
+    expect(invalid.message).toMatch(
+      /^Configuração inválida no repositório de configurações \(AppConfig\):\n {2}upstream\.baseUrl: deve ser uma URL válida$/m,
+    );
+    expect(invalid.message).toContain('  upstream.maxPerMinute: é obrigatório (um número)');
     expect(noPrefix.message).toBe('LEADS_SECRETS_PREFIX is not set');
   });
 
@@ -294,8 +296,9 @@ describe('createAwsConfigSource', () => {
     );
 
     // Assess
-    expect(error.message).toContain('profiles.site.default');
-    expect(error.message).toContain('"defaults"');
+    expect(error.message).toContain(
+      '  profiles.site.default: chave desconhecida: você quis dizer "defaults"?',
+    );
   });
 
   it('reads each account from its own secret, with its own settings and report', async () => {
@@ -348,7 +351,9 @@ describe('createAwsConfigSource', () => {
         }),
       }).report(),
     );
-    expect(error.message).toContain('profiles.site.upstream: names the account "north"');
+    expect(error.message).toContain(
+      '  profiles.site.upstream: nomeia a conta "north", que não está configurada (contas: "default")',
+    );
   });
 
   it('uses a new version as soon as the store answers it, and keeps the last good one when a version is invalid', async () => {

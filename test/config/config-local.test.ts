@@ -119,42 +119,42 @@ describe('loadConfigFile', () => {
     const message = problemsAfter((c) => {
       delete c.upstream.password;
     });
-    expect(message).toMatch(/^\s*upstream\.password: is required/m);
+    expect(message).toMatch(/^\s*upstream\.password: é obrigatório \(um texto\)$/m);
   });
 
   it('names a base URL that is not a URL', () => {
     const message = problemsAfter((c) => {
       c.upstream.baseUrl = 'not a url';
     });
-    expect(message).toMatch(/^\s*upstream\.baseUrl: must be a valid url/im);
+    expect(message).toMatch(/^\s*upstream\.baseUrl: deve ser uma URL válida$/m);
   });
 
   it('names a rate limit of 0', () => {
     const message = problemsAfter((c) => {
       c.upstream.maxPerSecond = 0;
     });
-    expect(message).toMatch(/^\s*upstream\.maxPerSecond: must be greater than 0$/m);
+    expect(message).toMatch(/^\s*upstream\.maxPerSecond: deve ser maior que 0$/m);
   });
 
   it('names an unknown profile source and lists the known ones', () => {
     const message = problemsAfter((c) => {
       c.profiles.site.source = 'myspace';
     });
-    expect(message).toMatch(/^\s*profiles\.site\.source: must be one of .*"form".*"prospect"/m);
+    expect(message).toMatch(/^\s*profiles\.site\.source: deve ser um de .*"form".*"prospect"/m);
   });
 
   it('names a Meta profile without appSecret', () => {
     const message = problemsAfter((c) => {
       delete c.profiles.meta.appSecret;
     });
-    expect(message).toMatch(/^\s*profiles\.meta\.appSecret: is required/m);
+    expect(message).toMatch(/^\s*profiles\.meta\.appSecret: é obrigatório/m);
   });
 
   it('names a client with neither password nor passwordHash', () => {
     const message = problemsAfter((c) => {
       delete c.clients[1].password;
     });
-    expect(message).toMatch(/^\s*clients\.1: needs either "password" or "passwordHash"$/m);
+    expect(message).toMatch(/^\s*clients\.1: precisa de "password" ou de "passwordHash"$/m);
   });
 
   it('names an unknown role and lists the known ones', () => {
@@ -162,7 +162,7 @@ describe('loadConfigFile', () => {
       c.clients[0].roles = ['admin', 'superuser'];
     });
     expect(message).toMatch(
-      /^\s*clients\.0\.roles\.1: must be one of "prospects:write", "report:read", "admin"$/m,
+      /^\s*clients\.0\.roles\.1: deve ser um de "prospects:write", "report:read", "admin"$/m,
     );
   });
 
@@ -170,7 +170,7 @@ describe('loadConfigFile', () => {
     const message = problemsAfter((c) => {
       c.profiles.site.fieldMap = { qual_seu_cpf: 'cpf', zap: 'telefoneX' };
     });
-    expect(message).toMatch(/^\s*profiles\.site\.fieldMap\.zap: must be one of: .*phone/m);
+    expect(message).toMatch(/^\s*profiles\.site\.fieldMap\.zap: deve ser um de: .*phone/m);
   });
 
   it('names a dateOrder, a stand-in last name or a Webflow auth it cannot use', () => {
@@ -179,16 +179,16 @@ describe('loadConfigFile', () => {
       c.profiles.site.lastNameStandIn = '  ';
       c.profiles.webflow.auth = 'none';
     });
-    expect(message).toMatch(/^\s*profiles\.site\.dateOrder: must be one of "DMY", "MDY"/m);
-    expect(message).toMatch(/^\s*profiles\.site\.lastNameStandIn: must not be empty/m);
-    expect(message).toMatch(/^\s*profiles\.webflow\.auth: must be one of "signature", "token"/m);
+    expect(message).toMatch(/^\s*profiles\.site\.dateOrder: deve ser um de "DMY", "MDY"$/m);
+    expect(message).toMatch(/^\s*profiles\.site\.lastNameStandIn: não pode ficar vazio$/m);
+    expect(message).toMatch(/^\s*profiles\.webflow\.auth: deve ser um de "signature", "token"$/m);
   });
 
   it('says what was received when a value has the wrong type', () => {
     const message = problemsAfter((c) => {
       c.upstream.username = 42;
     });
-    expect(message).toMatch(/^\s*upstream\.username: must be .*string.*, got .*integer/m);
+    expect(message).toMatch(/^\s*upstream\.username: deve ser um texto, não um número inteiro$/m);
   });
 
   it('lists every problem, one per line', () => {
@@ -218,18 +218,20 @@ describe('loadConfigFile', () => {
     const error = errorFor(path);
 
     // Assess
-    expect(error.message).toMatch(/Invalid JSON in .*config-\d+\.json/);
-    expect(error.message).toContain('line 3, column 16');
+    expect(error.message).toMatch(/^JSON inválido em .*config-\d+\.json:\n/);
+    expect(error.message).toContain("  falta o valor depois de ':' (linha 3, coluna 16)");
   });
 
   it('reports a missing file', () => {
     const error = errorFor(join(dir, 'nowhere.json'));
     expect(error.message).toMatch(/nowhere\.json/);
-    expect(error.message).toMatch(/does not exist/);
+    expect(error.message).toMatch(
+      /^Não foi possível ler a configuração em .*nowhere\.json:\n {2}o arquivo não existe$/,
+    );
   });
 
   it('reports a directory given as the file', () => {
-    expect(errorFor(dir).message).toMatch(/is a directory/);
+    expect(errorFor(dir).message).toMatch(/é uma pasta, não um arquivo/);
   });
 });
 

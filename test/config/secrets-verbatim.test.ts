@@ -21,7 +21,7 @@ function config() {
       maxPerMinute: 36,
     },
     clients: [{ username: 'ops', password: '  spaced out\t', roles: ['admin'] }],
-    profiles: { site: { source: 'form', token: ' tok-with-spaces ' } },
+    profiles: { site: { source: 'form', token: ' tok-with-spaces ', defaults: { idBranch: 1 } } },
   });
 }
 

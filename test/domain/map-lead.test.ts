@@ -463,3 +463,109 @@ describe('mapLeadToProspect: keys that are names of object properties', () => {
     expect(prospect.notes).toContain('hasOwnProperty: resposta três');
   });
 });
+
+describe('a form whose fields carry only generated ids', () => {
+  const profile: MappingProfile = { source: 'form', defaults: { idBranch: 1 } } as MappingProfile;
+  const cf7 = (answers: LeadCapture['answers']) => capture({ source: 'form', answers });
+
+  it('takes the one value that is plainly a name, beside the e-mail and phone, and says so', () => {
+    const mapped = mapLead(
+      cf7([
+        { key: 'text-374', value: 'Ana Beatriz Souza' },
+        { key: 'email-512', value: 'ana.souza@example.com' },
+        { key: 'tel-88', value: '(11) 98765-4321' },
+      ]),
+      profile,
+    );
+    expect(mapped.prospect).toMatchObject({ name: 'Ana Beatriz', lastName: 'Souza' });
+    expect(mapped.missing).toEqual([]);
+    expect(mapped.warnings).toContain(
+      'Nome lido de um campo sem rótulo (text-374): Ana Beatriz Souza',
+    );
+    expect(mapped.prospect.notes).toContain('Avisos:');
+    expect(mapped.prospect.notes).not.toContain('text-374: Ana Beatriz Souza');
+  });
+
+  it('does not guess between two such values, nor without an e-mail or phone, nor from an answer', () => {
+    const two = mapLead(
+      cf7([
+        { key: 'text-374', value: 'Ana Souza' },
+        { key: 'text-375', value: 'Bia Lima' },
+        { key: 'email-512', value: 'ana.souza@example.com' },
+      ]),
+      profile,
+    );
+    expect(two.prospect.name).toBeUndefined();
+    const alone = mapLead(cf7([{ key: 'text-374', value: 'Ana Souza' }]), profile);
+    expect(alone.prospect.name).toBeUndefined();
+    const answer = mapLead(
+      cf7([
+        { key: 'text-374', value: 'Sim quero' },
+        { key: 'email-512', value: 'ana.souza@example.com' },
+      ]),
+      profile,
+    );
+    expect(answer.prospect.name).toBeUndefined();
+    const labelled = mapLead(
+      cf7([
+        { key: 'text-374', label: 'Empresa', value: 'Lima Fitness' },
+        { key: 'email-512', value: 'ana.souza@example.com' },
+      ]),
+      profile,
+    );
+    expect(labelled.prospect.name).toBeUndefined();
+  });
+});
+
+describe('a chain form that asks for the branch by name', () => {
+  const BRANCHES = [
+    { idBranch: 1, account: 'default', name: 'Centro' },
+    { idBranch: 2, account: 'default', name: 'Moema', aliases: ['Unidade Moema'] },
+  ];
+  const person = [
+    { key: 'nome', value: 'Ana Souza' },
+    { key: 'email', value: 'ana.souza@example.com' },
+    { key: 'celular', value: '(11) 98765-4321' },
+  ];
+  const chain = (unidade: string, defaults?: { idBranch: number }) =>
+    mapLeadToProspect(
+      capture({
+        answers: [...person, { key: 'qual_unidade', label: 'Qual unidade?', value: unidade }],
+      }),
+      { defaults } as MappingProfile,
+      'Formulário',
+      BRANCHES,
+    );
+
+  it('sends the lead to the branch named, over the profile’s default, and says why', () => {
+    for (const answered of ['Moema', 'moema ', 'Unid. Moema', 'Moeam']) {
+      const mapped = chain(answered, { idBranch: 1 });
+      expect(mapped.prospect.idBranch, answered).toBe(2);
+      expect(mapped.branch).toMatchObject({ kind: 'answer', idBranch: 2, name: 'Moema' });
+    }
+    expect(chain('Moeam').branch).toMatchObject({ by: 'typo', answered: 'Moeam' });
+    expect(chain('Moema').prospect.notes).toContain('Qual unidade?: Moema');
+  });
+
+  it('uses the default with a warning for a branch it does not know, and parks without one', () => {
+    const withDefault = chain('Curitiba', { idBranch: 1 });
+    expect(withDefault.prospect.idBranch).toBe(1);
+    expect(withDefault.branch).toMatchObject({ kind: 'default', reason: 'unknown' });
+    expect(withDefault.warnings).toContain(
+      'Unidade não reconhecida ("Curitiba"); usada a unidade padrão do perfil (1)',
+    );
+    const withoutDefault = chain('Curitiba');
+    expect(withoutDefault.missing).toContain('idBranch');
+    expect(withoutDefault.warnings[0]).toMatch(/uma pessoa escolha a unidade/);
+  });
+
+  it('changes nothing for an account without named branches', () => {
+    const mapped = mapLeadToProspect(
+      capture({ answers: [...person, { key: 'unidade', value: 'Moema' }] }),
+      { defaults: { idBranch: 1 } } as MappingProfile,
+      'Formulário',
+    );
+    expect(mapped.prospect.idBranch).toBe(1);
+    expect(mapped.branch).toBeUndefined();
+  });
+});

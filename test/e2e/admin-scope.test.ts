@@ -41,7 +41,8 @@ const form = (extra: Record<string, unknown>) => ({
 const PROFILES = {
   b1: form({ defaults: { idBranch: 1 } }),
   b2: form({ defaults: { idBranch: 2 } }),
-  chain: form({}), // no default branch: its leads may go anywhere in the account
+  // No default branch: its leads name theirs (a `unidade` field), so may go anywhere in the account
+  chain: form({ fieldMap: { unidade: 'idBranch' } }),
   southsite: form({ upstream: 'south', defaults: { idBranch: 7 } }),
   api: { source: 'prospect' }, // the caller names the branch
 };

@@ -59,7 +59,7 @@ describe('the bounded wait (use case)', () => {
       testConfig(
         {
           native: { source: 'prospect' },
-          site: { source: 'form', token: DEMO_SECRETS.form },
+          site: { source: 'form', token: DEMO_SECRETS.form, defaults: { idBranch: 1 } },
         },
         [{ username: 'ops', password: 'demo-ops-password', roles: ['prospects:write'] }],
       ),

@@ -186,7 +186,10 @@ describe('serving from the snapshot', () => {
     const response = await get('/reports/debtors.csv');
     expect(response.headers.get('content-type')).toMatch(/^text\/csv; charset=utf-8/);
     expect(response.headers.get('content-disposition')).toMatch(
-      /^attachment; filename="devedores-\d{4}-\d{2}-\d{2}\.csv"$/,
+      /^attachment; filename="devedores-todas-as-unidades-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
+    expect((await get('/reports/debtors.csv?branch=2')).headers.get('content-disposition')).toMatch(
+      /^attachment; filename="devedores-unidade-moema-\d{4}-\d{2}-\d{2}\.csv"$/,
     );
     const bytes = Buffer.from(await response.arrayBuffer());
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);

@@ -68,13 +68,7 @@ export async function startTestRuntime(
     { worker: options.worker ?? false, ...(options.watch && { watch: options.watch }) },
   );
   const services = localServices();
-  const { erasureSalt } = services;
-  // The runtime's own salt: a lead recorded here is checked against its erasures too.
-  const ledger = createDynamoLedger({
-    client: services.dynamo,
-    tableName: services.ledgerTable,
-    ...(erasureSalt !== undefined && { erasureSalt: async () => erasureSalt }),
-  });
+  const ledger = createDynamoLedger({ client: services.dynamo, tableName: services.ledgerTable });
   const url = runtime.gatewayUrl;
   return {
     runtime,
@@ -119,20 +113,22 @@ export async function startTestRuntime(
   };
 }
 
-/** Every lead of every status (following the listing's pages), once each, oldest first. */
+/**
+ * Every lead of every status (following the listing's pages), oldest first. Once each: a lead the
+ * worker delivers between the `queued` and the `delivered` listings is in both, the later kept.
+ */
 async function allLeads(ledger: LeadLedger, profile?: string): Promise<LeadRecord[]> {
-  const found: LeadRecord[] = [];
+  const found = new Map<string, LeadRecord>();
   for (const status of LEAD_STATUSES) {
     let cursor: string | undefined;
     do {
       const page = await ledger.listByStatus(status, { limit: 1000, ...(cursor && { cursor }) });
-      found.push(...page.leads);
+      for (const lead of page.leads) found.set(lead.leadId, lead);
       cursor = page.cursor;
     } while (cursor);
   }
-  // A lead that moves on while the statuses are read (queued, then delivered) is listed twice.
-  const unique = [...new Map(found.map((lead) => [lead.leadId, lead])).values()];
-  const mine = profile === undefined ? unique : unique.filter((lead) => lead.profile === profile);
+  const all = [...found.values()];
+  const mine = profile === undefined ? all : all.filter((lead) => lead.profile === profile);
   return mine.sort(
     (a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.leadId.localeCompare(b.leadId),
   );

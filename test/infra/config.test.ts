@@ -14,7 +14,7 @@ const MINIMAL = {
   stage: 'prod',
   alarmEmail: 'ops@example.com',
   upstream: { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 },
-  profiles: { site: { source: 'form' } },
+  profiles: { site: { source: 'form', defaults: { idBranch: 1 } } },
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'leads-deploy-config-'));
@@ -52,7 +52,7 @@ describe('deploy config', () => {
     const message = problemsOf(withoutStage);
 
     // Assess
-    expect(message).toContain('stage: is required');
+    expect(message).toContain('\n  stage: é obrigatório (um texto)');
   });
 
   it('defaults secret prefix, API limits and report, and normalises profiles', () => {
@@ -60,7 +60,7 @@ describe('deploy config', () => {
     const config = parseDeployConfig({
       ...MINIMAL,
       stage: 'staging',
-      profiles: { meta: { source: 'meta' } },
+      profiles: { meta: { source: 'meta', defaults: { idBranch: 1 } } },
     });
 
     // Assess
@@ -86,9 +86,12 @@ describe('deploy config', () => {
     });
 
     // Assess
-    expect(message).toContain('upstream.password: secret values do not belong');
-    expect(message).toContain('clients: secret values do not belong');
-    expect(message).toContain('profiles.site.token: secret values do not belong');
+    expect(message).toMatch(/^Valores secretos em deploy\.json:\n/);
+    expect(message).toContain(
+      '  upstream.password: um valor secreto não fica na configuração de deploy: a stack o lê do Secrets Manager (docs/deploy.md)',
+    );
+    expect(message).toContain('  clients: um valor secreto não fica na configuração de deploy');
+    expect(message).toContain('  profiles.site.token: um valor secreto não fica');
     expect(message).not.toContain('hunter2');
     expect(message).not.toContain('t0k3n');
   });
@@ -100,16 +103,19 @@ describe('deploy config', () => {
       stage: 'Prod!',
       upstream: { ...MINIMAL.upstream, baseUrl: 'not a url' },
       profiles: {
-        site: { source: 'form', redirectUrl: 'nowhere' },
-        Bad: { source: 'form' },
+        site: { source: 'form', redirectUrl: 'nowhere', defaults: { idBranch: 1 } },
+        Bad: { source: 'prospect' },
       },
     });
 
     // Assess
-    expect(message).toMatch(/^invalid deploy configuration in deploy\.json:/);
-    expect(message).toContain('stage: lower-case letters, digits and -');
-    expect(message).toContain('upstream.baseUrl:');
-    expect(message).toContain('profiles.Bad: profile names are lower-case');
+    expect(message.split('\n')).toEqual([
+      'Configuração inválida em deploy.json:',
+      '  stage: só letras minúsculas, dígitos e -',
+      '  upstream.baseUrl: deve ser uma URL válida',
+      '  profiles.site.redirectUrl: deve ser uma URL válida',
+      '  profiles.Bad: o nome de um perfil leva só letras minúsculas, dígitos, - e _ (é a URL /leads/<nome>): use "bad"',
+    ]);
   });
 
   it('checks each profile with the full profile schema', () => {
@@ -120,8 +126,10 @@ describe('deploy config', () => {
     });
 
     // Assess
-    expect(message).toContain('profiles.site.redirectUrl:');
-    expect(message).toContain('profiles.site.defaults.idBranch:');
+    expect(message).toContain('  profiles.site.redirectUrl: deve ser uma URL válida');
+    expect(message).toContain(
+      '  profiles.site.defaults.idBranch: deve ser um número, não um texto',
+    );
   });
 
   it('refuses unknown top-level keys (typos)', () => {
@@ -129,7 +137,7 @@ describe('deploy config', () => {
     const message = problemsOf({ ...MINIMAL, stgae: 'dev' });
 
     // Assess
-    expect(message).toContain('stgae');
+    expect(message).toContain('  stgae: chave desconhecida: você quis dizer "stage"?');
   });
 
   it('names a file that is missing or not JSON', () => {
@@ -138,8 +146,12 @@ describe('deploy config', () => {
     writeFileSync(broken, '{ "stage": ');
 
     // Act / Assess
-    expect(() => loadDeployConfig(join(dir, 'missing.json'))).toThrow(/missing\.json.*\n.*ENOENT/);
-    expect(() => loadDeployConfig(broken)).toThrow(/invalid JSON in .*broken\.json/);
+    expect(() => loadDeployConfig(join(dir, 'missing.json'))).toThrow(
+      /^Não foi possível ler a configuração em .*missing\.json:\n {2}o arquivo não existe$/,
+    );
+    expect(() => loadDeployConfig(broken)).toThrow(
+      /^JSON inválido em .*broken\.json:\n {2}falta o valor depois de ':' \(linha 1, coluna 12\)$/,
+    );
   });
 
   it('takes the path from context, else LEADS_DEPLOY_CONFIG, else none (the example)', () => {
@@ -164,7 +176,7 @@ describe('deploy config: who hears the alarms', () => {
     expect(config.alarmEmail).toBe('ops@example.com');
     expect('noAlarmEmail' in config).toBe(false);
     expect(problemsOf({ ...MINIMAL, alarmEmail: 'ops' })).toContain(
-      'alarmEmail: must be an email address',
+      '  alarmEmail: deve ser um endereço de e-mail',
     );
   });
 
@@ -173,7 +185,7 @@ describe('deploy config: who hears the alarms', () => {
     const message = problemsOf(withoutEmail);
 
     // Assess
-    expect(message).toContain('alarmEmail: required for stage "prod"');
+    expect(message).toContain('alarmEmail: é obrigatório no stage "prod"');
     expect(message).toContain('noAlarmEmail');
   });
 
@@ -188,10 +200,10 @@ describe('deploy config: who hears the alarms', () => {
     expect(optedOut.noAlarmEmail).toBe('AlarmTopicArn is subscribed to our on-call pager');
     expect(optedOut.alarmEmail).toBeUndefined();
     expect(problemsOf({ ...MINIMAL, noAlarmEmail: 'a pager receives them' })).toContain(
-      'noAlarmEmail: give alarmEmail or noAlarmEmail, not both',
+      'noAlarmEmail: dê alarmEmail ou noAlarmEmail, não os dois',
     );
     expect(problemsOf({ ...withoutEmail, noAlarmEmail: 'pager' })).toContain(
-      'noAlarmEmail: say in a few words why no address gets the alarms',
+      'noAlarmEmail: diga em poucas palavras por que nenhum endereço recebe os alarmes',
     );
   });
 
@@ -213,9 +225,9 @@ describe('deploy config: upstream accounts', () => {
         north: { ...SOUTH, report: { branches: [7], refreshSeconds: 600 } },
       },
       profiles: {
-        site: { source: 'form' },
-        'lp-south': { source: 'form', upstream: 'south' },
-        'lp-default': { source: 'form', upstream: 'default' },
+        site: { source: 'form', defaults: { idBranch: 1 } },
+        'lp-south': { source: 'form', upstream: 'south', defaults: { idBranch: 7 } },
+        'lp-default': { source: 'form', upstream: 'default', forms: { a: { idBranch: 2 } } },
       },
     });
 
@@ -250,8 +262,8 @@ describe('deploy config: upstream accounts', () => {
     });
 
     // Assess
-    expect(message).toContain('upstreams.south.username: secret values do not belong');
-    expect(message).toContain('upstreams.south.password: secret values do not belong');
+    expect(message).toContain('  upstreams.south.username: um valor secreto não fica');
+    expect(message).toContain('  upstreams.south.password: um valor secreto não fica');
     expect(message).not.toContain('south-gym');
     expect(message).not.toContain('hunter2');
   });
@@ -261,13 +273,15 @@ describe('deploy config: upstream accounts', () => {
     const message = problemsOf({
       ...MINIMAL,
       upstreams: { south: SOUTH },
-      profiles: { site: { source: 'form' }, 'lp-north': { source: 'form', upstream: 'north' } },
+      profiles: {
+        site: { source: 'form', defaults: { idBranch: 1 } },
+        'lp-north': { source: 'prospect', upstream: 'north' },
+      },
     });
 
     // Assess
-    expect(message).toMatch(/^invalid deploy configuration in deploy\.json:/);
-    expect(message).toContain(
-      'profiles.lp-north.upstream: names the account "north", which is not configured (accounts: "default", "south")',
+    expect(message).toBe(
+      'Configuração inválida em deploy.json:\n  profiles.lp-north.upstream: nomeia a conta "north", que não está configurada (contas: "default", "south")',
     );
   });
 
@@ -277,9 +291,11 @@ describe('deploy config: upstream accounts', () => {
     const badName = problemsOf({ ...MINIMAL, upstreams: { South_1: SOUTH } });
 
     // Assess
-    expect(clash).toContain('upstreams.default: "default" is the account of "upstream"');
+    expect(clash).toContain(
+      '  upstreams.default: "default" é a conta de "upstream" (e de "report"): dê outro nome a esta',
+    );
     expect(badName).toContain(
-      'upstreams.South_1: account names are 1 to 32 lower-case letters, digits and -',
+      '  upstreams.South_1: o nome de uma conta tem de 1 a 32 letras minúsculas, dígitos e -',
     );
   });
 
@@ -292,7 +308,7 @@ describe('deploy config: upstream accounts', () => {
 
     // Assess
     expect(message).toContain(
-      'upstreams.south.maxPerSecnd: unknown key: did you mean "maxPerSecond"?',
+      '  upstreams.south.maxPerSecnd: chave desconhecida: você quis dizer "maxPerSecond"?',
     );
   });
 });

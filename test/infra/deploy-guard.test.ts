@@ -129,7 +129,7 @@ describe('deploying the example by accident', () => {
     const noStage = exampleVariant('no-stage.json', { stage: undefined });
 
     // Act / Assess
-    expect(() => build({ config: noStage })).toThrow(/no-stage\.json:\n\s+stage: is required/);
+    expect(() => build({ config: noStage })).toThrow(/no-stage\.json:\n\s+stage: é obrigatório/);
   });
 
   it('prints what to pass on the command line: the example notice, or the problem and exit 1', () => {
@@ -145,7 +145,7 @@ describe('deploying the example by accident', () => {
     expect(example.stderr).toContain('Synthesized the EXAMPLE stack leads-example');
     expect(example.stderr).toContain('npx cdk deploy -c config=config/deploy.<stage>.json');
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain('stage: is required');
+    expect(refused.stderr).toContain('  stage: é obrigatório (um texto)');
     expect(refused.stderr).not.toMatch(/\n\s+at /);
     // Two cold `node --import tsx` runs of the app: about 20 s alone, more beside the other
     // synthesizing test files.

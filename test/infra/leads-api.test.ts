@@ -1,6 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BASIC_CHALLENGE } from '../../functions/kernel/client-auth.ts';
+import { UNAUTHORIZED_TEMPLATES } from '../../functions/kernel/refusal-page.ts';
 import { BASIC_AUTH } from '../../functions/kernel/routes.ts';
 import { LeadsApi, type LeadsApiProps } from '../../infra/constructs/leads-api.ts';
 import { NodeFunction } from '../../infra/constructs/node-function.ts';
@@ -230,7 +231,7 @@ describe('LeadsApi', () => {
     });
   });
 
-  it('answers missing or refused Basic credentials with 401, a WWW-Authenticate challenge and the error shape', () => {
+  it('answers missing or refused Basic credentials with 401, a challenge, the error shape for programs and a page for browsers', () => {
     // Act
     const template = apiTemplate();
 
@@ -240,17 +241,35 @@ describe('LeadsApi', () => {
       StatusCode: '401',
       ResponseParameters: {
         'gatewayresponse.header.WWW-Authenticate': `'Basic realm="leads", charset="UTF-8"'`,
-        'gatewayresponse.header.Content-Type': "'application/json'",
+        'gatewayresponse.header.Cache-Control': "'no-store'",
+        'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+        'gatewayresponse.header.X-Frame-Options': "'DENY'",
+        'gatewayresponse.header.Referrer-Policy': "'no-referrer'",
       },
     });
     const [response] = Object.values(
       template.findResources('AWS::ApiGateway::GatewayResponse', {
         Properties: { ResponseType: 'UNAUTHORIZED' },
       }),
-    ) as Array<{ Properties: { ResponseTemplates: Record<string, string> } }>;
-    expect(JSON.parse(response?.Properties.ResponseTemplates['application/json'] ?? '')).toEqual({
+    ) as Array<{
+      Properties: {
+        ResponseTemplates: Record<string, string>;
+        ResponseParameters: Record<string, string>;
+      };
+    }>;
+    // No Content-Type of its own: the chosen template's media type labels the body.
+    expect(response?.Properties.ResponseParameters).not.toHaveProperty(
+      'gatewayresponse.header.Content-Type',
+    );
+    const templates = response?.Properties.ResponseTemplates ?? {};
+    // The JSON first: API Gateway answers it without an Accept header, or for */*.
+    expect(Object.keys(templates)).toEqual(['application/json', 'text/html']);
+    expect(JSON.parse(templates['application/json'] ?? '')).toEqual({
       error: { code: 'unauthorized', message: expect.any(String), details: [] },
     });
+    expect(templates['text/html']).toBe(UNAUTHORIZED_TEMPLATES['text/html']);
+    expect(templates['text/html']).toContain('Entre com seu usuário e senha');
+    expect(templates['text/html']).not.toContain('$');
     // The same challenge the functions send (functions/kernel/client-auth.ts).
     expect(BASIC_AUTH.unauthorized.headers['WWW-Authenticate']).toBe(
       BASIC_CHALLENGE['www-authenticate'],

@@ -210,9 +210,9 @@ describe('LeadsSecrets', () => {
     // Prepare
     const config = deployConfig({
       profiles: {
-        'lp-a': { source: 'form', secretName: 'forms' },
-        'lp-b': { source: 'form', secretName: 'forms' },
-        site: { source: 'form' },
+        'lp-a': { source: 'form', secretName: 'forms', defaults: { idBranch: 1 } },
+        'lp-b': { source: 'form', secretName: 'forms', defaults: { idBranch: 2 } },
+        site: { source: 'form', defaults: { idBranch: 1 } },
         native: { source: 'prospect' },
       },
     });

@@ -18,7 +18,16 @@ const CONSENT = {
   version: 'v2',
 };
 const config = createLocalConfigSource(
-  parseConfig(testConfig({ site: { source: 'form', token: DEMO_SECRETS.form, consent: CONSENT } })),
+  parseConfig(
+    testConfig({
+      site: {
+        source: 'form',
+        token: DEMO_SECRETS.form,
+        consent: CONSENT,
+        defaults: { idBranch: 1 },
+      },
+    }),
+  ),
 );
 
 let dynamo: TestDynamo;

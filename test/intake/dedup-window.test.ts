@@ -20,8 +20,8 @@ import { PLATFORM_SECRETS, platformBody, platformRequest } from '../helpers/plat
 const config = createLocalConfigSource(
   parseConfig(
     testConfig({
-      site: { source: 'form', token: DEMO_SECRETS.form },
-      unbounce: { source: 'unbounce', token: DEMO_SECRETS.unbounce },
+      site: { source: 'form', token: DEMO_SECRETS.form, defaults: { idBranch: 1 } },
+      unbounce: { source: 'unbounce', token: DEMO_SECRETS.unbounce, defaults: { idBranch: 1 } },
       google: { source: 'google', key: PLATFORM_SECRETS.google, defaults: { idBranch: 4 } },
     }),
   ),

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig, setLocalConfig } from '../../functions/config/config-local.ts';
+import { UNAUTHORIZED_TEMPLATES } from '../../functions/kernel/refusal-page.ts';
 import { BASIC_AUTH, ROUTES } from '../../functions/kernel/routes.ts';
 import { setLocalReportDir } from '../../functions/report/store/report-store-file.ts';
 import { REPO_ROOT } from '../../infra/config.ts';
@@ -21,6 +22,7 @@ import {
   type GatewayAuthorizer,
   policyAllows,
 } from '../../local/gateway-authorizer.ts';
+import { selectTemplate } from '../../local/gateway-responses.ts';
 import {
   type Echo,
   echoHandler,
@@ -197,6 +199,31 @@ describe('local gateway: a REQUEST authorizer in front of a route', () => {
   });
 });
 
+describe('selectTemplate: a gateway response’s body for the request’s Accept', () => {
+  const templates = { 'application/json': 'json', 'text/html': 'html' };
+  const bodyFor = (t: Record<string, string>, accept: string | undefined) =>
+    selectTemplate(t, accept)?.body;
+
+  it('takes the first media type of Accept alone, as API Gateway does', () => {
+    expect(bodyFor(templates, 'text/html,application/xhtml+xml,*/*;q=0.8')).toBe('html');
+    expect(bodyFor(templates, 'TEXT/HTML; charset=utf-8')).toBe('html');
+    expect(bodyFor(templates, 'application/json, text/html')).toBe('json');
+    expect(bodyFor(templates, 'application/xhtml+xml, text/html')).toBe('json');
+  });
+
+  it('labels the body with the chosen template’s media type', () => {
+    expect(selectTemplate(templates, 'text/html')?.mediaType).toBe('text/html');
+    expect(selectTemplate(templates, '*/*')?.mediaType).toBe('application/json');
+  });
+
+  it('takes application/json without an Accept, and the first template for any other', () => {
+    expect(bodyFor(templates, undefined)).toBe('json');
+    expect(bodyFor(templates, '')).toBe('json');
+    expect(bodyFor(templates, '*/*')).toBe('json');
+    expect(bodyFor({ 'text/html': 'html', 'application/xml': 'xml' }, undefined)).toBe('html');
+  });
+});
+
 describe('policyAllows', () => {
   const arn = 'arn:aws:execute-api:us-east-1:123456789012:local/test/GET/reports/debtors.html';
   const statement = (
@@ -268,16 +295,39 @@ describe('local gateway: the Basic-auth routes of the deployed table', () => {
     rmSync(reportDir, { recursive: true, force: true });
   });
 
-  it('answers a browser without credentials with 401 and a real Basic challenge', async () => {
-    // Act
+  it('answers a browser without credentials with 401, a real Basic challenge and a Portuguese page', async () => {
+    // Act: Chromium's Accept when it opens a page
     const response = await send(`${gateway.url}/reports/debtors.html`, {
-      headers: { Accept: 'text/html' },
+      headers: {
+        Accept:
+          'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
+      },
     });
 
     // Assess
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toBe(CHALLENGE);
-    expect(response.json()).toEqual(BASIC_AUTH.unauthorized.body);
+    expect(response.headers['content-type']).toBe('text/html; charset=UTF-8');
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.text()).toBe(UNAUTHORIZED_TEMPLATES['text/html']);
+    expect(response.text()).toContain('Entre com seu usuário e senha');
+    // The operator console too: the gateway answers every Basic route the same.
+    const admin = await send(`${gateway.url}/admin`, {
+      headers: { Accept: 'text/html', Authorization: basic('reporter', 'nope') },
+    });
+    expect(admin.status).toBe(401);
+    expect(admin.text()).toBe(UNAUTHORIZED_TEMPLATES['text/html']);
+  });
+
+  it('answers programs the same 401 with the JSON error body and its stable code', async () => {
+    for (const accept of [undefined, 'application/json', '*/*', 'application/json, text/html']) {
+      const response = await send(`${gateway.url}/reports/debtors.html`, {
+        headers: accept === undefined ? {} : { Accept: accept },
+      });
+      expect(response.status, accept).toBe(401);
+      expect(response.headers['www-authenticate']).toBe(CHALLENGE);
+      expect(response.json(), accept).toEqual(BASIC_AUTH.unauthorized.body);
+    }
   });
 
   it('answers a wrong password with the same 401, before the function runs', async () => {

@@ -180,8 +180,9 @@ describe('npm start (local/start.ts)', () => {
     // Assess
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(path);
-    expect(result.stderr).toMatch(/^\s*upstream\.password: is required/m);
-    expect(result.stderr).toMatch(/^\s*profiles\.meta\.graphBaseUrl: must be a valid url/im);
+    expect(result.stderr).toMatch(/^Configuração inválida em .*bad\.json:$/m);
+    expect(result.stderr).toMatch(/^\s*upstream\.password: é obrigatório \(um texto\)$/m);
+    expect(result.stderr).toMatch(/^\s*profiles\.meta\.graphBaseUrl: deve ser uma URL válida$/m);
     expect(result.stderr).not.toMatch(/^\s+at /m);
   });
 
@@ -191,7 +192,7 @@ describe('npm start (local/start.ts)', () => {
       LEADS_CONFIG: join(dir, 'missing.json'),
     });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/missing\.json[\s\S]*does not exist/);
+    expect(missing.stderr).toMatch(/missing\.json:\n\s*o arquivo não existe/);
 
     const badPort = await runLocalUntilExit({ PORT: 'http', SANDBOX_PORT: '0' });
     expect(badPort.code).toBe(1);

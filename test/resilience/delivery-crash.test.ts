@@ -42,6 +42,7 @@ import {
   waitUntil,
 } from '../helpers/delivery-harness-e2e.ts';
 import { type LocalProcess, startLocal } from '../helpers/gateway-process.ts';
+import { reportResult } from '../helpers/results.ts';
 
 const POST_ROUTE = 'POST /api/v1/prospects';
 const LOOKUP_ROUTE = 'GET /api/v1/prospects';
@@ -162,7 +163,7 @@ describe('npm start killed or stopped in the middle of a batch, then restarted',
       control.stats(),
     ]);
     const stopped = await stopTimed(second, 'SIGTERM');
-    console.info(
+    reportResult(
       `[delivery-crash] kill -9: ${createdBeforeKill.length} of 12 created before the kill; ` +
         `all delivered ${recoveredMs} ms after the restart; sandbox answers ${statsSummary(stats)}`,
     );
@@ -203,7 +204,7 @@ describe('npm start killed or stopped in the middle of a batch, then restarted',
     );
     const stopped = await stopTimed(first, 'SIGTERM');
     const createdBeforeStop = await control.prospects();
-    console.info(
+    reportResult(
       `[delivery-crash] SIGTERM (finish): exit ${stopped.code} after ${stopped.ms} ms; ` +
         `${createdBeforeStop.length} of 10 created before the exit`,
     );
@@ -260,7 +261,7 @@ describe('npm start killed or stopped in the middle of a batch, then restarted',
     );
     const stopped = await stopTimed(first, 'SIGTERM');
     const createdBeforeStop = await control.prospects();
-    console.info(
+    reportResult(
       `[delivery-crash] SIGTERM (hand back): exit ${stopped.code} after ${stopped.ms} ms; ` +
         `${createdBeforeStop.length} of 5 created before the exit`,
     );
@@ -284,7 +285,7 @@ describe('npm start killed or stopped in the middle of a batch, then restarted',
       control.stats(),
     ]);
     expect((await stopTimed(second, 'SIGTERM')).code).toBe(0);
-    console.info(
+    reportResult(
       `[delivery-crash] SIGTERM (hand back): all delivered ${recoveredMs} ms after the restart; ` +
         `sandbox answers ${statsSummary(stats)}`,
     );

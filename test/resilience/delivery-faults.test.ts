@@ -39,6 +39,7 @@ import {
   withEnv,
 } from '../helpers/delivery-harness-e2e.ts';
 import { startTestRuntime, type TestRuntime } from '../helpers/local-runtime.ts';
+import { reportResult } from '../helpers/results.ts';
 
 const CLIENT_TIMEOUT_MS = 1_000;
 const POST_ROUTE = 'POST /api/v1/prospects';
@@ -121,7 +122,7 @@ async function scenario(
     sandbox.prospects(),
     sandbox.stats(),
   ]);
-  console.info(
+  reportResult(
     `[delivery-faults] ${name}: ${count} leads delivered in ${elapsedMs} ms; ` +
       `${answered(stats, 429)} × 429; sandbox answers ${statsSummary(stats)}`,
   );

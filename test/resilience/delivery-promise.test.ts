@@ -32,6 +32,7 @@ import {
   withEnv,
 } from '../helpers/delivery-harness-e2e.ts';
 import { startTestRuntime, type TestRuntime } from '../helpers/local-runtime.ts';
+import { reportResult } from '../helpers/results.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 const POST_ROUTE = 'POST /api/v1/prospects';
@@ -144,7 +145,7 @@ describe('the delivery promise', () => {
       control.prospects(),
       upstreamHealth(),
     ]);
-    console.info(
+    reportResult(
       `[delivery-promise] refused 10 s: ${count} leads delivered ${recoveredMs} ms after the upstream came back`,
     );
 
@@ -188,7 +189,7 @@ describe('the delivery promise', () => {
     // Act
     const once = await blip(1, 'sent-once');
     const tenTimes = await blip(10, 'sent-ten');
-    console.info(
+    reportResult(
       `[delivery-promise] failing-POST blip: ${once.posts} POSTs for a lead sent once, ${tenTimes.posts} for one sent 10 times`,
     );
 

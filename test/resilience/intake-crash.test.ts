@@ -24,6 +24,7 @@ import {
   waitFor,
 } from '../helpers/abuse-kit.ts';
 import { freePort, type LocalProcess, startLocal } from '../helpers/gateway-process.ts';
+import { reportResult } from '../helpers/results.ts';
 
 const LEADS = 48;
 
@@ -294,7 +295,7 @@ describe('resilience: kill -9 in the middle of intake', () => {
     );
     const counts = countByEmail(await sandboxProspects(sandbox.url));
     const ours = [...counts].filter(([email]) => email.startsWith('kill.round.'));
-    console.info(
+    reportResult(
       `[intake-crash] ${rounds} kills: ${accepted} answered 2xx, ${delivered.length} delivered in all; ${
         (last.stdout().match(/lead woken by the reconciler/g) ?? []).length
       } woken by the reconciler`,

@@ -111,20 +111,30 @@ describe('npm run config -- validate', () => {
     expect(Object.keys(validateFile(file(DEPLOY)).settings.upstreams ?? {})).toEqual(['south']);
   });
 
-  it('refuses with the functions own messages: unknown key with its closest, bad profile, unknown account', () => {
+  it('refuses with the functions own messages: unknown key with its closest, bad profile, unknown account, no branch', () => {
     const typo = file({
       ...DEPLOY,
       profiles: { site: { source: 'form', default: { idBranch: 1 } } },
     });
-    const account = file({ ...DEPLOY, profiles: { x: { source: 'form', upstream: 'north' } } });
+    const account = file({ ...DEPLOY, profiles: { x: { source: 'prospect', upstream: 'north' } } });
     const badProfile = file({
       ...DEPLOY,
       profiles: { x: { source: 'form', defaults: { idBranch: 'one' } } },
     });
+    const noBranch = file({ ...DEPLOY, profiles: { 'lp-nova': { source: 'form' } } });
 
-    expect(() => validateFile(typo)).toThrow(/profiles\.site\.default.*"defaults"/);
-    expect(() => validateFile(account)).toThrow(/profiles\.x\.upstream: names the account "north"/);
-    expect(() => validateFile(badProfile)).toThrow(/profiles\.x\.defaults\.idBranch/);
+    expect(() => validateFile(typo)).toThrow(
+      /\n {2}profiles\.site\.default: chave desconhecida: você quis dizer "defaults"\?$/,
+    );
+    expect(() => validateFile(account)).toThrow(
+      /\n {2}profiles\.x\.upstream: nomeia a conta "north", que não está configurada/,
+    );
+    expect(() => validateFile(badProfile)).toThrow(
+      /\n {2}profiles\.x\.defaults\.idBranch: deve ser um número, não um texto$/,
+    );
+    expect(() => validateFile(noBranch)).toThrow(
+      /\n {2}profiles\.lp-nova: um perfil precisa de "defaults\.idBranch", /,
+    );
   });
 });
 

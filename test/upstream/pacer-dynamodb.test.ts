@@ -18,6 +18,7 @@ import { createUpstreamClient } from '../../functions/upstream/upstream-client.t
 import { createLocalDynamoDb } from '../../local/dynamodb-local.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
+import { reportResult } from '../helpers/results.ts';
 import { createFakeClock, type FakeClock } from '../helpers/upstream-fake-clock.ts';
 import { maxInAnyWindow } from '../helpers/upstream-windows.ts';
 
@@ -302,6 +303,6 @@ describe('createDynamoPacer against the sandbox rate limiter', () => {
     const arrivals = stats.requests.map((r) => r.at);
     expect(maxInAnyWindow(arrivals, 1_000)).toBeLessThanOrEqual(5);
     const rate = achievedPerSecond(arrivals.sort((a, b) => a - b));
-    console.info(`pacer-dynamodb vs sandbox: limit 5/s, T=275 ms: ${rate.toFixed(2)}/s, no 429`);
+    reportResult(`pacer-dynamodb vs sandbox: limit 5/s, T=275 ms: ${rate.toFixed(2)}/s, no 429`);
   });
 });

@@ -1,19 +1,23 @@
 /**
  * The configuration store's validator (use case): AppConfig calls it with a new version of the
  * settings before deploying it (infra/constructs/config-store.ts), and the version is refused
- * unless every check the functions make passes: the settings' schema, unknown keys, the
- * accounts' references, and every profile against its source's schema (without its secret keys,
- * which live in Secrets Manager). No AWS imports.
+ * unless every check of the configuration passes (config-check.ts, the same checks and words as
+ * `npm start` and `npm run config -- validate`): unknown keys, the settings' schema, every
+ * profile's name and its source's schema (without its secret keys, which live in Secrets
+ * Manager), the accounts' references and the branch rule. No AWS imports.
  */
 import * as z from 'zod/mini';
-import { issuePath } from '../../domain/json.ts';
-import { type ProfileRules, parseSettings, type Settings } from '../config-aws.ts';
-import { AwsConfigError, describeConfigIssue } from '../secrets-aws.ts';
+import { type ProfileRules, type Settings, settingsSchema } from '../config-aws.ts';
+import { checkConfiguration } from '../config-check.ts';
+import { invalidHeading, problemReport } from '../config-messages.ts';
 
 /** A version that must not be deployed; its message lists every problem. */
 export class InvalidSettingsError extends Error {
   override readonly name = 'InvalidSettingsError';
 }
+
+/** Where the problems are, in the heading of a refused version. */
+export const THIS_VERSION = 'nesta versão das configurações';
 
 /** Validates settings JSON text; throws InvalidSettingsError naming each problem. */
 export function validateSettingsText(text: string, rules: ProfileRules): Settings {
@@ -21,33 +25,18 @@ export function validateSettingsText(text: string, rules: ProfileRules): Setting
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new InvalidSettingsError('the settings are not valid JSON');
+    throw new InvalidSettingsError('as configurações desta versão não são JSON válido');
   }
-  let settings: Settings;
-  try {
-    settings = parseSettings(raw, 'this version', rules.profileSchema);
-  } catch (error) {
-    if (error instanceof AwsConfigError) throw new InvalidSettingsError(error.message);
-    throw error;
+  const checked = checkConfiguration(raw, {
+    keys: settingsSchema,
+    shape: settingsSchema,
+    rules,
+    secrets: 'elsewhere',
+  });
+  if (!checked.ok) {
+    throw new InvalidSettingsError(problemReport(invalidHeading(THIS_VERSION), checked.problems));
   }
-  const problems: string[] = [];
-  for (const [name, profile] of Object.entries(settings.profiles)) {
-    const secretKeys = rules.secretKeysOf(profile.source);
-    // Secret keys are checked where they live (Secrets Manager); here only their absence is fine.
-    const stand = Object.fromEntries(secretKeys.map((key) => [key, 'secret']));
-    const result = rules.profileSchema.safeParse({ ...profile, ...stand }, { reportInput: true });
-    if (result.success) continue;
-    for (const issue of result.error.issues) {
-      if (typeof issue.path[0] === 'string' && secretKeys.includes(issue.path[0])) continue;
-      problems.push(`  profiles.${name}.${issuePath(issue.path)}: ${describeConfigIssue(issue)}`);
-    }
-  }
-  if (problems.length > 0) {
-    throw new InvalidSettingsError(
-      ['this version holds invalid profiles:', ...problems].join('\n'),
-    );
-  }
-  return settings;
+  return checked.value;
 }
 
 const appConfigEvent = z.object({ content: z.string() });

@@ -7,25 +7,20 @@
  * chosen once per container.
  */
 import type { Context } from 'aws-lambda';
-import { METRICS } from '../../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { deployedWiring } from '../../kernel/ready.ts';
-import { circuitsGauge } from './events.ts';
+import { flushMetrics, logger } from '../../kernel/observability.ts';
+import { handlerWiring } from '../../kernel/ready.ts';
+import { circuitsGauge, retentionEvents } from './events.ts';
 import { type ReconcileResult, reconcile } from './reconcile.ts';
 import { redactExpired } from './retention.ts';
 import type { ReconcilerDeps } from './wiring-aws.ts';
 
-const deployed = deployedWiring(() => import('./wiring-aws.ts').then((m) => m.awsReconcileDeps()));
+// No local wiring: the local runtime's delivery worker reconciles on its own (delivery/service-local.ts).
+const wiring = handlerWiring({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsReconcileDeps()),
+});
 
-/** Settles once the deployed wiring is loaded (kernel/ready.ts). */
-export const ready = deployed.ready;
-
-const retentionEvents = {
-  redacted(event: { leadId: string; status: string }) {
-    logger.info('lead personal data removed (retention)', event);
-    count(METRICS.leadRedacted);
-  },
-};
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 /** Every configured account's circuit, read now: open or not. */
 async function circuitStates(deps: ReconcilerDeps) {
@@ -41,7 +36,7 @@ async function circuitStates(deps: ReconcilerDeps) {
 export async function handler(_event: unknown, context: Context): Promise<ReconcileResult> {
   logger.addContext(context);
   try {
-    const deps = await deployed.get();
+    const deps = await wiring.get();
     const remainingMs = () => context.getRemainingTimeInMillis();
     const result = await reconcile({ ...deps, remainingMs });
     circuitsGauge(await circuitStates(deps));
@@ -55,9 +50,7 @@ export async function handler(_event: unknown, context: Context): Promise<Reconc
         remainingMs,
         events: retentionEvents,
       });
-      if (retention.redacted > 0 || retention.more) {
-        logger.info('personal data retention run', { ...retention, days });
-      }
+      retentionEvents.ran({ ...retention, days });
     }
     return result;
   } finally {

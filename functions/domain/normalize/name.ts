@@ -96,21 +96,47 @@ type CaseMode = 'upper' | 'lower' | undefined;
 
 function words(text: unknown): string[] {
   if (typeof text !== 'string') return [];
-  return withoutMarkup(text)
+  return nameCharacters(text)
     .split(/\s+/u)
     .filter((token) => token.length > 0);
 }
 
 /**
- * A name without markup typed into a form (`<img src=x onerror=…>Eve` → `Eve`): HTML tags,
- * a tag left open at the end, and any stray `<` or `>` go. Nobody's name holds them, and the
- * gym's system shows the name in pages of its own.
+ * What of a typed name is the name: markup typed into a form goes (`<img src=x onerror=…>Eve` →
+ * `Eve`: HTML tags, a tag left open at the end), and so do emoji and decorations (`Mariana Costa
+ * 🏋️‍♀️`, `★ Ana ★`, `Bia | Personal`): only letters, accents, digits, spaces, parentheses and
+ * the apostrophes, hyphens and dots of names (`D'Ávila`, `Ana-Clara`, `Jr.`) stay. Nobody's name
+ * holds the rest, and the gym's system shows the name in pages of its own.
  */
-export function withoutMarkup(text: string): string {
+export function nameCharacters(text: string): string {
   return text
     .replace(/<[^>]*>/gu, ' ')
     .replace(/<[^>]*$/u, ' ')
-    .replace(/[<>]/gu, ' ');
+    .replace(/[^\p{L}\p{M}\p{N}\s'’.()-]/gu, ' ')
+    .replace(/(?<![\p{L}\p{M}])\p{M}+/gu, ' ');
+}
+
+/** Words that are answers, not names (`Sim quero`, `Manhã ou tarde`). */
+const NOT_NAMES = new Set(
+  'sim nao não quero talvez ok manha manhã tarde noite ou e obrigado obrigada oi ola olá bom dia boa noite plano mensal anual trimestral semestral musculacao musculação pilates crossfit natacao natação aula experimental gratis grátis agora depois'.split(
+    ' ',
+  ),
+);
+
+/**
+ * Whether a value is plainly a person's name: two to four words of letters (accents,
+ * apostrophes and hyphens allowed; the particles `da`, `de`, `dos`... too), none of them a word
+ * that answers a question (`sim`, `manhã`, `plano`...).
+ */
+export function looksLikePersonName(text: string): boolean {
+  const tokens = text.trim().split(/\s+/u);
+  if (tokens.length < 2 || tokens.length > 4 || text.length > 60) return false;
+  return tokens.every((token) => {
+    const lower = token.toLocaleLowerCase(LOCALE);
+    if (NOT_NAMES.has(lower)) return false;
+    if (PARTICLES.has(lower)) return true;
+    return /^\p{L}[\p{L}\p{M}'’-]*\p{L}\.?$/u.test(token);
+  });
 }
 
 function caseMode(text: string): CaseMode {

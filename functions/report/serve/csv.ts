@@ -28,6 +28,10 @@
  * sent (first-seen order), then our `daysOverdue` and `ageingBucket`. Headers are the
  * Portuguese names (`br`; a field we have no name for keeps its own) or the field names, the
  * same as the JSON's (`intl`).
+ *
+ * The attachment's name says what it holds, for a person who finds it in Downloads later:
+ * `devedores-unidade-moema-2026-11-21.csv`, `devedores-todas-as-unidades-2026-11-21.csv`
+ * (csvFileName: the branches, then the report's date in the account's time zone).
  */
 import { guardFormula, quoteField } from '../../kernel/csv-cell.ts';
 import type { ReportRow } from './report-json.ts';
@@ -232,9 +236,54 @@ export function localDate(instant: string | Date, timeZone: string): string {
   }
 }
 
-/** `devedores-2026-11-21.csv`; a page adds its row range: `devedores-2026-11-21-linhas-1-20000.csv`. */
-export function csvFileName(date: string, range?: { first: number; last: number }): string {
-  return range
-    ? `devedores-${date}-linhas-${range.first}-${range.last}.csv`
-    : `devedores-${date}.csv`;
+/** A branch as the file name may call it: its id and, when the report knows it, its name. */
+export interface CsvBranch {
+  branchId: number;
+  branchName?: string | null;
+}
+
+/** `Unidade São João` → `unidade-sao-joao`: ASCII, lower case, words joined by `-`. */
+export function fileSlug(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+}
+
+/** Branch ids named in a file name at most; more are summed up as `-e-mais-<n>`. */
+const MAX_NAMED_BRANCHES = 6;
+
+/**
+ * What the file holds, for its name: `todas-as-unidades` (`branches` undefined: every branch of
+ * the report), one branch by its name (`unidade-moema`) or, without a name, `unidade-<id>`;
+ * several: `unidades-1-3`.
+ */
+export function csvScopeName(branches: readonly CsvBranch[] | undefined): string {
+  if (branches === undefined) return 'todas-as-unidades';
+  const [only] = branches;
+  if (branches.length === 1 && only) {
+    return (only.branchName && fileSlug(only.branchName)) || `unidade-${only.branchId}`;
+  }
+  const ids = [...new Set(branches.map((b) => b.branchId))].sort((a, b) => a - b);
+  const named = ids.slice(0, MAX_NAMED_BRANCHES).join('-');
+  const more = ids.length > MAX_NAMED_BRANCHES ? `-e-mais-${ids.length - MAX_NAMED_BRANCHES}` : '';
+  return `unidades-${named}${more}`;
+}
+
+/**
+ * `devedores-<scope>-<date>.csv` (csvScopeName; the date is the report's, in the account's time
+ * zone): `devedores-unidade-moema-2026-11-21.csv`, `devedores-todas-as-unidades-2026-11-21.csv`.
+ * A page adds its row range: `devedores-todas-as-unidades-2026-11-21-linhas-1-20000.csv`.
+ */
+export function csvFileName(
+  date: string,
+  branches: readonly CsvBranch[] | undefined,
+  range?: { first: number; last: number },
+): string {
+  const base = `devedores-${csvScopeName(branches)}-${date}`;
+  return range ? `${base}-linhas-${range.first}-${range.last}.csv` : `${base}.csv`;
 }

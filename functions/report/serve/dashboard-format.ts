@@ -49,6 +49,22 @@ export function describeAge(seconds: number): string {
   return plural(Math.floor(s / 86_400), 'dia', 'dias');
 }
 
+/**
+ * The time zone as people read it (`Horário Padrão de Brasília` for America/Sao_Paulo), else
+ * its id.
+ */
+export function zoneName(timeZone: string): string {
+  try {
+    const parts = new Intl.DateTimeFormat('pt-BR', {
+      timeZone,
+      timeZoneName: 'longGeneric',
+    }).formatToParts(new Date(0));
+    return parts.find((part) => part.type === 'timeZoneName')?.value ?? timeZone;
+  } catch {
+    return timeZone;
+  }
+}
+
 export function escapeHtml(text: string): string {
   return text
     .replaceAll('&', '&amp;')

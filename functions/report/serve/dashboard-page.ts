@@ -46,7 +46,8 @@ h2 { font-size: 16px; margin: 0 0 14px; }
 .meta strong { color: var(--ink); font-weight: 600; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; }
 .button, .actions a { display: inline-block; padding: 7px 14px; border-radius: 8px; border: 1px solid var(--line);
-  background: var(--card); color: var(--accent); text-decoration: none; font: 600 14px/1.45 inherit; cursor: pointer; }
+  background: var(--card); color: var(--accent); text-decoration: none; font-family: inherit; font-size: 14px;
+  font-weight: 600; line-height: 1.45; cursor: pointer; }
 .button:hover, .actions a:hover { border-color: var(--accent); }
 .scope { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 10px; margin-bottom: 20px; }
 .scope label { font-weight: 600; }
@@ -98,7 +99,39 @@ tfoot td { font-weight: 700; border-bottom: none; }
 .list { max-height: 70vh; overflow: auto; border: 1px solid var(--line); border-radius: 8px; }
 .list th { position: sticky; top: 0; z-index: 1; }
 #debtors td.name { font-weight: 500; overflow-wrap: anywhere; }
-#debtors td.link:empty::after { content: "—"; color: var(--muted); }
+#debtors .who { display: block; }
+#debtors td.branch { white-space: nowrap; }
+#debtors .debt-count { display: block; color: var(--muted); font-size: 13px; font-weight: 400; }
+#debtors .head td.link:empty::after { content: "—"; color: var(--muted); }
+#debtors tbody.member { border-bottom: 1px solid var(--line); }
+#debtors tbody.member td { border-bottom: none; }
+#debtors tr.debt td { padding-top: 2px; padding-bottom: 4px; font-size: 13px; color: var(--muted); }
+#debtors tr.debt:last-child td { padding-bottom: 10px; }
+#debtors tr.debt td.days.late { color: var(--open); }
+#debtors tr.charge-row { display: none; }
+#debtors tbody.charging tr.charge-row { display: table-row; }
+#debtors tbody:has(details.charge[open]) tr.charge-row { display: table-row; }
+#debtors tr.charge-row td { padding: 4px 10px 14px; }
+.charge summary { list-style: none; white-space: nowrap; }
+.charge summary::-webkit-details-marker { display: none; }
+.charge[open] summary { border-color: var(--accent); background: #eef4fd; }
+.charge-panel { display: flex; flex-wrap: wrap; gap: 8px 20px; padding: 14px; background: #f8fafc;
+  border: 1px solid #cfd6e0; border-radius: 10px; font-size: 14px; }
+.charge-main { flex: 1 1 340px; min-width: 0; }
+.charge-panel .charge-message { flex: 1 1 300px; margin: 0; align-self: flex-start; }
+.charge-panel p { margin: 0 0 8px; }
+.charge-label { display: block; color: var(--muted); font-size: 13px; margin-bottom: 2px; }
+.charge-link { display: block; width: 100%; font: 13px/1.4 ui-monospace, Menlo, Consolas, monospace; padding: 6px 8px;
+  border: 1px solid #cfd6e0; border-radius: 6px; color: var(--ink); background: #f8fafc; resize: none; margin-bottom: 8px; }
+.charge-message { white-space: pre-line; overflow-wrap: anywhere; font-size: 13px; background: #fff; border: 1px solid var(--line);
+  border-radius: 6px; padding: 8px 10px; color: var(--ink); }
+.charge-actions { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-bottom: 6px; }
+.button.copy { display: none; }
+.js .button.copy { display: inline-block; }
+.button.whatsapp { background: #128c4a; border-color: #128c4a; color: #fff; }
+.charge-note, .copied { color: var(--muted); font-size: 13px; }
+.copied:empty { display: none; }
+.offscreen { position: fixed; top: -1000px; left: 0; opacity: 0; }
 .pill { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 12px; font-weight: 600; white-space: nowrap;
   background: #eef1f5; color: var(--muted); }
 .pill.open { background: #fdebe1; color: var(--open); }
@@ -140,21 +173,36 @@ footer { color: var(--muted); font-size: 13px; margin-top: 24px; }
   .list { max-height: none; overflow: visible; border: none; border-radius: 0; }
   #debtors thead { display: none; }
   #debtors, #debtors tbody { display: block; }
-  #debtors tr { display: grid; grid-template-columns: minmax(0, 1fr) auto; align-items: baseline; gap: 2px 12px;
-    grid-template-areas: "name status" "branch amount" "due days" "link link"; padding: 12px 0; border-bottom: 1px solid var(--line); }
+  #debtors tbody.member { border: 1px solid var(--line); border-radius: 10px; padding: 10px 12px; margin-bottom: 10px; }
+  #debtors tr { display: block; }
   #debtors td { display: block; padding: 0; border: none; text-align: left; white-space: normal; }
-  #debtors td.name { grid-area: name; font-weight: 600; }
-  #debtors td.status { grid-area: status; text-align: right; }
-  #debtors td.branch { grid-area: branch; color: var(--muted); }
-  #debtors td.amount { grid-area: amount; text-align: right; font-weight: 700; font-size: 17px; white-space: nowrap; }
-  #debtors td.due { grid-area: due; color: var(--muted); white-space: nowrap; }
+  #debtors tr.head { display: grid; grid-template-columns: minmax(0, 1fr) auto; align-items: baseline; gap: 2px 12px;
+    grid-template-areas: "name name" "branch status" "due days" "amount amount" "link link"; }
+  #debtors tr.head td.name { grid-area: name; font-weight: 600; }
+  #debtors tr.head td.status { grid-area: status; text-align: right; }
+  #debtors tr.head td.branch { grid-area: branch; color: var(--muted); white-space: normal; }
+  #debtors tr.head td.amount { grid-area: amount; text-align: right; font-weight: 700; font-size: 17px; white-space: nowrap;
+    margin-top: 2px; }
+  #debtors tr.head td.amount::before { content: "Total"; float: left; color: var(--muted); font-size: 14px; font-weight: 400; }
+  #debtors tbody[data-owes="1"] tr.head td.amount::before { content: "Total em aberto"; }
+  #debtors tr.head td.due { grid-area: due; color: var(--muted); }
   #debtors td.due::before { content: "Venc. "; }
-  #debtors td.days { grid-area: days; text-align: right; white-space: nowrap; }
+  #debtors tr.head td.days { grid-area: days; text-align: right; white-space: nowrap; }
   #debtors .unit { display: inline; }
-  #debtors td.link { grid-area: link; margin-top: 6px; }
-  #debtors td.link:empty { display: none; }
-  #debtors td.link a { display: block; text-align: center; padding: 8px; border: 1px solid var(--accent); border-radius: 8px;
-    font-weight: 600; text-decoration: none; }
+  #debtors tr.head td.link { grid-area: link; margin-top: 8px; }
+  #debtors tbody.charging tr.charge-row { display: block; }
+  #debtors tbody:has(details.charge[open]) tr.charge-row { display: block; }
+  #debtors tr.charge-row td { padding: 8px 0 0; }
+  #debtors tr.head td.link:empty { display: none; }
+  #debtors tr.debt { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 10px; padding: 6px 0 0; margin-top: 6px;
+    border-top: 1px dashed var(--line); }
+  #debtors tr.debt td.name, #debtors tr.debt td.branch, #debtors tr.debt td.status, #debtors tr.debt td.link { display: none; }
+  #debtors tr.debt td.amount { margin-left: auto; color: var(--ink); font-weight: 600; white-space: nowrap; }
+  #debtors tr.debt td, #debtors tr.debt:last-child td { padding: 0; }
+  #debtors tr.debt .unit-more { display: none; }
+  .charge summary { display: block; text-align: center; padding: 9px; border: 1px solid var(--accent); }
+  .charge-panel { padding: 12px; }
+  .charge-actions .button { flex: 1 1 auto; text-align: center; }
 }
 `;
 

@@ -6,13 +6,9 @@
  * - `dashboardScope`: the snapshot narrowed to the chosen branches. `branch` narrows every
  *   figure of the page: the four summary figures, the ageing, the totals per status and per
  *   branch, the list.
- * - `dashboardList`: the rows the list holds, at most `limit`: the ones matching the list's
- *   filters (`debtStatus`, `q`) first, then, while there is room, the others (hidden, so that
- *   clearing the search in the browser shows them), in the chosen order.
+ * - `scopeSnapshot`: the snapshot as a client scoped to some branches may see it.
  *
- * The list's own order: open debts first, the most overdue first, then the others, the latest
- * due date first. Sorting by days overdue counts only debts still open: a Recovered debt is no
- * longer overdue, so it sorts with the rows that have no value (last, in either direction).
+ * The list of debtors itself (one entry per member) is dashboard-members.ts.
  */
 import { type Debtor, isStatus } from '../../domain/debtors.ts';
 import {
@@ -28,7 +24,7 @@ import {
 } from '../../domain/debtors-report.ts';
 import type { IssueDetail } from '../../domain/json.ts';
 import { ACCOUNT_NAME } from '../../kernel/accounts.ts';
-import { datePart, foldText, lowerCaseQuery, type ReportRow, reportRows } from './report-json.ts';
+import { lowerCaseQuery, type ReportRow, reportRows } from './report-json.ts';
 
 export const DASHBOARD_SORT_FIELDS = [
   'name',
@@ -258,130 +254,6 @@ export function dashboardScope(
     >,
     ageingUndated: total(undated),
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The list
-
-/** The branch as the page names it: its name, else `Filial <id>`. */
-export function branchLabel(row: Pick<Debtor, 'branchName' | 'branchId'>): string {
-  return row.branchName ?? (row.branchId == null ? '' : `Filial ${row.branchId}`);
-}
-
-/** `open`, `recovered`, or the status as sent, folded: the list's status filter compares this. */
-export function statusKeyOf(row: Pick<Debtor, 'debtStatus'>): string {
-  return foldText((row.debtStatus ?? '').trim());
-}
-
-/** Days still overdue: a Recovered debt has none (it was paid), whatever its days at payment. */
-export function openDaysOverdue(row: ReportRow): number | null {
-  return isStatus(row.debtStatus, 'Recovered') ? null : row.daysOverdue;
-}
-
-const isOpen = (row: ReportRow) => isStatus(row.debtStatus, 'Open');
-
-/** The list's own order: open debts first, the most overdue first; then the latest due first. */
-export function rankDashboardRows(rows: readonly ReportRow[]): ReportRow[] {
-  const rank = (row: ReportRow) => (isOpen(row) ? 0 : 1);
-  const days = (row: ReportRow) => row.daysOverdue ?? Number.NEGATIVE_INFINITY;
-  return [...rows].sort(
-    (a, b) =>
-      rank(a) - rank(b) ||
-      (rank(a) === 0 ? days(b) - days(a) : (b.dueDate ?? '').localeCompare(a.dueDate ?? '')),
-  );
-}
-
-/** The first `limit` rows of the list's own order. */
-export function pickDashboardRows(rows: readonly ReportRow[], limit: number): ReportRow[] {
-  return rankDashboardRows(rows).slice(0, limit);
-}
-
-export interface ListedRow {
-  row: ReportRow;
-  /** Position in the list's own order (the page restores it when the sort is cleared). */
-  rank: number;
-  /** Does not match the list's filters: sent hidden. */
-  hidden: boolean;
-}
-
-export interface DashboardList {
-  rows: ListedRow[];
-  /** Rows in scope matching the list's filters (may exceed the listed ones). */
-  matching: number;
-  /** Rows in scope. */
-  total: number;
-}
-
-// Built on first use (~10 ms for ICU's first pt-BR collator, kept out of the cold start).
-let collator: Intl.Collator | undefined;
-function textCollator(): Intl.Collator {
-  collator ??= new Intl.Collator('pt-BR', { sensitivity: 'base', numeric: true });
-  return collator;
-}
-
-function sortValue(row: ReportRow, field: DashboardSortField): string | number | undefined {
-  switch (field) {
-    case 'name':
-      return row.name || undefined;
-    case 'branch':
-      return branchLabel(row) || undefined;
-    case 'dueDate':
-      return datePart(row.dueDate);
-    case 'daysOverdue':
-      return openDaysOverdue(row) ?? undefined;
-    case 'debtAmount':
-      return row.debtAmount ?? undefined;
-  }
-}
-
-/** The page's script sorts the same way (dashboard.ts): missing values last, ties by rank. */
-function compareListed(sort: NonNullable<DashboardQuery['sort']>) {
-  return (a: ListedRow, b: ListedRow): number => {
-    const left = sortValue(a.row, sort.field);
-    const right = sortValue(b.row, sort.field);
-    if (left !== undefined || right !== undefined) {
-      if (left === undefined) return 1;
-      if (right === undefined) return -1;
-      const order =
-        typeof left === 'number' && typeof right === 'number'
-          ? left - right
-          : sort.field === 'dueDate'
-            ? String(left) < String(right)
-              ? -1
-              : String(left) > String(right)
-                ? 1
-                : 0
-            : textCollator().compare(String(left), String(right));
-      if (order !== 0) return sort.descending ? -order : order;
-    }
-    return a.rank - b.rank;
-  };
-}
-
-/** The rows the list holds, at most `limit` (see the module comment), in the chosen order. */
-export function dashboardList(
-  rows: readonly ReportRow[],
-  query: DashboardQuery,
-  limit: number,
-): DashboardList {
-  const words = foldText(query.q ?? '')
-    .split(/\s+/)
-    .filter(Boolean);
-  const matches = (row: ReportRow) =>
-    (!query.debtStatus || statusKeyOf(row) === query.debtStatus) &&
-    words.every((word) => foldText(row.name ?? '').includes(word));
-  const ranked = rankDashboardRows(rows).map((row, rank) => ({
-    row,
-    rank,
-    hidden: !matches(row),
-  }));
-  const shown = ranked.filter((item) => !item.hidden);
-  const listed = shown.slice(0, limit);
-  if (listed.length < limit) {
-    listed.push(...ranked.filter((item) => item.hidden).slice(0, limit - listed.length));
-  }
-  listed.sort(query.sort ? compareListed(query.sort) : (a, b) => a.rank - b.rank);
-  return { rows: listed, matching: shown.length, total: rows.length };
 }
 
 /**

@@ -29,7 +29,7 @@ export function pageHeader(view: DashboardView): string {
       (<span id="age" data-generated-at="${escapeHtml(view.generatedAt)}">${escapeHtml(describeAge(view.ageSeconds))}</span>)${where}
       · ${debts(scope.rows.length)}${view.stale ? ' · <strong>desatualizado</strong>' : ''}</p>
   </div>
-  <nav class="actions"><a href="${escapeHtml(view.csvHref)}" download>Baixar CSV</a><a href="${escapeHtml(view.jsonHref)}">JSON</a></nav>
+  <nav class="actions"><a href="${escapeHtml(view.csvHref)}" download>Baixar CSV</a><a href="${escapeHtml(view.jsonHref)}">Dados em JSON</a></nav>
 </header>`;
 }
 

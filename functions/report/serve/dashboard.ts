@@ -8,14 +8,16 @@
  * ETag and 304s stay valid, and a cached page still matches the policy it was served with.
  *
  * Mobile first: at 390 px nothing scrolls sideways; the summary figures stack, the ageing is a
- * list of horizontal bars, and the tables turn into cards (each debtor's amount and its
- * "Cobrar" link included). From 721 px the debtors are a table with sortable column headers.
+ * list of horizontal bars, and the tables turn into cards: a card per member in the list of
+ * debtors, with their debts, their total and "Cobrar". From 722 px the debtors are a table
+ * with sortable column headers.
  *
  * It works without JavaScript: the branch filter, the search, the status filter and the sort
- * are a GET form and links that the server answers (`?branch=2&q=joao&sort=-debtAmount`).
- * The script only makes the list instant: it searches, filters and sorts the rows already in
- * the page, shows them a hundred at a time, and reloads the page when the branch changes (the
- * branch narrows every figure, which the server computes).
+ * are a GET form and links that the server answers (`?branch=2&q=joao&sort=-debtAmount`), and
+ * "Cobrar" opens without a script (the WhatsApp link included). The script makes the list
+ * instant: it searches and sorts the members already in the page, shows them a hundred at a
+ * time, copies a pay-now link or message, and reloads the page when the branch or the status
+ * changes (they change every figure, which the server computes).
  *
  * Also here: the Portuguese pages for "no report yet" and "the report cannot be read" (503),
  * and for a query the page does not understand (400). Names and other row values are escaped
@@ -27,17 +29,20 @@
  * - dashboard-script.ts: the inline script and its hash;
  * - dashboard-summary.ts: the header, the branch filter, the banners, the summary cards;
  * - dashboard-charts.ts: the ageing bars and the totals by branch;
- * - dashboard-list.ts: the list of debtors and its controls;
+ * - dashboard-list.ts: the list of debtors and its controls; dashboard-members.ts, the list as
+ *   data (one entry per member); dashboard-charge.ts, what "Cobrar" offers (link, message,
+ *   WhatsApp);
  * - dashboard-fallback.ts: the pages instead of the dashboard (503, 400);
  * - dashboard-format.ts: pt-BR figures, dates and ages, and HTML escaping.
  */
 import type { BranchTotals, DebtorsSnapshot } from '../../domain/debtors-report.ts';
 import type { RefreshStatus } from '../store/report-store.ts';
 import { chartsSection } from './dashboard-charts.ts';
-import { escapeHtml } from './dashboard-format.ts';
+import { escapeHtml, zoneName } from './dashboard-format.ts';
 import { listSection } from './dashboard-list.ts';
+import type { MemberList } from './dashboard-members.ts';
 import { page } from './dashboard-page.ts';
-import type { DashboardList, DashboardQuery, DashboardScope } from './dashboard-scope.ts';
+import type { DashboardQuery, DashboardScope } from './dashboard-scope.ts';
 import { SCRIPT } from './dashboard-script.ts';
 import {
   branchFilter,
@@ -57,8 +62,8 @@ export { describeAge, escapeHtml, formatMoney } from './dashboard-format.ts';
 export { DASHBOARD_CSP, DASHBOARD_HEADERS } from './dashboard-page.ts';
 export { DASHBOARD_PAGE_ROWS } from './dashboard-script.ts';
 
-/** Rows listed in the page at most; beyond that the page says so and links the CSV. */
-export const MAX_DASHBOARD_ROWS = 2000;
+/** Members listed in the page at most; beyond that the page says so and links the CSV. */
+export const MAX_DASHBOARD_MEMBERS = 1000;
 
 export interface DashboardView {
   generatedAt: string;
@@ -70,7 +75,7 @@ export interface DashboardView {
   allBranches: readonly BranchTotals[];
   scope: DashboardScope;
   query: DashboardQuery;
-  list: DashboardList;
+  list: MemberList;
   /** The CSV and the JSON of the same scope (the chosen branches). */
   csvHref: string;
   jsonHref: string;
@@ -89,7 +94,7 @@ ${staleBanner(view)}${scopeNotice(view)}
 ${summaryCards(view.scope)}
 ${chartsSection(view)}
 ${listSection(view)}
-<footer>Resumo: ${SUMMARY_SOURCES[view.scope.summarySource]} · dias em atraso contados do vencimento até hoje (nos débitos recuperados, até o pagamento), no fuso ${escapeHtml(view.timeZone)}.</footer>
+<footer>Resumo: ${SUMMARY_SOURCES[view.scope.summarySource]} · dias em atraso contados do vencimento até hoje (nos débitos recuperados, até o pagamento) · datas e horas em ${escapeHtml(zoneName(view.timeZone))}.</footer>
 <script>${SCRIPT}</script>`;
   return page('Devedores — relatório de recebíveis', content);
 }

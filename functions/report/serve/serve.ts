@@ -1,9 +1,7 @@
-import type { Client } from '../../config/config-schema.ts';
 import type { ConfigSource } from '../../config/config-source.ts';
 import { parseDebtorsQuery, queryDebtors } from '../../domain/debtors-query.ts';
 import { isStale } from '../../domain/debtors-report.ts';
 import type { IssueDetail } from '../../domain/json.ts';
-import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../../kernel/http.ts';
 import { admitCaller, NO_STORE } from '../../kernel/route-guard.ts';
 import type { RouteName } from '../../kernel/routes.ts';
@@ -14,14 +12,12 @@ import { CSV_CONTENT_TYPE, CSV_DIALECTS, csvFileName, localDate, toCsv } from '.
 import {
   DASHBOARD_HEADERS,
   type DashboardView,
-  MAX_DASHBOARD_ROWS,
+  MAX_DASHBOARD_MEMBERS,
   renderDashboard,
   renderQueryProblems,
-  renderUnavailable,
-  type UnavailableReason,
 } from './dashboard.ts';
+import { memberList } from './dashboard-members.ts';
 import {
-  dashboardList,
   dashboardScope,
   dashboardSearch,
   parseDashboardQuery,
@@ -37,20 +33,29 @@ import {
   serialisedSize,
 } from './http-cache.ts';
 import {
+  branchRefusal,
+  chooseAccount,
+  forbiddenBranches,
+  forPerson,
+  type Refusal,
+  refreshUnavailable,
+  tryAgain,
+} from './refusals.ts';
+import {
   describeFilters,
   filteredSummary,
   parseReportQuery,
   reportRows,
   selectReportRows,
 } from './report-json.ts';
+import { withoutTracking } from './tracking-params.ts';
 
 /** The report function's routes, by the names the route table gives them (kernel/routes.ts). */
 export type ReportRoute = RouteName<'report'>;
 
 /** Cache-Control of every 200/304 GET: private (per credentials), reused for a minute. */
 export const REPORT_CACHE_CONTROL = 'private, max-age=60';
-/** Retry-After of the 503 before the first snapshot exists. */
-export const NOT_READY_RETRY_SECONDS = 30;
+export { NOT_READY_RETRY_SECONDS } from './refusals.ts';
 
 /** Log lines and metrics: routes, statuses and codes only. */
 export interface ReportEvents {
@@ -75,48 +80,43 @@ const SILENT: ReportEvents = { served() {}, refused() {}, refreshRequested() {},
 /** Answers one request to `resource` (the API Gateway resource path). */
 export async function serveReport(
   resource: string,
-  request: HttpRequest,
+  received: HttpRequest,
   deps: ReportDeps,
 ): Promise<HttpResponse> {
+  // A link shared through WhatsApp, Instagram or a campaign carries tracking parameters
+  // (`fbclid`, `utm_source`...): no route reads them, none refuses them (tracking-params.ts).
+  const request: HttpRequest = { ...received, query: withoutTracking(received.query) };
   const events = deps.events ?? SILENT;
   let route: ReportRoute | 'unknown' = 'unknown';
-  const refuse = (result: HttpResponse, code: string) => {
-    events.refused({ route, status: result.statusCode, code });
-    return result;
+  // Programs get the JSON error; a person (the dashboard, a browser opening a page) a page.
+  const refuse = (refusal: Refusal) => {
+    events.refused({ route, status: refusal.result.statusCode, code: refusal.code });
+    return forPerson(resource, request, refusal);
   };
   const admission = await admitCaller('report', resource, request, () => deps.config.clients());
-  if (!admission.ok) return refuse(admission.result, admission.code);
+  if (!admission.ok) return refuse(admission);
   const { client } = admission;
   const admitted = admission.route.name;
   route = admitted;
   const page = admitted === 'report-html';
 
   // Which account's report, and which of its branches, this client may see.
-  const chosen = await chooseAccount(request, client, await deps.config.accounts());
-  if (!chosen.ok) return refuse(chosen.result, chosen.code);
+  const chosen = chooseAccount(request, client, await deps.config.accounts());
+  if (!chosen.ok) return refuse(chosen);
   const { account } = chosen;
   if (admission.route.scope === 'account' && !coversAccount(admission.scope, account)) {
-    const message = `this client sees only branch${client.branches?.length === 1 ? '' : 'es'} ${client.branches?.join(', ')} of the account "${account}"; this acts on all of its branches`;
-    return refuse(
-      problem(403, 'branch_forbidden', message, [{ field: 'branch', message }], NO_STORE),
-      'branch_forbidden',
-    );
+    return refuse(branchRefusal(client, account, []));
   }
-  const forbidden = forbiddenBranches(admitted, request, client.branches);
-  if (forbidden.length > 0) {
-    const message = `this client may see branch${client.branches?.length === 1 ? '' : 'es'} ${client.branches?.join(', ')} only, not ${forbidden.join(', ')}`;
-    return refuse(
-      problem(403, 'branch_forbidden', message, [{ field: 'branch', message }], NO_STORE),
-      'branch_forbidden',
-    );
-  }
+  const parameter = admitted === 'debtors-list' ? 'idbranch' : 'branch';
+  const forbidden = forbiddenBranches(parameter, request, client.branches);
+  if (forbidden.length > 0) return refuse(branchRefusal(client, account, forbidden));
 
   if (admitted === 'refresh') {
     try {
       await deps.trigger.requestRefresh({ reason: 'admin', upstream: account });
     } catch (error) {
       events.failed({ route: admitted, error });
-      return refuse(...refreshUnavailable());
+      return refuse(refreshUnavailable());
     }
     events.refreshRequested({ client: client.username });
     return json(202, { status: 'refresh_requested' }, NO_STORE);
@@ -131,7 +131,7 @@ export async function serveReport(
   } catch (error) {
     events.failed({ route: admitted, error });
     return refuse(
-      ...tryAgain(
+      tryAgain(
         'report_unavailable',
         'the report cannot be read right now; try again',
         page ? undefined : false,
@@ -140,7 +140,7 @@ export async function serveReport(
   }
   if (!stored) {
     return refuse(
-      ...tryAgain(
+      tryAgain(
         'report_not_ready',
         'the debtors report has not been built yet; try again shortly',
         page ? status : false,
@@ -159,6 +159,7 @@ export async function serveReport(
   }
   const context: ServeContext = {
     request,
+    clientBranches: client.branches,
     stored,
     status,
     now,
@@ -169,92 +170,10 @@ export async function serveReport(
   return result;
 }
 
-/** The first value of a query parameter, its name matched case-insensitively. */
-function queryValue(request: HttpRequest, name: string): string | undefined {
-  const key = Object.keys(request.query).find((k) => k.toLowerCase() === name);
-  return key === undefined ? undefined : request.query[key]?.[0];
-}
-
-type Chosen = { ok: true; account: string } | { ok: false; result: HttpResponse; code: string };
-
-/**
- * The upstream account a request is about: `?upstream=` when given (it must exist and be one
- * the client may see), else the client's only account, else `default`.
- */
-async function chooseAccount(
-  request: HttpRequest,
-  client: Client,
-  accounts: readonly string[],
-): Promise<Chosen> {
-  const visible = client.upstreams ?? accounts;
-  const asked = queryValue(request, 'upstream');
-  const refuse = (status: number, code: string, message: string): Chosen => ({
-    ok: false,
-    code,
-    result: problem(status, code, message, [{ field: 'upstream', message }], NO_STORE),
-  });
-  if (asked !== undefined) {
-    if (!accounts.includes(asked)) {
-      return refuse(
-        400,
-        'unknown_upstream',
-        `no upstream account "${asked}"; accounts: ${visible.join(', ')}`,
-      );
-    }
-    if (!visible.includes(asked)) {
-      return refuse(403, 'upstream_forbidden', `this client may not see the account "${asked}"`);
-    }
-    return { ok: true, account: asked };
-  }
-  if (visible.length === 1) return { ok: true, account: visible[0] as string };
-  if (visible.includes(DEFAULT_ACCOUNT)) return { ok: true, account: DEFAULT_ACCOUNT };
-  return refuse(
-    400,
-    'upstream_required',
-    `name the account with ?upstream= (one of ${visible.join(', ')})`,
-  );
-}
-
-/** The branches a request asks for explicitly that a scoped client may not see. */
-function forbiddenBranches(
-  route: ReportRoute,
-  request: HttpRequest,
-  allowed: readonly number[] | undefined,
-): number[] {
-  if (!allowed) return [];
-  const name = route === 'debtors-list' ? 'idbranch' : 'branch';
-  const asked = Object.entries(request.query)
-    .filter(([key]) => key.toLowerCase() === name)
-    .flatMap(([, values]) => values.flatMap((v) => v.split(',')))
-    .map((v) => Number(v.trim()))
-    .filter((id) => Number.isInteger(id));
-  return asked.filter((id) => !allowed.includes(id));
-}
-
-/**
- * A 503 the caller should retry in NOT_READY_RETRY_SECONDS, and its code (for `refuse`): JSON,
- * or (`page` not false: the dashboard, with the refresh status when it could be read) the
- * Portuguese page that says what it means and reloads itself.
- */
-function tryAgain(
-  code: UnavailableReason,
-  message: string,
-  page: RefreshStatus | undefined | false,
-): [HttpResponse, string] {
-  const headers = { ...NO_STORE, 'retry-after': String(NOT_READY_RETRY_SECONDS) };
-  if (page === false) return [problem(503, code, message, [], headers), code];
-  const body = renderUnavailable(code, page, NOT_READY_RETRY_SECONDS);
-  return [{ statusCode: 503, headers: { ...DASHBOARD_HEADERS, ...headers }, body }, code];
-}
-
-function refreshUnavailable(): [HttpResponse, string] {
-  const code = 'refresh_unavailable';
-  const headers = { ...NO_STORE, 'retry-after': String(NOT_READY_RETRY_SECONDS) };
-  return [problem(503, code, 'the refresh could not be requested; try again', [], headers), code];
-}
-
 interface ServeContext {
   request: HttpRequest;
+  /** The branches a scoped client sees (the stored snapshot holds only them); else undefined. */
+  clientBranches: readonly number[] | undefined;
   stored: StoredSnapshot;
   status: RefreshStatus;
   now: Date;
@@ -403,7 +322,7 @@ function suggestedTake(rows: number, bytes: number): number {
   return Math.max(1, Math.floor(fits / unit) * unit);
 }
 
-function serveCsv({ request, stored }: ServeContext): HttpResponse {
+function serveCsv({ request, stored, clientBranches }: ServeContext): HttpResponse {
   const { snapshot } = stored;
   const parsed = parseReportQuery(request.query, 'csv', snapshot.rows);
   if (!parsed.ok) return invalidQuery(parsed.details);
@@ -420,6 +339,12 @@ function serveCsv({ request, stored }: ServeContext): HttpResponse {
   const paging = parsed.paging;
   const rows = paging ? selected.slice(paging.skip, paging.skip + paging.take) : selected;
   const date = localDate(snapshot.generatedAt, snapshot.timeZone);
+  // The file says which branches it holds: the ones asked for, else a scoped client's, else all.
+  const branchIds = parsed.filters.branch ?? clientBranches;
+  const branches = branchIds?.map((branchId) => ({
+    branchId,
+    branchName: snapshot.byBranch.find((b) => b.branchId === branchId)?.branchName,
+  }));
   const range =
     paging && rows.length > 0
       ? { first: paging.skip + 1, last: paging.skip + rows.length }
@@ -430,7 +355,7 @@ function serveCsv({ request, stored }: ServeContext): HttpResponse {
       statusCode: 200,
       headers: {
         'content-type': CSV_CONTENT_TYPE,
-        'content-disposition': `attachment; filename="${csvFileName(date, range)}"`,
+        'content-disposition': `attachment; filename="${csvFileName(date, branches, range)}"`,
         'x-total-count': String(selected.length),
       },
       body: toCsv(rows, CSV_DIALECTS[parsed.dialect]),
@@ -502,14 +427,15 @@ function serveDashboard({ request, stored, status, now, stale }: ServeContext): 
     allBranches: snapshot.byBranch,
     scope,
     query,
-    list: dashboardList(scope.rows, query, MAX_DASHBOARD_ROWS),
+    list: memberList(scope.rows, query, MAX_DASHBOARD_MEMBERS),
     csvHref: `debtors.csv${branch}`,
     jsonHref: `debtors${branch}`,
   };
-  // Rows with very long fields could make even 2,000 rows too big: halve until the page fits.
+  // Members with many debts or very long fields could make even MAX_DASHBOARD_MEMBERS too big: halve
+  // until the page fits.
   let result: HttpResponse | undefined;
-  for (let limit = MAX_DASHBOARD_ROWS; limit >= 1; limit = Math.floor(limit / 2)) {
-    if (limit < MAX_DASHBOARD_ROWS) view.list = dashboardList(scope.rows, query, limit);
+  for (let limit = MAX_DASHBOARD_MEMBERS; limit >= 1; limit = Math.floor(limit / 2)) {
+    if (limit < MAX_DASHBOARD_MEMBERS) view.list = memberList(scope.rows, query, limit);
     result = encodeResponse(
       request,
       { statusCode: 200, headers: { ...DASHBOARD_HEADERS }, body: renderDashboard(view) },

@@ -2,14 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   isCompoundFirstName,
+  looksLikePersonName,
+  nameCharacters,
   normalizeName,
   splitFullName,
-  withoutMarkup,
 } from '../../../functions/domain/normalize/name.ts';
 
 const LOCALE = 'pt-BR';
 /** What a name keeps of the input: no markup, whitespace collapsed. */
-const collapse = (text: string) => withoutMarkup(text).split(/\s+/u).filter(Boolean).join(' ');
+const collapse = (text: string) => nameCharacters(text).split(/\s+/u).filter(Boolean).join(' ');
 const join = ({ name, lastName }: { name: string; lastName?: string }) =>
   lastName === undefined ? name : `${name} ${lastName}`;
 const upper = (text: string) => text.toLocaleUpperCase(LOCALE);
@@ -184,6 +185,31 @@ describe('normalizeName', () => {
         expect(normalizeName(input)).toBe(collapsed);
       }),
     );
+  });
+});
+
+describe('names with emoji and decorations', () => {
+  it('keep the letters of the name', () => {
+    expect(splitFullName('Mariana Costa 🏋️‍♀️')).toEqual({ name: 'Mariana', lastName: 'Costa' });
+    expect(splitFullName('★ Ana Lima ★')).toEqual({ name: 'Ana', lastName: 'Lima' });
+    expect(splitFullName('Bia 💪🏽 | Personal')).toEqual({ name: 'Bia', lastName: 'Personal' });
+    expect(splitFullName("João D'Ávila-Neto Jr.")).toEqual({
+      name: 'João',
+      lastName: "D'Ávila-Neto Jr.",
+    });
+    expect(normalizeName('🇧🇷 Souza')).toBe('Souza');
+  });
+
+  it('tell a person’s name from an answer', () => {
+    expect(looksLikePersonName('Ana Souza')).toBe(true);
+    expect(looksLikePersonName('Maria da Conceição Lima')).toBe(true);
+    expect(looksLikePersonName("Joana D'Arc")).toBe(true);
+    expect(looksLikePersonName('Ana')).toBe(false);
+    expect(looksLikePersonName('Sim quero')).toBe(false);
+    expect(looksLikePersonName('Manhã ou tarde')).toBe(false);
+    expect(looksLikePersonName('Rua das Flores 123')).toBe(false);
+    expect(looksLikePersonName('ana@example.com')).toBe(false);
+    expect(looksLikePersonName('um dois tres quatro cinco')).toBe(false);
   });
 });
 

@@ -35,6 +35,7 @@ import {
 } from '../../../functions/upstream/upstream-client.ts';
 import { createSandbox, type Sandbox, type SandboxStats } from '../../../sandbox/server.ts';
 import { createPacer } from '../../helpers/in-process-pacer.ts';
+import { reportResult } from '../../helpers/results.ts';
 
 const DEBTORS_ROUTE = 'GET /api/v1/receivables/debtors';
 const BRANCHES = [1, 2, 3];
@@ -223,7 +224,7 @@ describe('refreshDebtors against the sandbox', () => {
         branches.map((b) => listing.results.filter((r) => r.branchId === b).length),
       );
       if (count === 5_000) {
-        console.info(`refresh of 5,000 rows: ${pages} pages in ${Math.round(elapsedMs)} ms`);
+        reportResult(`refresh of 5,000 rows: ${pages} pages in ${Math.round(elapsedMs)} ms`);
       }
     },
   );

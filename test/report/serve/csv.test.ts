@@ -11,6 +11,8 @@ import {
   cellText,
   csvColumns,
   csvFileName,
+  csvScopeName,
+  fileSlug,
   localDate,
   SEED_DEBTOR_FIELDS,
   spreadsheetDate,
@@ -323,12 +325,34 @@ describe('helpers', () => {
     expect(spreadsheetDate('2026-07-10T14:30:05Z')).toBe('2026-07-10T14:30:05Z');
   });
 
-  it('names the file by the report’s local date', () => {
+  it('names the file by the report’s local date and the branches it holds', () => {
     expect(localDate('2026-11-22T01:30:00Z', 'America/Sao_Paulo')).toBe('2026-11-21');
     expect(localDate('2026-11-22T01:30:00Z', 'Not/AZone')).toBe('2026-11-22');
-    expect(csvFileName('2026-11-21')).toBe('devedores-2026-11-21.csv');
-    expect(csvFileName('2026-11-21', { first: 1, last: 500 })).toBe(
-      'devedores-2026-11-21-linhas-1-500.csv',
+    expect(csvFileName('2026-11-21', undefined)).toBe('devedores-todas-as-unidades-2026-11-21.csv');
+    expect(csvFileName('2026-11-21', [{ branchId: 2 }])).toBe('devedores-unidade-2-2026-11-21.csv');
+    expect(csvFileName('2026-11-21', [{ branchId: 2, branchName: 'Unidade São João' }])).toBe(
+      'devedores-unidade-sao-joao-2026-11-21.csv',
     );
+    expect(csvFileName('2026-11-21', [{ branchId: 3 }, { branchId: 1, branchName: 'X' }])).toBe(
+      'devedores-unidades-1-3-2026-11-21.csv',
+    );
+    expect(csvFileName('2026-11-21', undefined, { first: 1, last: 500 })).toBe(
+      'devedores-todas-as-unidades-2026-11-21-linhas-1-500.csv',
+    );
+  });
+
+  it('keeps file names short, ASCII and safe in a Content-Disposition header', () => {
+    expect(fileSlug('  ACADEMIA "Força & Saúde" — Centro/Sul  ')).toBe(
+      'academia-forca-saude-centro-sul',
+    );
+    expect(fileSlug('Filial ñ 12')).toBe('filial-n-12');
+    expect(fileSlug('a'.repeat(100))).toHaveLength(60);
+    // A name with nothing usable falls back to the id.
+    expect(csvScopeName([{ branchId: 7, branchName: '★★★' }])).toBe('unidade-7');
+    const many = Array.from({ length: 9 }, (_, i) => ({ branchId: i + 1 }));
+    expect(csvScopeName(many)).toBe('unidades-1-2-3-4-5-6-e-mais-3');
+    for (const name of [csvFileName('2026-11-21', [{ branchId: 1, branchName: 'Ação "x"; y' }])]) {
+      expect(name).toMatch(/^[a-z0-9.-]+$/);
+    }
   });
 });

@@ -1,18 +1,16 @@
 /**
  * What the dashboard shows, as data (functions/report/serve/dashboard-scope.ts): its query with
- * Portuguese problems, the figures of a branch scope against the snapshot's own rules, and the
- * list's order, filters and cap.
+ * Portuguese problems and the figures of a branch scope against the snapshot's own rules. The
+ * list of debtors is dashboard-members.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { computeSummary, type Debtor } from '../../../functions/domain/debtors.ts';
 import { buildSnapshot } from '../../../functions/domain/debtors-report.ts';
 import {
-  dashboardList,
   dashboardScope,
   dashboardSearch,
   parseDashboardQuery,
 } from '../../../functions/report/serve/dashboard-scope.ts';
-import { type ReportRow, reportRows } from '../../../functions/report/serve/report-json.ts';
 import { generateDebtors } from '../../../sandbox/debtors-data.ts';
 
 const NOW = new Date('2026-11-21T15:00:00.000Z');
@@ -159,55 +157,5 @@ describe('dashboardScope', () => {
       pendingValue: 0,
       pendingAverage: 0,
     });
-  });
-});
-
-describe('dashboardList', () => {
-  const rows = reportRows(snapshotOf(DEMO));
-  const names = (list: ReturnType<typeof dashboardList>) => list.rows.map((item) => item.row.name);
-
-  it('lists open debts first, most overdue first, then the others by latest due date', () => {
-    const list = dashboardList(rows, {}, 1000);
-    expect(list.rows).toHaveLength(rows.length);
-    expect(list.rows.map((item) => item.rank)).toEqual(rows.map((_, i) => i));
-    const statuses = list.rows.map((item) => item.row.debtStatus);
-    expect(statuses.lastIndexOf('Open')).toBeLessThan(statuses.indexOf('Recovered'));
-    const days = list.rows
-      .filter((i) => i.row.debtStatus === 'Open')
-      .map((i) => i.row.daysOverdue ?? 0);
-    expect(days).toEqual([...days].sort((a, b) => b - a));
-  });
-
-  it('sorts with missing values last either way, ties in the list’s own order', () => {
-    for (const descending of [false, true]) {
-      const list = dashboardList(rows, { sort: { field: 'daysOverdue', descending } }, 1000);
-      const recovered = list.rows.findIndex((i) => i.row.debtStatus === 'Recovered');
-      expect(list.rows.slice(recovered).every((i) => i.row.debtStatus === 'Recovered')).toBe(true);
-      const tail = list.rows.slice(recovered).map((i) => i.rank);
-      expect(tail).toEqual([...tail].sort((a, b) => a - b));
-    }
-    const byName = names(dashboardList(rows, { sort: { field: 'name', descending: false } }, 1000));
-    const collator = new Intl.Collator('pt-BR', { sensitivity: 'base', numeric: true });
-    expect(byName).toEqual([...byName].sort((a, b) => collator.compare(a ?? '', b ?? '')));
-  });
-
-  it('puts matching rows first within the cap, and fills it with the others hidden', () => {
-    // Prepare
-    const query = { q: 'SÍLVA', debtStatus: 'open' as const };
-    const matching = rows.filter(
-      (r: ReportRow) => r.debtStatus === 'Open' && /SILVA/.test(r.name ?? ''),
-    );
-    expect(matching.length).toBeGreaterThan(3);
-
-    // Act
-    const capped = dashboardList(rows, query, 3);
-    const roomy = dashboardList(rows, query, 50);
-
-    // Assess
-    expect(capped.matching).toBe(matching.length);
-    expect(capped.rows.map((i) => i.hidden)).toEqual([false, false, false]);
-    expect(roomy.rows).toHaveLength(50);
-    expect(roomy.rows.filter((i) => !i.hidden)).toHaveLength(matching.length);
-    expect(roomy.total).toBe(rows.length);
   });
 });

@@ -22,6 +22,7 @@ const CLIENTS: Client[] = [
   { username: 'ops', password: 'ops-secret', roles: ['prospects:write', 'report:read', 'admin'] },
   { username: 'reporter', password: 'reporter-secret', roles: ['report:read'] },
   { username: 'writer', password: 'writer-secret', roles: ['prospects:write'] },
+  { username: 'north', password: 'north-secret', roles: ['report:read'], branches: [1, 3] },
 ];
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -42,6 +43,7 @@ function fixtureRows(): Debtor[] {
   ].map((name, i) => ({
     ...template,
     name,
+    memberId: 990_000 + i,
     receivableId: 990_000 + i,
     dueDate: '2026-01-15T00:00:00',
   }));
@@ -197,9 +199,9 @@ const unescapeHtml = (s: string) =>
     .replaceAll('&#39;', "'")
     .replaceAll('&amp;', '&');
 
-/** The dashboard's list rows, from their data attributes, in page order. */
+/** The dashboard's list, one entry per member, from their data attributes, in page order. */
 function listed(page: string) {
-  return [...page.matchAll(/<tr (data-i="[^>]*)>/g)].map((m) => {
+  return [...page.matchAll(/<tbody (class="member"[^>]*)>/g)].map((m) => {
     const attr = (name: string) =>
       unescapeHtml(new RegExp(`data-${name}="([^"]*)"`).exec(m[1] ?? '')?.[1] ?? '');
     return {
@@ -207,11 +209,15 @@ function listed(page: string) {
       branch: attr('branch'),
       amount: Number(attr('amount')),
       days: attr('days') === '' ? null : Number(attr('days')),
-      status: attr('status'),
+      owes: attr('owes') === '1',
+      debts: Number(attr('debts')),
       hidden: / hidden$/.test(m[1] ?? ''),
     };
   });
 }
+
+/** How many members these rows are of. */
+const membersOf = (rows: readonly Debtor[]) => new Set(rows.map((r) => r.memberId)).size;
 
 const ROUTES = [
   '/api/v1/receivables/debtors',
@@ -226,14 +232,17 @@ beforeEach(() => {
 });
 
 describe('authentication and roles', () => {
-  it.each(ROUTES)(
+  const JSON_ROUTES = ROUTES.filter((path) => !path.endsWith('.html'));
+  const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  const attempts: Record<string, string>[] = [
+    {},
+    { authorization: basic('reporter', 'wrong') },
+    { authorization: 'Bearer x' },
+  ];
+
+  it.each(JSON_ROUTES)(
     '%s answers 401 with a Basic challenge without valid credentials',
     async (path) => {
-      const attempts: Record<string, string>[] = [
-        {},
-        { authorization: basic('reporter', 'wrong') },
-        { authorization: 'Bearer x' },
-      ];
       for (const headers of attempts) {
         const result = await get(h, path, headers);
         expect(result.statusCode).toBe(401);
@@ -243,11 +252,96 @@ describe('authentication and roles', () => {
     },
   );
 
-  it.each(ROUTES)('%s answers 403 to a client without report:read', async (path) => {
+  it.each(JSON_ROUTES)('%s answers 403 to a client without report:read', async (path) => {
     const result = await get(h, path, { authorization: basic('writer', 'writer-secret') });
     expect(result.statusCode).toBe(403);
     expect(result.headers?.['www-authenticate']).toBeUndefined();
     expect(body(result)).toMatchObject({ error: { code: 'forbidden' } });
+  });
+
+  it.each([
+    ['the dashboard', '/reports/debtors.html', {}],
+    ['a browser opening the CSV', '/reports/debtors.csv', { accept: BROWSER }],
+  ])(
+    'answers %s 401 and 403 with a Portuguese page, keeping the challenge',
+    async (_, path, extra) => {
+      for (const headers of attempts) {
+        const result = await get(h, path, { ...headers, ...extra });
+        expect(result.statusCode).toBe(401);
+        expect(result.headers?.['www-authenticate']).toMatch(/^Basic realm=/);
+        expect(result.headers?.['content-type']).toBe('text/html; charset=utf-8');
+        expect(result.headers?.['cache-control']).toBe('no-store');
+        expect(text(result)).toContain('Entre com seu usuário e senha');
+        expect(text(result)).toContain('<html lang="pt-BR">');
+      }
+      const forbidden = await get(h, path, {
+        authorization: basic('writer', 'writer-secret'),
+        ...extra,
+      });
+      expect(forbidden.statusCode).toBe(403);
+      expect(forbidden.headers?.['content-security-policy']).toContain("default-src 'none'");
+      expect(text(forbidden)).toContain('Este usuário não tem acesso a esta página');
+      expect(text(forbidden)).toContain('não tem permissão para ver o relatório de devedores');
+    },
+  );
+
+  it('keeps the JSON for programs on every route, whatever else they accept', async () => {
+    for (const accept of ['application/json', '*/*', 'application/json, text/html', '']) {
+      const result = await get(h, '/reports/debtors.html', { accept });
+      expect(result.statusCode).toBe(401);
+      // The dashboard's address answers a page whatever Accept says: people open it.
+      expect(text(result)).toContain('Entre com seu usuário e senha');
+      const csv = await get(h, '/reports/debtors.csv', { accept });
+      expect(body(csv)).toMatchObject({ error: { code: 'unauthorized' } });
+    }
+  });
+
+  it('answers a sign-in locked by failed attempts with 429: a page that says when, or JSON', async () => {
+    // Prepare: the gateway's authorizer flagged the sign-in as locked for 5 minutes
+    const locked = (path: string, accept?: string) => {
+      const { resource, request: req } = request('GET', path, {
+        authorization: REPORTER,
+        ...(accept && { accept }),
+      });
+      return serveReport(
+        resource,
+        { ...req, authorizer: { throttled: 'true', retryAfter: '300' } },
+        h.deps,
+      );
+    };
+
+    // Act
+    const page = await locked('/reports/debtors.html', BROWSER);
+    const json = await locked('/reports/debtors', 'application/json');
+
+    // Assess
+    expect(page.statusCode).toBe(429);
+    expect(page.headers?.['retry-after']).toBe('300');
+    expect(text(page)).toContain('Muitas tentativas erradas de entrar');
+    expect(text(page)).toContain('Tente de novo daqui a 5 minutos.');
+    expect(json.statusCode).toBe(429);
+    expect(body(json)).toMatchObject({ error: { code: 'too_many_failures' } });
+  });
+
+  it('tells a client scoped to some branches, in Portuguese, which ones it sees', async () => {
+    const north = { authorization: basic('north', 'north-secret') };
+    const page = await get(h, '/reports/debtors.html?branch=2', north);
+    expect(page.statusCode).toBe(403);
+    expect(text(page)).toContain(
+      'Este usuário vê só as filiais 1 e 3; o endereço pede a filial 2.',
+    );
+    expect(text(page)).toContain('<a class="button" href="debtors.html">Abrir o relatório</a>');
+    const json = await get(h, '/reports/debtors?branch=2', north);
+    expect(body(json)).toMatchObject({ error: { code: 'branch_forbidden' } });
+  });
+
+  it('answers an account the dashboard’s address gets wrong with its Portuguese 400 page', async () => {
+    const page = await get(h, '/reports/debtors.html?upstream=sul');
+    expect(page.statusCode).toBe(400);
+    expect(text(page)).toContain('Não entendemos o endereço desta página');
+    expect(text(page)).toContain('não há conta “sul”; as contas são “default”');
+    const json = await get(h, '/reports/debtors?upstream=sul');
+    expect(body(json)).toMatchObject({ error: { code: 'unknown_upstream' } });
   });
 
   it('lets only admin ask for a refresh, and answers 202 once it is requested', async () => {
@@ -276,6 +370,72 @@ describe('authentication and roles', () => {
     const wrong = await call(h, 'POST', '/reports/debtors', { authorization: OPS });
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers?.allow).toBe('GET');
+  });
+});
+
+describe('GET /reports/debtors.csv: the file’s name', () => {
+  const fileName = (result: APIGatewayProxyResult) =>
+    /filename="([^"]+)"/.exec(String(result.headers?.['content-disposition']))?.[1];
+  const snapshot = snapshotOf(fixtureRows());
+  const nameOf = (id: number) => snapshot.byBranch.find((b) => b.branchId === id)?.branchName;
+
+  it('says which branches and which day (in the account’s time zone) it holds', async () => {
+    expect(nameOf(2)).toBe('Unidade Moema');
+    expect(fileName(await get(h, '/reports/debtors.csv'))).toBe(
+      'devedores-todas-as-unidades-2026-11-21.csv',
+    );
+    expect(fileName(await get(h, '/reports/debtors.csv?branch=2'))).toBe(
+      'devedores-unidade-moema-2026-11-21.csv',
+    );
+    expect(fileName(await get(h, '/reports/debtors.csv?branch=3,1&debtStatus=open'))).toBe(
+      'devedores-unidades-1-3-2026-11-21.csv',
+    );
+    expect(fileName(await get(h, '/reports/debtors.csv?branch=9'))).toBe(
+      'devedores-unidade-9-2026-11-21.csv',
+    );
+    // 02:30 in UTC is still the evening before in São Paulo.
+    h.setSnapshot(snapshotOf(fixtureRows(), '2026-11-22T02:30:00.000Z'));
+    expect(fileName(await get(h, '/reports/debtors.csv'))).toBe(
+      'devedores-todas-as-unidades-2026-11-21.csv',
+    );
+  });
+
+  it('names a client’s own branches when it sees only some of them', async () => {
+    const north = { authorization: basic('north', 'north-secret') };
+    expect(fileName(await get(h, '/reports/debtors.csv', north))).toBe(
+      'devedores-unidades-1-3-2026-11-21.csv',
+    );
+    expect(fileName(await get(h, '/reports/debtors.csv?branch=3', north))).toBe(
+      `devedores-${nameOf(3)?.toLowerCase().replaceAll(' ', '-')}-2026-11-21.csv`,
+    );
+  });
+});
+
+describe('links shared with tracking parameters', () => {
+  const TRACKING = 'fbclid=IwAR2xYz&utm_source=whatsapp&UTM_MEDIUM=social&gclid=Cj0K&igshid=MzRl';
+
+  it.each(ROUTES)('%s ignores them: the same answer and ETag as without them', async (path) => {
+    // Prepare
+    const branch = path.startsWith('/api/') ? 'idBranch=2' : 'branch=2';
+    const plain = await get(h, `${path}?${branch}`);
+
+    // Act
+    const shared = await get(h, `${path}?${branch}&${TRACKING}`);
+
+    // Assess
+    expect(plain.statusCode).toBe(200);
+    expect(shared.statusCode).toBe(200);
+    expect(shared.headers?.etag).toBe(plain.headers?.etag);
+    expect(text(shared)).toBe(text(plain));
+  });
+
+  it('still refuses a parameter that is no tracking parameter', async () => {
+    const result = await get(h, `/reports/debtors.html?${TRACKING}&colour=red`);
+    expect(result.statusCode).toBe(400);
+    const page = text(result);
+    expect(page).toContain('<code>colour</code>');
+    expect(page).not.toContain('fbclid');
+    expect(page).not.toContain('utm_');
   });
 });
 
@@ -772,7 +932,49 @@ describe('the dashboard page', () => {
     expect(page.match(/<\/script>/g)).toHaveLength(1);
     expect(page).not.toContain('<img src=x');
     expect(page).toContain('&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;');
-    expect(listed(page)).toHaveLength(snapshotOf(fixtureRows()).rows.length);
+    const rows = snapshotOf(fixtureRows()).rows;
+    expect(listed(page)).toHaveLength(membersOf(rows));
+    expect(listed(page).reduce((sum, m) => sum + m.debts, 0)).toBe(rows.length);
+  });
+
+  it('lists a member with three debts once, with their total and "Cobrar" with a WhatsApp message', async () => {
+    // Prepare: three open debts of one member, one of them with the member's phone
+    const demo = fixtureRows();
+    const template = demo.find((row) => row.debtStatus === 'Open' && row.branchId === 2);
+    if (!template) throw new Error('the demo data has no open row in branch 2');
+    const debts = [149.9, 99.9, 110].map((debtAmount, i) => ({
+      ...template,
+      memberId: 880_001,
+      name: 'CLÁUDIA "CACAU" RAMOS',
+      receivableId: 880_100 + i,
+      debtAmount,
+      dueDate: `2026-0${7 + i}-10T00:00:00`,
+      checkoutLink: `https://checkout.example/r/${880_100 + i}`,
+      checkoutLinkFullDebt: 'https://checkout.example/m/880001?t=a&b=c',
+      ...(i === 1 && { cellphone: '11 91234-5678' }),
+    }));
+    const own = harness(snapshotOf([...demo, ...debts]));
+
+    // Act
+    const page = text(await get(own, '/reports/debtors.html'));
+
+    // Assess
+    const entry = listed(page).filter((m) => m.name === 'CLÁUDIA "CACAU" RAMOS');
+    expect(entry).toEqual([expect.objectContaining({ debts: 3, amount: 359.8, owes: true })]);
+    const html =
+      /<tbody class="member"[^>]*data-name="CLÁUDIA &quot;CACAU&quot; RAMOS"[^>]*>([\s\S]*?)<\/tbody>/.exec(
+        page,
+      )?.[1] ?? '';
+    expect(html.match(/<tr class="debt"/g)).toHaveLength(3);
+    expect(html).toContain('<td class="num amount">R$\u00a0359,80</td>');
+    expect(html).toContain('value="https://checkout.example/m/880001?t=a&amp;b=c"');
+    const wa = /<a class="button whatsapp" href="([^"]+)"/.exec(html)?.[1] ?? '';
+    const link = new URL(unescapeHtml(wa));
+    expect(link.origin + link.pathname).toBe('https://wa.me/5511912345678');
+    expect(link.searchParams.get('text')).toBe(
+      'Olá Cláudia, tudo bem? Aqui é da Unidade Moema. Identificamos 3 pagamentos em aberto no ' +
+        'total de R$\u00a0359,80. Você pode regularizar por este link: https://checkout.example/m/880001?t=a&b=c',
+    );
   });
 
   it('shows the four summary figures in R$ as pt-BR formats them', async () => {
@@ -814,7 +1016,7 @@ describe('the dashboard’s filters, sort and search', () => {
     expect(figures(page).pendingValue).toBe(cents(rows, 'Open') / 100);
     expect([...page.matchAll(/<tr data-branch="(\d+)"/g)].map((m) => m[1])).toEqual(['2']);
     const list = listed(page);
-    expect(list).toHaveLength(rows.length);
+    expect(list).toHaveLength(membersOf(rows));
     expect(new Set(list.map((r) => r.branch))).toEqual(new Set([branch?.branchName]));
     const ageing = [...page.matchAll(/<li data-bucket="([^"]+)" data-amount="([^"]+)"/g)];
     const open = rows.filter((r) => r.debtStatus === 'Open');
@@ -835,7 +1037,7 @@ describe('the dashboard’s filters, sort and search', () => {
     const open = rows.filter((r) => r.debtStatus === 'Open').length;
     expect(figures(page).pendingValue).toBe(cents(rows, 'Open') / 100);
     expect(figures(page).pendingAverage).toBe(Math.round(cents(rows, 'Open') / open) / 100);
-    expect(listed(page)).toHaveLength(rows.length);
+    expect(listed(page)).toHaveLength(membersOf(rows));
     expect(page).toContain('<option value="1,3" selected>');
   });
 
@@ -864,37 +1066,49 @@ describe('the dashboard’s filters, sort and search', () => {
     expect(page).toContain('recebido &quot;x&quot;');
   });
 
-  it('sorts the list on the server, recovered debts last when sorting by days overdue', async () => {
+  it('sorts the members on the server, those who owe nothing last when sorting by days overdue', async () => {
     const byAmount = listed(text(await get(h, '/reports/debtors.html?sort=-debtAmount')));
-    const amounts = byAmount.map((r) => r.amount);
-    expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
+    const owing = byAmount.filter((m) => m.owes).map((m) => m.amount);
+    expect(byAmount.slice(0, owing.length).every((m) => m.owes)).toBe(true);
+    expect(owing).toEqual([...owing].sort((a, b) => b - a));
 
     const byDays = listed(text(await get(h, '/reports/debtors.html?sort=-daysOverdue')));
-    const firstRecovered = byDays.findIndex((r) => r.status === 'recovered');
-    expect(firstRecovered).toBeGreaterThan(0);
-    expect(byDays.slice(firstRecovered).every((r) => r.days === null)).toBe(true);
-    const days = byDays.slice(0, firstRecovered).map((r) => r.days ?? -1);
+    const firstPaid = byDays.findIndex((m) => !m.owes);
+    expect(firstPaid).toBeGreaterThan(0);
+    expect(byDays.slice(firstPaid).every((m) => m.days === null)).toBe(true);
+    const days = byDays.slice(0, firstPaid).map((m) => m.days ?? -1);
     expect(days).toEqual([...days].sort((a, b) => b - a));
     const ascending = listed(text(await get(h, '/reports/debtors.html?sort=daysOverdue')));
-    expect(ascending.at(-1)?.status).toBe('recovered');
+    expect(ascending.at(-1)?.owes).toBe(false);
   });
 
-  it('searches on the server, keeping the other rows hidden for the browser to show again', async () => {
+  it('searches on the server, keeping the other members hidden for the browser to show again', async () => {
     const list = listed(text(await get(h, '/reports/debtors.html?q=conceicao&debtStatus=open')));
-    const shown = list.filter((r) => !r.hidden);
+    const shown = list.filter((m) => !m.hidden);
     expect(shown.length).toBeGreaterThan(0);
-    expect(shown.every((r) => fold(r.name).includes('conceicao') && r.status === 'open')).toBe(
-      true,
-    );
-    expect(shown.map((r) => r.name)).toContain('JOÃO DA CONCEIÇÃO');
-    expect(list).toHaveLength(snapshot.rows.length);
+    expect(shown.every((m) => fold(m.name).includes('conceicao') && m.owes)).toBe(true);
+    expect(shown.map((m) => m.name)).toContain('JOÃO DA CONCEIÇÃO');
+    expect(list).toHaveLength(membersOf(snapshot.rows.filter((r) => r.debtStatus === 'Open')));
+  });
+
+  it('lists only the debts of the chosen status, chosen on the server', async () => {
+    const page = text(await get(h, '/reports/debtors.html?debtStatus=recovered'));
+    const list = listed(page);
+    expect(list).toHaveLength(membersOf(snapshot.rows.filter((r) => r.debtStatus === 'Recovered')));
+    expect(list.every((m) => !m.owes)).toBe(true);
+    expect(page).not.toContain('class="charge"');
+    expect(page).toContain('<option value="recovered" selected>Recuperados</option>');
   });
 
   it('shows a recovered debt as paid, never as days overdue', async () => {
     const page = text(await get(h, '/reports/debtors.html'));
-    const recovered = [...page.matchAll(/<tr [^>]*data-status="recovered"[^>]*>([\s\S]*?)<\/tr>/g)];
-    expect(recovered.length).toBeGreaterThan(0);
-    for (const [, cells] of recovered) {
+    const paid = [
+      ...page.matchAll(/<tbody class="member"[^>]*data-owes="0"[^>]*>([\s\S]*?)<\/tbody>/g),
+    ];
+    const rows = [...page.matchAll(/<tr class="debt" data-status="recovered">([\s\S]*?)<\/tr>/g)];
+    expect(paid.length).toBeGreaterThan(0);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const [, cells] of [...paid, ...rows]) {
       expect(cells).toMatch(/<td class="num days paid">Pago em \d{2}\/\d{2}\/\d{4}<\/td>/);
       expect(cells).not.toContain('late');
     }
@@ -983,7 +1197,7 @@ describe('size caps (50,000-row snapshot)', () => {
         const lines = text(page).split('\r\n').slice(1, -1);
         if (lines.length > 0) {
           expect(page.headers?.['content-disposition']).toBe(
-            `attachment; filename="devedores-2026-11-21-linhas-${skip + 1}-${skip + lines.length}.csv"`,
+            `attachment; filename="devedores-todas-as-unidades-2026-11-21-linhas-${skip + 1}-${skip + lines.length}.csv"`,
           );
         }
         names.push(...lines.map((line) => line.split(';')[1] ?? ''));
@@ -1004,18 +1218,18 @@ describe('size caps (50,000-row snapshot)', () => {
     expect(body(seed).results).toHaveLength(50);
   });
 
-  it('lists at most 2,000 rows in the dashboard and says so, linking the CSV', async () => {
+  it('lists at most 1,000 members in the dashboard and says so, linking the CSV', async () => {
     const result = await get(big, '/reports/debtors.html');
     expect(result.statusCode).toBe(200);
     expect(size(result)).toBeLessThan(LIMIT);
     const page = text(result);
-    expect(page).toContain('Mostrando 2.000 de 50.000');
+    expect(page).toContain('Mostrando 1.000 de 50.000 devedores');
     expect(page).toMatch(/<a href="debtors.csv">Baixe o CSV<\/a>/);
-    const rows = listed(page);
-    expect(rows).toHaveLength(2000);
-    // The most overdue open debts come first.
-    expect(rows.every((r) => r.status === 'open')).toBe(true);
-    for (let i = 1; i < rows.length; i++)
-      expect((rows[i - 1]?.days ?? 0) >= (rows[i]?.days ?? 0)).toBe(true);
+    const members = listed(page);
+    expect(members).toHaveLength(1000);
+    // The most overdue members who owe come first.
+    expect(members.every((m) => m.owes)).toBe(true);
+    for (let i = 1; i < members.length; i++)
+      expect((members[i - 1]?.days ?? 0) >= (members[i]?.days ?? 0)).toBe(true);
   });
 });

@@ -20,9 +20,9 @@
  * scheduler's retries) misses that profile's message; a profile that never received a lead is
  * not reported (the set-up kit's test lead gives it its first one).
  */
-import type { ConfigSource } from '../../config/config-source.ts';
-import { LEAD_STATUSES } from '../../domain/lead-lifecycle.ts';
-import type { LeadLedger } from '../../ledger/lead-ledger.ts';
+import type { ConfigSource } from '../config/config-source.ts';
+import { LEAD_STATUSES } from '../domain/lead-lifecycle.ts';
+import type { LeadLedger } from '../ledger/lead-ledger.ts';
 
 export const DEFAULT_QUIET_HOURS = 24;
 export const WATCH_INTERVAL_MINUTES = 60;

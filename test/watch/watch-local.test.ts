@@ -4,14 +4,14 @@
  * stopped, naming the profile and nobody's data.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Alert } from '../../../functions/admin/watch/quiet-profiles.ts';
-import { DEMO_SECRETS } from '../../helpers/lead-fixtures.ts';
+import type { Alert } from '../../functions/watch/quiet-profiles.ts';
+import { DEMO_SECRETS } from '../helpers/lead-fixtures.ts';
 import {
   leadIdOf,
   startTestRuntime,
   type TestRuntime,
   testConfig,
-} from '../../helpers/local-runtime.ts';
+} from '../helpers/local-runtime.ts';
 
 const HOUR_MS = 3_600_000;
 let rt: TestRuntime | undefined;

@@ -1,14 +1,14 @@
 /**
- * The quiet-profile watch (functions/admin/watch/quiet-profiles.ts) on a real ledger (dynalite):
+ * The quiet-profile watch (functions/watch/quiet-profiles.ts) on a real ledger (dynalite):
  * a profile is reported once, in the run during which its silence crosses its quietHours; busy,
  * unwatched and already-reported profiles are not; the message names profiles, never a person.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Alert, watchQuietProfiles } from '../../../functions/admin/watch/quiet-profiles.ts';
-import type { ProfileSettings } from '../../../functions/config/config-source.ts';
-import type { LeadLedger } from '../../../functions/ledger/lead-ledger.ts';
-import { createDynamoLedger } from '../../../functions/ledger/lead-ledger-dynamodb.ts';
-import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../../helpers/dynalite.ts';
+import type { ProfileSettings } from '../../functions/config/config-source.ts';
+import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
+import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { type Alert, watchQuietProfiles } from '../../functions/watch/quiet-profiles.ts';
+import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
 const hoursAgo = (hours: number) => new Date(NOW.getTime() - hours * 3_600_000);

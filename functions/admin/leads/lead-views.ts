@@ -3,8 +3,8 @@
  * became (or, before any mapping, from the answers as sent), the search over them, and the CSV
  * of leads for a sales team. Personal data: only the admin routes use this, never a log line.
  */
-import { guardFormula } from '../kernel/csv-cell.ts';
-import type { LeadRecord } from '../ledger/lead-ledger.ts';
+import { guardFormula } from '../../kernel/csv-cell.ts';
+import type { LeadRecord } from '../../ledger/lead-ledger.ts';
 
 /** A lead's person, as the console lists it. */
 export interface Contact {

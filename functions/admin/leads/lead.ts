@@ -1,0 +1,106 @@
+/**
+ * What the lead routes share: the public statuses an operator names, the lead as the admin
+ * shows it (in a listing, and in full on its page), and the lookups of one lead by its
+ * `{leadId}` with their refusals (400 for a malformed id, 404 for an unknown one or one out of
+ * the operator's scope, 409 for a lead whose personal data was removed). Personal data (what the
+ * person typed) is answered to the `admin` role only, and never logged.
+ */
+import {
+  CORRECTABLE,
+  isLeadId,
+  type LeadStatus,
+  type PublicLeadStatus,
+} from '../../domain/lead-lifecycle.ts';
+import {
+  type LeadLedger,
+  type LeadRecord,
+  type LeadSummary,
+  toLeadSummary,
+} from '../../ledger/lead-ledger.ts';
+import { type AdminRefusal, refusal } from '../operation.ts';
+import { contactOf } from './lead-views.ts';
+
+/** The statuses `GET /admin/leads?status=` accepts (`queued` includes `sending`). */
+export const PUBLIC_STATUSES: readonly PublicLeadStatus[] = [
+  'queued',
+  'delivered',
+  'rejected',
+  'dead',
+  'test',
+  'parked',
+];
+
+/** Which ledger statuses one public status lists, in order. */
+export function ledgerStatuses(status: PublicLeadStatus): readonly LeadStatus[] {
+  return status === 'queued' ? ['queued', 'sending'] : [status];
+}
+
+/** The admin body of one lead: the contract's fields, `reason`, and `messages` when rejected. */
+export interface AdminLeadView extends LeadSummary {
+  messages?: string[];
+}
+
+export function toAdminLeadView(lead: LeadRecord): AdminLeadView {
+  return {
+    ...toLeadSummary(lead),
+    ...(lead.messages !== undefined && { messages: lead.messages }),
+  };
+}
+
+/** A lead in full: the admin view plus what the person sent, the Prospect and the correction. */
+export function toDetailedView(lead: LeadRecord) {
+  return {
+    ...toAdminLeadView(lead),
+    contact: contactOf(lead),
+    submitted: {
+      answers: lead.capture.answers,
+      attribution: lead.capture.attribution,
+      ...(lead.capture.submittedAt !== undefined && { submittedAt: lead.capture.submittedAt }),
+      ...(lead.capture.externalId !== undefined && { externalId: lead.capture.externalId }),
+      ...(lead.capture.formId !== undefined && { formId: lead.capture.formId }),
+      ...(lead.capture.prospect !== undefined && { prospect: lead.capture.prospect }),
+      ...(lead.capture.pending !== undefined && { pending: true }),
+      test: lead.capture.isTest,
+    },
+    ...(lead.prospect !== undefined && { prospect: lead.prospect }),
+    ...(lead.correction !== undefined && { correction: lead.correction }),
+    ...(lead.correctedAt !== undefined && { correctedAt: lead.correctedAt }),
+    ...(lead.correctedBy !== undefined && { correctedBy: lead.correctedBy }),
+    // A lead whose personal data was removed is never filled in again (and never sent).
+    correctable: CORRECTABLE.has(lead.status) && lead.redactedAt === undefined,
+  };
+}
+
+/** A lead in full, as `GET /admin/leads/{leadId}` and a correction answer it. */
+export type DetailedLeadView = ReturnType<typeof toDetailedView>;
+
+export function requireLeadId(leadId: string): string {
+  if (!isLeadId(leadId)) {
+    throw refusal(400, 'invalid_lead_id', 'not a lead id (ld_ followed by 22 characters)');
+  }
+  return leadId;
+}
+
+export async function findLead(ledger: LeadLedger, leadId: string): Promise<LeadRecord> {
+  const lead = await ledger.get(leadId);
+  if (!lead) throw refusal(404, 'lead_not_found', `no lead ${leadId}`);
+  return lead;
+}
+
+/**
+ * 409 `personal_data_removed`: the lead's personal data was erased on request or removed after
+ * the retention, so it can be neither sent nor corrected (an erased person stays erased).
+ */
+export function personalDataRemoved(lead: LeadRecord, consequence: string): AdminRefusal {
+  const why =
+    lead.redaction === 'erasure'
+      ? "erased at the person's request"
+      : lead.redaction === 'retention'
+        ? 'removed after the retention period'
+        : 'removed';
+  return refusal(
+    409,
+    'personal_data_removed',
+    `lead ${lead.leadId} no longer holds personal data (${why} on ${lead.redactedAt}): ${consequence}`,
+  );
+}

@@ -1,0 +1,51 @@
+/**
+ * `POST /admin/preview/{profile}`: a body mapped as the platform's would be, through the
+ * profile's own source (capture) and the mapping the delivery uses (domain/map-capture.ts):
+ * the Prospect, what is missing, warnings and notices for each lead; nothing stored, nothing
+ * sent. A lead whose webhook carries ids only is shown as sent (`pending`): its answers are
+ * fetched from the platform at delivery. 400 `unreadable_body` for a body the source cannot read, 404 for an unknown
+ * profile (or one out of the operator's scope).
+ */
+import { mapCapture } from '../domain/map-capture.ts';
+import { type HttpResponse, json } from '../kernel/http.ts';
+import { NO_STORE } from '../kernel/route-guard.ts';
+import { adapterFor, sourceLabel } from '../sources/registry.ts';
+import { type RouteContext, refusal, requireProfile } from './operation.ts';
+
+export async function preview({
+  deps,
+  request,
+  profile: name,
+}: RouteContext): Promise<HttpResponse> {
+  const profile = await requireProfile(deps, name);
+  const adapter = adapterFor(profile);
+  const captured = await adapter.capture(request, profile);
+  if ('problem' in captured) {
+    throw refusal(400, 'unreadable_body', captured.problem, captured.details ?? []);
+  }
+  const leads = captured.leads.map((capture) => {
+    if (capture.pending) {
+      return {
+        pending: true,
+        note: 'the platform sent ids only: the answers are fetched from it at delivery',
+        submitted: { answers: capture.answers, attribution: capture.attribution },
+      };
+    }
+    const mapped = mapCapture(capture, profile, sourceLabel(capture.source));
+    return {
+      prospect: mapped.prospect,
+      missing: mapped.missing,
+      warnings: mapped.warnings,
+      notices: mapped.notices,
+      test: capture.isTest,
+      ...(mapped.missing.length > 0 && {
+        reason: `required fields missing: ${mapped.missing.join(', ')}`,
+      }),
+    };
+  });
+  return json(
+    200,
+    { profile: name, source: profile.source, leads, ...(captured.spam && { spam: true }) },
+    NO_STORE,
+  );
+}
