@@ -34,7 +34,8 @@ describe('the CDK app (config/deploy.example.json)', () => {
       env: {},
     });
     violations = synthViolations(built.app);
-  });
+    // A whole stack with cdk-nag: as long as the many-profiles one on a loaded machine.
+  }, 120_000);
 
   it('synthesizes with no unacknowledged cdk-nag (or CDK validation) error or warning', () => {
     expect(violations).toEqual([]);
