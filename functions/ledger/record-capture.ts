@@ -12,6 +12,7 @@
  * anything (ErasedLeadError), and the step answers `{ erased: true }`, to be acknowledged to
  * the platform and counted, never stored or sent.
  */
+import { accountOfProfile } from '../config/config-accounts.ts';
 import type { Profile } from '../config/config-schema.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { initialState as firstState } from '../domain/lead-arrival.ts';
@@ -29,10 +30,14 @@ export type LeadState = Omit<NewLead, 'receivedAt' | 'profile'>;
 
 /**
  * The first state of a captured lead (domain/lead-arrival.ts `initialState`), labelled with its
- * source's name from the registry.
+ * source's name from the registry, and the upstream account the profile sends it to now: the
+ * lead keeps it (LeadRecord.account), whatever the configuration says later.
  */
 export function initialState(capture: LeadCapture, profile: Profile): LeadState {
-  return firstState(capture, profile, sourceLabel(capture.source));
+  return {
+    ...firstState(capture, profile, sourceLabel(capture.source)),
+    account: accountOfProfile(profile),
+  };
 }
 
 export interface RecordDeps {

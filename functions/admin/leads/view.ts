@@ -13,6 +13,7 @@ import { IN_FLIGHT } from '../../domain/lead-lifecycle.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
+import { accountOfLead } from '../../ledger/lead-ledger.ts';
 import type { RouteContext } from '../operation.ts';
 import { circuitView, type UpstreamHealth } from '../upstream-health.ts';
 import { type DetailedLeadView, findLead, requireLeadId, toDetailedView } from './lead.ts';
@@ -28,7 +29,10 @@ export async function getLead({ deps, leadId }: RouteContext): Promise<HttpRespo
   const view = toDetailedView(lead);
   // A lead on its way waits for the upstream too: say how the upstream is doing.
   if (!IN_FLIGHT.has(lead.status)) return json(200, view, NO_STORE);
-  const account = (await deps.config.accountOf?.(lead.profile)) ?? DEFAULT_ACCOUNT;
+  const account = await accountOfLead(
+    lead,
+    async (profile) => (await deps.config.accountOf?.(profile)) ?? DEFAULT_ACCOUNT,
+  );
   const circuit = circuitView(await deps.upstream.circuit(account));
   const body: LeadDetail = {
     ...view,

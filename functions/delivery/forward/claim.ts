@@ -59,10 +59,11 @@ export async function claim(
     return { outcome: wait(a, lead, waitMs + (lead.status === 'sending' ? 1_000 : 0), reason) };
   }
 
-  // The lead's account (its profile's; `default` for a profile no longer configured, which is
-  // parked below) decides whose circuit, pacer and credentials this attempt uses.
+  // The lead's account (the one it was accepted for; for an older lead, its profile's, or
+  // `default` for a profile no longer configured) decides whose circuit, pacer and credentials
+  // this attempt uses.
   const profile = await a.deps.config.profile(lead.profile);
-  const access = await a.deps.upstream(accountOfProfile(profile ?? {}));
+  const access = await a.deps.upstream(lead.account ?? accountOfProfile(profile ?? {}));
   const gate = await access.circuit.gate(nowMs);
   if (gate.kind === 'open') {
     a.event.note = 'circuit-open';

@@ -15,6 +15,7 @@
  * It runs every minute on AWS (EventBridge Scheduler) and on a timer locally. No AWS imports.
  */
 import {
+  accountOfLead,
   DEFAULT_WAKE_GRACE_MS,
   type LeadLedger,
   type LeadRecord,
@@ -56,7 +57,10 @@ export interface ReconcileDeps {
   queue: Pick<LeadQueue, 'send'>;
   /** The circuit of an upstream account. */
   circuitOf(account: string): Pick<Circuit, 'read'>;
-  /** The upstream account of a profile (its settings'; `default` when unknown). */
+  /**
+   * The upstream account of a profile (its settings'; `default` when unknown): the account of a
+   * lead recorded before leads recorded their own.
+   */
   accountOf(profile: string): Promise<string>;
   options?: ReconcileOptions;
   events?: ReconcileEvents;
@@ -116,7 +120,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
     for (const lead of page.leads) {
       result.due += 1;
       const now = clock();
-      const probeAt = await probeOf(await deps.accountOf(lead.profile));
+      const probeAt = await probeOf(await accountOfLead(lead, deps.accountOf));
       const at = wakeAt(lead, now.getTime(), probeAt);
       const woken = await deps.ledger.wake(lead.leadId, lead.version, {
         dueAt: new Date(at + wakeGraceMs),
