@@ -82,7 +82,10 @@ export async function recordLead(
   const { lead: record, duplicate } = recorded;
   if (record.status === 'queued' && !duplicate) {
     try {
-      await deps.queue.send(record.leadId, { version: record.version });
+      await deps.queue.send(record.leadId, {
+        version: record.version,
+        ...(record.account !== undefined && { group: record.account }),
+      });
     } catch (error) {
       deps.wakeUpDeferred?.({ leadId: record.leadId, error });
     }

@@ -61,10 +61,14 @@ describe('a lead and its upstream account', () => {
     const south = await recordCapture({ ledger, queue }, 'southsite', SOUTH_SITE, capture('1'), T0);
     const main = await recordCapture({ ledger, queue }, 'site', SITE, capture('2'), T0);
 
-    // Assess
+    // Assess: recorded with its account, and woken in its account's group on the queue.
     if (isDropped(south) || isDropped(main)) throw new Error('not recorded');
     expect((await ledger.get(south.record.leadId))?.account).toBe('south');
     expect((await ledger.get(main.record.leadId))?.account).toBe('default');
+    expect(sent).toEqual([
+      { leadId: south.record.leadId, options: { version: 0, group: 'south' } },
+      { leadId: main.record.leadId, options: { version: 0, group: 'default' } },
+    ]);
   });
 
   it("falls back to its profile's account as configured now when it recorded none", async () => {

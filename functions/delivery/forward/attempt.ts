@@ -15,8 +15,11 @@ import type { UpstreamAccess } from '../../upstream/paced-client.ts';
 
 export type ForwardOutcome =
   | { kind: 'done'; reason: string; delayMs?: undefined }
-  /** Look at the lead again after `delayMs`, for its chain `version`. */
-  | { kind: 'retry'; delayMs: number; reason: string; version: number };
+  /**
+   * Look at the lead again after `delayMs`, for its chain `version`; `account` is the lead's
+   * upstream account, its tenant on the queue.
+   */
+  | { kind: 'retry'; delayMs: number; reason: string; version: number; account?: string };
 
 /** The metrics an attempt counts (kernel/metrics.ts names them). */
 export type ForwardMetric = (typeof METRICS)[
@@ -180,6 +183,8 @@ export const SILENT: ForwardEvents = {
 /** What every step of one attempt shares. */
 export interface Attempt {
   leadId: string;
+  /** The lead's upstream account, once the lead is read (claim.ts). */
+  account?: string;
   deps: ForwardDeps;
   options: ResolvedOptions;
   events: ForwardEvents;

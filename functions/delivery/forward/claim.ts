@@ -43,6 +43,11 @@ export async function claim(
   if (message.version !== undefined && message.version !== lead.version && !startedTheAttempt) {
     return { outcome: finish(a, { kind: 'done', reason: 'stale-message' }, lead.status) };
   }
+  // The lead's account (the one it was accepted for; for an older lead, its profile's, or
+  // `default` for a profile no longer configured) decides whose circuit, pacer and credentials
+  // this attempt uses, and is the lead's tenant on the queue.
+  const profile = await a.deps.config.profile(lead.profile);
+  a.account = lead.account ?? accountOfProfile(profile ?? {});
   const nowMs = a.now().getTime();
   if (nowMs - Date.parse(lead.queuedAt) > a.options.horizonMs) {
     const hours = Math.round(a.options.horizonMs / 3_600_000);
@@ -59,11 +64,7 @@ export async function claim(
     return { outcome: wait(a, lead, waitMs + (lead.status === 'sending' ? 1_000 : 0), reason) };
   }
 
-  // The lead's account (the one it was accepted for; for an older lead, its profile's, or
-  // `default` for a profile no longer configured) decides whose circuit, pacer and credentials
-  // this attempt uses.
-  const profile = await a.deps.config.profile(lead.profile);
-  const access = await a.deps.upstream(lead.account ?? accountOfProfile(profile ?? {}));
+  const access = await a.deps.upstream(a.account);
   const gate = await access.circuit.gate(nowMs);
   if (gate.kind === 'open') {
     a.event.note = 'circuit-open';
@@ -96,5 +97,10 @@ export async function claim(
 /** Look at the lead again later, without touching the ledger (its chain is unchanged). */
 function wait(a: Attempt, lead: LeadRecord, delayMs: number, reason: string): ForwardOutcome {
   const outcome = { kind: 'retry', delayMs: Math.max(0, Math.ceil(delayMs)), reason } as const;
-  return finish(a, { ...outcome, version: lead.version }, lead.status, lead);
+  return finish(
+    a,
+    { ...outcome, version: lead.version, ...(a.account !== undefined && { account: a.account }) },
+    lead.status,
+    lead,
+  );
 }

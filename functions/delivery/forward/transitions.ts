@@ -82,6 +82,7 @@ export async function release(
       delayMs: Math.max(0, nextAttemptAt.getTime() - now.getTime()),
       reason: code,
       version: released.version,
+      ...(h.account !== undefined && { account: h.account }),
     },
     'queued',
     h.lead,

@@ -120,7 +120,8 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
     for (const lead of page.leads) {
       result.due += 1;
       const now = clock();
-      const probeAt = await probeOf(await accountOfLead(lead, deps.accountOf));
+      const account = await accountOfLead(lead, deps.accountOf);
+      const probeAt = await probeOf(account);
       const at = wakeAt(lead, now.getTime(), probeAt);
       const woken = await deps.ledger.wake(lead.leadId, lead.version, {
         dueAt: new Date(at + wakeGraceMs),
@@ -132,7 +133,11 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
         continue;
       }
       const delayMs = at - now.getTime();
-      await deps.queue.send(lead.leadId, { delaySeconds: delayMs / 1000, version: woken.version });
+      await deps.queue.send(lead.leadId, {
+        delaySeconds: delayMs / 1000,
+        version: woken.version,
+        group: account,
+      });
       result.woken += 1;
       events.woke({ leadId: lead.leadId, status: lead.status, version: woken.version, delayMs });
     }

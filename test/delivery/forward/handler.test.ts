@@ -106,6 +106,8 @@ describe('delivery handler', () => {
         QueueUrl: QUEUE_URL,
         MessageBody: encodeLeadMessage(busy.leadId, busy.version),
         DelaySeconds: expect.any(Number),
+        // The lead's tenant on the fair queue: its account.
+        MessageGroupId: 'default',
       },
     ]);
     const seconds = Number(sendCalls()[0]?.DelaySeconds ?? 0);
@@ -159,6 +161,7 @@ describe('delivery handler', () => {
         QueueUrl: QUEUE_URL,
         MessageBody: encodeLeadMessage(lead.leadId, stored?.version),
         DelaySeconds: expect.any(Number),
+        MessageGroupId: 'default',
       },
     ]);
     expect(stored?.version).toBeGreaterThan(lead.version);
