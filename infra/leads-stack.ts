@@ -6,8 +6,9 @@
  * grants its spec `needs`, and the Basic-auth authorizer in front of the routes marked
  * `auth: 'basic'`. Resource details live in the constructs.
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, type CfnResource, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { accountRates, forwarderConcurrency } from '../functions/delivery/concurrency.ts';
 import {
   BASIC_AUTH,
   FUNCTIONS,
@@ -43,12 +44,18 @@ export class LeadsStack extends Stack {
   readonly queue: LeadQueue;
   readonly report: DebtorsReport;
   readonly forwarder: LeadForwarder;
+  /**
+   * The forwarder's batches at once (reserved concurrency = the event source's
+   * MaximumConcurrency), derived from the configured accounts' total rate, and why.
+   */
+  readonly forwarderConcurrency: { concurrency: number; reason: string };
   readonly observability: DeliveryObservability;
   readonly functions: ReadonlyMap<string, NodeFunction>;
 
   constructor(scope: Construct, id: string, props: LeadsStackProps) {
     super(scope, id, props);
     const { config } = props;
+    this.forwarderConcurrency = forwarderConcurrency(accountRates(config.settings));
 
     this.secrets = new LeadsSecrets(this, 'Secrets', {
       prefix: config.secretsPrefix,
@@ -87,7 +94,13 @@ export class LeadsStack extends Stack {
       fn: this.fn('forwarder'),
       queue: this.queue,
       reconciler: this.fn('reconciler'),
+      maxConcurrency: this.forwarderConcurrency.concurrency,
     });
+    // Why this many, beside it in the template.
+    (this.fn('forwarder').node.defaultChild as CfnResource).addMetadata(
+      'ForwarderConcurrency',
+      this.forwarderConcurrency.reason,
+    );
     this.observability = this.observe(config, publishers);
     this.addOutputs(config);
   }
@@ -123,7 +136,14 @@ export class LeadsStack extends Stack {
     grants: Record<FunctionNeed, (fn: NodeFunction) => void>,
   ): ReadonlyMap<string, NodeFunction> {
     const functions = new Map<string, NodeFunction>();
-    const specs: Record<string, FunctionSpec> = FUNCTIONS;
+    const specs: Record<string, FunctionSpec> = {
+      ...FUNCTIONS,
+      // Derived from the configured accounts' total rate (functions/delivery/concurrency.ts).
+      forwarder: {
+        ...FUNCTIONS.forwarder,
+        reservedConcurrency: this.forwarderConcurrency.concurrency,
+      },
+    };
     for (const [name, spec] of Object.entries(specs)) {
       const fn = new NodeFunction(this, pascalCase(name), {
         entry: spec.entry,

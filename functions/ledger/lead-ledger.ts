@@ -324,6 +324,20 @@ export interface LeadLedger {
     version: number,
     options: { dueAt: Date; now: Date; attemptNow?: boolean; onlyIfDue?: boolean },
   ): Promise<LeadRecord | undefined>;
+  /**
+   * The lead (queued or sending, at `version`) waits, visibly: its `lastError` the `note`, its
+   * `dueAt` `recheckAt` (the reconciler wakes it then if nothing did). With `circuit` (an
+   * account), it waits for that account's circuit to close with no message in the queue:
+   * listed by `listWaiting(account)` until any later transition or wake-up (the circuit closing
+   * wakes it, delivery/waiting.ts). The record, or undefined when the lead moved on.
+   */
+  waitFor(
+    leadId: string,
+    version: number,
+    wait: { circuit?: string; recheckAt: Date; note: string; now: Date },
+  ): Promise<LeadRecord | undefined>;
+  /** The leads waiting for `account`'s circuit (`waitFor`), received first within a page. */
+  listWaiting(account: string, page?: { limit?: number; cursor?: string }): Promise<LeadPage>;
 }
 
 /**

@@ -29,9 +29,12 @@ export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryH
     config,
     sharedPacerFactory({ client: dynamo, tableName }, { maxWaitMs: options.maxPacingWaitMs }),
   );
+  const queue = createSqsLeadQueue({ client: sqs, queueUrl });
   return {
     forward: {
       ledger: createDynamoLedger({ client: dynamo, tableName }),
+      // The attempt that closes a circuit wakes the leads that waited for it (delivery/waiting.ts).
+      queue,
       config,
       upstream: async (account) => ({
         ...(await access(account)),
@@ -44,6 +47,6 @@ export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryH
     },
     sqs,
     queueUrl,
-    queue: createSqsLeadQueue({ client: sqs, queueUrl }),
+    queue,
   };
 }

@@ -36,6 +36,7 @@ export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): Reconcil
     }),
     circuitOf: (account) => createDynamoCircuit({ client: dynamo, tableName, account }),
     accountOf: (profile) => config.accountOf(profile),
+    accounts: () => config.accounts(),
     personalDataDays: async () => (await config.delivery()).personalDataDays,
     events: reconcileEvents,
   };
