@@ -11,11 +11,9 @@
  *   field of the form: `"fieldMap": {"unidade": "idBranch"}`);
  * - its source, when whoever sends the lead names the branch (`prospect`: the Prospect API).
  *
- * To be extended by the branch-by-name work: a lead answering "Qual unidade?" with a name will
- * be matched against its account's named branches (functions/domain/branch-match.ts), so a
- * profile of an account with named branches (a future `branches` key of the account) gets its
- * branch that way. That work gives `accountNamesBranches` (BranchRuleContext) the accounts with
- * named branches and adds its alternative to BRANCH_ALTERNATIVES; nothing else here changes.
+ * - its account's named branches (`branches` of the account): a lead answering "Qual unidade?"
+ *   with a name is matched against them (functions/domain/branch-match.ts); config-check.ts
+ *   gives `accountNamesBranches` the accounts whose `branches` name one.
  */
 import { accountOfProfile } from './config-accounts.ts';
 import type { ConfigProblem } from './config-messages.ts';
@@ -38,7 +36,7 @@ export interface BranchRuleContext {
   accountNamesBranches(account: string): boolean;
 }
 
-/** Today no account has named branches. */
+/** No account has named branches (tests of the other alternatives). */
 export const NO_NAMED_BRANCHES: BranchRuleContext = { accountNamesBranches: () => false };
 
 /** Where a profile's leads get their branch, as the message words the rule. */
@@ -47,6 +45,7 @@ export const BRANCH_ALTERNATIVES: readonly string[] = [
   'de "forms.<id>.idBranch" em cada formulário',
   'de um campo do lead mapeado para "idBranch" em "fieldMap"',
   'de uma fonte em que quem envia diz a unidade ("prospect")',
+  'de unidades com nome na conta ("branches": o lead que responde "Qual unidade?" com um nome vai para ela)',
 ];
 
 /** The rule itself, as an operator reads it. */

@@ -5,6 +5,8 @@
  * refresher, reconciler, watch) do not load the sources' schemas, and with them the sources,
  * the mapping and libphonenumber-js, to know an account (docs/performance.md).
  */
+
+import type { NamedBranch } from '../domain/branch-match.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import type { Reach } from '../kernel/scope.ts';
 import {
@@ -100,4 +102,40 @@ export function reachOfProfile(profile: ReachInput): Reach {
   const branches = new Set([fallback]);
   for (const form of Object.values(profile.forms ?? {})) branches.add(form?.idBranch ?? fallback);
   return { account, branches: [...branches].sort((a, b) => a - b) };
+}
+
+/** What the named branches are read from: each account's `branches`. */
+type BranchesOf = {
+  branches?: Record<string, { name: string; aliases?: string[] | undefined }> | undefined;
+};
+
+/**
+ * Every account's named branches (`branches` of `upstream` and of each `upstreams.<name>`), as the
+ * branch matcher and the console read them.
+ */
+export function namedBranchesOf<U extends BranchesOf>(
+  config: Pick<AccountsInput<U>, 'upstream' | 'upstreams' | 'report'>,
+): NamedBranch[] {
+  return [...accountsOf(config)].flatMap(([account, settings]) =>
+    Object.entries(settings.branches ?? {}).map(([id, branch]) => ({
+      idBranch: Number(id),
+      account,
+      name: branch.name,
+      ...(branch.aliases && { aliases: branch.aliases }),
+    })),
+  );
+}
+
+/** The accounts of a configuration as written that name at least one branch. */
+export function accountsNamingBranches(raw: unknown): Set<string> {
+  const named = new Set<string>();
+  const record = (value: unknown) =>
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  const names = (value: unknown) => Object.keys(record(record(value)?.branches) ?? {}).length > 0;
+  const top = record(raw);
+  if (names(top?.upstream)) named.add(DEFAULT_ACCOUNT);
+  for (const [name, account] of Object.entries(record(top?.upstreams) ?? {})) {
+    if (names(account)) named.add(name);
+  }
+  return named;
 }

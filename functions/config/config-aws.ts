@@ -19,7 +19,12 @@ import * as z from 'zod/mini';
 import { issuePath } from '../domain/json.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { ENV } from '../kernel/env.ts';
-import { accountOfProfile, accountProblems, accountsOf } from './config-accounts.ts';
+import {
+  accountOfProfile,
+  accountProblems,
+  accountsOf,
+  namedBranchesOf,
+} from './config-accounts.ts';
 import { unknownKeyProblems } from './config-keys.ts';
 import { describeConfigIssue, invalidHeading, problemReport } from './config-messages.ts';
 import {
@@ -282,6 +287,10 @@ export function createAwsConfigSource(
 
     async delivery(): Promise<DeliveryConfig> {
       return (await current()).delivery;
+    },
+
+    async branches() {
+      return namedBranchesOf(await current());
     },
 
     refresh(): void {

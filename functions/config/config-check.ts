@@ -17,7 +17,7 @@
 import type * as z from 'zod/mini';
 import { issuePath } from '../domain/json.ts';
 import { type BranchRuleContext, type BranchRuleProfile, branchProblems } from './branch-rule.ts';
-import { type AccountsInput, accountProblems } from './config-accounts.ts';
+import { type AccountsInput, accountProblems, accountsNamingBranches } from './config-accounts.ts';
 import type { ProfileRules } from './config-aws.ts';
 import { unknownKeyProblems } from './config-keys.ts';
 import { type ConfigProblem, describeConfigIssue, profileNameMessage } from './config-messages.ts';
@@ -38,7 +38,7 @@ export interface CheckSpec<T extends TopLevel> {
    * `elsewhere`: they live in Secrets Manager, so are neither required nor checked here.
    */
   secrets: 'file' | 'elsewhere';
-  /** Which accounts have named branches (none until the branch-by-name work). */
+  /** Which accounts have named branches; default: those whose `branches` name one. */
   branches?: BranchRuleContext;
 }
 
@@ -145,10 +145,15 @@ export function checkConfiguration<T extends TopLevel>(
     }
   }
   const misspelt = profilesWithUnknownKeys(unknown);
+  const named = accountsNamingBranches(raw);
+  const withBranches: CheckSpec<T> = {
+    ...spec,
+    branches: spec.branches ?? { accountNamesBranches: (account) => named.has(account) },
+  };
   const profiles: Record<string, Profile> = {};
   const entries = isObject(raw) && isObject(raw.profiles) ? Object.entries(raw.profiles) : [];
   for (const [name, entry] of entries) {
-    const checked = checkProfile(name, entry, spec, misspelt.has(name));
+    const checked = checkProfile(name, entry, withBranches, misspelt.has(name));
     problems.push(...checked.problems);
     if (checked.profile) profiles[name] = checked.profile;
   }

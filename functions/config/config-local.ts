@@ -28,6 +28,7 @@ import {
   type Config,
   configFileSchema,
   configSchema,
+  namedBranchesOf,
 } from './config-schema.ts';
 import { type ConfigSource, ConfigurationError, type ProfileSettings } from './config-source.ts';
 import { PROFILE_RULES } from './profile-rules.ts';
@@ -124,6 +125,7 @@ export function createLocalConfigSource(config: Config): ConfigSource {
       ),
     report: async (name = DEFAULT_ACCOUNT) => account(name).report,
     delivery: async () => config.delivery,
+    branches: async () => namedBranchesOf(config),
   };
 }
 
@@ -159,5 +161,6 @@ export function localConfigSource(): ConfigSource {
     report: async (account) => current().report(account),
     profileSettings: async () => current().profileSettings(),
     delivery: async () => current().delivery(),
+    branches: async () => current().branches(),
   };
 }

@@ -12,6 +12,20 @@ export { ACCOUNT_NAME, accountName, DEFAULT_ACCOUNT } from '../kernel/accounts.t
 
 const positive = z.number().check(z.positive('deve ser maior que 0'));
 
+/**
+ * An account's branches by name (`"branches": {"2": {"name": "Moema", "aliases": ["Unid. Moema"]}}`):
+ * a lead answering "Qual unidade?" with one of them goes to that branch, and to this account
+ * (domain/branch-match.ts); the console offers them by name. Keys are the branches' `idBranch`.
+ */
+export const branchNamesSchema = z.record(
+  z.string().check(z.regex(/^[1-9]\d*$/, 'a chave é o idBranch da unidade, um número')),
+  z.strictObject({
+    name: nonEmpty,
+    aliases: z.optional(z.array(nonEmpty)),
+  }),
+);
+export type BranchNames = z.infer<typeof branchNamesSchema>;
+
 export const upstreamConfigSchema = z.object({
   baseUrl: z.url(),
   username: nonEmpty,
@@ -22,6 +36,8 @@ export const upstreamConfigSchema = z.object({
   timeoutMs: z._default(z.int().check(z.positive()), 10_000),
   /** The name production gives the seed's `tokenPartner` field (`tokenGympass`). */
   partnerTokenField: z._default(z.enum(['tokenPartner', 'tokenGympass']), 'tokenPartner'),
+  /** The account's branches by name (branchNamesSchema). */
+  branches: z.optional(branchNamesSchema),
 });
 export type UpstreamConfig = z.infer<typeof upstreamConfigSchema>;
 

@@ -26,6 +26,7 @@ export {
   accountOfProfile,
   accountProblems,
   accountsOf,
+  namedBranchesOf,
 } from './config-accounts.ts';
 export {
   DEFAULT_ACCOUNT,

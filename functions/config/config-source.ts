@@ -5,6 +5,7 @@
  * - Local adapter (config-local.ts): the validated `LEADS_CONFIG` file, reloaded when it changes.
  * Upstream accounts are named (kernel/accounts.ts); `default` when none is given.
  */
+import type { NamedBranch } from '../domain/branch-match.ts';
 import type {
   Client,
   DeliveryConfig,
@@ -51,4 +52,6 @@ export interface ConfigSource {
   profileSettings(): Promise<Record<string, ProfileSettings>>;
   /** How delivery gives up on a lead. */
   delivery(): Promise<DeliveryConfig>;
+  /** Every account's named branches (`branches` of each account), configured names only. */
+  branches(): Promise<NamedBranch[]>;
 }

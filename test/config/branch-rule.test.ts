@@ -9,6 +9,7 @@ import {
   branchRuleMessage,
   profileGivesBranch,
 } from '../../functions/config/branch-rule.ts';
+import { accountsNamingBranches, namedBranchesOf } from '../../functions/config/config-accounts.ts';
 
 describe('the branch rule', () => {
   it.each<[string, BranchRuleProfile]>([
@@ -49,7 +50,7 @@ describe('the branch rule', () => {
 
   it('says the rule in Portuguese, with the keys as written', () => {
     expect(branchRuleMessage()).toBe(
-      'um perfil precisa de "defaults.idBranch", de "forms.<id>.idBranch" em cada formulário, de um campo do lead mapeado para "idBranch" em "fieldMap" ou de uma fonte em que quem envia diz a unidade ("prospect"); sem isso, todo lead dele fica parado sem unidade',
+      'um perfil precisa de "defaults.idBranch", de "forms.<id>.idBranch" em cada formulário, de um campo do lead mapeado para "idBranch" em "fieldMap", de uma fonte em que quem envia diz a unidade ("prospect") ou de unidades com nome na conta ("branches": o lead que responde "Qual unidade?" com um nome vai para ela); sem isso, todo lead dele fica parado sem unidade',
     );
   });
 
@@ -63,5 +64,25 @@ describe('the branch rule', () => {
 
     // Act / Assess
     expect(branchProblems(profiles, context).map((p) => p.field)).toEqual(['profiles.other']);
+  });
+});
+
+describe('an account with named branches', () => {
+  it('lets its profiles take the branch from a "Qual unidade?" answer, and lists the names', () => {
+    const config = {
+      upstream: { branches: { '2': { name: 'Moema', aliases: ['Unid. Moema'] } } },
+      upstreams: { south: { branches: { '7': { name: 'Centro Histórico' } } } },
+      report: undefined,
+    };
+    expect([...accountsNamingBranches(config)]).toEqual(['default', 'south']);
+    expect(namedBranchesOf(config as never)).toEqual([
+      { idBranch: 2, account: 'default', name: 'Moema', aliases: ['Unid. Moema'] },
+      { idBranch: 7, account: 'south', name: 'Centro Histórico' },
+    ]);
+    const chainForm = { source: 'form', upstream: 'south' };
+    expect(profileGivesBranch(chainForm)).toBe(false);
+    expect(profileGivesBranch(chainForm, { accountNamesBranches: (a) => a === 'south' })).toBe(
+      true,
+    );
   });
 });

@@ -125,7 +125,7 @@ function everyPath(config: Json): Record<string, Printed & { file?: string }> {
 }
 
 const BRANCH_RULE =
-  'um perfil precisa de "defaults.idBranch", de "forms.<id>.idBranch" em cada formulário, de um campo do lead mapeado para "idBranch" em "fieldMap" ou de uma fonte em que quem envia diz a unidade ("prospect"); sem isso, todo lead dele fica parado sem unidade';
+  'um perfil precisa de "defaults.idBranch", de "forms.<id>.idBranch" em cada formulário, de um campo do lead mapeado para "idBranch" em "fieldMap", de uma fonte em que quem envia diz a unidade ("prospect") ou de unidades com nome na conta ("branches": o lead que responde "Qual unidade?" com um nome vai para ela); sem isso, todo lead dele fica parado sem unidade';
 
 const MISTAKES: [string, (config: Json) => void, string[]][] = [
   [

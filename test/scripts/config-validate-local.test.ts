@@ -81,6 +81,8 @@ describe('npm run config -- validate --local FILE', () => {
   }, async () => {
     // Prepare: a profile without a branch, a name that is no URL, a typo, an unknown account
     const path = demoWith('broken.json', (c) => {
+      // No named branches either: nothing gives lp-nova's leads a branch.
+      delete c.upstream.branches;
       c.profiles['lp-nova'] = { source: 'form', token: 'lp-nova-token' };
       c.profiles['LP-Centro'] = { ...c.profiles.site };
       c.profiles.site.default = c.profiles.site.defaults;
