@@ -27,7 +27,7 @@
  * status), one `erasedDropped` event per request (a log line and the ErasedLeadDropped metric).
  */
 
-import type { Profile } from '../config/config-schema.ts';
+import { accountOfProfile, type Profile } from '../config/config-schema.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { newLeadId } from '../domain/lead-lifecycle.ts';
 import { withConsent } from '../domain/personal-data.ts';

@@ -28,7 +28,11 @@ export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryH
   const options = { maxPacingWaitMs: DEFAULT_MAX_PACING_WAIT_MS };
   const access = pacedUpstream(
     config,
-    sharedPacerFactory({ client: dynamo, tableName }, { maxWaitMs: options.maxPacingWaitMs }),
+    // markLeads: the refresher yields the account's slots while its leads are sent.
+    sharedPacerFactory(
+      { client: dynamo, tableName },
+      { maxWaitMs: options.maxPacingWaitMs, markLeads: true },
+    ),
   );
   const queue = createSqsLeadQueue({ client: sqs, queueUrl });
   return {

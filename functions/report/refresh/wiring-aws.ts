@@ -16,7 +16,7 @@ import { sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
 import { s3ReportStores } from '../store/report-store-s3.ts';
 import { createSqsReportTrigger } from '../trigger/report-trigger-sqs.ts';
 import { refreshEvents } from './events.ts';
-import { type AccountsRefreshDeps, refreshSource } from './refresh.ts';
+import { type AccountsRefreshDeps, refreshSource, YIELD_TO_LEADS_MS } from './refresh.ts';
 
 export function awsRefreshDeps(
   options: { pacer?: Pacer } = {},
@@ -38,10 +38,11 @@ export function awsRefreshDeps(
         pacer
           ? () => pacer
           : // No maxWaitMs: the refresh's own deadline bounds each wait (see refresh.ts).
-            sharedPacerFactory({
-              client: createDynamoDb(),
-              tableName: requireEnv(ENV.ledgerTable, env),
-            }),
+            // Leads first: it yields while the account's leads are being sent.
+            sharedPacerFactory(
+              { client: createDynamoDb(), tableName: requireEnv(ENV.ledgerTable, env) },
+              { yieldToLeadsMs: YIELD_TO_LEADS_MS },
+            ),
       ),
       { onUnauthorized: () => config.refresh() },
     ),

@@ -58,13 +58,21 @@ export function createLocalReportTrigger(options: LocalReportTriggerOptions): Lo
     });
   }
 
+  async function requestRefresh(request: RefreshRequest = {}): Promise<void> {
+    if (closed) return;
+    const { delaySeconds, ...asked } = request;
+    if (delaySeconds !== undefined && delaySeconds > 0) {
+      // Later (a continuation that yields to leads), as SQS's DelaySeconds does.
+      setTimeout(() => void requestRefresh(asked), delaySeconds * 1000).unref();
+      return;
+    }
+    const message = refreshMessage(asked, now());
+    if (!waiting.some((queued) => queued.kind === message.kind)) waiting.push(message);
+    kick();
+  }
+
   return {
-    async requestRefresh(request: RefreshRequest = {}) {
-      if (closed) return;
-      const message = refreshMessage(request, now());
-      if (!waiting.some((queued) => queued.kind === message.kind)) waiting.push(message);
-      kick();
-    },
+    requestRefresh,
     async idle() {
       while (draining) await draining;
     },
