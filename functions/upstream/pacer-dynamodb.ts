@@ -138,6 +138,41 @@ async function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   }
 }
 
+/** What a slot taken by a lead adds to its write (`markLeads`): when, as `leadsAt`. */
+function leadsMark(enabled: boolean): {
+  set: string;
+  names: Record<string, string>;
+  values: (t: number) => Record<string, number>;
+} {
+  return enabled
+    ? {
+        set: ', #leadsAt = :leadsAt',
+        names: { '#leadsAt': 'leadsAt' },
+        values: (t) => ({ ':leadsAt': t }),
+      }
+    : { set: '', names: {}, values: () => ({}) };
+}
+
+/** Refuses a slot (PacerWaitError) while leads of the account were sent within `yieldToLeadsMs`. */
+async function yieldToLeadsOf(
+  options: Pick<DynamoPacerOptions, 'tableName' | 'yieldToLeadsMs'>,
+  doc: DynamoDb,
+  key: string,
+  now: () => number,
+): Promise<void> {
+  const yieldMs = options.yieldToLeadsMs;
+  if (yieldMs === undefined) return;
+  const out = await doc.get({
+    TableName: options.tableName,
+    Key: { pk: key },
+    ConsistentRead: true,
+  });
+  const leadsAt = out.Item?.leadsAt;
+  if (typeof leadsAt !== 'number') return;
+  const waitMs = leadsAt + yieldMs - now();
+  if (waitMs > 0) throw new PacerWaitError(waitMs, 0);
+}
+
 export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   const { tableName } = options;
   const key = options.key ?? UPSTREAM_PACER_KEY;
@@ -149,29 +184,8 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   const sleep = options.sleep ?? defaultSleep;
   const doc = options.client;
 
-  /** What a slot taken by a lead adds to its write: when (`leadsAt`). */
-  const mark: {
-    set: string;
-    names: Record<string, string>;
-    values: (t: number) => Record<string, number>;
-  } = options.markLeads
-    ? {
-        set: ', #leadsAt = :leadsAt',
-        names: { '#leadsAt': 'leadsAt' },
-        values: (t) => ({ ':leadsAt': t }),
-      }
-    : { set: '', names: {}, values: () => ({}) };
-  const yieldMs = options.yieldToLeadsMs;
-
-  /** Refuses a slot while leads of the account were sent within `yieldToLeadsMs`. */
-  async function yieldToLeads(): Promise<void> {
-    if (yieldMs === undefined) return;
-    const out = await doc.get({ TableName: tableName, Key: { pk: key }, ConsistentRead: true });
-    const leadsAt = out.Item?.leadsAt;
-    if (typeof leadsAt !== 'number') return;
-    const waitMs = leadsAt + yieldMs - now();
-    if (waitMs > 0) throw new PacerWaitError(waitMs, 0);
-  }
+  const mark = leadsMark(options.markLeads === true);
+  const yieldToLeads = () => yieldToLeadsOf(options, doc, key, now);
 
   /** The latest `next` this process wrote or saw: picks which write to try first. */
   let hint = Number.NEGATIVE_INFINITY;
@@ -231,11 +245,7 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   }
 
   /** The stored `next` (consistent read); undefined when there is no item yet. */
-  async function readNext(): Promise<number | undefined> {
-    const out = await doc.get({ TableName: tableName, Key: { pk: key }, ConsistentRead: true });
-    const next = out.Item?.next;
-    return typeof next === 'number' ? next : undefined;
-  }
+  const readNext = () => readPacerNextSlot({ client: doc, tableName, key });
 
   async function reserve(): Promise<number> {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
@@ -303,18 +313,26 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   }
 
   function pauseUntil(epochMs: number): void {
-    const write = pause(epochMs).catch((error: unknown) =>
-      (options.onError ?? logPauseError)(error),
+    track(
+      pending,
+      pause(epochMs).catch((error: unknown) => (options.onError ?? logPauseError)(error)),
     );
-    pending.add(write);
-    void write.finally(() => pending.delete(write));
   }
 
-  async function flush(): Promise<void> {
-    while (pending.size > 0) await Promise.all([...pending]);
-  }
+  const flush = () => settleAll(pending);
 
   return { acquire, pauseUntil, pause, flush, intervalMs, nextSlot: readNext };
+}
+
+/** Keeps `write` in `pending` until it settles. */
+function track(pending: Set<Promise<void>>, write: Promise<void>): void {
+  pending.add(write);
+  void write.finally(() => pending.delete(write));
+}
+
+/** Resolves once every write in `pending` (and any added meanwhile) has settled. */
+async function settleAll(pending: Set<Promise<void>>): Promise<void> {
+  while (pending.size > 0) await Promise.all([...pending]);
 }
 
 function logPauseError(error: unknown): void {
