@@ -1,7 +1,7 @@
 /**
  * Accounts drain side by side (issue 25), end to end: the local runtime (worker on) with six
  * upstream accounts on one sandbox, each key limited to 5 requests/s by the sandbox and paced at
- * 5/s by us. Account 0 gets a flood of 100 leads; right after, accounts 1–5 get 5 leads each.
+ * 4/s by us (the deployed budget). Account 0 gets a flood of 100 leads; right after, accounts 1–5 get 5 leads each.
  * The fair queue (one message group per account) and the per-account workers let every quiet
  * lead reach the upstream before account 0's 20th lead after them does (an order, not a time:
  * the flood drains while it is being posted, so its 20 are counted from the moment the quiet
@@ -26,7 +26,12 @@ import {
 import { startTestRuntime, type TestRuntime } from '../helpers/local-runtime.ts';
 
 const QUIET = [1, 2, 3, 4, 5];
-const RATE = { maxPerSecond: 5, maxPerMinute: 300 };
+/**
+ * Our budget per key, below the sandbox's 5/s as deployed (config/deploy.example.json: 4 of the
+ * observed 5): the headroom absorbs a loaded machine's delays, where a budget equal to the limit
+ * leaves only the pacer's 25 ms margin per slot (test/report/refresh/refresh-shared-pacer.test.ts).
+ */
+const RATE = { maxPerSecond: 4, maxPerMinute: 240 };
 const keyOf = (n: number) => ({ username: `conta${n}`, password: `conta-${n}-key` });
 
 let sandbox: Sandbox;
