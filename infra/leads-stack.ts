@@ -8,9 +8,10 @@
  * aliases, the intake's and the authorizer's by canary, and rolls back by itself on the rollback
  * alarms (Releases). Resource details live in the constructs.
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, type CfnResource, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import { accountRates, forwarderConcurrency } from '../functions/delivery/concurrency.ts';
 import {
   BASIC_AUTH,
   FUNCTIONS,
@@ -62,6 +63,11 @@ export class LeadsStack extends Stack {
   readonly queue: LeadQueue;
   readonly report: DebtorsReport;
   readonly forwarder: LeadForwarder;
+  /**
+   * The forwarder's batches at once (reserved concurrency = the event source's
+   * MaximumConcurrency), derived from the configured accounts' total rate, and why.
+   */
+  readonly forwarderConcurrency: { concurrency: number; reason: string };
   readonly observability: DeliveryObservability;
   readonly alarms: PlatformAlarms;
   readonly releases: Releases;
@@ -70,6 +76,7 @@ export class LeadsStack extends Stack {
   constructor(scope: Construct, id: string, props: LeadsStackProps) {
     super(scope, id, props);
     const { config } = props;
+    this.forwarderConcurrency = forwarderConcurrency(accountRates(config.settings));
 
     this.secrets = new LeadsSecrets(this, 'Secrets', {
       prefix: config.secretsPrefix,
@@ -108,7 +115,13 @@ export class LeadsStack extends Stack {
       fn: this.fn('forwarder'),
       queue: this.queue,
       reconciler: this.fn('reconciler'),
+      maxConcurrency: this.forwarderConcurrency.concurrency,
     });
+    // Why this many, beside it in the template.
+    (this.fn('forwarder').node.defaultChild as CfnResource).addMetadata(
+      'ForwarderConcurrency',
+      this.forwarderConcurrency.reason,
+    );
     this.observability = this.observe(config, publishers);
     this.alarms = new PlatformAlarms(this, 'Alarms', {
       api: this.api.api,
@@ -175,7 +188,14 @@ export class LeadsStack extends Stack {
     grants: Record<FunctionNeed, (fn: NodeFunction) => void>,
   ): ReadonlyMap<string, NodeFunction> {
     const functions = new Map<string, NodeFunction>();
-    const specs: Record<string, FunctionSpec> = FUNCTIONS;
+    const specs: Record<string, FunctionSpec> = {
+      ...FUNCTIONS,
+      // Derived from the configured accounts' total rate (functions/delivery/concurrency.ts).
+      forwarder: {
+        ...FUNCTIONS.forwarder,
+        reservedConcurrency: this.forwarderConcurrency.concurrency,
+      },
+    };
     for (const [name, spec] of Object.entries(specs)) {
       const fn = new NodeFunction(this, pascalCase(name), {
         entry: spec.entry,

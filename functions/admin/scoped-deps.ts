@@ -27,7 +27,7 @@ import {
   type Scope,
   visibleAccounts,
 } from '../kernel/scope.ts';
-import type { LeadLedger, LeadRecord } from '../ledger/lead-ledger.ts';
+import { accountOfLead, type LeadLedger, type LeadRecord } from '../ledger/lead-ledger.ts';
 import type { AdminDeps } from './admin.ts';
 
 /** The leads one backlog count reads at most for a scoped client. */
@@ -50,7 +50,7 @@ export function scopedAdminDeps(deps: AdminDeps, scope: Scope): AdminDeps {
   const accountOf = async (profile: string) =>
     (await deps.config.accountOf?.(profile)) ?? DEFAULT_ACCOUNT;
   const placeOf = async (lead: LeadRecord): Promise<Place> => ({
-    account: await accountOf(lead.profile),
+    account: await accountOfLead(lead, accountOf),
     branch: branchOfLead(lead),
   });
   const visible = async (lead: LeadRecord | undefined) =>

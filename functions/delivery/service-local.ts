@@ -20,9 +20,13 @@
  * - `LEADS_PROBE_BASE_MS`, `LEADS_PROBE_CAP_MS`: the circuit's first and longest probe interval
  *   (1 000, 30 000).
  * - `LEADS_SPREAD_MS`: spread of retries waiting for the same moment (5 000).
+ * - `LEADS_PROFILE_RECHECK_MS`: how often a lead whose profile is not configured is looked at
+ *   (60 000); `LEADS_CIRCUIT_RECHECK_MS`: a lead waiting for an open circuit's safety-net recheck
+ *   (300 000; delivery/waiting.ts).
  * - `LEADS_RECONCILE_MS`: how often the reconciler runs (5 000).
- * - `LEADS_WORKER_CONCURRENCY`: workers draining the queue at once (2, as the forwarder's event
- *   source on AWS); a count, not milliseconds.
+ * - `LEADS_WORKER_CONCURRENCY`: workers draining the queue at once (default: one per configured
+ *   account, at least 2: each worker is one account's sequence, as a batch on AWS runs each
+ *   account's records in order and the accounts side by side; concurrency.ts); a count.
  * (`LEADS_WAKE_GRACE_MS`, the ledger's grace, is read by local/runtime.ts for every function.)
  */
 import { setTimeout as delay } from 'node:timers/promises';
@@ -51,7 +55,7 @@ export interface LocalDeliveryOptions {
   visibilityMs?: number;
   /** How often the reconciler runs. Default 5 s. */
   reconcileMs?: number;
-  /** Workers draining the queue at once (the forwarder's MaximumConcurrency). Default 2. */
+  /** Workers draining the queue at once. Default: one per configured account, at least 2. */
   concurrency?: number;
   forward?: ForwardOptions;
   circuit?: Partial<CircuitOptions>;
@@ -100,6 +104,8 @@ export function localDeliveryOptionsFromEnv(
       settleMs: ['LEADS_SETTLE_MS'],
       leaseMs: ['LEADS_LEASE_MS', 1],
       spreadMs: ['LEADS_SPREAD_MS'],
+      profileRecheckMs: ['LEADS_PROFILE_RECHECK_MS', 1],
+      circuitRecheckMs: ['LEADS_CIRCUIT_RECHECK_MS', 1],
     }),
     circuit: pick({
       probeBaseMs: ['LEADS_PROBE_BASE_MS', 1],
@@ -149,8 +155,11 @@ export async function startLocalDelivery(
         : 'unknown';
 
   const queue = localLeadQueue();
-  // As many workers as the forwarder's event source runs batches at once on AWS.
-  const concurrency = options.concurrency ?? fromEnv.concurrency ?? 2;
+  // The attempt that closes a circuit wakes the leads that waited for it (delivery/waiting.ts).
+  deps.queue = queue;
+  // Each worker takes one message at a time: one per account lets every account's sequence run
+  // beside the others, as the forwarder's batches do on AWS (its concurrency: concurrency.ts).
+  const concurrency = options.concurrency ?? fromEnv.concurrency ?? Math.max(2, accounts.length);
   const workers = Array.from({ length: concurrency }, () =>
     startLocalWorker({
       queue,
@@ -177,6 +186,7 @@ export async function startLocalDelivery(
           queue,
           circuitOf: (account) => circuits(account),
           accountOf: (profile) => config.accountOf(profile),
+          accounts: () => config.accounts(),
           events: reconcileEvents,
           options: { wakeGraceMs },
         });

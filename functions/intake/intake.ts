@@ -174,6 +174,7 @@ function unreadableLead(
   };
   return {
     source: profile.source,
+    account: accountOfProfile(profile),
     dedupKey: captured.dedupKey,
     capture,
     status: 'parked',

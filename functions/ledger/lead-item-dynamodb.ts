@@ -7,7 +7,7 @@
  *
  * | item  | pk                                   | attributes |
  * |-------|--------------------------------------|------------|
- * | lead  | `lead#<leadId>`                      | kind='lead', leadId, profile, source, status, version, dedupKey, payload, attempts, tries, lastError?, lastFailureAt?, ambiguousSince?, ambiguousSettle?, reason?, messages?, idProspect?, receivedAt, queuedAt, updatedAt, deliveredAt?, leaseUntil?, nextAttemptAt?, expiresAt?, subjects? (the keys of the subject items it was added to), gsi1pk=`status#<status>`, gsi1sk=`<receivedAt>#<leadId>`, and while on its way duepk=`due`, dueAt |
+ * | lead  | `lead#<leadId>`                      | kind='lead', leadId, profile, account?, source, status, version, dedupKey, payload, attempts, tries, lastError?, lastFailureAt?, ambiguousSince?, ambiguousSettle?, reason?, messages?, idProspect?, receivedAt, queuedAt, updatedAt, deliveredAt?, leaseUntil?, nextAttemptAt?, expiresAt?, subjects? (the keys of the subject items it was added to), gsi1pk=`status#<status>`, gsi1sk=`<receivedAt>#<leadId>`, and while on its way duepk=`due`, dueAt |
  * | dedup | `dedup#<profile>#<sha256(dedupKey)>` | kind='dedup', leadId, profile, createdAt, expiresAt, fingerprint? (a digest of the body: the same key with another fingerprint is a DedupConflictError) |
  * | subject | `subject#<sha256(subject)>`        | the leads that named one e-mail, phone or CPF (erasure-dynamodb.ts) |
  * | erased | `erased#<hmac(salt, mark)>`         | an erased lead's tombstone (erasure-dynamodb.ts) |
@@ -125,6 +125,7 @@ function decodePayload(value: unknown): Payload {
 }
 
 const OPTIONAL_TEXT = [
+  'account',
   'reason',
   'lastError',
   'lastFailureAt',

@@ -9,9 +9,9 @@
  * | lead-item-dynamodb.ts | the table's definition and item layout, keys, the lead item's payload (JSON, gzip past 64 KiB), decoding a lead, cursors |
  * | lead-writes-dynamodb.ts | the context; conditional writes on a lead item (`update`), fenced by version and status; what a status change sets (index keys, TTL) |
  * | lead-record-dynamodb.ts | `record` under the dedup key (after the erasure tombstone check), `findByDedupKey` |
- * | lead-transitions-dynamodb.ts | the lifecycle's moves: `claim`, `markDelivered`, `markRejected`, `release`, `markDead`, `markParked`, `markTest`, `requeue`, `wake` |
+ * | lead-transitions-dynamodb.ts | the lifecycle's moves: `claim`, `markDelivered`, `markRejected`, `release`, `markDead`, `markParked`, `markTest`, `requeue`, `wake`, `waitFor` |
  * | lead-personal-data-dynamodb.ts | the lead's personal data after recording: `saveMapping`, `correct`, `findBySubjects`, `redact` (docs/privacy.md) |
- * | lead-listing-dynamodb.ts | the status and due indexes: `listByStatus`, `listRecent`, `isPosition`, `listDue`, `countInFlight` |
+ * | lead-listing-dynamodb.ts | the status and due indexes: `listByStatus`, `listRecent`, `isPosition`, `listDue`, `countInFlight`, `listWaiting` |
  * | erasure-dynamodb.ts | the subject items and the salted erasure tombstones |
  *
  * TTL (`expiresAt`, epoch seconds; DynamoDB deletes up to ~48 h late, so code that cares
@@ -34,6 +34,7 @@ import {
   listByStatus,
   listDue,
   listRecent,
+  listWaiting,
 } from './lead-listing-dynamodb.ts';
 import { correct, findBySubjects, redact, saveMapping } from './lead-personal-data-dynamodb.ts';
 import { findByDedupKey, record } from './lead-record-dynamodb.ts';
@@ -46,6 +47,7 @@ import {
   markTest,
   release,
   requeue,
+  waitFor,
   wake,
 } from './lead-transitions-dynamodb.ts';
 import { get, type LedgerContext } from './lead-writes-dynamodb.ts';
@@ -129,5 +131,7 @@ export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
     markTest: on(markTest),
     requeue: on(requeue),
     wake: on(wake),
+    waitFor: on(waitFor),
+    listWaiting: on(listWaiting),
   };
 }

@@ -26,6 +26,12 @@ export interface LeadRecord {
   leadId: string;
   /** The configuration profile the lead came in through (`site`, `meta`...). */
   profile: string;
+  /**
+   * The upstream account the lead was accepted for (its profile's `upstream` then): its tenant
+   * on the lead queue, its circuit, pacer and credentials, whatever the configuration says
+   * later. Absent on leads recorded before accounts were recorded: `accountOfLead`.
+   */
+  account?: string;
   source: string;
   status: LeadStatus;
   /** What makes a redelivery recognisable (see LeadCapture.dedupKey). Never part of a key. */
@@ -99,6 +105,8 @@ export type RedactionReason = 'erasure' | 'retention';
 
 export interface NewLead {
   profile: string;
+  /** The profile's upstream account when the lead was accepted (LeadRecord.account). */
+  account?: string;
   source: string;
   dedupKey: string;
   /** How long the dedup key stays recognised; undefined = as long as the ledger keeps leads. */
@@ -115,6 +123,17 @@ export interface NewLead {
   /** Why it is parked. */
   reason?: string;
   receivedAt: Date;
+}
+
+/**
+ * A lead's upstream account: the one it was accepted for, or, for a lead recorded before leads
+ * recorded their account, its profile's as configured now (`accountOf`: ConfigSource's).
+ */
+export async function accountOfLead(
+  lead: Pick<LeadRecord, 'account' | 'profile'>,
+  accountOf: (profile: string) => Promise<string>,
+): Promise<string> {
+  return lead.account ?? accountOf(lead.profile);
 }
 
 /**
@@ -305,6 +324,20 @@ export interface LeadLedger {
     version: number,
     options: { dueAt: Date; now: Date; attemptNow?: boolean; onlyIfDue?: boolean },
   ): Promise<LeadRecord | undefined>;
+  /**
+   * The lead (queued or sending, at `version`) waits, visibly: its `lastError` the `note`, its
+   * `dueAt` `recheckAt` (the reconciler wakes it then if nothing did). With `circuit` (an
+   * account), it waits for that account's circuit to close with no message in the queue:
+   * listed by `listWaiting(account)` until any later transition or wake-up (the circuit closing
+   * wakes it, delivery/waiting.ts). The record, or undefined when the lead moved on.
+   */
+  waitFor(
+    leadId: string,
+    version: number,
+    wait: { circuit?: string; recheckAt: Date; note: string; now: Date },
+  ): Promise<LeadRecord | undefined>;
+  /** The leads waiting for `account`'s circuit (`waitFor`), received first within a page. */
+  listWaiting(account: string, page?: { limit?: number; cursor?: string }): Promise<LeadPage>;
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   type RecentPage,
   type RecentQuery,
 } from './lead-ledger.ts';
+import { waitingFor } from './lead-transitions-dynamodb.ts';
 import type { LedgerContext } from './lead-writes-dynamodb.ts';
 
 const DEFAULT_PAGE = 50;
@@ -164,4 +165,31 @@ export async function countInFlight(ctx: LedgerContext): Promise<number> {
     start = out.LastEvaluatedKey;
   } while (start);
   return count;
+}
+
+/**
+ * The leads waiting for `account`'s circuit: the due index read with a filter (they are on
+ * their way, so they are in it), each page sorted received first. Reads every lead on its way
+ * (a backlog of thousands is a few pages); a sparse index of its own would read only them.
+ */
+export async function listWaiting(
+  ctx: LedgerContext,
+  account: string,
+  page: { limit?: number; cursor?: string } = {},
+): Promise<LeadPage> {
+  const limit = Math.min(Math.max(Math.trunc(page.limit ?? DEFAULT_PAGE), 1), MAX_PAGE);
+  const keys = { pk: 'duepk', sk: 'dueAt' };
+  const out = await ctx.doc.query({
+    TableName: ctx.tableName,
+    IndexName: LEDGER_DUE_INDEX,
+    KeyConditionExpression: 'duepk = :pk',
+    FilterExpression: 'waitpk = :w',
+    ExpressionAttributeValues: { ':pk': DUE, ':w': waitingFor(account) },
+    Limit: limit,
+    ...(page.cursor !== undefined && { ExclusiveStartKey: decodeCursor(page.cursor, keys, DUE) }),
+  });
+  const leads = (out.Items ?? [])
+    .map(decodeLead)
+    .sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.leadId.localeCompare(b.leadId));
+  return out.LastEvaluatedKey ? { leads, cursor: encodeCursor(out.LastEvaluatedKey) } : { leads };
 }

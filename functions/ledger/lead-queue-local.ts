@@ -6,6 +6,11 @@
  * - `receive` takes visible messages and hides each for the visibility timeout, counting the
  *   receive; a message received more than `maxReceiveCount` times moves to the dead-letter queue
  *   instead of being handed out (SQS's redrive policy);
+ * - fairness between tenants (a message's `group`: the lead's account), as SQS fair queues give
+ *   it, in a simple and stricter form: `receive` hands out the oldest visible message of the
+ *   tenant with the fewest messages in flight (received and still hidden), so a tenant with a
+ *   backlog never holds another tenant's fresh message behind it (`fairOrder`). SQS only steps
+ *   in once a tenant takes a disproportionate share of the consumers (docs/operations.md);
  * - `delete` by receipt handle (a stale receipt, after the message became visible again and was
  *   received by someone else, deletes nothing); `changeVisibility` to hand a message back early
  *   or delay its retry; `redrive` moves dead-letter messages back (SQS's StartMessageMoveTask).
@@ -14,7 +19,12 @@
 import { randomBytes } from 'node:crypto';
 import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
 import type { DynamoTableDefinition } from './lead-ledger-dynamodb.ts';
-import { type LeadQueue, type LeadQueueSendOptions, queueDelaySeconds } from './lead-queue.ts';
+import {
+  checkGroup,
+  type LeadQueue,
+  type LeadQueueSendOptions,
+  queueDelaySeconds,
+} from './lead-queue.ts';
 
 export const LOCAL_QUEUE_TABLE_DEFINITION = {
   partitionKey: { name: 'id', type: 'S' },
@@ -27,6 +37,8 @@ export interface LocalQueueMessage {
   leadId: string;
   /** The delivery chain the message was sent for (lead-queue.ts). */
   version?: number;
+  /** The message's tenant (the lead's account), when it was sent with one. */
+  group?: string;
   receiptHandle: string;
   receiveCount: number;
   sentAt: number;
@@ -46,10 +58,12 @@ export interface LocalLeadQueue extends LeadQueue {
   redrive(now?: number): Promise<number>;
 }
 
-interface Item {
+/** A message as the queue's table keeps it. */
+export interface QueueItem {
   id: string;
   leadId: string;
   version?: number;
+  group?: string;
   queue: 'main' | 'dead';
   visibleAt: number;
   receiveCount: number;
@@ -85,8 +99,11 @@ export function createLocalLeadQueue(options: {
   };
 }
 
-async function scan({ db, TableName }: QueueTable, queue: Item['queue']): Promise<Item[]> {
-  const items: Item[] = [];
+async function scan(
+  { db, TableName }: QueueTable,
+  queue: QueueItem['queue'],
+): Promise<QueueItem[]> {
+  const items: QueueItem[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db.scan({
@@ -97,7 +114,7 @@ async function scan({ db, TableName }: QueueTable, queue: Item['queue']): Promis
       ConsistentRead: true,
       ExclusiveStartKey,
     });
-    items.push(...((page.Items ?? []) as Item[]));
+    items.push(...((page.Items ?? []) as QueueItem[]));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
@@ -111,11 +128,13 @@ async function send(
   leadId: string,
   sendOptions: LeadQueueSendOptions = {},
 ): Promise<void> {
+  checkGroup(sendOptions.group);
   const now = Date.now();
-  const item: Item = {
+  const item: QueueItem = {
     id: `${now.toString(36)}-${randomBytes(6).toString('hex')}`,
     leadId,
     ...(sendOptions.version !== undefined && { version: sendOptions.version }),
+    ...(sendOptions.group !== undefined && { group: sendOptions.group }),
     queue: 'main',
     visibleAt: now + (queueDelaySeconds(sendOptions.delaySeconds) ?? 0) * 1000,
     receiveCount: 0,
@@ -129,11 +148,8 @@ async function receive(
   { max, visibilityMs, now = Date.now() }: { max: number; visibilityMs: number; now?: number },
 ): Promise<LocalQueueMessage[]> {
   const { db, TableName } = table;
-  const visible = (await scan(table, 'main'))
-    .filter((item) => item.visibleAt <= now)
-    .sort((a, b) => a.sentAt - b.sentAt || a.id.localeCompare(b.id));
   const received: LocalQueueMessage[] = [];
-  for (const item of visible) {
+  for (const item of fairOrder(await scan(table, 'main'), now)) {
     if (received.length >= max) break;
     const toDead = item.receiveCount >= table.maxReceiveCount;
     const receipt = `${item.id}.${randomBytes(8).toString('hex')}`;
@@ -165,6 +181,7 @@ async function receive(
         id: item.id,
         leadId: item.leadId,
         ...(item.version !== undefined && { version: item.version }),
+        ...(item.group !== undefined && { group: item.group }),
         receiptHandle: receipt,
         receiveCount: item.receiveCount + 1,
         sentAt: item.sentAt,
@@ -172,6 +189,50 @@ async function receive(
     }
   }
   return received;
+}
+
+/** A message's tenant: its group, or itself alone when it was sent without one (as SQS does). */
+const tenantOf = (item: QueueItem) => item.group ?? `~${item.id}`;
+
+const bySent = (a: QueueItem, b: QueueItem) => a.sentAt - b.sentAt || a.id.localeCompare(b.id);
+
+/**
+ * The visible messages of `items` in the order `receive` hands them out: each next one is the
+ * oldest visible message of the tenant with the fewest messages in flight (hidden after a
+ * receive), counting the ones handed out before it; among tenants with as many in flight, the
+ * one whose oldest visible message is oldest. Tenants thus take turns, and the one with the most
+ * work under way waits for the others.
+ */
+export function fairOrder(items: readonly QueueItem[], now: number): QueueItem[] {
+  const inFlight = new Map<string, number>();
+  const waiting = new Map<string, QueueItem[]>();
+  for (const item of items) {
+    const tenant = tenantOf(item);
+    if (item.visibleAt > now) {
+      if (item.receipt !== undefined) inFlight.set(tenant, (inFlight.get(tenant) ?? 0) + 1);
+    } else {
+      const list = waiting.get(tenant);
+      if (list) list.push(item);
+      else waiting.set(tenant, [item]);
+    }
+  }
+  for (const list of waiting.values()) list.sort(bySent);
+  const order: QueueItem[] = [];
+  for (;;) {
+    let next: { tenant: string; head: QueueItem; busy: number } | undefined;
+    for (const [tenant, list] of waiting) {
+      const head = list[0];
+      if (!head) continue;
+      const busy = inFlight.get(tenant) ?? 0;
+      if (!next || busy < next.busy || (busy === next.busy && bySent(head, next.head) < 0)) {
+        next = { tenant, head, busy };
+      }
+    }
+    if (!next) return order;
+    waiting.get(next.tenant)?.shift();
+    inFlight.set(next.tenant, next.busy + 1);
+    order.push(next.head);
+  }
 }
 
 async function deleteMessage(

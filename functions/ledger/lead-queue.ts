@@ -5,6 +5,11 @@
  * current version is a no-op, so a redelivered or duplicated message can never start a second
  * chain; a message that never arrives is replaced by the reconciler's. Messages carry no
  * personal data. The SQS adapter is lead-queue-sqs.ts, the local one lead-queue-local.ts.
+ *
+ * Every message names its tenant, the lead's upstream account (`group`): the queue is fair
+ * between tenants (SQS fair queues: a standard queue whose messages carry a MessageGroupId), so
+ * one account's backlog never holds another account's fresh lead behind it (docs/operations.md,
+ * "Fairness between accounts").
  */
 import { isLeadId } from '../domain/lead-lifecycle.ts';
 
@@ -27,6 +32,21 @@ export interface LeadQueueSendOptions {
   delaySeconds?: number;
   /** The delivery chain (the lead's version) the message is for; absent: whatever is current. */
   version?: number;
+  /**
+   * The lead's tenant: its upstream account (LeadRecord.account). Messages without one are each
+   * a tenant of their own, as SQS treats them.
+   */
+  group?: string;
+}
+
+/** SQS's MessageGroupId: 1 to 128 letters, digits and punctuation. */
+const GROUP = /^[\x21-\x7e]{1,128}$/;
+
+/** Throws a TypeError for a group SQS would refuse (an account name always fits). */
+export function checkGroup(group: string | undefined): void {
+  if (group !== undefined && !GROUP.test(group)) {
+    throw new TypeError('the message group is 1 to 128 printable ASCII characters');
+  }
 }
 
 export interface LeadQueue {

@@ -53,6 +53,9 @@ type Recorded = { lead: LeadRecord; duplicate: boolean };
 
 function validateNewLead(lead: NewLead): void {
   if (!lead.profile) throw new TypeError('record: profile is required');
+  if (lead.account !== undefined && !lead.account) {
+    throw new TypeError('record: account, when given, is a name');
+  }
   if (!lead.dedupKey) throw new TypeError('record: dedupKey is required');
   if (!['queued', 'parked', 'test'].includes(lead.status)) {
     throw new TypeError(`record: a lead cannot start as '${lead.status}'`);
@@ -136,6 +139,7 @@ async function writeLead(
     gsi1sk: `${receivedAt}#${leadId}`,
     leadId,
     profile: lead.profile,
+    account: lead.account,
     source: lead.source,
     status: lead.status,
     version: 0,

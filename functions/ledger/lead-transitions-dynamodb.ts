@@ -232,3 +232,30 @@ export async function wake(
     wakeOptions.onlyIfDue ? { '#c0': 'dueAt' } : {},
   );
 }
+
+/** What marks a lead waiting for its account's circuit (listWaiting reads it). */
+export const waitingFor = (account: string) => `circuit#${account}`;
+
+export async function waitFor(
+  ctx: LedgerContext,
+  leadId: string,
+  version: number,
+  wait: { circuit?: string; recheckAt: Date; note: string; now: Date },
+): Promise<LeadRecord | undefined> {
+  const values: Record<string, unknown> = { ':queued': 'queued', ':sending': 'sending' };
+  const condition = `(#status = :queued OR #status = :sending) AND ${versionIs(version, values)}`;
+  return update(
+    ctx,
+    leadId,
+    {
+      set: {
+        dueAt: wait.recheckAt.toISOString(),
+        lastError: boundText(wait.note),
+        ...(wait.circuit !== undefined && { waitpk: waitingFor(wait.circuit) }),
+      },
+    },
+    condition,
+    values,
+    wait.now,
+  );
+}

@@ -133,7 +133,9 @@ export async function update(
     }
     index++;
   }
-  for (const attr of spec.remove ?? []) {
+  // A lead waiting for its account's circuit (waitFor) stops waiting at any other write.
+  const removed = 'waitpk' in spec.set ? spec.remove : [...(spec.remove ?? []), 'waitpk'];
+  for (const attr of removed ?? []) {
     names[`#r${index}`] = attr;
     removes.push(`#r${index}`);
     index++;

@@ -12,6 +12,7 @@
  * anything (ErasedLeadError), and the step answers `{ erased: true }`, to be acknowledged to
  * the platform and counted, never stored or sent.
  */
+import { accountOfProfile } from '../config/config-accounts.ts';
 import type { Profile } from '../config/config-schema.ts';
 import type { NamedBranch } from '../domain/branch-match.ts';
 import type { LeadCapture } from '../domain/lead.ts';
@@ -31,14 +32,19 @@ export type LeadState = Omit<NewLead, 'receivedAt' | 'profile'>;
 /**
  * The first state of a captured lead (domain/lead-arrival.ts `initialState`), labelled with its
  * source's name from the registry, its branch chosen among `branches` (the named branches of the
- * profile's account, upstream/branch-directory.ts) when an answer asks for it.
+ * profile's account, upstream/branch-directory.ts) when an answer asks for it, and the upstream
+ * account the profile sends it to now: the lead keeps it (LeadRecord.account), whatever the
+ * configuration says later.
  */
 export function initialState(
   capture: LeadCapture,
   profile: Profile,
   branches: readonly NamedBranch[] = [],
 ): LeadState {
-  return firstState(capture, profile, sourceLabel(capture.source), branches);
+  return {
+    ...firstState(capture, profile, sourceLabel(capture.source), branches),
+    account: accountOfProfile(profile),
+  };
 }
 
 export interface RecordDeps {
@@ -83,7 +89,10 @@ export async function recordLead(
   const { lead: record, duplicate } = recorded;
   if (record.status === 'queued' && !duplicate) {
     try {
-      await deps.queue.send(record.leadId, { version: record.version });
+      await deps.queue.send(record.leadId, {
+        version: record.version,
+        ...(record.account !== undefined && { group: record.account }),
+      });
     } catch (error) {
       deps.wakeUpDeferred?.({ leadId: record.leadId, error });
     }

@@ -41,6 +41,8 @@ const FIELDS = [
   'lastSuccessAt',
   'lastFailureAt',
   'reason',
+  'carrier',
+  'carrierUntil',
 ] as const;
 
 function fromItem(item: Record<string, unknown> | undefined): {

@@ -26,6 +26,13 @@ export interface CircuitState {
   lastFailureAt?: number;
   /** Why it opened: a kind, never the upstream's text. */
   reason?: string;
+  /**
+   * While open: the one waiting lead that keeps a message due at the next probe (the carrier),
+   * until `carrierUntil` (epoch ms); the account's other waiting leads hold no message at all
+   * (delivery/waiting.ts). Closing the circuit forgets it.
+   */
+  carrier?: string;
+  carrierUntil?: number;
 }
 
 export const CLOSED: CircuitState = { state: 'closed', failures: 0 };
@@ -60,7 +67,12 @@ export type CircuitEvent =
       probe: boolean;
     }
   /** A caller takes the probe (only while open and due). */
-  | { kind: 'probe' };
+  | { kind: 'probe' }
+  /**
+   * Lead `leadId` carries the probe until `until` (only while open, and when no other lead
+   * carries it or its carrier's time ran out).
+   */
+  | { kind: 'carry'; leadId: string; until: number };
 
 /** The state after `event`, or undefined when nothing changes (no write needed). */
 export function nextCircuit(
@@ -111,6 +123,14 @@ export function nextCircuit(
       const interval = current.probeIntervalMs ?? options.probeBaseMs;
       return { ...current, probeAt: now + interval };
     }
+    case 'carry': {
+      if (current.state !== 'open') return undefined;
+      const free = current.carrier === event.leadId || (current.carrierUntil ?? 0) <= now;
+      if (!free || (current.carrier === event.leadId && current.carrierUntil === event.until)) {
+        return undefined;
+      }
+      return { ...current, carrier: event.leadId, carrierUntil: event.until };
+    }
   }
 }
 
@@ -141,6 +161,11 @@ export interface Circuit {
     now: number,
     failure: { immediate: boolean; reason: string; probe: boolean },
   ): Promise<CircuitChange>;
+  /**
+   * While open, makes `leadId` the lead that carries the probe until `until` (epoch ms), if no
+   * other lead does: true when it is the carrier now.
+   */
+  carry(now: number, leadId: string, until: number): Promise<boolean>;
 }
 
 /**
@@ -184,6 +209,10 @@ export function createCircuit(
     },
     failed(now, failure) {
       return apply({ kind: 'failure', ...failure }, now);
+    },
+    async carry(now, leadId, until) {
+      const { after } = await apply({ kind: 'carry', leadId, until }, now);
+      return after.state === 'open' && after.carrier === leadId;
     },
   };
 }

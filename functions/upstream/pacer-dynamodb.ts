@@ -37,6 +37,10 @@
  * PacerWaitError (nothing reserved) instead of sleeping through it, so a function with a time
  * budget can hand its work back to the queue for later (docs/operations.md).
  *
+ * Leads before report pages: delivery's pacer notes when a lead took a slot (`leadsAt`, in the
+ * same write: `markLeads`), and the debtors refresher's (`yieldToLeadsMs`) takes no slot until
+ * that long after, so an account's leads wait at most for the page already under way.
+ *
  * Why not reserved concurrency / MaximumConcurrency alone: docs/operations.md, "Pacing the
  * upstream across instances".
  */
@@ -98,6 +102,14 @@ export interface DynamoPacerOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Where a failed pause write is reported (acquire still honours it locally); default: the log. */
   onError?: (error: unknown) => void;
+  /**
+   * Leads before report pages: delivery's pacer notes on the item when a lead took a slot
+   * (`leadsAt`, in the same write, `markLeads`); a pacer with `yieldToLeadsMs` (the debtors
+   * refresher) refuses a slot (PacerWaitError, until that long after the last lead's) while
+   * leads of the account are being sent, so they wait at most for the page already under way.
+   */
+  markLeads?: boolean;
+  yieldToLeadsMs?: number;
 }
 
 /** T = ceil(max((1000 + margin) / perSecond, (60000 + margin) / perMinute)), in ms. */
@@ -126,6 +138,41 @@ async function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   }
 }
 
+/** What a slot taken by a lead adds to its write (`markLeads`): when, as `leadsAt`. */
+function leadsMark(enabled: boolean): {
+  set: string;
+  names: Record<string, string>;
+  values: (t: number) => Record<string, number>;
+} {
+  return enabled
+    ? {
+        set: ', #leadsAt = :leadsAt',
+        names: { '#leadsAt': 'leadsAt' },
+        values: (t) => ({ ':leadsAt': t }),
+      }
+    : { set: '', names: {}, values: () => ({}) };
+}
+
+/** Refuses a slot (PacerWaitError) while leads of the account were sent within `yieldToLeadsMs`. */
+async function yieldToLeadsOf(
+  options: Pick<DynamoPacerOptions, 'tableName' | 'yieldToLeadsMs'>,
+  doc: DynamoDb,
+  key: string,
+  now: () => number,
+): Promise<void> {
+  const yieldMs = options.yieldToLeadsMs;
+  if (yieldMs === undefined) return;
+  const out = await doc.get({
+    TableName: options.tableName,
+    Key: { pk: key },
+    ConsistentRead: true,
+  });
+  const leadsAt = out.Item?.leadsAt;
+  if (typeof leadsAt !== 'number') return;
+  const waitMs = leadsAt + yieldMs - now();
+  if (waitMs > 0) throw new PacerWaitError(waitMs, 0);
+}
+
 export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   const { tableName } = options;
   const key = options.key ?? UPSTREAM_PACER_KEY;
@@ -136,6 +183,9 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? defaultSleep;
   const doc = options.client;
+
+  const mark = leadsMark(options.markLeads === true);
+  const yieldToLeads = () => yieldToLeadsOf(options, doc, key, now);
 
   /** The latest `next` this process wrote or saw: picks which write to try first. */
   let hint = Number.NEGATIVE_INFINITY;
@@ -149,10 +199,15 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
       await doc.update({
         TableName: tableName,
         Key: { pk: key },
-        UpdateExpression: 'SET #next = :next, #kind = :kind',
+        UpdateExpression: `SET #next = :next, #kind = :kind${mark.set}`,
         ConditionExpression: 'attribute_not_exists(#next) OR #next <= :t',
-        ExpressionAttributeNames: { '#next': 'next', '#kind': 'kind' },
-        ExpressionAttributeValues: { ':next': t + intervalMs, ':t': t, ':kind': 'pacer' },
+        ExpressionAttributeNames: { '#next': 'next', '#kind': 'kind', ...mark.names },
+        ExpressionAttributeValues: {
+          ':next': t + intervalMs,
+          ':t': t,
+          ':kind': 'pacer',
+          ...mark.values(t),
+        },
       });
       hint = t + intervalMs;
       return true;
@@ -169,12 +224,13 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
       const out = await doc.update({
         TableName: tableName,
         Key: { pk: key },
-        UpdateExpression: 'SET #next = #next + :interval',
+        UpdateExpression: `SET #next = #next + :interval${mark.set}`,
         ConditionExpression: bounded ? '#next > :t AND #next <= :limit' : '#next > :t',
-        ExpressionAttributeNames: { '#next': 'next' },
+        ExpressionAttributeNames: { '#next': 'next', ...mark.names },
         ExpressionAttributeValues: {
           ':interval': intervalMs,
           ':t': t,
+          ...mark.values(t),
           ...(bounded && { ':limit': t + maxWaitMs }),
         },
         ReturnValues: 'UPDATED_NEW',
@@ -189,11 +245,7 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   }
 
   /** The stored `next` (consistent read); undefined when there is no item yet. */
-  async function readNext(): Promise<number | undefined> {
-    const out = await doc.get({ TableName: tableName, Key: { pk: key }, ConsistentRead: true });
-    const next = out.Item?.next;
-    return typeof next === 'number' ? next : undefined;
-  }
+  const readNext = () => readPacerNextSlot({ client: doc, tableName, key });
 
   async function reserve(): Promise<number> {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
@@ -222,6 +274,7 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   async function acquire(signal?: AbortSignal): Promise<void> {
     for (let late = 0; ; ) {
       signal?.throwIfAborted();
+      await yieldToLeads();
       let slot = await reserve();
       signal?.throwIfAborted();
       // A pause this process asked for but could not write yet still holds it back.
@@ -260,18 +313,26 @@ export function createDynamoPacer(options: DynamoPacerOptions): SharedPacer {
   }
 
   function pauseUntil(epochMs: number): void {
-    const write = pause(epochMs).catch((error: unknown) =>
-      (options.onError ?? logPauseError)(error),
+    track(
+      pending,
+      pause(epochMs).catch((error: unknown) => (options.onError ?? logPauseError)(error)),
     );
-    pending.add(write);
-    void write.finally(() => pending.delete(write));
   }
 
-  async function flush(): Promise<void> {
-    while (pending.size > 0) await Promise.all([...pending]);
-  }
+  const flush = () => settleAll(pending);
 
   return { acquire, pauseUntil, pause, flush, intervalMs, nextSlot: readNext };
+}
+
+/** Keeps `write` in `pending` until it settles. */
+function track(pending: Set<Promise<void>>, write: Promise<void>): void {
+  pending.add(write);
+  void write.finally(() => pending.delete(write));
+}
+
+/** Resolves once every write in `pending` (and any added meanwhile) has settled. */
+async function settleAll(pending: Set<Promise<void>>): Promise<void> {
+  while (pending.size > 0) await Promise.all([...pending]);
 }
 
 function logPauseError(error: unknown): void {
@@ -287,7 +348,10 @@ function logPauseError(error: unknown): void {
  */
 export function sharedPacerFactory(
   table: Pick<DynamoPacerOptions, 'client' | 'tableName'>,
-  options: Pick<DynamoPacerOptions, 'maxWaitMs' | 'key' | 'now'> = {},
+  options: Pick<
+    DynamoPacerOptions,
+    'maxWaitMs' | 'key' | 'now' | 'markLeads' | 'yieldToLeadsMs'
+  > = {},
 ): PacerFactory {
   return (limits, account) =>
     createDynamoPacer({

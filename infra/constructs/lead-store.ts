@@ -166,13 +166,20 @@ export class LeadStore extends Construct {
   }
 
   /**
-   * The forwarder: get() and the delivery transitions (GetItem, UpdateItem on the table), and
-   * the upstream circuit's item (PutItem restricted to it by `dynamodb:LeadingKeys`).
+   * The forwarder: get() and the delivery transitions (GetItem, UpdateItem on the table), the
+   * upstream circuit's item (PutItem restricted to it by `dynamodb:LeadingKeys`), and
+   * listWaiting() (Query on the due index only: the attempt that closes a circuit wakes the
+   * leads that waited for it, functions/delivery/waiting.ts).
    */
   grantForwarder(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantTable(fn, LEDGER_ACTIONS.forwarder);
     this.grantItems(fn, CIRCUIT_ACTIONS, [circuitKey(), `${circuitKey()}#*`]);
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: [...LEDGER_INDEX_ACTIONS],
+      resourceArns: [this.dueIndexArn],
+    });
   }
 
   /**

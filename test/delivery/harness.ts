@@ -75,6 +75,8 @@ export interface DepsOverrides {
   /** Pacer item key (default pacer#upstream in the test's table). */
   pacerKey?: string;
   circuit?: Partial<CircuitOptions>;
+  /** Where the attempt that closes the circuit wakes the leads that waited for it. */
+  queue?: ForwardDeps['queue'];
 }
 
 export function formCapture(overrides: Partial<LeadCapture> = {}): LeadCapture {
@@ -198,6 +200,7 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
           circuitChanged: (event) => recorded.notices.push({ kind: 'circuitChanged', ...event }),
         },
         random: () => 0.5,
+        ...(overrides.queue && { queue: overrides.queue }),
         ...(overrides.onUnauthorized && { onUnauthorized: overrides.onUnauthorized }),
         options: { spreadMs: 0, ...overrides.options },
       };

@@ -198,11 +198,11 @@ describe('LeadStore', () => {
     });
   });
 
-  it('grantForwarder: GetItem and UpdateItem on the table; PutItem on the circuit item only', () => {
+  it('grantForwarder: GetItem and UpdateItem on the table; PutItem on the circuit item only; Query on the due index', () => {
     // Act
     const { template, table, statements } = granted('grantForwarder');
 
-    // Assess
+    // Assess: the due index for the leads waiting for a circuit the attempt closed.
     expect(ledgerStatements(statements, table)).toEqual([
       {
         Effect: 'Allow',
@@ -213,6 +213,11 @@ describe('LeadStore', () => {
         Effect: 'Allow',
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
         Resource: [tableArn(table)],
+      },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:Query'],
+        Resource: [indexArn(table, 'gsi2')],
       },
     ]);
     template.hasResourceProperties('AWS::IAM::Policy', {
@@ -576,9 +581,18 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     await bothPaths((l) => l.markDead(leadId, 1, 'HTTP 400', NOW, { counted: true }));
     await bothPaths((l) => l.markParked(leadId, 1, 'no branch', NOW));
     await bothPaths((l) => l.markTest(leadId, 1, 'test lead', NOW));
+    // Waiting for the account's circuit, and waking the leads that waited when it closes.
+    await bothPaths((l) =>
+      l.waitFor(leadId, 1, { circuit: 'default', recheckAt: NOW, note: 'x', now: NOW }),
+    );
+    await bothPaths((l) => l.listWaiting('default'));
+    await bothPaths((l) => l.wake(leadId, 1, { dueAt: NOW, now: NOW, attemptNow: true }));
 
     // Assess
-    expect(actionsCalled()).toEqual({ table: [...LEDGER_ACTIONS.forwarder].sort(), index: [] });
+    expect(actionsCalled()).toEqual({
+      table: [...LEDGER_ACTIONS.forwarder].sort(),
+      index: [...LEDGER_INDEX_ACTIONS],
+    });
   });
 
   it('circuit (read, open, probe, close): GetItem and PutItem on its item only', async () => {

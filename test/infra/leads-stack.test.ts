@@ -296,10 +296,11 @@ describe('LeadsStack: delivery and admin', () => {
       expect(variablesOf(ids.forwarder)).not.toHaveProperty('MAX_ATTEMPTS');
     });
 
-    it('may GetItem/UpdateItem the table (PutItem its circuit item), consume and re-send to the queue, and nothing on the DLQ', () => {
+    it('may GetItem/UpdateItem the table (PutItem its circuit item, Query its due index), consume and re-send to the queue, and nothing on the DLQ', () => {
       expect(actionsOn(forwarderStatements, ids.table)).toEqual([
         'dynamodb:GetItem',
         'dynamodb:PutItem',
+        'dynamodb:Query',
         'dynamodb:UpdateItem',
       ]);
       const puts = forwarderStatements.filter((st) => st.Action.includes('dynamodb:PutItem'));
@@ -322,6 +323,7 @@ describe('LeadsStack: delivery and admin', () => {
         'appconfig:StartConfigurationSession',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
+        'dynamodb:Query',
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',

@@ -71,6 +71,57 @@ describe('local lead queue (SQS semantics on the local DynamoDB)', () => {
     ]);
   });
 
+  it("hands a tenant's fresh message out before another tenant's backlog", async () => {
+    // Prepare: account `flood` has 20 messages, sent first; then `quiet` sends one.
+    const queue = await freshQueue();
+    for (let i = 0; i < 20; i += 1) await queue.send(`ld_flood${i}`, { group: 'flood' });
+    await queue.send('ld_quiet', { group: 'quiet' });
+
+    // Act: two receivers take one message each, as two busy workers would.
+    const now = Date.now() + 1;
+    const [first] = await queue.receive({ max: 1, visibilityMs, now });
+    const [second] = await queue.receive({ max: 1, visibilityMs, now });
+
+    // Assess: the flood's oldest went first; with one of the flood's in flight, the quiet
+    // tenant's message is next, not the flood's second.
+    expect([first?.leadId, second?.leadId]).toEqual(['ld_flood0', 'ld_quiet']);
+    expect(second?.group).toBe('quiet');
+  });
+
+  it('takes turns between tenants within one receive, each tenant oldest first', async () => {
+    // Prepare
+    const queue = await freshQueue();
+    for (const [leadId, group] of [
+      ['ld_a1', 'a'],
+      ['ld_a2', 'a'],
+      ['ld_a3', 'a'],
+      ['ld_b1', 'b'],
+      ['ld_c1', 'c'],
+      ['ld_b2', 'b'],
+    ] as const) {
+      await queue.send(leadId, { group });
+    }
+
+    // Act
+    const batch = await queue.receive({ max: 6, visibilityMs, now: Date.now() + 1 });
+
+    // Assess
+    expect(batch.map((m) => m.leadId)).toEqual([
+      'ld_a1',
+      'ld_b1',
+      'ld_c1',
+      'ld_a2',
+      'ld_b2',
+      'ld_a3',
+    ]);
+  });
+
+  it('refuses a group SQS would refuse', async () => {
+    const queue = await freshQueue();
+    await expect(queue.send('ld_x', { group: '' })).rejects.toBeInstanceOf(TypeError);
+    await expect(queue.send('ld_x', { group: 'conta sul' })).rejects.toBeInstanceOf(TypeError);
+  });
+
   it('moves a message received too often to the dead-letter queue, and redrives it', async () => {
     const queue = await freshQueue(2);
     await queue.send('ld_poison');

@@ -47,6 +47,25 @@ describe('createSqsLeadQueue', () => {
     expect(queueDelaySeconds(-5)).toBe(0);
   });
 
+  it("names the lead's account as the message group: the fair queue's tenant", async () => {
+    // Prepare
+    const queue = createSqsLeadQueue({ client: sqs.client(), queueUrl: QUEUE_URL });
+    const leadId = newLeadId();
+
+    // Act
+    await queue.send(leadId, { version: 2, group: 'south' });
+
+    // Assess
+    expect(sqs.calls('SendMessage')).toEqual([
+      {
+        QueueUrl: QUEUE_URL,
+        MessageBody: JSON.stringify({ leadId, v: 2 }),
+        MessageGroupId: 'south',
+      },
+    ]);
+    await expect(queue.send(leadId, { group: 'x'.repeat(129) })).rejects.toBeInstanceOf(TypeError);
+  });
+
   it('passes SQS failures to the caller', async () => {
     // Prepare
     sqs.on('SendMessage', sqsError('QueueDoesNotExist', 'The specified queue does not exist.'));

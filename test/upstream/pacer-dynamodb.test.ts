@@ -306,3 +306,28 @@ describe('createDynamoPacer against the sandbox rate limiter', () => {
     reportResult(`pacer-dynamodb vs sandbox: limit 5/s, T=275 ms: ${rate.toFixed(2)}/s, no 429`);
   });
 });
+
+describe('leads before report pages (yieldToLeadsMs)', () => {
+  it("refuses the refresher a slot while the account's leads take them, and gives it one after", async () => {
+    // Prepare: delivery's pacer marks the item; the refresher's yields 2 s after the last lead.
+    let now = Date.UTC(2026, 0, 1);
+    const key = nextKey();
+    const common = { maxPerSecond: 5, maxPerMinute: 300, now: () => now, sleep: async () => {} };
+    const [delivery] = pacers(1, key, { ...common, markLeads: true });
+    const [refresher] = pacers(1, key, { ...common, yieldToLeadsMs: 2_000 });
+    if (!delivery || !refresher) throw new Error('no pacers');
+
+    // Act: before any lead, the refresher takes a slot; a lead takes one; the refresher asks
+    // again at once, then after the window.
+    await refresher.acquire();
+    now += 1_000;
+    await delivery.acquire();
+    const refused = await refresher.acquire().catch((error: unknown) => error);
+    now += 2_001;
+    await refresher.acquire();
+
+    // Assess: refused with how long until the leads' window ends (nothing reserved).
+    expect(refused).toBeInstanceOf(PacerWaitError);
+    expect((refused as PacerWaitError).waitMs).toBe(2_000);
+  });
+});

@@ -7,9 +7,10 @@
  * sends it (the answer says so in `note`). The wake-up is the replay's too (replay.ts).
  */
 import { IN_FLIGHT } from '../../domain/lead-lifecycle.ts';
+import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
-import { DEFAULT_WAKE_GRACE_MS, type LeadRecord } from '../../ledger/lead-ledger.ts';
+import { accountOfLead, DEFAULT_WAKE_GRACE_MS, type LeadRecord } from '../../ledger/lead-ledger.ts';
 import type { AdminDeps, AdminRoute } from '../admin.ts';
 import { type RouteContext, refusal } from '../operation.ts';
 import { findLead, personalDataRemoved, requireLeadId } from './lead.ts';
@@ -33,7 +34,12 @@ export async function sendWakeUp(
   route: AdminRoute,
 ): Promise<boolean> {
   try {
-    await deps.queue.send(lead.leadId, { version: lead.version });
+    // The lead's tenant on the queue: its account (fair between accounts, lead-queue.ts).
+    const group = await accountOfLead(
+      lead,
+      async (profile) => (await deps.config.accountOf?.(profile)) ?? DEFAULT_ACCOUNT,
+    );
+    await deps.queue.send(lead.leadId, { version: lead.version, group });
     return true;
   } catch (error) {
     deps.events?.failed({ route, error });

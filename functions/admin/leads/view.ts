@@ -21,7 +21,7 @@ import { mapCapture } from '../../domain/map-capture.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
-import type { LeadRecord } from '../../ledger/lead-ledger.ts';
+import { accountOfLead, type LeadRecord } from '../../ledger/lead-ledger.ts';
 import { sourceLabel } from '../../sources/registry.ts';
 import { branchesOf } from '../../upstream/branch-directory.ts';
 import type { AdminDeps } from '../admin.ts';
@@ -51,7 +51,7 @@ async function mappingOf(
   if (lead.capture.pending !== undefined || lead.redactedAt !== undefined) return {};
   const profile = await deps.config.profile(lead.profile);
   if (!profile) return {};
-  const branches = await branchesOf(deps.branches, accountOfProfile(profile));
+  const branches = await branchesOf(deps.branches, lead.account ?? accountOfProfile(profile));
   const mapped = mapCapture(lead.capture, profile, sourceLabel(lead.capture.source), branches);
   const idBranch =
     lead.correction?.idBranch ?? lead.prospect?.idBranch ?? mapped.prospect.idBranch ?? undefined;
@@ -67,7 +67,10 @@ export async function getLead({ deps, leadId }: RouteContext): Promise<HttpRespo
   const view: LeadDetail = { ...toDetailedView(lead), ...(await mappingOf(deps, lead)) };
   // A lead on its way waits for the upstream too: say how the upstream is doing.
   if (!IN_FLIGHT.has(lead.status)) return json(200, view, NO_STORE);
-  const account = (await deps.config.accountOf?.(lead.profile)) ?? DEFAULT_ACCOUNT;
+  const account = await accountOfLead(
+    lead,
+    async (profile) => (await deps.config.accountOf?.(profile)) ?? DEFAULT_ACCOUNT,
+  );
   const circuit = circuitView(await deps.upstream.circuit(account));
   const body: LeadDetail = {
     ...view,

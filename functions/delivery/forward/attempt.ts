@@ -8,7 +8,12 @@ import type { Profile } from '../../config/config-schema.ts';
 import type { ConfigSource } from '../../config/config-source.ts';
 import type { LeadStatus } from '../../domain/lead-lifecycle.ts';
 import type { METRICS } from '../../kernel/metrics.ts';
-import type { LeadLedger, LeadRecord } from '../../ledger/lead-ledger.ts';
+import {
+  DEFAULT_WAKE_GRACE_MS,
+  type LeadLedger,
+  type LeadRecord,
+} from '../../ledger/lead-ledger.ts';
+import type { LeadQueue } from '../../ledger/lead-queue.ts';
 import type { CompletionContext } from '../../sources/source.ts';
 import type { BranchDirectory } from '../../upstream/branch-directory.ts';
 import type { Circuit } from '../../upstream/circuit.ts';
@@ -16,8 +21,11 @@ import type { UpstreamAccess } from '../../upstream/paced-client.ts';
 
 export type ForwardOutcome =
   | { kind: 'done'; reason: string; delayMs?: undefined }
-  /** Look at the lead again after `delayMs`, for its chain `version`. */
-  | { kind: 'retry'; delayMs: number; reason: string; version: number };
+  /**
+   * Look at the lead again after `delayMs`, for its chain `version`; `account` is the lead's
+   * upstream account, its tenant on the queue.
+   */
+  | { kind: 'retry'; delayMs: number; reason: string; version: number; account?: string };
 
 /** The metrics an attempt counts (kernel/metrics.ts names them). */
 export type ForwardMetric = (typeof METRICS)[
@@ -103,6 +111,18 @@ export interface ForwardOptions {
   lookupTimeoutMs?: number;
   /** Retries that wait for the same moment (a probe) are spread over this much. Default 5 s. */
   spreadMs?: number;
+  /**
+   * A lead waiting for its account's circuit with no message (delivery/waiting.ts) is looked at
+   * again after this long if the circuit's closing did not wake it. Default 5 minutes.
+   */
+  circuitRecheckMs?: number;
+  /** A lead whose profile is not configured is looked at again after this long. Default 60 s. */
+  profileRecheckMs?: number;
+  /**
+   * How long after the reconciler should have woken a lead (the ledger's grace): the carrier's
+   * `dueAt` is this much after its probe. Default DEFAULT_WAKE_GRACE_MS (2 minutes).
+   */
+  wakeGraceMs?: number;
 }
 
 export interface ForwardDeps {
@@ -120,6 +140,11 @@ export interface ForwardDeps {
   onUnauthorized?: () => void;
   /** [0, 1); Math.random by default (jitter). */
   random?: () => number;
+  /**
+   * Where the attempt that closes an account's circuit wakes the leads that waited for it
+   * (delivery/waiting.ts); without it they wait for their recheck (circuitRecheckMs).
+   */
+  queue?: Pick<LeadQueue, 'send'>;
   options?: ForwardOptions;
 }
 
@@ -132,6 +157,7 @@ export const DEFAULT_LOOKUP_DELAY_MS = 2_000;
 export const DEFAULT_SETTLE_MS = 20_000;
 export const DEFAULT_LOOKUP_MARGIN_MS = 15 * 3_600_000;
 export const DEFAULT_LOOKUP_TIMEOUT_MS = 10_000;
+export const DEFAULT_CIRCUIT_RECHECK_MS = 5 * 60_000;
 const LEASE_MARGIN_MS = 5_000;
 
 export type ResolvedOptions = Required<Omit<ForwardOptions, 'leaseMs'>> & { leaseMs?: number };
@@ -154,6 +180,9 @@ export function resolveOptions(options: ForwardOptions = {}): ResolvedOptions {
     rateLimitFallbackMs: options.rateLimitFallbackMs ?? 1_000,
     lookupTimeoutMs: options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS,
     spreadMs: options.spreadMs ?? 5_000,
+    circuitRecheckMs: options.circuitRecheckMs ?? DEFAULT_CIRCUIT_RECHECK_MS,
+    profileRecheckMs: options.profileRecheckMs ?? 60_000,
+    wakeGraceMs: options.wakeGraceMs ?? DEFAULT_WAKE_GRACE_MS,
   };
 }
 
@@ -183,6 +212,8 @@ export const SILENT: ForwardEvents = {
 /** What every step of one attempt shares. */
 export interface Attempt {
   leadId: string;
+  /** The lead's upstream account, once the lead is read (claim.ts). */
+  account?: string;
   deps: ForwardDeps;
   options: ResolvedOptions;
   events: ForwardEvents;
@@ -201,4 +232,6 @@ export interface Held extends Attempt {
   /** This attempt is the circuit's probe. */
   probe: boolean;
   profile: Profile;
+  /** This attempt closed the account's circuit: the leads that waited for it are woken after. */
+  closedCircuit?: boolean;
 }

@@ -1,15 +1,20 @@
 /**
  * Step 1 of an attempt, `claim`: read the lead and decide whether this message may move it now.
  * A final lead, or a message from another chain → done; not due yet, or a live lease elsewhere →
- * wait; past the horizon → dead. Then the account's circuit (upstream/circuit.ts) decides
- * whether anything may reach the upstream now (while it is open only the probe goes; the others
- * wait, counted against nothing), and the lead is leased, fenced by its version.
+ * wait; past the horizon → dead; its profile no longer configured → it waits for it (never
+ * parked for a configuration edit). Then the account's circuit (upstream/circuit.ts) decides
+ * whether anything may reach the upstream now (while it is open only the probe goes; one lead
+ * carries it and the others wait in the ledger with no message, counted against nothing:
+ * delivery/waiting.ts), and the lead is leased, fenced by its version.
  */
 import { accountOfProfile } from '../../config/config-schema.ts';
 import type { LeadStatus } from '../../domain/lead-lifecycle.ts';
+import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { METRICS } from '../../kernel/metrics.ts';
 import type { LeadRecord } from '../../ledger/lead-ledger.ts';
 import type { LeadMessage } from '../../ledger/lead-queue.ts';
+import type { Circuit } from '../../upstream/circuit.ts';
+import { CARRIER_MARGIN_MS, circuitWaitNote } from '../waiting.ts';
 import { type Attempt, type ForwardOutcome, type Held, leaseMsFor } from './attempt.ts';
 import { finish, spread } from './transitions.ts';
 
@@ -43,6 +48,11 @@ export async function claim(
   if (message.version !== undefined && message.version !== lead.version && !startedTheAttempt) {
     return { outcome: finish(a, { kind: 'done', reason: 'stale-message' }, lead.status) };
   }
+  // The lead's account (the one it was accepted for; for an older lead, its profile's, or
+  // `default` for a profile no longer configured) decides whose circuit, pacer and credentials
+  // this attempt uses, and is the lead's tenant on the queue.
+  const profile = await a.deps.config.profile(lead.profile);
+  a.account = lead.account ?? accountOfProfile(profile ?? {});
   const nowMs = a.now().getTime();
   if (nowMs - Date.parse(lead.queuedAt) > a.options.horizonMs) {
     const hours = Math.round(a.options.horizonMs / 3_600_000);
@@ -59,14 +69,14 @@ export async function claim(
     return { outcome: wait(a, lead, waitMs + (lead.status === 'sending' ? 1_000 : 0), reason) };
   }
 
-  // The lead's account (its profile's; `default` for a profile no longer configured, which is
-  // parked below) decides whose circuit, pacer and credentials this attempt uses.
-  const profile = await a.deps.config.profile(lead.profile);
-  const access = await a.deps.upstream(accountOfProfile(profile ?? {}));
+  // Its profile was removed or renamed since it was accepted: it waits for it to come back.
+  if (!profile) return { outcome: await profileWait(a, lead) };
+
+  const access = await a.deps.upstream(a.account);
   const gate = await access.circuit.gate(nowMs);
   if (gate.kind === 'open') {
     a.event.note = 'circuit-open';
-    return { outcome: wait(a, lead, gate.retryAt - nowMs + spread(a), 'circuit-open') };
+    return { outcome: await circuitWait(a, lead, access.circuit, gate.retryAt + spread(a)) };
   }
 
   const leaseMs = leaseMsFor(access.timeoutMs, a.deps.options);
@@ -83,17 +93,65 @@ export async function claim(
     claimed.ambiguousSince = lead.updatedAt;
     claimed.ambiguousSettle = true;
   }
-  if (!profile) {
-    const reason = `profile '${lead.profile}' is not configured`;
-    await ledger.markParked(a.leadId, claimed.version, reason, a.now());
-    a.events.metric(METRICS.leadParked);
-    return { outcome: finish(a, { kind: 'done', reason: 'no-profile' }, 'parked') };
-  }
   return { held: { ...a, access, lead: claimed, probe: gate.kind === 'probe', profile } };
+}
+
+/**
+ * The account's circuit is open (delivery/waiting.ts): the one lead that carries the probe keeps
+ * a message due at `probeAt` (its ledger `dueAt` moved past it, so the reconciler adds no copy);
+ * any other waits in the ledger with no message, until the circuit's closing wakes it.
+ */
+async function circuitWait(
+  a: Attempt,
+  lead: LeadRecord,
+  circuit: Circuit,
+  probeAt: number,
+): Promise<ForwardOutcome> {
+  const now = a.now();
+  const account = a.account ?? lead.account ?? DEFAULT_ACCOUNT;
+  // The carrier's turn lasts past its probe by the longest probe interval and a margin.
+  if (await circuit.carry(now.getTime(), a.leadId, probeAt + CARRIER_MARGIN_MS)) {
+    const dueAt = new Date(probeAt + a.options.wakeGraceMs);
+    const moved = await a.deps.ledger.wake(a.leadId, lead.version, { dueAt, now });
+    if (!moved) return finish(a, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status);
+    return wait(a, moved, probeAt - now.getTime(), 'circuit-open');
+  }
+  const waiting = await a.deps.ledger.waitFor(a.leadId, lead.version, {
+    circuit: account,
+    recheckAt: new Date(now.getTime() + a.options.circuitRecheckMs),
+    note: circuitWaitNote(account),
+    now,
+  });
+  if (!waiting) return finish(a, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status);
+  return finish(a, { kind: 'done', reason: 'circuit-wait' }, lead.status, lead);
+}
+
+/**
+ * The lead's profile is not configured (removed or renamed after the lead was accepted): a
+ * configuration edit never strands an accepted lead. It waits, visibly and uncounted, its
+ * message coming back every `profileRecheckMs` (its ledger `dueAt` past that, so the reconciler
+ * adds no copy), until the profile is back or the horizon passes.
+ */
+async function profileWait(a: Attempt, lead: LeadRecord): Promise<ForwardOutcome> {
+  const now = a.now();
+  const recheckMs = a.options.profileRecheckMs;
+  const waiting = await a.deps.ledger.waitFor(a.leadId, lead.version, {
+    recheckAt: new Date(now.getTime() + recheckMs + a.options.wakeGraceMs),
+    note: `o perfil '${lead.profile}' não está configurado: o lead aguarda que ele volte à configuração (nova verificação a cada ${Math.round(recheckMs / 1000)} s)`,
+    now,
+  });
+  if (!waiting) return finish(a, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status);
+  a.event.note = 'no-profile';
+  return wait(a, waiting, recheckMs, 'no-profile');
 }
 
 /** Look at the lead again later, without touching the ledger (its chain is unchanged). */
 function wait(a: Attempt, lead: LeadRecord, delayMs: number, reason: string): ForwardOutcome {
   const outcome = { kind: 'retry', delayMs: Math.max(0, Math.ceil(delayMs)), reason } as const;
-  return finish(a, { ...outcome, version: lead.version }, lead.status, lead);
+  return finish(
+    a,
+    { ...outcome, version: lead.version, ...(a.account !== undefined && { account: a.account }) },
+    lead.status,
+    lead,
+  );
 }

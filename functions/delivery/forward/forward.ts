@@ -16,8 +16,9 @@
  * 1. `claim` (claim.ts): read the lead; a final one, or a message from another chain → done; not
  *    due yet → wait until it is; past the horizon → dead. The account's circuit
  *    (upstream/circuit.ts) decides whether anything may reach the upstream now (while it is
- *    open only the probe goes; the others wait, counted against nothing). Then a lease, fenced
- *    by the version.
+ *    open only the probe goes, carried by one lead; the others wait in the ledger with no
+ *    message, counted against nothing, and the attempt that closes the circuit wakes them:
+ *    delivery/waiting.ts). Then a lease, fenced by the version.
  * 2. `complete` (complete.ts): a capture left `pending` (a webhook that carries ids only, such
  *    as Meta's) is completed by its source's `complete()` step and kept in the ledger; a
  *    platform's test lead then becomes `test`; mapped with the profile's current settings, an
@@ -63,7 +64,7 @@ import {
 import { claim } from './claim.ts';
 import { complete } from './complete.ts';
 import { post } from './post.ts';
-import { finish } from './transitions.ts';
+import { finish, wakeAfterClose } from './transitions.ts';
 
 export {
   checkLookupPermission,
@@ -140,5 +141,6 @@ export async function forwardLead(
     throw error;
   } finally {
     await held.access.pacer.flush?.().catch(() => undefined);
+    await wakeAfterClose(held);
   }
 }

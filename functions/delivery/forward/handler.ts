@@ -1,7 +1,9 @@
 /**
  * The forwarder Lambda: consumes the lead queue (SQS event source, ReportBatchItemFailures).
- * Each record is one `{"leadId","v"}` message; records are processed one after the other (the
- * upstream is paced across every instance anyway) with `forwardLead`, and the record is settled
+ * Each record is one `{"leadId","v"}` message, its MessageGroupId the lead's account; records
+ * of different accounts run side by side, each account's one after the other (`byAccount`: its
+ * pacer spaces them anyway, and one account's wait never holds another's leads), with
+ * `forwardLead`, and the record is settled
  * as settle.ts says: acknowledged (the record succeeds and SQS deletes it), re-sent (a fresh
  * delayed message for the lead's chain, the record succeeds) or, when that send fails, delayed
  * (ChangeMessageVisibility to the delay, at most 12 h, and the record is reported failed, so SQS
@@ -140,15 +142,34 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
         return settled === 're-sent' ? `re-sent: ${outcome.reason}` : outcome.reason;
       };
 
-      return await processPartialResponse(event, recordHandler, processor, {
+      return await processPartialResponse(event, byAccount(recordHandler), processor, {
         context,
-        processInParallel: false,
+        // Accounts side by side, each account's records in order (byAccount).
+        processInParallel: true,
         // Retries are not errors: all records asking for a retry is a normal answer.
         throwOnFullBatchFailure: false,
       });
     } finally {
       flushMetrics();
     }
+  };
+}
+
+/**
+ * Runs a batch's records per account in order and the accounts side by side: a record waits
+ * only for the records of its own group (its MessageGroupId, the lead's account; records
+ * sent without one, before messages named their account, form one group), so one account's pacer never holds another's leads.
+ */
+export function byAccount<T>(
+  handle: (record: SQSRecord) => Promise<T>,
+): (record: SQSRecord) => Promise<T> {
+  const chains = new Map<string, Promise<unknown>>();
+  return (record) => {
+    const group = record.attributes?.MessageGroupId ?? '';
+    const before = chains.get(group) ?? Promise.resolve();
+    const run = before.catch(() => undefined).then(() => handle(record));
+    chains.set(group, run);
+    return run;
   };
 }
 

@@ -3,9 +3,10 @@
  * Lambda (handler.ts, SQS) and the local worker (worker-local.ts, the local queue). The ledger
  * holds the lead's state, so a message is only a wake-up:
  * - `done` → the message is acknowledged (deleted);
- * - `retry` → a fresh message for the lead's chain (its version), delayed (at most 900 s; a
- *   longer wait is re-sent again when it comes back early), and the old one acknowledged: a
- *   wait of any length uses up no receives and never fills the dead-letter queue;
+ * - `retry` → a fresh message for the lead's chain (its version), in its account's group,
+ *   delayed (at most 900 s; a longer wait is re-sent again when it comes back early), and the
+ *   old one acknowledged: a wait of any length uses up no receives and never fills the
+ *   dead-letter queue;
  * - if that send fails, the message itself comes back after the delay (its visibility), and if
  *   even that fails, after the queue's visibility timeout; the reconciler wakes the lead if all
  *   of these are lost.
@@ -35,7 +36,11 @@ export async function settleMessage(
     return 'acknowledged';
   }
   try {
-    await queue.send(leadId, { delaySeconds: outcome.delayMs / 1000, version: outcome.version });
+    await queue.send(leadId, {
+      delaySeconds: outcome.delayMs / 1000,
+      version: outcome.version,
+      ...(outcome.account !== undefined && { group: outcome.account }),
+    });
   } catch (error) {
     onResendFailure(error);
     await message.retryAfter(outcome.delayMs);

@@ -8,10 +8,12 @@
  */
 import type { ExternalId } from '../../domain/json.ts';
 import type { LeadStatus } from '../../domain/lead-lifecycle.ts';
+import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { METRICS } from '../../kernel/metrics.ts';
 import type { LeadRecord, Release } from '../../ledger/lead-ledger.ts';
 import { PacerWaitError } from '../../upstream/pacer.ts';
 import type { UpstreamError } from '../../upstream/upstream-client.ts';
+import { CARRIER_MARGIN_MS, circuitWaitNote, wakeWaiting } from '../waiting.ts';
 import { type Attempt, backoffMs, type ForwardOutcome, type Held } from './attempt.ts';
 
 export function finish(
@@ -47,17 +49,25 @@ export async function park(h: Held, reason: string, code: string): Promise<Forwa
   return finish(h, { kind: 'done', reason: code }, 'parked');
 }
 
+/** What `release` is told: why, and until when. */
+type ReleaseDetails = Omit<Release, 'ambiguousSince' | 'ambiguousSettle' | 'nextAttemptAt'> &
+  ({ delayMs: number; until?: undefined } | { until: Date; delayMs?: undefined });
+
 /** Back to queued for `delayMs` (or `until` a moment); the message comes back then. */
 export async function release(
   h: Held,
   code: string,
-  {
-    delayMs,
-    until,
-    ...details
-  }: Omit<Release, 'ambiguousSince' | 'ambiguousSettle' | 'nextAttemptAt'> &
-    ({ delayMs: number; until?: undefined } | { until: Date; delayMs?: undefined }),
+  details: ReleaseDetails,
 ): Promise<ForwardOutcome> {
+  return finish(h, await releaseLead(h, code, details), 'queued', h.lead);
+}
+
+/** `release`'s ledger transition and outcome, not yet reported. */
+async function releaseLead(
+  h: Held,
+  code: string,
+  { delayMs, until, ...details }: ReleaseDetails,
+): Promise<ForwardOutcome & { kind: 'retry' }> {
   const now = h.now();
   const nextAttemptAt = until ?? new Date(now.getTime() + Math.max(0, delayMs ?? 0));
   const released = await h.deps.ledger.release(
@@ -75,17 +85,13 @@ export async function release(
   );
   h.events.metric(METRICS.leadRetried);
   h.event.counted = released.attempts;
-  return finish(
-    h,
-    {
-      kind: 'retry',
-      delayMs: Math.max(0, nextAttemptAt.getTime() - now.getTime()),
-      reason: code,
-      version: released.version,
-    },
-    'queued',
-    h.lead,
-  );
+  return {
+    kind: 'retry',
+    delayMs: Math.max(0, nextAttemptAt.getTime() - now.getTime()),
+    reason: code,
+    version: released.version,
+    ...(h.account !== undefined && { account: h.account }),
+  };
 }
 
 /**
@@ -139,13 +145,27 @@ export async function accountFailure(
     h.events.circuitChanged({ state: 'open', reason: after.reason ?? code, leadId: h.leadId });
   }
   if (after.state === 'open') {
-    // Everyone waits for the probe; nothing about this lead was learnt.
-    return release(h, code, {
+    // Everyone waits for the probe; nothing about this lead was learnt. One lead carries the
+    // probe with a message; any other waits in the ledger with none (delivery/waiting.ts).
+    const probeAt = (after.probeAt ?? nowMs) + spread(h);
+    const carries = await h.access.circuit.carry(nowMs, h.leadId, probeAt + CARRIER_MARGIN_MS);
+    const released = await releaseLead(h, code, {
       error: error.message,
-      delayMs: (after.probeAt ?? nowMs) - nowMs + spread(h),
+      delayMs: probeAt - nowMs,
       counted: false,
       failed: true,
     });
+    const account = h.account ?? DEFAULT_ACCOUNT;
+    const waiting =
+      !carries &&
+      (await h.deps.ledger.waitFor(h.leadId, released.version, {
+        circuit: account,
+        recheckAt: new Date(nowMs + h.options.circuitRecheckMs),
+        note: circuitWaitNote(account),
+        now: h.now(),
+      }));
+    if (waiting) return finish(h, { kind: 'done', reason: 'circuit-wait' }, 'queued', h.lead);
+    return finish(h, released, 'queued', h.lead);
   }
   // The circuit is closed: the upstream answers others. A repeated failure while it does is
   // this lead's own.
@@ -165,7 +185,21 @@ export async function upstreamAnswered(h: Held): Promise<void> {
   if (before.state === 'open' && after.state === 'closed') {
     h.events.metric(METRICS.upstreamCircuitClosed);
     h.events.circuitChanged({ state: 'closed', leadId: h.leadId });
+    // The leads that waited for it go once this attempt is settled (forward.ts, wakeAfterClose).
+    h.closedCircuit = true;
   }
+}
+
+/**
+ * After the attempt that closed its account's circuit: the leads that waited for it with no
+ * message go now (delivery/waiting.ts). A failure here leaves them to their recheck.
+ */
+export async function wakeAfterClose(h: Held): Promise<void> {
+  if (!h.closedCircuit || !h.deps.queue || h.account === undefined) return;
+  await wakeWaiting({ ledger: h.deps.ledger, queue: h.deps.queue }, h.account, {
+    now: h.now,
+    wakeGraceMs: h.options.wakeGraceMs,
+  }).catch(() => undefined);
 }
 
 /** The shared pacer refused a wait longer than maxPacingWaitMs: hand the lead back until then. */

@@ -30,11 +30,18 @@ export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryH
   const options = { maxPacingWaitMs: DEFAULT_MAX_PACING_WAIT_MS };
   const access = pacedUpstream(
     config,
-    sharedPacerFactory({ client: dynamo, tableName }, { maxWaitMs: options.maxPacingWaitMs }),
+    // markLeads: the refresher yields the account's slots while its leads are sent.
+    sharedPacerFactory(
+      { client: dynamo, tableName },
+      { maxWaitMs: options.maxPacingWaitMs, markLeads: true },
+    ),
   );
+  const queue = createSqsLeadQueue({ client: sqs, queueUrl });
   return {
     forward: {
       ledger: createDynamoLedger({ client: dynamo, tableName }),
+      // The attempt that closes a circuit wakes the leads that waited for it (delivery/waiting.ts).
+      queue,
       config,
       branches: dynamoBranchDirectory(config, { client: dynamo, tableName }),
       upstream: async (account) => ({
@@ -48,6 +55,6 @@ export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryH
     },
     sqs,
     queueUrl,
-    queue: createSqsLeadQueue({ client: sqs, queueUrl }),
+    queue,
   };
 }

@@ -27,6 +27,8 @@ export function localDeliveryDeps(
     config,
     sharedPacerFactory(table, {
       maxWaitMs: options.maxPacingWaitMs ?? DEFAULT_MAX_PACING_WAIT_MS,
+      // The refresher yields the account's slots while its leads are sent.
+      markLeads: true,
     }),
   );
   return {

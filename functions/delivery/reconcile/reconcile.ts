@@ -12,15 +12,22 @@
  * down). A
  * duplicate wake-up is harmless: a message for a chain that already moved on is a no-op.
  *
+ * Then, for every configured account whose circuit is closed, the leads still waiting for it
+ * (delivery/waiting.ts: the attempt that closed it died before waking them) are woken. A lead
+ * waiting for a circuit still open is due only at its recheck, minutes away, and when woken then
+ * it waits again: the reconciler never multiplies an outage's messages.
+ *
  * It runs every minute on AWS (EventBridge Scheduler) and on a timer locally. No AWS imports.
  */
 import {
+  accountOfLead,
   DEFAULT_WAKE_GRACE_MS,
   type LeadLedger,
   type LeadRecord,
 } from '../../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../../ledger/lead-queue.ts';
 import type { Circuit } from '../../upstream/circuit.ts';
+import { wakeWaiting } from '../waiting.ts';
 
 export interface ReconcileOptions {
   /** How long a woken lead has before the reconciler looks at it again. Default 2 minutes. */
@@ -52,12 +59,20 @@ export interface ReconcileEvents {
 
 export interface ReconcileDeps {
   /** listByStatus and redact: the retention pass the handler runs with the same ledger. */
-  ledger: Pick<LeadLedger, 'listDue' | 'wake' | 'listByStatus' | 'redact'>;
+  ledger: Pick<LeadLedger, 'listDue' | 'wake' | 'listByStatus' | 'redact' | 'listWaiting'>;
   queue: Pick<LeadQueue, 'send'>;
   /** The circuit of an upstream account. */
   circuitOf(account: string): Pick<Circuit, 'read'>;
-  /** The upstream account of a profile (its settings'; `default` when unknown). */
+  /**
+   * The upstream account of a profile (its settings'; `default` when unknown): the account of a
+   * lead recorded before leads recorded their own.
+   */
   accountOf(profile: string): Promise<string>;
+  /**
+   * The configured accounts: for each whose circuit is closed, the leads still waiting for it
+   * (the attempt that closed it died before waking them) are woken (delivery/waiting.ts).
+   */
+  accounts?(): Promise<readonly string[]>;
   options?: ReconcileOptions;
   events?: ReconcileEvents;
   now?: () => Date;
@@ -116,7 +131,8 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
     for (const lead of page.leads) {
       result.due += 1;
       const now = clock();
-      const probeAt = await probeOf(await deps.accountOf(lead.profile));
+      const account = await accountOfLead(lead, deps.accountOf);
+      const probeAt = await probeOf(account);
       const at = wakeAt(lead, now.getTime(), probeAt);
       const woken = await deps.ledger.wake(lead.leadId, lead.version, {
         dueAt: new Date(at + wakeGraceMs),
@@ -128,12 +144,20 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
         continue;
       }
       const delayMs = at - now.getTime();
-      await deps.queue.send(lead.leadId, { delaySeconds: delayMs / 1000, version: woken.version });
+      await deps.queue.send(lead.leadId, {
+        delaySeconds: delayMs / 1000,
+        version: woken.version,
+        group: account,
+      });
       result.woken += 1;
       events.woke({ leadId: lead.leadId, status: lead.status, version: woken.version, delayMs });
     }
     cursor = page.cursor;
   } while (cursor !== undefined);
+  for (const account of (await deps.accounts?.()) ?? []) {
+    if ((await probeOf(account)) !== undefined || openCircuits.has(account)) continue;
+    result.woken += await wakeWaiting(deps, account, { now: clock, wakeGraceMs, remainingMs });
+  }
   events.finished({ ...result, openCircuits: [...openCircuits] });
   return result;
 }

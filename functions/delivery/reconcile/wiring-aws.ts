@@ -38,8 +38,8 @@ export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): Reconcil
     }),
     circuitOf: (account) => createDynamoCircuit({ client: dynamo, tableName, account }),
     accountOf: (profile) => config.accountOf(profile),
-    personalDataDays: async () => (await config.delivery()).personalDataDays,
     accounts: () => config.accounts(),
+    personalDataDays: async () => (await config.delivery()).personalDataDays,
     events: reconcileEvents,
   };
 }

@@ -16,6 +16,11 @@ export interface SendMessageInput {
   MessageBody: string;
   /** 0-900 seconds. */
   DelaySeconds?: number;
+  /**
+   * On a standard queue, the message's tenant: SQS fair queues keep one tenant's backlog from
+   * raising the others' dwell time (up to 128 characters).
+   */
+  MessageGroupId?: string;
 }
 
 export interface ChangeMessageVisibilityInput {

@@ -153,6 +153,12 @@ export interface Running extends RefreshContext {
 /** The invocation is about to run out: save and continue. */
 export class CutShort extends Error {
   override readonly name = 'CutShort';
+  /** How long before the continuation may run (the pacer's slot is that far); 0: at once. */
+  readonly resumeAfterMs: number;
+  constructor(message: string, resumeAfterMs = 0) {
+    super(message);
+    this.resumeAfterMs = resumeAfterMs;
+  }
 }
 
 /** The caller's signal stopped the refresh. */

@@ -51,7 +51,8 @@ async function fetchPage(r: Running, branchId: number, skip: number): Promise<De
       // longer than its limit (PacerWaitError, nothing sent): the page is asked again later.
       if (deadline.signal.aborted) throw new CutShort('deadline');
       if (error instanceof PacerWaitError) {
-        throw new CutShort('the pacer has no slot in time');
+        // No slot in time, or the account's leads go first: continue once the slot is free.
+        throw new CutShort('the pacer has no slot in time', error.waitMs);
       }
       if (stop?.aborted) throw new Interrupted('stopped');
       r.progress.pageCalls += 1;

@@ -63,6 +63,13 @@ export { describeRefreshError } from './settle.ts';
  */
 export const REFRESHER_TIMEOUT_SECONDS = 300;
 
+/**
+ * Leads before report pages: the refresh takes no slot of an account's pacer within this long
+ * after one of its leads took one (pacer-dynamodb.ts `yieldToLeadsMs`); it saves its checkpoint
+ * and continues that much later (page.ts, settle.ts). With few leads it is rarely held at all.
+ */
+export const YIELD_TO_LEADS_MS = 2_000;
+
 /** Runs one refresh request (see the module comment); throws only when the store fails. */
 export async function refreshDebtors(
   deps: RefreshDeps,

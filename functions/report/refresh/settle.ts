@@ -105,10 +105,14 @@ async function pause(
     c.events.interrupted(counts);
     return { status: 'interrupted', ...counts };
   }
+  // Cut short by the pacer (no slot in time, or the account's leads going first): not before
+  // its slot is free.
+  const delaySeconds = Math.ceil(error.resumeAfterMs / 1000);
   await c.deps.trigger.requestRefresh({
     kind: 'continue',
     reason: 'continuation',
     refreshId: c.refreshId,
+    ...(delaySeconds > 0 && { delaySeconds }),
   });
   c.events.continued(counts);
   return { status: 'continued', ...counts };

@@ -23,7 +23,7 @@ import { createSqsReportTrigger } from '../trigger/report-trigger-sqs.ts';
 import { leaseEvents, refreshEvents } from './events.ts';
 import type { LeasedRefreshDeps } from './lease.ts';
 import { createDynamoRefreshLease } from './lease-dynamodb.ts';
-import { type AccountsRefreshDeps, refreshSource } from './refresh.ts';
+import { type AccountsRefreshDeps, refreshSource, YIELD_TO_LEADS_MS } from './refresh.ts';
 
 /** The refresher on AWS: the use case's ports and the refresh lease (lease.ts). */
 export interface AwsRefresherDeps extends AccountsRefreshDeps {
@@ -64,7 +64,11 @@ export function awsRefreshDeps(
         pacer
           ? () => pacer
           : // No maxWaitMs: the refresh's own deadline bounds each wait (see refresh.ts).
-            sharedPacerFactory({ client: dynamo, tableName }),
+            // Leads first: it yields while the account's leads are being sent.
+            sharedPacerFactory(
+              { client: dynamo, tableName },
+              { yieldToLeadsMs: YIELD_TO_LEADS_MS },
+            ),
       ),
       { onUnauthorized: () => config.refresh() },
     ),

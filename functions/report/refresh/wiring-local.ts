@@ -39,6 +39,7 @@ import {
   REFRESHER_TIMEOUT_SECONDS,
   refreshRequest,
   refreshSource,
+  YIELD_TO_LEADS_MS,
 } from './refresh.ts';
 
 /**
@@ -60,10 +61,11 @@ export function localRefreshDeps(options: { pacer?: Pacer } = {}): AccountsRefre
         if (pacer) return pacer;
         const services = localServices();
         // No maxWaitMs: the refresh's own deadline bounds each wait (see refresh.ts).
-        return sharedPacerFactory({ client: services.dynamo, tableName: services.ledgerTable })(
-          limits,
-          account,
-        );
+        // Leads first: it yields while the account's leads are being sent.
+        return sharedPacerFactory(
+          { client: services.dynamo, tableName: services.ledgerTable },
+          { yieldToLeadsMs: YIELD_TO_LEADS_MS },
+        )(limits, account);
       }),
     ),
     events: refreshEvents,

@@ -25,7 +25,7 @@ export interface LocalReportTriggerOptions {
 }
 
 export interface LocalReportTrigger extends ReportTrigger {
-  /** Resolves when nothing is waiting or running. */
+  /** Resolves when nothing is waiting (delayed requests included) or running. */
   idle(): Promise<void>;
   /** Refuses further requests (they are dropped) and waits for the run in progress. */
   close(): Promise<void>;
@@ -58,19 +58,46 @@ export function createLocalReportTrigger(options: LocalReportTriggerOptions): Lo
     });
   }
 
+  /** Requests made with a delay, until they are queued; and how to cut their wait short. */
+  const delayed = new Set<Promise<void>>();
+  const stops = new Set<() => void>();
+
+  async function requestRefresh(request: RefreshRequest = {}): Promise<void> {
+    if (closed) return;
+    const { delaySeconds, ...asked } = request;
+    if (delaySeconds !== undefined && delaySeconds > 0) {
+      // Later (a continuation that yields to leads), as SQS's DelaySeconds does.
+      let stop = () => {};
+      const later: Promise<void> = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delaySeconds * 1000);
+        timer.unref();
+        stop = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        stops.add(stop);
+      }).then(() => {
+        delayed.delete(later);
+        stops.delete(stop);
+        return requestRefresh(asked);
+      });
+      delayed.add(later);
+      return;
+    }
+    const message = refreshMessage(asked, now());
+    if (!waiting.some((queued) => queued.kind === message.kind)) waiting.push(message);
+    kick();
+  }
+
   return {
-    async requestRefresh(request: RefreshRequest = {}) {
-      if (closed) return;
-      const message = refreshMessage(request, now());
-      if (!waiting.some((queued) => queued.kind === message.kind)) waiting.push(message);
-      kick();
-    },
+    requestRefresh,
     async idle() {
-      while (draining) await draining;
+      while (draining || delayed.size > 0) await (draining ?? Promise.race(delayed));
     },
     async close() {
       closed = true;
       waiting.length = 0;
+      for (const stop of stops) stop();
       while (draining) await draining;
     },
   };

@@ -16,9 +16,11 @@ export function createSqsReportTrigger(options: SqsReportTriggerOptions): Report
   const now = options.now ?? (() => new Date());
   return {
     async requestRefresh(request = {}) {
+      const delay = Math.min(900, Math.max(0, Math.ceil(request.delaySeconds ?? 0)));
       await options.client.sendMessage({
         QueueUrl: options.queueUrl,
         MessageBody: encodeRefreshMessage(refreshMessage(request, now())),
+        ...(delay > 0 && { DelaySeconds: delay }),
       });
     },
   };

@@ -37,6 +37,8 @@ export interface RefreshRequest {
   reason?: RefreshReason;
   refreshId?: string;
   upstream?: string;
+  /** Run it no sooner than this (a continuation that yields to leads); not in the message. */
+  delaySeconds?: number;
 }
 
 export interface ReportTrigger {

@@ -241,7 +241,9 @@ describe('forwardLead: the upstream refuses', () => {
     // Assess
     expect(refused).toMatchObject({ kind: 'retry', reason: 'unauthorized', version: 1 });
     expect(refused.delayMs).toBe(1_000);
-    expect(waiting).toMatchObject({ kind: 'retry', reason: 'circuit-open', version: 0 });
+    // It waits in the ledger with no message: the first lead carries the probe.
+    expect(waiting).toEqual({ kind: 'done', reason: 'circuit-wait' });
+    expect((await h.ledger.get(second.leadId))?.lastError).toMatch(/aguardando a conta/);
     expect(probe).toEqual({ kind: 'done', reason: 'delivered' });
     expect(after).toEqual({ kind: 'done', reason: 'delivered' });
     expect(refreshed).toBe(1);
@@ -336,13 +338,15 @@ describe('forwardLead: the upstream fails', () => {
     const failures = [];
     for (const lead of leads) failures.push(await h.step(lead.leadId));
     await h.setFaults({});
-    // Each lead is stepped when due until it settles: those due before the probe wait for it.
+    // Each lead is stepped when due until it settles: those due before the probe wait for it
+    // (one carrying the probe with a message, the others in the ledger until it closes).
     const delivered = [];
     for (const lead of leads) {
       let outcome = await h.step(lead.leadId);
-      for (let i = 0; i < 5 && outcome.kind === 'retry'; i += 1) {
-        expect(outcome.reason).toBe('circuit-open');
-        outcome = await h.step(lead.leadId);
+      const waits = (o: typeof outcome) => o.kind === 'retry' || o.reason === 'circuit-wait';
+      for (let i = 0; i < 5 && waits(outcome); i += 1) {
+        expect(['circuit-open', 'circuit-wait']).toContain(outcome.reason);
+        outcome = await h.step(lead.leadId, { later: outcome.kind === 'done' ? 1_000 : 0 });
       }
       delivered.push(outcome);
     }

@@ -106,6 +106,8 @@ describe('delivery handler', () => {
         QueueUrl: QUEUE_URL,
         MessageBody: encodeLeadMessage(busy.leadId, busy.version),
         DelaySeconds: expect.any(Number),
+        // The lead's tenant on the fair queue: its account.
+        MessageGroupId: 'default',
       },
     ]);
     const seconds = Number(sendCalls()[0]?.DelaySeconds ?? 0);
@@ -159,6 +161,7 @@ describe('delivery handler', () => {
         QueueUrl: QUEUE_URL,
         MessageBody: encodeLeadMessage(lead.leadId, stored?.version),
         DelaySeconds: expect.any(Number),
+        MessageGroupId: 'default',
       },
     ]);
     expect(stored?.version).toBeGreaterThan(lead.version);
@@ -176,10 +179,12 @@ describe('delivery handler', () => {
       context(),
     );
 
-    // Assess: the first gets the 401 and opens the circuit; the second does not reach the
-    // upstream; both come back for the probe as new messages, uncounted.
+    // Assess: the first gets the 401 and opens the circuit, and comes back for the probe as a
+    // new message; the second does not reach the upstream and waits in the ledger with no
+    // message until the circuit closes; both uncounted.
     expect(response).toEqual({ batchItemFailures: [] });
-    expect(sendCalls()).toHaveLength(2);
+    expect(sendCalls()).toHaveLength(1);
+    expect(sendCalls()[0]?.MessageBody).toBe(encodeLeadMessage(leads[0]?.leadId ?? '', 1));
     for (const call of sendCalls()) expect(Number(call.DelaySeconds ?? 0)).toBeLessThanOrEqual(2);
     expect(visibilityCalls()).toEqual([]);
     for (const lead of leads) {

@@ -114,6 +114,29 @@ describe('reconcile', () => {
     expect(Date.parse(after?.dueAt ?? '')).toBe(T0 + 2 * GRACE_MS + 1_000);
   });
 
+  it("sends the wake-up in the lead's account's group, the recorded account first", async () => {
+    // Prepare: one lead that recorded its account, one from before leads recorded theirs.
+    const capture = formCapture();
+    const { lead: south } = await ledger.record({
+      profile: 'site',
+      account: 'south',
+      source: 'form',
+      dedupKey: capture.dedupKey,
+      capture,
+      status: 'queued',
+      receivedAt: new Date(T0),
+    });
+    const old = await recorded();
+
+    // Act
+    await run(T0 + GRACE_MS + 1_000, { accountOf: async () => 'north' });
+
+    // Assess
+    const messages = await queue.receive({ max: 10, visibilityMs: 1, now: Date.now() + 1_000 });
+    const groups = Object.fromEntries(messages.map((m) => [m.leadId, m.group]));
+    expect(groups).toEqual({ [south.leadId]: 'south', [old.leadId]: 'north' });
+  });
+
   it('wakes it again when the woken message was lost too', async () => {
     const lead = await recorded();
     await run(T0 + GRACE_MS + 1_000);
