@@ -4,7 +4,8 @@
  * captures its leads, records each durably in the ledger before answering, enqueues what can be
  * delivered, and answers the way the platform expects. No AWS imports: ports come in `deps`.
  *
- * Rules (docs/sources.md): unauthentic → 401/403, nothing stored. Authentic but unreadable →
+ * Rules (docs/sources.md): unauthentic → 401/403, nothing stored (a credential rotated in the
+ * console is accepted in its former value too for its grace period: sources/rotation.ts). Authentic but unreadable →
  * parked with the reason for ad platforms and form builders (they drop leads we answer with 4xx),
  * 400 for plain forms and the Prospect API. Test leads → kept as `test` with the Prospect they
  * would have become, not delivered unless the profile says so, their dedup key remembered for
@@ -67,6 +68,7 @@ import {
 } from '../ledger/record-capture.ts';
 import { scopeToClient } from '../sources/prospect.ts';
 import { adapterFor, secretKeysOf } from '../sources/registry.ts';
+import { authenticateRotated, handshakeRotated } from '../sources/rotation.ts';
 import type {
   AcceptedOutcome,
   IntakeRequest,
@@ -318,7 +320,12 @@ export async function handleIntake(
   const adapter = adapterFor(profile);
 
   if (request.method === 'OPTIONS') return preflight(request, profile);
-  if (request.method === 'GET' && adapter.handshake) return adapter.handshake(request, profile);
+  // A credential rotated in the console: its former value too, and a fresh read of the profile.
+  const recheck = deps.config.recheckProfile;
+  const rotation = { now: request.receivedAt, reread: recheck && (() => recheck(profileName)) };
+  if (request.method === 'GET' && adapter.handshake) {
+    return handshakeRotated(adapter.handshake, request, profile, rotation);
+  }
   if (request.method !== 'POST') {
     return refuse(
       problem(405, 'method_not_allowed', `${request.method} is not allowed here`, [], {
@@ -370,7 +377,7 @@ export async function handleIntake(
       );
     }
   }
-  const authenticity = adapter.authenticate(request, profile);
+  const authenticity = await authenticateRotated(adapter, request, profile, rotation);
   if (!authenticity.ok) {
     return refuse(
       problem(authenticity.status, authenticity.code, authenticity.message),
