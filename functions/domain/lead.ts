@@ -3,6 +3,7 @@
  * its payload into LeadCaptures; `mapLeadToProspect` is the one mapping from a capture to the
  * seed's Prospect. Plain TypeScript: no AWS, no process.env.
  */
+import type { BranchChoice } from './branch-answer.ts';
 import type { Prospect } from './prospect.ts';
 
 /**
@@ -88,4 +89,6 @@ export interface MappedLead {
    * written into notes.
    */
   notices: string[];
+  /** Which branch the lead's answers chose, and why (when its account names branches). */
+  branch?: BranchChoice;
 }

@@ -6,6 +6,7 @@
  * marketingType, is the caller's to give (sources/registry.ts `sourceLabel`): the domain knows
  * no source. The intake, delivery, the admin preview and corrections all map through here.
  */
+import type { NamedBranch } from './branch-match.ts';
 import type { LeadCapture, MappedLead } from './lead.ts';
 import { type MappingProfile, mapLeadToProspect } from './map-lead.ts';
 import { type ConsentSetting, withConsent } from './personal-data.ts';
@@ -13,12 +14,16 @@ import { type ConsentSetting, withConsent } from './personal-data.ts';
 /** The part of a profile this mapping reads (a `Profile` from the config satisfies it). */
 export type CaptureProfile = MappingProfile & { consent?: ConsentSetting | undefined };
 
-/** `capture` mapped for `profile`, labelled `sourceLabel` (how people call its platform). */
+/**
+ * `capture` mapped for `profile`, labelled `sourceLabel` (how people call its platform), its
+ * branch chosen among `branches` (the account's named branches) when an answer asks for it.
+ */
 export function mapCapture(
   capture: LeadCapture,
   profile: CaptureProfile,
   sourceLabel: string,
+  branches: readonly NamedBranch[] = [],
 ): MappedLead {
   const withItsConsent = withConsent(capture, profile.consent, capture.submittedAt);
-  return mapLeadToProspect(withItsConsent, profile, sourceLabel);
+  return mapLeadToProspect(withItsConsent, profile, sourceLabel, branches);
 }

@@ -29,6 +29,8 @@
  * campaign ids) is kept readably in `notes`, in Portuguese, because the gym's staff read it in
  * the CRM.
  */
+import { type BranchAnswer, type BranchChoice, chooseBranch } from './branch-answer.ts';
+import { isBranchQuestion, type NamedBranch } from './branch-match.ts';
 import type { LeadAnswer, LeadCapture, MappedLead } from './lead.ts';
 import { normalizeCpf } from './normalize/cpf.ts';
 import { type DateOrder, normalizeBirthday, readTypedBirthday } from './normalize/date.ts';
@@ -37,6 +39,7 @@ import { normalizeGender } from './normalize/gender.ts';
 import { looksLikePersonName, normalizeName, splitFullName } from './normalize/name.ts';
 import { isPlaceholderPhone, normalizePhone } from './normalize/phone.ts';
 import { missingRequiredFields, type Prospect } from './prospect.ts';
+import { buildNotes } from './prospect-notes.ts';
 import {
   CONFIDENT,
   isMetadataKey,
@@ -97,7 +100,6 @@ const DIRECT: Record<string, keyof Prospect> = Object.fromEntries(
 );
 
 const INTEGER_FIELDS = new Set<keyof Prospect>(['idBranch', 'visit', 'temperature']);
-const NOTES_LIMIT = 4000;
 
 /** What a profile's `fieldMap` may map a key to. */
 export const FIELD_MAP_TARGETS: ReadonlySet<string> = new Set([
@@ -317,6 +319,7 @@ export function mapLeadToProspect(
   capture: LeadCapture,
   profile: MappingProfile,
   sourceLabel: string,
+  branches: readonly NamedBranch[] = [],
 ): MappedLead {
   const formSettings = capture.formId ? profile.forms?.[capture.formId] : undefined;
   const configured = overlay(overlay({}, profile.defaults), formSettings);
@@ -329,6 +332,8 @@ export function mapLeadToProspect(
   const warnings: string[] = [];
   const notices: string[] = [];
   const candidates: Candidate[] = [];
+  /** Answers that ask for the branch ("Qual unidade?"), when the account names its branches. */
+  const branchAnswers: BranchAnswer[] = [];
   /** Answers whose key and label say nothing and whose value is plainly a person's name. */
   const unnamed: Pick<Candidate, 'index' | 'answer' | 'text'>[] = [];
   const label = (answer: LeadAnswer) => answer.label?.trim() || answer.key;
@@ -355,6 +360,11 @@ export function mapLeadToProspect(
       continue;
     }
     if (isMetadataKey(answer.key)) continue;
+    if (branches.length > 0 && (isBranchQuestion(answer.key) || isBranchQuestion(label(answer)))) {
+      branchAnswers.push({ index, text });
+      noteLine(index, answer);
+      continue;
+    }
     const recognition = recogniseField(answer);
     if (!recognition) {
       noteLine(index, answer);
@@ -412,6 +422,7 @@ export function mapLeadToProspect(
     }
   }
 
+  const branch = applyBranch(branchAnswers, branches, configured, own, warnings);
   const guessed = nameFromUnnamed(names, unnamed, own);
   if (guessed) {
     names.fullName = { ...guessed, field: 'fullName', confidence: 0.5, explicit: false };
@@ -443,7 +454,28 @@ export function mapLeadToProspect(
     ...notices,
   ]);
   if (notes) prospect.notes = notes;
-  return { prospect, missing: missingRequiredFields(prospect), warnings, notices };
+  return {
+    prospect,
+    missing: missingRequiredFields(prospect),
+    warnings,
+    notices,
+    ...(branch && { branch }),
+  };
+}
+
+/** The branch the answers choose (branch-answer.ts) set on `own`, its warning noted. */
+function applyBranch(
+  answers: readonly BranchAnswer[],
+  branches: readonly NamedBranch[],
+  configured: Prospect,
+  own: Prospect,
+  warnings: string[],
+): BranchChoice | undefined {
+  if (answers.length === 0) return undefined;
+  const { choice, warning } = chooseBranch(answers, branches, configured.idBranch ?? undefined);
+  if (choice.kind === 'answer') own.idBranch ??= choice.idBranch;
+  if (warning) warnings.push(warning);
+  return choice;
 }
 
 /**
@@ -548,39 +580,4 @@ function splitName(full: string): { name?: string; lastName?: string } {
   if (split.name) out.name = split.name;
   if (split.lastName) out.lastName = split.lastName;
   return out;
-}
-
-/** The notes' LGPD line: given or not, when, which version of which text. */
-function consentNote(consent: NonNullable<LeadCapture['consent']>): string {
-  const when = consent.at ? ` em ${consent.at}` : '';
-  return consent.given
-    ? `Consentimento LGPD: aceito${when} (versão ${consent.version}): "${consent.text}"`
-    : `Consentimento LGPD: NÃO marcado (versão ${consent.version}): "${consent.text}"`;
-}
-
-function buildNotes(
-  capture: LeadCapture,
-  sourceLabel: string,
-  configuredNotes: string | null | undefined,
-  ownNotes: string | null | undefined,
-  answerLines: readonly string[],
-  warnings: readonly string[],
-): string {
-  const sections: string[] = [];
-  if (configuredNotes?.trim()) sections.push(configuredNotes.trim());
-  if (ownNotes?.trim()) sections.push(ownNotes.trim());
-  const origin = [`Lead recebido via ${sourceLabel}`];
-  if (capture.formId) origin.push(`formulário ${capture.formId}`);
-  if (capture.externalId) origin.push(`lead ${capture.externalId}`);
-  if (capture.isTest) origin.push('LEAD DE TESTE');
-  sections.push(`${origin.join(', ')}.`);
-  if (answerLines.length) sections.push(answerLines.join('\n'));
-  const attribution = Object.entries(capture.attribution).filter(([, value]) => value.trim());
-  if (attribution.length) {
-    sections.push(`Origem: ${attribution.map(([key, value]) => `${key}=${value}`).join('; ')}`);
-  }
-  if (capture.consent) sections.push(consentNote(capture.consent));
-  if (warnings.length) sections.push(`Avisos:\n${warnings.map((w) => `- ${w}`).join('\n')}`);
-  const notes = sections.join('\n\n');
-  return notes.length > NOTES_LIMIT ? `${notes.slice(0, NOTES_LIMIT - 1)}…` : notes;
 }

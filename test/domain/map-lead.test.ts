@@ -516,3 +516,56 @@ describe('a form whose fields carry only generated ids', () => {
     expect(labelled.prospect.name).toBeUndefined();
   });
 });
+
+describe('a chain form that asks for the branch by name', () => {
+  const BRANCHES = [
+    { idBranch: 1, account: 'default', name: 'Centro' },
+    { idBranch: 2, account: 'default', name: 'Moema', aliases: ['Unidade Moema'] },
+  ];
+  const person = [
+    { key: 'nome', value: 'Ana Souza' },
+    { key: 'email', value: 'ana.souza@example.com' },
+    { key: 'celular', value: '(11) 98765-4321' },
+  ];
+  const chain = (unidade: string, defaults?: { idBranch: number }) =>
+    mapLeadToProspect(
+      capture({
+        answers: [...person, { key: 'qual_unidade', label: 'Qual unidade?', value: unidade }],
+      }),
+      { defaults } as MappingProfile,
+      'Formulário',
+      BRANCHES,
+    );
+
+  it('sends the lead to the branch named, over the profile’s default, and says why', () => {
+    for (const answered of ['Moema', 'moema ', 'Unid. Moema', 'Moeam']) {
+      const mapped = chain(answered, { idBranch: 1 });
+      expect(mapped.prospect.idBranch, answered).toBe(2);
+      expect(mapped.branch).toMatchObject({ kind: 'answer', idBranch: 2, name: 'Moema' });
+    }
+    expect(chain('Moeam').branch).toMatchObject({ by: 'typo', answered: 'Moeam' });
+    expect(chain('Moema').prospect.notes).toContain('Qual unidade?: Moema');
+  });
+
+  it('uses the default with a warning for a branch it does not know, and parks without one', () => {
+    const withDefault = chain('Curitiba', { idBranch: 1 });
+    expect(withDefault.prospect.idBranch).toBe(1);
+    expect(withDefault.branch).toMatchObject({ kind: 'default', reason: 'unknown' });
+    expect(withDefault.warnings).toContain(
+      'Unidade não reconhecida ("Curitiba"); usada a unidade padrão do perfil (1)',
+    );
+    const withoutDefault = chain('Curitiba');
+    expect(withoutDefault.missing).toContain('idBranch');
+    expect(withoutDefault.warnings[0]).toMatch(/uma pessoa escolha a unidade/);
+  });
+
+  it('changes nothing for an account without named branches', () => {
+    const mapped = mapLeadToProspect(
+      capture({ answers: [...person, { key: 'unidade', value: 'Moema' }] }),
+      { defaults: { idBranch: 1 } } as MappingProfile,
+      'Formulário',
+    );
+    expect(mapped.prospect.idBranch).toBe(1);
+    expect(mapped.branch).toBeUndefined();
+  });
+});
