@@ -14,18 +14,28 @@ import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
 import { dynamoUpstreamHealth } from '../upstream/health-dynamodb.ts';
 import type { AdminDeps } from './admin.ts';
 import { createSqsDlqRedrive } from './dlq-redrive-sqs.ts';
+import { awsProfileSecrets } from './profile-secrets-aws.ts';
 
 /**
  * IAM it needs: the ledger table and its indexes (GetItem, Query, UpdateItem; the circuit and
  * pacer items are read with GetItem), the erasure salt secret,
- * sqs:SendMessage on the lead queue, and the redrive's permissions (dlq-redrive-sqs.ts).
+ * sqs:SendMessage on the lead queue, the redrive's permissions (dlq-redrive-sqs.ts), and
+ * PutSecretValue on the profiles' secrets (the kit's rotation, profile-secrets-aws.ts).
  */
 export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDeps, 'events'> {
   const sqs = createSqs();
+  const config = createAwsConfigSource(env, { rules: PROFILE_RULES });
   const table = { client: createDynamoDb(), tableName: requireEnv(ENV.ledgerTable, env) };
   return {
     // The profiles too: a backfill reads the profile and its platform token.
-    config: createAwsConfigSource(env, { rules: PROFILE_RULES }),
+    config,
+    // The kit reveals and rotates a profile's own secret (its secretName, else its name).
+    profileSecrets: awsProfileSecrets({
+      secretId: async (profile) => {
+        const secretName = (await config.profileSettings())[profile]?.secretName;
+        return secretNamesFrom(env).profile(typeof secretName === 'string' ? secretName : profile);
+      },
+    }),
     // A deployed kit never prints a secret: its curl reads it from Secrets Manager in the shell.
     kit: {
       secretsWhere: (profile) => `Secrets Manager, secret ${secretNamesFrom(env).profile(profile)}`,

@@ -8,6 +8,7 @@ import { localLeadQueue, localLedger } from '../ledger/ledger-local.ts';
 import { dynamoUpstreamHealth } from '../upstream/health-dynamodb.ts';
 import type { AdminDeps } from './admin.ts';
 import { createLocalDlqRedrive } from './dlq-redrive-local.ts';
+import { localProfileSecrets } from './profile-secrets-local.ts';
 
 export function localAdminDeps(): Omit<AdminDeps, 'events'> {
   const queue = localLeadQueue();
@@ -20,6 +21,8 @@ export function localAdminDeps(): Omit<AdminDeps, 'events'> {
     }),
     queue,
     redrive: createLocalDlqRedrive(queue),
+    // Rotations go to DATA_DIR, never into the configuration file.
+    profileSecrets: localProfileSecrets(),
     // The local configuration file holds demo values: the set-up kit prints them.
     kit: {
       secretsWhere: (profile) =>

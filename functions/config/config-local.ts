@@ -147,6 +147,14 @@ export function localConfig(): Config {
 }
 
 /**
+ * The named profile as the configuration file holds it, no rotation laid over it (the local
+ * rotation of a secret replaces the file's value it knows: rotated-secrets-local.ts).
+ */
+export async function localFileProfile(name: string) {
+  return createLocalConfigSource(localConfig()).profile(name);
+}
+
+/**
  * The ConfigSource handlers use when `LEADS_RUNTIME` is `local`. It reads the registered
  * configuration at each call, so it may be created at module scope before start-up finishes.
  */
