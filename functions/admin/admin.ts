@@ -113,7 +113,7 @@ export interface AdminEvents {
 
 export interface AdminDeps {
   config: Pick<ConfigSource, 'clients' | 'profile' | 'profileSettings'> &
-    Partial<Pick<ConfigSource, 'accounts' | 'accountOf'>>;
+    Partial<Pick<ConfigSource, 'accounts' | 'accountOf' | 'branches' | 'report'>>;
   /** The set-up kit's view of the secrets: local files print them, deployed stacks never. */
   kit?: KitPlace;
   /** The profiles' secrets the kit reveals and rotates (profile-secrets.ts); absent: neither. */

@@ -38,7 +38,8 @@ export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDe
     }),
     // A deployed kit never prints a secret: its curl reads it from Secrets Manager in the shell.
     kit: {
-      secretsWhere: (profile) => `Secrets Manager, secret ${secretNamesFrom(env).profile(profile)}`,
+      secretsWhere: (profile) =>
+        `o Secrets Manager, segredo ${secretNamesFrom(env).profile(profile)}`,
       secretValues: { secretId: (profile) => secretNamesFrom(env).profile(profile) },
     },
     // The salt: an erasure leaves salted tombstones, a backfill checks them.

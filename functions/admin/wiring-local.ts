@@ -26,7 +26,7 @@ export function localAdminDeps(): Omit<AdminDeps, 'events'> {
     // The local configuration file holds demo values: the set-up kit prints them.
     kit: {
       secretsWhere: (profile) =>
-        `the configuration file (${process.env.LEADS_CONFIG ?? 'config/demo.json'}), profiles.${profile}`,
+        `o arquivo de configuração (${process.env.LEADS_CONFIG ?? 'config/demo.json'}), profiles.${profile}`,
       secretValues: 'inline',
     },
   };
