@@ -80,7 +80,7 @@ export const CONSOLE_SCRIPT_TOOLS = `
       clear(urlBox).appendChild(pasteBox(data.url, 'Copiar o endereço'));
       data.secrets.forEach(function (s) {
         var what = kit.secrets.filter(function (k) { return k.key === s.key; })[0];
-        box.appendChild(el('div', { class: 'secret', 'data-key': s.key }, [el('b', { text: s.key }),
+        box.appendChild(el('div', { class: 'secret', 'data-key': s.key }, [el('code', { class: 'key', text: s.key }),
           what ? el('p', { class: 'muted', text: what.what }) : null,
           s.value === null ? el('p', { class: 'msg error', text: 'Ainda não preenchida.' }) : pasteBox(String(s.value), 'Copiar a chave'),
           s.rotatable ? el('button', { type: 'button', class: 'plain rotate', text: 'Trocar por uma nova', onclick: function () {
@@ -93,13 +93,13 @@ export const CONSOLE_SCRIPT_TOOLS = `
             }).catch(function (e) { box.appendChild(message(e.message, 'error')); });
           } }) : null]));
       });
-      data.previous.forEach(function (p) { box.appendChild(el('p', { class: 'muted', text: 'A chave anterior (' + p.key + ') ainda é aceita até ' + when(p.until) + '.' })); });
+      data.previous.forEach(function (p) { box.appendChild(el('p', { class: 'muted', text: 'A chave anterior ("' + p.key + '") ainda é aceita até ' + when(p.until) + '.' })); });
     }
     reveal.addEventListener('click', function () {
       api('POST', 'setup/' + encodeURIComponent(kit.profile) + '/reveal').then(render)
         .catch(function (e) { clear(box).appendChild(message(e.message, 'error')); });
     });
-    box.appendChild(el('ul', {}, kit.secrets.map(function (s) { return el('li', { text: s.key + ': ' + s.what }); })));
+    box.appendChild(el('ul', {}, kit.secrets.map(function (s) { return el('li', {}, [el('code', { text: s.key }), ': ' + s.what]); })));
     box.appendChild(el('p', { class: 'muted', text: 'Onde fica: ' + (kit.secrets[0] ? kit.secrets[0].where : '') }));
     box.appendChild(reveal);
     return el('div', { class: 'card' }, [el('h3', { text: 'Chave secreta' }), box]);
