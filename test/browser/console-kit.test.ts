@@ -177,7 +177,7 @@ describe('the set-up kit', () => {
     await page.locator('summary', { hasText: 'curl' }).click();
     const curl = (await page.locator('details[open] pre').textContent()) ?? '';
     await page.locator('#reveal').click();
-    const secret = page.locator('.secret[data-key="token"] code');
+    const secret = page.locator('.secret[data-key="token"] code.paste');
     await secret.waitFor();
     const before = (await secret.textContent()) ?? '';
     expect(before).toBe(DEMO.profiles.rd.token);
