@@ -204,6 +204,24 @@ describe('the set-up kit', () => {
   }, 90_000);
 });
 
+describe('a test lead', () => {
+  it('links to the lead it became, for Google and the Prospect API too (they name no lead)', async () => {
+    const { page, context } = await open(PHONE);
+    for (const profile of ['google', 'native', 'site']) {
+      await kitPage(page, profile);
+      await page.locator('#send-test').click();
+      const link = page.locator('.test-lead-link a');
+      await link.waitFor({ timeout: 30_000 });
+      await link.click();
+      await page.locator('#submitted').waitFor();
+      expect(await page.textContent('#submitted'), profile).toContain('ana.teste+');
+      expect(await scrollWidth(page), profile).toBeLessThanOrEqual(PHONE.width);
+    }
+    await shot(page, 'test-lead-390-opened.png');
+    await context.close();
+  }, 90_000);
+});
+
 describe('the correction form on a phone', () => {
   it('opens the right keyboards, has DDI 55 and the branch by name, and delivers there', async () => {
     const email = 'lia.moema@example.com';
