@@ -4,7 +4,8 @@
  * on `expiresAt`, on-demand capacity.
  *
  * Leads are never lost to a deploy: point-in-time recovery is on (35 days), the table has
- * deletion protection, and it is retained when the stack is deleted or the table replaced.
+ * deletion protection, and it is retained when the stack is deleted or the table replaced
+ * (`RetainExceptOnCreate`: only the create that made it, if it fails, takes it back, empty).
  * Encrypted with the AWS managed key (`aws/dynamodb`): no key to manage or grant, and its use
  * shows in CloudTrail.
  *
@@ -92,6 +93,9 @@ export const CIRCUIT_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const
  */
 export const PACER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
 
+/** A lease item's actions: take, renew or release it with a conditional UpdateItem, read it. */
+export const LEASE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
+
 const ATTRIBUTE_TYPES = {
   S: AttributeType.STRING,
   N: AttributeType.NUMBER,
@@ -127,8 +131,9 @@ export class LeadStore extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
       deletionProtection: true,
-      // Retained on stack deletion and on replacement: a lead is never lost to a deploy.
-      removalPolicy: RemovalPolicy.RETAIN,
+      // Retained on stack deletion and on replacement: a lead is never lost to a deploy. A
+      // failed first create takes back the (empty) table it made, so a retry starts clean.
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
     for (const index of definition.globalSecondaryIndexes) {
       this.table.addGlobalSecondaryIndex({
@@ -217,6 +222,16 @@ export class LeadStore extends Construct {
   grantPacer(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantItems(fn, PACER_ACTIONS, [UPSTREAM_PACER_KEY, `${UPSTREAM_PACER_KEY}#*`]);
+  }
+
+  /**
+   * A lease item of the table (`key`, e.g. the report refresher's `lease#report-refresh`):
+   * GetItem and UpdateItem restricted to that one key by `dynamodb:LeadingKeys`, so the holder can
+   * neither read nor change anything else.
+   */
+  grantLease(fn: LambdaFunction, key: string): void {
+    this.bind(fn);
+    this.grantItems(fn, LEASE_ACTIONS, [key]);
   }
 
   /**

@@ -119,7 +119,7 @@ describe('LeadStore', () => {
     });
   });
 
-  it('never loses leads to the stack: PITR, deletion protection, retained on delete and replace', () => {
+  it('never loses leads to the stack: PITR, deletion protection, retained on delete and replace (a failed first create takes its empty table back)', () => {
     // Prepare
     const stack = testStack();
     new LeadStore(stack, 'Ledger');
@@ -129,7 +129,7 @@ describe('LeadStore', () => {
 
     // Assess
     template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
       Properties: Match.objectLike({
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },

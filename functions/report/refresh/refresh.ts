@@ -125,6 +125,16 @@ export const NEVER_REFRESHED_RATIO = 100;
 const TICKS = new Set(['schedule', 'timer', 'start']);
 
 /**
+ * A tick: a request of the schedule (or the local timer, or the local start) that names no
+ * account. It only asks for the refreshes now due, so it needs no lease (lease.ts).
+ */
+export function isTick(message: RefreshMessage): boolean {
+  return (
+    message.upstream === undefined && message.reason !== undefined && TICKS.has(message.reason)
+  );
+}
+
+/**
  * Runs one refresh request for the account it names (`default` when it names none), or, for a
  * tick of the schedule (or the local timer, or the local start) that names none, asks for a
  * refresh of every account whose report is due: it has branches, and no refresh started within
@@ -136,7 +146,7 @@ export async function refreshRequest(
   message: RefreshMessage,
 ): Promise<RefreshOutcome | { status: 'scheduled'; accounts: string[] }> {
   const events = deps.events ?? SILENT;
-  if (message.upstream === undefined && message.reason && TICKS.has(message.reason)) {
+  if (isTick(message)) {
     const now = (deps.now ?? (() => new Date()))().getTime();
     const due: string[] = [];
     let worst = 0;
