@@ -179,6 +179,7 @@ export class LeadsStack extends Stack {
       'report:read': (fn) => this.report.grantRead(fn),
       'report:trigger': (fn) => this.report.grantTrigger(fn),
       'ledger:auth-throttle': (fn) => this.store.grantAuthThrottle(fn),
+      'profiles:rotate': (fn) => this.secrets.grantRotateProfiles(fn),
     };
   }
 

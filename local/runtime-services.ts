@@ -175,6 +175,7 @@ export async function startStores(dataDir: string, running: Running): Promise<vo
     maxReceiveCount: LOCAL_MAX_RECEIVE_COUNT,
     wakeGraceMs: localWakeGraceMs(),
     erasureSalt,
+    dataDir,
   });
   running.push({ name: 'services', stop: async () => setLocalServices(undefined) });
 }

@@ -668,6 +668,79 @@ const OPERATIONS: Record<string, Operation> = {
       '503': SERVICE_UNAVAILABLE,
     },
   },
+  'POST /admin/setup/{profile}/reveal': {
+    operationId: 'revealProfileSecrets',
+    summary: 'The profile’s secret values, the URL to paste with its token, which keys rotate',
+    description:
+      'Audited (who, which keys; never a value) and never cached. Replaced values still accepted are listed by key and end of grace, not shown.',
+    tags: ['admin'],
+    parameters: [PROFILE],
+    responses: {
+      '200': answer('The secrets.', {
+        type: 'object',
+        required: ['profile', 'url', 'secrets', 'previous'],
+        properties: {
+          profile: { type: 'string' },
+          url: { type: 'string' },
+          secrets: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                key: { type: 'string' },
+                value: { type: ['string', 'null'] },
+                rotatable: { type: 'boolean' },
+              },
+            },
+          },
+          previous: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                key: { type: 'string' },
+                until: { type: 'string', format: 'date-time' },
+              },
+            },
+          },
+        },
+      }),
+      '404': problem('No such profile (`unknown_profile`).'),
+      '409': problem('A profile without secrets (`no_secrets`).'),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
+  'POST /admin/setup/{profile}/rotate': {
+    operationId: 'rotateProfileSecret',
+    summary:
+      'A new random value for a key the platform is given (a token); the old one stays valid 7 days',
+    tags: ['admin'],
+    parameters: [PROFILE],
+    requestBody: {
+      required: true,
+      content: {
+        [JSON_TYPE]: {
+          schema: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } },
+        },
+      },
+    },
+    responses: {
+      '200': answer('The new value and the URL to paste.', {
+        type: 'object',
+        properties: {
+          profile: { type: 'string' },
+          key: { type: 'string' },
+          value: { type: 'string' },
+          url: { type: 'string' },
+          previousUntil: { type: ['string', 'null'], format: 'date-time' },
+        },
+      }),
+      '400': problem('No key, or a key the profile does not have (`invalid_body`).'),
+      '404': problem('No such profile (`unknown_profile`).'),
+      '409': problem('A key the platform issues (`not_rotatable`), or no secrets (`no_secrets`).'),
+      '503': SERVICE_UNAVAILABLE,
+    },
+  },
   'POST /admin/leads/{leadId}/retry': {
     operationId: 'retryLead',
     summary: 'Queue a parked, dead, rejected or test lead again, or try a queued one now',

@@ -380,6 +380,23 @@ function routeRequests(
         headers: BASIC,
       },
     ],
+    'POST /admin/setup/{profile}/reveal': [
+      {
+        title: 'show a profile’s secrets and the URL to paste (audited, never cached)',
+        method: 'POST',
+        target: '/admin/setup/site/reveal',
+        headers: BASIC,
+      },
+    ],
+    'POST /admin/setup/{profile}/rotate': [
+      {
+        title: 'a new token for a profile; the old one works 7 more days',
+        method: 'POST',
+        target: '/admin/setup/rd/rotate',
+        headers: { 'Content-Type': 'application/json', ...BASIC },
+        body: '{"key": "token"}',
+      },
+    ],
     'POST /admin/leads/{leadId}/retry': [
       {
         title: 'retry one lead',

@@ -90,7 +90,7 @@ export function setupKitSection(): string {
   return [
     START,
     '',
-    `Generated from each source's recipe and config/demo.json: every curl works against \`npm start\` (${BASE_URL}). A deployed stack gives the same kit for its own profiles at \`GET /admin/setup\` and on the console's "Conectar plataformas" page, with its URL (the stack output \`LeadUrlPattern\`) and curls that read each secret from Secrets Manager; no page ever shows a deployed secret.`,
+    `Generated from each source's recipe and config/demo.json: every curl works against \`npm start\` (${BASE_URL}). A deployed stack gives the same kit for its own profiles at \`GET /admin/setup\` and on the console's "Conectar plataformas" page, with its URL (the stack output \`LeadUrlPattern\`) and curls that read each secret from Secrets Manager; the console shows a deployed secret only to an admin who asks for it, and rotates the ones we choose ([operations.md](operations.md#o-kit-de-conexão-conectar-plataformas)).`,
     '',
     blocks.join('\n\n'),
     '',

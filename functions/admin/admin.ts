@@ -17,7 +17,8 @@
  * - `POST /admin/replay`: replay.ts; `POST /admin/backfill/{profile}`: backfill.ts;
  *   `POST /admin/erasure`: erasure.ts; `GET /admin/upstream`: upstream-health.ts.
  * - `POST /admin/preview/{profile}`: preview.ts; `POST /admin/test-lead/{profile}`: test-lead.ts;
- *   `GET /admin/setup`: setup.ts; `GET /admin` (and `/admin/`): console.ts.
+ *   `GET /admin/setup`: setup.ts; `POST /admin/setup/{profile}/reveal` and `.../rotate`:
+ *   secret-routes.ts; `GET /admin` (and `/admin/`): console.ts.
  *
  * The answers' types and the constants the CLI, the OpenAPI description and the tests read are
  * exported from here too.
@@ -43,8 +44,10 @@ import { retryLead } from './leads/retry.ts';
 import { getLead } from './leads/view.ts';
 import { AdminRefusal, type RouteContext, type RouteHandler } from './operation.ts';
 import { preview } from './preview.ts';
+import type { ProfileSecrets } from './profile-secrets.ts';
 import { replay } from './replay.ts';
 import { scopedAdminDeps } from './scoped-deps.ts';
+import { revealSecrets, rotateSecret } from './secret-routes.ts';
 import { type KitPlace, setup } from './setup.ts';
 import { testLead } from './test-lead.ts';
 import { type UpstreamHealthSource, upstreamHealth } from './upstream-health.ts';
@@ -93,13 +96,29 @@ export interface AdminEvents {
   corrected?(event: { leadId: string; fields: string[]; client: string }): void;
   /** An operator sent a profile's test lead: the intake's HTTP status. */
   testLeadSent?(event: { profile: string; status: number; client: string }): void;
+  /** An operator revealed a profile's secrets: which keys, never their values. */
+  secretRevealed?(event: { profile: string; keys: string[]; client: string }): void;
+  /**
+   * An operator rotated a profile's key: the fingerprints of the old and new value
+   * (secret-routes.ts `fingerprint`), never the values, and when the old one stops working.
+   */
+  secretRotated?(event: {
+    profile: string;
+    key: string;
+    client: string;
+    previous: string;
+    current: string;
+    previousUntil?: string;
+  }): void;
 }
 
 export interface AdminDeps {
   config: Pick<ConfigSource, 'clients' | 'profile' | 'profileSettings'> &
-    Partial<Pick<ConfigSource, 'accounts' | 'accountOf'>>;
+    Partial<Pick<ConfigSource, 'accounts' | 'accountOf' | 'branches' | 'report'>>;
   /** The set-up kit's view of the secrets: local files print them, deployed stacks never. */
   kit?: KitPlace;
+  /** The profiles' secrets the kit reveals and rotates (profile-secrets.ts); absent: neither. */
+  profileSecrets?: ProfileSecrets;
   /** How the test lead is sent to the intake (global fetch by default). */
   send?: typeof fetch;
   ledger: LeadLedger;
@@ -148,6 +167,8 @@ const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
   preview,
   'test-lead': testLead,
   setup,
+  'reveal-secret': revealSecrets,
+  'rotate-secret': rotateSecret,
 };
 
 /** Answers one admin request. */

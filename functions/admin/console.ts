@@ -1,13 +1,32 @@
 /**
  * `GET /admin` (and `/admin/`): the operator console page (console-page.ts), built for this
- * operator: its CSRF token, its name, the profiles it may see and the statuses it can list.
+ * operator: its CSRF token, its name, the profiles it may see, the statuses it can list, the
+ * named branches of the accounts it sees (a correction chooses one by name) and the account's
+ * time zone.
  */
+import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import type { HttpResponse } from '../kernel/http.ts';
 import { consolePage } from './console-page.ts';
 import { PUBLIC_STATUSES } from './leads/lead.ts';
 import type { RouteContext } from './operation.ts';
 
+/** The console's clock when the account names no time zone (config-parts.ts's default). */
+const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+
 export async function consoleRoute({ deps, csrf, client }: RouteContext): Promise<HttpResponse> {
   const profiles = Object.keys(await deps.config.profileSettings());
-  return consolePage({ csrf, operator: client, profiles, statuses: PUBLIC_STATUSES });
+  const accounts = (await deps.config.accounts?.()) ?? [DEFAULT_ACCOUNT];
+  const branches = ((await deps.config.branches?.()) ?? []).filter((branch) =>
+    accounts.includes(branch.account),
+  );
+  const report = await deps.config.report?.(accounts[0] ?? DEFAULT_ACCOUNT);
+  return consolePage({
+    csrf,
+    operator: client,
+    profiles,
+    statuses: PUBLIC_STATUSES,
+    branches,
+    accounts: accounts.length,
+    timeZone: report?.timeZone ?? DEFAULT_TIME_ZONE,
+  });
 }

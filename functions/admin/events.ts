@@ -41,4 +41,11 @@ export const adminEvents: AdminEvents = {
     logger.info('test lead sent by an operator', event);
     count(METRICS.testLeadSent);
   },
+  // The audit trail of the kit's secrets: keys and fingerprints, never a value.
+  secretRevealed(event) {
+    logger.info('profile secrets revealed to an operator', event);
+  },
+  secretRotated(event) {
+    logger.info('profile secret rotated by an operator', event);
+  },
 };

@@ -19,7 +19,7 @@ function kitContext(deps: AdminDeps, baseUrl: string): KitContext {
   return {
     baseUrl,
     ...(deps.kit ?? {
-      secretsWhere: (profile: string) => `the secrets of profile ${profile}`,
+      secretsWhere: (profile: string) => `os segredos do perfil ${profile}`,
       secretValues: { secretId: (profile: string) => `<secret of profile ${profile}>` },
     }),
   };

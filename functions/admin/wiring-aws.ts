@@ -15,24 +15,34 @@ import { dynamoBranchDirectory } from '../upstream/branch-names-dynamodb.ts';
 import { dynamoUpstreamHealth } from '../upstream/health-dynamodb.ts';
 import type { AdminDeps } from './admin.ts';
 import { createSqsDlqRedrive } from './dlq-redrive-sqs.ts';
+import { awsProfileSecrets } from './profile-secrets-aws.ts';
 
 /**
  * IAM it needs: the ledger table and its indexes (GetItem, Query, UpdateItem; the circuit,
  * pacer and learned branch names items are read with GetItem), the erasure salt secret,
- * sqs:SendMessage on the lead queue, and the redrive's permissions (dlq-redrive-sqs.ts).
+ * sqs:SendMessage on the lead queue, the redrive's permissions (dlq-redrive-sqs.ts), and
+ * PutSecretValue on the profiles' secrets (the kit's rotation, profile-secrets-aws.ts).
  */
 export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDeps, 'events'> {
   const sqs = createSqs();
-  const table = { client: createDynamoDb(), tableName: requireEnv(ENV.ledgerTable, env) };
   // The profiles too: a backfill reads the profile and its platform token.
   const config = createAwsConfigSource(env, { rules: PROFILE_RULES });
+  const table = { client: createDynamoDb(), tableName: requireEnv(ENV.ledgerTable, env) };
   return {
     config,
     // A preview, a lead's page, a correction and a backfill map with the named branches.
     branches: dynamoBranchDirectory(config, table),
+    // The kit reveals and rotates a profile's own secret (its secretName, else its name).
+    profileSecrets: awsProfileSecrets({
+      secretId: async (profile) => {
+        const secretName = (await config.profileSettings())[profile]?.secretName;
+        return secretNamesFrom(env).profile(typeof secretName === 'string' ? secretName : profile);
+      },
+    }),
     // A deployed kit never prints a secret: its curl reads it from Secrets Manager in the shell.
     kit: {
-      secretsWhere: (profile) => `Secrets Manager, secret ${secretNamesFrom(env).profile(profile)}`,
+      secretsWhere: (profile) =>
+        `o Secrets Manager, segredo ${secretNamesFrom(env).profile(profile)}`,
       secretValues: { secretId: (profile) => secretNamesFrom(env).profile(profile) },
     },
     // The salt: an erasure leaves salted tombstones, a backfill checks them.

@@ -10,6 +10,7 @@ import { localBranchDirectory } from '../upstream/branch-names-local.ts';
 import { dynamoUpstreamHealth } from '../upstream/health-dynamodb.ts';
 import type { AdminDeps } from './admin.ts';
 import { createLocalDlqRedrive } from './dlq-redrive-local.ts';
+import { localProfileSecrets } from './profile-secrets-local.ts';
 
 export function localAdminDeps(): Omit<AdminDeps, 'events'> {
   const queue = localLeadQueue();
@@ -23,10 +24,12 @@ export function localAdminDeps(): Omit<AdminDeps, 'events'> {
     }),
     queue,
     redrive: createLocalDlqRedrive(queue),
+    // Rotations go to DATA_DIR, never into the configuration file.
+    profileSecrets: localProfileSecrets(),
     // The local configuration file holds demo values: the set-up kit prints them.
     kit: {
       secretsWhere: (profile) =>
-        `the configuration file (${process.env.LEADS_CONFIG ?? 'config/demo.json'}), profiles.${profile}`,
+        `o arquivo de configuração (${process.env.LEADS_CONFIG ?? 'config/demo.json'}), profiles.${profile}`,
       secretValues: 'inline',
     },
   };

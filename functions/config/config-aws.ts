@@ -10,7 +10,10 @@
  * - Secrets come from AWS Secrets Manager, named from `LEADS_SECRETS_PREFIX` (secretNames,
  *   secrets-aws.ts), through Powertools' cached `getSecret` (300 s); `refresh()` bypasses the
  *   cache once, for use after the upstream or a sender rejects a credential that may have been
- *   rotated. Each account has its secret; each profile reads `<prefix>/profiles/<secretName>`.
+ *   rotated. Each account has its secret; each profile reads `<prefix>/profiles/<secretName>`,
+ *   with the values a rotation replaced (its `previous` key, secret-rotation.ts), and
+ *   `recheckProfile()` reads it past the cache when the intake refused one of its credentials (at
+ *   most once per SECRET_RECHECK_SECONDS), so a value rotated a moment ago works at once.
  *
  * Each part is validated with config-schema.ts after merging. Errors name the store, the setting
  * or the secret and key at fault, never a secret's value.
@@ -40,11 +43,13 @@ import {
 } from './config-parts.ts';
 import type { Client, Profile, SourceName, UpstreamConfig } from './config-schema.ts';
 import type { ConfigSource } from './config-source.ts';
+import { previousFromSecret, withPreviousValues } from './secret-rotation.ts';
 import {
   AwsConfigError,
   clientsFromSecret,
   type Locate,
   pickKeys,
+  type SecretReader,
   secretNamesFrom,
   secretReader,
   validate,
@@ -146,6 +151,7 @@ export function appConfigSettings(env: NodeJS.ProcessEnv = process.env): Setting
 }
 
 export interface AwsConfigSource extends ConfigSource {
+  recheckProfile(name: string): Promise<Profile | undefined>;
   /** The next read of each secret goes to Secrets Manager instead of the cache (once). */
   refresh(): void;
 }
@@ -178,6 +184,8 @@ export interface AwsConfigOptions {
   settings?: SettingsLoader;
   /** A new version of the settings did not validate: the previous one stays in use. */
   onInvalidSettings?: (error: AwsConfigError) => void;
+  /** How secrets are read; default Powertools' cache over Secrets Manager (secretReader). */
+  reader?: SecretReader;
 }
 
 /**
@@ -205,13 +213,40 @@ export function createAwsConfigSource(
     return last.settings;
   };
   const names = () => secretNamesFrom(env);
-  const secrets = secretReader();
+  const secrets = options.reader ?? secretReader();
 
   async function account(name: string) {
     const settings = await current();
     const found = accountsOf(settings).get(name);
     if (!found) throw new AwsConfigError(`the upstream account "${name}" is not configured`);
     return found;
+  }
+
+  /**
+   * A profile merged with its secret's keys, carrying the values a rotation replaced
+   * (secret-rotation.ts); `recheck`: past the cache, a credential of it was just refused.
+   */
+  async function readProfile(name: string, recheck: boolean): Promise<Profile | undefined> {
+    const profiles = (await current()).profiles;
+    if (!Object.hasOwn(profiles, name)) return undefined;
+    const base = profiles[name] as Settings['profiles'][string];
+    if (!rules) throw new AwsConfigError('this function reads no profiles (no ProfileRules)');
+    const { profileSchema, secretKeysOf } = rules;
+    const keys = secretKeysOf(base.source);
+    const settingsPath = `profiles.${name}`;
+    if (keys.length === 0) {
+      return validate(profileSchema, base, `do perfil "${name}"`, locateIn('', [], settingsPath));
+    }
+    const secretName = names().profile(base.secretName ?? name);
+    const stored = await secrets.read(secretName, { recheck });
+    const secret = pickKeys(secretName, stored, keys);
+    const profile = validate(
+      profileSchema,
+      { ...base, ...secret },
+      `do perfil "${name}"`,
+      locateIn(secretName, keys, settingsPath),
+    );
+    return withPreviousValues(profile, previousFromSecret(stored));
   }
 
   return {
@@ -237,26 +272,9 @@ export function createAwsConfigSource(
       return clientsFromSecret(name, await secrets.read(name));
     },
 
-    async profile(name: string): Promise<Profile | undefined> {
-      const profiles = (await current()).profiles;
-      if (!Object.hasOwn(profiles, name)) return undefined;
-      const base = profiles[name] as Settings['profiles'][string];
-      if (!rules) throw new AwsConfigError('this function reads no profiles (no ProfileRules)');
-      const { profileSchema, secretKeysOf } = rules;
-      const keys = secretKeysOf(base.source);
-      const settingsPath = `profiles.${name}`;
-      if (keys.length === 0) {
-        return validate(profileSchema, base, `do perfil "${name}"`, locateIn('', [], settingsPath));
-      }
-      const secretName = names().profile(base.secretName ?? name);
-      const secret = pickKeys(secretName, await secrets.read(secretName), keys);
-      return validate(
-        profileSchema,
-        { ...base, ...secret },
-        `do perfil "${name}"`,
-        locateIn(secretName, keys, settingsPath),
-      );
-    },
+    profile: (name: string) => readProfile(name, false),
+
+    recheckProfile: (name: string) => readProfile(name, true),
 
     async profileNames(): Promise<string[]> {
       return Object.keys((await current()).profiles);

@@ -5,7 +5,8 @@
  *
  * local/runtime.ts loads the file, adjusts it (sandbox URL) and registers it with
  * setLocalConfig(); handlers running in the local gateway then read it through
- * localConfigSource(), at each call, so a reloaded file takes effect at once.
+ * localConfigSource(), at each call, so a reloaded file takes effect at once; a profile's secret
+ * rotated in the console lies over the file's value (rotated-secrets-local.ts).
  */
 import { readFileSync } from 'node:fs';
 import { parseJson } from '../domain/json.ts';
@@ -32,6 +33,7 @@ import {
 } from './config-schema.ts';
 import { type ConfigSource, ConfigurationError, type ProfileSettings } from './config-source.ts';
 import { PROFILE_RULES } from './profile-rules.ts';
+import { withLocalRotations } from './rotated-secrets-local.ts';
 
 /**
  * A configuration file that cannot be used; the message says where and why, one problem a line
@@ -145,6 +147,14 @@ export function localConfig(): Config {
 }
 
 /**
+ * The named profile as the configuration file holds it, no rotation laid over it (the local
+ * rotation of a secret replaces the file's value it knows: rotated-secrets-local.ts).
+ */
+export async function localFileProfile(name: string) {
+  return createLocalConfigSource(localConfig()).profile(name);
+}
+
+/**
  * The ConfigSource handlers use when `LEADS_RUNTIME` is `local`. It reads the registered
  * configuration at each call, so it may be created at module scope before start-up finishes.
  */
@@ -154,7 +164,8 @@ export function localConfigSource(): ConfigSource {
     upstream: async (account) => current().upstream(account),
     accounts: async () => current().accounts(),
     clients: async () => current().clients(),
-    profile: async (name) => current().profile(name),
+    // A secret rotated in the console lies over the file's value (rotated-secrets-local.ts).
+    profile: async (name) => withLocalRotations(name, await current().profile(name)),
     profileNames: async () => current().profileNames(),
     accountOf: async (name) => current().accountOf(name),
     profileNameFor: async (source, upstream) => current().profileNameFor(source, upstream),

@@ -34,6 +34,12 @@ export interface ConfigSource {
   clients(): Promise<Client[]>;
   /** The named profile with its keys, or undefined when there is no such profile. */
   profile(name: string): Promise<Profile | undefined>;
+  /**
+   * The named profile read again past any cache of its keys, because a credential it holds was
+   * just refused: a value rotated a moment ago (secret-rotation.ts). Absent where every read is
+   * fresh (the local file); the AWS adapter reads a secret again at most every few seconds.
+   */
+  recheckProfile?(name: string): Promise<Profile | undefined>;
   /** Every profile's name. */
   profileNames(): Promise<string[]>;
   /** The upstream account of a profile (`default` for a profile that is not configured). */

@@ -18,6 +18,12 @@ export const SECRETS_PREFIX_ENV = ENV.secretsPrefix;
 export const SECRET_PLACEHOLDER = 'REPLACE_ME';
 /** How long a fetched secret is reused before Secrets Manager is asked again. */
 export const SECRET_MAX_AGE_SECONDS = 300;
+/**
+ * How often one secret may be read again past the cache because a credential it holds was
+ * refused (`read(name, { recheck: true })`): a value rotated a moment ago is seen at once, and
+ * requests with a wrong token cost at most one Secrets Manager call per secret this often.
+ */
+export const SECRET_RECHECK_SECONDS = 10;
 
 /** The one layout of secret names, shared by the stack that creates them and this reader. */
 export function secretNames(prefix: string) {
@@ -98,20 +104,35 @@ export function validate<T>(
 }
 
 export interface SecretReader {
-  /** The secret's JSON value (cached for SECRET_MAX_AGE_SECONDS). */
-  read(name: string): Promise<unknown>;
+  /**
+   * The secret's JSON value (cached for SECRET_MAX_AGE_SECONDS). `recheck`: a credential it
+   * holds was just refused: read it from Secrets Manager again, unless that was done in the last
+   * SECRET_RECHECK_SECONDS (then the cached value).
+   */
+  read(name: string, options?: { recheck?: boolean }): Promise<unknown>;
   /** The next read of each secret goes to Secrets Manager instead of the cache (once). */
   refresh(): void;
 }
 
 /** Reads JSON secrets through Powertools' cache; errors never quote the secret's text. */
-export function secretReader(): SecretReader {
+export function secretReader(now: () => number = Date.now): SecretReader {
   // After refresh(), each secret is fetched once with forceFetch, then cached again.
   let refreshing = false;
   const refreshed = new Set<string>();
+  /** When each secret was last read again for a refused credential (epoch ms). */
+  const rechecked = new Map<string, number>();
 
-  async function read(name: string): Promise<unknown> {
-    const forceFetch = refreshing && !refreshed.has(name);
+  /** Whether a recheck of `name` may go to Secrets Manager now (and notes that it does). */
+  function recheckDue(name: string): boolean {
+    const last = rechecked.get(name);
+    if (last !== undefined && now() - last < SECRET_RECHECK_SECONDS * 1000) return false;
+    rechecked.set(name, now());
+    return true;
+  }
+
+  async function read(name: string, options: { recheck?: boolean } = {}): Promise<unknown> {
+    const forceFetch =
+      (refreshing && !refreshed.has(name)) || (options.recheck === true && recheckDue(name));
     let value: unknown;
     try {
       // Loaded at the first secret read: a request that reads no secret never loads the client.

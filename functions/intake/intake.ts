@@ -7,8 +7,9 @@
  * profile exists, the method, the body's size) and is then handed to its own use case,
  * prospect-api.ts. No AWS imports: ports come in `deps` (intake-deps.ts).
  *
- * Rules (docs/sources.md): unauthentic → 401/403, nothing stored. Authentic but unreadable →
- * parked with the reason for ad platforms and form builders (they drop leads we answer with 4xx),
+ * Rules (docs/sources.md): unauthentic → 401/403, nothing stored (a credential rotated in the
+ * console is accepted in its former value too for its grace period: sources/rotation.ts).
+ * Authentic but unreadable → parked with the reason for ad platforms and form builders (they drop leads we answer with 4xx),
  * 400 for plain forms. Test leads → kept as `test` with the Prospect they would have become, not
  * delivered unless the profile says so, their dedup key remembered for
  * TEST_LEAD_DEDUP_WINDOW_SECONDS only. A lead the mapping cannot complete → parked with the
@@ -34,6 +35,7 @@ import { withConsent } from '../domain/personal-data.ts';
 import { type HttpResponse, problem } from '../kernel/http.ts';
 import { initialState, type LeadState } from '../ledger/record-capture.ts';
 import { adapterFor, secretKeysOf } from '../sources/registry.ts';
+import { authenticateRotated, handshakeRotated } from '../sources/rotation.ts';
 import type { AcceptedOutcome, IntakeRequest } from '../sources/source.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
 import { type IntakeCall, preflight, refuse, withCors } from './answers.ts';
@@ -72,7 +74,12 @@ export async function handleIntake(
   const { adapter } = call;
 
   if (request.method === 'OPTIONS') return preflight(request, profile);
-  if (request.method === 'GET' && adapter.handshake) return adapter.handshake(request, profile);
+  // A credential rotated in the console: its former value too, and a fresh read of the profile.
+  const recheck = deps.config.recheckProfile;
+  const rotation = { now: request.receivedAt, reread: recheck && (() => recheck(profileName)) };
+  if (request.method === 'GET' && adapter.handshake) {
+    return handshakeRotated(adapter.handshake, request, profile, rotation);
+  }
   if (request.method !== 'POST') {
     const allow = adapter.handshake ? 'GET, POST, OPTIONS' : 'POST, OPTIONS';
     const message = `${request.method} is not allowed here`;
@@ -85,7 +92,7 @@ export async function handleIntake(
   }
   if (profile.source === 'prospect') return handleProspect(call, deps, invocation);
 
-  const authenticity = adapter.authenticate(request, profile);
+  const authenticity = await authenticateRotated(adapter, request, profile, rotation);
   if (!authenticity.ok) {
     const { status, code, message } = authenticity;
     return refuse(deps, call, problem(status, code, message), code);

@@ -18,12 +18,19 @@ export interface LocalServices {
    * (ledger/erasure-salt-local.ts); without it the local ledger cannot record leads.
    */
   erasureSalt?: string;
+  /** DATA_DIR: what the runtime keeps on disk (the profiles' rotated secrets among it). */
+  dataDir?: string;
 }
 
 let services: LocalServices | undefined;
 
 export function setLocalServices(value: LocalServices | undefined): void {
   services = value;
+}
+
+/** DATA_DIR while the local runtime runs; undefined otherwise (a Lambda, a unit test). */
+export function localDataDir(): string | undefined {
+  return services?.dataDir;
 }
 
 export function localServices(): LocalServices {

@@ -54,6 +54,8 @@ export type ConfigSecret = 'upstream' | 'clients' | 'profiles' | 'erasure-salt';
  * - `ledger:auth-throttle`: read and count the failed-sign-in counters and familiar addresses,
  *   the ledger table's `authfail#*` items and nothing else (LEDGER_TABLE_NAME;
  *   kernel/auth-throttle.ts).
+ * - `profiles:rotate`: write a new version of the profiles' secrets (`<prefix>/profiles/*`),
+ *   the set-up kit's rotation (admin/profile-secrets-aws.ts).
  */
 export type FunctionNeed =
   | 'ledger:intake'
@@ -68,7 +70,8 @@ export type FunctionNeed =
   | 'report:read'
   | 'report:trigger'
   | 'config:read'
-  | 'ledger:auth-throttle';
+  | 'ledger:auth-throttle'
+  | 'profiles:rotate';
 
 export const FUNCTIONS = {
   intake: {
@@ -153,7 +156,14 @@ export const FUNCTIONS = {
     // erasure leaves salted tombstones, and a backfill checks them.
     secrets: ['clients', 'profiles', 'erasure-salt'],
     // ledger:intake: a backfill records the leads it recovers, as the intake does.
-    needs: ['config:read', 'ledger:admin', 'ledger:intake', 'queue:send', 'queue:redrive'],
+    needs: [
+      'config:read',
+      'ledger:admin',
+      'ledger:intake',
+      'queue:send',
+      'queue:redrive',
+      'profiles:rotate',
+    ],
   },
   // No route: AppConfig invokes it before it deploys a new version of the settings
   // (infra/constructs/config-store.ts); a version it refuses is never seen by a function.
@@ -439,6 +449,25 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'setup',
+  },
+  // The kit's secrets: shown on request, rotated with a grace (admin/secret-routes.ts).
+  {
+    method: 'POST',
+    path: '/admin/setup/{profile}/reveal',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'reveal-secret',
+  },
+  {
+    method: 'POST',
+    path: '/admin/setup/{profile}/rotate',
+    fn: 'admin',
+    throttle: ADMIN_WRITE_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'rotate-secret',
   },
   {
     method: 'POST',

@@ -234,14 +234,14 @@ export const elementorSource = defineSource({
   accepted: (leadIds, outcome) => acceptedJson(200, leadIds, outcomeFields(outcome)),
   setup: {
     steps: [
-      'The page in Elementor → the Form widget → Actions After Submit → add "Webhook".',
-      'Webhook → Webhook URL = this URL (with ?token=). "Advanced Data" on or off: both are read.',
-      'Add hidden fields named utm_source, utm_medium, utm_campaign (default value: a dynamic tag "Request Parameter") to capture the UTMs.',
-      'Update the page, submit the form once, and watch the lead arrive in the console.',
+      'A página no Elementor → o widget "Form" → "Actions After Submit" → adicione "Webhook".',
+      '"Webhook" → "Webhook URL" = este endereço (com a chave nele). "Advanced Data" ligado ou desligado: os dois são lidos.',
+      'Crie campos ocultos chamados utm_source, utm_medium, utm_campaign (valor padrão: a tag dinâmica "Request Parameter") para guardar as UTMs.',
+      'Atualize a página, envie o formulário uma vez e veja o lead chegar no console.',
     ],
     secrets: {
       token:
-        'A long random token of yours, in the webhook\'s URL as ?token= (the secret\'s "generated" key is a good one).',
+        'Uma chave longa e aleatória sua, no endereço do webhook (a chave "generated" do segredo serve).',
     },
     auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
     sample: (stamp) => ({

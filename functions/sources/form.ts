@@ -238,14 +238,14 @@ export const formSource = defineSource({
   accepted: (leadIds, outcome) => acceptedJson(202, leadIds, outcomeFields(outcome)),
   setup: {
     steps: [
-      'A landing page: paste the HTML form below into the page (the token travels in the action URL).',
-      'Zapier: add a "Webhooks by Zapier" action, POST, this URL, payload type "form" or "json", one field per answer (nome, email, celular...), and a header X-Lead-Token with the token.',
-      'Make: an "HTTP - Make a request" module, method POST, this URL, header X-Lead-Token, body type "application/x-www-form-urlencoded" or JSON with the answers.',
-      'n8n or any program: POST the answers as form fields or flat JSON, with the X-Lead-Token header (or ?token= in the URL).',
+      'Uma landing page: cole na página o formulário HTML abaixo (a chave vai no endereço do "action").',
+      'Zapier: uma ação "Webhooks by Zapier", método POST, este endereço, tipo de conteúdo "form" ou "json", um campo por resposta (nome, email, celular...) e o cabeçalho "X-Lead-Token" com a chave.',
+      'Make: um módulo "HTTP - Make a request", método POST, este endereço, cabeçalho "X-Lead-Token", corpo "application/x-www-form-urlencoded" ou JSON com as respostas.',
+      'n8n ou qualquer programa: envie (POST) as respostas como campos de formulário ou JSON simples, com o cabeçalho "X-Lead-Token" (ou a chave no endereço, "?token=").',
     ],
     secrets: {
       token:
-        'A long random token of yours (a deployed profile secret also has a random "generated" key: a good token). The X-Lead-Token header, or ?token= where a header cannot be set.',
+        'Uma chave longa e aleatória, escolhida por você (o segredo de um perfil publicado já traz uma chave aleatória em "generated": serve). Vai no cabeçalho "X-Lead-Token", ou no endereço ("?token=") onde não dá para pôr cabeçalho.',
     },
     auth: () => ({ kind: 'token', setting: 'token', in: 'header' }),
     sample: (stamp) => ({
@@ -259,8 +259,8 @@ export const formSource = defineSource({
       }).toString(),
     }),
     notes: [
-      'The answer is 202 {"leadId", "status": "queued"}, or "status": "parked" with the reason when the lead lacks a field the upstream needs (it is kept: fix it in the console).',
-      'The same answers sent again within 10 minutes are the same lead (the same leadId).',
+      'A resposta é 202 com o número do lead e a situação "na fila", ou "parado" com o motivo quando falta um campo que o sistema da academia exige (o lead fica guardado: corrija no console).',
+      'As mesmas respostas enviadas de novo em até 10 minutos são o mesmo lead.',
     ],
     htmlForm: true,
   },

@@ -199,12 +199,12 @@ export const googleSource = defineSource({
   }),
   setup: {
     steps: [
-      'Google Ads → Assets → Lead forms → the form → Lead delivery → Webhook integration.',
-      "Webhook URL = this URL; Key = the profile's key.",
-      'Press "Send test data": Google sends a test lead, kept in the ledger with status test (not delivered), to check the mapping in the console.',
+      '"Google Ads" → "Recursos" → "Formulários de lead" → o formulário → "Entrega de leads" → "Integração com webhook".',
+      '"URL do webhook" = este endereço; "Chave" = a chave do perfil.',
+      'Clique em "Enviar dados de teste": o Google manda um lead de teste, guardado com a situação Teste (não é entregue), para conferir no console como ele ficou.',
     ],
     secrets: {
-      key: 'A random key you choose (the secret\'s "generated" key is a good one), typed as the webhook\'s Key; Google sends it inside each lead as google_key.',
+      key: 'Uma chave aleatória escolhida por você (a chave "generated" do segredo serve), digitada como "Chave" do webhook; o Google a envia dentro de cada lead como "google_key".',
     },
     auth: () => ({ kind: 'body', setting: 'key', placeholder: KEY_PLACEHOLDER }),
     sample: (stamp) => ({
@@ -237,7 +237,7 @@ export const googleSource = defineSource({
       }),
     }),
     notes: [
-      'Google answers nothing but the status to its hook: a 200 {} means received. The sample is a real (not test) lead: it is delivered.',
+      'O Google só olha a situação da resposta: um 200 vazio quer dizer recebido. O exemplo é um lead de verdade (não de teste): ele é entregue.',
     ],
   },
   docs: () => ({

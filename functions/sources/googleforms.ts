@@ -139,15 +139,15 @@ export const googleFormsSource = defineSource({
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   setup: {
     steps: [
-      'Google Forms has no webhook: open the form in the editor → ⋮ → Apps Script, and paste the script of docs/sources.md (Google Forms) in place of the empty function.',
-      "Apps Script → Project Settings → Script properties: LEADS_URL = this URL, LEADS_SECRET = the profile's secret (kept out of the script's code).",
-      'Triggers → Add trigger: function onFormSubmit, event source "From form", event type "On form submit"; save and authorise it.',
-      'Optional: questions titled utm_source, utm_campaign..., filled through pre-filled links (…/viewform?entry.123=instagram), capture UTMs.',
-      "Test: submit the form once; the trigger's executions (Apps Script → Executions) show an error if the gateway refused it.",
+      'O Google Forms não tem webhook: abra o formulário no editor → ⋮ → "Apps Script" e cole o script de docs/sources.md (Google Forms) no lugar da função vazia.',
+      '"Apps Script" → "Configurações do projeto" → "Propriedades do script": LEADS_URL = este endereço, LEADS_SECRET = a chave do perfil (fora do código do script).',
+      '"Acionadores" → "Adicionar acionador": função onFormSubmit, origem "Do formulário", tipo "Ao enviar o formulário"; salve e autorize.',
+      'Opcional: perguntas com o título utm_source, utm_campaign..., preenchidas por links pré-preenchidos (…/viewform?entry.123=instagram), guardam as UTMs.',
+      'Teste: envie o formulário uma vez; as execuções do acionador ("Apps Script" → "Execuções") mostram um erro se a entrada recusou o envio.',
     ],
     secrets: {
       secret:
-        'Any long random text (the secret\'s "generated" key is a good one), the script property LEADS_SECRET: the script signs each body with it (X-Lead-Signature), and it never travels.',
+        'Qualquer texto longo e aleatório (a chave "generated" do segredo serve), na propriedade LEADS_SECRET do script: o script assina cada envio com ela ("X-Lead-Signature") e ela nunca viaja.',
     },
     auth: () => ({
       kind: 'hmac',
@@ -173,8 +173,8 @@ export const googleFormsSource = defineSource({
       }),
     }),
     notes: [
-      'The sample is the body the script of docs/sources.md posts; the signature is over its exact bytes, so a body changed on the way is refused (403).',
-      'A trigger run twice for one response is the same lead (the same responseId).',
+      'O exemplo é o conteúdo que o script de docs/sources.md envia; a assinatura cobre cada byte, então um conteúdo alterado no caminho é recusado (403).',
+      'Um acionador que roda duas vezes para a mesma resposta é o mesmo lead (o mesmo responseId).',
     ],
   },
   docs: () => ({

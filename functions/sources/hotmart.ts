@@ -245,14 +245,14 @@ export const hotmartSource = defineSource({
         },
   setup: {
     steps: [
-      'Hotmart → Ferramentas → Webhook (API e notificações) → Cadastrar webhook: URL = this URL, versão 2.0.0, the product(s).',
-      'Events: Compra aprovada (PURCHASE_APPROVED), Compra completa (PURCHASE_COMPLETE), Boleto impresso (PURCHASE_BILLET_PRINTED) and Abandono de carrinho (PURCHASE_OUT_OF_SHOPPING_CART); other events are answered "ignored" (the profile\'s leadEvents changes the list).',
-      "Copy the Hottok shown on that screen into the profile's hottok: Hotmart sends it as X-HOTMART-HOTTOK.",
-      'Test: the webhook screen\'s test sends Hotmart\'s sample purchase (product id 0): it is kept with status "test", not delivered.',
+      '"Hotmart" → "Ferramentas" → "Webhook (API e notificações)" → "Cadastrar webhook": URL = este endereço, versão 2.0.0, o(s) produto(s).',
+      'Eventos: "Compra aprovada" (PURCHASE_APPROVED), "Compra completa" (PURCHASE_COMPLETE), "Boleto impresso" (PURCHASE_BILLET_PRINTED) e "Abandono de carrinho" (PURCHASE_OUT_OF_SHOPPING_CART); os outros eventos são respondidos como ignorados (o leadEvents do perfil muda a lista).',
+      'Copie o "Hottok" mostrado nessa tela para o hottok do perfil: a Hotmart o envia no cabeçalho "X-HOTMART-HOTTOK".',
+      'Teste: o teste da tela do webhook envia a compra de exemplo da Hotmart (produto 0): ela fica com a situação Teste e não é entregue.',
     ],
     secrets: {
       hottok:
-        "The account's Hottok (Ferramentas → Webhook): Hotmart sends it in the X-HOTMART-HOTTOK header of every notification, and signs nothing else.",
+        'O "Hottok" da conta ("Ferramentas" → "Webhook"): a Hotmart o envia no cabeçalho "X-HOTMART-HOTTOK" de cada notificação, e não assina mais nada.',
     },
     auth: () => ({ kind: 'header', setting: 'hottok', header: 'X-HOTMART-HOTTOK' }),
     // An abandoned cart: the person typed their details at the checkout and left.
@@ -276,7 +276,7 @@ export const hotmartSource = defineSource({
       }),
     }),
     notes: [
-      'The events of one purchase (boleto printed, approved, complete) are one lead (its transaction); an abandoned cart is keyed by its event id.',
+      'Os eventos de uma compra (boleto impresso, aprovada, completa) são um lead só (a transação); um carrinho abandonado é identificado pelo número do evento.',
     ],
   },
   docs: () => ({

@@ -248,15 +248,15 @@ export const hubspotSource = defineSource({
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   setup: {
     steps: [
-      'Automation → Workflows → a contact-based workflow (enrolled on a form submission, say) → add the action "Send a webhook": method POST, Webhook URL = this URL.',
-      'Authentication type: "Include request signature in header", with the HubSpot app whose client secret is the profile\'s secret.',
-      "The profile's url must be this URL exactly as typed into HubSpot: HubSpot signs it, and the function cannot see the public URL.",
-      'Request body: "Include all contact properties", or "Customize request body" with the properties you want (firstname, lastname, email, mobilephone, cpf...).',
-      'Test: the action\'s "Test" sends a real contact of yours; it becomes a real lead.',
+      '"Automation" → "Workflows" → um fluxo de contatos (inscritos ao enviar um formulário, por exemplo) → adicione a ação "Send a webhook": método POST, "Webhook URL" = este endereço.',
+      '"Authentication type": "Include request signature in header", com o app da HubSpot cujo "client secret" é a chave do perfil.',
+      'O "url" do perfil precisa ser este endereço exatamente como foi digitado na HubSpot: a HubSpot o assina, e a função não enxerga o endereço público.',
+      '"Request body": "Include all contact properties", ou "Customize request body" com as propriedades que quiser (firstname, lastname, email, mobilephone, cpf...).',
+      'Teste: o "Test" da ação envia um contato seu de verdade; ele vira um lead de verdade.',
     ],
     secrets: {
       secret:
-        "The client secret of the HubSpot app (the app's Auth tab): HubSpot signs each request with it (X-HubSpot-Signature-v3 over POST, the URL, the body and the timestamp).",
+        'O "client secret" do app da HubSpot (aba "Auth" do app): a HubSpot assina cada envio com ele ("X-HubSpot-Signature-v3" sobre o método, o endereço, o conteúdo e a hora).',
     },
     auth: (profile) => ({
       kind: 'hmac',
@@ -285,8 +285,8 @@ export const hubspotSource = defineSource({
       }),
     }),
     notes: [
-      'The signature covers a timestamp: a request more than 5 minutes old is refused (403 stale_timestamp), so the curl computes it when it runs.',
-      "A 403 invalid_signature with the right secret means the profile's url is not the URL HubSpot was given, byte for byte.",
+      'A assinatura cobre a hora: um envio com mais de 5 minutos é recusado (403, "stale_timestamp"), por isso o curl calcula a assinatura na hora em que roda.',
+      'Um 403 "invalid_signature" com a chave certa quer dizer que o "url" do perfil não é, letra por letra, o endereço dado à HubSpot.',
     ],
   },
   docs: () => ({

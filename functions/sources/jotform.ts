@@ -276,13 +276,13 @@ export const jotformSource = defineSource({
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   setup: {
     steps: [
-      "The form → Settings → Integrations → WebHooks → paste this URL (it carries the profile's token) → Complete Integration.",
-      'Jotform signs nothing and sets no header: the token in the URL is the only check. Keep it long and random, and rotate it if the URL leaks.',
-      'Test: submit the form once (a submission from the form builder\'s preview is kept with status "test").',
+      'O formulário → "Settings" → "Integrations" → "WebHooks" → cole este endereço (ele leva a chave do perfil) → "Complete Integration".',
+      'O Jotform não assina nada nem põe cabeçalho: a chave no endereço é a única conferência. Use uma chave longa e aleatória, e troque-a se o endereço vazar.',
+      'Teste: envie o formulário uma vez (um envio pela pré-visualização do editor fica com a situação Teste).',
     ],
     secrets: {
       token:
-        'A long random token of yours (the secret\'s "generated" key is a good one), in the webhook URL as ?token=.',
+        'Uma chave longa e aleatória sua (a chave "generated" do segredo serve), no endereço do webhook.',
     },
     auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
     // Jotform posts multipart/form-data; the same fields urlencoded are read alike.
@@ -303,8 +303,8 @@ export const jotformSource = defineSource({
       }).toString(),
     }),
     notes: [
-      'Jotform sends multipart/form-data; the sample sends the same fields urlencoded, which is read the same way.',
-      'A redelivery of one submission is the same lead (the same submissionID).',
+      'O Jotform envia "multipart/form-data"; o exemplo envia os mesmos campos codificados como formulário, que são lidos do mesmo jeito.',
+      'Um reenvio da mesma resposta é o mesmo lead (o mesmo submissionID).',
     ],
   },
   docs: () => {

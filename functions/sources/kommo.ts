@@ -381,15 +381,15 @@ export const kommoSource = defineSource({
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   setup: {
     steps: [
-      'Kommo → Settings → Integrations → Web hooks → Add: this URL (it carries the profile\'s token), events "Lead added" (and "Lead status changed" when the profile sets statusIds).',
-      "Settings → Integrations → Create integration (private) → Keys and scopes → a long-lived token: the profile's accessToken; the profile's apiBaseUrl is https://<subdomain>.kommo.com.",
-      'Test: add a lead with a contact (name, phone, e-mail) to the pipeline and watch it arrive in the console.',
+      '"Kommo" → "Settings" → "Integrations" → "Web hooks" → "Add": este endereço (ele leva a chave do perfil), eventos "Lead added" (e "Lead status changed" quando o perfil define statusIds).',
+      '"Settings" → "Integrations" → "Create integration" (privada) → "Keys and scopes" → uma chave de acesso de longa duração: o accessToken do perfil; o apiBaseUrl do perfil é https://<subdominio>.kommo.com.',
+      'Teste: adicione ao funil um lead com um contato (nome, telefone, e-mail) e veja-o chegar no console.',
     ],
     secrets: {
       token:
-        'A long random token of yours (the secret\'s "generated" key is a good one), in the webhook URL as ?token=: Kommo signs its webhooks with nothing.',
+        'Uma chave longa e aleatória sua (a chave "generated" do segredo serve), no endereço do webhook: o Kommo não assina os webhooks.',
       accessToken:
-        "A long-lived token of a Kommo private integration: delivery reads each lead and its main contact from Kommo's API with it (the webhook carries ids only).",
+        'Uma chave de acesso de longa duração de uma integração privada do Kommo: com ela a entrega lê cada lead e o contato principal na API do Kommo (o aviso traz só números).',
     },
     auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
     sample: () => ({
@@ -404,8 +404,8 @@ export const kommoSource = defineSource({
       }).toString(),
     }),
     notes: [
-      "Kommo's webhook carries ids only; delivery reads the lead and its contact from Kommo's API with the access token. The sample's lead exists only in the sandbox of npm start: sent to a deployed stack, it proves the URL and the token, and the lead is parked because Kommo does not have it. For a lead end to end, add one in Kommo.",
-      'The sample has a fixed lead id: sending it again is the same lead.',
+      'O aviso do Kommo traz só números; a entrega lê o lead e o contato na API do Kommo com a chave de acesso. O lead do exemplo só existe no ambiente de teste do "npm start": enviado a uma instalação publicada, ele confirma o endereço e a chave, e o lead fica parado porque o Kommo não o tem. Para um lead de ponta a ponta, crie um no Kommo.',
+      'O exemplo tem um número de lead fixo: enviá-lo de novo é o mesmo lead.',
     ],
     sandbox: [
       {

@@ -131,8 +131,8 @@ export const prospectSource = defineSource({
   accepted: (leadIds) => acceptedJson(202, leadIds, { status: 'queued' }),
   setup: {
     steps: [
-      "A system that speaks the upstream's Prospect: POST it to <ApiUrl>api/v1/prospects (the first prospect profile answers it) or to this URL, with Basic credentials of an API client.",
-      'Create the client with the prospects:write role (npm run hash-password, then the clients secret: docs/deploy.md).',
+      'Um sistema que já fala o cadastro do sistema da academia: envie-o (POST) a <ApiUrl>api/v1/prospects (o primeiro perfil desse tipo atende) ou a este endereço, com usuário e senha (Basic) de um cliente da API.',
+      'Crie o cliente com o papel "prospects:write" (npm run hash-password, depois o segredo dos clientes: docs/deploy.md).',
     ],
     secrets: {},
     auth: () => ({ kind: 'basic' }),
@@ -150,7 +150,7 @@ export const prospectSource = defineSource({
       }),
     }),
     notes: [
-      'The answer waits up to 8 seconds for the delivery: 200 {"idProspect"} when delivered in time, else 202 {"leadId", "status"}.',
+      'A resposta espera até 8 segundos pela entrega: 200 com o número do cadastro quando entregue a tempo, senão 202 com o número do lead e a situação.',
     ],
   },
   docs: () => ({

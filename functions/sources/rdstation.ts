@@ -308,13 +308,13 @@ export const rdstationSource = defineSource({
   accepted: (leadIds, outcome) => acceptedJson(200, leadIds, outcomeFields(outcome)),
   setup: {
     steps: [
-      'RD Station Marketing → Integrações → Webhooks → Criar webhook: URL = this URL (with ?token=, RD Station signs nothing).',
-      'Gatilho (trigger): "Conversão" (WEBHOOK.CONVERTED), or "Marcado como oportunidade".',
-      'Save, then convert once on a landing page of RD Station and watch the lead arrive in the console.',
+      '"RD Station Marketing" → "Integrações" → "Webhooks" → "Criar webhook": URL = este endereço (com a chave nele: o RD Station não assina nada).',
+      'Gatilho: "Conversão" (WEBHOOK.CONVERTED) ou "Marcado como oportunidade".',
+      'Salve, converta uma vez numa landing page do RD Station e veja o lead chegar no console.',
     ],
     secrets: {
       token:
-        'A long random token of yours, in the webhook\'s URL as ?token= (the secret\'s "generated" key is a good one).',
+        'Uma chave longa e aleatória sua, no endereço do webhook (a chave "generated" do segredo serve).',
     },
     auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
     sample: (stamp) => ({

@@ -171,8 +171,8 @@ export function profileKit<P>(
   const where = context.secretsWhere(name);
   const secrets = source.secretKeys.map((key) => ({
     key,
-    what: setup?.secrets?.[key] ?? 'a secret of this profile',
-    where: `${where}, key "${key}"`,
+    what: setup?.secrets?.[key] ?? 'uma chave secreta deste perfil',
+    where: `${where}, chave "${key}"`,
   }));
   const base = leadUrl(context.baseUrl, name);
   const auth = setup?.auth(profile);
@@ -185,7 +185,7 @@ export function profileKit<P>(
     url,
     steps: setup
       ? [...setup.steps]
-      : [`Give the platform this URL (docs/sources.md describes the ${source.label} source).`],
+      : [`Informe este endereço à plataforma (docs/sources.md descreve a origem ${source.label}).`],
     secrets,
     curl: setup && auth ? curlScript(name, profile, setup, auth, base, context) : '',
     notes: [...(setup?.notes ?? [])],

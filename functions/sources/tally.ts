@@ -230,13 +230,13 @@ export const tallySource = defineSource({
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   setup: {
     steps: [
-      "The form → Integrations → Webhooks → Connect: Endpoint URL = this URL, Signing secret = the profile's secret.",
-      "Optional: hidden fields named utm_source, utm_medium, utm_campaign capture the UTMs of the form's URL.",
-      "Test: submit the form once (a preview is not submitted); the webhook's event log in Tally shows our answer.",
+      'O formulário → "Integrations" → "Webhooks" → "Connect": "Endpoint URL" = este endereço, "Signing secret" = a chave do perfil.',
+      'Opcional: campos ocultos chamados utm_source, utm_medium, utm_campaign guardam as UTMs do endereço do formulário.',
+      'Teste: envie o formulário uma vez (a pré-visualização não envia); o registro de eventos do webhook no Tally mostra a nossa resposta.',
     ],
     secrets: {
       secret:
-        'The webhook\'s Signing secret, typed in Tally (any long random text; the secret\'s "generated" key is a good one): Tally signs every delivery with it (Tally-Signature). Without one Tally signs nothing and is refused.',
+        'O "Signing secret" do webhook, digitado no Tally (qualquer texto longo e aleatório; a chave "generated" do segredo serve): o Tally assina cada envio com ele ("Tally-Signature"). Sem ele o Tally não assina nada e o envio é recusado.',
     },
     auth: () => ({
       kind: 'hmac',
@@ -287,7 +287,7 @@ export const tallySource = defineSource({
         },
       }),
     }),
-    notes: ['A retry of one response is the same lead (the same responseId).'],
+    notes: ['Uma nova tentativa da mesma resposta é o mesmo lead (o mesmo responseId).'],
   },
   docs: () => ({
     api: {

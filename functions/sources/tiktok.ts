@@ -290,16 +290,16 @@ export const tiktokSource = defineSource({
   backfill: tiktokBackfill,
   setup: {
     steps: [
-      "TikTok API for Business: subscribe the instant form's leads (POST /subscription/subscribe/ with subscribe_entity LEAD, the advertiser and the form's page_id) with this URL as the callback URL; or paste it in Ads Manager → Tools → Leads Center → CRM integration → Custom API / webhook.",
-      "The URL carries the profile's token (?token=): TikTok signs nothing on this webhook, so keep the URL as secret as the token.",
-      "Give the profile an API for Business access token with the Lead Management scope (accessToken) and the ad account (advertiserId): a webhook that carries ids only is completed from the form's lead download.",
-      'Test: create a test lead for the instant form in Ads Manager (Leads Center) and watch it arrive in the console; it is kept with status "test".',
+      '"TikTok API for Business": assine os leads do formulário instantâneo (POST /subscription/subscribe/ com subscribe_entity LEAD, o anunciante e o page_id do formulário) com este endereço como "callback URL"; ou cole-o em "Ads Manager" → "Tools" → "Leads Center" → "CRM integration" → "Custom API / webhook".',
+      'O endereço leva a chave do perfil: o TikTok não assina nada neste webhook, então guarde o endereço com o mesmo cuidado que a chave.',
+      'Dê ao perfil uma chave de acesso da "API for Business" com o escopo "Lead Management" (accessToken) e a conta de anúncios (advertiserId): um aviso que traz só números é completado pelo download de leads do formulário.',
+      'Teste: crie um lead de teste para o formulário instantâneo no "Ads Manager" ("Leads Center") e veja-o chegar no console; ele fica com a situação Teste.',
     ],
     secrets: {
       token:
-        'A long random token of yours (the secret\'s "generated" key is a good one), in the callback URL as ?token=.',
+        'Uma chave longa e aleatória sua (a chave "generated" do segredo serve), no endereço de retorno.',
       accessToken:
-        'An API for Business access token with the Lead Management scope: delivery downloads the answers of a webhook that carries ids only, and backfill lists leads with it.',
+        'Uma chave de acesso da "API for Business" com o escopo "Lead Management": com ela a entrega baixa as respostas de um aviso que traz só números, e a recuperação de leads antigos lista os leads.',
     },
     auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
     // Ids only, as TikTok often sends them: the answers come from the (sandbox's) download.
@@ -319,8 +319,8 @@ export const tiktokSource = defineSource({
       }),
     }),
     notes: [
-      "The sample carries the lead's ids only; delivery downloads its answers with the access token. The sample's lead exists only in the sandbox of npm start: sent to a deployed stack, it proves the URL and the token, and the lead is parked because TikTok does not know it. For a lead end to end, create a test lead in Ads Manager.",
-      "The sample has a fixed lead id: sending it again is the same lead (TikTok's own retries, for up to 72 hours, are recognised the same way).",
+      'O exemplo traz só os números do lead; a entrega baixa as respostas com a chave de acesso. O lead do exemplo só existe no ambiente de teste do "npm start": enviado a uma instalação publicada, ele confirma o endereço e a chave, e o lead fica parado porque o TikTok não o conhece. Para um lead de ponta a ponta, crie um lead de teste no "Ads Manager".',
+      'O exemplo tem um número de lead fixo: enviá-lo de novo é o mesmo lead (as novas tentativas do próprio TikTok, por até 72 horas, são reconhecidas do mesmo jeito).',
     ],
     sandbox: [{ path: '/_sandbox/tiktok-leads', body: TIKTOK_SAMPLE_LEAD }],
   },

@@ -172,14 +172,14 @@ export const typeformSource = defineSource({
   accepted: (leadIds, outcome) => acceptedJson(200, leadIds, outcomeFields(outcome)),
   setup: {
     steps: [
-      'The form → Connect → Webhooks → Add a webhook: Endpoint = this URL.',
-      "In the webhook's settings set its Secret (the profile's secret) and switch it on; Typeform signs every delivery with it (Typeform-Signature).",
-      "Optional: name the questions' refs (nome, email, celular) and add hidden fields utm_source, utm_medium, utm_campaign to pass the page's UTMs.",
-      '"View deliveries" → "Send test request" checks the URL and the signature.',
+      'O formulário → "Connect" → "Webhooks" → "Add a webhook": "Endpoint" = este endereço.',
+      'Nas configurações do webhook, preencha o "Secret" (a chave do perfil) e ligue-o; o Typeform assina cada envio com ela ("Typeform-Signature").',
+      'Opcional: dê às perguntas as referências nome, email, celular e crie campos ocultos utm_source, utm_medium, utm_campaign para levar as UTMs da página.',
+      '"View deliveries" → "Send test request" confere o endereço e a assinatura.',
     ],
     secrets: {
       secret:
-        'The webhook\'s Secret, typed in its settings (any long random text; the secret\'s "generated" key is a good one).',
+        'O "Secret" do webhook, digitado nas configurações dele (qualquer texto longo e aleatório; a chave "generated" do segredo serve).',
     },
     auth: () => ({
       kind: 'hmac',

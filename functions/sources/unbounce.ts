@@ -148,13 +148,13 @@ export const unbounceSource = defineSource({
   accepted: (leadIds, outcome) => acceptedJson(200, leadIds, outcomeFields(outcome)),
   setup: {
     steps: [
-      'The landing page → Integrations → Webhooks → "Add webhook" (POST to URL): URL = this URL (with ?token=, Unbounce signs nothing).',
-      "Map the form's fields (their names become the keys) and add hidden fields utm_source, utm_medium, utm_campaign, gclid, fbclid.",
-      'Publish, submit the form once, and watch the lead arrive in the console.',
+      'A landing page → "Integrations" → "Webhooks" → "Add webhook" (POST to URL): URL = este endereço (com a chave nele: o Unbounce não assina nada).',
+      'Relacione os campos do formulário (os nomes deles viram as chaves) e crie campos ocultos utm_source, utm_medium, utm_campaign, gclid, fbclid.',
+      'Publique, envie o formulário uma vez e veja o lead chegar no console.',
     ],
     secrets: {
       token:
-        'A long random token of yours, in the webhook\'s URL as ?token= (the secret\'s "generated" key is a good one).',
+        'Uma chave longa e aleatória sua, no endereço do webhook (a chave "generated" do segredo serve).',
     },
     auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
     sample: (stamp) => ({

@@ -189,13 +189,13 @@ export const webflowSource = defineSource({
   accepted: (leadIds, outcome) => acceptedJson(200, leadIds, outcomeFields(outcome)),
   setup: {
     steps: [
-      'A hook of an OAuth app (profile "auth": "signature", the default): create it with the Data API, POST /v2/sites/{site_id}/webhooks {"triggerType": "form_submission", "url": this URL}; Webflow signs each delivery with the app\'s client secret.',
-      'A hook of the site dashboard (profile "auth": "token"): Site settings → Apps & integrations → Webhooks → Add webhook, trigger "Form submission", URL = this URL with ?token= (dashboard hooks are not signed).',
-      "Submit the site's form once and watch the lead arrive in the console.",
+      'Um webhook de app OAuth (perfil com "auth": "signature", o padrão): crie-o pela Data API, POST /v2/sites/{site_id}/webhooks com "triggerType": "form_submission" e "url" = este endereço; o Webflow assina cada envio com o "client secret" do app.',
+      'Um webhook do painel do site (perfil com "auth": "token"): "Site settings" → "Apps & integrations" → "Webhooks" → "Add webhook", gatilho "Form submission", endereço = este, com a chave no endereço (webhooks do painel não são assinados).',
+      'Envie o formulário do site uma vez e veja o lead chegar no console.',
     ],
     secrets: {
       secret:
-        'With "auth": "signature": the OAuth app\'s client secret (never put it in a URL). With "auth": "token": a long random token of yours, sent as ?token= (the secret\'s "generated" key is a good one).',
+        'Com "auth": "signature": o "client secret" do app OAuth (nunca o ponha num endereço). Com "auth": "token": uma chave longa e aleatória sua, no endereço (a chave "generated" do segredo serve).',
     },
     auth: (profile) =>
       profile.auth === 'token'
@@ -228,7 +228,7 @@ export const webflowSource = defineSource({
       }),
     }),
     notes: [
-      'Signed hooks carry a timestamp that must be within 5 minutes of our clock: the curl signs it as it runs.',
+      'Os envios assinados trazem a hora, que deve estar a menos de 5 minutos do nosso relógio: o curl assina na hora em que roda.',
     ],
   },
   docs: () => ({

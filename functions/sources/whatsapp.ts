@@ -317,16 +317,16 @@ export const whatsappSource = defineSource({
   handshake: (request, profile) => hubHandshake(request, profile.verifyToken),
   setup: {
     steps: [
-      "developers.facebook.com → your app → WhatsApp → Configuration → Webhook → Edit: Callback URL = this URL, Verify token = the profile's verifyToken → Verify and save (Meta calls the URL once, GET, to check the token).",
-      'Webhook fields: subscribe to "messages".',
-      'The WhatsApp Business Account must be subscribed to the app (POST /<WABA_ID>/subscribed_apps; the embedded sign-up does it).',
-      'Test: tap one of your Click-to-WhatsApp ads on a phone and send the message it suggests; the first message of the conversation is the lead.',
+      'developers.facebook.com → o seu app → "WhatsApp" → "Configuration" → "Webhook" → "Edit": "Callback URL" = este endereço, "Verify token" = o verifyToken do perfil → "Verify and save" (a Meta chama o endereço uma vez, GET, para conferir).',
+      'Campos do webhook: assine "messages".',
+      'A conta do WhatsApp Business precisa estar ligada ao app (POST /<WABA_ID>/subscribed_apps; o cadastro incorporado já faz isso).',
+      'Teste: toque num dos seus anúncios de clique para o WhatsApp num celular e mande a mensagem sugerida; a primeira mensagem da conversa é o lead.',
     ],
     secrets: {
       appSecret:
-        "The Meta app's App Secret (App settings → Basic): the Cloud API signs every POST with it (X-Hub-Signature-256).",
+        'O "App Secret" do app da Meta ("App settings" → "Basic"): a Cloud API assina cada envio com ele ("X-Hub-Signature-256").',
       verifyToken:
-        'A random token you choose (the secret\'s "generated" key is a good one), typed as the webhook\'s Verify token.',
+        'Uma chave aleatória escolhida por você (a chave "generated" do segredo serve), digitada como "Verify token" do webhook.',
     },
     auth: () => ({
       kind: 'hmac',
@@ -381,9 +381,9 @@ export const whatsappSource = defineSource({
       };
     },
     notes: [
-      'A WhatsApp conversation carries no e-mail, which the upstream requires: without the profile\'s "emailPlaceholder" the sample lead is parked for its e-mail (fill it in the console); with "{phone}@whatsapp.invalid" it is delivered with that address.',
-      "One WhatsApp number is one lead for 72 hours (the ad's conversation window): sending the curl again is the same lead; each console test lead uses another number.",
-      'Only the first message of an ad conversation (it carries "referral") is a lead; the dashboard\'s "Test" sample of the messages field has none and is acknowledged with no lead.',
+      'Uma conversa do WhatsApp não traz e-mail, que o sistema da academia exige: sem o "emailPlaceholder" do perfil, o lead do exemplo fica parado esperando o e-mail (preencha no console); com "{phone}@whatsapp.invalid" ele é entregue com esse endereço.',
+      'Um número de WhatsApp é um lead por 72 horas (a janela da conversa do anúncio): mandar o curl de novo é o mesmo lead; cada lead de teste do console usa outro número.',
+      'Só a primeira mensagem de uma conversa de anúncio (ela traz "referral") é um lead; o exemplo "Test" do campo "messages" no painel não tem e é aceito sem lead.',
     ],
   },
   docs: () => ({

@@ -174,14 +174,14 @@ export const wixSource = defineSource({
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   setup: {
     steps: [
-      'Wix dashboard → Automations → New automation → trigger "Form submitted" (your form) → action "Send an HTTP request".',
-      'Target URL = this URL (it carries the token; or add a header X-Lead-Token with the token and paste the URL without it), method POST.',
-      'Body: "Entire payload"; or "Customize" with your own JSON keys (nome, email, celular...), mapping submissionId too so that a redelivery is recognised.',
-      'Test: submit the form once on the site and watch the lead arrive in the console.',
+      'Painel do Wix → "Automações" → "Nova automação" → gatilho "Formulário enviado" (o seu formulário) → ação "Enviar uma solicitação HTTP".',
+      'URL de destino = este endereço (ele leva a chave; ou ponha o cabeçalho "X-Lead-Token" com a chave e cole o endereço sem ela), método POST.',
+      'Corpo: "Entire payload"; ou "Customize" com as suas chaves em JSON (nome, email, celular...), incluindo submissionId para que um reenvio seja reconhecido.',
+      'Teste: envie o formulário uma vez no site e veja o lead chegar no console.',
     ],
     secrets: {
       token:
-        'A long random token of yours (the secret\'s "generated" key is a good one): ?token= in the URL or the X-Lead-Token header. Wix signs nothing.',
+        'Uma chave longa e aleatória sua (a chave "generated" do segredo serve): no endereço ou no cabeçalho "X-Lead-Token". O Wix não assina nada.',
     },
     auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
     // The trigger's entire payload, as "Entire payload" sends it.
@@ -209,7 +209,7 @@ export const wixSource = defineSource({
       }),
     }),
     notes: [
-      'With "Entire payload" a redelivery is the same lead (the same submissionId); a custom body without submissionId is recognised for 10 minutes by its content.',
+      'Com "Entire payload", um reenvio é o mesmo lead (o mesmo submissionId); um corpo personalizado sem submissionId é reconhecido por 10 minutos pelo conteúdo.',
     ],
   },
   docs: () => ({

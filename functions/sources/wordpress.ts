@@ -221,15 +221,15 @@ export const wordpressSource = defineSource({
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),
   setup: {
     steps: [
-      'The profile\'s "plugin" says which add-on posts to it (contact-form-7, wpforms or gravity-forms): one profile per plugin.',
-      'Contact Form 7: CF7 has no webhook of its own; a webhook add-on ("CF7 to Webhook" and the like) posts the fields under their CF7 names (your-name, your-email, tel-123...) as JSON or form data: give it this URL (it carries the token).',
-      'WPForms: the form → Settings → Webhooks → Request URL = this URL, method POST, format JSON, a header X-Lead-Token with the token; map the fields to your keys (nome, email, whatsapp...) and the smart tags {entry_id} and {form_id} to entry_id and form_id.',
-      'Gravity Forms: Forms → Settings → Webhooks → Add New: this URL, POST, JSON, a header X-Lead-Token with the token, Request Body "All Fields" (or Select Fields with your keys).',
-      'Test: submit the form once on the site and watch the lead arrive in the console.',
+      'O "plugin" do perfil diz qual complemento envia para ele (contact-form-7, wpforms ou gravity-forms): um perfil por complemento.',
+      'Contact Form 7: o CF7 não tem webhook próprio; um complemento de webhook ("CF7 to Webhook" e parecidos) envia os campos com os nomes do CF7 ("your-name", "your-email", "tel-123"...) em JSON ou formulário: dê a ele este endereço (ele leva a chave).',
+      'WPForms: o formulário → "Settings" → "Webhooks" → "Request URL" = este endereço, método POST, formato JSON, cabeçalho "X-Lead-Token" com a chave; relacione os campos às suas chaves (nome, email, whatsapp...) e as smart tags {entry_id} e {form_id} a entry_id e form_id.',
+      'Gravity Forms: "Forms" → "Settings" → "Webhooks" → "Add New": este endereço, POST, JSON, cabeçalho "X-Lead-Token" com a chave, "Request Body" = "All Fields" (ou "Select Fields" com as suas chaves).',
+      'Teste: envie o formulário uma vez no site e veja o lead chegar no console.',
     ],
     secrets: {
       token:
-        'A long random token of yours (the secret\'s "generated" key is a good one): X-Lead-Token where the add-on sets headers (WPForms, Gravity Forms), else ?token= in the URL. None of these add-ons signs its requests.',
+        'Uma chave longa e aleatória sua (a chave "generated" do segredo serve): no cabeçalho "X-Lead-Token" onde o complemento aceita cabeçalhos (WPForms, Gravity Forms), senão no endereço. Nenhum desses complementos assina os envios.',
     },
     auth: (profile) => ({
       kind: 'token',
@@ -241,7 +241,7 @@ export const wordpressSource = defineSource({
       body: JSON.stringify(wordpressSample(profile.plugin, stamp)),
     }),
     notes: [
-      'Contact Form 7 posts no submission id: the same answers sent again within 10 minutes are the same lead. WPForms (entry_id and form_id mapped) and Gravity Forms (All Fields) entries are recognised for as long as the ledger keeps leads.',
+      'O Contact Form 7 não envia número de resposta: as mesmas respostas enviadas de novo em até 10 minutos são o mesmo lead. As respostas do WPForms (com entry_id e form_id) e do Gravity Forms ("All Fields") são reconhecidas enquanto o registro guardar os leads.',
     ],
   },
   docs: () => {

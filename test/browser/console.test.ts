@@ -194,11 +194,14 @@ describe('the operator console', () => {
 
   it('shows each profile’s set-up kit, and ran without a CSP violation or an outside request', async () => {
     const { page, context } = await open(DESKTOP);
+    // The index lists every profile; each profile's kit is a page of its own.
     await page.goto(new URL('/admin/#/setup', rt.url).href);
-    await page.locator('.card h3', { hasText: 'site' }).first().waitFor();
+    await page.locator('ul.kit-index a').first().waitFor();
+    expect(await page.locator('ul.kit-index a').count()).toBe(Object.keys(DEMO.profiles).length);
+    await page.locator('ul.kit-index a', { hasText: 'site' }).first().click();
+    await page.locator('#kit-url code').waitFor();
     const text = (await page.textContent('#view')) ?? '';
     expect(text).toContain(`${rt.url.replace(/\/$/, '')}/leads/site`);
-    expect(await page.locator('.card h3').count()).toBe(Object.keys(DEMO.profiles).length);
     await shot(page, 'console-1366-setup.png');
     await context.close();
     expect(problems).toEqual([]);

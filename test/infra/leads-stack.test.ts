@@ -415,6 +415,8 @@ describe('LeadsStack: delivery and admin', () => {
         'POST /admin/leads/{leadId}/retry',
         'POST /admin/preview/{profile}',
         'POST /admin/replay',
+        'POST /admin/setup/{profile}/reveal',
+        'POST /admin/setup/{profile}/rotate',
         'POST /admin/test-lead/{profile}',
       ]);
     });
@@ -478,6 +480,7 @@ describe('LeadsStack: delivery and admin', () => {
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         'secretsmanager:GetSecretValue',
+        'secretsmanager:PutSecretValue',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
         'sqs:ListMessageMoveTasks',
@@ -540,6 +543,8 @@ describe('LeadsStack: delivery and admin', () => {
         'POST /admin/preview/{profile}',
         'POST /admin/replay',
         'POST /admin/reports/debtors/refresh',
+        'POST /admin/setup/{profile}/reveal',
+        'POST /admin/setup/{profile}/rotate',
         'POST /admin/test-lead/{profile}',
         'POST /api/v1/prospects',
       ]);
@@ -552,7 +557,7 @@ describe('LeadsStack: delivery and admin', () => {
         'OPTIONS /leads/{profile}',
         'POST /leads/{profile}',
       ]);
-      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(19);
+      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(21);
     });
 
     it("is the authorizer function's live alias, on the Authorization header, its decisions never cached", () => {

@@ -242,18 +242,18 @@ export const metaSource = defineSource({
   backfill: metaBackfill,
   setup: {
     steps: [
-      'Meta for Developers → your app → Webhooks → "Page" → Subscribe to this object: Callback URL = this URL, Verify token = the profile\'s verifyToken. Meta calls the URL once (GET) to check the token.',
-      'Subscribe to the "leadgen" field of the Page object.',
-      'Give the app the Page: Meta Business Suite → Settings → Integrations → Leads access: allow the app (and the CRM user) to receive leads.',
-      'Test with the Lead Ads Testing Tool (developers.facebook.com/tools/lead-ads-testing): create a test lead for the form and watch it arrive in the console.',
+      'No "Meta for Developers": o seu app → "Webhooks" → "Page" → "Subscribe to this object": "Callback URL" = este endereço, "Verify token" = o verifyToken do perfil. A Meta chama o endereço uma vez (GET) para conferir.',
+      'Assine o campo "leadgen" do objeto "Page".',
+      'Dê ao app acesso à página: "Meta Business Suite" → "Configurações" → "Integrações" → "Acesso a leads": permita o app (e o usuário do CRM) a receber os leads.',
+      'Teste com a ferramenta de teste de anúncios de cadastro (developers.facebook.com/tools/lead-ads-testing): crie um lead de teste para o formulário e veja-o chegar no console.',
     ],
     secrets: {
       appSecret:
-        "The app's App Secret (App settings → Basic): Meta signs every webhook with it (X-Hub-Signature-256).",
+        'O "App Secret" do app ("App settings" → "Basic"): a Meta assina cada envio com ele ("X-Hub-Signature-256").',
       verifyToken:
-        'A random token you choose (the secret\'s "generated" key is a good one), typed as the webhook\'s Verify token.',
+        'Uma chave aleatória escolhida por você (a chave "generated" do segredo serve), digitada como "Verify token" do webhook.',
       pageAccessToken:
-        "A long-lived Page access token with leads_retrieval (Graph API Explorer or a system user): delivery reads each lead's answers from Graph with it.",
+        'Uma chave de acesso da página, de longa duração, com a permissão "leads_retrieval" ("Graph API Explorer" ou um usuário do sistema): a entrega lê com ela as respostas de cada lead na Graph.',
     },
     auth: () => ({
       kind: 'hmac',
@@ -288,8 +288,8 @@ export const metaSource = defineSource({
       }),
     }),
     notes: [
-      "A Meta webhook carries the lead's id only; delivery reads the answers from Graph with the page token. The sample's id exists only in the sandbox of npm start: sent to a deployed stack, the sample proves the URL and the signature, and the lead is parked because Graph does not know it. For a lead end to end, use Meta's Lead Ads Testing Tool.",
-      "The sample has a fixed lead id: sending it again is the same lead (Meta's own redeliveries are recognised the same way).",
+      'O aviso da Meta traz só o número do lead; a entrega lê as respostas na Graph com a chave da página. O número do exemplo só existe no ambiente de teste do "npm start": enviado a uma instalação publicada, o exemplo confirma o endereço e a assinatura, e o lead fica parado porque a Graph não o conhece. Para um lead de ponta a ponta, use a ferramenta de teste da Meta.',
+      'O exemplo tem um número de lead fixo: enviá-lo de novo é o mesmo lead (os reenvios da própria Meta são reconhecidos do mesmo jeito).',
     ],
     sandbox: [{ path: '/_sandbox/meta-leads', body: META_SAMPLE_LEAD }],
   },
