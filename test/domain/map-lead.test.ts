@@ -303,7 +303,7 @@ describe('mapLeadToProspect: fields recognised by type and meaning', () => {
       }),
       {},
     );
-    expect(warnings).toEqual(["E-mail não utilizado (email has no '@'): ana(at)exemplo.com"]);
+    expect(warnings).toEqual(["E-mail não utilizado (o e-mail não tem '@'): ana(at)exemplo.com"]);
     expect(prospect.notes).toContain('Telefone de recado: falar com a Ana');
   });
 
