@@ -54,6 +54,8 @@ import { withConsent } from '../domain/personal-data.ts';
 import { throttledByAuthorizer, tooManyFailuresMessage } from '../kernel/auth-throttle.ts';
 import { authenticateClient, BASIC_CHALLENGE } from '../kernel/client-auth.ts';
 import { checkCsrf } from '../kernel/csrf.ts';
+import { problem as errorBody, type ProblemDetail } from '../kernel/http.ts';
+import { say, type Text, t } from '../kernel/language.ts';
 import { CROSS_SITE_REFUSED, TOO_MANY_FAILURES } from '../kernel/route-guard.ts';
 import { basicRoutesOf } from '../kernel/routes.ts';
 import { DedupConflictError, type LeadLedger, type LeadRecord } from '../ledger/lead-ledger.ts';
@@ -154,14 +156,15 @@ function jsonResponse(statusCode: number, body: unknown, headers: Record<string,
   } satisfies PlatformResponse;
 }
 
+/** The contract's error body, its message in the request's language (kernel/language.ts). */
 function problem(
   statusCode: number,
   code: string,
-  message: string,
-  details: readonly unknown[] = [],
+  message: string | Text,
+  details: readonly ProblemDetail[] = [],
   headers: Record<string, string> = {},
 ): PlatformResponse {
-  return jsonResponse(statusCode, { error: { code, message, details } }, headers);
+  return errorBody(statusCode, code, message, details, headers) as PlatformResponse;
 }
 
 function corsHeaders(request: IntakeRequest, profile: Profile): Record<string, string> {
@@ -173,7 +176,11 @@ function corsHeaders(request: IntakeRequest, profile: Profile): Record<string, s
 function preflight(request: IntakeRequest, profile: Profile): PlatformResponse {
   const cors = corsHeaders(request, profile);
   if (!cors['access-control-allow-origin']) {
-    return problem(403, 'origin_not_allowed', 'this origin may not post to this profile');
+    return problem(
+      403,
+      'origin_not_allowed',
+      t('esta origem não pode enviar a este perfil', 'this origin may not post to this profile'),
+    );
   }
   return {
     statusCode: 204,
@@ -278,7 +285,7 @@ const ERASED_PROSPECT = jsonResponse(200, {
   status: 'erased',
   code: 'personal_data_erased',
   message:
-    "this person's data was erased at their request (LGPD): the Prospect was not stored and will not be created; do not send it again",
+    'os dados desta pessoa foram apagados a pedido dela (LGPD): o Prospect não foi guardado e não será criado; não o envie de novo',
 });
 
 function answer(
@@ -313,7 +320,10 @@ export async function handleIntake(
     return { ...response, headers: { ...response.headers, ...cors } };
   };
   if (!profile) {
-    return refuse(problem(404, 'unknown_profile', 'no such profile'), 'unknown_profile');
+    return refuse(
+      problem(404, 'unknown_profile', t('perfil desconhecido', 'no such profile')),
+      'unknown_profile',
+    );
   }
   const adapter = adapterFor(profile);
 
@@ -321,15 +331,28 @@ export async function handleIntake(
   if (request.method === 'GET' && adapter.handshake) return adapter.handshake(request, profile);
   if (request.method !== 'POST') {
     return refuse(
-      problem(405, 'method_not_allowed', `${request.method} is not allowed here`, [], {
-        allow: adapter.handshake ? 'GET, POST, OPTIONS' : 'POST, OPTIONS',
-      }),
+      problem(
+        405,
+        'method_not_allowed',
+        t(`${request.method} não é aceito aqui`, `${request.method} is not allowed here`),
+        [],
+        {
+          allow: adapter.handshake ? 'GET, POST, OPTIONS' : 'POST, OPTIONS',
+        },
+      ),
       'method_not_allowed',
     );
   }
   if (request.body.length > MAX_INTAKE_BODY_BYTES) {
     return refuse(
-      problem(413, 'body_too_large', `the body exceeds ${MAX_INTAKE_BODY_BYTES} bytes`),
+      problem(
+        413,
+        'body_too_large',
+        t(
+          `o corpo passa de ${MAX_INTAKE_BODY_BYTES} bytes`,
+          `the body exceeds ${MAX_INTAKE_BODY_BYTES} bytes`,
+        ),
+      ),
       'body_too_large',
     );
   }
@@ -363,7 +386,10 @@ export async function handleIntake(
       return refuse(problem(403, CROSS_SITE_REFUSED, forged.message), CROSS_SITE_REFUSED);
     const account = accountOfProfile(profile);
     if (scope.upstreams && !scope.upstreams.includes(account)) {
-      const message = `this client may not post to the account "${account}"; name one of ${scope.upstreams.join(', ')} with ?upstream=`;
+      const message = t(
+        `este usuário não pode enviar à conta "${account}"; indique uma de ${scope.upstreams.join(', ')} com ?upstream=`,
+        `this client may not post to the account "${account}"; name one of ${scope.upstreams.join(', ')} with ?upstream=`,
+      );
       return refuse(
         problem(403, 'upstream_forbidden', message, [{ field: 'upstream', message }]),
         'upstream_forbidden',
@@ -404,7 +430,11 @@ export async function handleIntake(
   if (profile.source === 'prospect' && captured.leads.length === 1 && captured.leads[0]) {
     const branch = captured.leads[0].prospect?.idBranch;
     if (scope?.branches && (branch == null || !scope.branches.includes(branch))) {
-      const message = `this client may create prospects in branch${scope.branches.length === 1 ? '' : 'es'} ${scope.branches.join(', ')} only, not ${branch ?? '(none given)'}`;
+      const many = scope.branches.length > 1;
+      const message = t(
+        `este usuário só pode criar prospects ${many ? 'nas unidades' : 'na unidade'} ${scope.branches.join(', ')}, não em ${branch ?? '(nenhuma informada)'}`,
+        `this client may create prospects in branch${many ? 'es' : ''} ${scope.branches.join(', ')} only, not ${branch ?? '(none given)'}`,
+      );
       return refuse(
         problem(403, 'branch_forbidden', message, [{ field: 'idBranch', message }]),
         'branch_forbidden',
@@ -426,7 +456,10 @@ export async function handleIntake(
         problem(
           422,
           'idempotency_key_reused',
-          'this Idempotency-Key was already used by this client for a different Prospect within the last 24 hours: send the same body again to get the original answer, or use a new key for a new Prospect',
+          t(
+            'esta Idempotency-Key já foi usada por este usuário para outro Prospect nas últimas 24 horas: envie o mesmo corpo de novo para ter a resposta original, ou use uma chave nova para um Prospect novo',
+            'this Idempotency-Key was already used by this client for a different Prospect within the last 24 hours: send the same body again to get the original answer, or use a new key for a new Prospect',
+          ),
         ),
         'idempotency_key_reused',
       );
@@ -472,7 +505,7 @@ function unreadableLead(
     dedupKey: captured.dedupKey,
     capture,
     status: 'parked',
-    reason: `unreadable body: ${captured.problem}`,
+    reason: `corpo ilegível: ${captured.problem}`,
   };
 }
 
@@ -546,9 +579,12 @@ function prospectAnswer(lead: LeadRecord, adapter: SourceAdapter<Profile>): Plat
       return jsonResponse(200, { idProspect: lead.idProspect });
     case 'rejected': {
       const messages = lead.messages ?? [];
-      const message = `the upstream refused the Prospect: ${lead.reason ?? messages.join('; ')}`;
+      const message = t(
+        `o sistema da academia recusou o Prospect: ${lead.reason ?? messages.join('; ')}`,
+        `the upstream refused the Prospect: ${lead.reason ?? messages.join('; ')}`,
+      );
       return jsonResponse(400, {
-        error: { code: 'rejected_upstream', message, details: messages },
+        error: { code: 'rejected_upstream', message: say(message), details: messages },
         leadId: lead.leadId,
       });
     }

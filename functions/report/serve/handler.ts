@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../../kernel/apigateway-event.ts';
+import { inRequestLanguage } from '../../kernel/language.ts';
 import { METRICS } from '../../kernel/metrics.ts';
 import { count, flushMetrics, logger } from '../../kernel/observability.ts';
 import { settled } from '../../kernel/ready.ts';
@@ -46,10 +47,11 @@ export async function handler(
   if (context) logger.addContext(context);
   const resolved = await deps;
   try {
-    return await serveReport(event.resource, requestFromEvent(event), {
-      ...resolved,
-      events: reportEvents,
-    });
+    const request = requestFromEvent(event);
+    // Its refusals in the language the request prefers (kernel/language.ts).
+    return await inRequestLanguage(request.headers, () =>
+      serveReport(event.resource, request, { ...resolved, events: reportEvents }),
+    );
   } finally {
     flushMetrics();
   }
