@@ -1,14 +1,14 @@
 /**
  * Cold init of each deployed function: the bundle `cdk synth` writes for it (the stack is
  * synthesized in this process from config/deploy.example.json with NodeFunction's esbuild
- * settings: ESM, minified, dependencies bundled, `process.env.LEADS_RUNTIME` defined as "aws"),
- * against today's design built in the same run from the same code (the AWS SDK clients the
- * function constructed before issue 15 imported and constructed with it, the SDK external and
- * resolved from node_modules as on Lambda, the parameter providers imported with the module,
- * source maps on), each imported by fresh `node` processes. Baselines: bundles of just those SDK
- * clients, bundled and external; a bundle of just the signed-fetch clients (kernel/aws/) that
- * replaced them; and the function's own code timed with its AWS client libraries already loaded
- * (docs/performance.md).
+ * settings: ESM, minified, dependencies bundled, the local wirings left out, `process.env.
+ * LEADS_RUNTIME` defined as "aws"), against today's design built in the same run from the same
+ * code (the AWS SDK clients the function constructed before issue 15 imported and constructed
+ * with it, the SDK external and resolved from node_modules as on Lambda, the parameter providers
+ * imported with the module, source maps on), each imported by fresh `node` processes.
+ * Baselines: bundles of just those SDK clients, bundled and external; a bundle of just the
+ * signed-fetch clients (kernel/aws/) that replaced them; and the function's own code timed with
+ * its AWS client libraries already loaded (docs/performance.md).
  *
  * Each child measures `performance.now()` around `await import()` and again once the handler's
  * exported `ready` has settled (and one macrotask later): the handlers load their AWS wiring with
@@ -27,7 +27,9 @@ import {
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { ENV } from '../functions/kernel/env.ts';
 import { buildApp } from '../infra/app.ts';
+import { LOCAL_ONLY_MODULES } from '../infra/constructs/node-function.ts';
 import { emitFigures, type Figure, figure, median, progress, runNode } from './lib.ts';
 
 const REPO_ROOT = join(import.meta.dirname, '..');
@@ -123,7 +125,7 @@ const FUNCTION_ENV: NodeJS.ProcessEnv = {
   AWS_ACCESS_KEY_ID: 'AKIDBENCH',
   AWS_SECRET_ACCESS_KEY: 'bench',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  LEADS_RUNTIME: 'aws',
+  [ENV.runtime]: 'aws',
   POWERTOOLS_SERVICE_NAME: 'leads',
   POWERTOOLS_METRICS_NAMESPACE: 'Leads',
   POWERTOOLS_LOG_LEVEL: 'WARN',
@@ -215,11 +217,11 @@ async function bundle(
     sourcesContent: false,
     mainFields: ['module', 'main'],
     ...(sdk === 'external'
-      ? { external: ['@aws-sdk/*'] }
+      ? { external: ['@aws-sdk/*', ...LOCAL_ONLY_MODULES] }
       : sdk === 'libraries-external'
-        ? { external: CLIENT_LIBRARIES }
-        : { banner: { js: CREATE_REQUIRE_BANNER } }),
-    define: { 'process.env.LEADS_RUNTIME': JSON.stringify('aws') },
+        ? { external: [...CLIENT_LIBRARIES, ...LOCAL_ONLY_MODULES] }
+        : { external: LOCAL_ONLY_MODULES, banner: { js: CREATE_REQUIRE_BANNER } }),
+    define: { [`process.env.${ENV.runtime}`]: JSON.stringify('aws') },
     metafile: true,
     logLevel: 'silent',
   });

@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { WAIT_RESERVE_MS } from '../functions/intake/intake.ts';
+import { WAIT_RESERVE_MS } from '../functions/intake/prospect-api.ts';
 import { localServices } from '../functions/kernel/local-services.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { toProxyEvent } from '../local/gateway.ts';

@@ -15,6 +15,7 @@ import {
   setLocalConfig,
 } from '../functions/config/config-local.ts';
 import { DEFAULT_ACCOUNT } from '../functions/kernel/accounts.ts';
+import { ENV } from '../functions/kernel/env.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
 import { refreshDebtors, refreshSource } from '../functions/report/refresh/refresh.ts';
@@ -117,7 +118,7 @@ function reportEvent(path: string, query: string): APIGatewayProxyEvent {
 }
 
 export async function reportBench(): Promise<Figure[]> {
-  process.env.LEADS_RUNTIME = 'local';
+  process.env[ENV.runtime] = 'local';
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   const root = mkdtempSync(join(tmpdir(), 'leads-bench-report-'));

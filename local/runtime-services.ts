@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { type ConfigError, setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
 import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
+import { ENV } from '../functions/kernel/env.ts';
 import { setLocalServices } from '../functions/kernel/local-services.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { localErasureSalt } from '../functions/ledger/erasure-salt-local.ts';
@@ -61,7 +62,7 @@ export async function stopAll(running: Running): Promise<void> {
 /** The data folder, and the process settings the in-process handlers read. */
 export function prepareProcess(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true });
-  process.env.LEADS_RUNTIME = 'local';
+  process.env[ENV.runtime] = 'local';
   // The AWS SDK warns on Node 20 about its releases from 2027; locally it only talks to dynalite,
   // and the deployed functions run on Node 24. The warning would be noise on every start.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -7,56 +7,18 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
 import { inRequestLanguage } from '../kernel/language.ts';
-import { METRICS } from '../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../kernel/observability.ts';
-import { settled } from '../kernel/ready.ts';
-import { type AdminDeps, type AdminEvents, handleAdmin } from './admin.ts';
+import { flushMetrics, logger } from '../kernel/observability.ts';
+import { currentRuntime, handlerWiring } from '../kernel/ready.ts';
+import { type AdminDeps, handleAdmin } from './admin.ts';
+import { adminEvents } from './events.ts';
 
-const deps: Promise<Omit<AdminDeps, 'events'>> =
-  process.env.LEADS_RUNTIME === 'local'
-    ? import('./wiring-local.ts').then((m) => m.localAdminDeps())
-    : import('./wiring-aws.ts').then((m) => m.awsAdminDeps());
+const wiring = handlerWiring<Omit<AdminDeps, 'events'>>({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsAdminDeps()),
+  local: () => import('./wiring-local.ts').then((m) => m.localAdminDeps()),
+});
 
-/** Settles once the wiring above is loaded (kernel/ready.ts). */
-export const ready = settled(deps);
-
-/** Lead ids, statuses, counts and the operator's username: no lead content. */
-const adminEvents: AdminEvents = {
-  refused(event) {
-    logger.info('admin request refused', event);
-    count(METRICS.adminRefused);
-  },
-  retried(event) {
-    logger.info('lead retried by an operator', event);
-    count(METRICS.leadRetried);
-  },
-  replayed(event) {
-    logger.info('dead leads replayed', event);
-    count(METRICS.leadReplayed, event.requeued);
-  },
-  backfilled(event) {
-    logger.info('platform leads backfilled', event);
-    count(METRICS.leadBackfilled, event.new);
-    if (event.erased > 0) count(METRICS.erasedLeadDropped, event.erased);
-  },
-  erased(event) {
-    // Counts and the operator only: never the e-mail, phone or CPF that was asked for.
-    logger.info('personal data erased on request', event);
-    count(METRICS.leadErased, event.found);
-  },
-  failed({ route, error }) {
-    logger.error('admin dependency failed', { route, error: String(error) });
-    count(METRICS.adminUnavailable);
-  },
-  corrected(event) {
-    logger.info('lead corrected by an operator', event);
-    count(METRICS.leadCorrected);
-  },
-  testLeadSent(event) {
-    logger.info('test lead sent by an operator', event);
-    count(METRICS.testLeadSent);
-  },
-};
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 /**
  * The API's base URL as the caller reached it: the request context's path is the event's path
@@ -76,12 +38,12 @@ export async function handler(
 ): Promise<APIGatewayProxyResult> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.
   if (context) logger.addContext(context);
-  const resolved = await deps;
+  const resolved = await wiring.get();
   const request = {
     resource: event.resource,
     pathParameters: event.pathParameters,
     request: requestFromEvent(event),
-    baseUrl: baseUrlOf(event, process.env.LEADS_RUNTIME === 'local'),
+    baseUrl: baseUrlOf(event, currentRuntime() === 'local'),
   };
   const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
   try {

@@ -16,7 +16,7 @@
  *   address never signed in as that name) → Allow with `throttled: "true"` and `retryAfter`
  *   (seconds) in the context, principal `throttled`, and nothing checked: an authorizer can only
  *   allow or deny, and API Gateway answers a deny with 401 or 403 and no Retry-After, so the
- *   function behind it answers 429 with Retry-After instead (kernel/route-guard.ts, intake.ts).
+ *   function behind it answers 429 with Retry-After instead (kernel/route-guard.ts).
  *   That is safe because the authorizer's decisions are not cached
  *   (BASIC_AUTH.resultsCacheTtlSeconds is 0): every request is decided afresh.
  *

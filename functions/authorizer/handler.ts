@@ -6,10 +6,8 @@
  * Refused credentials throw `Unauthorized`, API Gateway's way to answer 401 (its UNAUTHORIZED
  * gateway response, with the Basic challenge); any other failure (the clients cannot be read)
  * throws as itself, which API Gateway answers with 500. A locked sign-in is allowed with
- * `throttled` in the context, and the function answers 429. Never logs credentials or the user
- * name that was tried (a person may type a password into it), nor the address (`lockedBy` says
- * only which counter locked). Metrics: `AuthFailure` per wrong password, `AuthThrottled` per
- * locked sign-in.
+ * `throttled` in the context, and the function answers 429. Its log lines and metrics are
+ * events.ts's.
  */
 import type {
   APIGatewayAuthorizerResult,
@@ -18,23 +16,23 @@ import type {
 } from 'aws-lambda';
 import type { ConfigSource } from '../config/config-source.ts';
 import type { AuthThrottle } from '../kernel/auth-throttle.ts';
-import { METRICS } from '../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../kernel/observability.ts';
-import { settled } from '../kernel/ready.ts';
+import { flushMetrics, logger } from '../kernel/observability.ts';
+import { handlerWiring } from '../kernel/ready.ts';
 import { authorizeBasic } from './authorizer-event.ts';
+import { type AuthorizerWhere, authorizerEvents } from './events.ts';
 
 export interface AuthorizerDeps {
   config: Pick<ConfigSource, 'clients'>;
   throttle: AuthThrottle;
 }
 
-const deps: Promise<AuthorizerDeps> =
-  process.env.LEADS_RUNTIME === 'local'
-    ? import('./wiring-local.ts').then((m) => m.localAuthorizerDeps())
-    : import('./wiring-aws.ts').then((m) => m.awsAuthorizerDeps());
+const wiring = handlerWiring<AuthorizerDeps>({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsAuthorizerDeps()),
+  local: () => import('./wiring-local.ts').then((m) => m.localAuthorizerDeps()),
+});
 
-/** Settles once the wiring above is loaded (kernel/ready.ts). */
-export const ready = settled(deps);
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 export async function handler(
   event: APIGatewayRequestAuthorizerEvent,
@@ -42,15 +40,15 @@ export async function handler(
 ): Promise<APIGatewayAuthorizerResult> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.
   if (context) logger.addContext(context);
-  const { config, throttle } = await deps;
+  const { config, throttle } = await wiring.get();
   let clients: Awaited<ReturnType<ConfigSource['clients']>>;
   try {
     clients = await config.clients();
   } catch (error) {
-    logger.error('authorizer cannot read the API clients', { error: String(error) });
+    authorizerEvents.clientsUnreadable(error);
     throw error;
   }
-  const where = {
+  const where: AuthorizerWhere = {
     method: event.httpMethod,
     resource: event.resource,
     apiRequestId: event.requestContext?.requestId,
@@ -58,25 +56,15 @@ export async function handler(
   try {
     const decision = await authorizeBasic(event, clients, {
       throttle,
-      onThrottleError: (error) => {
-        logger.error('auth throttle unavailable; sign-in checked without it', {
-          error: String(error),
-        });
-        count(METRICS.authThrottleUnavailable);
-      },
+      onThrottleError: (error) => authorizerEvents.throttleUnavailable(error),
     });
     if (!decision.allow) {
-      logger.info('basic credentials refused', { reason: decision.reason, ...where });
-      if (decision.reason === 'invalid') count(METRICS.authFailure);
+      authorizerEvents.refused(decision.reason, where);
       throw new Error('Unauthorized');
     }
     if ('throttled' in decision) {
-      logger.warn('basic sign-in throttled', {
-        retryAfterSeconds: decision.retryAfterSeconds,
-        lockedBy: decision.lockedBy,
-        ...where,
-      });
-      count(METRICS.authThrottled);
+      const { retryAfterSeconds, lockedBy } = decision;
+      authorizerEvents.throttled({ retryAfterSeconds, lockedBy }, where);
     }
     return decision.result;
   } finally {

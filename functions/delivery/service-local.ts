@@ -31,6 +31,7 @@ import { localServices } from '../kernel/local-services.ts';
 import { logger } from '../kernel/observability.ts';
 import { localLeadQueue, localLedger } from '../ledger/ledger-local.ts';
 import { type CircuitOptions, DEFAULT_CIRCUIT_OPTIONS } from '../upstream/circuit.ts';
+import { queueEvents } from './forward/events.ts';
 import {
   checkLookupPermission,
   type ForwardOptions,
@@ -138,7 +139,7 @@ export async function startLocalDelivery(
   );
   const lookupForbidden = accounts.filter((_, index) => permissions[index] === 'forbidden');
   for (const upstream of lookupForbidden) {
-    logger.warn('the upstream key may not look prospects up', { upstream });
+    queueEvents.lookupForbidden({ upstream, lookupPermission: 'forbidden' });
   }
   const lookupPermission: LookupPermission =
     lookupForbidden.length > 0

@@ -2,7 +2,7 @@
 
 import { METRICS } from '../kernel/metrics.ts';
 import { count, logger } from '../kernel/observability.ts';
-import type { IntakeEvents } from './intake.ts';
+import type { IntakeEvents } from './intake-deps.ts';
 
 /** What ties a log line to the request that caused it (never the request's content). */
 export interface IntakeRequestIds {

@@ -7,17 +7,17 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
 import { inRequestLanguage } from '../kernel/language.ts';
 import { flushMetrics, logger } from '../kernel/observability.ts';
-import { settled } from '../kernel/ready.ts';
+import { handlerWiring } from '../kernel/ready.ts';
 import { intakeEventsFor } from './events.ts';
 import { handleIntake, type IntakeDeps } from './intake.ts';
 
-const deps: Promise<IntakeDeps> =
-  process.env.LEADS_RUNTIME === 'local'
-    ? import('./wiring-local.ts').then((m) => m.localIntakeDeps())
-    : import('./wiring-aws.ts').then((m) => m.awsIntakeDeps());
+const wiring = handlerWiring<IntakeDeps>({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsIntakeDeps()),
+  local: () => import('./wiring-local.ts').then((m) => m.localIntakeDeps()),
+});
 
-/** Settles once the wiring above is loaded (kernel/ready.ts). */
-export const ready = settled(deps);
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 export async function handler(
   event: APIGatewayProxyEvent,
@@ -25,7 +25,7 @@ export async function handler(
 ): Promise<APIGatewayProxyResult> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.
   if (context) logger.addContext(context);
-  const resolved = await deps;
+  const resolved = await wiring.get();
   // The gateway's request id beside each lead id, to follow a request from the access log.
   const events = intakeEventsFor({ apiRequestId: event.requestContext?.requestId });
   // The Prospect API's wait for delivery ends before the function's timeout does.

@@ -11,7 +11,7 @@ import { awsErasureSalt } from '../ledger/erasure-salt-aws.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
 import { intakeEvents } from './events.ts';
-import type { IntakeDeps } from './intake.ts';
+import type { IntakeDeps } from './intake-deps.ts';
 
 export function awsIntakeDeps(env: NodeJS.ProcessEnv = process.env): IntakeDeps {
   return {

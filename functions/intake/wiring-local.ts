@@ -2,7 +2,7 @@
 import { localConfigSource } from '../config/config-local.ts';
 import { localLeadQueue, localLedger } from '../ledger/ledger-local.ts';
 import { intakeEvents } from './events.ts';
-import type { IntakeDeps } from './intake.ts';
+import type { IntakeDeps } from './intake-deps.ts';
 
 export function localIntakeDeps(): IntakeDeps {
   return {

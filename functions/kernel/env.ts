@@ -21,7 +21,10 @@ export const ENV = {
   appConfigProfile: 'LEADS_APPCONFIG_PROFILE',
   /** Secrets Manager names start with this. */
   secretsPrefix: 'LEADS_SECRETS_PREFIX',
-  /** `local` in the local runtime; defined as `aws` in the deployed bundles. */
+  /**
+   * `aws` on every deployed function (NodeFunction), `local` in the local runtime: which wiring
+   * a handler loads (kernel/ready.ts).
+   */
   runtime: 'LEADS_RUNTIME',
 } as const;
 

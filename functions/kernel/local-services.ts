@@ -1,7 +1,7 @@
 /**
  * What the local runtime (local/runtime.ts) started for in-process handlers: the local DynamoDB
  * and the table names. Handlers reach it through their local wiring; a Lambda never imports
- * this module (its bundle drops the local branch).
+ * this module (its bundle leaves the local wirings out: infra/constructs/node-function.ts).
  */
 import type { DynamoDb } from './aws/dynamodb.ts';
 

@@ -1,33 +1,57 @@
 /**
- * A handler's `ready` export: settles once its wiring, loaded with `import()` when the module is
- * imported, is in place, whether it loaded or failed (a failed wiring still fails each
- * invocation, where it is reported). It is what a first invocation waits for; the cold-init
- * bench (bench/cold-init.ts) waits for it too. `undefined` (nothing loading at import: tests, the
- * local runtime for the functions that wire on first use) settles at once.
+ * How every handler gets its wiring (the adapters of its ports): `handlerWiring({ aws, local })`,
+ * each loaded once per container with `import()`, so that what only the AWS or only the local
+ * runtime needs is never read by the other. A Lambda bundle does not even contain the local
+ * wiring (infra/constructs/node-function.ts, LOCAL_ONLY_MODULES).
+ *
+ * Which wiring, and when, by ENV.runtime (`LEADS_RUNTIME`):
+ * - `aws` (every deployed function: NodeFunction sets it): the AWS wiring starts loading when the
+ *   handler module is imported, so a cold start reads its chunks during init rather than in the
+ *   first invocation;
+ * - `local` (the local runtime, local/runtime-services.ts): the local wiring, at import too; a
+ *   handler without one (the forwarder, the reconciler, the watch: the local runtime runs their
+ *   use cases as services of its own) loads nothing at import;
+ * - unset (tests): nothing at import; the first `get()` loads the AWS wiring.
+ *
+ * The handler's `ready` export is the wiring's `ready`: it settles once the wiring loading at
+ * import is in place, whether it loaded or failed (a failed wiring still fails each invocation,
+ * where it is reported), at once when nothing loads at import. A first invocation waits for it;
+ * the cold-init bench (bench/cold-init.ts) waits for it too.
  */
-export function settled(wiring: Promise<unknown> | undefined): Promise<void> {
-  return (wiring ?? Promise.resolve()).then(
-    () => undefined,
-    () => undefined,
-  );
+import { ENV } from './env.ts';
+
+export type Runtime = 'aws' | 'local';
+
+/** A handler's wiring: `get()` loads it once (or returns what loads since import). */
+export interface Wiring<T> {
+  get(): Promise<T>;
+  /** Settles once the wiring loading at import is in place (see the module comment). */
+  ready: Promise<void>;
 }
 
-/**
- * The deployed wiring of a handler that only ever runs on AWS (the forwarder, the reconciler,
- * the watch), loaded once. In the Lambda bundle (LEADS_RUNTIME defined as "aws") loading starts
- * at import, so a cold start reads the wiring's chunks during init rather than in the first
- * invocation, and `ready` settles when it is loaded; tests load nothing until `get()` is called.
- */
-export function deployedWiring<T>(load: () => Promise<T>): {
-  get(): Promise<T>;
-  ready: Promise<void>;
-} {
-  let loading: Promise<T> | undefined = process.env.LEADS_RUNTIME === 'aws' ? load() : undefined;
+/** The runtime this process runs in (ENV.runtime); undefined in tests. */
+export function currentRuntime(env: NodeJS.ProcessEnv = process.env): Runtime | undefined {
+  const value = env[ENV.runtime];
+  return value === 'aws' || value === 'local' ? value : undefined;
+}
+
+/** The wiring of a handler, by runtime (see the module comment). */
+export function handlerWiring<T>(loaders: {
+  aws: () => Promise<T>;
+  local?: () => Promise<T>;
+}): Wiring<T> {
+  const runtime = currentRuntime();
+  const atImport =
+    runtime === 'local' ? loaders.local : runtime === 'aws' ? loaders.aws : undefined;
+  let loading: Promise<T> | undefined = atImport?.();
   return {
     get: () => {
-      loading ??= load();
+      loading ??= loaders.aws();
       return loading;
     },
-    ready: settled(loading),
+    ready: (loading ?? Promise.resolve()).then(
+      () => undefined,
+      () => undefined,
+    ),
   };
 }

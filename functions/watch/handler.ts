@@ -1,14 +1,14 @@
 /**
  * The quiet-profile watch Lambda (quiet-profiles.ts): EventBridge Scheduler invokes it every
  * WATCH_INTERVAL_MINUTES; it publishes to the alarm topic (ALERT_TOPIC_ARN), or logs the alert
- * when no topic is configured. Logs profile names and counts only. Under `npm start` the same
- * watch runs from service-local.ts.
+ * when no topic is configured. Logs profile names and counts only (events.ts). Under `npm start`
+ * the same watch runs from service-local.ts.
  */
 
-import { METRICS } from '../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../kernel/observability.ts';
-import { deployedWiring } from '../kernel/ready.ts';
+import { flushMetrics } from '../kernel/observability.ts';
+import { handlerWiring } from '../kernel/ready.ts';
 import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from './alert-env.ts';
+import { watchEvents } from './events.ts';
 import {
   type Alert,
   type WatchDeps,
@@ -33,9 +33,7 @@ async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
           );
         };
       })()
-    : async (alert: Alert) => {
-        logger.warn('quiet profiles (no alert topic configured)', { subject: alert.subject });
-      };
+    : async (alert: Alert) => watchEvents.alertLogged(alert);
   const consoleUrl = env[CONSOLE_URL_ENV];
   const [
     { createDynamoDb },
@@ -59,20 +57,16 @@ async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
   };
 }
 
-const deployed = deployedWiring(() => deps(process.env));
+// No local wiring: the local runtime runs the watch as a service of its own (service-local.ts).
+const wiring = handlerWiring({ aws: () => deps(process.env) });
 
-/** Settles once the deployed wiring is loaded (kernel/ready.ts). */
-export const ready = deployed.ready;
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 export async function handler(): Promise<WatchResult> {
   try {
-    const result = await watchQuietProfiles(await deployed.get());
-    logger.info('quiet-profile watch ran', {
-      watched: result.watched,
-      scanned: result.scanned,
-      quiet: result.quiet.map((q) => q.profile),
-    });
-    if (result.quiet.length > 0) count(METRICS.profilesQuiet, result.quiet.length);
+    const result = await watchQuietProfiles(await wiring.get());
+    watchEvents.ran(result);
     return result;
   } finally {
     flushMetrics();

@@ -7,6 +7,7 @@
 import { localConfigSource } from '../config/config-local.ts';
 import { logger } from '../kernel/observability.ts';
 import { localLedger } from '../ledger/ledger-local.ts';
+import { watchEvents } from './events.ts';
 import { type Alert, WATCH_INTERVAL_MINUTES, watchQuietProfiles } from './quiet-profiles.ts';
 
 export interface LocalWatchOptions {
@@ -28,7 +29,7 @@ export function startLocalWatch(options: LocalWatchOptions = {}): { stop(): Prom
     ...(options.now && { now: options.now }),
     ...(options.consoleUrl && { consoleUrl: options.consoleUrl }),
     async notify(alert: Alert) {
-      logger.warn('quiet profiles', { subject: alert.subject });
+      watchEvents.alertLogged(alert);
       options.onAlert?.(alert);
     },
   };

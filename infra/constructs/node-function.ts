@@ -3,10 +3,11 @@
  * states what differs (entry, memory, timeout, description, environment).
  *
  * Fixed here: the newest Node.js runtime of this aws-cdk-lib (nodejs24.x), ARM64, X-Ray active,
- * ESM bundle (`index.mjs`) minified with source maps and the AWS SDK bundled in, `process.env.LEADS_RUNTIME` defined as
- * "aws" at bundle time so local-only branches are dropped, an explicit log group with a
- * retention, a role that may write only to that log group, Powertools settings, and a check
- * that the environment stays under Lambda's 4 KB limit.
+ * ESM bundle (`index.mjs`) minified with source maps and the AWS SDK bundled in, the local wirings
+ * left out of it (LOCAL_ONLY_MODULES), `LEADS_RUNTIME` (ENV.runtime) set to "aws" and
+ * `process.env.LEADS_RUNTIME` defined as "aws" at bundle time so any other local-only branch is
+ * dropped, an explicit log group with a retention, a role that may write only to that log group,
+ * Powertools settings, and a check that the environment stays under Lambda's 4 KB limit.
  */
 import { join } from 'node:path';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
@@ -19,6 +20,7 @@ import {
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { ENV } from '../../functions/kernel/env.ts';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
 /** The code-splitting rebuild run after NodejsFunction's own bundling (split-bundle.mjs). */
@@ -32,6 +34,15 @@ export const NODE_RUNTIME = Runtime.NODEJS_24_X;
 export const LAMBDA_ENV_LIMIT_BYTES = 4096;
 /** Estimated length of a value only CloudFormation knows (an ARN, a queue URL). */
 const UNRESOLVED_VALUE_BYTES = 128;
+
+/**
+ * What a Lambda bundle never contains: each handler's local wiring (`wiring-local.ts`), which
+ * kernel/ready.ts's `handlerWiring` imports only when LEADS_RUNTIME is `local`. Left external,
+ * its `import()` stays in the bundle as written and is never run, so the local runtime's modules
+ * are neither shipped nor split into chunks shared with the AWS wiring (which a cold start would
+ * then read). bench/cold-init.ts bundles with it too.
+ */
+export const LOCAL_ONLY_MODULES = ['*/wiring-local.ts'];
 
 /** Lets esbuild's ESM output `require()` Node built-ins from bundled CommonJS code. */
 const CREATE_REQUIRE_BANNER =
@@ -76,7 +87,7 @@ export class NodeFunction extends NodejsFunction {
       ...rest
     } = props;
     const bundleAwsSDK = bundling?.bundleAwsSDK ?? true;
-    const define = { 'process.env.LEADS_RUNTIME': JSON.stringify('aws'), ...bundling?.define };
+    const define = { [`process.env.${ENV.runtime}`]: JSON.stringify('aws'), ...bundling?.define };
     // Shared by NodejsFunction's build and the split rebuild that replaces its output.
     const target = bundling?.target ?? ESBUILD_TARGET;
     const banner = bundling?.banner ?? (bundleAwsSDK ? CREATE_REQUIRE_BANNER : undefined);
@@ -110,7 +121,7 @@ export class NodeFunction extends NodejsFunction {
         // No `NODE_OPTIONS=--enable-source-maps`: parsing the bundle's source map at start-up
         // cost 0.7× more init (docs/performance.md). The map ships beside index.mjs, so a
         // minified stack trace from a log can be mapped back; a stack may set it to trade.
-        LEADS_RUNTIME: 'aws',
+        [ENV.runtime]: 'aws',
         POWERTOOLS_SERVICE_NAME: serviceName,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
         POWERTOOLS_LOG_LEVEL: logLevel,
@@ -146,7 +157,10 @@ export class NodeFunction extends NodejsFunction {
               outdir: outputDir,
               target,
               define,
-              external: bundling?.externalModules ?? (bundleAwsSDK ? [] : ['@aws-sdk/*']),
+              external: [
+                ...(bundling?.externalModules ?? (bundleAwsSDK ? [] : ['@aws-sdk/*'])),
+                ...LOCAL_ONLY_MODULES,
+              ],
               ...(banner && { banner }),
             }),
           ],

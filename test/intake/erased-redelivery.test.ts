@@ -29,7 +29,11 @@ const config = createLocalConfigSource(
   parseConfig(
     testConfig(
       {
-        typeform: { source: 'typeform', secret: PLATFORM_SECRETS.typeform },
+        typeform: {
+          source: 'typeform',
+          secret: PLATFORM_SECRETS.typeform,
+          defaults: { idBranch: 1 },
+        },
         meta: {
           source: 'meta',
           appSecret: PLATFORM_SECRETS.metaAppSecret,

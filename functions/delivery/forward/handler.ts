@@ -16,10 +16,10 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Sqs } from '../../kernel/aws/sqs.ts';
-import { METRICS } from '../../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { deployedWiring } from '../../kernel/ready.ts';
+import { flushMetrics, logger } from '../../kernel/observability.ts';
+import { handlerWiring } from '../../kernel/ready.ts';
 import { type LeadQueue, parseLeadMessage } from '../../ledger/lead-queue.ts';
+import { queueEvents } from './events.ts';
 import { checkLookupPermission, type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
 import { settleMessage } from './settle.ts';
 
@@ -65,11 +65,7 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
   const checkPermission = (account: string, client: Parameters<typeof checkLookupPermission>[0]) =>
     checkLookupPermission(client).then((permission) => {
       if (permission === 'forbidden') {
-        logger.warn('the upstream key may not look prospects up: exactly-once is not assured', {
-          upstream: account,
-          lookupPermission: permission,
-        });
-        count(METRICS.upstreamLookupForbidden);
+        queueEvents.lookupForbidden({ upstream: account, lookupPermission: permission });
       } else if (permission === 'unknown') {
         permissionChecked.delete(account);
       }
@@ -84,10 +80,7 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
       });
     } catch (error) {
       // The record still fails: it comes back after the queue's visibility timeout instead.
-      logger.warn('could not change a lead message visibility', {
-        messageId: record.messageId,
-        error: error instanceof Error ? error.name : String(error),
-      });
+      queueEvents.visibilityUnchanged({ messageId: record.messageId, error });
     }
   }
 
@@ -113,9 +106,7 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
       const recordHandler = async (record: SQSRecord): Promise<string> => {
         const message = parseLeadMessage(record.body);
         if (!message) {
-          logger.error('poison message on the lead queue: acknowledged and dropped', {
-            messageId: record.messageId,
-          });
+          queueEvents.poisonDropped({ messageId: record.messageId });
           return 'poison';
         }
         if (context.getRemainingTimeInMillis() < neededMs) {
@@ -126,14 +117,8 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
         try {
           outcome = await forwardLead(message, deps.forward, deps.now);
         } catch (error) {
-          logger.error(
-            'lead delivery failed; the message comes back after its visibility timeout',
-            {
-              leadId: message.leadId,
-              messageId: record.messageId,
-              error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-            },
-          );
+          const { messageId } = record;
+          queueEvents.failed({ leadId: message.leadId, messageId, error });
           throw error;
         }
         const settled = await settleMessage(
@@ -144,7 +129,12 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
             acknowledge: async () => {},
             retryAfter: (delayMs) => setVisibility(record, visibilitySeconds(delayMs)),
           },
-          (error) => logResendFailure(message.leadId, record.messageId, error),
+          (error) =>
+            queueEvents.resendFailed({
+              leadId: message.leadId,
+              messageId: record.messageId,
+              error,
+            }),
         );
         if (settled === 'delayed') throw new RetryLater(outcome.delayMs ?? 0, outcome.reason);
         return settled === 're-sent' ? `re-sent: ${outcome.reason}` : outcome.reason;
@@ -162,22 +152,15 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
   };
 }
 
-function logResendFailure(leadId: string, messageId: string, error: unknown): void {
-  logger.warn('could not re-send a waiting lead; its message is delayed instead', {
-    leadId,
-    messageId,
-    error: error instanceof Error ? error.name : String(error),
-  });
-}
+// No local wiring: the local runtime runs the delivery as a worker of its own (delivery/service-local.ts).
+const wiring = handlerWiring({
+  aws: () => import('./wiring-aws.ts').then((m) => createDeliveryHandler(m.awsDeliveryDeps())),
+});
 
-const deployed = deployedWiring(() =>
-  import('./wiring-aws.ts').then((m) => createDeliveryHandler(m.awsDeliveryDeps())),
-);
-
-/** Settles once the deployed wiring is loaded (kernel/ready.ts). */
-export const ready = deployed.ready;
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 /** The Lambda entry point, wired to AWS on first use. */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  return (await deployed.get())(event, context);
+  return (await wiring.get())(event, context);
 }

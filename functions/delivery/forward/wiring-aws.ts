@@ -1,8 +1,9 @@
 /**
- * The forwarder's AWS adapters: configuration from LEADS_SETTINGS and Secrets Manager (with the
- * sources' profile rules: delivery reads profiles), the DynamoDB ledger (which also holds the
- * account's pacer and circuit items), SQS for message visibility and for the wake-up messages.
- * The variables are set by the stack (kernel/env.ts names them).
+ * The forwarder's AWS adapters: configuration from the configuration store (AppConfig) and
+ * Secrets Manager (config/config-aws.ts, with the sources' profile rules: delivery reads
+ * profiles), the DynamoDB ledger (which also holds the account's pacer and circuit items), SQS
+ * for message visibility and for the wake-up messages. The variables are set by the stack
+ * (kernel/env.ts names them).
  */
 import { createAwsConfigSource } from '../../config/config-aws.ts';
 import { PROFILE_RULES } from '../../config/profile-rules.ts';

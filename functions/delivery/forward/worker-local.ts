@@ -17,6 +17,7 @@ import { isLeadId } from '../../domain/lead-lifecycle.ts';
 import { logger } from '../../kernel/observability.ts';
 import type { LeadMessage } from '../../ledger/lead-queue.ts';
 import type { LocalLeadQueue, LocalQueueMessage } from '../../ledger/lead-queue-local.ts';
+import { queueEvents } from './events.ts';
 import { type ForwardDeps, type ForwardOutcome, forwardLead } from './forward.ts';
 import { settleMessage } from './settle.ts';
 
@@ -55,7 +56,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   async function handle(flight: InFlight): Promise<void> {
     const { message } = flight;
     if (!isLeadId(message.leadId)) {
-      logger.error('poison message on the lead queue: deleted', { messageId: message.id });
+      queueEvents.poisonDropped({ messageId: message.id });
       await queue.delete(message.receiptHandle);
       return;
     }
@@ -70,10 +71,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
       );
     } catch (error) {
       if (!flight.handedBack) {
-        logger.error('lead delivery failed; the message comes back after its visibility timeout', {
-          leadId: message.leadId,
-          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-        });
+        queueEvents.failed({ leadId: message.leadId, messageId: message.id, error });
       }
       return;
     }
@@ -91,11 +89,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
           await queue.changeVisibility(message.receiptHandle, wait);
         },
       },
-      (error) =>
-        logger.warn('could not re-send a waiting lead; its message is delayed instead', {
-          leadId: message.leadId,
-          error: error instanceof Error ? error.name : String(error),
-        }),
+      (error) => queueEvents.resendFailed({ leadId: message.leadId, messageId: message.id, error }),
     );
   }
 

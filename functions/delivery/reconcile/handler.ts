@@ -5,28 +5,24 @@
  * runs it again a minute later. Wiring is chosen once per container.
  */
 import type { Context } from 'aws-lambda';
-import { METRICS } from '../../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { deployedWiring } from '../../kernel/ready.ts';
+import { flushMetrics, logger } from '../../kernel/observability.ts';
+import { handlerWiring } from '../../kernel/ready.ts';
+import { retentionEvents } from './events.ts';
 import { type ReconcileResult, reconcile } from './reconcile.ts';
 import { redactExpired } from './retention.ts';
 
-const deployed = deployedWiring(() => import('./wiring-aws.ts').then((m) => m.awsReconcileDeps()));
+// No local wiring: the local runtime's delivery worker reconciles on its own (delivery/service-local.ts).
+const wiring = handlerWiring({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsReconcileDeps()),
+});
 
-/** Settles once the deployed wiring is loaded (kernel/ready.ts). */
-export const ready = deployed.ready;
-
-const retentionEvents = {
-  redacted(event: { leadId: string; status: string }) {
-    logger.info('lead personal data removed (retention)', event);
-    count(METRICS.leadRedacted);
-  },
-};
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 export async function handler(_event: unknown, context: Context): Promise<ReconcileResult> {
   logger.addContext(context);
   try {
-    const deps = await deployed.get();
+    const deps = await wiring.get();
     const remainingMs = () => context.getRemainingTimeInMillis();
     const result = await reconcile({ ...deps, remainingMs });
     // Once an hour (the schedule runs every minute): the retention reads the old leads' index.
@@ -39,9 +35,7 @@ export async function handler(_event: unknown, context: Context): Promise<Reconc
         remainingMs,
         events: retentionEvents,
       });
-      if (retention.redacted > 0 || retention.more) {
-        logger.info('personal data retention run', { ...retention, days });
-      }
+      retentionEvents.ran({ ...retention, days });
     }
     return result;
   } finally {

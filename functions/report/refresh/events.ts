@@ -1,4 +1,7 @@
-/** The refresher's log lines and metrics (Powertools): ids, counts and error kinds only. */
+/**
+ * The refresher's log lines and metrics (Powertools): ids, counts and error kinds only: the use
+ * case's (refresh.ts RefreshEvents), and the Lambda's about its queue's messages (handler.ts).
+ */
 
 import { METRICS } from '../../kernel/metrics.ts';
 import { count, logger, ratio, seconds } from '../../kernel/observability.ts';
@@ -43,5 +46,16 @@ export const refreshEvents: RefreshEvents = {
   },
   scheduled(event) {
     if (event.accounts.length > 0) logger.info('debtors report refreshes requested', event);
+  },
+};
+
+/** The refresher Lambda's (handler.ts), about the `refresh` queue's messages. */
+export const refreshQueueEvents = {
+  notARefresh(event: { messageId: string }) {
+    logger.warn('not a refresh message: dropped', event);
+  },
+  /** Recording the outcome failed: the message goes back to the queue. */
+  notRecorded(event: { messageId: string; error: unknown }) {
+    logger.error('refresh outcome not recorded: the message goes back to the queue', event);
   },
 };

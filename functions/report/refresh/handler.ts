@@ -9,39 +9,37 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { flushMetrics, logger } from '../../kernel/observability.ts';
-import { settled } from '../../kernel/ready.ts';
+import { handlerWiring } from '../../kernel/ready.ts';
 import { decodeRefreshMessage } from '../trigger/report-trigger.ts';
+import { refreshQueueEvents } from './events.ts';
 import { type AccountsRefreshDeps, refreshRequest } from './refresh.ts';
 
-const deps: Promise<AccountsRefreshDeps> =
-  process.env.LEADS_RUNTIME === 'local'
-    ? import('./wiring-local.ts').then((m) => m.localRefreshDeps())
-    : import('./wiring-aws.ts').then((m) => m.awsRefreshDeps());
+const wiring = handlerWiring<AccountsRefreshDeps>({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsRefreshDeps()),
+  local: () => import('./wiring-local.ts').then((m) => m.localRefreshDeps()),
+});
 
-/** Settles once the wiring above is loaded (kernel/ready.ts). */
-export const ready = settled(deps);
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.
   logger.addContext(context);
-  const resolved = await deps;
+  const resolved = await wiring.get();
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   try {
     for (const record of event.Records) {
       const sentAt = new Date(Number(record.attributes?.SentTimestamp));
       const message = decodeRefreshMessage(record.body, sentAt);
       if (!message) {
-        logger.warn('not a refresh message: dropped', { messageId: record.messageId });
+        refreshQueueEvents.notARefresh({ messageId: record.messageId });
         continue;
       }
       try {
         const remainingMs = () => context.getRemainingTimeInMillis();
         await refreshRequest({ ...resolved, remainingMs }, message);
       } catch (error) {
-        logger.error('refresh outcome not recorded: the message goes back to the queue', {
-          messageId: record.messageId,
-          error,
-        });
+        refreshQueueEvents.notRecorded({ messageId: record.messageId, error });
         batchItemFailures.push({ itemIdentifier: record.messageId });
       }
     }

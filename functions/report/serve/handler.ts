@@ -6,38 +6,18 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../../kernel/apigateway-event.ts';
 import { inRequestLanguage } from '../../kernel/language.ts';
-import { METRICS } from '../../kernel/metrics.ts';
-import { count, flushMetrics, logger } from '../../kernel/observability.ts';
-import { settled } from '../../kernel/ready.ts';
-import { type ReportDeps, type ReportEvents, serveReport } from './serve.ts';
+import { flushMetrics, logger } from '../../kernel/observability.ts';
+import { handlerWiring } from '../../kernel/ready.ts';
+import { reportEvents } from './events.ts';
+import { type ReportDeps, serveReport } from './serve.ts';
 
-const deps: Promise<Omit<ReportDeps, 'events'>> =
-  process.env.LEADS_RUNTIME === 'local'
-    ? import('./wiring-local.ts').then((m) => m.localReportDeps())
-    : import('./wiring-aws.ts').then((m) => m.awsReportDeps());
+const wiring = handlerWiring<Omit<ReportDeps, 'events'>>({
+  aws: () => import('./wiring-aws.ts').then((m) => m.awsReportDeps()),
+  local: () => import('./wiring-local.ts').then((m) => m.localReportDeps()),
+});
 
-/** Settles once the wiring above is loaded (kernel/ready.ts). */
-export const ready = settled(deps);
-
-/** Routes, statuses and codes only: no query values (they may hold names), no credentials. */
-const reportEvents: ReportEvents = {
-  served(event) {
-    if (event.status >= 400) logger.info('report request refused', event);
-    count(event.status === 304 ? METRICS.reportNotModified : METRICS.reportServed);
-  },
-  refused(event) {
-    logger.info('report request refused', event);
-    count(event.code === 'report_not_ready' ? METRICS.reportNotReady : METRICS.reportRefused);
-  },
-  refreshRequested(event) {
-    logger.info('report refresh requested', event);
-    count(METRICS.reportRefreshRequested);
-  },
-  failed({ route, error }) {
-    logger.error('report dependency failed', { route, error: String(error) });
-    count(METRICS.reportUnavailable);
-  },
-};
+/** Settles once the wiring is loaded (kernel/ready.ts). */
+export const ready = wiring.ready;
 
 export async function handler(
   event: APIGatewayProxyEvent,
@@ -45,7 +25,7 @@ export async function handler(
 ): Promise<APIGatewayProxyResult> {
   // Every line of this invocation: Lambda's request id, cold_start, the function's name.
   if (context) logger.addContext(context);
-  const resolved = await deps;
+  const resolved = await wiring.get();
   try {
     const request = requestFromEvent(event);
     // Its refusals in the language the request prefers (kernel/language.ts).
