@@ -431,13 +431,13 @@ export function unreadable(message: string, body: Uint8Array): CaptureResult {
   return { problem: message, dedupKey: rawBodyHash(body) };
 }
 
-/** A JSON object body, or the problem to park it with (`body is not JSON`...). */
+/** A JSON object body, or the problem to park it with (`o corpo não é JSON`...). */
 export function readJsonObject(
   body: Uint8Array,
 ): { value: Record<string, unknown> } | { problem: string } {
   const parsed = parseJsonText(body);
-  if ('problem' in parsed) return { problem: 'body is not JSON' };
-  if (!isPlainObject(parsed.value)) return { problem: 'body is not a JSON object' };
+  if ('problem' in parsed) return { problem: 'o corpo não é JSON' };
+  if (!isPlainObject(parsed.value)) return { problem: 'o corpo não é um objeto JSON' };
   return { value: parsed.value };
 }
 
