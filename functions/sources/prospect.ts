@@ -60,8 +60,8 @@ export function readProspect(request: Pick<IntakeRequest, 'body' | 'contentType'
   const result = prospectSchema.safeParse(parsed.value);
   if (!result.success) {
     const details = describeIssues(result.error.issues, parsed.value);
-    const list = details.map((d) => `${d.field || '(body)'}: ${d.message}`).join('; ');
-    return { problem: `invalid Prospect: ${list}`, details };
+    const list = details.map((d) => `${d.field || '(corpo)'}: ${d.message}`).join('; ');
+    return { problem: `Prospect inválido: ${list}`, details };
   }
   return { prospect: result.data, body: parsed.value };
 }

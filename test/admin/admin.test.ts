@@ -17,6 +17,7 @@ import type { DlqRedrive } from '../../functions/admin/dlq-redrive.ts';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
 import type { Client, Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
+import { missingFieldsReason } from '../../functions/domain/prospect.ts';
 import type { HttpRequest } from '../../functions/kernel/http.ts';
 import type { LeadLedger, LeadRecord, NewLead } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
@@ -192,7 +193,7 @@ async function leadIn(
     dedupKey,
     capture: capture(dedupKey),
     status: initial,
-    ...(initial === 'parked' && { reason: 'required fields missing: lastName' }),
+    ...(initial === 'parked' && { reason: 'falta o campo obrigatório sobrenome' }),
     receivedAt,
   };
   const { lead: record } = await h.ledger.record(lead);
@@ -337,7 +338,7 @@ describe('GET /admin/leads/{leadId}', () => {
     const parked = await leadIn('parked');
     expect((await getLead(parked.leadId)).body).toMatchObject({
       status: 'parked',
-      reason: 'required fields missing: lastName',
+      reason: 'falta o campo obrigatório sobrenome',
     });
     const rejected = await leadIn('rejected');
     expect((await getLead(rejected.leadId)).body).toMatchObject({
@@ -1039,7 +1040,7 @@ async function formLead(
     capture: leadCapture,
     prospect: mapped.prospect,
     status: missing ? 'parked' : 'queued',
-    ...(missing && { reason: `required fields missing: ${mapped.missing.join(', ')}` }),
+    ...(missing && { reason: missingFieldsReason(mapped.missing) }),
     receivedAt,
   });
   return lead;
@@ -1233,7 +1234,7 @@ describe('the console page, previews, the set-up kit, test leads and the CSV', (
     expect(body.leads[0]).toMatchObject({
       prospect: { name: 'Carla', lastName: 'Dias', email: 'carla@example.com', idBranch: 3 },
       missing: ['cellphone'],
-      reason: 'required fields missing: cellphone',
+      reason: 'falta o campo obrigatório celular',
     });
     expect((await send({ method: 'GET', resource: '/admin/leads' })).body.leads).toEqual([]);
     const unknown = await send({

@@ -118,7 +118,7 @@ describe('npm run leads', () => {
     expect(human.code).toBe(0);
     expect(human.out).toMatch(/^LEAD\s+STATUS\s+PROFILE\s+ATTEMPTS\s+RECEIVED\s+WHY/);
     expect(human.out).toMatch(new RegExp(`${parked}\\s+parked\\s+site\\s+0\\s`));
-    expect(human.out).toContain('required fields missing: cellphone');
+    expect(human.out).toContain('falta o campo obrigatório celular');
     expect(json.code).toBe(0);
     const body = JSON.parse(json.out) as { leads: { leadId: string; status: string }[] };
     expect(body.leads).toContainEqual(
@@ -149,7 +149,7 @@ describe('npm run leads', () => {
     // Assess
     expect(shown.code).toBe(0);
     expect(shown.out).toMatch(/^status\s+parked$/m);
-    expect(shown.out).toMatch(/^reason\s+required fields missing: cellphone$/m);
+    expect(shown.out).toMatch(/^reason\s+falta o campo obrigatório celular$/m);
     expect(retried).toMatchObject({ code: 0, out: `lead ${leadId} is queued for delivery now` });
     expect((await rt.ledger.get(leadId))?.status).toBe('queued');
     expect(queued.out).toMatch(/^next attempt\s+\d{4}-/m);

@@ -150,7 +150,7 @@ describe('POST /admin/leads/{leadId}/retry', () => {
     const parked = await admin(`/admin/leads/${leadId}`, { authorization: OPS });
     expect(await parked.json()).toMatchObject({
       status: 'parked',
-      reason: 'required fields missing: lastName',
+      reason: 'falta o campo obrigatório sobrenome',
     });
     const listed = await admin('/admin/leads?status=parked', { authorization: OPS });
     const { leads } = (await listed.json()) as { leads: { leadId: string }[] };

@@ -193,7 +193,7 @@ describe('the bounded wait (use case)', () => {
     expect(JSON.parse(response.body)).toEqual({
       leadId: expect.stringMatching(/^ld_/),
       status: 'parked',
-      reason: 'required fields missing: lastName',
+      reason: 'falta o campo obrigatório sobrenome',
     });
     expect(sleeps).toEqual([]);
   });

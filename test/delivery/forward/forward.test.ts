@@ -569,7 +569,7 @@ describe('forwardLead: leads that cannot be sent as they are', () => {
       }),
     );
     expect(await h.step(lead.leadId)).toEqual({ kind: 'done', reason: 'missing-fields' });
-    expect((await h.ledger.get(lead.leadId))?.reason).toBe('required fields missing: cellphone');
+    expect((await h.ledger.get(lead.leadId))?.reason).toBe('falta o campo obrigatório celular');
     expect(await h.calls(POSTS)).toEqual({});
   });
 

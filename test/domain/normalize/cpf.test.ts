@@ -53,10 +53,7 @@ describe('normalizeCpf', () => {
     ['529.982.247-52', 'os dígitos verificadores do CPF não conferem'],
     ['529.982.247', 'o CPF deve ter 11 dígitos, tem 9'],
     ['529.982.247-255', 'o CPF deve ter 11 dígitos, tem 12'],
-    [
-      '529.982.247-25 e 123.456.789-09',
-      'o CPF só pode ter dígitos, os sinais . - / e espaços',
-    ],
+    ['529.982.247-25 e 123.456.789-09', 'o CPF só pode ter dígitos, os sinais . - / e espaços'],
     ['abc', 'o CPF só pode ter dígitos, os sinais . - / e espaços'],
     ['５２９９８２２４７２５', 'o CPF só pode ter dígitos, os sinais . - / e espaços'],
     ['1'.repeat(41), 'o CPF é longo demais'],
@@ -96,7 +93,9 @@ describe('normalizeCpf', () => {
         fc.integer({ min: 1, max: 9 }),
         (cpf, i, delta) => {
           const flipped = cpf.slice(0, i) + ((Number(cpf[i]) + delta) % 10) + cpf.slice(i + 1);
-          expect(normalizeCpf(flipped)).toEqual({ error: 'os dígitos verificadores do CPF não conferem' });
+          expect(normalizeCpf(flipped)).toEqual({
+            error: 'os dígitos verificadores do CPF não conferem',
+          });
         },
       ),
       { numRuns: 300 },
@@ -137,7 +136,9 @@ describe('normalizeCpf', () => {
       fc.property(fc.integer({ min: 0, max: 9 }), separator, (digit, sep) => {
         const repeated = String(digit).repeat(11);
         const text = `${repeated.slice(0, 3)}${sep}${repeated.slice(3, 6)}${sep}${repeated.slice(6, 9)}${sep}${repeated.slice(9)}`;
-        expect(normalizeCpf(text)).toEqual({ error: 'um CPF com todos os dígitos iguais não é válido' });
+        expect(normalizeCpf(text)).toEqual({
+          error: 'um CPF com todos os dígitos iguais não é válido',
+        });
       }),
     );
   });

@@ -117,7 +117,10 @@ describe('normalizeBirthday', () => {
     ['0990-01-01', 'o ano 990 está fora do intervalo'],
     ['Sunday, April 19, 1987', 'formato de data não reconhecido'],
     ['32252', 'formato de data não reconhecido'],
-    ['12345678', 'oito dígitos que não formam uma data de nascimento plausível como AAAAMMDD nem DDMMAAAA'],
+    [
+      '12345678',
+      'oito dígitos que não formam uma data de nascimento plausível como AAAAMMDD nem DDMMAAAA',
+    ],
     ['amanhã', 'formato de data não reconhecido'],
     ['1'.repeat(65), 'a data de nascimento é longa demais'],
   ])('rejects %j', (input, error) => {
