@@ -96,7 +96,7 @@ export interface AdminEvents {
 
 export interface AdminDeps {
   config: Pick<ConfigSource, 'clients' | 'profile' | 'profileSettings'> &
-    Partial<Pick<ConfigSource, 'accounts' | 'accountOf'>>;
+    Partial<Pick<ConfigSource, 'accounts' | 'accountOf' | 'report'>>;
   /** The set-up kit's view of the secrets: local files print them, deployed stacks never. */
   kit?: KitPlace;
   /** How the test lead is sent to the intake (global fetch by default). */

@@ -5,6 +5,7 @@
  * operator may see; 400 `unknown_upstream` for an account the operator may not see or that does
  * not exist. The circuit's view is also what a lead on its way shows (leads/view.ts).
  */
+import { circuitReasonPt } from '../domain/lead-reasons.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { type HttpResponse, json } from '../kernel/http.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
@@ -21,7 +22,9 @@ export interface UpstreamHealth {
     /** Consecutive failures that said nothing about a lead. */
     failures: number;
     openedAt?: string;
+    /** Why it opened, in Portuguese (domain/lead-reasons.ts); `reasonCode` as stored. */
     reason?: string;
+    reasonCode?: string;
     nextProbeAt?: string;
     lastSuccessAt?: string;
     lastFailureAt?: string;
@@ -58,7 +61,11 @@ export function circuitView(state: CircuitState): UpstreamHealth['circuit'] {
     const text = iso(value);
     if (text) view[key as 'openedAt'] = text;
   }
-  if (state.state === 'open' && state.reason) view.reason = state.reason;
+  // The reason as an operator reads it; its code (`unavailable 503`) for programs.
+  if (state.state === 'open' && state.reason) {
+    view.reason = circuitReasonPt(state.reason);
+    view.reasonCode = state.reason;
+  }
   return view;
 }
 

@@ -1021,6 +1021,7 @@ async function formLead(
   answers: Record<string, string>,
   receivedAt: Date,
   profile = 'site',
+  storedReason?: string,
 ): Promise<LeadRecord> {
   seq += 1;
   const dedupKey = `hash:${seq}-${randomBytes(4).toString('hex')}`;
@@ -1040,7 +1041,7 @@ async function formLead(
     capture: leadCapture,
     prospect: mapped.prospect,
     status: missing ? 'parked' : 'queued',
-    ...(missing && { reason: missingFieldsReason(mapped.missing) }),
+    ...(missing && { reason: storedReason ?? missingFieldsReason(mapped.missing) }),
     receivedAt,
   });
   return lead;
@@ -1299,23 +1300,65 @@ describe('the console page, previews, the set-up kit, test leads and the CSV', (
     expect(JSON.stringify(kit.body)).toContain('leads/profiles/site');
   });
 
-  it('exports the parked leads as a Portuguese CSV for a sales team', async () => {
+  it('exports the parked leads as a Portuguese CSV for a sales team, in São Paulo time', async () => {
     await formLead({ nome: 'Ana Souza', email: 'ana@example.com' }, at(1));
     await formLead({ nome: '=HYPERLINK("x")', email: 'x@example.com' }, at(2));
     await formLead({ nome: 'Bia Lima', email: 'bia@example.com', celular: '11988887777' }, at(3));
     const { status, body, result } = await send({ method: 'GET', resource: '/admin/leads.csv' });
     expect(status).toBe(200);
-    expect(result.headers?.['content-disposition']).toMatch(/leads-parked-\d{4}-\d{2}-\d{2}\.csv/);
+    expect(result.headers?.['content-disposition']).toMatch(/leads-parado-\d{4}-\d{2}-\d{2}\.csv/);
     const lines = String(body)
       .replace(/^\ufeff/, '')
       .trim()
       .split('\r\n');
     expect(lines[0]).toBe(
-      '"Recebido em";"Perfil";"Situação";"Motivo";"Nome";"E-mail";"Telefone";"Lead"',
+      '"Recebido em";"Fuso horário";"Perfil";"Situação";"Motivo";"Nome";"E-mail";"Telefone";"Lead"',
     );
     expect(lines).toHaveLength(3);
-    expect(body).toContain('"ana@example.com"');
+    // 12:01 UTC is 09:01 in São Paulo; the status and the reason as a person reads them.
+    const ana = lines.find((line) => line.includes('ana@example.com'));
+    expect(ana).toMatch(
+      /^"02\/03\/2026 09:01:00";"America\/Sao_Paulo";"site";"Parado";"falta o campo obrigatório celular";"Ana Souza"/,
+    );
+    expect(body).not.toContain('parked');
+    expect(body).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
     expect(body).not.toContain('bia@example.com');
     expect(body).not.toMatch(/";"=HYPERLINK/);
+  });
+
+  it("writes each lead's time in its account's time zone, and an English reason stored before in Portuguese", async () => {
+    await formLead({ nome: 'Ana Souza', email: 'ana@example.com' }, at(1));
+    // A reason stored in English before the console spoke Portuguese.
+    const legacy = 'required fields missing: lastName, cellphone';
+    await formLead({ nome: 'Caio', email: 'caio@example.com' }, at(2), 'site', legacy);
+    const deps: AdminDeps = {
+      ...h.deps,
+      config: {
+        ...h.deps.config,
+        accountOf: async () => 'norte',
+        report: async (account) => ({
+          branches: [],
+          refreshSeconds: 900,
+          timeZone: account === 'norte' ? 'America/Manaus' : 'America/Sao_Paulo',
+        }),
+      },
+    };
+    const csv = await send({ method: 'GET', resource: '/admin/leads.csv', deps });
+    expect(String(csv.body)).toContain('"02/03/2026 08:01:00";"America/Manaus"');
+    expect(String(csv.body)).toContain('"faltam os campos obrigatórios sobrenome e celular"');
+
+    const listed = await send({
+      method: 'GET',
+      resource: '/admin/leads',
+      query: { q: 'caio' },
+      deps,
+    });
+    const [lead] = (listed.body as { leads: Record<string, unknown>[] }).leads;
+    expect(lead).toMatchObject({
+      receivedAt: at(2).toISOString(),
+      timeZone: 'America/Manaus',
+      receivedAtLocal: '02/03/2026 08:02:00',
+      reason: 'faltam os campos obrigatórios sobrenome e celular',
+    });
   });
 });

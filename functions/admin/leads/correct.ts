@@ -70,5 +70,12 @@ export async function correctLead(context: RouteContext): Promise<HttpResponse> 
     fields: Object.keys(read.correction),
     client: context.client,
   });
-  return json(200, { ...toDetailedView(saved), missing: mapped.missing }, NO_STORE);
+  return json(
+    200,
+    {
+      ...toDetailedView(saved, await zonesOf(deps.config)(saved.profile)),
+      missing: mapped.missing,
+    },
+    NO_STORE,
+  );
 }

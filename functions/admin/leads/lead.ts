@@ -11,6 +11,8 @@ import {
   type LeadStatus,
   type PublicLeadStatus,
 } from '../../domain/lead-lifecycle.ts';
+import { leadReasonPt } from '../../domain/lead-reasons.ts';
+import { localDateTime } from '../../domain/local-time.ts';
 import {
   type LeadLedger,
   type LeadRecord,
@@ -35,22 +37,34 @@ export function ledgerStatuses(status: PublicLeadStatus): readonly LeadStatus[] 
   return status === 'queued' ? ['queued', 'sending'] : [status];
 }
 
-/** The admin body of one lead: the contract's fields, `reason`, and `messages` when rejected. */
+/**
+ * The admin body of one lead: the contract's fields, `reason` (in Portuguese: a reason stored
+ * in English before is said in Portuguese, domain/lead-reasons.ts), and `messages` when
+ * rejected; with its account's time zone, `timeZone` and `receivedAtLocal`
+ * (`26/11/2026 08:41:47` there, domain/local-time.ts) beside the UTC `receivedAt`.
+ */
 export interface AdminLeadView extends LeadSummary {
   messages?: string[];
+  timeZone?: string;
+  receivedAtLocal?: string;
 }
 
-export function toAdminLeadView(lead: LeadRecord): AdminLeadView {
+export function toAdminLeadView(lead: LeadRecord, timeZone?: string): AdminLeadView {
   return {
     ...toLeadSummary(lead),
+    ...(lead.reason !== undefined && { reason: leadReasonPt(lead.reason) }),
     ...(lead.messages !== undefined && { messages: lead.messages }),
+    ...(timeZone !== undefined && {
+      timeZone,
+      receivedAtLocal: localDateTime(lead.receivedAt, timeZone),
+    }),
   };
 }
 
 /** A lead in full: the admin view plus what the person sent, the Prospect and the correction. */
-export function toDetailedView(lead: LeadRecord) {
+export function toDetailedView(lead: LeadRecord, timeZone?: string) {
   return {
-    ...toAdminLeadView(lead),
+    ...toAdminLeadView(lead, timeZone),
     contact: contactOf(lead),
     submitted: {
       answers: lead.capture.answers,

@@ -16,6 +16,7 @@ import { type RouteContext, refusal, single } from '../operation.ts';
 import { type AdminLeadView, ledgerStatuses, PUBLIC_STATUSES, toAdminLeadView } from './lead.ts';
 import { type Contact, contactOf } from './lead-views.ts';
 import { RECENT_PARAMS, recentFilter, scanRecent } from './scan.ts';
+import { zonesOf } from './zones.ts';
 
 export const DEFAULT_LIST_LIMIT = 50;
 export const MAX_LIST_LIMIT = 500;
@@ -94,6 +95,7 @@ export async function listLeads(context: RouteContext): Promise<HttpResponse> {
       : decodeListCursor(rawCursor, statuses);
 
   const leads: AdminLeadView[] = [];
+  const zoneOf = zonesOf(deps.config);
   while (position && leads.length < limit) {
     let page: Awaited<ReturnType<LeadLedger['listByStatus']>>;
     try {
@@ -107,7 +109,7 @@ export async function listLeads(context: RouteContext): Promise<HttpResponse> {
       }
       throw error;
     }
-    leads.push(...page.leads.map(toAdminLeadView));
+    for (const lead of page.leads) leads.push(toAdminLeadView(lead, await zoneOf(lead.profile)));
     if (page.cursor !== undefined) {
       position = { status: position.status, cursor: page.cursor };
     } else {
@@ -131,8 +133,13 @@ async function recentLeads(
     throw refusal(400, 'invalid_cursor', 'the cursor does not belong to this listing');
   }
   const page = await scanRecent(deps.ledger, filter, limit, cursor);
+  const zoneOf = zonesOf(deps.config);
+  const leads: LeadListing['leads'] = [];
+  for (const lead of page.leads) {
+    leads.push({ ...toAdminLeadView(lead, await zoneOf(lead.profile)), contact: contactOf(lead) });
+  }
   return {
-    leads: page.leads.map((lead) => ({ ...toAdminLeadView(lead), contact: contactOf(lead) })),
+    leads,
     ...(page.cursor !== undefined && { cursor: page.cursor }),
   };
 }

@@ -16,6 +16,7 @@ import { NO_STORE } from '../../kernel/route-guard.ts';
 import type { RouteContext } from '../operation.ts';
 import { circuitView, type UpstreamHealth } from '../upstream-health.ts';
 import { type DetailedLeadView, findLead, requireLeadId, toDetailedView } from './lead.ts';
+import { zonesOf } from './zones.ts';
 
 /** What `GET /admin/leads/{leadId}` answers. */
 export type LeadDetail = DetailedLeadView & {
@@ -25,7 +26,7 @@ export type LeadDetail = DetailedLeadView & {
 
 export async function getLead({ deps, leadId }: RouteContext): Promise<HttpResponse> {
   const lead = await findLead(deps.ledger, requireLeadId(leadId));
-  const view = toDetailedView(lead);
+  const view = toDetailedView(lead, await zonesOf(deps.config)(lead.profile));
   // A lead on its way waits for the upstream too: say how the upstream is doing.
   if (!IN_FLIGHT.has(lead.status)) return json(200, view, NO_STORE);
   const account = (await deps.config.accountOf?.(lead.profile)) ?? DEFAULT_ACCOUNT;

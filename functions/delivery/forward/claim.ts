@@ -84,7 +84,7 @@ export async function claim(
     claimed.ambiguousSettle = true;
   }
   if (!profile) {
-    const reason = `profile '${lead.profile}' is not configured`;
+    const reason = `o perfil '${lead.profile}' não está configurado`;
     await ledger.markParked(a.leadId, claimed.version, reason, a.now());
     a.events.metric(METRICS.leadParked);
     return { outcome: finish(a, { kind: 'done', reason: 'no-profile' }, 'parked') };
