@@ -6,7 +6,9 @@
  * fetched from the platform at delivery. 400 `unreadable_body` for a body the source cannot read, 404 for an unknown
  * profile (or one out of the operator's scope).
  */
+
 import { mapCapture } from '../domain/map-capture.ts';
+import { missingFieldsReason } from '../domain/prospect.ts';
 import { type HttpResponse, json } from '../kernel/http.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { adapterFor, sourceLabel } from '../sources/registry.ts';
@@ -39,7 +41,7 @@ export async function preview({
       notices: mapped.notices,
       test: capture.isTest,
       ...(mapped.missing.length > 0 && {
-        reason: `required fields missing: ${mapped.missing.join(', ')}`,
+        reason: missingFieldsReason(mapped.missing),
       }),
     };
   });

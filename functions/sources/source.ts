@@ -294,6 +294,8 @@ export interface BackfillPeriod {
 export interface Backfill<P> {
   /** The longest period one backfill may cover (Meta keeps a form's leads 90 days). */
   maxDays: number;
+  /** Who keeps the leads, as a Portuguese sentence starts with it: `A Meta`, `O TikTok`. */
+  keeper: string;
   /**
    * The leads created in `period` on the forms `formIds` (the profile's `forms` keys: Meta form
    * ids, TikTok instant form page ids). Throws a `SourceLookupError` when the platform fails.

@@ -219,7 +219,11 @@ async function list(
   return captures;
 }
 
-const tiktokBackfill: Backfill<TikTokProfile> = { maxDays: TIKTOK_BACKFILL_MAX_DAYS, list };
+const tiktokBackfill: Backfill<TikTokProfile> = {
+  maxDays: TIKTOK_BACKFILL_MAX_DAYS,
+  keeper: 'O TikTok',
+  list,
+};
 
 /**
  * The set-up kit's sample lead as TikTok's lead download knows it: `npm start` registers it in

@@ -323,6 +323,8 @@ describe('GET /admin/leads/{leadId}', () => {
       tries: 1,
       receivedAt: lead.receivedAt,
       deliveredAt: lead.deliveredAt,
+      timeZone: 'America/Sao_Paulo',
+      receivedAtLocal: expect.stringMatching(/^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/),
       contact: { name: 'Maria Silva', email: 'maria@example.com' },
       submitted: expect.objectContaining({ prospect: expect.objectContaining({ name: 'Maria' }) }),
       correctable: false,
@@ -675,7 +677,9 @@ describe('POST /admin/replay', () => {
     const { status, body } = await replay({ ...h.deps, redrive });
     expect(status).toBe(503);
     expect(body).toMatchObject({ error: { code: 'redrive_failed' } });
-    expect((body as { error: { message: string } }).error.message).toContain('requeued 1');
+    expect((body as { error: { message: string } }).error.message).toContain(
+      'leads esgotados de volta à fila: 1;',
+    );
     expect((await h.ledger.get(lead.leadId))?.status).toBe('queued');
   });
 
@@ -718,7 +722,8 @@ describe('GET /admin/upstream', () => {
       circuit: {
         state: 'open',
         failures: 1,
-        reason: 'unavailable',
+        reason: 'o sistema da academia não respondeu',
+        reasonCode: 'unavailable',
         openedAt: new Date(now).toISOString(),
         nextProbeAt: expect.any(String),
         lastFailureAt: new Date(now).toISOString(),
@@ -728,7 +733,7 @@ describe('GET /admin/upstream', () => {
     });
     expect(shown.body).toMatchObject({
       status: 'queued',
-      upstream: { circuit: { state: 'open', reason: 'unavailable' } },
+      upstream: { circuit: { state: 'open', reason: 'o sistema da academia não respondeu' } },
     });
   });
 
@@ -975,6 +980,40 @@ describe('POST /admin/backfill/{profile}', () => {
     expect(JSON.parse(long.body)).toMatchObject({ error: { code: 'period_too_long' } });
     expect(stub.asked).toEqual([]);
   });
+
+  it('cuts a period that began before what Meta keeps, saying so in Portuguese, and refuses one that ended before', async () => {
+    // Prepare: on 2026-03-02 12:00 UTC Meta keeps leads from 2025-12-02 12:00 UTC (09:00 in São Paulo).
+    const stub = graph(() => ({ status: 200, body: { data: [] } }));
+
+    // Act
+    const cut = await backfill(stub, {
+      since: '2025-12-01T00:00:00Z',
+      until: '2026-01-15T00:00:00Z',
+    });
+    const asked = stub.asked.length;
+    const gone = await backfill(stub, {
+      since: '2025-11-01T00:00:00Z',
+      until: '2025-12-01T00:00:00Z',
+    });
+
+    // Assess
+    expect(cut.statusCode).toBe(200);
+    expect(JSON.parse(cut.body)).toMatchObject({
+      since: '2025-12-02T12:00:00.000Z',
+      found: 0,
+      notice:
+        'A Meta guarda os leads por 90 dias: o período antes de 02/12/2025 09:00:00 não pode mais ser recuperado; foram buscados os leads de 02/12/2025 09:00:00 em diante',
+    });
+    expect(asked).toBeGreaterThan(0);
+    expect(gone.statusCode).toBe(400);
+    expect(JSON.parse(gone.body).error).toMatchObject({
+      code: 'period_not_kept',
+      message: expect.stringMatching(
+        /^A Meta guarda os leads por 90 dias: o período pedido acabou antes de 02\/12\/2025 09:00:00/,
+      ),
+    });
+    expect(stub.asked).toHaveLength(asked);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -1085,7 +1124,7 @@ describe('GET /admin/leads without status: the newest first, with filters', () =
     });
     expect(all.body.leads[2]).toMatchObject({
       status: 'parked',
-      reason: expect.stringContaining('cellphone'),
+      reason: 'falta o campo obrigatório celular',
     });
     expect(ids(bySearch.body)).toEqual([joao.leadId]);
     expect(ids(byPhone.body)).toEqual([joao.leadId]);

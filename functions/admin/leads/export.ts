@@ -7,6 +7,7 @@
 import { STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
 import { DEFAULT_TIME_ZONE, localDay } from '../../domain/local-time.ts';
 import type { HttpResponse } from '../../kernel/http.ts';
+import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { type RouteContext, refusal, single } from '../operation.ts';
 import { ledgerStatuses, PUBLIC_STATUSES } from './lead.ts';
@@ -30,7 +31,14 @@ export async function exportLeads({ deps, request, now }: RouteContext): Promise
   const status = single(request, 'status') || 'parked';
   const publicStatus = PUBLIC_STATUSES.find((candidate) => candidate === status);
   if (!publicStatus) {
-    throw refusal(400, 'invalid_status', `status must be one of: ${PUBLIC_STATUSES.join(', ')}`);
+    throw refusal(
+      400,
+      'invalid_status',
+      t(
+        `status deve ser um de: ${PUBLIC_STATUSES.join(', ')}`,
+        `status must be one of: ${PUBLIC_STATUSES.join(', ')}`,
+      ),
+    );
   }
   const filter = recentFilter(request, ledgerStatuses(publicStatus));
   const rows: CsvLead[] = [];

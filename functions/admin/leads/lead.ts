@@ -13,6 +13,7 @@ import {
 } from '../../domain/lead-lifecycle.ts';
 import { leadReasonPt } from '../../domain/lead-reasons.ts';
 import { localDateTime } from '../../domain/local-time.ts';
+import { t } from '../../kernel/language.ts';
 import {
   type LeadLedger,
   type LeadRecord,
@@ -90,14 +91,21 @@ export type DetailedLeadView = ReturnType<typeof toDetailedView>;
 
 export function requireLeadId(leadId: string): string {
   if (!isLeadId(leadId)) {
-    throw refusal(400, 'invalid_lead_id', 'not a lead id (ld_ followed by 22 characters)');
+    throw refusal(
+      400,
+      'invalid_lead_id',
+      t(
+        'não é um id de lead (ld_ seguido de 22 caracteres)',
+        'not a lead id (ld_ followed by 22 characters)',
+      ),
+    );
   }
   return leadId;
 }
 
 export async function findLead(ledger: LeadLedger, leadId: string): Promise<LeadRecord> {
   const lead = await ledger.get(leadId);
-  if (!lead) throw refusal(404, 'lead_not_found', `no lead ${leadId}`);
+  if (!lead) throw refusal(404, 'lead_not_found', t(`não há lead ${leadId}`, `no lead ${leadId}`));
   return lead;
 }
 

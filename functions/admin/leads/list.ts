@@ -10,6 +10,7 @@
  */
 import { LEAD_STATUSES, type LeadStatus } from '../../domain/lead-lifecycle.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
+import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { InvalidCursorError, type LeadLedger } from '../../ledger/lead-ledger.ts';
 import { type RouteContext, refusal, single } from '../operation.ts';
@@ -44,7 +45,11 @@ function encodeListCursor(position: ListPosition): string {
 
 function decodeListCursor(cursor: string, statuses: readonly LeadStatus[]): ListPosition {
   const invalid = () =>
-    refusal(400, 'invalid_cursor', 'the cursor does not belong to this listing');
+    refusal(
+      400,
+      'invalid_cursor',
+      t('o cursor não é desta listagem', 'the cursor does not belong to this listing'),
+    );
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -62,7 +67,14 @@ function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_LIST_LIMIT;
   const limit = Number(raw);
   if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw refusal(400, 'invalid_limit', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
+    throw refusal(
+      400,
+      'invalid_limit',
+      t(
+        `limit deve ser um número inteiro de 1 a ${MAX_LIST_LIMIT}`,
+        `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`,
+      ),
+    );
   }
   return limit;
 }
@@ -79,7 +91,10 @@ export async function listLeads(context: RouteContext): Promise<HttpResponse> {
     throw refusal(
       400,
       'invalid_status',
-      `status must be one of: ${PUBLIC_STATUSES.join(', ')}`,
+      t(
+        `status deve ser um de: ${PUBLIC_STATUSES.join(', ')}`,
+        `status must be one of: ${PUBLIC_STATUSES.join(', ')}`,
+      ),
       PUBLIC_STATUSES,
     );
   }
@@ -105,7 +120,11 @@ export async function listLeads(context: RouteContext): Promise<HttpResponse> {
       });
     } catch (error) {
       if (error instanceof InvalidCursorError) {
-        throw refusal(400, 'invalid_cursor', 'the cursor does not belong to this listing');
+        throw refusal(
+          400,
+          'invalid_cursor',
+          t('o cursor não é desta listagem', 'the cursor does not belong to this listing'),
+        );
       }
       throw error;
     }
@@ -130,7 +149,11 @@ async function recentLeads(
   const filter = recentFilter(request, statuses);
   const cursor = single(request, 'cursor') || undefined;
   if (cursor !== undefined && !deps.ledger.isPosition(cursor)) {
-    throw refusal(400, 'invalid_cursor', 'the cursor does not belong to this listing');
+    throw refusal(
+      400,
+      'invalid_cursor',
+      t('o cursor não é desta listagem', 'the cursor does not belong to this listing'),
+    );
   }
   const page = await scanRecent(deps.ledger, filter, limit, cursor);
   const zoneOf = zonesOf(deps.config);
