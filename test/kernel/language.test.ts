@@ -26,6 +26,8 @@ describe('preferredLanguage', () => {
     ['fr', 'pt-BR'],
     ['en;q=0', 'pt-BR'],
     ['de, *;q=0.1', 'pt-BR'],
+    ['en;q=0.8, pt;q=0.8', 'pt-BR'],
+    ['en-GB;q=1.0', 'en'],
     ['en', 'en'],
     ['EN-us', 'en'],
     ['en-US,en;q=0.9', 'en'],
