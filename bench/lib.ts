@@ -70,6 +70,22 @@ export function emitFigures(figures: readonly Figure[]): void {
   process.stdout.write(`${FIGURES_MARK}${JSON.stringify(figures)}\n`);
 }
 
+/** Marks the line a phase prints with a ready-to-paste markdown report (JSON-encoded). */
+export const REPORT_MARK = '@@bench-report ';
+
+/** A phase's markdown report, for the parent to print after the figures' table. */
+export function emitReport(markdown: string): void {
+  process.stdout.write(`${REPORT_MARK}${JSON.stringify(markdown)}\n`);
+}
+
+/** The reports a phase printed (see emitReport). */
+export function parseReports(stdout: string): string[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith(REPORT_MARK))
+    .map((l) => JSON.parse(l.slice(REPORT_MARK.length)) as string);
+}
+
 /** Runs `node --import tsx <script>`; resolves its stdout, rejects on a non-zero exit. */
 export function runNode(
   args: readonly string[],

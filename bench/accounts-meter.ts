@@ -1,0 +1,173 @@
+/**
+ * What a run of the accounts bench asks of AWS, counted on this machine: every DynamoDB request
+ * the functions send (they all go through Node's global `fetch`, functions/kernel/aws/http.ts),
+ * told apart by table. Requests to the ledger table are DynamoDB's own bill (reads and writes,
+ * failed conditional writes included: DynamoDB bills them too). Requests to the local queue's
+ * table stand for SQS (functions/ledger/lead-queue-local.ts keeps the queue in DynamoDB): a put
+ * is a SendMessage, a receive-count increment a message received, a delete a DeleteMessage, any
+ * other update a ChangeMessageVisibility; its scans are the local worker's polls (on AWS the
+ * event source's long polls, a fixed cost per hour, not per lead) and are left out. The same
+ * receive-then-settle pairs give the forwarder's busy time per message (its measured duration).
+ *
+ * `installAwsMeter` wraps `fetch` once for the process; `start()` empties the counts and starts
+ * counting, `stop()` freezes them.
+ */
+
+export interface AwsCounts {
+  /** Ledger table: read requests (GetItem, Query, Scan, BatchGetItem, TransactGetItems). */
+  dynamoReads: number;
+  /** Ledger table: write requests (PutItem, UpdateItem, DeleteItem; batch and transact items). */
+  dynamoWrites: number;
+  /** Ledger table: of the writes, the transactional ones (billed twice). */
+  dynamoTransactWrites: number;
+  /** Bytes of the items PutItem wrote to the ledger table (sizes the write units). */
+  dynamoPutBytes: number;
+  dynamoPuts: number;
+  sqsSends: number;
+  /** Messages received (each one at most one ReceiveMessage on AWS, usually fewer). */
+  sqsReceives: number;
+  sqsDeletes: number;
+  sqsVisibilityChanges: number;
+  /** Sum over received messages of the time from receive to delete or visibility change. */
+  forwarderBusyMs: number;
+  /** Received messages whose settle was seen (the pairs forwarderBusyMs sums). */
+  forwarderSettled: number;
+}
+
+export interface AwsMeter {
+  start(): void;
+  stop(): AwsCounts;
+}
+
+const DYNAMO_TARGET = 'DynamoDB_20120810.';
+const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
+
+export function emptyCounts(): AwsCounts {
+  return {
+    dynamoReads: 0,
+    dynamoWrites: 0,
+    dynamoTransactWrites: 0,
+    dynamoPutBytes: 0,
+    dynamoPuts: 0,
+    sqsSends: 0,
+    sqsReceives: 0,
+    sqsDeletes: 0,
+    sqsVisibilityChanges: 0,
+    forwarderBusyMs: 0,
+    forwarderSettled: 0,
+  };
+}
+
+export interface DynamoBody {
+  TableName?: string;
+  /** The queue item's key, in DynamoDB's JSON as sent (`{"S": "..."}`), or plain. */
+  Key?: { id?: string | { S?: string } };
+  Item?: unknown;
+  UpdateExpression?: string;
+  RequestItems?: Record<string, unknown[]>;
+  TransactItems?: unknown[];
+}
+
+/** The key `id` of a queue item, plain or in DynamoDB's JSON (`{"S": "..."}`). */
+function queueId(body: DynamoBody): string | undefined {
+  const id = body.Key?.id;
+  return typeof id === 'string' ? id : id?.S;
+}
+
+/** Counts one DynamoDB request; `ok` is whether it succeeded (2xx). */
+export function countDynamo(
+  counts: AwsCounts,
+  received: Map<string, number>,
+  queueTable: string,
+  operation: string,
+  body: DynamoBody,
+  ok: boolean,
+  now: number,
+): void {
+  if (body.TableName === queueTable) {
+    if (!ok || operation === 'Scan') return;
+    const id = queueId(body);
+    const settle = () => {
+      const at = id === undefined ? undefined : received.get(id);
+      if (at === undefined || id === undefined) return;
+      counts.forwarderBusyMs += now - at;
+      counts.forwarderSettled += 1;
+      received.delete(id);
+    };
+    if (operation === 'PutItem') counts.sqsSends += 1;
+    else if (operation === 'DeleteItem') {
+      counts.sqsDeletes += 1;
+      settle();
+    } else if (
+      operation === 'UpdateItem' &&
+      /receiveCount\s*=\s*receiveCount\s*\+/.test(body.UpdateExpression ?? '')
+    ) {
+      counts.sqsReceives += 1;
+      if (id !== undefined) received.set(id, now);
+    } else if (operation === 'UpdateItem') {
+      counts.sqsVisibilityChanges += 1;
+      settle();
+    }
+    return;
+  }
+  if (READS.has(operation)) {
+    counts.dynamoReads += 1;
+    return;
+  }
+  if (operation === 'TransactWriteItems') {
+    const items = body.TransactItems?.length ?? 1;
+    counts.dynamoWrites += items;
+    counts.dynamoTransactWrites += items;
+    return;
+  }
+  if (operation === 'BatchWriteItem') {
+    counts.dynamoWrites += Object.values(body.RequestItems ?? {}).reduce((n, r) => n + r.length, 0);
+    return;
+  }
+  counts.dynamoWrites += 1;
+  if (operation === 'PutItem' && body.Item !== undefined) {
+    counts.dynamoPuts += 1;
+    counts.dynamoPutBytes += Buffer.byteLength(JSON.stringify(body.Item));
+  }
+}
+
+let installed: AwsMeter | undefined;
+
+/** Wraps the global fetch (once per process) to count the requests to DynamoDB. */
+export function installAwsMeter(queueTable: string): AwsMeter {
+  if (installed) return installed;
+  const original = globalThis.fetch;
+  let counts = emptyCounts();
+  let counting = false;
+  const received = new Map<string, number>();
+  globalThis.fetch = async (input, init) => {
+    const request = input instanceof Request ? input : undefined;
+    const target = request?.headers.get('x-amz-target') ?? '';
+    if (!counting || !request || !target.startsWith(DYNAMO_TARGET)) return original(input, init);
+    const text = await request.clone().text();
+    const response = await original(input, init);
+    let body: DynamoBody = {};
+    try {
+      body = JSON.parse(text) as DynamoBody;
+    } catch {
+      // not JSON: counted by its operation alone
+    }
+    const operation = target.slice(DYNAMO_TARGET.length);
+    if (counting) {
+      countDynamo(counts, received, queueTable, operation, body, response.ok, Date.now());
+    }
+    return response;
+  };
+  installed = {
+    start() {
+      counts = emptyCounts();
+      received.clear();
+      counting = true;
+    },
+    stop() {
+      counting = false;
+      return { ...counts };
+    },
+  };
+  return installed;
+}
