@@ -617,7 +617,7 @@ describe('forwardLead: leads that cannot be sent as they are', () => {
       marketingType: 'Site novo',
     });
     expect((created?.body as { notes?: string } | undefined)?.notes).toContain(
-      'Corrigido por um operador: ddi, cellphone, idBranch.',
+      'Corrigido por um operador: DDI, celular e unidade.',
     );
     expect((await h.ledger.get(lead.leadId))?.correction).toMatchObject({ idBranch: 9 });
   });
