@@ -96,7 +96,10 @@ describe('admin routes: auth', () => {
     const ask = (language?: string) =>
       fetch(new URL('/admin/leads?status=nope', rt.url), {
         headers: { authorization: OPS, ...(language && { 'accept-language': language }) },
-      }).then(async (response) => ({ status: response.status, body: await response.json() }));
+      }).then(async (response) => ({
+        status: response.status,
+        body: (await response.json()) as { error: { code: string; message: string } },
+      }));
 
     const [plain, fromConsole, english] = await Promise.all([
       ask(),
