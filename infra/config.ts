@@ -6,7 +6,9 @@
  *
  * Path: context `-c config=path`, else env `LEADS_DEPLOY_CONFIG`. Without either, the app builds
  * the example (config/deploy.example.json, stage `example`) for offline checks only: a stack of
- * stage `example` is never deployable (infra/app.ts). Every file must name its `stage`.
+ * stage `example` is never deployable (infra/app.ts). Every file must name its `stage`, and
+ * every stage but the example says who hears its alarms: `alarmEmail`, or `noAlarmEmail` with
+ * the reason nobody is e-mailed (the alarm topic is subscribed some other way).
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -87,6 +89,13 @@ export const deployConfigSchema = z.strictObject({
   api: z.prefault(apiSchema, {}),
   /** Subscribed to the alarm topic (SNS asks the address to confirm once). */
   alarmEmail: z.optional(z.email('must be an email address')),
+  /**
+   * Instead of alarmEmail: why nobody is e-mailed (say, the AlarmTopicArn output is subscribed
+   * to a chat or a pager by hand). One of the two is required for every stage but the example.
+   */
+  noAlarmEmail: z.optional(
+    z.string().check(z.minLength(10, 'say in a few words why no address gets the alarms')),
+  ),
   upstream: settingsSchema.shape.upstream,
   /** More upstream accounts by name (their credentials in `<secretsPrefix>/upstreams/<name>`). */
   upstreams: settingsSchema.shape.upstreams,
@@ -110,6 +119,8 @@ export interface DeployConfig {
   api: ApiConfig;
   /** Where alarm notifications are emailed; none: subscribe to the AlarmTopicArn output. */
   alarmEmail?: string;
+  /** Why no address gets the alarms (instead of alarmEmail). */
+  noAlarmEmail?: string;
   /**
    * The settings the stack stores as the configuration store's first version (AppConfig): the
    * accounts, profiles, delivery and report, no secrets. Later versions: `npm run config -- push`.
@@ -190,8 +201,28 @@ const deployFileSchema = z.object({
 });
 
 /**
+ * Who hears the alarms: a real stage names an address (alarmEmail) or says why none
+ * (noAlarmEmail), never both; without either its alarms would go to a topic nobody reads.
+ * Read from the file as written, so that it is said beside the file's other problems.
+ */
+function alarmRecipientProblems(raw: Record<string, unknown>): ConfigProblem[] {
+  if (raw.alarmEmail !== undefined && raw.noAlarmEmail !== undefined) {
+    return [{ field: 'noAlarmEmail', message: 'dê alarmEmail ou noAlarmEmail, não os dois' }];
+  }
+  if (typeof raw.stage !== 'string' || raw.stage === EXAMPLE_STAGE) return [];
+  if (raw.alarmEmail !== undefined || raw.noAlarmEmail !== undefined) return [];
+  return [
+    {
+      field: 'alarmEmail',
+      message: `é obrigatório no stage "${raw.stage}": o endereço que recebe os alarmes (o SNS pede a confirmação uma vez), ou então noAlarmEmail com o motivo de ninguém receber e-mail (a saída AlarmTopicArn assinada de outro jeito)`,
+    },
+  ];
+}
+
+/**
  * Validates an already-parsed deploy configuration: no secret value, then every check of the
- * configuration (the same as the functions' and `npm start`'s). `file` names it in errors.
+ * configuration (the same as the functions' and `npm start`'s) and who hears the alarms.
+ * `file` names it in errors.
  */
 export function parseDeployConfig(raw: unknown, file = 'configuração de deploy'): DeployConfig {
   const heading = invalidHeading(inFile(file));
@@ -208,7 +239,11 @@ export function parseDeployConfig(raw: unknown, file = 'configuração de deploy
     rules: PROFILE_RULES,
     secrets: 'elsewhere',
   });
-  if (!checked.ok) throw DeployConfigError.of(file, checked.problems, heading);
+  const alarms = alarmRecipientProblems(raw);
+  if (!checked.ok || alarms.length > 0) {
+    const problems = [...(checked.ok ? [] : checked.problems), ...alarms];
+    throw DeployConfigError.of(file, problems, heading);
+  }
   const config = checked.value;
   return {
     stage: config.stage,
@@ -217,6 +252,7 @@ export function parseDeployConfig(raw: unknown, file = 'configuração de deploy
     ...(config.region !== undefined && { region: config.region }),
     api: config.api,
     ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
+    ...(config.noAlarmEmail !== undefined && { noAlarmEmail: config.noAlarmEmail }),
     settings: {
       upstream: config.upstream,
       ...(config.upstreams !== undefined && { upstreams: config.upstreams }),

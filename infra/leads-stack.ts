@@ -4,9 +4,12 @@
  * alarms), lead delivery (the forwarder on the lead queue; alarms, alarm topic, dashboard), and
  * one NodeFunction per entry of the function table, wired to its routes and given exactly the
  * grants its spec `needs`, and the Basic-auth authorizer in front of the routes marked
- * `auth: 'basic'`. Resource details live in the constructs.
+ * `auth: 'basic'`. Every function is invoked through its `live` alias; a release moves the
+ * aliases, the intake's and the authorizer's by canary, and rolls back by itself on the rollback
+ * alarms (Releases). Resource details live in the constructs.
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
   BASIC_AUTH,
@@ -25,10 +28,26 @@ import { LeadStore } from './constructs/lead-store.ts';
 import { LeadsApi } from './constructs/leads-api.ts';
 import { LeadsSecrets } from './constructs/leads-secrets.ts';
 import { NodeFunction } from './constructs/node-function.ts';
+import { PlatformAlarms } from './constructs/platform-alarms.ts';
+import { Releases, ROLLBACK_ALARMS_CONTEXT } from './constructs/releases.ts';
 
 export interface LeadsStackProps extends StackProps {
   config: DeployConfig;
 }
+
+/**
+ * Functions that send to the queue they consume on purpose: Lambda's recursive loop detection
+ * (which stops a chain after about 16 hops) is set to Allow for them, and here is why. Every
+ * other function of the table is set to Terminate. (The report refresher is created by
+ * DebtorsReport, with its own reason.)
+ */
+export const RECURSIVE_LOOPS: Readonly<Record<string, string>> = {
+  forwarder:
+    'The forwarder sends a lead that must wait (the upstream down, the pacer, a retry after an error) back to its own lead queue as a fresh delayed message, by design: a wait costs no receive. Those chains end with the lead (delivered, rejected, parked, or dead after maxAttempts or the delivery horizon, which the ledger enforces), not after a number of hops; Terminate would drop the message of a lead that waited through a long outage and leave it to the reconciler.',
+};
+
+/** The functions a release shifts by canary (Releases); the others move all at once. */
+export const CANARY_FUNCTIONS = ['intake', 'authorizer'] as const;
 
 /** `lead-intake` → `LeadIntake`: construct ids are PascalCase. */
 function pascalCase(name: string): string {
@@ -44,6 +63,8 @@ export class LeadsStack extends Stack {
   readonly report: DebtorsReport;
   readonly forwarder: LeadForwarder;
   readonly observability: DeliveryObservability;
+  readonly alarms: PlatformAlarms;
+  readonly releases: Releases;
   readonly functions: ReadonlyMap<string, NodeFunction>;
 
   constructor(scope: Construct, id: string, props: LeadsStackProps) {
@@ -89,7 +110,38 @@ export class LeadsStack extends Stack {
       reconciler: this.fn('reconciler'),
     });
     this.observability = this.observe(config, publishers);
+    this.alarms = new PlatformAlarms(this, 'Alarms', {
+      api: this.api.api,
+      accessLogs: this.api.accessLogs,
+      intake: this.fn('intake'),
+      authorizer: this.fn('authorizer'),
+      admin: this.fn('admin'),
+      report: this.fn('report'),
+      table: this.store.table,
+      alarmAction: this.observability.alarmAction,
+      dashboard: this.observability.dashboard,
+    });
+    this.releases = this.release(config);
     this.addOutputs(config);
+  }
+
+  /** Versions and aliases: the canary functions through CodeDeploy, the rest all at once. */
+  private release(config: DeployConfig): Releases {
+    const canary = Object.fromEntries(CANARY_FUNCTIONS.map((name) => [name, this.fn(name)]));
+    const { alarms } = this.observability;
+    return new Releases(this, 'Releases', {
+      stage: config.stage,
+      canary,
+      first: [this.fn('forwarder')],
+      rollbackAlarms: [
+        this.alarms.alarms.intakeServerErrors,
+        alarms.intakeErrors,
+        this.alarms.alarms.authorizerErrors,
+        alarms.forwarderErrors,
+      ],
+      deadLetterQueue: this.queue.deadLetterQueue,
+      ignoreAlarms: this.node.tryGetContext(ROLLBACK_ALARMS_CONTEXT) === 'off',
+    });
   }
 
   /**
@@ -134,6 +186,10 @@ export class LeadsStack extends Stack {
         ...(spec.reservedConcurrency !== undefined && {
           reservedConcurrentExecutions: spec.reservedConcurrency,
         }),
+        ...(RECURSIVE_LOOPS[name] !== undefined && {
+          recursiveLoop: RecursiveLoop.ALLOW,
+          recursiveLoopReason: RECURSIVE_LOOPS[name],
+        }),
       });
       this.secrets.grantRead(fn, ...(spec.secrets ?? []));
       for (const need of spec.needs ?? []) grants[need](fn);
@@ -150,15 +206,18 @@ export class LeadsStack extends Stack {
     return found;
   }
 
-  /** Every route to its function; the gateway checks Basic credentials on `auth: 'basic'` ones. */
+  /**
+   * Every route to its function's `live` alias; the gateway checks Basic credentials on
+   * `auth: 'basic'` ones (the authorizer's alias too).
+   */
   private addRoutes(): void {
-    this.api.useBasicAuthorizer(this.fn(BASIC_AUTH.authorizer));
+    this.api.useBasicAuthorizer(this.fn(BASIC_AUTH.authorizer).live);
     for (const route of ROUTES) {
       const fn = route.fn === undefined ? undefined : this.functions.get(route.fn);
       if (route.fn !== undefined && !fn) {
         throw new Error(`route ${route.method} ${route.path} names unknown function ${route.fn}`);
       }
-      this.api.addRoute(route, fn);
+      this.api.addRoute(route, fn?.live);
     }
   }
 

@@ -3,10 +3,21 @@
  * at once (before it synthesizes, publishes assets or touches AWS) when no deploy configuration
  * is named, since the app would then build the undeployable example (infra/app.ts). The
  * configuration is named by `-c config=<path>` / `--context config=<path>` or LEADS_DEPLOY_CONFIG.
+ *
+ * A deploy first runs the preflight (scripts/preflight.ts): the region and account, the CDK
+ * bootstrap, and the account's Lambda concurrency against what the stack reserves; when one
+ * falls short it says what to do (what to ask AWS for) and nothing is deployed.
+ * `--skip-preflight` (taken off the command line before the CDK CLI sees it) skips it.
  */
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { CONFIG_ENV, HOW_TO_CHOOSE_A_CONFIG, REPO_ROOT } from '../infra/config.ts';
+import {
+  CONFIG_ENV,
+  DeployConfigError,
+  deployConfigPath,
+  HOW_TO_CHOOSE_A_CONFIG,
+  REPO_ROOT,
+} from '../infra/config.ts';
 
 /** The CDK commands that act on a deployed stack, so need a real configuration. */
 export const STACK_COMMANDS = ['deploy', 'diff', 'destroy'] as const;
@@ -23,6 +34,22 @@ export function configArgument(args: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** Skips the deploy's preflight; not passed on to the CDK CLI. */
+export const SKIP_PREFLIGHT = '--skip-preflight';
+
+/** Every `-c key=value` (or `--context`, `-c=`, `--context=`) of the command line. */
+export function contextArguments(args: readonly string[]): Record<string, string> {
+  const context: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const inline = /^(?:-c|--context)=(.*)$/.exec(arg);
+    const pair = inline ? inline[1] : arg === '-c' || arg === '--context' ? args[i + 1] : undefined;
+    const match = /^([^=]+)=(.*)$/.exec(pair ?? '');
+    if (match) context[match[1] as string] = match[2] as string;
+  }
+  return context;
+}
+
 /** Why this CDK command line must not run, or undefined when it may. */
 export function refusal(
   args: readonly string[],
@@ -36,13 +63,39 @@ export function refusal(
   return `cdk ${command}: no deploy configuration given, and the example cannot be deployed; ${HOW_TO_CHOOSE_A_CONFIG}`;
 }
 
+/** The preflight of a deploy: true when it may go on (what was found or wrong on stderr). */
+async function preflightPasses(args: readonly string[]): Promise<boolean> {
+  const { preflight, synthesizeForPreflight } = await import('./preflight.ts');
+  const context = contextArguments(args);
+  const path = deployConfigPath(context.config) as string;
+  process.stderr.write('preflight: synthesizing the stack to read what it needs...\n');
+  const input = await synthesizeForPreflight(path, context);
+  const { problems, facts } = await preflight(input);
+  for (const fact of facts) process.stderr.write(`preflight: ${fact}\n`);
+  if (problems.length === 0) return true;
+  process.stderr.write(
+    `\npreflight: nothing was deployed, ${problems.length} thing(s) to do first:\n${problems.map((p) => `- ${p}`).join('\n')}\n\n(${SKIP_PREFLIGHT} deploys without these checks.)\n`,
+  );
+  return false;
+}
+
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename;
 if (isMain) {
-  const args = process.argv.slice(2);
+  const given = process.argv.slice(2);
+  const args = given.filter((arg) => arg !== SKIP_PREFLIGHT);
   const why = refusal(args);
   if (why) {
     process.stderr.write(`${why}\n`);
     process.exit(2);
+  }
+  if (args[0] === 'deploy' && !given.includes(SKIP_PREFLIGHT)) {
+    try {
+      if (!(await preflightPasses(args))) process.exit(1);
+    } catch (error) {
+      if (!(error instanceof DeployConfigError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
   }
   const cdk = join(REPO_ROOT, 'node_modules', '.bin', 'cdk');
   const run = spawnSync(cdk, args, { stdio: 'inherit' });

@@ -32,6 +32,7 @@ import type { RouteName } from '../kernel/routes.ts';
 import type { LeadLedger } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 import type { CompletionContext } from '../sources/source.ts';
+import type { BranchDirectory } from '../upstream/branch-directory.ts';
 import { backfill } from './backfill.ts';
 import { consoleRoute } from './console.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
@@ -110,6 +111,8 @@ export interface AdminDeps {
   now?: () => Date;
   /** What a backfill's platform calls use (their HTTP client). */
   lookups?: CompletionContext;
+  /** Each account's named branches (configured, then learned); absent: none. */
+  branches?: BranchDirectory;
 }
 
 /** What the use case knows about the invocation running it (Lambda's remaining time). */

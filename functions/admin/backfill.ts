@@ -14,7 +14,7 @@
  * to list or names no forms, 502/503 when the platform fails (nothing is recorded).
  */
 import * as z from 'zod/mini';
-import type { Profile } from '../config/config-schema.ts';
+import { accountOfProfile, type Profile } from '../config/config-schema.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { publicStatus } from '../domain/lead-lifecycle.ts';
 import { localDateTime } from '../domain/local-time.ts';
@@ -24,6 +24,7 @@ import { NO_STORE } from '../kernel/route-guard.ts';
 import { isDropped, recordCapture } from '../ledger/record-capture.ts';
 import { adapterFor, SOURCES } from '../sources/registry.ts';
 import { type Backfill, type BackfillPeriod, SourceLookupError } from '../sources/source.ts';
+import { branchesOf } from '../upstream/branch-directory.ts';
 import { zonesOf } from './leads/zones.ts';
 import { type AdminRefusal, type RouteContext, refusal } from './operation.ts';
 
@@ -291,6 +292,7 @@ async function recordCaptures(
     },
   };
   const receivedAt = context.now();
+  const branches = await branchesOf(deps.branches, accountOfProfile(profile));
   for (let i = 0; i < captures.length; i += BACKFILL_CONCURRENCY) {
     if (context.remainingMs() < BACKFILL_RESERVE_MS) {
       counts.more = true;
@@ -299,7 +301,7 @@ async function recordCaptures(
     const batch = captures.slice(i, i + BACKFILL_CONCURRENCY);
     const outcomes = await Promise.all(
       batch.map((capture) =>
-        recordCapture(recordDeps, context.profile, profile, capture, receivedAt),
+        recordCapture(recordDeps, context.profile, profile, capture, receivedAt, branches),
       ),
     );
     for (const outcome of outcomes) {

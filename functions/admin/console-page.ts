@@ -62,6 +62,7 @@ tr.lead { cursor: pointer; } tr.lead:hover { background: #f0f4fb; }
 .msg { padding: 10px 12px; border-radius: 8px; margin: 10px 0; background: #e8f1ff; }
 .msg.error { background: #fde7e4; color: var(--bad); }
 .msg.ok { background: #e3f5e8; color: var(--ok); }
+.msg.warn { background: #fff4d6; color: #6b4a00; }
 dl.kv { display: grid; grid-template-columns: minmax(110px, max-content) 1fr; gap: 4px 14px; margin: 0; }
 dl.kv dt { color: var(--muted); font-size: 13px; } dl.kv dd { margin: 0; overflow-wrap: anywhere; }
 ol.timeline { margin: 0; padding-left: 20px; } ol.timeline li { margin: 4px 0; }
@@ -112,6 +113,8 @@ const SCRIPT = `
   }
   function badge(status) { return el('span', { class: 'badge ' + status, text: LABELS[status] || status }); }
   function message(text, kind) { return el('div', { class: 'msg' + (kind ? ' ' + kind : ''), role: 'status', text: text }); }
+  /** Which branch a lead goes to and why (an answer that named no branch is a warning). */
+  function branchLine(branch) { var line = message(branch.text, branch.warning ? 'warn' : ''); line.className += ' branch'; return line; }
 
   function api(method, path, body, contentType) {
     var headers = { 'accept': 'application/json' };
@@ -250,6 +253,11 @@ const SCRIPT = `
       if (lead.nextAttemptAt) timeline.appendChild(el('li', { text: 'Próxima tentativa: ' + when(lead.nextAttemptAt) }));
       if (lead.status === 'delivered') timeline.appendChild(el('li', { class: 'delivered', text: 'Entregue ' + when(lead.deliveredAt) + ' como prospect ' + lead.idProspect }));
       box.appendChild(el('div', { class: 'card' }, [el('h3', { text: 'Linha do tempo' }), timeline, el('p', { class: 'muted', text: lead.leadId })]));
+      if (lead.branch || lead.warnings) {
+        box.appendChild(el('div', { class: 'card', id: 'mapping' }, [el('h3', { text: 'Unidade' }), lead.branch ? branchLine(lead.branch) : null,
+          lead.warnings ? el('h3', { text: 'Avisos' }) : null,
+          lead.warnings ? el('ul', { class: 'warnings' }, lead.warnings.map(function (w) { return el('li', { text: w }); })) : null]));
+      }
 
       var sent = lead.submitted || { answers: [], attribution: {} };
       var answers = el('tbody');
@@ -350,6 +358,7 @@ const SCRIPT = `
           if (lead.pending) { out.appendChild(message(lead.note)); return; }
           out.appendChild(el('div', { class: 'card result' }, [
             lead.missing.length ? message('Seria parado: ' + lead.reason, 'error') : message('Seria enviado.', 'ok'),
+            lead.branch ? branchLine(lead.branch) : null,
             el('h3', { text: 'Prospect' }), kv(Object.keys(lead.prospect).map(function (k) { return [k, lead.prospect[k]]; })),
             lead.warnings.length ? el('p', { class: 'muted', text: 'Avisos: ' + lead.warnings.join('; ') }) : null,
             lead.notices.length ? el('p', { class: 'muted', text: 'Conferir: ' + lead.notices.join('; ') }) : null]));

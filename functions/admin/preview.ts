@@ -3,15 +3,20 @@
  * profile's own source (capture) and the mapping the delivery uses (domain/map-capture.ts):
  * the Prospect, what is missing, warnings and notices for each lead; nothing stored, nothing
  * sent. A lead whose webhook carries ids only is shown as sent (`pending`): its answers are
- * fetched from the platform at delivery. 400 `unreadable_body` for a body the source cannot read, 404 for an unknown
+ * fetched from the platform at delivery. Each lead's `branch` says which branch it would go to
+ * and why (domain/branch-answer.ts `explainBranch`: the answer that named it, the profile's
+ * default after an answer that named none, or none: parked for its branch), the account's named
+ * branches (configured, then learned) read as the delivery reads them. 400 `unreadable_body` for a body the source cannot read, 404 for an unknown
  * profile (or one out of the operator's scope).
  */
-
+import { accountOfProfile } from '../config/config-schema.ts';
+import { explainBranch } from '../domain/branch-answer.ts';
 import { mapCapture } from '../domain/map-capture.ts';
 import { missingFieldsReason } from '../domain/prospect.ts';
 import { type HttpResponse, json } from '../kernel/http.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { adapterFor, sourceLabel } from '../sources/registry.ts';
+import { branchesOf } from '../upstream/branch-directory.ts';
 import { type RouteContext, refusal, requireProfile } from './operation.ts';
 
 export async function preview({
@@ -25,6 +30,7 @@ export async function preview({
   if ('problem' in captured) {
     throw refusal(400, 'unreadable_body', captured.problem, captured.details ?? []);
   }
+  const branches = await branchesOf(deps.branches, accountOfProfile(profile));
   const leads = captured.leads.map((capture) => {
     if (capture.pending) {
       return {
@@ -33,12 +39,13 @@ export async function preview({
         submitted: { answers: capture.answers, attribution: capture.attribution },
       };
     }
-    const mapped = mapCapture(capture, profile, sourceLabel(capture.source));
+    const mapped = mapCapture(capture, profile, sourceLabel(capture.source), branches);
     return {
       prospect: mapped.prospect,
       missing: mapped.missing,
       warnings: mapped.warnings,
       notices: mapped.notices,
+      branch: explainBranch(mapped.branch, mapped.prospect.idBranch ?? undefined, branches),
       test: capture.isTest,
       ...(mapped.missing.length > 0 && {
         reason: missingFieldsReason(mapped.missing),

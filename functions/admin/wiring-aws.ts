@@ -11,21 +11,25 @@ import { ENV, requireEnv } from '../kernel/env.ts';
 import { awsErasureSalt } from '../ledger/erasure-salt-aws.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
+import { dynamoBranchDirectory } from '../upstream/branch-names-dynamodb.ts';
 import { dynamoUpstreamHealth } from '../upstream/health-dynamodb.ts';
 import type { AdminDeps } from './admin.ts';
 import { createSqsDlqRedrive } from './dlq-redrive-sqs.ts';
 
 /**
- * IAM it needs: the ledger table and its indexes (GetItem, Query, UpdateItem; the circuit and
- * pacer items are read with GetItem), the erasure salt secret,
+ * IAM it needs: the ledger table and its indexes (GetItem, Query, UpdateItem; the circuit,
+ * pacer and learned branch names items are read with GetItem), the erasure salt secret,
  * sqs:SendMessage on the lead queue, and the redrive's permissions (dlq-redrive-sqs.ts).
  */
 export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDeps, 'events'> {
   const sqs = createSqs();
   const table = { client: createDynamoDb(), tableName: requireEnv(ENV.ledgerTable, env) };
+  // The profiles too: a backfill reads the profile and its platform token.
+  const config = createAwsConfigSource(env, { rules: PROFILE_RULES });
   return {
-    // The profiles too: a backfill reads the profile and its platform token.
-    config: createAwsConfigSource(env, { rules: PROFILE_RULES }),
+    config,
+    // A preview, a lead's page, a correction and a backfill map with the named branches.
+    branches: dynamoBranchDirectory(config, table),
     // A deployed kit never prints a secret: its curl reads it from Secrets Manager in the shell.
     kit: {
       secretsWhere: (profile) => `Secrets Manager, secret ${secretNamesFrom(env).profile(profile)}`,

@@ -1,10 +1,12 @@
 /**
  * The admin function's local adapters: the config file, the ledger and the queue on the local
- * DynamoDB, and the local queue's own redrive.
+ * DynamoDB, the local queue's own redrive, and the accounts' named branches (the file's, and
+ * those learned on the local ledger table).
  */
 import { localConfigSource } from '../config/config-local.ts';
 import { localServices } from '../kernel/local-services.ts';
 import { localLeadQueue, localLedger } from '../ledger/ledger-local.ts';
+import { localBranchDirectory } from '../upstream/branch-names-local.ts';
 import { dynamoUpstreamHealth } from '../upstream/health-dynamodb.ts';
 import type { AdminDeps } from './admin.ts';
 import { createLocalDlqRedrive } from './dlq-redrive-local.ts';
@@ -13,6 +15,7 @@ export function localAdminDeps(): Omit<AdminDeps, 'events'> {
   const queue = localLeadQueue();
   return {
     config: localConfigSource(),
+    branches: localBranchDirectory(),
     ledger: localLedger(),
     upstream: dynamoUpstreamHealth({
       client: localServices().dynamo,

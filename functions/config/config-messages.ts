@@ -126,6 +126,10 @@ const SCHEMA_MESSAGES: readonly [RegExp, string][] = [
   [/^must be a Region$/, 'deve ser uma Region da AWS (sa-east-1, por exemplo)'],
   [/^must be a WAFv2 ARN$/, 'deve ser o ARN de um web ACL do WAFv2'],
   [/^must be an email address$/, 'deve ser um endereço de e-mail'],
+  [
+    /^say in a few words why no address gets the alarms$/,
+    'diga em poucas palavras por que nenhum endereço recebe os alarmes',
+  ],
 ];
 
 /** A schema's own message, in Portuguese. */

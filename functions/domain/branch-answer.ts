@@ -81,3 +81,70 @@ export function chooseBranch(
     warning: unmatchedWarning(unmatched.answered, unmatched.match, fallback),
   };
 }
+
+/** Which branch a mapped lead goes to and why, as the preview and the console show it. */
+export interface BranchExplanation {
+  /** The lead's branch; absent: none (the lead waits for a person to choose it). */
+  idBranch?: number;
+  /** Its name in the account's directory, when it has one. */
+  name?: string;
+  /**
+   * `answer`: an answer named it; `unknown`/`ambiguous`: an answer named no branch, or two;
+   * `given`: no answer asked for it (the profile's, the form's, a hidden field, a correction).
+   */
+  why: 'answer' | 'unknown' | 'ambiguous' | 'given';
+  /** What the person answered to the branch question. */
+  answered?: string;
+  /** One Portuguese sentence saying it. */
+  text: string;
+  /** Something a person should look at: an answer that named no branch, or no branch at all. */
+  warning: boolean;
+}
+
+/** "2 (Moema)", or "2" for a branch the directory does not name. */
+function branchTitle(idBranch: number, directory: readonly NamedBranch[]): string {
+  const name = directory.find((branch) => branch.idBranch === idBranch)?.name;
+  return name ? `${idBranch} (${name})` : String(idBranch);
+}
+
+/**
+ * The branch a lead goes to (`idBranch`, as finally mapped: an operator's correction or a
+ * hidden field included) explained from the mapping's choice (`choice`, absent when no answer
+ * asked for the branch) with the account's directory for names.
+ */
+export function explainBranch(
+  choice: BranchChoice | undefined,
+  idBranch: number | undefined,
+  directory: readonly NamedBranch[],
+): BranchExplanation {
+  const name = directory.find((branch) => branch.idBranch === idBranch)?.name;
+  const chosen = idBranch === undefined ? {} : { idBranch, ...(name && { name }) };
+  const none = 'o lead fica parado até uma pessoa escolher a unidade';
+  if (choice?.kind === 'answer' && choice.idBranch === idBranch) {
+    const how = {
+      name: 'nomeia a unidade',
+      number: 'é o número da unidade',
+      typo: `é ${choice.name} com um pequeno erro de digitação`,
+    }[choice.by];
+    const text = `Unidade ${branchTitle(choice.idBranch, directory)}: a resposta "${choice.answered}" ${how}.`;
+    return { ...chosen, why: 'answer', answered: choice.answered, text, warning: false };
+  }
+  if (choice?.kind === 'default' && choice.answered !== undefined) {
+    const why = choice.reason === 'ambiguous' ? 'ambiguous' : 'unknown';
+    const what =
+      why === 'ambiguous'
+        ? `a resposta "${choice.answered}" serve a mais de uma unidade`
+        : `a resposta "${choice.answered}" não é uma unidade conhecida`;
+    const text =
+      idBranch === undefined
+        ? `Sem unidade: ${what} e o perfil não tem unidade padrão; ${none}.`
+        : `Unidade ${branchTitle(idBranch, directory)}, a padrão do perfil: ${what}.`;
+    return { ...chosen, why, answered: choice.answered, text, warning: true };
+  }
+  if (idBranch === undefined) {
+    const text = `Sem unidade: nenhuma resposta disse a unidade e o perfil não tem unidade padrão; ${none}.`;
+    return { why: 'given', text, warning: true };
+  }
+  const text = `Unidade ${branchTitle(idBranch, directory)}: a definida para o lead (perfil, formulário, campo oculto ou correção).`;
+  return { ...chosen, why: 'given', text, warning: false };
+}

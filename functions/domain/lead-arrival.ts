@@ -16,6 +16,7 @@
  *   Click-to-WhatsApp free entry point window, the life of the conversation an ad opens;
  * - any key of a test lead: TEST_LEAD_DEDUP_WINDOW_SECONDS.
  */
+import type { NamedBranch } from './branch-match.ts';
 import type { LeadCapture } from './lead.ts';
 import { type CaptureProfile, mapCapture } from './map-capture.ts';
 import { missingFieldsReason, type Prospect } from './prospect.ts';
@@ -58,12 +59,14 @@ function dedupWindow(capture: LeadCapture): number | undefined {
 
 /**
  * The first state of a captured lead (see above), mapped for `profile`; `sourceLabel` is how
- * people call its platform (sources/registry.ts `sourceLabel`: the domain knows no source).
+ * people call its platform (sources/registry.ts `sourceLabel`: the domain knows no source);
+ * `branches` the named branches of the profile's account (a "Qual unidade?" answer's choice).
  */
 export function initialState(
   capture: LeadCapture,
   profile: ArrivalProfile,
   sourceLabel: string,
+  branches: readonly NamedBranch[] = [],
 ): FirstState {
   const base = { source: capture.source, dedupKey: capture.dedupKey, capture };
   const dedupWindowSeconds = dedupWindow(capture);
@@ -75,7 +78,7 @@ export function initialState(
       status: capture.isTest && !profile.deliverTestLeads ? 'test' : 'queued',
     };
   }
-  const mapped = mapCapture(capture, profile, sourceLabel);
+  const mapped = mapCapture(capture, profile, sourceLabel, branches);
   if (capture.isTest && !profile.deliverTestLeads) {
     return { ...base, ...windowed, status: 'test', prospect: mapped.prospect };
   }

@@ -7,6 +7,7 @@
 import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadLedger } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
+import type { BranchDirectory } from '../upstream/branch-directory.ts';
 
 export interface IntakeEvents {
   /** One structured event per accepted lead; never personal data. */
@@ -41,6 +42,8 @@ export interface IntakeDeps {
   config: ConfigSource;
   ledger: LeadLedger;
   queue: LeadQueue;
+  /** Each account's named branches (configured, then learned); absent: none. */
+  branches?: BranchDirectory;
   events?: IntakeEvents;
   now?: () => Date;
   /** Overrides of PROSPECT_WAIT (prospect-api.ts). */

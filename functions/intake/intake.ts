@@ -27,7 +27,7 @@
  * status), one `erasedDropped` event per request (a log line and the ErasedLeadDropped metric).
  */
 
-import type { Profile } from '../config/config-schema.ts';
+import { accountOfProfile, type Profile } from '../config/config-schema.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { newLeadId } from '../domain/lead-lifecycle.ts';
 import { withConsent } from '../domain/personal-data.ts';
@@ -36,6 +36,7 @@ import { t } from '../kernel/language.ts';
 import { initialState, type LeadState } from '../ledger/record-capture.ts';
 import { adapterFor, secretKeysOf } from '../sources/registry.ts';
 import type { AcceptedOutcome, IntakeRequest } from '../sources/source.ts';
+import { branchesOf } from '../upstream/branch-directory.ts';
 import { type IntakeCall, preflight, refuse, withCors } from './answers.ts';
 import type { IntakeDeps, IntakeInvocation } from './intake-deps.ts';
 import { handleProspect } from './prospect-api.ts';
@@ -113,8 +114,10 @@ export async function handleIntake(
   }
   // The person's consent, as the profile maps it, dated when we received it.
   const receivedAt = request.receivedAt.toISOString();
+  // The account's named branches: a chain form's "Qual unidade?" answer chooses among them.
+  const branches = await branchesOf(deps.branches, accountOfProfile(profile));
   const states = captured.leads.map((lead) =>
-    initialState(withConsent(lead, profile.consent, receivedAt), profile),
+    initialState(withConsent(lead, profile.consent, receivedAt), profile, branches),
   );
   return recordAndAnswer(call, deps, states);
 }

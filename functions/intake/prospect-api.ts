@@ -47,6 +47,7 @@ import { coversPlace, type Scope, seesAccount } from '../kernel/scope.ts';
 import { DedupConflictError, type LeadRecord } from '../ledger/lead-ledger.ts';
 import { type Dropped, initialState, isDropped } from '../ledger/record-capture.ts';
 import { scopeToClient } from '../sources/prospect.ts';
+import { branchesOf } from '../upstream/branch-directory.ts';
 import { type IntakeCall, refuse, withCors } from './answers.ts';
 import type { IntakeDeps, IntakeInvocation, ProspectWait } from './intake-deps.ts';
 import { type Accepted, accept, noteDropped } from './record.ts';
@@ -112,7 +113,11 @@ export async function handleProspect(
   const scoped = scopeToClient(lead, client.username);
   let accepted: Accepted | Dropped;
   try {
-    const state = { ...initialState(scoped.capture, profile), fingerprint: scoped.fingerprint };
+    const branches = await branchesOf(deps.branches, account);
+    const state = {
+      ...initialState(scoped.capture, profile, branches),
+      fingerprint: scoped.fingerprint,
+    };
     accepted = await accept(deps, call.profileName, state, request.receivedAt);
   } catch (error) {
     if (!(error instanceof DedupConflictError)) throw error;

@@ -1,6 +1,7 @@
 /**
  * The intake's AWS adapters: configuration from Secrets Manager, the DynamoDB ledger (with the
- * erasure salt from Secrets Manager), SQS.
+ * erasure salt from Secrets Manager), SQS, and the accounts' named branches (configured, and
+ * learned on the ledger table: upstream/branch-names-dynamodb.ts).
  */
 import { createAwsConfigSource } from '../config/config-aws.ts';
 import { PROFILE_RULES } from '../config/profile-rules.ts';
@@ -10,15 +11,18 @@ import { ENV, requireEnv } from '../kernel/env.ts';
 import { awsErasureSalt } from '../ledger/erasure-salt-aws.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
+import { dynamoBranchDirectory } from '../upstream/branch-names-dynamodb.ts';
 import { intakeEvents } from './events.ts';
 import type { IntakeDeps } from './intake-deps.ts';
 
 export function awsIntakeDeps(env: NodeJS.ProcessEnv = process.env): IntakeDeps {
+  const config = createAwsConfigSource(env, { rules: PROFILE_RULES });
+  const table = { client: createDynamoDb(), tableName: requireEnv(ENV.ledgerTable, env) };
   return {
-    config: createAwsConfigSource(env, { rules: PROFILE_RULES }),
+    config,
+    branches: dynamoBranchDirectory(config, table),
     ledger: createDynamoLedger({
-      client: createDynamoDb(),
-      tableName: requireEnv(ENV.ledgerTable, env),
+      ...table,
       // An erased person's lead, sent again, is recognised by its salted tombstones.
       erasureSalt: awsErasureSalt(env),
     }),

@@ -1,6 +1,10 @@
-/** The intake's local adapters: the config file, the ledger and queue on the local DynamoDB. */
+/**
+ * The intake's local adapters: the config file, the ledger and queue on the local DynamoDB, the
+ * accounts' named branches (the file's, and those learned on the local ledger table).
+ */
 import { localConfigSource } from '../config/config-local.ts';
 import { localLeadQueue, localLedger } from '../ledger/ledger-local.ts';
+import { localBranchDirectory } from '../upstream/branch-names-local.ts';
 import { intakeEvents } from './events.ts';
 import type { IntakeDeps } from './intake-deps.ts';
 
@@ -9,6 +13,7 @@ export function localIntakeDeps(): IntakeDeps {
     config: localConfigSource(),
     ledger: localLedger(),
     queue: localLeadQueue(),
+    branches: localBranchDirectory(),
     events: intakeEvents,
   };
 }

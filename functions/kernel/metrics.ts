@@ -35,6 +35,11 @@ export enum METRICS {
   upstreamAuthFailure = 'UpstreamAuthFailure',
   upstreamCircuitOpened = 'UpstreamCircuitOpened',
   upstreamCircuitClosed = 'UpstreamCircuitClosed',
+  /**
+   * A gauge the reconciler records every minute (functions/delivery/reconcile/events.ts): the
+   * accounts whose circuit is open now, and per account (dimension `account`) 1 or 0.
+   */
+  upstreamCircuitOpen = 'UpstreamCircuitOpen',
   /** The upstream key may not look prospects up: an ambiguous POST cannot be checked. */
   upstreamLookupForbidden = 'UpstreamLookupForbidden',
 

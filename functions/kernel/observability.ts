@@ -31,6 +31,16 @@ export function ratio(name: MetricName, value: number): void {
   metrics.addMetric(name, MetricUnit.NoUnit, value);
 }
 
+/**
+ * Records `value` of `name` under one more dimension (an upstream account, say), published at
+ * once in its own EMF line, so that each value keeps its own dimension (names: metrics.ts).
+ */
+export function countBy(name: MetricName, dimension: [string, string], value: number): void {
+  const single = metrics.singleMetric();
+  single.addDimension(dimension[0], dimension[1]);
+  single.addMetric(name, MetricUnit.Count, value);
+}
+
 /** Publishes what was counted during this invocation; call once at its end. */
 export function flushMetrics(): void {
   // Nothing counted (a report GET, a 304): publishing would only log a warning per invocation.

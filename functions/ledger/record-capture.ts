@@ -13,6 +13,7 @@
  * the platform and counted, never stored or sent.
  */
 import type { Profile } from '../config/config-schema.ts';
+import type { NamedBranch } from '../domain/branch-match.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { initialState as firstState } from '../domain/lead-arrival.ts';
 import { sourceLabel } from '../sources/registry.ts';
@@ -29,10 +30,15 @@ export type LeadState = Omit<NewLead, 'receivedAt' | 'profile'>;
 
 /**
  * The first state of a captured lead (domain/lead-arrival.ts `initialState`), labelled with its
- * source's name from the registry.
+ * source's name from the registry, its branch chosen among `branches` (the named branches of the
+ * profile's account, upstream/branch-directory.ts) when an answer asks for it.
  */
-export function initialState(capture: LeadCapture, profile: Profile): LeadState {
-  return firstState(capture, profile, sourceLabel(capture.source));
+export function initialState(
+  capture: LeadCapture,
+  profile: Profile,
+  branches: readonly NamedBranch[] = [],
+): LeadState {
+  return firstState(capture, profile, sourceLabel(capture.source), branches);
 }
 
 export interface RecordDeps {
@@ -92,6 +98,7 @@ export function recordCapture(
   profile: Profile,
   capture: LeadCapture,
   receivedAt: Date,
+  branches: readonly NamedBranch[] = [],
 ): Promise<Recorded | Dropped> {
-  return recordLead(deps, profileName, initialState(capture, profile), receivedAt);
+  return recordLead(deps, profileName, initialState(capture, profile, branches), receivedAt);
 }

@@ -9,9 +9,13 @@
  *   previous one.
  * - Two validators run before any version is deployed: a JSON Schema (the settings' shape,
  *   generated from the zod schema: functions/config/config-json-schema.ts) and the
- *   configuration validator function (FUNCTIONS['config-validator']), which runs exactly the
- *   checks the functions run (every profile against its source's schema, unknown keys, the
- *   accounts' references). A version either passes both or is never seen.
+ *   configuration validator function (FUNCTIONS['config-validator'], its `live` alias), which
+ *   runs exactly the checks the functions run (every profile against its source's schema,
+ *   unknown keys, the accounts' references). A version either passes both or is never seen.
+ *   AppConfig may invoke the validator only from this account (the permission's SourceAccount),
+ *   and the stack's deployment of the first version waits for that permission (DependsOn):
+ *   without it CloudFormation may start the deployment first, the validator's invocation is
+ *   refused, the validation fails and the whole stack rolls back.
  * - The deploy configuration's settings are deployed as a version when they change, all at once
  *   (no canary: a configuration is either valid or refused), without bake time.
  * - Functions read it through the AppConfig data API (Powertools' provider, cached 45 s):
@@ -21,20 +25,22 @@
 import { Arn, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   Application,
+  CfnDeployment,
   ConfigurationContent,
   DeploymentStrategy,
   Environment,
   HostedConfiguration,
   JsonSchemaValidator,
-  LambdaValidator,
   RolloutStrategy,
+  ValidatorType,
 } from 'aws-cdk-lib/aws-appconfig';
-import { Grant } from 'aws-cdk-lib/aws-iam';
-import { CfnPermission, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Grant, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { CfnPermission, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { Settings } from '../../functions/config/config-aws.ts';
 import { settingsStoreJsonSchema } from '../../functions/config/config-json-schema.ts';
 import { ENV } from '../../functions/kernel/env.ts';
+import type { NodeFunction } from './node-function.ts';
 
 /** The configuration profile's name (the CLI finds it by name). */
 export const SETTINGS_PROFILE = 'settings';
@@ -53,8 +59,8 @@ export interface ConfigStoreProps {
   stage: string;
   /** The settings to deploy (the deploy configuration's). */
   settings: Settings;
-  /** Validates a version with the functions' own rules before it is deployed. */
-  validator: LambdaFunction;
+  /** Validates a version with the functions' own rules before it is deployed (its `live` alias). */
+  validator: NodeFunction;
 }
 
 export class ConfigStore extends Construct {
@@ -82,6 +88,13 @@ export class ConfigStore extends Construct {
         finalBakeTime: Duration.minutes(0),
       }),
     });
+    const validator = props.validator.live;
+    // Only AppConfig in this account may invoke the validator.
+    validator.addPermission('AppConfigPermission', {
+      principal: new ServicePrincipal('appconfig.amazonaws.com'),
+      sourceAccount: Stack.of(this).account,
+    });
+    const permission = validator.permissionsNode.findChild('AppConfigPermission') as CfnPermission;
     this.configuration = new HostedConfiguration(this, 'Settings', {
       application: this.application,
       name: names.profile,
@@ -90,16 +103,14 @@ export class ConfigStore extends Construct {
       content: ConfigurationContent.fromInlineJson(JSON.stringify(props.settings)),
       validators: [
         JsonSchemaValidator.fromInline(JSON.stringify(settingsStoreJsonSchema())),
-        LambdaValidator.fromFunction(props.validator),
+        { type: ValidatorType.LAMBDA, content: validator.functionArn },
       ],
       deploymentStrategy: strategy,
       deployTo: [this.environment],
     });
-    // Only AppConfig in this account may invoke the validator (CDK's permission names no source).
-    for (const child of props.validator.node.findAll()) {
-      if (child instanceof CfnPermission && child.principal === 'appconfig.amazonaws.com') {
-        child.sourceAccount = Stack.of(this).account;
-      }
+    // The deployment runs the validator: only once AppConfig may invoke it (module comment).
+    for (const child of this.node.findAll()) {
+      if (child instanceof CfnDeployment) child.node.addDependency(permission);
     }
     Validations.of(props.validator).acknowledge({
       id: 'Serverless-LambdaDLQ',

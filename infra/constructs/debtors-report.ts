@@ -9,16 +9,25 @@
  *   older ones expire after a week), public access blocked, TLS enforced, retained with the
  *   stack (it is cheap to keep and the only copy of the last good snapshot).
  * - Refresh queue: a standard SQS queue of refresh requests (schedule, admin route,
- *   continuations) with a dead-letter queue after 5 receives. The refresher consumes it with
- *   batch size 1 and reserved concurrency 1, so two refreshes never overlap; its visibility
- *   timeout is 6 × the refresher's timeout (AWS advice for Lambda event sources).
+ *   continuations) with a dead-letter queue after 5 receives. The refresher's `live` alias
+ *   consumes it with batch size 1 and MaximumConcurrency 2 (the least Lambda allows), and the
+ *   function reserves the same 2, so the event source never meets a throttle: a throttled
+ *   message would cost a receive for nothing and, during a long refresh, reach the DLQ. Its
+ *   visibility timeout is 6 × the refresher's timeout (AWS advice for Lambda event sources).
+ * - One refresh at a time, by a lease rather than by concurrency: a refresh (or continuation)
+ *   holds a lease item in the ledger table (functions/report/refresh/lease.ts); a tick arriving
+ *   meanwhile runs beside it (it only asks for the refreshes now due) and is acknowledged, and
+ *   a refresh request that finds the lease taken is sent again, delayed, and acknowledged.
  * - Refresher: a NodeFunction (functions/report/refresh/handler.ts), 1 GB, timeout
  *   REFRESHER_TIMEOUT_SECONDS; it checkpoints and continues when an invocation runs short. It
- *   paces its upstream calls on the pacer item of the ledger table, with delivery.
+ *   paces its upstream calls on the pacer item of the ledger table, with delivery, and records
+ *   the branch names each account's report carries there (the chain forms' branch matching).
  * - Schedule: EventBridge Scheduler sends `{"kind":"refresh","reason":"schedule"}` to the queue
  *   every minute; the refresher asks for the refresh of each account whose report is due (its
  *   own refreshSeconds, which change without a deploy). A tick that cannot be delivered within
  *   a minute is dropped (the next one replaces it).
+ * - Recursive loops: the refresher sends to the queue it consumes on purpose (continuations,
+ *   deferred requests), so Lambda's loop detection is set to Allow (REFRESHER_LOOP_REASON).
  * - Alarms: a refresh failed (ReportRefreshFailed ≥ 1 in either of the last two refresh
  *   intervals of the account `default`); a report is stale (at the ticks, the oldest account
  *   report's age over its refreshSeconds, ReportAgeRatio, exceeds 2 over five minutes, and no
@@ -33,7 +42,7 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Grant } from 'aws-cdk-lib/aws-iam';
-import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { type Function as LambdaFunction, RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
@@ -42,12 +51,14 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/kernel/env.ts';
 import { METRICS } from '../../functions/kernel/metrics.ts';
+import { REFRESH_LEASE_KEY } from '../../functions/report/refresh/lease-dynamodb.ts';
 import { REFRESHER_TIMEOUT_SECONDS } from '../../functions/report/refresh/refresh.ts';
 import { REPORT_KEYS, reportKeys } from '../../functions/report/store/report-store-s3.ts';
 import type { LeadStore } from './lead-store.ts';
 import type { LeadsSecrets } from './leads-secrets.ts';
 import { acknowledgeWildcards } from './nag.ts';
 import { NodeFunction } from './node-function.ts';
+import { schedulerRole } from './scheduler-role.ts';
 
 /** The refresher's metrics (functions/report/refresh/events.ts), named in kernel/metrics.ts. */
 export const REPORT_METRICS = {
@@ -64,6 +75,17 @@ export const TICK_SECONDS = 60;
 export const STALE_RATIO = 2;
 /** The stale alarm's period: five ticks. */
 const STALE_PERIOD_SECONDS = 5 * TICK_SECONDS;
+
+/**
+ * The refresher's reserved concurrency and its event source's MaximumConcurrency: equal, so that
+ * the event source is never throttled, and 2 because Lambda allows no less. One refresh at a
+ * time is the lease's job (module comment).
+ */
+export const REFRESHER_CONCURRENCY = 2;
+
+/** Why the refresher may send to its own queue (Lambda's recursive loop detection: Allow). */
+export const REFRESHER_LOOP_REASON =
+  'The refresher sends to the refresh queue it consumes on purpose: a continuation when a refresh does not fit in one invocation, and a request that found another refresh running, sent again a little later. Those chains end when the refresh completes (or its checkpoint is over an hour old and it starts over) and when the lease is free (it expires with the running invocation), not after a number of hops; Lambda would cut a long refresh after about 16 and leave its report stale until a later tick.';
 
 /** Receives of a refresh message before it moves to the dead-letter queue. */
 export const REFRESH_MAX_RECEIVE_COUNT = 5;
@@ -85,7 +107,8 @@ export interface DebtorsReportProps {
   secrets: LeadsSecrets;
   /**
    * The ledger table holding the account-wide upstream pacer item that delivery paces on: the
-   * refresher paces on it too (LeadStore.grantPacer: that item only, and LEDGER_TABLE_NAME).
+   * refresher paces on it too (LeadStore.grantPacer: that item only, and LEDGER_TABLE_NAME), and
+   * records each account's learned branch names there (LeadStore.grantBranchNames).
    */
   ledger: LeadStore;
   /** @default REFRESHER_TIMEOUT_SECONDS (functions/report/refresh/refresh.ts) */
@@ -130,7 +153,8 @@ export class DebtorsReport extends Construct {
       versioned: true,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      removalPolicy: RemovalPolicy.RETAIN,
+      // Kept when the stack goes; a failed first create takes back its empty bucket.
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       lifecycleRules: [
         {
           id: 'earlier-snapshots',
@@ -174,13 +198,20 @@ export class DebtorsReport extends Construct {
         'Debtors report refresh: pages the upstream per branch and replaces the snapshot',
       memorySize: 1024,
       timeout,
-      // One refresh at a time: a second message waits for the running one.
-      reservedConcurrentExecutions: 1,
+      // As many as the event source may run at once (never throttled); the lease keeps one
+      // refresh at a time.
+      reservedConcurrentExecutions: REFRESHER_CONCURRENCY,
+      recursiveLoop: RecursiveLoop.ALLOW,
+      recursiveLoopReason: REFRESHER_LOOP_REASON,
       metricsNamespace: namespace,
       serviceName,
     });
-    this.refresher.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }),
+    this.refresher.live.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: 1,
+        reportBatchItemFailures: true,
+        maxConcurrency: REFRESHER_CONCURRENCY,
+      }),
     );
     Validations.of(this.refresher).acknowledge(
       {
@@ -196,6 +227,8 @@ export class DebtorsReport extends Construct {
     );
     props.secrets.grantRead(this.refresher, 'upstream');
     props.ledger.grantPacer(this.refresher);
+    props.ledger.grantBranchNames(this.refresher);
+    props.ledger.grantLease(this.refresher, REFRESH_LEASE_KEY);
     this.grantRefresh(this.refresher);
 
     // Accounts and their refreshSeconds change without a deploy (the configuration store): the
@@ -204,12 +237,19 @@ export class DebtorsReport extends Construct {
       description: 'Ticks every minute: the refresher refreshes the accounts whose report is due',
       schedule: ScheduleExpression.rate(Duration.seconds(TICK_SECONDS)),
       target: new SqsSendMessage(this.queue, {
+        role: schedulerRole(this, 'ScheduleRole', 'EventBridge Scheduler sends the refresh ticks'),
         input: ScheduleTargetInput.fromObject({ kind: 'refresh', reason: 'schedule' }),
         maxEventAge: Duration.seconds(TICK_SECONDS),
         retryAttempts: 3,
       }),
     });
 
+    this.alarms = this.reportAlarms({ namespace, serviceName, refreshSeconds });
+  }
+
+  /** The refresh's alarms (module comment): failed, stale, dead letters, refresher errors. */
+  private reportAlarms(on: { namespace: string; serviceName: string; refreshSeconds: number }) {
+    const { namespace, serviceName, refreshSeconds } = on;
     const metric = (metricName: string, statistic: string, periodSeconds: number) =>
       new Metric({
         namespace,
@@ -219,7 +259,7 @@ export class DebtorsReport extends Construct {
         period: Duration.seconds(periodSeconds),
       });
     const failurePeriod = Math.min(wholeMinutes(refreshSeconds), MAX_ALARM_SPAN_SECONDS / 2);
-    this.alarms = {
+    return {
       refreshFailed: new Alarm(this, 'RefreshFailedAlarm', {
         alarmDescription:
           'A debtors report refresh failed: the last snapshot is still served, marked stale. See lastError in debtors/status.json (docs/report.md, Alarms).',

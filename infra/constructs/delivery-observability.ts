@@ -14,8 +14,10 @@
  *   wait; this alarm does;
  * - upstream auth: ≥ 1 UpstreamAuthFailure (the upstream or Graph refused our credentials):
  *   every delivery fails until an operator fixes the secret, so one is enough;
- * - upstream down: ≥ 1 UpstreamCircuitOpened (failures that say nothing about a lead opened the
- *   circuit: leads wait for a probe, counted against nothing; the alarm recovers when it closes);
+ * - upstream down: an account's circuit is open (the reconciler's UpstreamCircuitOpen gauge,
+ *   recorded every minute, ≥ 1): failures that say nothing about a lead opened it, and leads
+ *   wait for a probe, counted against nothing. The alarm stays in alarm as long as the circuit
+ *   stays open and recovers once every circuit is closed;
  * - lookups forbidden: ≥ 1 UpstreamLookupForbidden (the key may not look prospects up, so an
  *   ambiguous POST cannot be checked: exactly-once depends on that permission);
  * - dead leads: ≥ 1 LeadDead (a lead's own failures ran out, or it waited past the delivery
@@ -30,7 +32,7 @@
  *   token at a platform, whose leads are then lost at the platform's side) in one period;
  * - intake errors: the intake function threw or timed out (Lambda Errors ≥ 1);
  * - quiet profiles: not an alarm. The watch function (functions/watch/) runs every hour
- *   (EventBridge Scheduler) and publishes to the topic itself, naming the profiles that received
+ *   (EventBridge Scheduler, on its `live` alias) and publishes to the topic itself, naming the profiles that received
  *   no lead for their `quietHours`: profiles change without a deploy, so per-profile alarms made
  *   at deploy would watch a stale list (and count against CloudFormation's limits). Its own
  *   failures alarm (watch errors).
@@ -43,19 +45,12 @@
  *
  * Topic: encrypted with a customer managed KMS key (rotated yearly; about 1 USD a month),
  * because CloudWatch cannot publish to a topic under the AWS managed `aws/sns` key: the key
- * policy lets cloudwatch.amazonaws.com use it, and the topic policy lets alarms of this account
- * publish (the TLS-only policy replaces SNS's default one, which allowed the account). An email
+ * policy lets cloudwatch.amazonaws.com use it for this account's alarms only (aws:SourceAccount,
+ * aws:SourceArn), and the topic policy lets alarms of this account publish (the TLS-only policy replaces SNS's default one, which allowed the account). An email
  * subscription is added when the deploy config sets `alarmEmail` (the address confirms it once);
  * otherwise subscribe to the AlarmTopicArn output.
  */
-import {
-  ArnFormat,
-  type CfnElement,
-  Duration,
-  RemovalPolicy,
-  Stack,
-  Validations,
-} from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -69,7 +64,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
@@ -80,6 +75,8 @@ import { Construct } from 'constructs';
 import { METRICS } from '../../functions/kernel/metrics.ts';
 import { ALERT_TOPIC_ENV, CONSOLE_URL_ENV } from '../../functions/watch/alert-env.ts';
 import type { LeadQueue } from './lead-queue.ts';
+import type { NodeFunction } from './node-function.ts';
+import { scheduledInvokeSettings, schedulerRole } from './scheduler-role.ts';
 
 /**
  * The lead metrics the alarms and the dashboard read: the intake's, the forwarder's, the
@@ -97,6 +94,8 @@ export const LEAD_METRICS = {
   parked: METRICS.leadParked,
   upstreamAuthFailure: METRICS.upstreamAuthFailure,
   circuitOpened: METRICS.upstreamCircuitOpened,
+  /** The reconciler's gauge: accounts whose circuit is open now (every minute). */
+  circuitOpen: METRICS.upstreamCircuitOpen,
   lookupForbidden: METRICS.upstreamLookupForbidden,
   woken: METRICS.leadWoken,
   /** Seconds since a lead going back for a retry was received (a value, not a count). */
@@ -135,7 +134,7 @@ export interface DeliveryObservabilityProps {
   reconciler?: IFunction;
   intake: IFunction;
   /** The quiet-profile watch (FUNCTIONS.watch): scheduled hourly, publishes to the topic. */
-  watch?: LambdaFunction;
+  watch?: NodeFunction;
   /** The operator console's URL, for the watch's messages. */
   consoleUrl?: string;
   /** Functions that publish to the topic themselves (granted sns:Publish and the key). */
@@ -221,9 +220,27 @@ export class DeliveryObservability extends Construct {
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
+        // Only for this account's alarms: CloudWatch acting for another account gets nothing.
+        conditions: this.fromThisAccountsAlarms(),
       }),
     );
     return key;
+  }
+
+  /** The confused-deputy guard: a request CloudWatch makes for an alarm of this account. */
+  private fromThisAccountsAlarms() {
+    const stack = Stack.of(this);
+    return {
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: '*',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+      StringEquals: { 'aws:SourceAccount': stack.account },
+    };
   }
 
   /** The alarm topic: TLS only, alarms of this account may publish, an email subscribed. */
@@ -233,24 +250,13 @@ export class DeliveryObservability extends Construct {
       masterKey: this.key,
       enforceSSL: true,
     });
-    const stack = Stack.of(this);
     topic.addToResourcePolicy(
       new PolicyStatement({
         sid: 'AllowAlarmsOfThisAccount',
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['sns:Publish'],
         resources: [topic.topicArn],
-        conditions: {
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({
-              service: 'cloudwatch',
-              resource: 'alarm',
-              resourceName: '*',
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          },
-          StringEquals: { 'aws:SourceAccount': stack.account },
-        },
+        conditions: this.fromThisAccountsAlarms(),
       }),
     );
     if (alarmEmail) {
@@ -294,8 +300,8 @@ export class DeliveryObservability extends Construct {
       }),
       upstreamDown: this.alarm('UpstreamDownAlarm', {
         description:
-          'The upstream stopped answering (refused connections, timeouts, 5xx): the circuit opened and leads wait for a probe, nothing is lost or counted. Check the upstream; see GET /admin/upstream (docs/operations.md, Alarms).',
-        metric: this.leadMetric(LEAD_METRICS.circuitOpened, SUM),
+          "An upstream account's circuit is open: the upstream stopped answering (refused connections, timeouts, 5xx) and leads wait for a probe, nothing is lost or counted. The alarm lasts while the circuit stays open. Check the upstream; see GET /admin/upstream (docs/operations.md, Alarms).",
+        metric: this.leadMetric(LEAD_METRICS.circuitOpen, MAX),
         threshold: 1,
       }),
       lookupForbidden: this.alarm('LookupForbiddenAlarm', {
@@ -374,34 +380,35 @@ export class DeliveryObservability extends Construct {
     fn.addEnvironment(ALERT_TOPIC_ENV, this.topic.topicArn);
   }
 
-  /** The quiet-profile watch, run hourly by EventBridge Scheduler. */
-  private scheduleWatch(watch: LambdaFunction, consoleUrl: string | undefined): Schedule {
+  /** The quiet-profile watch, run hourly by EventBridge Scheduler (on its `live` alias). */
+  private scheduleWatch(watch: NodeFunction, consoleUrl: string | undefined): Schedule {
     // The console's address for the message (the API's URL: no cycle, the watch is no route).
     if (consoleUrl) watch.addEnvironment(CONSOLE_URL_ENV, consoleUrl);
-    const schedulerRole = new Role(this, 'WatchScheduleRole', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
-      description: 'EventBridge Scheduler invokes the quiet-profile watch',
-    });
     const schedule = new Schedule(this, 'WatchSchedule', {
       description: 'Alerts when a profile has received no lead for its quietHours',
       schedule: ScheduleExpression.rate(WATCH_INTERVAL),
-      target: new LambdaInvoke(watch, {
-        role: schedulerRole,
+      target: new LambdaInvoke(watch.live, {
+        role: schedulerRole(
+          this,
+          'WatchScheduleRole',
+          'EventBridge Scheduler invokes the quiet-profile watch',
+        ),
         input: ScheduleTargetInput.fromObject({ reason: 'schedule' }),
         maxEventAge: Duration.minutes(15),
         retryAttempts: 2,
       }),
     });
-    const watchId = Stack.of(this).getLogicalId(watch.node.defaultChild as CfnElement);
-    Validations.of(schedulerRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${watchId}.Arn>:*]`,
-      reason:
-        'lambda:InvokeFunction on the watch function and its versions (`<arn>:*`), as Function.grantInvoke writes it: the role may invoke that one function and nothing else.',
+    // A failed run is retried by Lambda (about 1 and 2 minutes later) within 15 minutes.
+    scheduledInvokeSettings(watch.live, {
+      retryAttempts: 2,
+      maxEventAge: Duration.minutes(15),
+      dropped:
+        "A watch run that failed three times is not worth keeping: the next hourly run reads the ledger afresh and names every profile still quiet; the failure itself raises WatchErrorsAlarm and is in the function's log.",
     });
     Validations.of(watch).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:
-        'Invoked hourly by EventBridge Scheduler, which retries a failed invocation itself; a run that still fails is alarmed (watch errors) and the next run reads the ledger afresh, so there is nothing to keep in a dead-letter queue.',
+        'Invoked hourly by EventBridge Scheduler (asynchronously, on its live alias). Its EventInvokeConfig retries a failed run twice within 15 minutes, then drops the event: a run that still fails raises WatchErrorsAlarm and the next run, an hour later, reads the ledger afresh, so there is nothing to keep in a dead-letter queue.',
     });
     return schedule;
   }
@@ -461,6 +468,10 @@ export class DeliveryObservability extends Construct {
           lead(LEAD_METRICS.dead, 'dead'),
           lead(LEAD_METRICS.upstreamAuthFailure, 'upstream auth failures'),
           lead(LEAD_METRICS.circuitOpened, 'circuit opened'),
+          this.leadMetric(LEAD_METRICS.circuitOpen, {
+            ...MAX,
+            label: 'accounts with the circuit open',
+          }),
           lead(LEAD_METRICS.woken, 'woken by the reconciler'),
           lead(LEAD_METRICS.lookupForbidden, 'lookups forbidden'),
         ],

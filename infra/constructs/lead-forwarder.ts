@@ -24,24 +24,29 @@
  *   so waits use no receives; only a message the function fails on outright (the ledger
  *   unreachable) comes back after the visibility timeout, and after maxReceiveCount (8) moves
  *   to the DLQ, where nothing is lost: the reconciler wakes its lead from the ledger.
- * - Reconciler: EventBridge Scheduler invokes it every minute (functions/delivery/reconcile/):
- *   it wakes the leads nothing is working on (a message lost, a worker dead mid-attempt).
- *   Scheduler retries a failed invocation twice within the minute; the next tick covers the
- *   rest, so it needs no dead-letter queue of its own.
+ * - Reconciler: EventBridge Scheduler invokes its `live` alias every minute, asynchronously
+ *   (functions/delivery/reconcile/): it wakes the leads nothing is working on (a message lost,
+ *   a worker dead mid-attempt). Scheduler retries handing the event to Lambda twice within the
+ *   minute; Lambda retries no failed run (EventInvokeConfig: 0 retries, events older than a
+ *   minute dropped), since the next tick a minute later redoes it from the ledger, so it needs
+ *   no dead-letter queue of its own.
+ * - The event source and the schedule invoke the functions' `live` aliases (the released
+ *   version), never `$LATEST`.
  *
  * Grants: the event source grants what consuming needs (sqs:ReceiveMessage, DeleteMessage,
  * ChangeMessageVisibility, GetQueueAttributes, GetQueueUrl on the lead queue only); the ledger,
  * the explicit ChangeMessageVisibility and SendMessage come from the function's `needs`
  * (functions/kernel/routes.ts).
  */
-import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Duration, Validations } from 'aws-cdk-lib';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import type { LeadQueue } from './lead-queue.ts';
+import type { NodeFunction } from './node-function.ts';
+import { scheduledInvokeSettings, schedulerRole } from './scheduler-role.ts';
 
 /** Messages per invocation. */
 export const FORWARDER_BATCH_SIZE = 5;
@@ -50,11 +55,11 @@ export const FORWARDER_MAX_CONCURRENCY = 2;
 
 export interface LeadForwarderProps {
   /** The forwarder function (FUNCTIONS.forwarder), with its reserved concurrency set. */
-  fn: LambdaFunction;
+  fn: NodeFunction;
   /** The queue it consumes; its consumerTimeout must cover the function's timeout. */
   queue: LeadQueue;
   /** The reconciler function (FUNCTIONS.reconciler), invoked every minute. */
-  reconciler: LambdaFunction;
+  reconciler: NodeFunction;
   /** @default FORWARDER_BATCH_SIZE (5) */
   batchSize?: number;
   /** @default FORWARDER_MAX_CONCURRENCY (2) */
@@ -62,7 +67,7 @@ export interface LeadForwarderProps {
 }
 
 export class LeadForwarder extends Construct {
-  readonly fn: LambdaFunction;
+  readonly fn: NodeFunction;
   readonly eventSource: SqsEventSource;
   readonly maxConcurrency: number;
   readonly reconcilerSchedule: Schedule;
@@ -92,7 +97,8 @@ export class LeadForwarder extends Construct {
       reportBatchItemFailures: true,
       maxConcurrency,
     });
-    fn.addEventSource(this.eventSource);
+    // On the alias: the released version consumes the queue, never $LATEST.
+    fn.live.addEventSource(this.eventSource);
 
     Validations.of(fn).acknowledge(
       {
@@ -107,32 +113,31 @@ export class LeadForwarder extends Construct {
       },
     );
 
-    const schedulerRole = new Role(this, 'ReconcilerScheduleRole', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
-      description: 'EventBridge Scheduler invokes the delivery reconciler',
-    });
     this.reconcilerSchedule = new Schedule(this, 'ReconcilerSchedule', {
       description: 'Wakes the leads that nothing is working on (the delivery reconciler)',
       schedule: ScheduleExpression.rate(Duration.minutes(1)),
-      target: new LambdaInvoke(props.reconciler, {
-        role: schedulerRole,
+      target: new LambdaInvoke(props.reconciler.live, {
+        role: schedulerRole(
+          this,
+          'ReconcilerScheduleRole',
+          'EventBridge Scheduler invokes the delivery reconciler',
+        ),
         input: ScheduleTargetInput.fromObject({ reason: 'schedule' }),
         maxEventAge: Duration.minutes(1),
         retryAttempts: 2,
       }),
     });
-    const reconcilerId = Stack.of(this).getLogicalId(
-      props.reconciler.node.defaultChild as CfnElement,
-    );
-    Validations.of(schedulerRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${reconcilerId}.Arn>:*]`,
-      reason:
-        'lambda:InvokeFunction on the reconciler function and its versions (`<arn>:*`), as Function.grantInvoke writes it: the role may invoke that one function and nothing else.',
+    // A failed run is not retried by Lambda: the next tick, a minute later, redoes it.
+    scheduledInvokeSettings(props.reconciler.live, {
+      retryAttempts: 0,
+      maxEventAge: Duration.minutes(1),
+      dropped:
+        "A failed reconciler run is not worth keeping: the next tick, a minute later, reads the ledger afresh and wakes whatever the failed run left; the failure itself raises ReconcilerErrorsAlarm and is in the function's log.",
     });
     Validations.of(props.reconciler).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:
-        'Invoked every minute by EventBridge Scheduler, which retries a failed invocation itself; an invocation that still fails changes nothing the next tick does not redo (the reconciler reads the ledger afresh), so there is nothing to keep in a dead-letter queue.',
+        'Invoked every minute by EventBridge Scheduler (asynchronously, on its live alias). Its EventInvokeConfig retries no failed run and drops events older than a minute: the next tick, a minute later, redoes whatever a failed run left (the reconciler reads the ledger afresh), so there is nothing to keep in a dead-letter queue; a failing run raises ReconcilerErrorsAlarm.',
     });
   }
 }

@@ -4,7 +4,8 @@
  * on `expiresAt`, on-demand capacity.
  *
  * Leads are never lost to a deploy: point-in-time recovery is on (35 days), the table has
- * deletion protection, and it is retained when the stack is deleted or the table replaced.
+ * deletion protection, and it is retained when the stack is deleted or the table replaced
+ * (`RetainExceptOnCreate`: only the create that made it, if it fails, takes it back, empty).
  * Encrypted with the AWS managed key (`aws/dynamodb`): no key to manage or grant, and its use
  * shows in CloudTrail.
  *
@@ -12,7 +13,9 @@
  * ledger operations of that role send (functions/ledger/lead-ledger-dynamodb.ts), on the table
  * (and, for listing, on the status index only), and gives the function LEDGER_TABLE_NAME. The
  * table also holds the account-wide upstream pacer item (functions/upstream/pacer-dynamodb.ts):
- * grantPacer gives a function that item alone.
+ * grantPacer gives a function that item alone; and each account's learned branch names
+ * (functions/upstream/branch-names-dynamodb.ts): grantBranchNames lets the refresher
+ * write those items alone (every function with the table's GetItem reads them).
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import {
@@ -40,6 +43,7 @@ import {
   LEDGER_TABLE_DEFINITION,
   SUBJECT_KEY_PREFIX,
 } from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { BRANCH_NAMES_KEY_PREFIX } from '../../functions/upstream/branch-names-dynamodb.ts';
 import { circuitKey } from '../../functions/upstream/circuit-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 
@@ -92,6 +96,12 @@ export const CIRCUIT_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const
  */
 export const PACER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
 
+/** The learned branch names' writer (the refresher): PutItem of those items only. */
+export const BRANCH_NAMES_ACTIONS = ['dynamodb:PutItem'] as const;
+
+/** A lease item's actions: take, renew or release it with a conditional UpdateItem, read it. */
+export const LEASE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
+
 const ATTRIBUTE_TYPES = {
   S: AttributeType.STRING,
   N: AttributeType.NUMBER,
@@ -127,8 +137,9 @@ export class LeadStore extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
       deletionProtection: true,
-      // Retained on stack deletion and on replacement: a lead is never lost to a deploy.
-      removalPolicy: RemovalPolicy.RETAIN,
+      // Retained on stack deletion and on replacement: a lead is never lost to a deploy. A
+      // failed first create takes back the (empty) table it made, so a retry starts clean.
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
     for (const index of definition.globalSecondaryIndexes) {
       this.table.addGlobalSecondaryIndex({
@@ -217,6 +228,26 @@ export class LeadStore extends Construct {
   grantPacer(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantItems(fn, PACER_ACTIONS, [UPSTREAM_PACER_KEY, `${UPSTREAM_PACER_KEY}#*`]);
+  }
+
+  /**
+   * The refresher records each account's learned branch names: PutItem restricted by
+   * `dynamodb:LeadingKeys` to the `branches#<account>` items, so it can neither read nor change
+   * a lead (the readers' GetItem on the table covers those items).
+   */
+  grantBranchNames(fn: LambdaFunction): void {
+    this.bind(fn);
+    this.grantItems(fn, BRANCH_NAMES_ACTIONS, [`${BRANCH_NAMES_KEY_PREFIX}*`]);
+  }
+
+  /**
+   * A lease item of the table (`key`, e.g. the report refresher's `lease#report-refresh`):
+   * GetItem and UpdateItem restricted to that one key by `dynamodb:LeadingKeys`, so the holder can
+   * neither read nor change anything else.
+   */
+  grantLease(fn: LambdaFunction, key: string): void {
+    this.bind(fn);
+    this.grantItems(fn, LEASE_ACTIONS, [key]);
   }
 
   /**

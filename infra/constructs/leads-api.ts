@@ -8,7 +8,12 @@
  * - Stage-wide throttling plus per-method limits (RouteSpec.throttle).
  * - API Gateway's own errors (throttled, unknown route, ...) in the contract's error shape.
  * - `addRoute(route, fn)` adds a Lambda proxy route from the route table (functions/kernel/routes.ts);
- *   a route without a function is answered by the gateway itself (`GET /health`).
+ *   a route without a function is answered by the gateway itself (`GET /health`). The stack
+ *   passes each function's `live` alias, so integrations and the authorizer invoke the
+ *   released version (and its permissions name the alias), never `$LATEST`. API Gateway may
+ *   invoke each function's alias from any method of this API: one permission per function
+ *   rather than one per method (a stack has at most 500 resources, and the profiles' secrets
+ *   use most of them).
  * - Routes marked `auth: 'basic'` get the Basic-auth REQUEST authorizer (`useBasicAuthorizer`,
  *   BASIC_AUTH in functions/kernel/routes.ts): API Gateway answers missing or refused credentials itself,
  *   with a 401 that carries `WWW-Authenticate` (the UNAUTHORIZED gateway response), which a
@@ -17,7 +22,7 @@
  *   when the prompt is cancelled or the password is wrong. A function's own WWW-Authenticate never reaches a
  *   browser: API Gateway renames it x-amzn-Remapped-WWW-Authenticate.
  */
-import { Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -25,7 +30,8 @@ import {
   ContentHandling,
   EndpointType,
   IdentitySource,
-  LambdaIntegration,
+  Integration,
+  IntegrationType,
   LogGroupLogDestination,
   type Method,
   MethodLoggingLevel,
@@ -37,6 +43,7 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
@@ -48,6 +55,7 @@ import {
   type RouteSpec,
   UNKNOWN_ROUTE,
 } from '../../functions/kernel/routes.ts';
+import { nagTarget } from './nag.ts';
 
 export interface LeadsApiProps {
   /** Stage name and `leads-<stage>` API name. */
@@ -125,7 +133,11 @@ export class LeadsApi extends Construct {
   constructor(scope: Construct, id: string, props: LeadsApiProps) {
     super(scope, id);
     const retention = props.logRetention ?? RetentionDays.ONE_MONTH;
-    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention,
+      // Kept when the stack goes, not when its first create fails (a retry starts clean).
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    });
 
     this.api = new RestApi(this, 'Api', {
       restApiName: `leads-${props.stage}`,
@@ -281,7 +293,7 @@ export class LeadsApi extends Construct {
     if (this.basicAuthorizerFn)
       throw new Error('LeadsApi: the Basic-auth authorizer is already set');
     this.basicAuthorizerFn = fn;
-    Validations.of(fn).acknowledge(
+    Validations.of(nagTarget(fn)).acknowledge(
       {
         id: 'Serverless-LambdaDLQ',
         reason:
@@ -337,9 +349,19 @@ export class LeadsApi extends Construct {
   private addProxyMethod(resource: Resource, route: RouteSpec, fn: IFunction): Method {
     const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     const basic = route.auth === 'basic';
+    this.allowInvoke(fn);
     const method = resource.addMethod(
       route.method,
-      new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
+      new Integration({
+        type: IntegrationType.AWS_PROXY,
+        integrationHttpMethod: 'POST',
+        uri: Stack.of(this).formatArn({
+          service: 'apigateway',
+          account: 'lambda',
+          resource: 'path/2015-03-31/functions',
+          resourceName: `${fn.functionArn}/invocations`,
+        }),
+      }),
       {
         requestValidator: this.validator,
         requestParameters: Object.fromEntries(
@@ -363,7 +385,7 @@ export class LeadsApi extends Construct {
         { id: 'AwsSolutions-COG4', reason },
       );
     }
-    Validations.of(fn).acknowledge(
+    Validations.of(nagTarget(fn)).acknowledge(
       {
         id: 'Serverless-LambdaDLQ',
         reason:
@@ -376,6 +398,15 @@ export class LeadsApi extends Construct {
       },
     );
     return method;
+  }
+
+  /** API Gateway may invoke `fn` from any method and stage of this API (once per function). */
+  private allowInvoke(fn: IFunction): void {
+    if (fn.permissionsNode.tryFindChild('ApiInvoke')) return;
+    fn.addPermission('ApiInvoke', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: this.api.arnForExecuteApi('*', '/*', '*'),
+    });
   }
 
   private addMockMethod(resource: Resource, route: RouteSpec): Method {

@@ -15,7 +15,9 @@
  *
  * The template holds no value: each key starts as the placeholder, and CloudFormation adds a
  * random `generated` key (handy for tokens we choose ourselves: form token, Meta verify token).
- * Secrets are retained when the stack goes, so a redeploy never loses credentials.
+ * Secrets are retained when the stack goes, so a redeploy never loses credentials, but not when
+ * the stack's first create fails (`RetainExceptOnCreate`): their names are fixed, so a secret
+ * left behind by a failed create would make the next create fail with "already exists".
  *
  * Accounts and profiles added later through the configuration store (no deploy) get their
  * secrets from `npm run config -- push`, under the same names, so reading grants cover the
@@ -167,7 +169,8 @@ export class LeadsSecrets extends Construct {
     }
     Grant.addToPrincipal({
       grantee: fn,
-      actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+      // GetSecretValue only: the functions read values (Powertools' getSecret), never metadata.
+      actions: ['secretsmanager:GetSecretValue'],
       resourceArns: arns,
     });
     acknowledgeWildcards(
@@ -193,7 +196,7 @@ export class LeadsSecrets extends Construct {
         passwordLength: 64,
         excludePunctuation: true,
       },
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
@@ -221,7 +224,7 @@ export class LeadsSecrets extends Construct {
         passwordLength: 40,
         excludePunctuation: true,
       },
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',

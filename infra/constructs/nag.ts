@@ -3,7 +3,7 @@
  * explains; this only spells the finding ids the way cdk-nag does.
  */
 import { Stack, Validations } from 'aws-cdk-lib';
-import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Alias, type IFunction, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 
 /** A resolved ARN as cdk-nag writes it in a finding id (`<AWS::Partition>`, `<Bucket.Arn>`). */
 export function nagResource(resolved: unknown): string {
@@ -38,4 +38,13 @@ export function acknowledgeWildcards(
       reason,
     });
   }
+}
+
+/**
+ * The function a finding about `fn` is acknowledged on: invokers hold the `live` alias, while
+ * cdk-nag checks the function resource (its parent), which an acknowledgement on the alias
+ * would not reach.
+ */
+export function nagTarget(fn: IFunction): IFunction {
+  return fn instanceof Alias ? fn.lambda : fn;
 }

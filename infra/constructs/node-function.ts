@@ -8,11 +8,28 @@
  * `process.env.LEADS_RUNTIME` defined as "aws" at bundle time so any other local-only branch is
  * dropped, an explicit log group with a retention, a role that may write only to that log group,
  * Powertools settings, and a check that the environment stays under Lambda's 4 KB limit.
+ *
+ * Releases: every deploy publishes the function's code and configuration as a version
+ * (`currentVersion`) and points the `live` alias at it. Everything that invokes a function
+ * (API integrations, the authorizer, event sources, schedules, AppConfig) invokes `live`, never
+ * `$LATEST`, so that a release can shift traffic gradually and be rolled back
+ * (infra/constructs/releases.ts). Lambda's recursive loop detection is explicitly `Terminate`
+ * unless a function is given `recursiveLoop` with the reason it sends to its own queue.
+ *
+ * The log group is kept when the stack is deleted or the group replaced, but not when the
+ * stack's first create fails (`RetainExceptOnCreate`): a retried create then starts clean.
  */
 import { join } from 'node:path';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { type Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Alias,
+  Architecture,
+  type CfnFunction,
+  RecursiveLoop,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import {
   NodejsFunction,
   type NodejsFunctionProps,
@@ -30,6 +47,8 @@ const ESBUILD_TARGET = 'node24';
 
 /** The newest Node.js runtime this aws-cdk-lib offers (cdk-nag L1 wants the newest). */
 export const NODE_RUNTIME = Runtime.NODEJS_24_X;
+/** The alias every invoker uses: the published version of the last successful release. */
+export const LIVE_ALIAS = 'live';
 /** Lambda refuses a function whose environment variables exceed 4 KB in total. */
 export const LAMBDA_ENV_LIMIT_BYTES = 4096;
 /** Estimated length of a value only CloudFormation knows (an ARN, a queue URL). */
@@ -69,11 +88,20 @@ export interface NodeFunctionProps
   metricsNamespace?: string;
   /** POWERTOOLS_LOG_LEVEL. @default 'INFO' */
   logLevel?: PowertoolsLogLevel;
+  /**
+   * Lambda's recursive loop detection. `Allow` only with a reason: the function sends to the
+   * queue it consumes on purpose, and what bounds those chains. @default Terminate
+   */
+  recursiveLoop?: RecursiveLoop;
+  /** Why `recursiveLoop` is `Allow` (required then; written in the template's Metadata). */
+  recursiveLoopReason?: string;
 }
 
 export class NodeFunction extends NodejsFunction {
   /** The function's own log group (a sibling construct, `<id>Logs`). */
   readonly logs: LogGroup;
+  /** The `live` alias on this release's version: what every invoker invokes. */
+  readonly live: Alias;
 
   constructor(scope: Construct, id: string, props: NodeFunctionProps) {
     const {
@@ -82,17 +110,27 @@ export class NodeFunction extends NodejsFunction {
       serviceName = 'leads',
       metricsNamespace = 'Leads',
       logLevel = 'INFO',
+      recursiveLoop = RecursiveLoop.TERMINATE,
+      recursiveLoopReason,
       bundling,
       environment,
       ...rest
     } = props;
+    if (recursiveLoop === RecursiveLoop.ALLOW && !recursiveLoopReason?.trim()) {
+      throw new Error(
+        `NodeFunction ${id}: recursiveLoop Allow needs recursiveLoopReason (what sends to its own queue, and what ends those chains)`,
+      );
+    }
     const bundleAwsSDK = bundling?.bundleAwsSDK ?? true;
     const define = { [`process.env.${ENV.runtime}`]: JSON.stringify('aws'), ...bundling?.define };
     // Shared by NodejsFunction's build and the split rebuild that replaces its output.
     const target = bundling?.target ?? ESBUILD_TARGET;
     const banner = bundling?.banner ?? (bundleAwsSDK ? CREATE_REQUIRE_BANNER : undefined);
     // Created before the function (no `this` before super), so they are siblings of it.
-    const logs = new LogGroup(scope, `${id}Logs`, { retention: logRetention });
+    const logs = new LogGroup(scope, `${id}Logs`, {
+      retention: logRetention,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    });
     const role = new Role(scope, `${id}Role`, {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `Runs the ${id} function`,
@@ -117,6 +155,7 @@ export class NodeFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       logGroup: logs,
       role,
+      recursiveLoop,
       environment: {
         // No `NODE_OPTIONS=--enable-source-maps`: parsing the bundle's source map at start-up
         // cost 0.7× more init (docs/performance.md). The map ships beside index.mjs, so a
@@ -168,6 +207,14 @@ export class NodeFunction extends NodejsFunction {
       },
     });
     this.logs = logs;
+    this.live = new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.currentVersion });
+    if (recursiveLoopReason) {
+      // In the template beside RecursiveLoop, for whoever reads it there.
+      (this.node.defaultChild as CfnFunction).addMetadata(
+        'RecursiveLoopReason',
+        recursiveLoopReason,
+      );
+    }
 
     // X-Ray's PutTraceSegments/PutTelemetryRecords take no resource ARN (Tracing.ACTIVE). The
     // acknowledgement covers them only: checkWildcards() fails synth for any other action.

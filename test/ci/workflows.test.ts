@@ -28,6 +28,9 @@ const text = (file: string) => readFileSync(join(DIR, file), 'utf8');
 interface Step {
   uses?: string;
   run?: string;
+  if?: string;
+  env?: Record<string, string>;
+  'continue-on-error'?: boolean | string;
   with?: Record<string, string>;
 }
 interface Job {
@@ -104,5 +107,23 @@ describe('.github/workflows', () => {
     for (const file of files) {
       expect(text(file), file).not.toMatch(/aws-access-key-id|aws-secret-access-key|secrets\.AWS_/);
     }
+  });
+
+  it('runs the smoke test after the deploy, against the deployed ApiUrl, a failure failing the run', () => {
+    // Act
+    const steps = workflow('deploy.yml').jobs.deploy?.steps ?? [];
+    const deployAt = steps.findIndex((s) => s.run?.startsWith('npm run deploy -- '));
+    const smokeAt = steps.findIndex((s) => s.run?.includes('npm run -s smoke -- '));
+    const smoke = steps[smokeAt];
+
+    // Assess
+    expect(deployAt).toBeGreaterThanOrEqual(0);
+    expect(smokeAt).toBeGreaterThan(deployAt);
+    // The outputs file `npm run deploy` writes (--outputs-file in package.json) names the URL.
+    expect(smoke?.run).toContain('--outputs cdk-outputs.json');
+    expect(smoke?.['continue-on-error']).toBeUndefined();
+    expect(smoke?.if).toBeUndefined();
+    expect(smoke?.env?.LEADS_PASSWORD).toMatch(/^\$\{\{ secrets\.LEADS_SMOKE_PASSWORD \}\}$/);
+    expect(steps[deployAt]?.run).not.toContain('--skip-preflight');
   });
 });

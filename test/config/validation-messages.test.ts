@@ -56,9 +56,9 @@ function settingsOf(config: Json): Json {
   return settings;
 }
 
-/** The deploy file: the settings and a stage. */
+/** The deploy file: the settings, a stage and who hears its alarms. */
 function deployOf(config: Json): Json {
-  return { stage: 'prod', ...settingsOf(config) };
+  return { stage: 'prod', alarmEmail: 'ops@example.com', ...settingsOf(config) };
 }
 
 let files = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configArgument, refusal } from '../../scripts/cdk.ts';
+import { configArgument, contextArguments, refusal, SKIP_PREFLIGHT } from '../../scripts/cdk.ts';
 
 describe('npm run deploy|diff|destroy (scripts/cdk.ts)', () => {
   it('refuses a deploy, diff or destroy that names no deploy configuration, saying what to pass', () => {
@@ -32,5 +32,28 @@ describe('npm run deploy|diff|destroy (scripts/cdk.ts)', () => {
   it('only wraps the commands that act on a deployed stack', () => {
     // Act / Assess
     expect(refusal(['synth'], {})).toMatch(/^usage:/);
+  });
+});
+
+describe('npm run deploy: its context and its preflight switch', () => {
+  it('reads every -c key=value the way the CDK CLI does, for the preflight to synthesize alike', () => {
+    // Act
+    const context = contextArguments([
+      'deploy',
+      '-c',
+      'config=config/deploy.prod.json',
+      '--context=rollbackAlarms=off',
+      '--require-approval',
+      'never',
+      '-c=other=a=b',
+    ]);
+
+    // Assess
+    expect(context).toEqual({
+      config: 'config/deploy.prod.json',
+      rollbackAlarms: 'off',
+      other: 'a=b',
+    });
+    expect(SKIP_PREFLIGHT).toBe('--skip-preflight');
   });
 });

@@ -1,7 +1,10 @@
 /**
  * The configuration store (infra/constructs/config-store.ts) in the stack, with a configuration
- * far past the 4 KB environment variable that used to carry the settings (issue 12): 300 `form`
- * profiles (test/fixtures/many-profiles.ts), a few of them on a second account `south`.
+ * far past the 4 KB environment variable that used to carry the settings (issue 12): 280 `form`
+ * profiles (test/fixtures/many-profiles.ts), a few of them on a second account `south`. (300
+ * until the releases, issue 27: every function's version, live alias, the canaries and their
+ * alarms take about 55 resources, so a deploy file now holds about 290 keyed profiles with
+ * their own secret under CloudFormation's 500; profiles pushed with `npm run config` take none.)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,6 +36,7 @@ import {
   cdkJsonContext,
   configurationArn,
   environmentOf,
+  liveAliasOf,
   removeTempOutdirs,
   roleStatements,
   synthViolations,
@@ -77,8 +81,11 @@ function environmentBytes(variables: Record<string, unknown>): number {
   );
 }
 
-describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'leads-300-profiles-'));
+/** How many profiles the deploy file holds (module comment). */
+const PROFILES = 280;
+
+describe(`a stack with ${PROFILES} profiles (npx cdk synth -c config=<file>)`, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'leads-many-profiles-'));
   const file = join(dir, 'deploy.chain.json');
   let built: LeadsApp;
   let template: Template;
@@ -89,7 +96,7 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
 
   beforeAll(() => {
     // Prepare: the deploy configuration file an operator would write.
-    writeFileSync(file, JSON.stringify(manyProfilesDeployConfig(), null, 2));
+    writeFileSync(file, JSON.stringify(manyProfilesDeployConfig({ count: PROFILES }), null, 2));
 
     // Act: what `npx cdk synth -c config=<file>` does: the app reads the file named by the
     // context, runs the cdk-nag packs and CDK's own CloudFormation validation.
@@ -123,11 +130,11 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
     // Assess
     expect(built.example).toBe(false);
     expect(built.stack.stackName).toBe('leads-chain');
-    expect(Object.keys(built.config.settings.profiles)).toHaveLength(300);
+    expect(Object.keys(built.config.settings.profiles)).toHaveLength(PROFILES);
     expect(violations).toEqual([]);
   });
 
-  it('keeps every function environment under 4 KB, the same with 300 profiles as with 3, and no LEADS_SETTINGS', () => {
+  it('keeps every function environment under 4 KB, the same with many profiles as with 3, and no LEADS_SETTINGS', () => {
     // Prepare: the same stack (same stage, same construct paths) with three profiles.
     const small = new LeadsStack(testApp(), built.stack.node.id, {
       config: parseDeployConfig(manyProfilesDeployConfig({ count: 3 })),
@@ -153,7 +160,7 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
     }
   });
 
-  it('holds the 300 profiles and both accounts in the HostedConfigurationVersion content', () => {
+  it('holds the profiles and both accounts in the HostedConfigurationVersion content', () => {
     // Act
     const ids = appConfigIds(template);
     const version = template.findResources('AWS::AppConfig::HostedConfigurationVersion')[
@@ -171,13 +178,13 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
     expect(settings).toEqual(built.config.settings);
     // About 100 KB: twenty-odd times what an environment variable could hold.
     expect(Buffer.byteLength(content)).toBeGreaterThan(20 * LAMBDA_ENV_LIMIT_BYTES);
-    expect(Object.keys(settings.profiles)).toHaveLength(300);
-    expect(Object.keys(settings.profiles)[299]).toBe('lp-300');
+    expect(Object.keys(settings.profiles)).toHaveLength(PROFILES);
+    expect(Object.keys(settings.profiles)[PROFILES - 1]).toBe(`lp-${PROFILES}`);
     const onSouth = Object.entries(settings.profiles)
       .filter(([, p]) => p.upstream === 'south')
       .map(([name]) => name);
-    expect(onSouth).toEqual(southProfiles());
-    expect(onSouth).toHaveLength(6);
+    expect(onSouth).toEqual(southProfiles({ count: PROFILES }));
+    expect(onSouth).toHaveLength(Math.floor(PROFILES / 50));
     for (const name of onSouth) {
       expect(SOUTH_BRANCHES).toContain(settings.profiles[name]?.defaults?.idBranch);
     }
@@ -216,7 +223,7 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
     // Assess
     expect(bySchema, JSON.stringify(validate.errors)).toBe(true);
     expect(validate({ ...content, report: { branches: 'all' } })).toBe(false);
-    expect(Object.keys(byFunction.profiles)).toHaveLength(300);
+    expect(Object.keys(byFunction.profiles)).toHaveLength(PROFILES);
     // The schema does not grow with the profiles, and fits AppConfig's validator limit.
     expect(schema.length).toBeLessThanOrEqual(VALIDATOR_CONTENT_LIMIT);
   });
@@ -228,12 +235,12 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
       (s) => (s as { Properties: { Name: string } }).Properties.Name,
     );
 
-    // Assess: 300 profile secrets (one each: no shared secretName), 2 accounts, the clients,
-    // the erasure salt; 449 resources in all, so about 350 keyed profiles with their own
-    // secrets is the ceiling.
-    expect(secrets).toHaveLength(304);
+    // Assess: a secret per profile (one each: no shared secretName), 2 accounts, the clients,
+    // the erasure salt; 485 resources in all for 280 profiles, so about 290 keyed profiles with
+    // their own secrets is the ceiling.
+    expect(secrets).toHaveLength(PROFILES + 4);
     expect(secrets).toContain('leads/chain/upstreams/south');
-    expect(secrets).toContain('leads/chain/profiles/lp-300');
+    expect(secrets).toContain(`leads/chain/profiles/lp-${PROFILES}`);
     expect(resources).toBeLessThan(STACK_RESOURCE_LIMIT);
     // The template (the settings inline, about 450 KB) fits CloudFormation's 1 MB limit.
     expect(Buffer.byteLength(JSON.stringify(template.toJSON()))).toBeLessThan(TEMPLATE_BODY_LIMIT);
@@ -337,10 +344,10 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
       });
     });
 
-    it('validates each version with a JSON Schema and the config-validator function, which AppConfig may invoke', () => {
+    it("validates each version with a JSON Schema and the config-validator's live alias, which AppConfig of this account may invoke", () => {
       // Prepare
       const ids = appConfigIds(template);
-      const validator = fnIds('config-validator').fn;
+      const validator = liveAliasOf(template, fnIds('config-validator').fn);
 
       // Act
       const profile = template.findResources('AWS::AppConfig::ConfigurationProfile')[
@@ -357,12 +364,12 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
       // Assess
       expect(profile.Properties.Validators).toEqual([
         { Type: 'JSON_SCHEMA', Content: JSON.stringify(settingsStoreJsonSchema()) },
-        { Type: 'LAMBDA', Content: { 'Fn::GetAtt': [validator, 'Arn'] } },
+        { Type: 'LAMBDA', Content: { Ref: validator } },
       ]);
       expect(permissions).toEqual([
         {
           Action: 'lambda:InvokeFunction',
-          FunctionName: { 'Fn::GetAtt': [validator, 'Arn'] },
+          FunctionName: { Ref: validator },
           Principal: 'appconfig.amazonaws.com',
           SourceAccount: { Ref: 'AWS::AccountId' },
         },
@@ -380,6 +387,25 @@ describe('a stack with 300 profiles (npx cdk synth -c config=<file>)', () => {
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
       ]);
+    });
+
+    it('deploys its first version once AppConfig may invoke the validator (DependsOn: no race that fails validation and rolls the stack back)', () => {
+      // Prepare
+      const ids = appConfigIds(template);
+      const permission = Object.keys(
+        template.findResources('AWS::Lambda::Permission', {
+          Properties: { Principal: 'appconfig.amazonaws.com' },
+        }),
+      );
+
+      // Act
+      const deployment = template.findResources('AWS::AppConfig::Deployment')[ids.deployment] as {
+        DependsOn?: string[];
+      };
+
+      // Assess
+      expect(permission).toHaveLength(1);
+      expect(deployment.DependsOn).toEqual(expect.arrayContaining(permission));
     });
 
     it('deploys the deploy configuration’s version all at once, without bake time, and keeps it on replacement', () => {

@@ -12,6 +12,7 @@ import {
 
 const MINIMAL = {
   stage: 'prod',
+  alarmEmail: 'ops@example.com',
   upstream: { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 },
   profiles: { site: { source: 'form', defaults: { idBranch: 1 } } },
 };
@@ -164,19 +165,51 @@ describe('deploy config', () => {
   });
 });
 
-describe('deploy config: alarmEmail', () => {
-  it('is optional, kept when given, and must be an email address', () => {
+describe('deploy config: who hears the alarms', () => {
+  const { alarmEmail: _email, ...withoutEmail } = MINIMAL;
+
+  it('keeps alarmEmail, which must be an email address', () => {
     // Act
-    const without = parseDeployConfig(MINIMAL);
-    const withEmail = parseDeployConfig({ ...MINIMAL, alarmEmail: 'ops@example.com' });
+    const config = parseDeployConfig(MINIMAL);
 
     // Assess
-    expect(without.alarmEmail).toBeUndefined();
-    expect('alarmEmail' in without).toBe(false);
-    expect(withEmail.alarmEmail).toBe('ops@example.com');
+    expect(config.alarmEmail).toBe('ops@example.com');
+    expect('noAlarmEmail' in config).toBe(false);
     expect(problemsOf({ ...MINIMAL, alarmEmail: 'ops' })).toContain(
       '  alarmEmail: deve ser um endereço de e-mail',
     );
+  });
+
+  it('refuses a stage that names no address: its alarms would go to a topic nobody reads', () => {
+    // Act
+    const message = problemsOf(withoutEmail);
+
+    // Assess
+    expect(message).toContain('alarmEmail: é obrigatório no stage "prod"');
+    expect(message).toContain('noAlarmEmail');
+  });
+
+  it('takes an explicit opt-out with its reason instead, but not both, and not a reason of one word', () => {
+    // Act
+    const optedOut = parseDeployConfig({
+      ...withoutEmail,
+      noAlarmEmail: 'AlarmTopicArn is subscribed to our on-call pager',
+    });
+
+    // Assess
+    expect(optedOut.noAlarmEmail).toBe('AlarmTopicArn is subscribed to our on-call pager');
+    expect(optedOut.alarmEmail).toBeUndefined();
+    expect(problemsOf({ ...MINIMAL, noAlarmEmail: 'a pager receives them' })).toContain(
+      'noAlarmEmail: dê alarmEmail ou noAlarmEmail, não os dois',
+    );
+    expect(problemsOf({ ...withoutEmail, noAlarmEmail: 'pager' })).toContain(
+      'noAlarmEmail: diga em poucas palavras por que nenhum endereço recebe os alarmes',
+    );
+  });
+
+  it('lets the example (never deployable) go without either', () => {
+    // Act / Assess
+    expect(parseDeployConfig({ ...withoutEmail, stage: 'example' }).alarmEmail).toBeUndefined();
   });
 });
 

@@ -6,9 +6,10 @@ import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../functions/kernel/env.ts';
+import { REFRESH_LEASE_KEY } from '../../functions/report/refresh/lease-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 import { DebtorsReport } from '../../infra/constructs/debtors-report.ts';
-import { LeadStore, PACER_ACTIONS } from '../../infra/constructs/lead-store.ts';
+import { LEASE_ACTIONS, LeadStore, PACER_ACTIONS } from '../../infra/constructs/lead-store.ts';
 import { LeadsSecrets } from '../../infra/constructs/leads-secrets.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
 import {
@@ -19,6 +20,7 @@ import {
   configurationArn,
   deployConfig,
   environmentOf,
+  liveAliasOf,
   type PolicyStatementJson,
   removeTempOutdirs,
   roleStatements,
@@ -99,9 +101,9 @@ describe('DebtorsReport in the stack', () => {
   });
 
   describe('the store', () => {
-    it('is an S3 bucket: SSE-S3, versioned, public access blocked, retained', () => {
+    it('is an S3 bucket: SSE-S3, versioned, public access blocked, retained (except after a failed first create)', () => {
       template.hasResource('AWS::S3::Bucket', {
-        DeletionPolicy: 'Retain',
+        DeletionPolicy: 'RetainExceptOnCreate',
         UpdateReplacePolicy: 'Retain',
         Properties: Match.objectLike({
           BucketEncryption: {
@@ -153,22 +155,35 @@ describe('DebtorsReport in the stack', () => {
   });
 
   describe('the refresher', () => {
-    it('runs one at a time: reserved concurrency 1, 1 GB, a 300 s timeout', () => {
+    it('reserves as much concurrency as its event source may use (2), 1 GB, a 300 s timeout', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
         FunctionName: 'leads-prod-report-refresher',
-        ReservedConcurrentExecutions: 1,
+        ReservedConcurrentExecutions: 2,
         MemorySize: 1024,
         Timeout: 300,
+        // It sends continuations and deferred requests to its own queue on purpose.
+        RecursiveLoop: 'Allow',
       });
     });
 
-    it('consumes the refresh queue one message at a time, reporting failed items', () => {
-      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        FunctionName: { Ref: ids.refresher },
-        EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
+    it('consumes the refresh queue through its live alias, one message at a time, at most 2 at once (never throttled)', () => {
+      // Act
+      const mappings = Object.values(
+        template.findResources('AWS::Lambda::EventSourceMapping', {
+          Properties: { EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] } },
+        }),
+      ) as Array<{ Properties: Record<string, unknown> }>;
+
+      // Assess: reserved concurrency = MaximumConcurrency, so no poll meets a throttle.
+      expect(mappings).toHaveLength(1);
+      expect(mappings[0]?.Properties).toMatchObject({
         BatchSize: 1,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: 2 },
       });
+      const target = JSON.stringify(mappings[0]?.Properties.FunctionName);
+      expect(target).toContain(liveAliasOf(template, ids.refresher));
+      expect(target).toContain(':live');
     });
 
     it('has a refresh queue with a dead-letter queue and a visibility of 6 × its timeout', () => {
@@ -203,7 +218,7 @@ describe('DebtorsReport in the stack', () => {
       });
     });
 
-    it("paces on delivery's pacer items: GetItem/UpdateItem on the accounts' pacer items of the ledger", () => {
+    it("paces on delivery's pacer items and records learned branch names: those items of the ledger only", () => {
       // Act: the statements as written, conditions included (roleStatements drops them).
       const policies = Object.values(template.findResources('AWS::IAM::Policy')) as Array<{
         Properties: {
@@ -229,6 +244,24 @@ describe('DebtorsReport in the stack', () => {
             },
           },
         },
+        {
+          Effect: 'Allow',
+          Action: 'dynamodb:PutItem',
+          Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+          // One item of learned branch names per account: `branches#<account>`.
+          Condition: {
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['branches#*'] },
+          },
+        },
+        {
+          // The refresh lease (one refresh at a time): that one item.
+          Effect: 'Allow',
+          Action: [...LEASE_ACTIONS],
+          Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+          Condition: {
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [REFRESH_LEASE_KEY] },
+          },
+        },
       ]);
     });
 
@@ -251,12 +284,10 @@ describe('DebtorsReport in the stack', () => {
         'sqs:SendMessage',
       ]);
       // `default`'s secret by name, the other accounts' by pattern; no clients, no profiles.
-      for (const action of ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret']) {
-        expect(secretNamesGranted(refresherStatements, action)).toEqual([
-          'leads/prod/upstream-??????',
-          'leads/prod/upstreams/*',
-        ]);
-      }
+      expect(secretNamesGranted(refresherStatements)).toEqual([
+        'leads/prod/upstream-??????',
+        'leads/prod/upstreams/*',
+      ]);
       expect(grantsOn(refresherStatements, ids.dlq)).toEqual([]);
     });
 
@@ -265,6 +296,7 @@ describe('DebtorsReport in the stack', () => {
         'appconfig:GetLatestConfiguration',
         'appconfig:StartConfigurationSession',
         'dynamodb:GetItem',
+        'dynamodb:PutItem',
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
@@ -272,7 +304,6 @@ describe('DebtorsReport in the stack', () => {
         's3:GetObject',
         's3:ListBucket',
         's3:PutObject',
-        'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
@@ -407,7 +438,6 @@ describe('DebtorsReport in the stack', () => {
         'logs:PutLogEvents',
         's3:GetObject',
         's3:ListBucket',
-        'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
         'sqs:SendMessage',
         'xray:PutTelemetryRecords',

@@ -106,7 +106,7 @@ describe('DeliveryObservability', () => {
         LEAD_METRICS.dead,
         LEAD_METRICS.waiting,
         LEAD_METRICS.upstreamAuthFailure,
-        LEAD_METRICS.circuitOpened,
+        LEAD_METRICS.circuitOpen,
         LEAD_METRICS.lookupForbidden,
         LEAD_METRICS.parked,
         LEAD_METRICS.rejected,
@@ -166,18 +166,30 @@ describe('DeliveryObservability', () => {
     });
   });
 
-  it('alarms the first time the upstream goes down or the key may not look prospects up', () => {
-    for (const metric of [LEAD_METRICS.circuitOpened, LEAD_METRICS.lookupForbidden]) {
-      expect(alarms[metric], metric).toMatchObject({
-        Namespace: 'Leads',
-        Dimensions: [{ Name: 'service', Value: 'leads' }],
-        Statistic: 'Sum',
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        EvaluationPeriods: 1,
-        TreatMissingData: 'notBreaching',
-      });
-    }
+  it('alarms the first time the key may not look prospects up', () => {
+    expect(alarms[LEAD_METRICS.lookupForbidden]).toMatchObject({
+      Namespace: 'Leads',
+      Dimensions: [{ Name: 'service', Value: 'leads' }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it("stays in alarm while an upstream circuit is open: the reconciler's per-minute gauge, not the opening", () => {
+    // Assess: a gauge (how many accounts' circuits are open now) rather than a count of
+    // openings, which is emitted once and left the alarm to recover while the upstream was down.
+    expect(alarms[LEAD_METRICS.circuitOpened]).toBeUndefined();
+    expect(alarms[LEAD_METRICS.circuitOpen]).toMatchObject({
+      Namespace: 'Leads',
+      Dimensions: [{ Name: 'service', Value: 'leads' }],
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+    });
   });
 
   it('alarms on the reconciler’s errors when it is given one', () => {
@@ -283,7 +295,7 @@ describe('DeliveryObservability', () => {
     }
   });
 
-  it('encrypts the topic with a rotating key CloudWatch may use', () => {
+  it("encrypts the topic with a rotating key CloudWatch may use for this account's alarms only", () => {
     // Prepare
     const key = onlyLogicalId(template, 'AWS::KMS::Key');
 
@@ -299,6 +311,26 @@ describe('DeliveryObservability', () => {
             Effect: 'Allow',
             Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            // The confused-deputy guard: CloudWatch acting for this account's alarms.
+            Condition: {
+              ArnLike: {
+                'aws:SourceArn': {
+                  'Fn::Join': [
+                    '',
+                    [
+                      'arn:',
+                      { Ref: 'AWS::Partition' },
+                      ':cloudwatch:',
+                      { Ref: 'AWS::Region' },
+                      ':',
+                      { Ref: 'AWS::AccountId' },
+                      ':alarm:*',
+                    ],
+                  ],
+                },
+              },
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+            },
           }),
         ]),
       },

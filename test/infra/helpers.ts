@@ -65,6 +65,8 @@ export function deployConfig(overrides: Record<string, unknown> = {}): DeployCon
       native: { source: 'prospect' },
     },
     report: { branches: [1], refreshSeconds: 900 },
+    // Test stacks are never deployed; alarmEmail in `overrides` replaces this.
+    ...(!('alarmEmail' in overrides) && { noAlarmEmail: 'a test stack: nobody reads its alarms' }),
     ...overrides,
   });
 }
@@ -175,8 +177,22 @@ export function environmentOf(template: Template, fnId: string): Record<string, 
   return fn.Properties.Environment?.Variables ?? {};
 }
 
-/** `METHOD /path` of every API method whose integration invokes the function `fnId`. */
+/** The logical id of the `live` alias of the function `fnId` (logical id). */
+export function liveAliasOf(template: Template, fnId: string): string {
+  const aliases = template.findResources('AWS::Lambda::Alias', {
+    Properties: { FunctionName: { Ref: fnId }, Name: 'live' },
+  });
+  const ids = Object.keys(aliases);
+  if (ids.length !== 1) throw new Error(`expected one live alias of ${fnId}, found ${ids.length}`);
+  return ids[0] as string;
+}
+
+/**
+ * `METHOD /path` of every API method whose integration invokes the function `fnId`: through its
+ * `live` alias, as every invoker does.
+ */
 export function routesOf(template: Template, fnId: string): string[] {
+  const alias = liveAliasOf(template, fnId);
   const resources = template.findResources('AWS::ApiGateway::Resource') as Record<
     string,
     { Properties: { PathPart: string; ParentId: { Ref?: string } } }
@@ -190,7 +206,7 @@ export function routesOf(template: Template, fnId: string): string[] {
     Properties: { HttpMethod: string; ResourceId: { Ref?: string }; Integration: unknown };
   }>;
   return methods
-    .filter((m) => JSON.stringify(m.Properties.Integration).includes(`"${fnId}"`))
+    .filter((m) => JSON.stringify(m.Properties.Integration).includes(`"${alias}"`))
     .map((m) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId.Ref) || '/'}`)
     .sort();
 }

@@ -11,6 +11,7 @@ import {
   acknowledgements,
   actionsOn,
   addNagPacks,
+  liveAliasOf,
   removeTempOutdirs,
   roleStatements,
   synthViolations,
@@ -80,12 +81,16 @@ describe('LeadForwarder', () => {
     // Assess
     t.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: ids.fn },
       EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
       BatchSize: 5,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 2 },
     });
+    // The released version consumes the queue: the `live` alias, never $LATEST.
+    const [mapping] = Object.values(t.findResources('AWS::Lambda::EventSourceMapping'));
+    const target = JSON.stringify(mapping?.Properties.FunctionName);
+    expect(target).toContain(`"${liveAliasOf(t, ids.fn)}"`);
+    expect(target).toContain(':live');
   });
 
   it('keeps the function at reserved concurrency 2, no less than the event source may run', () => {
@@ -116,7 +121,7 @@ describe('LeadForwarder', () => {
     ).not.toThrow();
   });
 
-  it('invokes the reconciler every minute through a role that may invoke only it', () => {
+  it("invokes the reconciler's live alias every minute through a role that may invoke only it, for this account's schedules only", () => {
     // Prepare
     const { ids, template } = forwarderStack();
 
@@ -133,11 +138,54 @@ describe('LeadForwarder', () => {
     // Assess
     expect(Object.keys(schedules)).toHaveLength(1);
     expect(schedule.Properties.ScheduleExpression).toBe('rate(1 minute)');
-    expect(schedule.Properties.Target.Arn).toEqual({ 'Fn::GetAtt': [ids.reconciler, 'Arn'] });
+    const alias = liveAliasOf(t, ids.reconciler);
+    expect(schedule.Properties.Target.Arn).toEqual({ Ref: alias });
     const statements = roleStatements(t, roleId);
     expect(statements.flatMap((st) => [st.Action].flat())).toEqual(['lambda:InvokeFunction']);
-    expect(actionsOn(statements, ids.reconciler)).toEqual(['lambda:InvokeFunction']);
+    expect(actionsOn(statements, alias)).toEqual(['lambda:InvokeFunction']);
+    expect(actionsOn(statements, ids.reconciler)).toEqual([]);
     expect(actionsOn(statements, ids.fn)).toEqual([]);
+    // The confused-deputy guard: Scheduler may assume it for this account's schedules only.
+    const role = t.findResources('AWS::IAM::Role')[roleId] as {
+      Properties: { AssumeRolePolicyDocument: { Statement: Array<{ Condition: unknown }> } };
+    };
+    expect(role.Properties.AssumeRolePolicyDocument.Statement[0]?.Condition).toEqual({
+      StringEquals: {
+        'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+        'aws:SourceArn': {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':scheduler:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':schedule-group/default',
+            ],
+          ],
+        },
+      },
+    });
+  });
+
+  it("retries no failed reconciler run (the next tick redoes it): the alias's async settings say so", () => {
+    // Prepare
+    const { ids, template } = forwarderStack();
+
+    // Act
+    const t = template();
+
+    // Assess: Lambda's default would retry twice over up to 6 hours.
+    t.resourceCountIs('AWS::Lambda::EventInvokeConfig', 1);
+    t.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: ids.reconciler },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+    const [config] = Object.values(t.findResources('AWS::Lambda::EventInvokeConfig'));
+    expect(JSON.stringify(config?.Properties.Qualifier)).toContain(liveAliasOf(t, ids.reconciler));
   });
 
   it('lets the event source consume the lead queue only, never the DLQ', () => {

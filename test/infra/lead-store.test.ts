@@ -8,6 +8,10 @@ import { ENV } from '../../functions/kernel/env.ts';
 import { subjectKey } from '../../functions/ledger/erasure-dynamodb.ts';
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import {
+  branchNamesKey,
+  dynamoBranchNames,
+} from '../../functions/upstream/branch-names-dynamodb.ts';
 import { circuitKey, createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.ts';
 import { dynamoUpstreamHealth } from '../../functions/upstream/health-dynamodb.ts';
 import {
@@ -35,7 +39,13 @@ import {
 
 const ENTRY = 'test/fixtures/functions/hello.ts';
 
-type Grant = 'grantIntake' | 'grantForwarder' | 'grantAdmin' | 'grantPacer' | 'grantReconciler';
+type Grant =
+  | 'grantIntake'
+  | 'grantForwarder'
+  | 'grantAdmin'
+  | 'grantPacer'
+  | 'grantReconciler'
+  | 'grantBranchNames';
 
 /** A stack with the store and one function given `grant`; its template and ids. */
 function granted(grant: Grant) {
@@ -119,7 +129,7 @@ describe('LeadStore', () => {
     });
   });
 
-  it('never loses leads to the stack: PITR, deletion protection, retained on delete and replace', () => {
+  it('never loses leads to the stack: PITR, deletion protection, retained on delete and replace (a failed first create takes its empty table back)', () => {
     // Prepare
     const stack = testStack();
     new LeadStore(stack, 'Ledger');
@@ -129,7 +139,7 @@ describe('LeadStore', () => {
 
     // Assess
     template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
       Properties: Match.objectLike({
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
@@ -277,6 +287,42 @@ describe('LeadStore', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ [ENV.ledgerTable]: { Ref: table } }) },
     });
+  });
+
+  it("grantBranchNames: PutItem of the accounts' learned branch names items only, which the adapter writes", async () => {
+    // Prepare
+    const { template, table, statements } = granted('grantBranchNames');
+    const written: string[] = [];
+    const client = {
+      put: async (input: { Item: { pk: string } }) => {
+        written.push(input.Item.pk);
+        return {};
+      },
+    } as unknown as DynamoDb;
+
+    // Act
+    await dynamoBranchNames({ client, tableName: 'T' }).write('south', { 2: 'Unidade Moema' });
+    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    const found = /"dynamodb:LeadingKeys":(\[[^\]]*\])/.exec(policies);
+    const patterns = JSON.parse(found?.[1] ?? '[]') as string[];
+
+    // Assess
+    expect(ledgerStatements(statements, table)).toEqual([
+      { Effect: 'Allow', Action: ['dynamodb:PutItem'], Resource: [tableArn(table)] },
+    ]);
+    expect(written).toEqual([branchNamesKey('south')]);
+    for (const key of [branchNamesKey('default'), branchNamesKey('south')]) {
+      expect(
+        patterns.some((p) => like(p, key)),
+        key,
+      ).toBe(true);
+    }
+    for (const other of [`lead#${newLeadId(new Date())}`, 'pacer#upstream', 'dedup#site#abc']) {
+      expect(
+        patterns.some((p) => like(p, other)),
+        other,
+      ).toBe(false);
+    }
   });
 
   it("every account's pacer and circuit items fall under their grant's LeadingKeys patterns, and nothing else does", () => {

@@ -15,6 +15,7 @@ import {
   configurationArn,
   deployConfig,
   environmentOf,
+  liveAliasOf,
   type PolicyStatementJson,
   removeTempOutdirs,
   roleStatements,
@@ -88,7 +89,7 @@ describe('LeadsStack', () => {
     // The lead queue and its DLQ, and the debtors report's refresh queue and its DLQ.
     template.resourceCountIs('AWS::SQS::Queue', 4);
     template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
     });
     template.hasResourceProperties('AWS::SQS::Queue', {
@@ -159,7 +160,6 @@ describe('LeadsStack', () => {
       'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
-      'secretsmanager:DescribeSecret',
       'secretsmanager:GetSecretValue',
       'sqs:SendMessage',
       'xray:PutTelemetryRecords',
@@ -250,9 +250,16 @@ describe('LeadsStack: delivery and admin', () => {
   });
 
   describe('the forwarder', () => {
-    it('consumes the lead queue: batches of 5, partial batch responses, MaximumConcurrency 2', () => {
+    it('consumes the lead queue through its live alias: batches of 5, partial batch responses, MaximumConcurrency 2', () => {
+      const mappings = template.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: { EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] } },
+      });
+      const [mapping] = Object.values(mappings);
+      expect(Object.keys(mappings)).toHaveLength(1);
+      expect(JSON.stringify(mapping?.Properties.FunctionName)).toContain(
+        `"${liveAliasOf(template, ids.forwarder)}"`,
+      );
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        FunctionName: { Ref: ids.forwarder },
         EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
         BatchSize: 5,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -318,7 +325,6 @@ describe('LeadsStack: delivery and admin', () => {
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
-        'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
@@ -342,9 +348,8 @@ describe('LeadsStack: delivery and admin', () => {
         'leads/prod/upstream-??????',
         'leads/prod/upstreams/*',
       ]);
-      expect(secretNamesGranted(forwarderStatements, 'secretsmanager:DescribeSecret')).toEqual(
-        secretNamesGranted(forwarderStatements),
-      );
+      // Values only: no function reads a secret's metadata (DescribeSecret).
+      expect(secretNamesGranted(forwarderStatements, 'secretsmanager:DescribeSecret')).toEqual([]);
       // No grant names a secret the stack created by its logical id (the clients' least of all).
       const clients = stack.getLogicalId(stack.secrets.clients.node.defaultChild as CfnSecret);
       expect(actionsOn(forwarderStatements, clients)).toEqual([]);
@@ -356,7 +361,7 @@ describe('LeadsStack: delivery and admin', () => {
       expect(routesOf(template, ids.reconciler)).toEqual([]);
       template.hasResourceProperties('AWS::Scheduler::Schedule', {
         ScheduleExpression: 'rate(1 minute)',
-        Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [ids.reconciler, 'Arn'] } }),
+        Target: Match.objectLike({ Arn: { Ref: liveAliasOf(template, ids.reconciler) } }),
       });
     });
 
@@ -470,7 +475,6 @@ describe('LeadsStack: delivery and admin', () => {
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
-        'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
@@ -549,7 +553,7 @@ describe('LeadsStack: delivery and admin', () => {
       expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(19);
     });
 
-    it('is the authorizer function, on the Authorization header, its decisions never cached', () => {
+    it("is the authorizer function's live alias, on the Authorization header, its decisions never cached", () => {
       const fn = stack.functions.get('authorizer');
       if (!fn) throw new Error('no authorizer function');
       const fnId = stack.getLogicalId(fn.node.defaultChild as CfnFunction);
@@ -563,7 +567,9 @@ describe('LeadsStack: delivery and admin', () => {
         IdentitySource: 'method.request.header.Authorization',
         AuthorizerResultTtlInSeconds: 0,
       });
-      expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(`"${fnId}"`);
+      expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(
+        `"${liveAliasOf(template, fnId)}"`,
+      );
       expect(routesOf(template, fnId)).toEqual([]);
     });
 
@@ -572,9 +578,7 @@ describe('LeadsStack: delivery and admin', () => {
       const role = stack.getLogicalId(fn?.role?.node.defaultChild as CfnRole);
       const statements = roleStatements(template, role);
       expect(secretNamesGranted(statements)).toEqual(['leads/prod/clients-??????']);
-      expect(secretNamesGranted(statements, 'secretsmanager:DescribeSecret')).toEqual([
-        'leads/prod/clients-??????',
-      ]);
+      expect(secretNamesGranted(statements, 'secretsmanager:DescribeSecret')).toEqual([]);
       // No settings either: the authorizer reads only the clients secret.
       expect(appConfigStatements(statements)).toEqual([]);
       // the throttle items only: GetItem, UpdateItem on keys starting `authfail#` (no deletes)
@@ -593,7 +597,6 @@ describe('LeadsStack: delivery and admin', () => {
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
-        'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
@@ -607,15 +610,23 @@ describe('LeadsStack: delivery and admin', () => {
     expect(actionsOn(intake, ids.dlq)).toEqual([]);
   });
 
-  it('watches delivery: the fifteen alarms notify the alarm topic, and so do the report alarms', () => {
+  it('watches delivery, the API, the functions and the ledger: every alarm notifies the alarm topic, but the release-only one', () => {
     const topic = stack.getLogicalId(stack.observability.topic.node.defaultChild as CfnTopic);
-    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
-      Properties: { AlarmActions?: unknown[] };
-    }>;
+    const alarms = template.findResources('AWS::CloudWatch::Alarm') as Record<
+      string,
+      { Properties: { AlarmActions?: unknown[] } }
+    >;
+    const releaseOnly = stack.getLogicalId(
+      stack.releases.deadLettersGrew.node.defaultChild as CfnTopic,
+    );
     // Delivery 9, sign-in guessing, parked, rejected, intake refusing, intake errors, watch
-    // errors; the report 4.
-    expect(alarms).toHaveLength(19);
-    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+    // errors; the report 4; API 5XX, intake 5XX, authorizer, admin and report errors, intake
+    // throttles, ledger throttling; and the release's dead-letter growth (rollback only).
+    expect(Object.keys(alarms)).toHaveLength(27);
+    for (const [id, alarm] of Object.entries(alarms)) {
+      if (id === releaseOnly) expect(alarm.Properties.AlarmActions).toBeUndefined();
+      else expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+    }
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     template.hasOutput('AlarmTopicArn', { Value: { Ref: topic } });
   });

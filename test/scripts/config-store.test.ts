@@ -43,6 +43,7 @@ const clients = {
 
 const DEPLOY = {
   stage: 'prod',
+  alarmEmail: 'ops@example.com',
   upstream: { baseUrl: 'https://evo.example.com', maxPerSecond: 4, maxPerMinute: 36 },
   upstreams: {
     south: { baseUrl: 'https://evo.example.com', maxPerSecond: 4, maxPerMinute: 36 },

@@ -6,6 +6,7 @@
  * fields that cannot be used, 409 `not_correctable`, `personal_data_removed`, `unknown_profile`
  * or `conflict` (the lead changed meanwhile). Logs the names of the fields, never their values.
  */
+import { accountOfProfile } from '../../config/config-schema.ts';
 import { applyCorrection, mergeCorrections, readCorrection } from '../../domain/lead-correction.ts';
 import { CORRECTABLE, STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
 import { mapCapture } from '../../domain/map-capture.ts';
@@ -13,6 +14,7 @@ import { type HttpResponse, json } from '../../kernel/http.ts';
 import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { sourceLabel } from '../../sources/registry.ts';
+import { branchesOf } from '../../upstream/branch-directory.ts';
 import { type RouteContext, refusal, tryJson } from '../operation.ts';
 import {
   findLead,
@@ -85,8 +87,9 @@ export async function correctLead(context: RouteContext): Promise<HttpResponse> 
     );
   }
   const correction = mergeCorrections(lead.correction, read.correction);
+  const branches = await branchesOf(deps.branches, accountOfProfile(profile));
   const mapped = applyCorrection(
-    mapCapture(lead.capture, profile, sourceLabel(lead.capture.source)),
+    mapCapture(lead.capture, profile, sourceLabel(lead.capture.source), branches),
     correction,
   );
   const saved = await deps.ledger.correct(

@@ -7,12 +7,24 @@
  * list. For the console it adds what the person sent (`submitted`), the Prospect as mapped
  * (`prospect`), the person (`contact`) and an operator's `correction`: personal data, answered
  * to the `admin` role only and never logged. A lead on its way also says how its upstream account
- * is doing (`upstream.circuit`). 400 for a malformed id, 404 for an unknown one.
+ * is doing (`upstream.circuit`). A lead whose answers asked for its branch ("Qual unidade?", its
+ * account naming branches) says which branch it goes to and why (`branch`, domain/branch-answer.ts
+ * `explainBranch`: an answer that named no branch is a warning), and a lead whose mapping warns
+ * says what (`warnings`, as in its notes), its capture mapped again with its profile and its
+ * account's named branches. 400 for a malformed
+ * id, 404 for an unknown one.
  */
+import { accountOfProfile } from '../../config/config-schema.ts';
+import { type BranchExplanation, explainBranch } from '../../domain/branch-answer.ts';
 import { IN_FLIGHT } from '../../domain/lead-lifecycle.ts';
+import { mapCapture } from '../../domain/map-capture.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
+import type { LeadRecord } from '../../ledger/lead-ledger.ts';
+import { sourceLabel } from '../../sources/registry.ts';
+import { branchesOf } from '../../upstream/branch-directory.ts';
+import type { AdminDeps } from '../admin.ts';
 import type { RouteContext } from '../operation.ts';
 import { circuitView, type UpstreamHealth } from '../upstream-health.ts';
 import { type DetailedLeadView, findLead, requireLeadId, toDetailedView } from './lead.ts';
@@ -22,11 +34,41 @@ import { zonesOf } from './zones.ts';
 export type LeadDetail = DetailedLeadView & {
   /** A lead on its way: its upstream account (when not the default) and that account's circuit. */
   upstream?: { account?: string; circuit: UpstreamHealth['circuit'] };
+  /** Which branch it goes to and why. */
+  branch?: BranchExplanation;
+  /** What its mapping warns about (an unknown branch, a phone that is not one...). */
+  warnings?: string[];
 };
+
+/**
+ * The lead's branch explained and its mapping's warnings, from its capture mapped again as
+ * delivery maps it; nothing for a lead whose answers are not known yet (pending its platform's
+ * lookup), were removed, or whose profile is gone.
+ */
+async function mappingOf(
+  deps: AdminDeps,
+  lead: LeadRecord,
+): Promise<Pick<LeadDetail, 'branch' | 'warnings'>> {
+  if (lead.capture.pending !== undefined || lead.redactedAt !== undefined) return {};
+  const profile = await deps.config.profile(lead.profile);
+  if (!profile) return {};
+  const branches = await branchesOf(deps.branches, accountOfProfile(profile));
+  const mapped = mapCapture(lead.capture, profile, sourceLabel(lead.capture.source), branches);
+  const idBranch =
+    lead.correction?.idBranch ?? lead.prospect?.idBranch ?? mapped.prospect.idBranch ?? undefined;
+  return {
+    // Only a lead whose answers asked for the branch: every other keeps the contract's body.
+    ...(mapped.branch && { branch: explainBranch(mapped.branch, idBranch, branches) }),
+    ...(mapped.warnings.length > 0 && { warnings: mapped.warnings }),
+  };
+}
 
 export async function getLead({ deps, leadId }: RouteContext): Promise<HttpResponse> {
   const lead = await findLead(deps.ledger, requireLeadId(leadId));
-  const view = toDetailedView(lead, await zonesOf(deps.config)(lead.profile));
+  const view: LeadDetail = {
+    ...toDetailedView(lead, await zonesOf(deps.config)(lead.profile)),
+    ...(await mappingOf(deps, lead)),
+  };
   // A lead on its way waits for the upstream too: say how the upstream is doing.
   if (!IN_FLIGHT.has(lead.status)) return json(200, view, NO_STORE);
   const account = (await deps.config.accountOf?.(lead.profile)) ?? DEFAULT_ACCOUNT;

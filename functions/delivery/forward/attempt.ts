@@ -10,6 +10,7 @@ import type { LeadStatus } from '../../domain/lead-lifecycle.ts';
 import type { METRICS } from '../../kernel/metrics.ts';
 import type { LeadLedger, LeadRecord } from '../../ledger/lead-ledger.ts';
 import type { CompletionContext } from '../../sources/source.ts';
+import type { BranchDirectory } from '../../upstream/branch-directory.ts';
 import type { Circuit } from '../../upstream/circuit.ts';
 import type { UpstreamAccess } from '../../upstream/paced-client.ts';
 
@@ -112,6 +113,8 @@ export interface ForwardDeps {
   upstream: (account: string) => Promise<UpstreamAccess & { circuit: Circuit }>;
   /** What the sources' `complete()` steps use (their HTTP client). */
   lookups?: CompletionContext;
+  /** Each account's named branches (configured, then learned); absent: none. */
+  branches?: BranchDirectory;
   events?: ForwardEvents;
   /** Called after the upstream refused the key (AwsConfigSource.refresh: re-read the secret). */
   onUnauthorized?: () => void;

@@ -5,6 +5,7 @@
  * `test`; the capture is mapped with the profile's current settings, an operator's correction
  * laid over the result (missing fields → parked).
  */
+import { accountOfProfile } from '../../config/config-schema.ts';
 import type { LeadCapture } from '../../domain/lead.ts';
 import { applyCorrection } from '../../domain/lead-correction.ts';
 import { mapCapture } from '../../domain/map-capture.ts';
@@ -12,6 +13,7 @@ import { missingFieldsReason, type Prospect } from '../../domain/prospect.ts';
 import { METRICS } from '../../kernel/metrics.ts';
 import { adapterFor, sourceLabel } from '../../sources/registry.ts';
 import { SourceLookupError } from '../../sources/source.ts';
+import { branchesOf } from '../../upstream/branch-directory.ts';
 import type { ForwardOutcome, Held } from './attempt.ts';
 import { failed, finish, park, release, spread } from './transitions.ts';
 
@@ -27,9 +29,11 @@ export async function complete(
     capture = completed.capture;
   }
   // An operator's correction is laid over the mapping, so it always wins over the profile's
-  // current settings while everything it does not touch follows them (lead-correction.ts).
+  // current settings while everything it does not touch follows them (lead-correction.ts); a
+  // "Qual unidade?" answer chooses among the account's named branches as they are now.
+  const branches = await branchesOf(h.deps.branches, accountOfProfile(h.profile));
   const mapped = applyCorrection(
-    mapCapture(capture, h.profile, sourceLabel(capture.source)),
+    mapCapture(capture, h.profile, sourceLabel(capture.source), branches),
     h.lead.correction,
   );
   // What the person sent (the platform's answers once looked up) and the Prospect they make

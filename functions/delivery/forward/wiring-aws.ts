@@ -1,7 +1,8 @@
 /**
  * The forwarder's AWS adapters: configuration from the configuration store (AppConfig) and
  * Secrets Manager (config/config-aws.ts, with the sources' profile rules: delivery reads
- * profiles), the DynamoDB ledger (which also holds the account's pacer and circuit items), SQS
+ * profiles), the DynamoDB ledger (which also holds the account's pacer and circuit items, and
+ * the accounts' learned branch names: upstream/branch-names-dynamodb.ts), SQS
  * for message visibility and for the wake-up messages. The variables are set by the stack
  * (kernel/env.ts names them).
  */
@@ -12,6 +13,7 @@ import { createSqs } from '../../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
 import { createDynamoLedger } from '../../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../../ledger/lead-queue-sqs.ts';
+import { dynamoBranchDirectory } from '../../upstream/branch-names-dynamodb.ts';
 import { createDynamoCircuit } from '../../upstream/circuit-dynamodb.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
 import { sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
@@ -34,6 +36,7 @@ export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryH
     forward: {
       ledger: createDynamoLedger({ client: dynamo, tableName }),
       config,
+      branches: dynamoBranchDirectory(config, { client: dynamo, tableName }),
       upstream: async (account) => ({
         ...(await access(account)),
         circuit: createDynamoCircuit({ client: dynamo, tableName, account }),

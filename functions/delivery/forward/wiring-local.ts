@@ -1,11 +1,13 @@
 /**
  * The forwarder's local adapters: the same use case as the Lambda, with the ledger, the pacer and
  * the circuit on the local DynamoDB (every process on this data dir paces and probes together)
- * and the configuration file. The worker that runs it is service-local.ts.
+ * and the configuration file (with the accounts' learned branch names on that table). The worker
+ * that runs it is service-local.ts.
  */
 import { localConfigSource } from '../../config/config-local.ts';
 import { localServices } from '../../kernel/local-services.ts';
 import { localLedger } from '../../ledger/ledger-local.ts';
+import { localBranchDirectory } from '../../upstream/branch-names-local.ts';
 import type { CircuitOptions } from '../../upstream/circuit.ts';
 import { createDynamoCircuit } from '../../upstream/circuit-dynamodb.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
@@ -30,6 +32,7 @@ export function localDeliveryDeps(
   return {
     ledger: localLedger(),
     config,
+    branches: localBranchDirectory(),
     upstream: async (account) => ({
       ...(await access(account)),
       circuit: createDynamoCircuit({

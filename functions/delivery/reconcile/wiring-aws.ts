@@ -22,6 +22,8 @@ export interface ReconcilerDeps extends ReconcileDeps {
    * `config push` changes it without a deploy).
    */
   personalDataDays(): Promise<number>;
+  /** Every configured upstream account (for the circuits' gauge, handler.ts). */
+  accounts(): Promise<string[]>;
 }
 
 export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): ReconcilerDeps {
@@ -37,6 +39,7 @@ export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): Reconcil
     circuitOf: (account) => createDynamoCircuit({ client: dynamo, tableName, account }),
     accountOf: (profile) => config.accountOf(profile),
     personalDataDays: async () => (await config.delivery()).personalDataDays,
+    accounts: () => config.accounts(),
     events: reconcileEvents,
   };
 }

@@ -5,6 +5,8 @@
  * steps pass along (resume.ts makes it, page.ts reads the pages into it, settle.ts ends the run
  * from it), with the errors that steer a run: cut short, interrupted, misconfigured.
  */
+
+import type { LearnedNames } from '../../upstream/branch-directory.ts';
 import type { UpstreamClient } from '../../upstream/upstream-client.ts';
 import type { RefreshStatus, ReportStore } from '../store/report-store.ts';
 import type { RefreshMessage, ReportTrigger } from '../trigger/report-trigger.ts';
@@ -68,10 +70,17 @@ export interface RefreshEvents {
   ageRatio?(ratio: number): void;
   /** A scheduled tick asked for these accounts' refreshes. */
   scheduled?(event: { reason?: string; accounts: string[] }): void;
+  /** The branch names a successful refresh learned could not be recorded (the report is). */
+  branchNamesFailed?(event: { refreshId: string; error: unknown }): void;
 }
 
 export interface RefreshDeps {
   store: ReportStore;
+  /**
+   * Where the branch names a successful refresh learned (the rows' `branchName`) are recorded
+   * for the chain forms' branch matching (upstream/branch-directory.ts); absent: not kept.
+   */
+  branchNames?: { write(names: LearnedNames): Promise<void> };
   trigger: ReportTrigger;
   /** Reads the configuration and builds the upstream client; a failure fails the refresh. */
   source: () => Promise<RefreshSource>;

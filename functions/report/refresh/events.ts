@@ -5,6 +5,7 @@
 
 import { METRICS } from '../../kernel/metrics.ts';
 import { count, logger, ratio, seconds } from '../../kernel/observability.ts';
+import type { LeasedRefreshDeps } from './lease.ts';
 import type { RefreshEvents } from './refresh.ts';
 
 /** Log lines and metrics of the refresher: ids, counts and error kinds only. */
@@ -46,6 +47,19 @@ export const refreshEvents: RefreshEvents = {
   },
   scheduled(event) {
     if (event.accounts.length > 0) logger.info('debtors report refreshes requested', event);
+  },
+  branchNamesFailed(event) {
+    logger.warn('branch names learned by the refresh not recorded: the last ones stay', event);
+  },
+};
+
+/** The refresh lease's log lines (lease.ts): who waits, and a lease left to expire. */
+export const leaseEvents: NonNullable<LeasedRefreshDeps['events']> = {
+  deferred(event) {
+    logger.info('another refresh holds the lease: request sent again for later', event);
+  },
+  releaseFailed(error) {
+    logger.warn('refresh lease not released: it expires by itself', { error });
   },
 };
 

@@ -35,6 +35,7 @@
  */
 import type { ConfigSource } from '../../config/config-source.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
+import type { LearnedBranchNames } from '../../upstream/branch-directory.ts';
 import type { UpstreamAccess } from '../../upstream/paced-client.ts';
 import type { ReportStores } from '../store/report-store.ts';
 import type { RefreshMessage, ReportTrigger } from '../trigger/report-trigger.ts';
@@ -109,10 +110,13 @@ export function refreshSource(
 // Upstream accounts: one report each
 
 /** What a refresh request needs when the stack serves several upstream accounts. */
-export interface AccountsRefreshDeps extends Omit<RefreshDeps, 'store' | 'source' | 'trigger'> {
+export interface AccountsRefreshDeps
+  extends Omit<RefreshDeps, 'store' | 'source' | 'trigger' | 'branchNames'> {
   config: Pick<ConfigSource, 'accounts' | 'report'>;
   /** Each account's report store. */
   stores: ReportStores;
+  /** Each account's learned branch names (RefreshDeps.branchNames). */
+  branchNames?: LearnedBranchNames;
   /** Each account's configuration and paced upstream. */
   source: (account: string) => Promise<RefreshSource>;
   trigger: ReportTrigger;
@@ -123,6 +127,16 @@ export const NEVER_REFRESHED_RATIO = 100;
 
 /** Reasons that mean "whatever is due" when they name no account. */
 const TICKS = new Set(['schedule', 'timer', 'start']);
+
+/**
+ * A tick: a request of the schedule (or the local timer, or the local start) that names no
+ * account. It only asks for the refreshes now due, so it needs no lease (lease.ts).
+ */
+export function isTick(message: RefreshMessage): boolean {
+  return (
+    message.upstream === undefined && message.reason !== undefined && TICKS.has(message.reason)
+  );
+}
 
 /**
  * Runs one refresh request for the account it names (`default` when it names none), or, for a
@@ -136,7 +150,7 @@ export async function refreshRequest(
   message: RefreshMessage,
 ): Promise<RefreshOutcome | { status: 'scheduled'; accounts: string[] }> {
   const events = deps.events ?? SILENT;
-  if (message.upstream === undefined && message.reason && TICKS.has(message.reason)) {
+  if (isTick(message)) {
     const now = (deps.now ?? (() => new Date()))().getTime();
     const due: string[] = [];
     let worst = 0;
@@ -176,11 +190,14 @@ export async function refreshRequest(
     return { status: 'scheduled', accounts: due };
   }
   const account = message.upstream ?? DEFAULT_ACCOUNT;
-  const { stores, source, trigger, config: _config, ...rest } = deps;
+  const { stores, source, trigger, branchNames, config: _config, ...rest } = deps;
   return refreshDebtors(
     {
       ...rest,
       store: stores(account),
+      ...(branchNames && {
+        branchNames: { write: (names) => branchNames.write(account, names) },
+      }),
       source: () => source(account),
       // Continuations stay with the account.
       trigger: {

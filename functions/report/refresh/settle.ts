@@ -11,6 +11,7 @@
  */
 import { ConfigurationError } from '../../config/config-source.ts';
 import { buildSnapshot } from '../../domain/debtors-report.ts';
+import { learnedNames } from '../../upstream/branch-directory.ts';
 import { UpstreamError } from '../../upstream/upstream-client.ts';
 import { ReportStoreError } from '../store/report-store.ts';
 import {
@@ -45,6 +46,7 @@ export async function succeed(r: Running): Promise<RefreshOutcome> {
     failures: 0,
   };
   await deps.store.writeStatus(r.status);
+  await recordBranchNames(r, snapshot);
   r.events.succeeded({
     refreshId: r.refreshId,
     pageCalls: state.pageCalls,
@@ -62,6 +64,20 @@ export async function succeed(r: Running): Promise<RefreshOutcome> {
     etag: stored.etag,
     generatedAt,
   };
+}
+
+/**
+ * The branch names the new snapshot's rows carry, recorded for the chain forms' branch matching;
+ * a failure to record them is reported and leaves the refresh a success (the names are kept
+ * from the last time, and the next refresh records them again).
+ */
+async function recordBranchNames(r: Running, snapshot: Parameters<typeof learnedNames>[0]) {
+  if (!r.deps.branchNames) return;
+  try {
+    await r.deps.branchNames.write(learnedNames(snapshot));
+  } catch (error) {
+    r.events.branchNamesFailed?.({ refreshId: r.refreshId, error });
+  }
 }
 
 /** A run that did not succeed: cut short, interrupted or failed. */

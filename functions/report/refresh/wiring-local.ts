@@ -11,12 +11,14 @@
  * (REFRESHER_TIMEOUT_SECONDS), so a long refresh is cut short and continued through the trigger
  * exactly as on AWS. Stopping aborts the run in progress (its checkpoint is kept). Upstream
  * calls are paced by the accounts' pacer items of the local ledger table, the ones the local
- * delivery worker uses, so the two share each account's limits as on AWS.
+ * delivery worker uses, so the two share each account's limits as on AWS; the branch names a
+ * refresh learns are kept on that table too (upstream/branch-names-local.ts).
  */
 import { join } from 'node:path';
 import { localConfigSource } from '../../config/config-local.ts';
 import { localServices } from '../../kernel/local-services.ts';
 import { logger } from '../../kernel/observability.ts';
+import { localBranchNames } from '../../upstream/branch-names-local.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
 import type { Pacer } from '../../upstream/pacer.ts';
 import { sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
@@ -49,6 +51,7 @@ export function localRefreshDeps(options: { pacer?: Pacer } = {}): AccountsRefre
   const config = localConfigSource();
   return {
     config,
+    branchNames: localBranchNames(),
     stores: (account) => localReportStore(account),
     trigger: localReportTrigger(),
     source: refreshSource(
