@@ -14,6 +14,7 @@ import type { ExternalId, IssueDetail } from '../domain/json.ts';
 import { type PublicLeadStatus, publicStatus } from '../domain/lead-lifecycle.ts';
 import { type SubjectQuery, subjectsOfQuery } from '../domain/personal-data.ts';
 import { type HttpRequest, type HttpResponse, json } from '../kernel/http.ts';
+import { t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { type RouteContext, refusal } from './operation.ts';
 
@@ -49,13 +50,23 @@ function erasureQuery(request: HttpRequest): SubjectQuery {
   try {
     body = JSON.parse(request.body.toString('utf8'));
   } catch {
-    throw refusal(400, 'invalid_body', 'the body must be JSON: {"email"?, "phone"?, "cpf"?}');
+    throw refusal(
+      400,
+      'invalid_body',
+      t(
+        'o corpo deve ser JSON: {"email"?, "phone"?, "cpf"?}',
+        'the body must be JSON: {"email"?, "phone"?, "cpf"?}',
+      ),
+    );
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw refusal(
       400,
       'invalid_body',
-      'the body must be a JSON object: {"email"?, "phone"?, "cpf"?}',
+      t(
+        'o corpo deve ser um objeto JSON: {"email"?, "phone"?, "cpf"?}',
+        'the body must be a JSON object: {"email"?, "phone"?, "cpf"?}',
+      ),
     );
   }
   const record = body as Record<string, unknown>;
@@ -68,7 +79,12 @@ function erasureQuery(request: HttpRequest): SubjectQuery {
     }
   }
   if (details.length > 0) {
-    throw refusal(400, 'invalid_body', 'the body names nobody we can look up', details);
+    throw refusal(
+      400,
+      'invalid_body',
+      t('o corpo não indica ninguém que possamos procurar', 'the body names nobody we can look up'),
+      details,
+    );
   }
   return record as SubjectQuery;
 }
@@ -89,7 +105,10 @@ export async function erasure(context: RouteContext): Promise<HttpResponse> {
     throw refusal(
       400,
       'invalid_subject',
-      'give the e-mail, phone or CPF of the person whose data is to be erased',
+      t(
+        'informe o e-mail, o telefone ou o CPF da pessoa cujos dados devem ser apagados',
+        'give the e-mail, phone or CPF of the person whose data is to be erased',
+      ),
       query.problems.map((p) => ({ field: p.field, message: p.message })),
     );
   }

@@ -231,7 +231,7 @@ describe('POST /admin/erasure', () => {
       dedupKey: 'hash:caio',
       capture,
       status: 'parked',
-      reason: 'required fields missing: email, cellphone',
+      reason: 'faltam os campos obrigatórios e-mail e celular',
       receivedAt: T0,
     });
     const corrected = await call('PATCH', '/admin/leads/{leadId}', {
@@ -277,7 +277,7 @@ describe('POST /admin/erasure', () => {
         attribution: {},
       },
       status: 'parked',
-      reason: 'required fields missing: cellphone',
+      reason: 'falta o campo obrigatório celular',
       receivedAt: T0,
     });
     for (const cellphone of ['11911110003', '11922220003']) {

@@ -3,6 +3,7 @@ import { parseDebtorsQuery, queryDebtors } from '../../domain/debtors-query.ts';
 import { isStale } from '../../domain/debtors-report.ts';
 import type { IssueDetail } from '../../domain/json.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../../kernel/http.ts';
+import { t } from '../../kernel/language.ts';
 import { admitCaller, NO_STORE } from '../../kernel/route-guard.ts';
 import type { RouteName } from '../../kernel/routes.ts';
 import { coversAccount } from '../../kernel/scope.ts';
@@ -133,7 +134,10 @@ export async function serveReport(
     return refuse(
       tryAgain(
         'report_unavailable',
-        'the report cannot be read right now; try again',
+        t(
+          'o relatório não pode ser lido agora; tente de novo',
+          'the report cannot be read right now; try again',
+        ),
         page ? undefined : false,
       ),
     );
@@ -142,7 +146,10 @@ export async function serveReport(
     return refuse(
       tryAgain(
         'report_not_ready',
-        'the debtors report has not been built yet; try again shortly',
+        t(
+          'o relatório de devedores ainda não foi montado; tente de novo em instantes',
+          'the debtors report has not been built yet; try again shortly',
+        ),
         page ? status : false,
       ),
     );
@@ -191,7 +198,11 @@ const ROUTE_HANDLERS: Record<Exclude<ReportRoute, 'refresh'>, RouteHandler> = {
 
 function invalidQuery(details: readonly IssueDetail[]): HttpResponse {
   const fields = [...new Set(details.map((d) => d.field))].join(', ');
-  return problem(400, 'invalid_query', `invalid query parameters: ${fields}`, details, NO_STORE);
+  const message = t(
+    `parâmetros de consulta inválidos: ${fields}`,
+    `invalid query parameters: ${fields}`,
+  );
+  return problem(400, 'invalid_query', message, details, NO_STORE);
 }
 
 function policyFor(stored: StoredSnapshot, ...parts: string[]): CachePolicy {
@@ -245,7 +256,8 @@ function searchParams(query: Readonly<Record<string, readonly string[]>>): URLSe
 function serveDebtorsList({ request, stored }: ServeContext): HttpResponse {
   const parsed = parseDebtorsQuery(searchParams(request.query));
   if (!parsed.ok) {
-    return problem(400, 'invalid_query', 'invalid query parameters', parsed.messages, NO_STORE);
+    const message = t('parâmetros de consulta inválidos', 'invalid query parameters');
+    return problem(400, 'invalid_query', message, parsed.messages, NO_STORE);
   }
   const policy = policyFor(stored, 'debtors-list', JSON.stringify(parsed.query));
   const cached = notModified(request, policy);
