@@ -63,7 +63,7 @@ export async function correctLead(context: RouteContext): Promise<HttpResponse> 
   }
   const lead = await findLead(deps.ledger, leadId);
   if (lead.redactedAt !== undefined) {
-    throw personalDataRemoved(lead, 'it cannot be corrected');
+    throw personalDataRemoved(lead, t('ele não pode ser corrigido', 'it cannot be corrected'));
   }
   if (!CORRECTABLE.has(lead.status)) {
     throw refusal(

@@ -12,8 +12,8 @@ import {
   type PublicLeadStatus,
 } from '../../domain/lead-lifecycle.ts';
 import { leadReasonPt } from '../../domain/lead-reasons.ts';
-import { localDateTime } from '../../domain/local-time.ts';
-import { t } from '../../kernel/language.ts';
+import { DEFAULT_TIME_ZONE, localDateTime } from '../../domain/local-time.ts';
+import { type Text, t } from '../../kernel/language.ts';
 import {
   type LeadLedger,
   type LeadRecord,
@@ -113,16 +113,19 @@ export async function findLead(ledger: LeadLedger, leadId: string): Promise<Lead
  * 409 `personal_data_removed`: the lead's personal data was erased on request or removed after
  * the retention, so it can be neither sent nor corrected (an erased person stays erased).
  */
-export function personalDataRemoved(lead: LeadRecord, consequence: string): AdminRefusal {
+export function personalDataRemoved(lead: LeadRecord, consequence: Text): AdminRefusal {
   const why =
     lead.redaction === 'erasure'
-      ? "erased at the person's request"
+      ? t('apagados a pedido da pessoa', "erased at the person's request")
       : lead.redaction === 'retention'
-        ? 'removed after the retention period'
-        : 'removed';
+        ? t('removidos ao fim do prazo de guarda', 'removed after the retention period')
+        : t('removidos', 'removed');
   return refusal(
     409,
     'personal_data_removed',
-    `lead ${lead.leadId} no longer holds personal data (${why} on ${lead.redactedAt}): ${consequence}`,
+    t(
+      `o lead ${lead.leadId} não guarda mais dados pessoais (${why.pt} em ${lead.redactedAt ? localDateTime(lead.redactedAt, DEFAULT_TIME_ZONE) : '?'}): ${consequence.pt}`,
+      `lead ${lead.leadId} no longer holds personal data (${why.en} on ${lead.redactedAt}): ${consequence.en}`,
+    ),
   );
 }

@@ -53,7 +53,10 @@ export async function retryLead(context: RouteContext): Promise<HttpResponse> {
   const leadId = requireLeadId(context.leadId);
   const before = await findLead(deps.ledger, leadId);
   if (before.redactedAt !== undefined) {
-    throw personalDataRemoved(before, 'there is nothing left to deliver');
+    throw personalDataRemoved(
+      before,
+      t('não há mais nada a entregar', 'there is nothing left to deliver'),
+    );
   }
   if (before.status === 'delivered') {
     throw refusal(
