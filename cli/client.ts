@@ -1,7 +1,9 @@
 /**
  * The operator CLI's HTTP client: the gateway's base URL and Basic credentials, JSON in and out,
- * and the gateway's error shape turned into a CliError with a sentence for people. The password
- * is never part of a message.
+ * and the gateway's error shape turned into a CliError with a sentence for people. It asks for
+ * Portuguese (`Accept-Language: pt-BR`), so the gateway's messages it prints are the operator's
+ * language; the error `code`s are the same in every language. The password is never part of a
+ * message.
  */
 import { CliError } from './output.ts';
 
@@ -45,7 +47,10 @@ export class ApiClient {
       path.replace(/^\//, ''),
       this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`,
     );
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-language': 'pt-BR',
+    };
     if (json !== undefined) headers['content-type'] = 'application/json';
     if (this.credentials) {
       const { user, password } = this.credentials;
@@ -62,7 +67,7 @@ export class ApiClient {
       const { cause } = error as { cause?: { code?: string; message?: string } };
       const why = cause?.code ?? cause?.message ?? String(error);
       throw new CliError(
-        `cannot reach the gateway at ${this.baseUrl} (${why}): is it running (npm start), and is --url right?`,
+        `não foi possível falar com o gateway em ${this.baseUrl} (${why}): ele está rodando (npm start), e o --url está certo?`,
       );
     }
     const text = await response.text();
@@ -77,15 +82,22 @@ export class ApiClient {
   private refusal(method: string, path: string, status: number, body: unknown): CliError {
     const error = (body as ErrorBody | undefined)?.error;
     const code = typeof error?.code === 'string' ? error.code : `http_${status}`;
-    const message = typeof error?.message === 'string' ? error.message : `HTTP ${status}`;
+    // A 401 is API Gateway's fixed answer (kernel/routes.ts BASIC_AUTH), in one language only:
+    // said here in Portuguese; every other refusal is the gateway's own message.
+    const message =
+      status === 401
+        ? 'usuário ou senha não aceitos'
+        : typeof error?.message === 'string'
+          ? error.message
+          : `HTTP ${status}`;
     const details = Array.isArray(error?.details) ? error.details.map(describeDetail) : [];
     const hint =
       status === 401
         ? this.credentials
-          ? ' (check --user / LEADS_USER and LEADS_PASSWORD)'
-          : ' (give --user or LEADS_USER, and LEADS_PASSWORD)'
+          ? ' (confira --user / LEADS_USER e LEADS_PASSWORD)'
+          : ' (informe --user ou LEADS_USER, e LEADS_PASSWORD)'
         : status === 403
-          ? ' (this client lacks the role the route needs)'
+          ? ' (este cliente não tem o papel que a rota exige)'
           : '';
     return new CliError(`${method} ${path}: ${message} [${code}]${hint}`, details, body);
   }

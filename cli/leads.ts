@@ -45,21 +45,21 @@ const PROGRAM = 'npm run -s leads --';
 const TAKES_VALUE = new Set(['--url', '--user']);
 
 const GLOBAL_HELP = [
-  `--url      the gateway (default LEADS_URL, else ${DEFAULT_URL})`,
-  '--user     an API client with the admin role (default LEADS_USER)',
-  '--json     print the answers as JSON, and nothing else on stdout',
-  '--help     this help; <command> --help: the help of one command',
-  '--version  the version of the gateway this CLI belongs to',
-  'The password is read from LEADS_PASSWORD, never from the command line.',
+  `--url      o gateway (padrão: LEADS_URL, senão ${DEFAULT_URL})`,
+  '--user     um cliente da API com o papel admin (padrão: LEADS_USER)',
+  '--json     imprime as respostas em JSON, e nada mais na saída padrão',
+  '--help     esta ajuda; <comando> --help: a ajuda de um comando',
+  '--version  a versão do gateway a que esta CLI pertence',
+  'A senha vem de LEADS_PASSWORD, nunca da linha de comando.',
 ];
 
 function help(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.usage.length));
   return [
-    `usage: ${PROGRAM} <command> [--url <gateway>] [--user <name>] [--json]`,
-    '       leads <command> ...  (the same command from the bin: npx --no-install leads, or npm link)',
+    `uso: ${PROGRAM} <comando> [--url <gateway>] [--user <nome>] [--json]`,
+    '     leads <comando> ...  (o mesmo comando pelo bin: npx --no-install leads, ou npm link)',
     '',
-    'commands:',
+    'comandos:',
     ...commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
     '',
     ...GLOBAL_HELP,
@@ -67,7 +67,24 @@ function help(commands: readonly Command[]): string {
 }
 
 function commandHelp(command: Command): string {
-  return [`usage: ${PROGRAM} ${command.usage}`, command.summary, '', ...GLOBAL_HELP].join('\n');
+  return [`uso: ${PROGRAM} ${command.usage}`, command.summary, '', ...GLOBAL_HELP].join('\n');
+}
+
+/**
+ * node's parseArgs refusal (English) said in Portuguese: its error code and the option it quotes;
+ * a refusal we do not know is passed on as node says it.
+ */
+function optionProblem(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const quoted = /'([^']+)'/.exec(message ?? '')?.[1] ?? '';
+  const option = quoted.split(' ')[0];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `opção desconhecida: ${option}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return /does not take/.test(message ?? '')
+      ? `a opção ${option} não recebe valor`
+      : `a opção ${option} precisa de um valor`;
+  }
+  return String(message ?? error);
 }
 
 /** Where the words are (command names and positionals), skipping options and their values. */
@@ -110,10 +127,10 @@ function withoutCommand(args: readonly string[], commands: readonly Command[]): 
   const wantsHelp = words[0] === 'help' || args.some((a) => a === '--help' || a === '-h');
   if (!wantsHelp && args.some((a) => a === '--version' || a === '-v')) return pkg.version;
   if (args.length === 0 || (wantsHelp && asked.length === 0)) return help(commands);
-  if (asked.length === 0) throw usageError('no command given');
+  if (asked.length === 0) throw usageError('nenhum comando informado');
   const under = commands.filter((c) => asked.every((word, n) => c.name.split(' ')[n] === word));
   if (!wantsHelp || under.length === 0) {
-    throw usageError(`unknown command: ${asked.join(' ')}`);
+    throw usageError(`comando desconhecido: ${asked.join(' ')}`);
   }
   return under.length === 1 ? commandHelp(under[0] as Command) : help(under);
 }
@@ -150,7 +167,7 @@ export async function main(args: readonly string[], options: MainOptions = {}): 
         strict: true,
       });
     } catch (error) {
-      throw usageError(`${(error as Error).message}\nusage: ${PROGRAM} ${command.usage}`);
+      throw usageError(`${optionProblem(error)}\nuso: ${PROGRAM} ${command.usage}`);
     }
     const { values, positionals } = parsed;
     if (values.help || values.version) {
@@ -159,20 +176,20 @@ export async function main(args: readonly string[], options: MainOptions = {}): 
     }
     json = values.json === true;
     if (json && command.textOnly) {
-      throw usageError(`${command.name} prints text only: --json does not apply to it`);
+      throw usageError(`${command.name} só imprime texto: --json não se aplica a ele`);
     }
     const [least, most] = command.positionals ?? [0, 0];
     if (positionals.length < least || positionals.length > most) {
-      throw usageError(`usage: ${PROGRAM} ${command.usage}`);
+      throw usageError(`uso: ${PROGRAM} ${command.usage}`);
     }
     const url = (values.url as string | undefined) ?? env.LEADS_URL ?? DEFAULT_URL;
     if (!URL.canParse(url) || !/^https?:/.test(url)) {
-      throw usageError(`--url must be an http(s) URL, got "${url}"`);
+      throw usageError(`--url precisa ser uma URL http(s), veio "${url}"`);
     }
     const user = (values.user as string | undefined) ?? env.LEADS_USER;
     const password = env.LEADS_PASSWORD;
     if (user !== undefined && !password) {
-      throw usageError(`set LEADS_PASSWORD to the password of ${user}`);
+      throw usageError(`defina LEADS_PASSWORD com a senha de ${user}`);
     }
     const credentials = user !== undefined && password ? { user, password } : undefined;
     let client: ApiClient | undefined;
@@ -191,10 +208,10 @@ export async function main(args: readonly string[], options: MainOptions = {}): 
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     if (json && error.body !== undefined) io.out(JSON.stringify(error.body, null, 2));
-    io.err(`error: ${error.message}`);
+    io.err(`erro: ${error.message}`);
     for (const detail of error.details) io.err(`  ${detail}`);
-    if (error.exitCode === 2 && !error.message.startsWith('usage:')) {
-      io.err(`(${PROGRAM} help lists the commands)`);
+    if (error.exitCode === 2 && !error.message.startsWith('uso:')) {
+      io.err(`(${PROGRAM} help lista os comandos)`);
     }
     return error.exitCode;
   }

@@ -42,7 +42,7 @@ export function runConfigScript(
         resolve();
         return;
       }
-      const [first = `npm run config -- ${args.join(' ')} failed`, ...rest] = err
+      const [first = `npm run config -- ${args.join(' ')} falhou`, ...rest] = err
         .trimEnd()
         .split('\n');
       reject(new CliError(first, rest));
@@ -54,7 +54,7 @@ function configCommand(verb: string, summary: string, extra = ''): Command {
   return {
     name: `config ${verb}`,
     summary,
-    usage: `config ${verb} FILE${extra}`,
+    usage: `config ${verb} ARQUIVO${extra}`,
     positionals: [1, 1],
     textOnly: true,
     ...(extra && { options: { to: { type: 'string' } } }),
@@ -69,10 +69,11 @@ function configCommand(verb: string, summary: string, extra = ''): Command {
 const validateCommand: Command = {
   ...configCommand(
     'validate',
-    "Check a deploy configuration with the functions' own rules (offline)",
+    'Confere uma configuração de deploy com as regras das próprias funções (offline)',
   ),
-  summary: "Check a configuration with the functions' own rules (offline; --local: a local file)",
-  usage: 'config validate [--local] FILE',
+  summary:
+    'Confere uma configuração com as regras das próprias funções (offline; --local: um arquivo local)',
+  usage: 'config validate [--local] ARQUIVO',
   options: { local: { type: 'boolean' } },
   async run({ io }, { values, positionals }) {
     await runConfigScript(['validate', ...(values.local ? ['--local'] : []), ...positionals], io);
@@ -81,7 +82,14 @@ const validateCommand: Command = {
 
 export const CONFIG_COMMANDS: readonly Command[] = [
   validateCommand,
-  configCommand('diff', 'What push would change against the deployed settings'),
-  configCommand('push', 'Store and deploy the settings as a new version (creates missing secrets)'),
-  configCommand('rollback', 'Deploy an earlier version of the settings again', ' [--to VERSION]'),
+  configCommand('diff', 'O que o push mudaria nas configurações implantadas'),
+  configCommand(
+    'push',
+    'Grava e implanta as configurações como nova versão (cria os segredos que faltam)',
+  ),
+  configCommand(
+    'rollback',
+    'Implanta de novo uma versão anterior das configurações',
+    ' [--to VERSÃO]',
+  ),
 ];

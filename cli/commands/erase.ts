@@ -12,8 +12,8 @@ const FIELDS = ['email', 'phone', 'cpf'] as const;
 
 export const erase: Command = {
   name: 'erase',
-  summary: "Erase a person's data (by e-mail, phone or CPF) from every lead that names them",
-  usage: 'erase [--email <e-mail>] [--phone <phone>] [--cpf <cpf>]',
+  summary: 'Apaga os dados de uma pessoa (por e-mail, telefone ou CPF) de todo lead que a cita',
+  usage: 'erase [--email <e-mail>] [--phone <telefone>] [--cpf <cpf>]',
   options: {
     email: { type: 'string' },
     phone: { type: 'string' },
@@ -26,7 +26,7 @@ export const erase: Command = {
       if (typeof value === 'string') subject[field] = value;
     }
     if (Object.keys(subject).length === 0) {
-      throw usageError('give --email, --phone or --cpf of the person whose data is to be erased');
+      throw usageError('informe --email, --phone ou --cpf da pessoa cujos dados serão apagados');
     }
     const { body } = await api().request<ErasureResult>('POST', '/admin/erasure', subject);
     if (json) {
@@ -34,12 +34,12 @@ export const erase: Command = {
       return;
     }
     if (body.found === 0) {
-      io.out('no lead names this person: nothing to erase here');
+      io.out('nenhum lead cita esta pessoa: nada a apagar aqui');
       return;
     }
     io.out(
       table(
-        ['LEAD', 'PROFILE', 'STATUS', 'RECEIVED', 'PROSPECT'],
+        ['LEAD', 'PERFIL', 'STATUS', 'RECEBIDO', 'PROSPECT'],
         body.erased.map((lead) => [
           lead.leadId,
           lead.profile,
@@ -49,7 +49,9 @@ export const erase: Command = {
         ]),
       ),
     );
-    io.out(`\nerased ${body.erased.length} of ${body.found} leads`);
+    io.out(
+      `\n${body.erased.length} de ${body.found} ${body.found === 1 ? 'lead apagado' : 'leads apagados'}`,
+    );
     if (body.upstream.idProspects.length > 0) io.out(body.upstream.action);
   },
 };

@@ -25,7 +25,12 @@ function leadRows(leads: readonly AdminLeadView[]): string[][] {
   ]);
 }
 
-const LEAD_COLUMNS = ['LEAD', 'STATUS', 'PROFILE', 'ATTEMPTS', 'RECEIVED', 'WHY'];
+const LEAD_COLUMNS = ['LEAD', 'STATUS', 'PERFIL', 'FALHAS', 'RECEBIDO', 'MOTIVO'];
+
+/** `a`, `a ou b`, `a, b ou c`. */
+function orList(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} ou ${words.at(-1)}`;
+}
 
 function leadPath(leadId: string): string {
   return `/admin/leads/${encodeURIComponent(leadId)}`;
@@ -33,7 +38,7 @@ function leadPath(leadId: string): string {
 
 export const list: Command = {
   name: 'list',
-  summary: `Leads of a status (${LEAD_STATUSES.join(', ')}); default: parked, dead and rejected`,
+  summary: `Leads de um status (${LEAD_STATUSES.join(', ')}); padrão: parked, dead e rejected`,
   usage: 'list [--status <status>] [--limit <n>] [--all]',
   options: {
     status: { type: 'string' },
@@ -44,10 +49,11 @@ export const list: Command = {
   async run({ api, io, json }, { values }) {
     const status = values.status as string | undefined;
     if (status !== undefined && !(LEAD_STATUSES as readonly string[]).includes(status)) {
-      throw usageError(`--status must be one of: ${LEAD_STATUSES.join(', ')}`);
+      throw usageError(`--status precisa ser um destes: ${LEAD_STATUSES.join(', ')}`);
     }
     const limit = values.limit as string | undefined;
-    if (limit !== undefined && !/^\d+$/.test(limit)) throw usageError('--limit must be a number');
+    if (limit !== undefined && !/^\d+$/.test(limit))
+      throw usageError('--limit precisa ser um número');
     const statuses = status ? [status] : [...NEEDS_AN_OPERATOR];
     const leads: AdminLeadView[] = [];
     let cursor: string | undefined;
@@ -68,17 +74,17 @@ export const list: Command = {
       return;
     }
     if (leads.length === 0) {
-      io.out(`no ${statuses.join(', ')} leads`);
+      io.out(`nenhum lead com status ${orList(statuses)}`);
       return;
     }
     io.out(table(LEAD_COLUMNS, leadRows(leads)));
-    if (cursor) io.out(`\nmore: --cursor ${cursor} (or --all)`);
+    if (cursor) io.out(`\nhá mais: --cursor ${cursor} (ou --all)`);
   },
 };
 
 export const show: Command = {
   name: 'show',
-  summary: 'One lead: its status, attempts and why',
+  summary: 'Um lead: o status, as tentativas e o motivo',
   usage: 'show <leadId>',
   positionals: [1, 1],
   async run({ api, io, json }, { positionals }) {
@@ -92,17 +98,17 @@ export const show: Command = {
       fields([
         ['lead', lead.leadId],
         ['status', lead.status],
-        ['profile', lead.profile],
-        ['attempts', lead.attempts],
-        ['tries', lead.tries],
-        ['next attempt', lead.nextAttemptAt],
-        ['received', lead.receivedAt],
-        ['delivered', lead.deliveredAt],
+        ['perfil', lead.profile],
+        ['falhas', lead.attempts],
+        ['tentativas', lead.tries],
+        ['próxima tentativa', lead.nextAttemptAt],
+        ['recebido', lead.receivedAt],
+        ['entregue', lead.deliveredAt],
         ['prospect', lead.idProspect],
-        ['reason', lead.reason],
-        ['last error', lead.lastError],
-        ['upstream said', lead.messages],
-        ['upstream', circuitLine(lead.upstream?.circuit)],
+        ['motivo', lead.reason],
+        ['último erro', lead.lastError],
+        ['o sistema disse', lead.messages],
+        ['sistema', circuitLine(lead.upstream?.circuit)],
       ]),
     );
   },
@@ -111,15 +117,15 @@ export const show: Command = {
 /** The circuit of a lead on its way, in one line; undefined for a settled lead. */
 function circuitLine(circuit: NonNullable<LeadDetail['upstream']>['circuit'] | undefined) {
   if (!circuit) return undefined;
-  if (circuit.state === 'closed') return 'answering';
+  if (circuit.state === 'closed') return 'respondendo';
   const why = circuit.reason ? ` (${circuit.reason})` : '';
-  const probe = circuit.nextProbeAt ? `; next probe ${circuit.nextProbeAt}` : '';
-  return `down${why}: leads wait, uncounted${probe}`;
+  const probe = circuit.nextProbeAt ? `; próximo teste ${circuit.nextProbeAt}` : '';
+  return `fora do ar${why}: os leads esperam, sem contar falhas${probe}`;
 }
 
 export const retry: Command = {
   name: 'retry',
-  summary: 'Queue a parked, dead, rejected or test lead again, or try a queued one now',
+  summary: 'Põe de novo na fila um lead parked, dead, rejected ou test, ou tenta agora um queued',
   usage: 'retry <leadId>',
   positionals: [1, 1],
   async run({ api, io, json }, { positionals }) {
@@ -129,26 +135,32 @@ export const retry: Command = {
       io.out(JSON.stringify(body, null, 2));
       return;
     }
-    io.out(`lead ${body.leadId} is queued for delivery now${body.note ? ` (${body.note})` : ''}`);
+    // The gateway's note (English) says the wake-up message could not be sent now: said here.
+    io.out(
+      body.note
+        ? `lead ${body.leadId} na fila; o envio não saiu agora, o reconciliador o envia em instantes`
+        : `lead ${body.leadId} na fila para envio agora`,
+    );
   },
 };
 
 function describeRedrive(redrive: ReplayResult['redrive']): string {
   switch (redrive.status) {
     case 'moved':
-      return `${redrive.moved ?? 0} dead-letter messages moved back to the queue`;
+      return `${redrive.moved ?? 0} mensagens da fila de mensagens mortas voltaram para a fila`;
     case 'started':
-      return 'dead-letter queue redrive started';
+      return 'reprocessamento da fila de mensagens mortas iniciado';
     case 'skipped':
-      return 'dead-letter queue left alone (this operator sees only some accounts or branches)';
+      return 'fila de mensagens mortas não mexida (este operador só vê algumas contas ou unidades)';
     default:
-      return 'a dead-letter queue redrive was already running';
+      return 'a fila de mensagens mortas já estava sendo reprocessada';
   }
 }
 
 export const replay: Command = {
   name: 'replay',
-  summary: 'Queue every dead lead again and redrive the dead-letter queue (safe to repeat)',
+  summary:
+    'Põe de novo na fila todo lead dead e reprocessa a fila de mensagens mortas (pode repetir)',
   usage: 'replay',
   async run({ api, io, json }: CommandContext) {
     const { body } = await api().request<ReplayResult>('POST', '/admin/replay');
@@ -158,11 +170,14 @@ export const replay: Command = {
     }
     io.out(
       [
-        `requeued ${body.requeued} dead leads` +
-          (body.skipped ? ` (${body.skipped} were no longer dead)` : ''),
+        `leads esgotados (dead) de volta à fila: ${body.requeued}` +
+          (body.skipped ? ` (${body.skipped} já não estavam esgotados)` : ''),
         describeRedrive(body.redrive),
-        ...(body.note ? [body.note] : []),
-        ...(body.more ? ['more dead leads are left: run replay again'] : []),
+        // The gateway's note (English) counts them in `unsent`: said here.
+        ...(body.unsent
+          ? [`${body.unsent} não puderam ser enviados agora; o reconciliador os envia em instantes`]
+          : []),
+        ...(body.more ? ['ainda há leads esgotados: rode replay de novo'] : []),
       ].join('\n'),
     );
   },

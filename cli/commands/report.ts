@@ -3,7 +3,7 @@ import type { Command } from '../command.ts';
 
 export const refresh: Command = {
   name: 'refresh',
-  summary: 'Ask for a refresh of the debtors report now',
+  summary: 'Pede agora a atualização do relatório de inadimplentes',
   usage: 'refresh',
   async run({ api, io, json }) {
     const { body } = await api().request<{ status: string }>(
@@ -13,7 +13,7 @@ export const refresh: Command = {
     io.out(
       json
         ? JSON.stringify(body, null, 2)
-        : 'debtors report refresh requested: the report shows the new snapshot once it is built',
+        : 'atualização do relatório de inadimplentes pedida: o relatório mostra os novos números quando ficarem prontos',
     );
   },
 };

@@ -14,17 +14,18 @@ function path(account: string | undefined): string {
 
 function circuitCell(circuit: UpstreamHealth['circuit']): string {
   if (circuit.state === 'closed') {
-    return circuit.failures > 0 ? `answering (${circuit.failures} failures)` : 'answering';
+    return circuit.failures > 0 ? `respondendo (${circuit.failures} falhas)` : 'respondendo';
   }
   const why = circuit.reason ? ` (${circuit.reason})` : '';
-  const probe = circuit.nextProbeAt ? `; next probe ${circuit.nextProbeAt}` : '';
-  return `down${why}${probe}`;
+  const probe = circuit.nextProbeAt ? `; próximo teste ${circuit.nextProbeAt}` : '';
+  return `fora do ar${why}${probe}`;
 }
 
 export const upstream: Command = {
   name: 'upstream',
-  summary: "Each upstream account's circuit, pace and backlog (--upstream <name>: one account)",
-  usage: 'upstream [--upstream <name>]',
+  summary:
+    'Circuito, ritmo e fila de cada conta do sistema da academia (--upstream <nome>: uma conta)',
+  usage: 'upstream [--upstream <nome>]',
   options: { upstream: { type: 'string' } },
   async run({ api, io, json }, { values }) {
     const asked = values.upstream as string | undefined;
@@ -46,11 +47,11 @@ export const upstream: Command = {
     }
     io.out(
       table(
-        ['ACCOUNT', 'BACKLOG', 'NEXT SLOT', 'CIRCUIT'],
+        ['CONTA', 'NA FILA', 'PRÓXIMA VAGA', 'CIRCUITO'],
         rows.map(({ account, health }) => [
           account,
           String(health.backlog ?? 0),
-          health.pacer?.nextSlotAt ?? 'free',
+          health.pacer?.nextSlotAt ?? 'livre',
           circuitCell(health.circuit),
         ]),
       ),

@@ -33,7 +33,7 @@ describe('leads --help and --version', () => {
 
       // Assess
       expect(asOption, command.name).toMatchObject({ code: 0, err: '' });
-      expect(asOption.out.split('\n')[0]).toBe(`usage: npm run -s leads -- ${command.usage}`);
+      expect(asOption.out.split('\n')[0]).toBe(`uso: npm run -s leads -- ${command.usage}`);
       expect(asOption.out).toContain(command.summary);
       expect(asCommand).toEqual(asOption);
     }
@@ -47,11 +47,12 @@ describe('leads --help and --version', () => {
     // Assess
     for (const run of runs) {
       expect(run.code).toBe(0);
-      expect(run.out).toMatch(/^usage: /);
+      expect(run.out).toMatch(/^uso: /);
+      expect(run.out).toContain('comandos:');
       for (const command of COMMANDS) expect(run.out).toContain(command.usage);
     }
     expect(config.code).toBe(0);
-    expect(config.out).toContain('config rollback FILE [--to VERSION]');
+    expect(config.out).toContain('config rollback ARQUIVO [--to VERSÃO]');
     expect(config.out).not.toContain('retry <leadId>');
   });
 
@@ -70,22 +71,34 @@ describe('leads --help and --version', () => {
     const unknown = await leads(['help', 'frobnicate']);
     const none = await leads(['--json']);
     const jsonForText = await leads(['config', 'validate', 'config/deploy.example.json', '--json']);
+    const unknownOption = await leads(['list', '--bogus']);
+    const noValue = await leads(['list', '--status']);
 
     // Assess
     expect(unknown).toMatchObject({
       code: 2,
       out: '',
-      err: expect.stringContaining('unknown command'),
+      err: expect.stringContaining('comando desconhecido: frobnicate'),
     });
     expect(none).toMatchObject({
       code: 2,
       out: '',
-      err: expect.stringContaining('no command given'),
+      err: expect.stringContaining('nenhum comando informado'),
     });
     expect(jsonForText).toMatchObject({
       code: 2,
       out: '',
-      err: expect.stringContaining('--json does not apply'),
+      err: expect.stringContaining('--json não se aplica'),
+    });
+    expect(unknownOption).toMatchObject({ code: 2, out: '' });
+    expect(unknownOption.err.split('\n')).toEqual([
+      'erro: opção desconhecida: --bogus',
+      'uso: npm run -s leads -- list [--status <status>] [--limit <n>] [--all]',
+      '(npm run -s leads -- help lista os comandos)',
+    ]);
+    expect(noValue).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('a opção --status precisa de um valor'),
     });
   });
 
@@ -99,6 +112,6 @@ describe('leads --help and --version', () => {
 
     // Assess: a failure would reject with the exit code.
     expect(version.stdout).toBe(`${pkg.version}\n`);
-    expect(help.stdout).toMatch(/^usage: .* show <leadId>\n/);
+    expect(help.stdout).toMatch(/^uso: .* show <leadId>\n/);
   });
 });

@@ -116,7 +116,7 @@ describe('npm run leads', () => {
 
     // Assess
     expect(human.code).toBe(0);
-    expect(human.out).toMatch(/^LEAD\s+STATUS\s+PROFILE\s+ATTEMPTS\s+RECEIVED\s+WHY/);
+    expect(human.out).toMatch(/^LEAD\s+STATUS\s+PERFIL\s+FALHAS\s+RECEBIDO\s+MOTIVO/);
     expect(human.out).toMatch(new RegExp(`${parked}\\s+parked\\s+site\\s+0\\s`));
     expect(human.out).toContain('falta o campo obrigatório celular');
     expect(json.code).toBe(0);
@@ -149,11 +149,11 @@ describe('npm run leads', () => {
     // Assess
     expect(shown.code).toBe(0);
     expect(shown.out).toMatch(/^status\s+parked$/m);
-    expect(shown.out).toMatch(/^reason\s+falta o campo obrigatório celular$/m);
-    expect(retried).toMatchObject({ code: 0, out: `lead ${leadId} is queued for delivery now` });
+    expect(shown.out).toMatch(/^motivo\s+falta o campo obrigatório celular$/m);
+    expect(retried).toMatchObject({ code: 0, out: `lead ${leadId} na fila para envio agora` });
     expect((await rt.ledger.get(leadId))?.status).toBe('queued');
-    expect(queued.out).toMatch(/^next attempt\s+\d{4}-/m);
-    expect(queued.out).toMatch(/^upstream\s+answering$/m);
+    expect(queued.out).toMatch(/^próxima tentativa\s+\d{4}-/m);
+    expect(queued.out).toMatch(/^sistema\s+respondendo$/m);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('[already_delivered]');
   });
@@ -167,7 +167,7 @@ describe('npm run leads', () => {
 
     // Assess
     expect(replayed.code).toBe(0);
-    expect(replayed.out).toMatch(/^requeued 1 dead leads$/m);
+    expect(replayed.out).toMatch(/^leads esgotados \(dead\) de volta à fila: 1$/m);
     expect((await rt.ledger.get(dead))?.status).toBe('queued');
   });
 
@@ -229,12 +229,15 @@ describe('npm run leads', () => {
 
     // Assess
     expect(first.code).toBe(0);
-    expect(first.out).toMatch(/^found\s+2$/m);
-    expect(first.out).toMatch(/^already known\s+0$/m);
-    expect(first.out).toMatch(/^new\s+2 \(2 queued\)$/m);
+    expect(first.out).toMatch(/^encontrados\s+2$/m);
+    expect(first.out).toMatch(/^já conhecidos\s+0$/m);
+    expect(first.out).toMatch(/^novos\s+2 \(2 na fila\)$/m);
     expect(second.code).toBe(0);
     expect(JSON.parse(second.out)).toMatchObject({ found: 2, alreadyKnown: 2, new: 0 });
-    expect(noSince).toMatchObject({ code: 2, err: expect.stringContaining('--since is required') });
+    expect(noSince).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--since é obrigatório'),
+    });
     expect(tooLong.code).toBe(1);
     expect(tooLong.err).toContain('[period_too_long]');
     // A period Meta no longer keeps is said so, never answered "found 0".
@@ -262,9 +265,11 @@ describe('npm run leads', () => {
     // Assess
     expect(all.code).toBe(0);
     const lines = all.out.split('\n');
-    expect(lines[0]).toMatch(/^ACCOUNT\s+BACKLOG\s+NEXT SLOT\s+CIRCUIT$/);
-    expect(lines[1]).toMatch(/^default\s+[1-9]\d*\s+\S+\s+answering/);
-    expect(lines[2]).toMatch(/^south\s+\d+\s+\S+\s+down \(unreachable\); next probe \d{4}-/);
+    expect(lines[0]).toMatch(/^CONTA\s+NA FILA\s+PRÓXIMA VAGA\s+CIRCUITO$/);
+    expect(lines[1]).toMatch(/^default\s+[1-9]\d*\s+\S+\s+respondendo/);
+    expect(lines[2]).toMatch(
+      /^south\s+\d+\s+\S+\s+fora do ar \(unreachable\); próximo teste \d{4}-/,
+    );
     expect(one.code).toBe(0);
     expect(JSON.parse(one.out)).toMatchObject({
       upstream: 'south',
@@ -298,7 +303,7 @@ describe('npm run leads', () => {
     expect(demoAsDeploy.code).toBe(1);
     expect(demoAsDeploy.err).toContain('Valores secretos em config/demo.json:');
     expect(demoAsDeploy.err).toContain('npm run config -- validate --local config/demo.json');
-    expect(noFile).toMatchObject({ code: 2, err: expect.stringContaining('config push FILE') });
+    expect(noFile).toMatchObject({ code: 2, err: expect.stringContaining('config push ARQUIVO') });
   });
 
   it('explains refused credentials and a missing role, never printing the password', async () => {
@@ -311,11 +316,12 @@ describe('npm run leads', () => {
 
     // Assess
     expect(wrong.code).toBe(1);
-    expect(wrong.err).toContain('[unauthorized]');
-    expect(wrong.err).toContain('LEADS_PASSWORD');
+    expect(wrong.err).toContain('usuário ou senha não aceitos [unauthorized]');
+    expect(wrong.err).toContain('confira --user / LEADS_USER e LEADS_PASSWORD');
     expect(`${wrong.out}${wrong.err}`).not.toContain('not-the-password');
     expect(noRole.code).toBe(1);
-    expect(noRole.err).toContain('lacks the role');
+    expect(noRole.err).toContain('[forbidden]');
+    expect(noRole.err).toContain('não tem o papel que a rota exige');
     expect(`${noRole.out}${noRole.err}`).not.toContain(REPORTER.password);
   });
 
@@ -331,20 +337,20 @@ describe('npm run leads', () => {
 
     // Assess
     expect(erased.code).toBe(0);
-    expect(erased.out).toMatch(/^LEAD\s+PROFILE\s+STATUS\s+RECEIVED\s+PROSPECT/);
+    expect(erased.out).toMatch(/^LEAD\s+PERFIL\s+STATUS\s+RECEBIDO\s+PROSPECT/);
     expect(erased.out).toMatch(new RegExp(`${leadId}\\s+site\\s+parked`));
-    expect(erased.out).toContain('erased 1 of 1 leads');
+    expect(erased.out).toContain('1 de 1 lead apagado');
     const stored = await rt.ledger.get(leadId);
     expect(stored?.redaction).toBe('erasure');
     expect(JSON.stringify(stored)).not.toContain(email);
     // The lead no longer names her: a second request finds nothing.
     expect(again).toMatchObject({
       code: 0,
-      out: 'no lead names this person: nothing to erase here',
+      out: 'nenhum lead cita esta pessoa: nada a apagar aqui',
     });
     expect(nobody).toMatchObject({
       code: 2,
-      err: expect.stringContaining('give --email, --phone or --cpf'),
+      err: expect.stringContaining('informe --email, --phone ou --cpf'),
     });
   });
 
@@ -356,11 +362,17 @@ describe('npm run leads', () => {
     const unreachable = await leads(['list', '--url', 'http://127.0.0.1:9']);
 
     // Assess
-    expect(unknown).toMatchObject({ code: 2, err: expect.stringContaining('unknown command') });
-    expect(badStatus).toMatchObject({ code: 2, err: expect.stringContaining('--status must be') });
+    expect(unknown).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('comando desconhecido: frobnicate'),
+    });
+    expect(badStatus).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--status precisa ser um destes'),
+    });
     expect(noId).toMatchObject({ code: 2, err: expect.stringContaining('show <leadId>') });
     expect(unreachable.code).toBe(1);
-    expect(unreachable.err).toContain('cannot reach the gateway at http://127.0.0.1:9');
+    expect(unreachable.err).toContain('não foi possível falar com o gateway em http://127.0.0.1:9');
   });
 
   it('runs as npm run leads, with the exit code and without echoing the password', async () => {
@@ -402,6 +414,6 @@ describe('npm run leads', () => {
     }
     expect(refused.status).toBe(1);
     expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: expect.any(String) } });
-    expect(refused.stderr).toMatch(/^error: /);
+    expect(refused.stderr).toMatch(/^erro: /);
   });
 });
