@@ -18,10 +18,12 @@
  * - Test leads ("Send test data", `is_test: true`) all carry the same `lead_id`: intake keeps
  *   their dedup key for a short while only (functions/intake/intake.ts).
  */
+
 import * as z from 'zod/mini';
 import { externalId, parseJson } from '../domain/json.ts';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { safeEqual } from '../kernel/crypto.ts';
+import { t } from '../kernel/language.ts';
 import { isPlainObject } from './body.ts';
 import type { NamedSchema } from './docs.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -83,11 +85,19 @@ function authenticate(request: IntakeRequest, profile: { key: string }): Authent
       ok: false,
       status: 401,
       code: 'missing_key',
-      message: 'The body must be a JSON lead carrying "google_key".',
+      message: t(
+        'O corpo precisa ser um lead em JSON com "google_key".',
+        'The body must be a JSON lead carrying "google_key".',
+      ),
     };
   }
   if (safeEqual(key, profile.key)) return { ok: true };
-  return { ok: false, status: 403, code: 'invalid_key', message: 'The google_key is not valid.' };
+  return {
+    ok: false,
+    status: 403,
+    code: 'invalid_key',
+    message: t('A google_key não é válida.', 'The google_key is not valid.'),
+  };
 }
 
 /** The standard columns whose input type Google fixes. */

@@ -23,10 +23,12 @@
  *   script would otherwise fail, and Google only e-mails the form's owner).
  * - Test leads: none.
  */
+
 import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
+import { t } from '../kernel/language.ts';
 import { isPlainObject, scalarText } from './body.ts';
 import { answerValue, attributionKeyOf } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -58,7 +60,10 @@ function authenticate(request: IntakeRequest, profile: { secret: string }): Auth
     {
       name: LEAD_SIGNATURE_HEADER,
       shown: 'X-Lead-Signature',
-      missing: 'The X-Lead-Signature header is required (the Apps Script in docs/sources.md).',
+      missing: t(
+        'O cabeçalho X-Lead-Signature é obrigatório (o Apps Script de docs/sources.md).',
+        'The X-Lead-Signature header is required (the Apps Script in docs/sources.md).',
+      ),
     },
     () => leadSignature(profile.secret, request.body),
   );

@@ -24,10 +24,12 @@
  * - Answer: 200 `{"leadId", "status": "queued"}` (200 `{"status": "ignored"}` for other events);
  *   Hotmart retries anything else, so an authentic unreadable body is parked.
  */
+
 import * as z from 'zod/mini';
 import { externalId } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { safeEqual } from '../kernel/crypto.ts';
+import { t } from '../kernel/language.ts';
 import { isPlainObject, scalarText } from './body.ts';
 import type { NamedSchema } from './docs.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -60,7 +62,10 @@ function authenticate(request: IntakeRequest, profile: { hottok: string }): Auth
       ok: false,
       status: 401,
       code: 'missing_hottok',
-      message: 'The X-HOTMART-HOTTOK header is required (webhook API version 2.0.0).',
+      message: t(
+        'O cabeçalho X-HOTMART-HOTTOK é obrigatório (webhook na versão 2.0.0 da API).',
+        'The X-HOTMART-HOTTOK header is required (webhook API version 2.0.0).',
+      ),
     };
   }
   if (safeEqual(hottok, profile.hottok)) return { ok: true };
@@ -68,7 +73,10 @@ function authenticate(request: IntakeRequest, profile: { hottok: string }): Auth
     ok: false,
     status: 403,
     code: 'invalid_hottok',
-    message: 'The X-HOTMART-HOTTOK header is not this profile’s Hottok.',
+    message: t(
+      'O cabeçalho X-HOTMART-HOTTOK não é o Hottok deste perfil.',
+      'The X-HOTMART-HOTTOK header is not this profile’s Hottok.',
+    ),
   };
 }
 

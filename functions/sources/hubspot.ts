@@ -25,10 +25,12 @@
  *   unreadable body is parked.
  * - Test leads: none (the action's "Test" sends a real contact).
  */
+
 import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { recogniseField } from '../domain/recognise-field.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
+import { t } from '../kernel/language.ts';
 import { flattenJson, isPlainObject, scalarText } from './body.ts';
 import { attributionKeyOf } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -93,10 +95,14 @@ function authenticate(
     signatureHeader: HUBSPOT_SIGNATURE_HEADER,
     timestampHeader: HUBSPOT_TIMESTAMP_HEADER,
     shownTimestamp: 'X-HubSpot-Request-Timestamp',
-    missing:
+    missing: t(
+      'X-HubSpot-Signature-v3 e X-HubSpot-Request-Timestamp são obrigatórios: marque "Include request signature in header" na ação de webhook.',
       'X-HubSpot-Signature-v3 and X-HubSpot-Request-Timestamp are required: choose "Include request signature in header" in the webhook action.',
-    mismatch:
+    ),
+    mismatch: t(
+      'X-HubSpot-Signature-v3 não confere (o url do perfil é, letra por letra, o URL do webhook digitado na HubSpot?).',
       'X-HubSpot-Signature-v3 does not match (is the profile’s url exactly the webhook URL typed into HubSpot?).',
+    ),
     maxSkewMs: HUBSPOT_MAX_SKEW_MS,
     expected: (timestamp) => hubspotSignature(profile.secret, profile.url, request.body, timestamp),
   });

@@ -18,6 +18,7 @@ import { accountName } from '../kernel/accounts.ts';
 import { nonEmpty, secretText } from '../kernel/client-schema.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import type { HttpRequest } from '../kernel/http.ts';
+import { type Text, t } from '../kernel/language.ts';
 import { isPlainObject, parseJsonText } from './body.ts';
 import type { SourceDocs } from './docs.ts';
 import type { SourceSetup } from './setup.ts';
@@ -118,7 +119,7 @@ export type IntakeRequest = HttpRequest;
 
 export type Authenticity =
   | { ok: true }
-  | { ok: false; status: 401 | 403; code: string; message: string };
+  | { ok: false; status: 401 | 403; code: string; message: Text };
 
 /**
  * A header carrying a signature of the raw body, compared in constant time with `expected()`
@@ -127,7 +128,7 @@ export type Authenticity =
  */
 export function verifySignatureHeader(
   request: Pick<IntakeRequest, 'headers'>,
-  header: { name: string; shown: string; missing: string },
+  header: { name: string; shown: string; missing: Text },
   expected: () => string,
 ): Authenticity {
   const given = request.headers[header.name]?.trim();
@@ -137,7 +138,10 @@ export function verifySignatureHeader(
     ok: false,
     status: 403,
     code: 'invalid_signature',
-    message: `The ${header.shown} header does not match the body.`,
+    message: t(
+      `O cabeçalho ${header.shown} não confere com o corpo.`,
+      `The ${header.shown} header does not match the body.`,
+    ),
   };
 }
 
@@ -148,9 +152,9 @@ export interface TimestampedSignature {
   timestampHeader: string;
   shownTimestamp: string;
   /** The 401 message when either header is missing: how to turn signing on. */
-  missing: string;
+  missing: Text;
   /** The 403 message when the signature does not match. */
-  mismatch: string;
+  mismatch: Text;
   /** How far the timestamp (ms) may be from the time of receipt, either way. */
   maxSkewMs: number;
   /** The signature expected for this timestamp (compared in constant time). */
@@ -179,7 +183,10 @@ export function verifyTimestampedSignature(
       ok: false,
       status: 401,
       code: 'invalid_timestamp',
-      message: `${spec.shownTimestamp} must be a time in milliseconds.`,
+      message: t(
+        `${spec.shownTimestamp} precisa ser um horário em milissegundos.`,
+        `${spec.shownTimestamp} must be a time in milliseconds.`,
+      ),
     };
   }
   // Compared before the clock check, so both refusals take the same time.
@@ -192,7 +199,10 @@ export function verifyTimestampedSignature(
       ok: false,
       status: 403,
       code: 'stale_timestamp',
-      message: `${spec.shownTimestamp} is more than ${spec.maxSkewMs / 60_000} minutes away from the time of receipt.`,
+      message: t(
+        `${spec.shownTimestamp} está a mais de ${spec.maxSkewMs / 60_000} minutos da hora do recebimento.`,
+        `${spec.shownTimestamp} is more than ${spec.maxSkewMs / 60_000} minutes away from the time of receipt.`,
+      ),
     };
   }
   if (!signatureOk) {

@@ -18,9 +18,11 @@
  *   1 h, 6 h, 1 day), so an authentic unreadable body is parked and answered 200.
  * - Test leads: Tally has none (a preview is not submitted).
  */
+
 import * as z from 'zod/mini';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
+import { t } from '../kernel/language.ts';
 import { isPlainObject, scalarText } from './body.ts';
 import type { NamedSchema } from './docs.ts';
 import { attributionKeyOf } from './form.ts';
@@ -51,7 +53,10 @@ function authenticate(request: IntakeRequest, profile: { secret: string }): Auth
     {
       name: TALLY_SIGNATURE_HEADER,
       shown: 'Tally-Signature',
-      missing: 'The Tally-Signature header is required: give the webhook a signing secret.',
+      missing: t(
+        'O cabeçalho Tally-Signature é obrigatório: dê ao webhook um segredo de assinatura (signing secret).',
+        'The Tally-Signature header is required: give the webhook a signing secret.',
+      ),
     },
     () => tallySignature(profile.secret, request.body),
   );

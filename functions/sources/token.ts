@@ -6,6 +6,7 @@
  */
 
 import { safeEqual } from '../kernel/crypto.ts';
+import { t } from '../kernel/language.ts';
 import type { SourceApiDoc } from './docs.ts';
 import type { Authenticity, IntakeRequest } from './source.ts';
 
@@ -38,7 +39,10 @@ export function authenticateToken(
       ok: false,
       status: 401,
       code: 'missing_token',
-      message: 'This endpoint needs the profile token: pass ?token= or the X-Lead-Token header.',
+      message: t(
+        'Este endereço exige o token do perfil: envie ?token= ou o cabeçalho X-Lead-Token.',
+        'This endpoint needs the profile token: pass ?token= or the X-Lead-Token header.',
+      ),
     };
   }
   if (!safeEqual(token, expected)) {
@@ -46,7 +50,7 @@ export function authenticateToken(
       ok: false,
       status: 403,
       code: 'invalid_token',
-      message: 'The token is not valid for this profile.',
+      message: t('O token não vale para este perfil.', 'The token is not valid for this profile.'),
     };
   }
   return { ok: true };

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
+import { t } from '../kernel/language.ts';
 import { isPlainObject } from './body.ts';
 import { attributionKeyOf } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -32,7 +33,10 @@ function authenticate(request: IntakeRequest, profile: { secret: string }): Auth
     {
       name: 'typeform-signature',
       shown: 'Typeform-Signature',
-      missing: 'The Typeform-Signature header is required.',
+      missing: t(
+        'O cabeçalho Typeform-Signature é obrigatório.',
+        'The Typeform-Signature header is required.',
+      ),
     },
     () => `sha256=${hmacSha256(profile.secret, request.body).toString('base64')}`,
   );

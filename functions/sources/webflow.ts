@@ -25,6 +25,7 @@
 import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
+import { t } from '../kernel/language.ts';
 import { isPlainObject, parseJsonText, scalarText } from './body.ts';
 import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD } from './form.ts';
 import { SAMPLE_PERSON } from './setup.ts';
@@ -59,9 +60,14 @@ export function authenticateWebflow(
     signatureHeader: WEBFLOW_SIGNATURE_HEADER,
     timestampHeader: WEBFLOW_TIMESTAMP_HEADER,
     shownTimestamp: 'x-webflow-timestamp',
-    missing:
+    missing: t(
+      'x-webflow-signature e x-webflow-timestamp são obrigatórios: este perfil só aceita webhooks de um app OAuth do Webflow (um webhook criado no painel precisa de um perfil com "auth": "token").',
       'x-webflow-signature and x-webflow-timestamp are required: this profile accepts only webhooks of a Webflow OAuth app (a dashboard webhook needs a profile with "auth": "token").',
-    mismatch: 'x-webflow-signature does not match the body.',
+    ),
+    mismatch: t(
+      'x-webflow-signature não confere com o corpo.',
+      'x-webflow-signature does not match the body.',
+    ),
     maxSkewMs: WEBFLOW_MAX_SKEW_MS,
     expected: (timestamp) => webflowSignature(secret, timestamp, request.body),
     normalise: (signature) => signature.toLowerCase(),

@@ -18,6 +18,7 @@ import {
   rotatedSecret,
 } from '../../functions/config/secret-rotation.ts';
 import { SECRET_RECHECK_SECONDS, secretReader } from '../../functions/config/secrets-aws.ts';
+import { t } from '../../functions/kernel/language.ts';
 import { authenticateRotated } from '../../functions/sources/rotation.ts';
 import type { Authenticity, IntakeRequest } from '../../functions/sources/source.ts';
 
@@ -32,7 +33,12 @@ const tokenAdapter = {
   authenticate(request: IntakeRequest, profile: { token?: string }): Authenticity {
     return request.headers['x-lead-token'] === profile.token
       ? { ok: true }
-      : { ok: false, status: 403, code: 'invalid_token', message: 'token inválido' };
+      : {
+          ok: false,
+          status: 403,
+          code: 'invalid_token',
+          message: t('token inválido', 'invalid token'),
+        };
   },
 };
 

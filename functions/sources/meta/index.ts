@@ -19,9 +19,11 @@
  * created through `POST /{form_id}/test_leads` with real-looking `field_data` cannot be told from
  * an organic lead by any field, and is delivered as a real one.
  */
+
 import * as z from 'zod/mini';
 import { externalId } from '../../domain/json.ts';
 import type { LeadCapture } from '../../domain/lead.ts';
+import { t } from '../../kernel/language.ts';
 import { isPlainObject } from '../body.ts';
 import type { NamedSchema } from '../docs.ts';
 import { SAMPLE_PERSON } from '../setup.ts';
@@ -64,8 +66,10 @@ function authenticate(
       ok: false,
       status: 401,
       code: 'sha1_signature_refused',
-      message:
+      message: t(
+        'O cabeçalho X-Hub-Signature-256 é obrigatório: um envio assinado só com o X-Hub-Signature antigo (SHA-1) é recusado, a menos que o perfil tenha "allowSha1": true.',
         'The X-Hub-Signature-256 header is required: a request signed only with the legacy SHA-1 X-Hub-Signature is refused unless the profile sets "allowSha1": true.',
+      ),
     };
   }
   return verifyHubSignature(request, profile.appSecret, { sha1: profile.allowSha1 === true });

@@ -5,6 +5,7 @@
  * that sit on Meta's platform (meta/index.ts, whatsapp.ts) use these, so that a fix lands once.
  */
 import { hmacSha1, hmacSha256, safeEqual } from '../../kernel/crypto.ts';
+import { say, t } from '../../kernel/language.ts';
 import type { Authenticity, IntakeRequest, PlatformResponse } from '../source.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -57,7 +58,10 @@ export function verifyHubSignature(
       ok: false,
       status: 401,
       code: 'missing_signature',
-      message: 'The X-Hub-Signature-256 header is required.',
+      message: t(
+        'O cabeçalho X-Hub-Signature-256 é obrigatório.',
+        'The X-Hub-Signature-256 header is required.',
+      ),
     };
   }
   const match = (sha256 !== undefined ? SHA256_HEADER : SHA1_HEADER).exec(header.trim());
@@ -66,11 +70,15 @@ export function verifyHubSignature(
   // A malformed header is compared anyway (against nothing), so that both paths cost the same.
   const given = match?.[1] ? Buffer.from(match[1], 'hex') : Buffer.alloc(0);
   if (safeEqual(given, expected) && match) return { ok: true };
+  const shown = sha256 !== undefined ? 'X-Hub-Signature-256' : 'X-Hub-Signature';
   return {
     ok: false,
     status: 403,
     code: 'invalid_signature',
-    message: `The ${sha256 !== undefined ? 'X-Hub-Signature-256' : 'X-Hub-Signature'} header does not match the body.`,
+    message: t(
+      `O cabeçalho ${shown} não confere com o corpo.`,
+      `The ${shown} header does not match the body.`,
+    ),
   };
 }
 
@@ -98,8 +106,12 @@ export function hubHandshake(request: IntakeRequest, verifyToken: string): Platf
     body: JSON.stringify({
       error: {
         code: 'forbidden',
-        message:
-          'The subscription handshake needs hub.mode=subscribe, the verify token and a challenge.',
+        message: say(
+          t(
+            'A confirmação da assinatura (handshake) precisa de hub.mode=subscribe, do verify token e de um challenge.',
+            'The subscription handshake needs hub.mode=subscribe, the verify token and a challenge.',
+          ),
+        ),
         details: [],
       },
     }),
