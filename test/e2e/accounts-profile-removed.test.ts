@@ -4,7 +4,8 @@
  * `site` is removed from the configuration file for a few seconds (the runtime reloads it) and
  * then put back. The leads accepted before the edit that meet the missing profile wait for it,
  * visibly ("o perfil 'site' não está configurado…"), instead of parking; once it is back every
- * accepted lead is delivered, exactly once. (Before, 69 leads were parked in such an edit.)
+ * accepted lead is delivered, exactly once. (Before, 69 leads were parked in such an edit.) The
+ * reload that dropped the profile warned how many of its leads were waiting.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,6 +38,8 @@ const MISSING = /^o perfil 'site' não está configurado: o lead aguarda/;
 
 let rt: TestRuntime;
 let sandbox: SandboxControl;
+/** What the runtime's reloads warned. */
+const warnings: string[] = [];
 
 function config() {
   const base = deliveryConfig();
@@ -45,7 +48,10 @@ function config() {
 
 beforeAll(async () => {
   rt = await withEnv({ ...FAST_DELIVERY_ENV, LEADS_PROFILE_RECHECK_MS: '1000' }, () =>
-    startTestRuntime(config(), { worker: true }),
+    startTestRuntime(config(), {
+      worker: true,
+      onConfigReload: (outcome) => warnings.push(...(outcome.warnings ?? [])),
+    }),
   );
   sandbox = sandboxControl(rt.sandboxUrl);
   await sandbox.reset();
@@ -128,6 +134,14 @@ describe('a profile removed from the configuration for a few seconds', () => {
       (ledger) => ledger.some((lead) => MISSING.test(lead.lastError ?? '')),
       { timeoutMs: 30_000, describe: (ledger) => JSON.stringify(statusCounts(before, ledger)) },
     );
+    const warned = await waitUntil(
+      'the reload warned',
+      async () => warnings,
+      (w) => w.length > 0,
+      {
+        timeoutMs: 10_000,
+      },
+    );
     writeFileSync(path, original);
     await waitUntil(
       'the profile back',
@@ -158,7 +172,12 @@ describe('a profile removed from the configuration for a few seconds', () => {
     // Nothing more may arrive once every lead is delivered (a late copy would be a duplicate).
     await delay(1_000);
 
-    // Assess
+    // Assess: the reload that dropped the profile said how many of its leads were waiting.
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^aviso: o perfil 'site' sai da configuração e recebeu \d+ lead\(s\) nos últimos 30 dias; [1-9]\d* aguardando entrega\./,
+      ),
+    ]);
     expect(seenWaiting.filter((lead) => MISSING.test(lead.lastError ?? '')).length).toBeGreaterThan(
       0,
     );
