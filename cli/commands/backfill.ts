@@ -14,21 +14,33 @@ function instant(option: string, value: string | undefined): string | undefined 
   return /([zZ]|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text}Z`;
 }
 
+/** `--days n`: the instant n days before `until` (the last n days). */
+function daysBefore(until: string, days: string | undefined): string | undefined {
+  if (days === undefined) return undefined;
+  if (!/^\d{1,3}$/.test(days) || Number(days) < 1) {
+    throw usageError('--days must be a whole number of days, 1 or more');
+  }
+  return new Date(Date.parse(until) - Number(days) * 86_400_000).toISOString();
+}
+
 export const backfill: Command = {
   name: 'backfill',
   summary:
     'Recover the leads a platform (Meta, TikTok) kept for a period; leads that did arrive are not sent twice',
-  usage: 'backfill <profile> --since <date|ISO> [--until <date|ISO>, default now]',
+  usage: 'backfill <profile> (--days <n> | --since <date|ISO>) [--until <date|ISO>, default now]',
   options: {
     since: { type: 'string' },
     until: { type: 'string' },
+    days: { type: 'string' },
   },
   positionals: [1, 1],
   async run({ api, io, json }, { values, positionals }) {
     const [profile] = positionals as [string];
-    const since = instant('since', values.since as string | undefined);
-    if (!since) throw usageError('--since is required');
     const until = instant('until', values.until as string | undefined) ?? new Date().toISOString();
+    const since =
+      instant('since', values.since as string | undefined) ??
+      daysBefore(until, values.days as string | undefined);
+    if (!since) throw usageError('--since is required (or --days, the last n days)');
     const { body } = await api().request<BackfillResult>(
       'POST',
       `/admin/backfill/${encodeURIComponent(profile)}`,
@@ -52,6 +64,7 @@ export const backfill: Command = {
         ...(body.erased ? [['erased on request (not recorded again)', body.erased] as const] : []),
       ]),
     );
+    if (body.notice) io.out(`\n${body.notice}`);
     if (body.more) io.out('\nthe time ran out before every lead was recorded: run it again');
   },
 };

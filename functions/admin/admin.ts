@@ -27,6 +27,7 @@ import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
 import { csrfToken } from '../kernel/csrf.ts';
 import { type HttpRequest, type HttpResponse, problem } from '../kernel/http.ts';
+import { t } from '../kernel/language.ts';
 import { admitCaller, NO_STORE } from '../kernel/route-guard.ts';
 import type { RouteName } from '../kernel/routes.ts';
 import type { LeadLedger } from '../ledger/lead-ledger.ts';
@@ -212,10 +213,19 @@ export async function handleAdmin(
     if (error instanceof AdminRefusal) return refuse(error.result, error.code);
     events.failed({ route: admitted, error });
     return refuse(
-      problem(503, 'unavailable', 'the lead store or queue could not be reached; try again', [], {
-        ...NO_STORE,
-        'retry-after': '5',
-      }),
+      problem(
+        503,
+        'unavailable',
+        t(
+          'o banco de leads ou a fila não respondeu; tente de novo',
+          'the lead store or queue could not be reached; try again',
+        ),
+        [],
+        {
+          ...NO_STORE,
+          'retry-after': '5',
+        },
+      ),
       'unavailable',
     );
   }

@@ -7,6 +7,9 @@
  * twice: 200 `{profile, since, until, forms, found, alreadyKnown, new, erased, statuses, more}`
  * (`erased`: leads erased at their person's request, dropped by the record step). `more: true`
  * when the request's time ran out before every lead was recorded: run it again (it is safe to).
+ * A period that began before what the platform keeps (`maxDays` back from now) is cut there,
+ * the answer's `notice` saying so in Portuguese (or English when asked); one that ended before
+ * is refused 400 `period_not_kept`, saying so, rather than answered `found: 0`.
  * 400 for a bad period, 404 for an unknown profile, 409 when the profile's source keeps no leads
  * to list or names no forms, 502/503 when the platform fails (nothing is recorded).
  */
@@ -14,12 +17,15 @@ import * as z from 'zod/mini';
 import { accountOfProfile, type Profile } from '../config/config-schema.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { publicStatus } from '../domain/lead-lifecycle.ts';
+import { localDateTime } from '../domain/local-time.ts';
 import { type HttpRequest, type HttpResponse, json } from '../kernel/http.ts';
+import { say, t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { isDropped, recordCapture } from '../ledger/record-capture.ts';
 import { adapterFor, SOURCES } from '../sources/registry.ts';
 import { type Backfill, type BackfillPeriod, SourceLookupError } from '../sources/source.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
+import { zonesOf } from './leads/zones.ts';
 import { type AdminRefusal, type RouteContext, refusal } from './operation.ts';
 
 /** The body of `POST /admin/backfill/{profile}`. */
@@ -49,6 +55,11 @@ export interface BackfillResult {
   statuses: Record<string, number>;
   /** The request's time ran out before every lead was looked at: run it again. */
   more: boolean;
+  /**
+   * The period began before what the platform keeps and was cut there (`since` says where):
+   * what was left out, in the request's language.
+   */
+  notice?: string;
 }
 
 /** A backfill stops recording when less than this is left of the invocation. */
@@ -59,7 +70,25 @@ const FUTURE_SLACK_MS = 60_000;
 const BACKFILL_CONCURRENCY = 5;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-function backfillPeriod(request: HttpRequest, now: Date, maxDays: number): BackfillPeriod {
+/** What the platform is asked for, and what the operator is told about the period. */
+interface AskedPeriod {
+  period: BackfillPeriod;
+  /** Set when the period began before what the platform keeps: it was cut there. */
+  notice?: string;
+}
+
+/**
+ * The period of the body, checked: since before until, until not in the future, at most
+ * `maxDays` long, and not wholly older than what the platform keeps (`maxDays` back from now:
+ * 400 `period_not_kept`, saying so, rather than an empty listing); one that began before is cut
+ * there, with a `notice` in the answer.
+ */
+function backfillPeriod(
+  request: HttpRequest,
+  now: Date,
+  maxDays: number,
+  where: { platform: string; timeZone: string },
+): AskedPeriod {
   let input: unknown;
   try {
     input = JSON.parse(request.body.toString('utf8'));
@@ -67,7 +96,10 @@ function backfillPeriod(request: HttpRequest, now: Date, maxDays: number): Backf
     throw refusal(
       400,
       'invalid_body',
-      'the body must be JSON: {"since": "<ISO 8601>", "until": "<ISO 8601>"}',
+      t(
+        'o corpo deve ser JSON: {"since": "<ISO 8601>", "until": "<ISO 8601>"}',
+        'the body must be JSON: {"since": "<ISO 8601>", "until": "<ISO 8601>"}',
+      ),
     );
   }
   const parsed = backfillRequestSchema.safeParse(input);
@@ -78,26 +110,62 @@ function backfillPeriod(request: HttpRequest, now: Date, maxDays: number): Backf
     throw refusal(
       400,
       'invalid_body',
-      'the body must be {"since", "until"}, ISO 8601 instants with their offset',
+      t(
+        'o corpo deve ser {"since", "until"}, instantes ISO 8601 com o fuso',
+        'the body must be {"since", "until"}, ISO 8601 instants with their offset',
+      ),
       details,
     );
   }
   const since = new Date(parsed.data.since);
   const until = new Date(parsed.data.until);
   if (since.getTime() >= until.getTime()) {
-    throw refusal(400, 'invalid_period', '"since" must be before "until"');
+    throw refusal(
+      400,
+      'invalid_period',
+      t('"since" deve ser antes de "until"', '"since" must be before "until"'),
+    );
   }
   if (until.getTime() > now.getTime() + FUTURE_SLACK_MS) {
-    throw refusal(400, 'invalid_period', '"until" must not be in the future');
+    throw refusal(
+      400,
+      'invalid_period',
+      t('"until" não pode estar no futuro', '"until" must not be in the future'),
+    );
   }
   if (until.getTime() - since.getTime() > maxDays * DAY_MS) {
     throw refusal(
       400,
       'period_too_long',
-      `a backfill covers at most ${maxDays} days (what the platform keeps); split the period`,
+      t(
+        `uma recuperação cobre no máximo ${maxDays} dias (o que a plataforma guarda); divida o período`,
+        `a backfill covers at most ${maxDays} days (what the platform keeps); split the period`,
+      ),
     );
   }
-  return { since, until };
+  const kept = new Date(now.getTime() - maxDays * DAY_MS);
+  const from = localDateTime(kept, where.timeZone);
+  const { platform } = where;
+  if (until.getTime() <= kept.getTime()) {
+    throw refusal(
+      400,
+      'period_not_kept',
+      t(
+        `${platform} guarda os leads por ${maxDays} dias: o período pedido acabou antes de ${from} e não há mais o que recuperar; peça um período a partir de então`,
+        `the platform keeps leads for ${maxDays} days: the period asked for ended before ${kept.toISOString()}, nothing is left to recover; ask for a period from then on`,
+      ),
+    );
+  }
+  if (since.getTime() < kept.getTime()) {
+    const notice = say(
+      t(
+        `${platform} guarda os leads por ${maxDays} dias: o período antes de ${from} não pode mais ser recuperado; foram buscados os leads de ${from} em diante`,
+        `the platform keeps leads for ${maxDays} days: the period before ${kept.toISOString()} can no longer be recovered; the leads from then on were listed`,
+      ),
+    );
+    return { period: { since: kept, until }, notice };
+  }
+  return { period: { since, until } };
 }
 
 /** A platform failure, as the operator's answer: the platform's own words, redacted. */
@@ -118,13 +186,19 @@ interface BackfillRequest {
   plan: Backfill<Profile>;
   period: BackfillPeriod;
   forms: string[];
+  notice?: string;
 }
 
 /** The request read and checked, in this order: the profile, its platform, the period, forms. */
 async function backfillRequest(context: RouteContext): Promise<BackfillRequest> {
   const profileName = context.profile;
   const profile = await context.deps.config.profile(profileName);
-  if (!profile) throw refusal(404, 'unknown_profile', `no profile '${profileName}'`);
+  if (!profile)
+    throw refusal(
+      404,
+      'unknown_profile',
+      t(`não há perfil '${profileName}'`, `no profile '${profileName}'`),
+    );
   const plan = adapterFor(profile).backfill;
   if (!plan) {
     const able = SOURCES.filter((source) => 'backfill' in source && source.backfill).map(
@@ -133,19 +207,28 @@ async function backfillRequest(context: RouteContext): Promise<BackfillRequest> 
     throw refusal(
       409,
       'backfill_unsupported',
-      `profile '${profileName}' is a ${profile.source} profile; only ${able.join(', ')} profiles keep leads to list`,
+      t(
+        `o perfil '${profileName}' é de ${profile.source}; só perfis de ${able.join(', ')} guardam leads para listar`,
+        `profile '${profileName}' is a ${profile.source} profile; only ${able.join(', ')} profiles keep leads to list`,
+      ),
     );
   }
-  const period = backfillPeriod(context.request, context.now(), plan.maxDays);
+  const { period, notice } = backfillPeriod(context.request, context.now(), plan.maxDays, {
+    platform: plan.keeper,
+    timeZone: await zonesOf(context.deps.config)(profileName),
+  });
   const forms = Object.keys(profile.forms ?? {});
   if (forms.length === 0) {
     throw refusal(
       409,
       'no_forms',
-      `profile '${profileName}' names no forms: add each form's id to its "forms" (an empty {} is enough)`,
+      t(
+        `o perfil '${profileName}' não indica formulários: inclua o id de cada formulário em "forms" (um {} vazio basta)`,
+        `profile '${profileName}' names no forms: add each form's id to its "forms" (an empty {} is enough)`,
+      ),
     );
   }
-  return { profile, plan, period, forms };
+  return { profile, plan, period, forms, ...(notice !== undefined && { notice }) };
 }
 
 /** The platform's leads of the period; the listing may not outlive the request. */
@@ -167,7 +250,10 @@ async function listPlatformLeads(
       throw refusal(
         503,
         'platform_too_slow',
-        'the platform did not list the leads in time; backfill a shorter period',
+        t(
+          'a plataforma não listou os leads a tempo; recupere um período mais curto',
+          'the platform did not list the leads in time; backfill a shorter period',
+        ),
         [],
         { 'retry-after': '5' },
       );
@@ -258,6 +344,7 @@ export async function backfill(context: RouteContext): Promise<HttpResponse> {
     erased: counts.erased,
     statuses: counts.statuses,
     more: counts.more,
+    ...(asked.notice !== undefined && { notice: asked.notice }),
   };
   return json(200, body, NO_STORE);
 }

@@ -14,6 +14,7 @@ import type { ExternalId, IssueDetail } from '../domain/json.ts';
 import { type PublicLeadStatus, publicStatus } from '../domain/lead-lifecycle.ts';
 import { type SubjectQuery, subjectsOfQuery } from '../domain/personal-data.ts';
 import { type HttpRequest, type HttpResponse, json } from '../kernel/http.ts';
+import { say, t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { type RouteContext, refusal } from './operation.ts';
 
@@ -49,13 +50,23 @@ function erasureQuery(request: HttpRequest): SubjectQuery {
   try {
     body = JSON.parse(request.body.toString('utf8'));
   } catch {
-    throw refusal(400, 'invalid_body', 'the body must be JSON: {"email"?, "phone"?, "cpf"?}');
+    throw refusal(
+      400,
+      'invalid_body',
+      t(
+        'o corpo deve ser JSON: {"email"?, "phone"?, "cpf"?}',
+        'the body must be JSON: {"email"?, "phone"?, "cpf"?}',
+      ),
+    );
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw refusal(
       400,
       'invalid_body',
-      'the body must be a JSON object: {"email"?, "phone"?, "cpf"?}',
+      t(
+        'o corpo deve ser um objeto JSON: {"email"?, "phone"?, "cpf"?}',
+        'the body must be a JSON object: {"email"?, "phone"?, "cpf"?}',
+      ),
     );
   }
   const record = body as Record<string, unknown>;
@@ -68,18 +79,41 @@ function erasureQuery(request: HttpRequest): SubjectQuery {
     }
   }
   if (details.length > 0) {
-    throw refusal(400, 'invalid_body', 'the body names nobody we can look up', details);
+    throw refusal(
+      400,
+      'invalid_body',
+      t('o corpo não indica ninguém que possamos procurar', 'the body names nobody we can look up'),
+      details,
+    );
   }
   return record as SubjectQuery;
 }
 
 /** What remains to do at the upstream, in plain words, for the prospects the leads became. */
 function upstreamAction(erased: readonly ErasedLead[], idProspects: readonly ExternalId[]) {
-  return idProspects.length > 0
-    ? `The upstream (EVO) still holds this person's data in prospects ${idProspects.join(', ')}: it has no delete operation, so erase them there (EVO's own screens or its support). This gateway has erased its copy.`
-    : erased.length > 0
-      ? 'No lead of this person reached the upstream, so the upstream holds nothing from us. A lead that was being sent at this very moment may still arrive there: check again in a few minutes.'
-      : 'This gateway holds no lead of this person under these values: none was recorded with them, or they were erased by an earlier request (whose answer listed the prospects to erase at the upstream). Give every e-mail, phone and CPF the person used.';
+  if (idProspects.length > 0) {
+    const ids = idProspects.join(', ');
+    return say(
+      t(
+        `O sistema da academia (EVO) ainda guarda os dados desta pessoa nos prospects ${ids}: ele não tem como apagar pela API, então apague-os lá (nas telas do EVO ou pelo suporte). Este gateway já apagou a sua cópia.`,
+        `The upstream (EVO) still holds this person's data in prospects ${ids}: it has no delete operation, so erase them there (EVO's own screens or its support). This gateway has erased its copy.`,
+      ),
+    );
+  }
+  if (erased.length > 0) {
+    return say(
+      t(
+        'Nenhum lead desta pessoa chegou ao sistema da academia, então ele não guarda nada vindo de nós. Um lead que estivesse sendo enviado neste exato momento ainda pode chegar lá: confira de novo em alguns minutos.',
+        'No lead of this person reached the upstream, so the upstream holds nothing from us. A lead that was being sent at this very moment may still arrive there: check again in a few minutes.',
+      ),
+    );
+  }
+  return say(
+    t(
+      'Este gateway não guarda nenhum lead desta pessoa com esses dados: nenhum foi gravado com eles, ou já foram apagados por um pedido anterior (cuja resposta listou os prospects a apagar no sistema da academia). Informe todos os e-mails, telefones e CPFs que a pessoa usou.',
+      'This gateway holds no lead of this person under these values: none was recorded with them, or they were erased by an earlier request (whose answer listed the prospects to erase at the upstream). Give every e-mail, phone and CPF the person used.',
+    ),
+  );
 }
 
 export async function erasure(context: RouteContext): Promise<HttpResponse> {
@@ -89,7 +123,10 @@ export async function erasure(context: RouteContext): Promise<HttpResponse> {
     throw refusal(
       400,
       'invalid_subject',
-      'give the e-mail, phone or CPF of the person whose data is to be erased',
+      t(
+        'informe o e-mail, o telefone ou o CPF da pessoa cujos dados devem ser apagados',
+        'give the e-mail, phone or CPF of the person whose data is to be erased',
+      ),
       query.problems.map((p) => ({ field: p.field, message: p.message })),
     );
   }

@@ -6,6 +6,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
+import { inRequestLanguage } from '../kernel/language.ts';
 import { flushMetrics, logger } from '../kernel/observability.ts';
 import { currentRuntime, handlerWiring } from '../kernel/ready.ts';
 import { type AdminDeps, handleAdmin } from './admin.ts';
@@ -46,7 +47,10 @@ export async function handler(
   };
   const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
   try {
-    return await handleAdmin(request, { ...resolved, events: adminEvents }, invocation);
+    // Its refusals in the language the request prefers (kernel/language.ts).
+    return await inRequestLanguage(request.request.headers, () =>
+      handleAdmin(request, { ...resolved, events: adminEvents }, invocation),
+    );
   } finally {
     flushMetrics();
   }

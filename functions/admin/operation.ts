@@ -4,8 +4,14 @@
  * the guard), and the reading of its request: a query parameter given once, a JSON body, the
  * `{profile}` the route names. No AWS imports; nothing here touches the ledger or the queue.
  */
-import { type IssueDetail, parseJson } from '../domain/json.ts';
-import { type HttpRequest, type HttpResponse, problem } from '../kernel/http.ts';
+import { parseJson } from '../domain/json.ts';
+import {
+  type HttpRequest,
+  type HttpResponse,
+  type ProblemDetail,
+  problem,
+} from '../kernel/http.ts';
+import { type Text, t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import type { AdminDeps } from './admin.ts';
 
@@ -46,8 +52,8 @@ export class AdminRefusal extends Error {
 export function refusal(
   status: number,
   code: string,
-  message: string,
-  details: readonly (IssueDetail | string)[] = [],
+  message: string | Text,
+  details: readonly ProblemDetail[] = [],
   headers: Record<string, string> = {},
 ): AdminRefusal {
   return new AdminRefusal(
@@ -60,7 +66,7 @@ export function refusal(
 export function single(request: HttpRequest, name: string): string | undefined {
   const values = request.query[name] ?? [];
   if (values.length > 1) {
-    throw refusal(400, 'invalid_query', `give "${name}" once`);
+    throw refusal(400, 'invalid_query', t(`informe "${name}" uma só vez`, `give "${name}" once`));
   }
   return values[0];
 }
@@ -76,6 +82,7 @@ export function tryJson(text: string): { ok: true; value: unknown } | { ok: fals
 /** The profile a route names, as this operator may see it (scoped-deps.ts); 404 otherwise. */
 export async function requireProfile(deps: AdminDeps, name: string) {
   const profile = name ? await deps.config.profile(name) : undefined;
-  if (!profile) throw refusal(404, 'unknown_profile', `no profile ${name}`);
+  if (!profile)
+    throw refusal(404, 'unknown_profile', t(`não há perfil ${name}`, `no profile ${name}`));
   return profile;
 }

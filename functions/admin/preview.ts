@@ -12,6 +12,7 @@
 import { accountOfProfile } from '../config/config-schema.ts';
 import { explainBranch } from '../domain/branch-answer.ts';
 import { mapCapture } from '../domain/map-capture.ts';
+import { missingFieldsReason } from '../domain/prospect.ts';
 import { type HttpResponse, json } from '../kernel/http.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { adapterFor, sourceLabel } from '../sources/registry.ts';
@@ -47,7 +48,7 @@ export async function preview({
       branch: explainBranch(mapped.branch, mapped.prospect.idBranch ?? undefined, branches),
       test: capture.isTest,
       ...(mapped.missing.length > 0 && {
-        reason: `required fields missing: ${mapped.missing.join(', ')}`,
+        reason: missingFieldsReason(mapped.missing),
       }),
     };
   });

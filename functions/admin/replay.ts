@@ -9,6 +9,7 @@
  * (safe to run again).
  */
 import { type HttpResponse, json } from '../kernel/http.ts';
+import { t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import type { LeadRecord } from '../ledger/lead-ledger.ts';
 import type { RedriveResult } from './dlq-redrive.ts';
@@ -83,7 +84,10 @@ async function requeueDead(context: RouteContext): Promise<Requeued> {
     throw refusal(
       503,
       'replay_interrupted',
-      `requeued ${counts.requeued} dead leads, then the lead store or queue failed; run the replay again (it is safe to)`,
+      t(
+        `leads esgotados de volta à fila: ${counts.requeued}; então o banco de leads ou a fila falhou; rode o reenvio de novo (é seguro)`,
+        `requeued ${counts.requeued} dead leads, then the lead store or queue failed; run the replay again (it is safe to)`,
+      ),
       [],
       { 'retry-after': '5' },
     );
@@ -103,7 +107,10 @@ export async function replay(context: RouteContext): Promise<HttpResponse> {
     throw refusal(
       503,
       'redrive_failed',
-      `requeued ${requeued} dead leads, but the dead-letter queue could not be redriven; run the replay again (it is safe to)`,
+      t(
+        `leads esgotados de volta à fila: ${requeued}; mas a fila de mensagens mortas não pôde ser reprocessada; rode o reenvio de novo (é seguro)`,
+        `requeued ${requeued} dead leads, but the dead-letter queue could not be redriven; run the replay again (it is safe to)`,
+      ),
       [],
       { 'retry-after': '5' },
     );

@@ -9,6 +9,7 @@
  * 502 when the intake is not reached.
  */
 import { type HttpResponse, json } from '../kernel/http.ts';
+import { t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { sourceNamed } from '../sources/registry.ts';
 import { SAMPLE_PERSON, signedSample } from '../sources/setup.ts';
@@ -44,7 +45,10 @@ export async function testLead(context: RouteContext): Promise<HttpResponse> {
     throw refusal(
       409,
       'no_sample',
-      `profile ${context.profile} has no sample lead to send (its source has no set-up recipe, or it needs the prospects:write role)`,
+      t(
+        `o perfil ${context.profile} não tem lead de exemplo para enviar (a origem dele não tem receita de configuração, ou pede o papel prospects:write)`,
+        `profile ${context.profile} has no sample lead to send (its source has no set-up recipe, or it needs the prospects:write role)`,
+      ),
     );
   }
   let status: number;
@@ -61,7 +65,14 @@ export async function testLead(context: RouteContext): Promise<HttpResponse> {
     text = await response.text();
   } catch (error) {
     deps.events?.failed({ route: 'test-lead', error });
-    throw refusal(502, 'test_lead_failed', `the intake at ${signed.shownUrl} could not be reached`);
+    throw refusal(
+      502,
+      'test_lead_failed',
+      t(
+        `a entrada de leads em ${signed.shownUrl} não respondeu`,
+        `the intake at ${signed.shownUrl} could not be reached`,
+      ),
+    );
   }
   deps.events?.testLeadSent?.({ profile: context.profile, status, client: context.client });
   const answer = tryJson(text);

@@ -5,8 +5,10 @@
  * operator may see; 400 `unknown_upstream` for an account the operator may not see or that does
  * not exist. The circuit's view is also what a lead on its way shows (leads/view.ts).
  */
+import { circuitReasonPt } from '../domain/lead-reasons.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { type HttpResponse, json } from '../kernel/http.ts';
+import { t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import type { CircuitState } from '../upstream/circuit.ts';
 import { type RouteContext, refusal, single } from './operation.ts';
@@ -21,7 +23,9 @@ export interface UpstreamHealth {
     /** Consecutive failures that said nothing about a lead. */
     failures: number;
     openedAt?: string;
+    /** Why it opened, in Portuguese (domain/lead-reasons.ts); `reasonCode` as stored. */
     reason?: string;
+    reasonCode?: string;
     nextProbeAt?: string;
     lastSuccessAt?: string;
     lastFailureAt?: string;
@@ -58,7 +62,11 @@ export function circuitView(state: CircuitState): UpstreamHealth['circuit'] {
     const text = iso(value);
     if (text) view[key as 'openedAt'] = text;
   }
-  if (state.state === 'open' && state.reason) view.reason = state.reason;
+  // The reason as an operator reads it; its code (`unavailable 503`) for programs.
+  if (state.state === 'open' && state.reason) {
+    view.reason = circuitReasonPt(state.reason);
+    view.reasonCode = state.reason;
+  }
   return view;
 }
 
@@ -66,12 +74,20 @@ export async function upstreamHealth({ deps, now, request }: RouteContext): Prom
   const accounts = (await deps.config.accounts?.()) ?? [DEFAULT_ACCOUNT];
   const asked = single(request, 'upstream');
   if (asked !== undefined && !accounts.includes(asked)) {
-    const message = `no upstream account "${asked}"; accounts: ${accounts.join(', ')}`;
+    const message = t(
+      `não há conta "${asked}"; as contas são ${accounts.join(', ')}`,
+      `no upstream account "${asked}"; accounts: ${accounts.join(', ')}`,
+    );
     throw refusal(400, 'unknown_upstream', message, [message]);
   }
   // The default account, or the first one this operator may see.
   const account = asked ?? (accounts.includes(DEFAULT_ACCOUNT) ? DEFAULT_ACCOUNT : accounts[0]);
-  if (account === undefined) throw refusal(404, 'unknown_upstream', 'no upstream account to show');
+  if (account === undefined)
+    throw refusal(
+      404,
+      'unknown_upstream',
+      t('não há conta para mostrar', 'no upstream account to show'),
+    );
   const [circuit, nextSlot, backlog] = await Promise.all([
     deps.upstream.circuit(account),
     deps.upstream.pacerNextSlot?.(account),

@@ -1,5 +1,6 @@
 /**
- * JSON from outside, without losing big ids, and zod/mini issues turned into readable messages.
+ * JSON from outside, without losing big ids, and zod/mini issues turned into readable messages
+ * (in Portuguese: people read them, in the console, the CLI and a Prospect API's answer).
  *
  * `JSON.parse` silently rounds integers above 2^53 (Meta lead ids have 15-16 digits, Google's
  * form and campaign ids are int64). `parseJson` keeps every integer that is not exactly
@@ -26,7 +27,7 @@ export function parseJson(text: string): unknown {
  */
 export const externalId = z.union([
   z.int(),
-  z.string().check(z.regex(/^\d{1,30}$/, 'must be an integer id')),
+  z.string().check(z.regex(/^\d{1,30}$/, 'deve ser um id numérico')),
 ]);
 export type ExternalId = z.infer<typeof externalId>;
 
@@ -56,12 +57,12 @@ export function issuePath(path: readonly PropertyKey[]): string {
 }
 
 const EXPECTED: Record<string, string> = {
-  int: 'an integer',
-  number: 'a number',
-  string: 'a string',
-  boolean: 'true or false',
-  array: 'an array',
-  object: 'an object',
+  int: 'um número inteiro',
+  number: 'um número',
+  string: 'um texto',
+  boolean: 'true ou false',
+  array: 'uma lista',
+  object: 'um objeto',
 };
 
 function describeExpected(expected: unknown): string {
@@ -79,10 +80,11 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 
 function describeValue(value: unknown): string {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : `${value}`;
-  if (typeof value === 'string') return 'a string';
-  return typeof value;
+  if (Array.isArray(value)) return 'uma lista';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'um número inteiro' : `${value}`;
+  if (typeof value === 'string') return 'um texto';
+  if (typeof value === 'boolean') return String(value);
+  return typeof value === 'object' ? 'um objeto' : typeof value;
 }
 
 /**
@@ -95,25 +97,25 @@ export function describeIssue(issue: IssueLike, input?: unknown): string {
   switch (issue.code) {
     case 'invalid_type': {
       const received = issue.input !== undefined ? issue.input : valueAt(input, issue.path);
-      if (received === undefined) return `is required (${describeExpected(issue.expected)})`;
-      return `must be ${describeExpected(issue.expected)}, got ${describeValue(received)}`;
+      if (received === undefined) return `é obrigatório (${describeExpected(issue.expected)})`;
+      return `deve ser ${describeExpected(issue.expected)}, não ${describeValue(received)}`;
     }
     case 'invalid_value':
-      return `must be one of ${(issue.values ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+      return `deve ser um de ${(issue.values ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'too_small':
-      return `must be at least ${String(issue.minimum)}`;
+      return `deve ser no mínimo ${String(issue.minimum)}`;
     case 'too_big':
-      return `must be at most ${String(issue.maximum)}`;
+      return `deve ser no máximo ${String(issue.maximum)}`;
     case 'invalid_format':
-      return `must be a valid ${String(issue.format)}`;
+      return `não está no formato ${String(issue.format)}`;
     case 'unrecognized_keys':
-      return `has unknown keys: ${(issue.keys ?? []).join(', ')}`;
+      return `tem chaves desconhecidas: ${(issue.keys ?? []).join(', ')}`;
     case 'invalid_union':
       return issue.options
-        ? `must be one of ${issue.options.map((v) => JSON.stringify(v)).join(', ')}`
-        : 'has an invalid value';
+        ? `deve ser um de ${issue.options.map((v) => JSON.stringify(v)).join(', ')}`
+        : 'tem um valor inválido';
     default:
-      return 'is invalid';
+      return 'é inválido';
   }
 }
 

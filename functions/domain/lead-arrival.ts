@@ -19,7 +19,7 @@
 import type { NamedBranch } from './branch-match.ts';
 import type { LeadCapture } from './lead.ts';
 import { type CaptureProfile, mapCapture } from './map-capture.ts';
-import type { Prospect } from './prospect.ts';
+import { missingFieldsReason, type Prospect } from './prospect.ts';
 
 /** How long a dedup key is remembered, by its kind (platform ids: as long as the ledger keeps leads). */
 export const DEDUP_WINDOW_SECONDS: Readonly<Record<string, number>> = {
@@ -83,7 +83,7 @@ export function initialState(
     return { ...base, ...windowed, status: 'test', prospect: mapped.prospect };
   }
   if (mapped.missing.length) {
-    const reason = `required fields missing: ${mapped.missing.join(', ')}`;
+    const reason = missingFieldsReason(mapped.missing);
     return { ...base, ...windowed, status: 'parked', reason, prospect: mapped.prospect };
   }
   return { ...base, ...windowed, status: 'queued', prospect: mapped.prospect };

@@ -20,7 +20,8 @@ import { describeIssues, type IssueDetail } from './json.ts';
 import type { MappedLead } from './lead.ts';
 import { normalizeEmail } from './normalize/email.ts';
 import { normalizePhone } from './normalize/phone.ts';
-import { missingRequiredFields, type Prospect, prospectSchema } from './prospect.ts';
+import { fieldLabel, missingRequiredFields, type Prospect, prospectSchema } from './prospect.ts';
+import { listPt } from './words.ts';
 
 /** Prospect field → the operator's value; `null` clears the field. */
 export type ProspectCorrection = { [K in keyof Prospect]?: Prospect[K] | null };
@@ -38,13 +39,16 @@ export type CorrectionRead =
  */
 export function readCorrection(input: unknown): CorrectionRead {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    return { ok: false, details: [{ field: '', message: 'must be an object of Prospect fields' }] };
+    return {
+      ok: false,
+      details: [{ field: '', message: 'deve ser um objeto com campos do Prospect' }],
+    };
   }
   const details: IssueDetail[] = [];
   const cleaned: Record<string, unknown> = {};
   for (const [field, raw] of Object.entries(input as Record<string, unknown>)) {
     if (!PROSPECT_FIELDS.includes(field)) {
-      details.push({ field, message: 'is not a Prospect field' });
+      details.push({ field, message: 'não é um campo do Prospect' });
       continue;
     }
     cleaned[field] = typeof raw === 'string' ? raw.trim() || null : raw;
@@ -75,7 +79,9 @@ export function readCorrection(input: unknown): CorrectionRead {
 /** The notes line that tells the CRM's users which fields an operator typed. */
 export function correctionNote(correction: ProspectCorrection): string | undefined {
   const fields = Object.keys(correction).filter((field) => field !== 'notes');
-  return fields.length > 0 ? `Corrigido por um operador: ${fields.join(', ')}.` : undefined;
+  return fields.length > 0
+    ? `Corrigido por um operador: ${listPt(fields.map(fieldLabel))}.`
+    : undefined;
 }
 
 /**

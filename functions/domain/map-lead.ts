@@ -219,7 +219,8 @@ function checkValue(candidate: Candidate, capture: LeadCapture, profile: Mapping
       return { ok: true, same: result.email, apply: (own) => (own.email = result.email) };
     }
     case 'phone': {
-      if (isPlaceholderPhone(text)) return { ok: false, reason: 'placeholder', placeholder: true };
+      if (isPlaceholderPhone(text))
+        return { ok: false, reason: 'telefone de exemplo', placeholder: true };
       const result = normalizePhone(text);
       if ('error' in result) return { ok: false, reason: result.error };
       return {
@@ -240,7 +241,7 @@ function checkValue(candidate: Candidate, capture: LeadCapture, profile: Mapping
       return checkBirthday(candidate, capture, profile);
     case 'gender': {
       const code = normalizeGender(text);
-      if (!code) return { ok: false, reason: 'not a gender we know' };
+      if (!code) return { ok: false, reason: 'não é um gênero conhecido' };
       return { ok: true, same: code, apply: (own) => (own.gender = code) };
     }
     case 'rg':

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { externalId } from './json.ts';
+import { listPt } from './words.ts';
 
 /** Every string field of the seed accepts `null` as production's ASP.NET binder does. */
 const text = z.nullish(z.string());
@@ -81,4 +82,48 @@ export function missingRequiredFields(prospect: Prospect): string[] {
     const value = prospect[field];
     return value === undefined || value === null || (typeof value === 'string' && !value.trim());
   });
+}
+
+/**
+ * Each Prospect field as the people who fix a lead know it (the console's form, a parked lead's
+ * reason, the notes the gym's staff read): `cellphone` is the `celular`.
+ */
+export const PROSPECT_FIELD_LABELS: Readonly<Record<string, string>> = {
+  name: 'nome',
+  lastName: 'sobrenome',
+  email: 'e-mail',
+  idBranch: 'unidade',
+  ddi: 'DDI',
+  cellphone: 'celular',
+  birthday: 'data de nascimento',
+  gender: 'gênero',
+  visit: 'visita',
+  marketingType: 'origem',
+  notes: 'observações',
+  currentStep: 'etapa',
+  cpf: 'CPF',
+  rg: 'RG',
+  tokenPartner: 'token do parceiro',
+  additionalFieldName: 'nome do campo adicional',
+  additionalFieldValue: 'valor do campo adicional',
+  validateCpfDuplication: 'validar CPF duplicado',
+  temperature: 'temperatura',
+  financiallyResponsible: 'responsável financeiro',
+  interests: 'interesses',
+} satisfies Record<keyof typeof prospectSchema.shape, string>;
+
+/** A Prospect field as people know it (PROSPECT_FIELD_LABELS); any other name as it is. */
+export function fieldLabel(field: string): string {
+  return (Object.hasOwn(PROSPECT_FIELD_LABELS, field) && PROSPECT_FIELD_LABELS[field]) || field;
+}
+
+/**
+ * Why a lead that lacks required fields is parked, the fields as people know them:
+ * `falta o campo obrigatório celular`, `faltam os campos obrigatórios sobrenome e celular`.
+ */
+export function missingFieldsReason(missing: readonly string[]): string {
+  const fields = listPt(missing.map(fieldLabel));
+  return missing.length === 1
+    ? `falta o campo obrigatório ${fields}`
+    : `faltam os campos obrigatórios ${fields}`;
 }

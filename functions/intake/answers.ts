@@ -6,6 +6,7 @@
  */
 import type { Profile } from '../config/config-schema.ts';
 import { type HttpResponse, problem } from '../kernel/http.ts';
+import { t } from '../kernel/language.ts';
 import type { IntakeRequest, SourceAdapter } from '../sources/source.ts';
 import type { IntakeDeps } from './intake-deps.ts';
 
@@ -39,7 +40,11 @@ export function withCors<R extends HttpResponse>(
 export function preflight(request: IntakeRequest, profile: Profile): HttpResponse {
   const cors = corsHeaders(request, profile);
   if (!cors['access-control-allow-origin']) {
-    return problem(403, 'origin_not_allowed', 'this origin may not post to this profile');
+    return problem(
+      403,
+      'origin_not_allowed',
+      t('esta origem não pode enviar a este perfil', 'this origin may not post to this profile'),
+    );
   }
   return {
     statusCode: 204,

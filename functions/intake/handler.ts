@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
+import { inRequestLanguage } from '../kernel/language.ts';
 import { flushMetrics, logger } from '../kernel/observability.ts';
 import { handlerWiring } from '../kernel/ready.ts';
 import { intakeEventsFor } from './events.ts';
@@ -34,11 +35,10 @@ export async function handler(
       ? await resolved.config.profileNameFor('prospect', upstreamOf(event))
       : (event.pathParameters?.profile ?? '');
   try {
-    return await handleIntake(
-      profile ?? '',
-      requestFromEvent(event),
-      { ...resolved, events },
-      invocation,
+    const request = requestFromEvent(event);
+    // Its refusals in the language the request prefers (kernel/language.ts).
+    return await inRequestLanguage(request.headers, () =>
+      handleIntake(profile ?? '', request, { ...resolved, events }, invocation),
     );
   } finally {
     flushMetrics();

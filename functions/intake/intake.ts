@@ -33,6 +33,7 @@ import type { LeadCapture } from '../domain/lead.ts';
 import { newLeadId } from '../domain/lead-lifecycle.ts';
 import { withConsent } from '../domain/personal-data.ts';
 import { type HttpResponse, problem } from '../kernel/http.ts';
+import { t } from '../kernel/language.ts';
 import { initialState, type LeadState } from '../ledger/record-capture.ts';
 import { adapterFor, secretKeysOf } from '../sources/registry.ts';
 import { authenticateRotated, handshakeRotated } from '../sources/rotation.ts';
@@ -67,7 +68,7 @@ export async function handleIntake(
 ): Promise<HttpResponse> {
   const profile = await deps.config.profile(profileName);
   if (!profile) {
-    const unknown = problem(404, 'unknown_profile', 'no such profile');
+    const unknown = problem(404, 'unknown_profile', t('perfil desconhecido', 'no such profile'));
     return refuse(deps, { profileName, request }, unknown, 'unknown_profile');
   }
   const call: IntakeCall = { profileName, profile, adapter: adapterFor(profile), request };
@@ -82,12 +83,18 @@ export async function handleIntake(
   }
   if (request.method !== 'POST') {
     const allow = adapter.handshake ? 'GET, POST, OPTIONS' : 'POST, OPTIONS';
-    const message = `${request.method} is not allowed here`;
+    const message = t(
+      `${request.method} não é aceito aqui`,
+      `${request.method} is not allowed here`,
+    );
     const refused = problem(405, 'method_not_allowed', message, [], { allow });
     return refuse(deps, call, refused, 'method_not_allowed');
   }
   if (request.body.length > MAX_INTAKE_BODY_BYTES) {
-    const message = `the body exceeds ${MAX_INTAKE_BODY_BYTES} bytes`;
+    const message = t(
+      `o corpo passa de ${MAX_INTAKE_BODY_BYTES} bytes`,
+      `the body exceeds ${MAX_INTAKE_BODY_BYTES} bytes`,
+    );
     return refuse(deps, call, problem(413, 'body_too_large', message), 'body_too_large');
   }
   if (profile.source === 'prospect') return handleProspect(call, deps, invocation);
@@ -185,7 +192,7 @@ function unreadableLead(
     dedupKey: captured.dedupKey,
     capture,
     status: 'parked',
-    reason: `unreadable body: ${captured.problem}`,
+    reason: `corpo ilegível: ${captured.problem}`,
   };
 }
 

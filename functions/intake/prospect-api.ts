@@ -40,6 +40,7 @@ import { accountOfProfile } from '../config/config-schema.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
 import { publicStatus } from '../domain/lead-lifecycle.ts';
 import { type HttpResponse, json, problem } from '../kernel/http.ts';
+import { say, t } from '../kernel/language.ts';
 import { admitCaller } from '../kernel/route-guard.ts';
 import { basicRoutesOf } from '../kernel/routes.ts';
 import { coversPlace, type Scope, seesAccount } from '../kernel/scope.ts';
@@ -61,15 +62,23 @@ const CREATE_PROSPECT_PATH =
   basicRoutesOf('intake').find((route) => route.name === 'create-prospect')?.path ?? '';
 
 /** The Prospect API's answer to a Prospect whose person's data was erased: done, nothing made. */
-const ERASED_PROSPECT = json(200, {
-  status: 'erased',
-  code: 'personal_data_erased',
-  message:
-    "this person's data was erased at their request (LGPD): the Prospect was not stored and will not be created; do not send it again",
-});
+function erasedProspect(): HttpResponse {
+  return json(200, {
+    status: 'erased',
+    code: 'personal_data_erased',
+    message: say(
+      t(
+        'os dados desta pessoa foram apagados a pedido dela (LGPD): o Prospect não foi guardado e não será criado; não o envie de novo',
+        "this person's data was erased at their request (LGPD): the Prospect was not stored and will not be created; do not send it again",
+      ),
+    ),
+  });
+}
 
-const IDEMPOTENCY_KEY_REUSED =
-  'this Idempotency-Key was already used by this client for a different Prospect within the last 24 hours: send the same body again to get the original answer, or use a new key for a new Prospect';
+const IDEMPOTENCY_KEY_REUSED = t(
+  'esta Idempotency-Key já foi usada por este usuário para outro Prospect nas últimas 24 horas: envie o mesmo corpo de novo para ter a resposta original, ou use uma chave nova para um Prospect novo',
+  'this Idempotency-Key was already used by this client for a different Prospect within the last 24 hours: send the same body again to get the original answer, or use a new key for a new Prospect',
+);
 
 /** Handles a POST to the Prospect API's profile (see the module comment). */
 export async function handleProspect(
@@ -117,7 +126,7 @@ export async function handleProspect(
   }
   if (isDropped(accepted)) {
     noteDropped(deps, call.profileName, profile.source, 1);
-    return withCors(ERASED_PROSPECT, request, profile);
+    return withCors(erasedProspect(), request, profile);
   }
   const settled = await waitForDelivery(accepted.record, deps, invocation);
   return withCors(prospectAnswer(settled, call), request, profile);
@@ -126,14 +135,21 @@ export async function handleProspect(
 /** The 403 for a profile of an account the client may not post to (the scope has accounts). */
 function upstreamForbidden(scope: Scope, account: string): HttpResponse {
   const accounts = (scope.upstreams ?? []).join(', ');
-  const message = `this client may not post to the account "${account}"; name one of ${accounts} with ?upstream=`;
+  const message = t(
+    `este usuário não pode enviar à conta "${account}"; indique uma de ${accounts} com ?upstream=`,
+    `this client may not post to the account "${account}"; name one of ${accounts} with ?upstream=`,
+  );
   return problem(403, 'upstream_forbidden', message, [{ field: 'upstream', message }]);
 }
 
 /** The 403 for a Prospect outside the client's branches (the scope has branches, then). */
 function branchForbidden(scope: Scope, branch: number | undefined): HttpResponse {
   const branches = scope.branches ?? [];
-  const message = `this client may create prospects in branch${branches.length === 1 ? '' : 'es'} ${branches.join(', ')} only, not ${branch ?? '(none given)'}`;
+  const many = branches.length > 1;
+  const message = t(
+    `este usuário só pode criar prospects ${many ? 'nas unidades' : 'na unidade'} ${branches.join(', ')}, não em ${branch ?? '(nenhuma informada)'}`,
+    `this client may create prospects in branch${many ? 'es' : ''} ${branches.join(', ')} only, not ${branch ?? '(none given)'}`,
+  );
   return problem(403, 'branch_forbidden', message, [{ field: 'idBranch', message }]);
 }
 
@@ -181,7 +197,13 @@ function prospectAnswer(lead: LeadRecord, call: IntakeCall): HttpResponse {
       return json(200, { idProspect: lead.idProspect });
     case 'rejected': {
       const messages = lead.messages ?? [];
-      const message = `the upstream refused the Prospect: ${lead.reason ?? messages.join('; ')}`;
+      const refused = lead.reason ?? messages.join('; ');
+      const message = say(
+        t(
+          `o sistema da academia recusou o Prospect: ${refused}`,
+          `the upstream refused the Prospect: ${refused}`,
+        ),
+      );
       return json(400, {
         error: { code: 'rejected_upstream', message, details: messages },
         leadId: lead.leadId,

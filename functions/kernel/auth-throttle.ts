@@ -35,6 +35,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
+import { type Text, t } from './language.ts';
 
 /** Every throttle item's key starts with this (IAM limits the authorizer to these items). */
 export const AUTH_THROTTLE_KEY_PREFIX = 'authfail#';
@@ -285,6 +286,9 @@ export function throttledByAuthorizer(
 }
 
 /** The message of every 429 for failed sign-ins. */
-export function tooManyFailuresMessage(retryAfterSeconds: number): string {
-  return `too many failed sign-ins for this user name or from this address: try again in ${retryAfterSeconds} s`;
+export function tooManyFailuresMessage(retryAfterSeconds: number): Text {
+  return t(
+    `tentativas de entrar erradas demais com este usuário ou deste endereço: tente de novo em ${retryAfterSeconds} s`,
+    `too many failed sign-ins for this user name or from this address: try again in ${retryAfterSeconds} s`,
+  );
 }

@@ -14,10 +14,11 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import type { Client, Role } from './client-schema.ts';
 import { type BasicCredentials, basicCredentials } from './http.ts';
+import { type Text, t } from './language.ts';
 
 export type ClientAuth =
   | { ok: true; client: Client }
-  | { ok: false; status: 401 | 403; code: string; message: string };
+  | { ok: false; status: 401 | 403; code: string; message: Text };
 
 const SCRYPT_KEY_LENGTH = 32;
 const DEFAULT_COST = { N: 16_384, r: 8, p: 1 };
@@ -159,19 +160,27 @@ export async function authenticateClient(
       ok: false,
       status: 401,
       code: 'unauthorized',
-      message: 'Basic credentials are required',
+      message: t('é preciso entrar com usuário e senha (Basic)', 'Basic credentials are required'),
     };
   }
   const match = await matchClient(credentials, clients);
   if (!match) {
-    return { ok: false, status: 401, code: 'unauthorized', message: 'invalid credentials' };
+    return {
+      ok: false,
+      status: 401,
+      code: 'unauthorized',
+      message: t('usuário ou senha incorretos', 'invalid credentials'),
+    };
   }
   if (!match.roles.includes(role)) {
     return {
       ok: false,
       status: 403,
       code: 'forbidden',
-      message: `this client lacks the "${role}" role`,
+      message: t(
+        `este usuário não tem o papel "${role}" que esta rota pede`,
+        `this client lacks the "${role}" role`,
+      ),
     };
   }
   return { ok: true, client: match };

@@ -23,6 +23,7 @@ import { createHmac } from 'node:crypto';
 import type { Client } from './client-schema.ts';
 import { safeEqual } from './crypto.ts';
 import type { HttpRequest } from './http.ts';
+import { type Text, t } from './language.ts';
 
 export const CSRF_HEADER = 'x-csrf-token';
 
@@ -34,7 +35,7 @@ export function csrfToken(client: Client): string {
     .digest('base64url');
 }
 
-export type CsrfVerdict = { ok: true } | { ok: false; message: string };
+export type CsrfVerdict = { ok: true } | { ok: false; message: Text };
 
 /**
  * The origin this request was sent to, `scheme://host`, when the request says its host. The
@@ -53,16 +54,31 @@ export function checkCsrf(request: HttpRequest, client: Client): CsrfVerdict {
   const origin = request.headers.origin?.toLowerCase();
   if (site === undefined && origin === undefined) return { ok: true };
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    return { ok: false, message: 'a request from another site may not change anything here' };
+    return {
+      ok: false,
+      message: t(
+        'um pedido vindo de outro site não pode mudar nada aqui',
+        'a request from another site may not change anything here',
+      ),
+    };
   }
   if (origin !== undefined && origin !== ownOrigin(request)) {
-    return { ok: false, message: 'a request from another origin may not change anything here' };
+    return {
+      ok: false,
+      message: t(
+        'um pedido vindo de outra origem não pode mudar nada aqui',
+        'a request from another origin may not change anything here',
+      ),
+    };
   }
   const token = request.headers[CSRF_HEADER] ?? '';
   if (!token || !safeEqual(token, csrfToken(client))) {
     return {
       ok: false,
-      message: `a browser must send the console's ${CSRF_HEADER} header; reload the console`,
+      message: t(
+        `o navegador precisa enviar o cabeçalho ${CSRF_HEADER} do console: recarregue o console`,
+        `a browser must send the console's ${CSRF_HEADER} header; reload the console`,
+      ),
     };
   }
   return { ok: true };

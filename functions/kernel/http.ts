@@ -1,9 +1,10 @@
 /**
  * HTTP as the use cases see it, independent of API Gateway: the request, the response, answers
- * in the contract's error shape, Basic credentials, Retry-After. The API Gateway event adapter
- * is apigateway-event.ts.
+ * in the contract's error shape (its `message` in the request's language: language.ts),
+ * Basic credentials, Retry-After. The API Gateway event adapter is apigateway-event.ts.
  */
 import type { IssueDetail } from '../domain/json.ts';
+import { say, type Text } from './language.ts';
 
 export type Headers = Record<string, string>;
 
@@ -42,15 +43,27 @@ export function json(statusCode: number, body: unknown, headers: Headers = {}): 
   };
 }
 
-/** `{"error": {"code", "message", "details"}}`, the contract's error body. */
+/** A detail of an error body: a field and what is wrong with it, or a sentence. */
+export type ProblemDetail = IssueDetail | { field: string; message: Text } | string | Text;
+
+/**
+ * `{"error": {"code", "message", "details"}}`, the contract's error body: the `code` stable and
+ * English for programs, the message and details in the request's language (language.ts `say`;
+ * a plain string, such as a lead's own reason from the domain, is said as it is).
+ */
 export function problem(
   statusCode: number,
   code: string,
-  message: string,
-  details: readonly (IssueDetail | string)[] = [],
+  message: string | Text,
+  details: readonly ProblemDetail[] = [],
   headers: Headers = {},
 ): HttpResponse {
-  return json(statusCode, { error: { code, message, details } }, headers);
+  const said = details.map((detail) =>
+    typeof detail === 'string' || !('field' in detail)
+      ? say(detail)
+      : { field: detail.field, message: say(detail.message) },
+  );
+  return json(statusCode, { error: { code, message: say(message), details: said } }, headers);
 }
 
 export interface BasicCredentials {

@@ -15,6 +15,7 @@ import { authenticateClient, BASIC_CHALLENGE } from './client-auth.ts';
 import type { Client } from './client-schema.ts';
 import { checkCsrf } from './csrf.ts';
 import { type HttpRequest, type HttpResponse, problem } from './http.ts';
+import { t } from './language.ts';
 import { type BasicRoute, basicRoutesOf, type FunctionName } from './routes.ts';
 import { type Scope, scopeOf } from './scope.ts';
 
@@ -57,7 +58,13 @@ export async function admitCaller<F extends FunctionName>(
     return {
       ok: false,
       code: 'not_found',
-      result: problem(404, 'not_found', `no route at ${resource}`, [], NO_STORE),
+      result: problem(
+        404,
+        'not_found',
+        t(`não há rota em ${resource}`, `no route at ${resource}`),
+        [],
+        NO_STORE,
+      ),
     };
   }
   const route = atPath.find((candidate) => candidate.method === request.method);
@@ -65,10 +72,16 @@ export async function admitCaller<F extends FunctionName>(
     return {
       ok: false,
       code: 'method_not_allowed',
-      result: problem(405, 'method_not_allowed', `${request.method} is not allowed here`, [], {
-        ...NO_STORE,
-        allow: atPath.map((candidate) => candidate.method).join(', '),
-      }),
+      result: problem(
+        405,
+        'method_not_allowed',
+        t(`${request.method} não é aceito aqui`, `${request.method} is not allowed here`),
+        [],
+        {
+          ...NO_STORE,
+          allow: atPath.map((candidate) => candidate.method).join(', '),
+        },
+      ),
     };
   }
   const locked = throttledAnswer(request);

@@ -244,7 +244,7 @@ async function redactItem(
         dedupKey: 'redacted',
         redactedAt: now.toISOString(),
         redaction: reason,
-        ...(lead.status === 'rejected' && { reason: 'rejected by the upstream' }),
+        ...(lead.status === 'rejected' && { reason: 'recusado pelo sistema da academia' }),
         ...(stop && {
           ...statusChange(ctx, 'dead', now),
           lastError: "erased at the person's request before delivery",

@@ -56,7 +56,7 @@ export async function readFields(request: BodyRequest): Promise<FieldsResult> {
     if (!('problem' in parsed) && isPlainObject(parsed.value)) return flattenJson(parsed.value);
     return limited(parseUrlencoded(request.body));
   }
-  return { problem: `unsupported content type "${type.slice(0, 100)}"` };
+  return { problem: `tipo de conteúdo "${type.slice(0, 100)}" não suportado` };
 }
 
 /** `application/json`, `text/json` and the `+json` family (`application/json-patch+json`). */
@@ -72,7 +72,7 @@ function isBlank(body: Uint8Array): boolean {
 }
 
 function limited(fields: Field[]): FieldsResult {
-  if (fields.length > MAX_FIELDS) return { problem: `more than ${MAX_FIELDS} fields` };
+  if (fields.length > MAX_FIELDS) return { problem: `mais de ${MAX_FIELDS} campos` };
   return { fields, files: [] };
 }
 
@@ -157,7 +157,7 @@ function hexValue(byte: number): number {
 async function readMultipart(request: BodyRequest): Promise<FieldsResult> {
   const contentType = request.headers['content-type'] ?? '';
   if (!/;\s*boundary=/i.test(contentType)) {
-    return { problem: 'multipart/form-data without a boundary in its Content-Type' };
+    return { problem: 'multipart/form-data sem boundary no Content-Type' };
   }
   let form: FormData;
   try {
@@ -165,7 +165,7 @@ async function readMultipart(request: BodyRequest): Promise<FieldsResult> {
       headers: { 'content-type': contentType },
     }).formData();
   } catch {
-    return { problem: 'multipart/form-data body could not be read (does the boundary match?)' };
+    return { problem: 'o corpo multipart/form-data não pôde ser lido (o boundary confere?)' };
   }
   const fields: Field[] = [];
   const files: string[] = [];
@@ -173,7 +173,7 @@ async function readMultipart(request: BodyRequest): Promise<FieldsResult> {
     if (typeof value === 'string') fields.push({ key, value });
     else files.push(key);
   }
-  if (fields.length > MAX_FIELDS) return { problem: `more than ${MAX_FIELDS} fields` };
+  if (fields.length > MAX_FIELDS) return { problem: `mais de ${MAX_FIELDS} campos` };
   return { fields, files };
 }
 
@@ -186,7 +186,7 @@ export function parseJsonText(body: Uint8Array): { value: unknown } | { problem:
   try {
     return { value: parseJson(utf8Text.decode(body)) };
   } catch {
-    return { problem: 'body is not valid JSON' };
+    return { problem: 'o corpo não é um JSON válido' };
   }
 }
 
@@ -202,10 +202,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * empty value. Only an object can be flattened; anything else is a problem.
  */
 export function flattenJson(value: unknown): FieldsResult {
-  if (!isPlainObject(value)) return { problem: 'the JSON body is not an object' };
+  if (!isPlainObject(value)) return { problem: 'o corpo JSON não é um objeto' };
   const fields: Field[] = [];
   const ok = flattenInto(fields, value, '', 0);
-  if (!ok) return { problem: `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels` };
+  if (!ok) return { problem: `o corpo JSON tem mais de ${MAX_JSON_DEPTH} níveis` };
   return limited(fields);
 }
 

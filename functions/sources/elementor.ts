@@ -111,7 +111,7 @@ async function captureElementor(
   const read = await readFields(request);
   if ('problem' in read) return { problem: read.problem, dedupKey: rawBodyHash(request.body) };
   if (read.fields.length === 0) {
-    return { problem: 'the body has no fields', dedupKey: rawBodyHash(request.body) };
+    return { problem: 'o corpo não tem campos', dedupKey: rawBodyHash(request.body) };
   }
   const honeypot = profile.honeypotField ?? DEFAULT_HONEYPOT_FIELD;
   const advanced = read.fields.some(
@@ -122,7 +122,7 @@ async function captureElementor(
     : collectDefault(read.fields, honeypot);
   if (!collected) {
     return {
-      problem: 'advanced-mode body without a fields[...] object',
+      problem: 'corpo do modo avançado sem o objeto fields[...]',
       dedupKey: rawBodyHash(request.body),
     };
   }

@@ -98,7 +98,7 @@ export function idempotencyKey(
   const value = header || field;
   if (!value) return undefined;
   if (!IDEMPOTENCY_KEY.test(value)) {
-    return { problem: 'the idempotency key must be 1 to 255 visible ASCII characters' };
+    return { problem: 'a chave de idempotência deve ter de 1 a 255 caracteres ASCII visíveis' };
   }
   return { dedupKey: `key:${value}` };
 }
@@ -194,8 +194,8 @@ async function captureForm(
   }
   if (!spam && answers.length === 0) {
     const problem = read.fields.length
-      ? 'the body has no answers, only hidden or empty fields'
-      : 'the body has no fields';
+      ? 'o corpo não tem respostas, só campos ocultos ou vazios'
+      : 'o corpo não tem campos';
     return { problem, dedupKey: rawBodyHash(request.body) };
   }
   const hashed = read.fields

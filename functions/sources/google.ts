@@ -112,18 +112,18 @@ function answerOf(column: Record<string, unknown>): LeadAnswer | undefined {
 
 function capture(request: IntakeRequest): CaptureResult {
   const payload = readPayload(request.body);
-  if (!payload) return problem('body is not a JSON object', request.body);
+  if (!payload) return problem('o corpo não é um objeto JSON', request.body);
   const leadId = nonEmpty(payload.lead_id) ?? idString(payload.lead_id);
-  if (!leadId) return problem('lead_id is missing', request.body);
+  if (!leadId) return problem('falta lead_id', request.body);
   const columns = payload.user_column_data ?? [];
   if (!Array.isArray(columns)) {
-    return problem('user_column_data is not an array', request.body);
+    return problem('user_column_data não é uma lista', request.body);
   }
 
   const answers: LeadAnswer[] = [];
   for (const [index, column] of columns.entries()) {
     if (!isPlainObject(column)) {
-      return problem(`user_column_data[${index}] is not an object`, request.body);
+      return problem(`user_column_data[${index}] não é um objeto`, request.body);
     }
     const answer = answerOf(column);
     if (answer) answers.push(answer);

@@ -80,7 +80,7 @@ function capture(request: IntakeRequest): CaptureResult {
   const payload = read.value;
   const named = payload.namedValues;
   if (!isPlainObject(named))
-    return unreadable('namedValues is missing or not an object', request.body);
+    return unreadable('namedValues falta ou não é um objeto', request.body);
 
   const answers: LeadAnswer[] = [];
   const attribution: Record<string, string> = {};

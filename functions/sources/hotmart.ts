@@ -160,12 +160,12 @@ function capture(
   if ('problem' in read) return unreadable(read.problem, request.body);
   const payload = read.value;
   const event = text(payload.event);
-  if (!event) return unreadable('event is missing', request.body);
+  if (!event) return unreadable('falta event', request.body);
   const leadEvents: readonly string[] = profile.leadEvents ?? DEFAULT_LEAD_EVENTS;
   if (!leadEvents.includes(event)) return { leads: [] };
   const data = payload.data;
-  if (!isPlainObject(data)) return unreadable('data is missing or not an object', request.body);
-  if (!isPlainObject(data.buyer)) return unreadable('data.buyer is missing', request.body);
+  if (!isPlainObject(data)) return unreadable('data falta ou não é um objeto', request.body);
+  if (!isPlainObject(data.buyer)) return unreadable('falta data.buyer', request.body);
 
   const productId = text(object(data.product).id);
   const transaction = text(object(data.purchase).transaction);

@@ -192,7 +192,8 @@ function capture(request: IntakeRequest): CaptureResult {
   if ('problem' in read) return unreadable(read.problem, request.body);
   const payload = read.value;
   const properties = propertiesOf(payload);
-  if (properties.size === 0) return unreadable('the body has no contact properties', request.body);
+  if (properties.size === 0)
+    return unreadable('o corpo não tem propriedades de contato', request.body);
 
   const answers: LeadAnswer[] = [];
   const attribution: Record<string, string> = {};

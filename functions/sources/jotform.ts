@@ -212,12 +212,12 @@ async function capture(request: IntakeRequest): Promise<CaptureResult> {
   const field = (name: string) =>
     read.fields.find((f) => f.key.toLowerCase() === name.toLowerCase())?.value.trim() ?? '';
   const submissionId = field('submissionID');
-  if (!submissionId) return unreadable('submissionID is missing', request.body);
+  if (!submissionId) return unreadable('falta submissionID', request.body);
   const rawText = field('rawRequest');
-  if (!rawText) return unreadable('rawRequest is missing', request.body);
+  if (!rawText) return unreadable('falta rawRequest', request.body);
   const parsed = parseJsonText(Buffer.from(rawText, 'utf8'));
   if ('problem' in parsed || !isPlainObject(parsed.value)) {
-    return unreadable('rawRequest is not a JSON object', request.body);
+    return unreadable('rawRequest não é um objeto JSON', request.body);
   }
   const raw = parsed.value;
 

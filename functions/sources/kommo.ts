@@ -77,7 +77,7 @@ async function capture(
 ): Promise<CaptureResult> {
   const read = await readFields(request);
   if ('problem' in read) return unreadable(read.problem, request.body);
-  if (read.fields.length === 0) return unreadable('the body has no fields', request.body);
+  if (read.fields.length === 0) return unreadable('o corpo não tem campos', request.body);
   const nested = nestBrackets(read.fields);
   const account = isNestedObject(nested.account) ? nested.account : {};
   const accountId = idOf(account.id);
@@ -93,7 +93,8 @@ async function capture(
   const captures: LeadCapture[] = [];
   for (const [index, { event, entry }] of wanted.entries()) {
     const leadId = idOf(entry.id);
-    if (!leadId) return unreadable(`leads[${event}] entry ${index} has no lead id`, request.body);
+    if (!leadId)
+      return unreadable(`o item ${index} de leads[${event}] não tem id de lead`, request.body);
     const attribution: Record<string, string> = {};
     for (const key of ['pipeline_id', 'status_id'] as const) {
       const id = idOf(entry[key]);

@@ -45,23 +45,23 @@ export function readProspect(request: Pick<IntakeRequest, 'body' | 'contentType'
   const type = request.contentType;
   if (type !== '' && !isJsonType(type)) {
     return {
-      problem: 'the content type must be application/json or application/json-patch+json',
+      problem: 'o tipo de conteúdo deve ser application/json ou application/json-patch+json',
       details: [],
     };
   }
   if (request.body.toString('utf8').trim() === '') {
-    return { problem: 'the body is empty; expected a Prospect', details: [] };
+    return { problem: 'o corpo está vazio; esperava-se um Prospect', details: [] };
   }
   const parsed = parseJsonText(request.body);
   if ('problem' in parsed) return { ...parsed, details: [] };
   if (!isPlainObject(parsed.value)) {
-    return { problem: 'the body must be a JSON object (a Prospect)', details: [] };
+    return { problem: 'o corpo deve ser um objeto JSON (um Prospect)', details: [] };
   }
   const result = prospectSchema.safeParse(parsed.value);
   if (!result.success) {
     const details = describeIssues(result.error.issues, parsed.value);
-    const list = details.map((d) => `${d.field || '(body)'}: ${d.message}`).join('; ');
-    return { problem: `invalid Prospect: ${list}`, details };
+    const list = details.map((d) => `${d.field || '(corpo)'}: ${d.message}`).join('; ');
+    return { problem: `Prospect inválido: ${list}`, details };
   }
   return { prospect: result.data, body: parsed.value };
 }

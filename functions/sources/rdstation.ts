@@ -117,9 +117,9 @@ interface Delivery {
 /** Splits a payload into its leads; a string is the structural problem. */
 function deliveries(payload: unknown): Delivery[] | string {
   const fromItem = (item: unknown, where: string, envelope: Json): Delivery | string => {
-    if (!isPlainObject(item)) return `${where} is not an object`;
+    if (!isPlainObject(item)) return `${where} não é um objeto`;
     if (item.contact === undefined) return { person: item, event: envelope };
-    if (!isPlainObject(item.contact)) return `${where}.contact is not an object`;
+    if (!isPlainObject(item.contact)) return `${where}.contact não é um objeto`;
     return { person: item.contact, event: item };
   };
   const fromList = (list: unknown[], where: string, envelope: Json): Delivery[] | string => {
@@ -132,16 +132,16 @@ function deliveries(payload: unknown): Delivery[] | string {
     return out;
   };
   if (Array.isArray(payload)) return fromList(payload, 'body', {});
-  if (!isPlainObject(payload)) return 'body is not a JSON object';
+  if (!isPlainObject(payload)) return 'o corpo não é um objeto JSON';
   if (payload.contact !== undefined) {
     const one = fromItem(payload, 'body', {});
     return typeof one === 'string' ? one : [one];
   }
   if (payload.leads !== undefined) {
-    if (!Array.isArray(payload.leads)) return 'leads is not an array';
+    if (!Array.isArray(payload.leads)) return 'leads não é uma lista';
     return fromList(payload.leads, 'leads', payload);
   }
-  return 'body has neither "contact" nor "leads"';
+  return 'o corpo não tem "contact" nem "leads"';
 }
 
 /** The conversion the lead came from: the last one, else the first. */
@@ -269,7 +269,7 @@ function capture(request: IntakeRequest): CaptureResult {
   try {
     payload = parseJson(request.body.toString('utf8'));
   } catch {
-    return problem('body is not JSON');
+    return problem('o corpo não é JSON');
   }
   const found = deliveries(payload);
   if (typeof found === 'string') return problem(found);

@@ -294,6 +294,8 @@ export interface BackfillPeriod {
 export interface Backfill<P> {
   /** The longest period one backfill may cover (Meta keeps a form's leads 90 days). */
   maxDays: number;
+  /** Who keeps the leads, as a Portuguese sentence starts with it: `A Meta`, `O TikTok`. */
+  keeper: string;
   /**
    * The leads created in `period` on the forms `formIds` (the profile's `forms` keys: Meta form
    * ids, TikTok instant form page ids). Throws a `SourceLookupError` when the platform fails.
@@ -431,13 +433,13 @@ export function unreadable(message: string, body: Uint8Array): CaptureResult {
   return { problem: message, dedupKey: rawBodyHash(body) };
 }
 
-/** A JSON object body, or the problem to park it with (`body is not JSON`...). */
+/** A JSON object body, or the problem to park it with (`o corpo não é JSON`...). */
 export function readJsonObject(
   body: Uint8Array,
 ): { value: Record<string, unknown> } | { problem: string } {
   const parsed = parseJsonText(body);
-  if ('problem' in parsed) return { problem: 'body is not JSON' };
-  if (!isPlainObject(parsed.value)) return { problem: 'body is not a JSON object' };
+  if ('problem' in parsed) return { problem: 'o corpo não é JSON' };
+  if (!isPlainObject(parsed.value)) return { problem: 'o corpo não é um objeto JSON' };
   return { value: parsed.value };
 }
 

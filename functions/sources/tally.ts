@@ -134,11 +134,11 @@ function capture(request: IntakeRequest): CaptureResult {
     return { leads: [] };
   }
   const data = payload.data;
-  if (!isPlainObject(data)) return unreadable('data is missing or not an object', request.body);
+  if (!isPlainObject(data)) return unreadable('data falta ou não é um objeto', request.body);
   const responseId = scalarText(data.responseId).trim() || scalarText(data.submissionId).trim();
-  if (!responseId) return unreadable('data.responseId is missing', request.body);
+  if (!responseId) return unreadable('falta data.responseId', request.body);
   if (data.fields !== undefined && !Array.isArray(data.fields)) {
-    return unreadable('data.fields is not an array', request.body);
+    return unreadable('data.fields não é uma lista', request.body);
   }
 
   const fields = (data.fields ?? []) as unknown[];
@@ -149,7 +149,7 @@ function capture(request: IntakeRequest): CaptureResult {
   const attribution: Record<string, string> = {};
   for (const [index, field] of fields.entries()) {
     if (!isPlainObject(field)) {
-      return unreadable(`data.fields[${index}] is not an object`, request.body);
+      return unreadable(`data.fields[${index}] não é um objeto`, request.body);
     }
     const key = scalarText(field.key).trim();
     const type = scalarText(field.type);

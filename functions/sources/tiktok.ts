@@ -113,13 +113,14 @@ function capture(request: IntakeRequest): CaptureResult {
   if (payload.object !== undefined && payload.object !== 1 && payload.object !== 'LEAD') {
     return { leads: [] };
   }
-  if (!Array.isArray(payload.entry)) return unreadable('body has no "entry" array', request.body);
+  if (!Array.isArray(payload.entry))
+    return unreadable('o corpo não tem a lista "entry"', request.body);
   const leads: LeadCapture[] = [];
   for (const [e, entry] of payload.entry.entries()) {
-    if (!isPlainObject(entry)) return unreadable(`entry[${e}] is not an object`, request.body);
+    if (!isPlainObject(entry)) return unreadable(`entry[${e}] não é um objeto`, request.body);
     const id = tiktokId(entry.id ?? entry.lead_id);
     // One unreadable lead parks the whole request: capturing the others would hide it.
-    if (!id) return unreadable(`entry[${e}].id is missing or not a lead id`, request.body);
+    if (!id) return unreadable(`entry[${e}].id falta ou não é um id de lead`, request.body);
     leads.push(leadFromEntry(entry, id));
   }
   return { leads };
@@ -218,7 +219,11 @@ async function list(
   return captures;
 }
 
-const tiktokBackfill: Backfill<TikTokProfile> = { maxDays: TIKTOK_BACKFILL_MAX_DAYS, list };
+const tiktokBackfill: Backfill<TikTokProfile> = {
+  maxDays: TIKTOK_BACKFILL_MAX_DAYS,
+  keeper: 'O TikTok',
+  list,
+};
 
 /**
  * The set-up kit's sample lead as TikTok's lead download knows it: `npm start` registers it in

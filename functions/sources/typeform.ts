@@ -107,18 +107,18 @@ function capture(request: IntakeRequest): CaptureResult {
     return { leads: [] };
   }
   const response = payload.form_response;
-  if (!isPlainObject(response)) return unreadable('form_response is missing', request.body);
+  if (!isPlainObject(response)) return unreadable('falta form_response', request.body);
   const token = scalar(response.token)?.trim();
-  if (!token) return unreadable('form_response.token is missing', request.body);
+  if (!token) return unreadable('falta form_response.token', request.body);
   if (response.answers !== undefined && !Array.isArray(response.answers)) {
-    return unreadable('form_response.answers is not an array', request.body);
+    return unreadable('form_response.answers não é uma lista', request.body);
   }
 
   const labels = titles(response.definition);
   const answers: LeadAnswer[] = [];
   for (const [index, answer] of (response.answers ?? []).entries()) {
     if (!isPlainObject(answer)) {
-      return unreadable(`form_response.answers[${index}] is not an object`, request.body);
+      return unreadable(`form_response.answers[${index}] não é um objeto`, request.body);
     }
     const field = isPlainObject(answer.field) ? answer.field : {};
     const ref = scalar(field.ref);

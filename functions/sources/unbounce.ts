@@ -60,14 +60,14 @@ async function captureUnbounce(
   const top = new Map(groupFields(read.fields).map((g) => [g.key, g.values[0] ?? '']));
 
   const dataText = DATA_KEYS.map((key) => top.get(key)).find((v) => v !== undefined);
-  if (dataText === undefined) return unreadable('data.json is missing');
+  if (dataText === undefined) return unreadable('falta data.json');
   let data: unknown;
   try {
     data = parseJson(dataText);
   } catch {
-    return unreadable('data.json is not valid JSON');
+    return unreadable('data.json não é um JSON válido');
   }
-  if (!isPlainObject(data)) return unreadable('data.json is not a JSON object');
+  if (!isPlainObject(data)) return unreadable('data.json não é um objeto JSON');
 
   const attribution: Record<string, string> = {};
   for (const key of PAGE_KEYS) {

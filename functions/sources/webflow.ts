@@ -80,19 +80,19 @@ interface Submission {
 /** The submission of a v2 body (`payload`) or a legacy one (`_id`, `data`, `d`); or the problem. */
 function submissionOf(body: Record<string, unknown>): Submission | string {
   if (body.triggerType !== undefined && body.triggerType !== 'form_submission') {
-    return 'triggerType is not form_submission';
+    return 'triggerType não é form_submission';
   }
   if (body.payload === undefined && body._id !== undefined) {
     const id = idText(body._id);
-    if (!id) return '_id is missing';
-    if (!isPlainObject(body.data)) return 'data is missing or not an object';
+    if (!id) return 'falta _id';
+    if (!isPlainObject(body.data)) return 'data falta ou não é um objeto';
     return { id, data: body.data, formName: body.name, submittedAt: body.d };
   }
   const payload = body.payload;
-  if (!isPlainObject(payload)) return 'payload is missing or not an object';
+  if (!isPlainObject(payload)) return 'payload falta ou não é um objeto';
   const id = idText(payload.id);
-  if (!id) return 'payload.id is missing';
-  if (!isPlainObject(payload.data)) return 'payload.data is missing or not an object';
+  if (!id) return 'falta payload.id';
+  if (!isPlainObject(payload.data)) return 'payload.data falta ou não é um objeto';
   return {
     id,
     data: payload.data,
@@ -113,7 +113,7 @@ function captureWebflow(
   const parsed = parseJsonText(request.body);
   if ('problem' in parsed) return unreadable(parsed.problem);
   const body = parsed.value;
-  if (!isPlainObject(body)) return unreadable('the body is not a JSON object');
+  if (!isPlainObject(body)) return unreadable('o corpo não é um objeto JSON');
   const submission = submissionOf(body);
   if (typeof submission === 'string') return unreadable(submission);
   const { id } = submission;

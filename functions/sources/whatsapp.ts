@@ -169,7 +169,7 @@ function adConversationLead(c: Conversation, referral: Record<string, unknown>) 
 function flowLead(c: Conversation, reply: Record<string, unknown>) {
   const { waId, name } = contactOf(c.value, c.message);
   const messageId = typeof c.message.id === 'string' ? c.message.id.trim() : '';
-  if (!waId) return `${c.where} is a Flow answer but has no WhatsApp id (wa_id / from)`;
+  if (!waId) return `${c.where} é uma resposta de Flow, mas não tem id do WhatsApp (wa_id / from)`;
   if (!messageId) return `${c.where} is a Flow answer without a message id`;
   let response: unknown;
   try {
@@ -178,7 +178,7 @@ function flowLead(c: Conversation, reply: Record<string, unknown>) {
     response = undefined;
   }
   if (!isPlainObject(response)) {
-    return `${c.where}.interactive.nfm_reply.response_json is not a JSON object`;
+    return `${c.where}.interactive.nfm_reply.response_json não é um objeto JSON`;
   }
   const attribution: Record<string, string> = {};
   if (typeof response.flow_token === 'string' && response.flow_token.trim()) {
@@ -206,11 +206,12 @@ function capture(request: IntakeRequest): CaptureResult {
   const read = readJsonObject(request.body);
   if ('problem' in read) return unreadable(read.problem, request.body);
   const payload = read.value;
-  if (!Array.isArray(payload.entry)) return unreadable('body has no "entry" array', request.body);
+  if (!Array.isArray(payload.entry))
+    return unreadable('o corpo não tem a lista "entry"', request.body);
 
   const leads: LeadCapture[] = [];
   for (const [e, entry] of payload.entry.entries()) {
-    if (!isPlainObject(entry)) return unreadable(`entry[${e}] is not an object`, request.body);
+    if (!isPlainObject(entry)) return unreadable(`entry[${e}] não é um objeto`, request.body);
     const changes = Array.isArray(entry.changes) ? entry.changes : [];
     for (const [c, change] of changes.entries()) {
       if (!isPlainObject(change) || change.field !== 'messages') continue;

@@ -133,7 +133,7 @@ function capture(
     ({ answers, attribution, spam } = split);
   }
   if (!spam && answers.length === 0) {
-    return unreadable('the body has no answers', request.body);
+    return unreadable('o corpo não tem respostas', request.body);
   }
   const formName = text(payload.formName);
   if (formName) attribution.form_name ??= formName;

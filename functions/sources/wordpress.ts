@@ -177,7 +177,7 @@ async function capture(
     profile.honeypotField ?? DEFAULT_HONEYPOT_FIELD,
   );
   if (!spam && answers.length === 0) {
-    return unreadable('the body has no answers, only hidden or empty fields', request.body);
+    return unreadable('o corpo não tem respostas, só campos ocultos ou vazios', request.body);
   }
   const idempotency = idempotencyKey(request, read.fields);
   const dedupKey =

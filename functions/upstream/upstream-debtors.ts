@@ -63,19 +63,19 @@ export async function listDebtors(
     search: debtorsSearch(query),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const parsed = parseBody(t, route, answer, 'expected a debtors list');
+  const parsed = parseBody(t, route, answer, 'esperava-se uma lista de devedores');
   const result = debtorsListSchema.safeParse(parsed);
   if (result.success) return result.data;
   const issues = describeIssues(result.error.issues);
   const shown = issues
     .slice(0, 5)
-    .map((issue) => `${issue.field || 'body'} ${issue.message}`)
+    .map((issue) => `${issue.field || 'corpo'} ${issue.message}`)
     .join('; ');
-  const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
+  const more = issues.length > 5 ? ` (e mais ${issues.length - 5})` : '';
   throw fail(
     t,
     'unavailable',
-    `${route} answered ${answer.status} with an invalid debtors list: ${shown}${more}`,
+    `${route} respondeu ${answer.status} com uma lista de devedores inválida: ${shown}${more}`,
     { status: answer.status },
   );
 }

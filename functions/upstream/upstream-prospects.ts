@@ -125,7 +125,7 @@ export async function createProspect(
   options: CallOptions = {},
 ): Promise<ProspectCreated> {
   const route = `POST ${PROSPECTS_PATH}`;
-  const unknownId = 'the prospect may have been created, but its id is unknown';
+  const unknownId = 'o prospect pode ter sido criado, mas o id dele é desconhecido';
   const answer = await call(t, 'POST', PROSPECTS_PATH, {
     body: JSON.stringify(prospectBody(prospect, partnerTokenField)),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -137,12 +137,12 @@ export async function createProspect(
   const result = prospectCreatedSchema.safeParse(candidate);
   if (result.success) return result.data;
   const problems = describeIssues(result.error.issues)
-    .map((issue) => `${issue.field || 'body'} ${issue.message}`)
+    .map((issue) => `${issue.field || 'corpo'} ${issue.message}`)
     .join('; ');
   throw fail(
     t,
     'unavailable',
-    `${route} answered ${answer.status} without a prospect id (${problems}: "${quote(answer.body)}"); ${unknownId}`,
+    `${route} respondeu ${answer.status} sem o id do prospect (${problems}: "${quote(answer.body)}"); ${unknownId}`,
     { status: answer.status },
   );
 }
@@ -158,7 +158,7 @@ export async function findProspects(
     search: prospectSearch(query),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const parsed = parseBody(t, route, answer, 'expected a list of prospects');
+  const parsed = parseBody(t, route, answer, 'esperava-se uma lista de prospects');
   const list = Array.isArray(parsed)
     ? parsed
     : parsed &&
@@ -170,7 +170,7 @@ export async function findProspects(
     throw fail(
       t,
       'unavailable',
-      `${route} answered ${answer.status} with something other than a list ("${quote(answer.body)}")`,
+      `${route} respondeu ${answer.status} com algo que não é uma lista ("${quote(answer.body)}")`,
       { status: answer.status },
     );
   }

@@ -141,22 +141,22 @@ export async function call(
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
     if (init.signal?.aborted) throw init.signal.reason;
-    const during = status === undefined ? '' : ` while reading its ${status} answer`;
+    const during = status === undefined ? '' : ` ao ler a resposta ${status}`;
     // A POST that reached the upstream may have taken effect even though we saw no answer.
-    const effect = method === 'POST' ? '; it may still have taken effect' : '';
+    const effect = method === 'POST' ? '; pode ter sido feito mesmo assim' : '';
     const details = { ...(status === undefined ? {} : { status }), cause: error };
     if (timeout.aborted) {
       throw fail(
         t,
         'unavailable',
-        `${route} timed out after ${t.timeoutMs} ms${during}${effect}`,
+        `${route} ficou sem resposta por ${t.timeoutMs} ms${during}${effect}`,
         details,
       );
     }
     throw fail(
       t,
       'unavailable',
-      `${route} failed${during}: ${describeFailure(error)}${effect}`,
+      `${route} falhou${during}: ${describeFailure(error)}${effect}`,
       details,
     );
   }
@@ -172,7 +172,7 @@ function answerError(
 ): UpstreamError {
   const kind = classifyStatus(status);
   const messages = errorMessages(body);
-  const said = messages.length > 0 ? `: ${messages.join('; ')}` : ' with an empty body';
+  const said = messages.length > 0 ? `: ${messages.join('; ')}` : ' com o corpo vazio';
   if (kind === 'rate-limited') {
     const now = Date.now();
     const retryAfter = parseRetryAfter(headers.get('retry-after'), now);
@@ -181,8 +181,8 @@ function answerError(
         ? now + DEFAULT_RATE_LIMIT_PAUSE_MS
         : Math.min(retryAfter.untilMs, now + MAX_RATE_LIMIT_PAUSE_MS),
     );
-    const wait = retryAfter ? ` (retry after ${retryAfter.afterMs} ms)` : '';
-    return fail(t, kind, `${route} was rate limited (${status})${wait}${said}`, {
+    const wait = retryAfter ? ` (tente de novo em ${retryAfter.afterMs} ms)` : '';
+    return fail(t, kind, `${route} passou do limite de pedidos (${status})${wait}${said}`, {
       status,
       messages,
       ...(retryAfter ? { retryAfterMs: retryAfter.afterMs } : {}),
@@ -190,16 +190,16 @@ function answerError(
   }
   if (status >= 300 && status < 400) {
     const location = headers.get('location');
-    const to = location ? ` to ${quote(location)}` : '';
-    return fail(t, kind, `${route} answered an unexpected redirect (${status})${to}`, {
+    const to = location ? ` para ${quote(location)}` : '';
+    return fail(t, kind, `${route} respondeu com um redirecionamento inesperado (${status})${to}`, {
       status,
       messages,
     });
   }
   const verb = {
-    rejected: 'was rejected',
-    unauthorized: 'was not authorized',
-    unavailable: 'failed',
+    rejected: 'foi recusado',
+    unauthorized: 'não foi autorizado',
+    unavailable: 'falhou',
   }[kind];
   return fail(t, kind, `${route} ${verb} (${status})${said}`, { status, messages });
 }
@@ -212,7 +212,7 @@ export function parseBody(
   what: string,
 ): unknown {
   if (!answer.body.trim()) {
-    throw fail(t, 'unavailable', `${route} answered ${answer.status} with an empty body; ${what}`, {
+    throw fail(t, 'unavailable', `${route} respondeu ${answer.status} com o corpo vazio; ${what}`, {
       status: answer.status,
     });
   }
@@ -222,7 +222,7 @@ export function parseBody(
     throw fail(
       t,
       'unavailable',
-      `${route} answered ${answer.status} with a body that is not JSON ("${quote(answer.body)}"); ${what}`,
+      `${route} respondeu ${answer.status} com um corpo que não é JSON ("${quote(answer.body)}"); ${what}`,
       { status: answer.status },
     );
   }

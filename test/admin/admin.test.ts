@@ -17,6 +17,7 @@ import type { DlqRedrive } from '../../functions/admin/dlq-redrive.ts';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
 import type { Client, Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
+import { missingFieldsReason } from '../../functions/domain/prospect.ts';
 import type { HttpRequest } from '../../functions/kernel/http.ts';
 import type { LeadLedger, LeadRecord, NewLead } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
@@ -192,7 +193,7 @@ async function leadIn(
     dedupKey,
     capture: capture(dedupKey),
     status: initial,
-    ...(initial === 'parked' && { reason: 'required fields missing: lastName' }),
+    ...(initial === 'parked' && { reason: 'falta o campo obrigatório sobrenome' }),
     receivedAt,
   };
   const { lead: record } = await h.ledger.record(lead);
@@ -322,6 +323,8 @@ describe('GET /admin/leads/{leadId}', () => {
       tries: 1,
       receivedAt: lead.receivedAt,
       deliveredAt: lead.deliveredAt,
+      timeZone: 'America/Sao_Paulo',
+      receivedAtLocal: expect.stringMatching(/^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/),
       contact: { name: 'Maria Silva', email: 'maria@example.com' },
       submitted: expect.objectContaining({ prospect: expect.objectContaining({ name: 'Maria' }) }),
       correctable: false,
@@ -337,7 +340,7 @@ describe('GET /admin/leads/{leadId}', () => {
     const parked = await leadIn('parked');
     expect((await getLead(parked.leadId)).body).toMatchObject({
       status: 'parked',
-      reason: 'required fields missing: lastName',
+      reason: 'falta o campo obrigatório sobrenome',
     });
     const rejected = await leadIn('rejected');
     expect((await getLead(rejected.leadId)).body).toMatchObject({
@@ -674,7 +677,9 @@ describe('POST /admin/replay', () => {
     const { status, body } = await replay({ ...h.deps, redrive });
     expect(status).toBe(503);
     expect(body).toMatchObject({ error: { code: 'redrive_failed' } });
-    expect((body as { error: { message: string } }).error.message).toContain('requeued 1');
+    expect((body as { error: { message: string } }).error.message).toContain(
+      'leads esgotados de volta à fila: 1;',
+    );
     expect((await h.ledger.get(lead.leadId))?.status).toBe('queued');
   });
 
@@ -717,7 +722,8 @@ describe('GET /admin/upstream', () => {
       circuit: {
         state: 'open',
         failures: 1,
-        reason: 'unavailable',
+        reason: 'o sistema da academia não respondeu',
+        reasonCode: 'unavailable',
         openedAt: new Date(now).toISOString(),
         nextProbeAt: expect.any(String),
         lastFailureAt: new Date(now).toISOString(),
@@ -727,7 +733,7 @@ describe('GET /admin/upstream', () => {
     });
     expect(shown.body).toMatchObject({
       status: 'queued',
-      upstream: { circuit: { state: 'open', reason: 'unavailable' } },
+      upstream: { circuit: { state: 'open', reason: 'o sistema da academia não respondeu' } },
     });
   });
 
@@ -974,6 +980,40 @@ describe('POST /admin/backfill/{profile}', () => {
     expect(JSON.parse(long.body)).toMatchObject({ error: { code: 'period_too_long' } });
     expect(stub.asked).toEqual([]);
   });
+
+  it('cuts a period that began before what Meta keeps, saying so in Portuguese, and refuses one that ended before', async () => {
+    // Prepare: on 2026-03-02 12:00 UTC Meta keeps leads from 2025-12-02 12:00 UTC (09:00 in São Paulo).
+    const stub = graph(() => ({ status: 200, body: { data: [] } }));
+
+    // Act
+    const cut = await backfill(stub, {
+      since: '2025-12-01T00:00:00Z',
+      until: '2026-01-15T00:00:00Z',
+    });
+    const asked = stub.asked.length;
+    const gone = await backfill(stub, {
+      since: '2025-11-01T00:00:00Z',
+      until: '2025-12-01T00:00:00Z',
+    });
+
+    // Assess
+    expect(cut.statusCode).toBe(200);
+    expect(JSON.parse(cut.body)).toMatchObject({
+      since: '2025-12-02T12:00:00.000Z',
+      found: 0,
+      notice:
+        'A Meta guarda os leads por 90 dias: o período antes de 02/12/2025 09:00:00 não pode mais ser recuperado; foram buscados os leads de 02/12/2025 09:00:00 em diante',
+    });
+    expect(asked).toBeGreaterThan(0);
+    expect(gone.statusCode).toBe(400);
+    expect(JSON.parse(gone.body).error).toMatchObject({
+      code: 'period_not_kept',
+      message: expect.stringMatching(
+        /^A Meta guarda os leads por 90 dias: o período pedido acabou antes de 02\/12\/2025 09:00:00/,
+      ),
+    });
+    expect(stub.asked).toHaveLength(asked);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -1020,6 +1060,7 @@ async function formLead(
   answers: Record<string, string>,
   receivedAt: Date,
   profile = 'site',
+  storedReason?: string,
 ): Promise<LeadRecord> {
   seq += 1;
   const dedupKey = `hash:${seq}-${randomBytes(4).toString('hex')}`;
@@ -1039,7 +1080,7 @@ async function formLead(
     capture: leadCapture,
     prospect: mapped.prospect,
     status: missing ? 'parked' : 'queued',
-    ...(missing && { reason: `required fields missing: ${mapped.missing.join(', ')}` }),
+    ...(missing && { reason: storedReason ?? missingFieldsReason(mapped.missing) }),
     receivedAt,
   });
   return lead;
@@ -1083,7 +1124,7 @@ describe('GET /admin/leads without status: the newest first, with filters', () =
     });
     expect(all.body.leads[2]).toMatchObject({
       status: 'parked',
-      reason: expect.stringContaining('cellphone'),
+      reason: 'falta o campo obrigatório celular',
     });
     expect(ids(bySearch.body)).toEqual([joao.leadId]);
     expect(ids(byPhone.body)).toEqual([joao.leadId]);
@@ -1233,7 +1274,7 @@ describe('the console page, previews, the set-up kit, test leads and the CSV', (
     expect(body.leads[0]).toMatchObject({
       prospect: { name: 'Carla', lastName: 'Dias', email: 'carla@example.com', idBranch: 3 },
       missing: ['cellphone'],
-      reason: 'required fields missing: cellphone',
+      reason: 'falta o campo obrigatório celular',
     });
     expect((await send({ method: 'GET', resource: '/admin/leads' })).body.leads).toEqual([]);
     const unknown = await send({
@@ -1298,23 +1339,65 @@ describe('the console page, previews, the set-up kit, test leads and the CSV', (
     expect(JSON.stringify(kit.body)).toContain('leads/profiles/site');
   });
 
-  it('exports the parked leads as a Portuguese CSV for a sales team', async () => {
+  it('exports the parked leads as a Portuguese CSV for a sales team, in São Paulo time', async () => {
     await formLead({ nome: 'Ana Souza', email: 'ana@example.com' }, at(1));
     await formLead({ nome: '=HYPERLINK("x")', email: 'x@example.com' }, at(2));
     await formLead({ nome: 'Bia Lima', email: 'bia@example.com', celular: '11988887777' }, at(3));
     const { status, body, result } = await send({ method: 'GET', resource: '/admin/leads.csv' });
     expect(status).toBe(200);
-    expect(result.headers?.['content-disposition']).toMatch(/leads-parked-\d{4}-\d{2}-\d{2}\.csv/);
+    expect(result.headers?.['content-disposition']).toMatch(/leads-parado-\d{4}-\d{2}-\d{2}\.csv/);
     const lines = String(body)
       .replace(/^\ufeff/, '')
       .trim()
       .split('\r\n');
     expect(lines[0]).toBe(
-      '"Recebido em";"Perfil";"Situação";"Motivo";"Nome";"E-mail";"Telefone";"Lead"',
+      '"Recebido em";"Fuso horário";"Perfil";"Situação";"Motivo";"Nome";"E-mail";"Telefone";"Lead"',
     );
     expect(lines).toHaveLength(3);
-    expect(body).toContain('"ana@example.com"');
+    // 12:01 UTC is 09:01 in São Paulo; the status and the reason as a person reads them.
+    const ana = lines.find((line) => line.includes('ana@example.com'));
+    expect(ana).toMatch(
+      /^"02\/03\/2026 09:01:00";"America\/Sao_Paulo";"site";"Parado";"falta o campo obrigatório celular";"Ana Souza"/,
+    );
+    expect(body).not.toContain('parked');
+    expect(body).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
     expect(body).not.toContain('bia@example.com');
     expect(body).not.toMatch(/";"=HYPERLINK/);
+  });
+
+  it("writes each lead's time in its account's time zone, and an English reason stored before in Portuguese", async () => {
+    await formLead({ nome: 'Ana Souza', email: 'ana@example.com' }, at(1));
+    // A reason stored in English before the console spoke Portuguese.
+    const legacy = 'required fields missing: lastName, cellphone';
+    await formLead({ nome: 'Caio', email: 'caio@example.com' }, at(2), 'site', legacy);
+    const deps: AdminDeps = {
+      ...h.deps,
+      config: {
+        ...h.deps.config,
+        accountOf: async () => 'norte',
+        report: async (account) => ({
+          branches: [],
+          refreshSeconds: 900,
+          timeZone: account === 'norte' ? 'America/Manaus' : 'America/Sao_Paulo',
+        }),
+      },
+    };
+    const csv = await send({ method: 'GET', resource: '/admin/leads.csv', deps });
+    expect(String(csv.body)).toContain('"02/03/2026 08:01:00";"America/Manaus"');
+    expect(String(csv.body)).toContain('"faltam os campos obrigatórios sobrenome e celular"');
+
+    const listed = await send({
+      method: 'GET',
+      resource: '/admin/leads',
+      query: { q: 'caio' },
+      deps,
+    });
+    const [lead] = (listed.body as { leads: Record<string, unknown>[] }).leads;
+    expect(lead).toMatchObject({
+      receivedAt: at(2).toISOString(),
+      timeZone: 'America/Manaus',
+      receivedAtLocal: '02/03/2026 08:02:00',
+      reason: 'faltam os campos obrigatórios sobrenome e celular',
+    });
   });
 });

@@ -153,7 +153,7 @@ describe('POST /admin/erasure', () => {
     expect(answer.body.found).toBe(3);
     expect(answer.body.erased.map((l: { leadId: string }) => l.leadId).sort()).toEqual(anaIds);
     expect(answer.body.upstream.idProspects).toEqual([700123]);
-    expect(answer.body.upstream.action).toMatch(/no delete operation.*700123|700123.*erase/s);
+    expect(answer.body.upstream.action).toMatch(/prospects 700123: ele não tem como apagar/);
     // the queued lead will never be delivered: it is dead, in a new chain
     const stopped = answer.body.erased.find(
       (l: { leadId: string }) => l.leadId === queued.lead.leadId,
@@ -198,7 +198,9 @@ describe('POST /admin/erasure', () => {
       status: 409,
       body: { error: { code: 'personal_data_removed' } },
     });
-    expect(patch.body.error.message).toMatch(/erased at the person's request/);
+    expect(patch.body.error.message).toMatch(
+      /apagados a pedido da pessoa em 04\/05\/2026 08:00:00/,
+    );
     const view = await call('GET', '/admin/leads/{leadId}', { leadId: parked.lead.leadId });
     expect(view.body.correctable).toBe(false);
     expect(JSON.stringify((await ledger.get(parked.lead.leadId))?.capture)).not.toMatch(/98765/);
@@ -213,7 +215,7 @@ describe('POST /admin/erasure', () => {
     // Act: the same request again finds nothing more, and does not claim the upstream holds nothing
     const second = await call('POST', '/admin/erasure', { body: { email: ANA.email } });
     expect(second.body).toMatchObject({ found: 0, erased: [], upstream: { idProspects: [] } });
-    expect(second.body.upstream.action).toMatch(/earlier request/);
+    expect(second.body.upstream.action).toMatch(/pedido anterior/);
   });
 
   it('finds a lead by what an operator typed, and names the prospect it became', async () => {
@@ -231,7 +233,7 @@ describe('POST /admin/erasure', () => {
       dedupKey: 'hash:caio',
       capture,
       status: 'parked',
-      reason: 'required fields missing: email, cellphone',
+      reason: 'faltam os campos obrigatórios e-mail e celular',
       receivedAt: T0,
     });
     const corrected = await call('PATCH', '/admin/leads/{leadId}', {
@@ -277,7 +279,7 @@ describe('POST /admin/erasure', () => {
         attribution: {},
       },
       status: 'parked',
-      reason: 'required fields missing: cellphone',
+      reason: 'falta o campo obrigatório celular',
       receivedAt: T0,
     });
     for (const cellphone of ['11911110003', '11922220003']) {

@@ -72,7 +72,7 @@ async function parkedFormLead(name: string, email: string): Promise<string> {
   });
   const body = (await response.json()) as { leadId: string; status: string; reason?: string };
   expect(response.status).toBe(202);
-  expect(body).toMatchObject({ status: 'parked', reason: 'required fields missing: cellphone' });
+  expect(body).toMatchObject({ status: 'parked', reason: 'falta o campo obrigatório celular' });
   return body.leadId;
 }
 
@@ -100,7 +100,7 @@ async function fixParkedLead(
   const row = page.locator(`tr[data-lead="${leadId}"]`);
   await row.waitFor();
   expect(await page.locator('tr.lead').count()).toBe(1);
-  await expect.poll(() => row.textContent()).toContain('required fields missing: cellphone');
+  await expect.poll(() => row.textContent()).toContain('falta o campo obrigatório celular');
   if (viewport.width < 500) expect(await scrollWidth(page)).toBeLessThanOrEqual(viewport.width);
   await shot(page, `console-${label}-list.png`, true);
 
@@ -177,7 +177,7 @@ describe('the operator console', () => {
       await result.waitFor();
       // Assess
       const text = (await result.textContent()) ?? '';
-      expect(text).toContain('Seria parado: required fields missing: cellphone');
+      expect(text).toContain('Seria parado: falta o campo obrigatório celular');
       expect(text).toContain('carla.dias@example.com');
       expect(text).toContain('Carla');
       if (viewport.width < 500) expect(await scrollWidth(page)).toBeLessThanOrEqual(viewport.width);

@@ -118,7 +118,7 @@ describe('npm run leads', () => {
     expect(human.code).toBe(0);
     expect(human.out).toMatch(/^LEAD\s+STATUS\s+PROFILE\s+ATTEMPTS\s+RECEIVED\s+WHY/);
     expect(human.out).toMatch(new RegExp(`${parked}\\s+parked\\s+site\\s+0\\s`));
-    expect(human.out).toContain('required fields missing: cellphone');
+    expect(human.out).toContain('falta o campo obrigatório celular');
     expect(json.code).toBe(0);
     const body = JSON.parse(json.out) as { leads: { leadId: string; status: string }[] };
     expect(body.leads).toContainEqual(
@@ -149,7 +149,7 @@ describe('npm run leads', () => {
     // Assess
     expect(shown.code).toBe(0);
     expect(shown.out).toMatch(/^status\s+parked$/m);
-    expect(shown.out).toMatch(/^reason\s+required fields missing: cellphone$/m);
+    expect(shown.out).toMatch(/^reason\s+falta o campo obrigatório celular$/m);
     expect(retried).toMatchObject({ code: 0, out: `lead ${leadId} is queued for delivery now` });
     expect((await rt.ledger.get(leadId))?.status).toBe('queued');
     expect(queued.out).toMatch(/^next attempt\s+\d{4}-/m);
@@ -181,7 +181,10 @@ describe('npm run leads', () => {
   });
 
   it('backfills a Meta profile’s leads of a period, and a second run finds them known', async () => {
-    // Prepare: two leads Meta kept on 2 May 2025 that never reached the webhook.
+    // Prepare: two leads Meta kept two days ago that never reached the webhook.
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+    const since = new Date(twoDaysAgo.getTime() - 3_600_000).toISOString();
+    const until = new Date(twoDaysAgo.getTime() + 3_600_000).toISOString();
     for (const [id, email] of [
       ['9777777777777701', 'cli.backfill.1@example.com'],
       ['9777777777777702', 'cli.backfill.2@example.com'],
@@ -192,7 +195,7 @@ describe('npm run leads', () => {
         body: JSON.stringify({
           id,
           form_id: META_FORM,
-          created_time: '2025-05-02T13:10:07+0000',
+          created_time: twoDaysAgo.toISOString().replace(/\.\d{3}Z$/, '+0000'),
           field_data: [
             { name: 'full_name', values: ['Ana Backfill'] },
             { name: 'email', values: [email] },
@@ -204,22 +207,15 @@ describe('npm run leads', () => {
     }
 
     // Act
-    const first = await leads([
+    const first = await leads(['backfill', 'meta', '--days', '3']);
+    const second = await leads(['backfill', 'meta', '--since', since, '--until', until, '--json']);
+    const gone = await leads([
       'backfill',
       'meta',
       '--since',
       '2025-05-02',
       '--until',
       '2025-05-03',
-    ]);
-    const second = await leads([
-      'backfill',
-      'meta',
-      '--since',
-      '2025-05-02T00:00:00Z',
-      '--until',
-      '2025-05-03T00:00:00Z',
-      '--json',
     ]);
     const noSince = await leads(['backfill', 'meta']);
     const tooLong = await leads([
@@ -241,6 +237,10 @@ describe('npm run leads', () => {
     expect(noSince).toMatchObject({ code: 2, err: expect.stringContaining('--since is required') });
     expect(tooLong.code).toBe(1);
     expect(tooLong.err).toContain('[period_too_long]');
+    // A period Meta no longer keeps is said so, never answered "found 0".
+    expect(gone.code).toBe(1);
+    expect(gone.err).toContain('[period_not_kept]');
+    expect(gone.err).toContain('A Meta guarda os leads por 90 dias');
   });
 
   it("prints each upstream account's circuit, pace and backlog; --upstream picks one", async () => {
@@ -271,7 +271,7 @@ describe('npm run leads', () => {
       circuit: { state: 'open', reason: 'unreachable' },
     });
     expect(unknown.code).toBe(1);
-    expect(unknown.err).toContain('no upstream account "north"');
+    expect(unknown.err).toContain('não há conta "north"');
   });
 
   it('hands config validate to npm run config, and fails with its message', async () => {

@@ -50,8 +50,8 @@ describe('readCorrection', () => {
     expect(read.ok).toBe(false);
     const details = read.ok ? [] : read.details;
     expect(details.map((d) => d.field).sort()).toEqual(['celphone', 'idBranch']);
-    expect(details.find((d) => d.field === 'celphone')?.message).toBe('is not a Prospect field');
-    expect(details.find((d) => d.field === 'idBranch')?.message).toMatch(/must be a number/);
+    expect(details.find((d) => d.field === 'celphone')?.message).toBe('não é um campo do Prospect');
+    expect(details.find((d) => d.field === 'idBranch')?.message).toMatch(/deve ser um número/);
     expect(JSON.stringify(details)).not.toContain('dois');
 
     // The value checks come once the types are right.
@@ -88,7 +88,7 @@ describe('applyCorrection', () => {
     expect(corrected.prospect).toMatchObject({ cellphone: '11987654321', idBranch: 1 });
     expect(corrected.prospect).not.toHaveProperty('cpf');
     expect(corrected.prospect.notes).toBe(
-      'Lead recebido via Site.\nCorrigido por um operador: ddi, cellphone, cpf.',
+      'Lead recebido via Site.\nCorrigido por um operador: DDI, celular e CPF.',
     );
   });
 

@@ -303,8 +303,27 @@ describe('mapLeadToProspect: fields recognised by type and meaning', () => {
       }),
       {},
     );
-    expect(warnings).toEqual(["E-mail não utilizado (email has no '@'): ana(at)exemplo.com"]);
+    expect(warnings).toEqual(["E-mail não utilizado (o e-mail não tem '@'): ana(at)exemplo.com"]);
     expect(prospect.notes).toContain('Telefone de recado: falar com a Ana');
+  });
+
+  it('writes the notes sent to the gym wholly in Portuguese, the reason a phone was not used included', () => {
+    const { prospect, warnings, missing } = mapLead(
+      capture({
+        answers: [
+          { key: 'nome', value: 'Ana Souza' },
+          { key: 'email', value: 'ana@exemplo.com' },
+          { key: 'telefone', value: '1234' },
+        ],
+      }),
+      {},
+    );
+    const line = 'Telefone não utilizado (não é um telefone válido no Brasil (curto demais)): 1234';
+    expect(warnings).toEqual([line]);
+    expect(prospect.notes).toContain(line);
+    expect(missing).toContain('cellphone');
+    // No English left in what the gym's staff read.
+    expect(prospect.notes).not.toMatch(/\b(not|valid|phone|number|too|short|missing)\b/i);
   });
 
   it('lets the profile’s fieldMap win over the recogniser, by key or by label', () => {

@@ -60,10 +60,10 @@ describe('prospectSchema', () => {
     const result = prospectSchema.safeParse(body);
     expect(result.success).toBe(false);
     expect(describeIssues(result.error?.issues ?? [], body)).toEqual([
-      { field: 'email', message: 'must be a string, got an integer' },
-      { field: 'idBranch', message: 'must be a number, got a string' },
-      { field: 'visit', message: 'must be an integer, got 1.5' },
-      { field: 'interests.1', message: 'must be a number, got a string' },
+      { field: 'email', message: 'deve ser um texto, não um número inteiro' },
+      { field: 'idBranch', message: 'deve ser um número, não um texto' },
+      { field: 'visit', message: 'deve ser um número inteiro, não 1.5' },
+      { field: 'interests.1', message: 'deve ser um número, não um texto' },
     ]);
   });
 

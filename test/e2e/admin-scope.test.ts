@@ -156,7 +156,7 @@ describe('a scoped operator sees only its leads', () => {
         expect(view.status, `${who} GET ${profile}`).toBe(visible ? 200 : 404);
         if (!visible) {
           expect(view.body).toEqual({
-            error: { ...(unknown.body.error as object), message: `no lead ${leadId}` },
+            error: { ...(unknown.body.error as object), message: `não há lead ${leadId}` },
           });
           const patch = await call(who, `/admin/leads/${leadId}`, {
             method: 'PATCH',

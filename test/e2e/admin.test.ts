@@ -92,6 +92,30 @@ describe('admin routes: auth', () => {
     }
   });
 
+  it('say an error in Portuguese unless the client asks for English, the code the same', async () => {
+    const ask = (language?: string) =>
+      fetch(new URL('/admin/leads?status=nope', rt.url), {
+        headers: { authorization: OPS, ...(language && { 'accept-language': language }) },
+      }).then(async (response) => ({
+        status: response.status,
+        body: (await response.json()) as { error: { code: string; message: string } },
+      }));
+
+    const [plain, fromConsole, english] = await Promise.all([
+      ask(),
+      ask('pt-BR,pt;q=0.9,en-US;q=0.8'),
+      ask('en-US,en;q=0.9'),
+    ]);
+
+    for (const answer of [plain, fromConsole, english]) {
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe('invalid_status');
+    }
+    expect(plain.body.error.message).toMatch(/^status deve ser um de: queued, /);
+    expect(fromConsole.body.error.message).toBe(plain.body.error.message);
+    expect(english.body.error.message).toMatch(/^status must be one of: queued, /);
+  });
+
   it('answer 403 to a client without the admin role', async () => {
     const leadId = await postFormLead();
     const response = await admin(`/admin/leads/${leadId}`, {
@@ -131,6 +155,8 @@ describe('GET /admin/leads/{leadId}', () => {
       attempts: 0,
       tries: 0,
       receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      timeZone: 'America/Sao_Paulo',
+      receivedAtLocal: expect.stringMatching(/^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d$/),
       nextAttemptAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       upstream: { circuit: { state: 'closed', failures: 0 } },
     });
@@ -150,7 +176,7 @@ describe('POST /admin/leads/{leadId}/retry', () => {
     const parked = await admin(`/admin/leads/${leadId}`, { authorization: OPS });
     expect(await parked.json()).toMatchObject({
       status: 'parked',
-      reason: 'required fields missing: lastName',
+      reason: 'falta o campo obrigatório sobrenome',
     });
     const listed = await admin('/admin/leads?status=parked', { authorization: OPS });
     const { leads } = (await listed.json()) as { leads: { leadId: string }[] };

@@ -114,7 +114,7 @@ describe('POST /leads/{profile} with an Elementor Pro webhook', () => {
     const response = await rt.send('/leads/elementor', loadLeadFixture('elementor', 'malformed'));
     await expectParked(rt, response, {
       profile: 'elementor',
-      reason: 'unreadable body: body is not valid JSON',
+      reason: 'corpo ilegível: o corpo não é um JSON válido',
     });
   });
 });

@@ -74,7 +74,7 @@ describe('POST /leads/{profile} with a plain HTML form', () => {
     expect(answer).toEqual({
       leadId: expect.stringMatching(/^ld_/),
       status: 'parked',
-      reason: 'required fields missing: cellphone',
+      reason: 'falta o campo obrigatório celular',
     });
     const lead = await rt.ledger.get(answer.leadId);
     expect(lead).toMatchObject({ status: 'parked', prospect: { email: 'rita.alves@example.com' } });

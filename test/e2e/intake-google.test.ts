@@ -163,7 +163,7 @@ describe('POST /leads/{profile} with a Google Ads lead form webhook', () => {
     expect(lead).toMatchObject({
       source: 'google',
       status: 'parked',
-      reason: 'unreadable body: lead_id is missing',
+      reason: 'corpo ilegível: falta lead_id',
     });
     // The body is kept for an operator, but the shared key it carries is a secret: it must not
     // be stored with it (nor reach the CRM's notes if the lead is retried).

@@ -228,7 +228,7 @@ describe('POST /leads/{profile} with a Meta leadgen webhook', () => {
     const response = await rt.post('/leads/meta', truncated, signed(truncated));
     await expectParked(rt, response, {
       profile: 'meta',
-      reason: 'unreadable body: body is not JSON',
+      reason: 'corpo ilegível: o corpo não é JSON',
     });
 
     const noId = platformBody('meta', 'webhook-no-leadgen-id.json');
@@ -236,7 +236,7 @@ describe('POST /leads/{profile} with a Meta leadgen webhook', () => {
     expect(second.status).toBe(200);
     const parked = await rt.ledger.get(await leadIdOf(second));
     expect(parked).toMatchObject({ status: 'parked' });
-    expect(parked?.reason).toMatch(/^unreadable body: .*leadgen_id is missing/);
+    expect(parked?.reason).toMatch(/^corpo ilegível: .*leadgen_id falta/);
   });
 });
 

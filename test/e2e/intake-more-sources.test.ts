@@ -323,7 +323,7 @@ describe('the platforms’ test leads, other events and what cannot be read', ()
       await post(json('tally', body, { 'tally-signature': tallySignatureOf(body) })),
       {
         profile: 'tally',
-        reason: 'unreadable body: body is not JSON',
+        reason: 'corpo ilegível: o corpo não é JSON',
       },
     );
   });

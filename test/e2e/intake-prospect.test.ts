@@ -117,9 +117,9 @@ describe('POST /api/v1/prospects', () => {
     expect(body.error.message).toMatch(/interests/);
     // The contract's error shape: one detail per bad field, never the values sent.
     expect(body.error.details).toEqual([
-      { field: 'name', message: 'must be a string, got an integer' },
-      { field: 'idBranch', message: 'must be a number, got a string' },
-      { field: 'interests.1', message: 'must be a number, got a string' },
+      { field: 'name', message: 'deve ser um texto, não um número inteiro' },
+      { field: 'idBranch', message: 'deve ser um número, não um texto' },
+      { field: 'interests.1', message: 'deve ser um número, não um texto' },
     ]);
     expect(JSON.stringify(body)).not.toMatch(/12345|três|musculação/);
     expect(await rt.countLeads()).toBe(before);
@@ -130,14 +130,14 @@ describe('POST /api/v1/prospects', () => {
     const response = await rt.send(PATH, loadLeadFixture('prospect', 'malformed'));
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({
-      error: { code: 'invalid_body', message: 'body is not valid JSON' },
+      error: { code: 'invalid_body', message: 'o corpo não é um JSON válido' },
     });
     expect(await rt.countLeads()).toBe(before);
   });
 
   it('accepts a Prospect without lastName with 202 and parks it, saying lastName is missing', async () => {
     const response = await rt.send(PATH, prospectWithoutLastName('sem.sobrenome@exemplo.com'));
-    const parked = { profile: 'native', reason: 'required fields missing: lastName' };
+    const parked = { profile: 'native', reason: 'falta o campo obrigatório sobrenome' };
     const lead = await expectParked(rt, response, parked, 202);
     expect(lead?.prospect).toMatchObject({ name: 'Rafael', email: 'sem.sobrenome@exemplo.com' });
   });

@@ -149,7 +149,7 @@ describe('POST /leads/{profile} with an RD Station webhook', () => {
   it('parks a truncated body with its reason and still answers 200', async () => {
     await expectParked(rt, await postFixture('malformed.txt'), {
       profile: 'rd',
-      reason: 'unreadable body: body is not JSON',
+      reason: 'corpo ilegível: o corpo não é JSON',
     });
   });
 });

@@ -125,7 +125,7 @@ describe('POST /leads/{profile} with a Typeform webhook', () => {
     const response = await postSigned(platformBody('typeform', 'malformed.txt'));
     await expectParked(rt, response, {
       profile: 'typeform',
-      reason: 'unreadable body: body is not JSON',
+      reason: 'corpo ilegível: o corpo não é JSON',
     });
   });
 });

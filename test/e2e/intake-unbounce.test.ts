@@ -94,7 +94,7 @@ describe('POST /leads/{profile} with an Unbounce webhook', () => {
   it('parks a truncated body with its reason and still answers 200 (Unbounce drops 4xx leads)', async () => {
     const lead = await expectParked(rt, await sendFixture('malformed'), {
       profile: 'unbounce',
-      reason: 'unreadable body: data.json is not valid JSON',
+      reason: 'corpo ilegível: data.json não é um JSON válido',
     });
     // The body is kept for an operator to read.
     expect(JSON.stringify(lead?.capture.answers)).toContain('Ana+Beatriz');

@@ -140,7 +140,7 @@ describe('POST /leads/{profile} with a Webflow form_submission webhook', () => {
     const response = await postSigned(loadLeadFixture('webflow', 'malformed'));
     await expectParked(rt, response, {
       profile: 'webflow',
-      reason: 'unreadable body: body is not valid JSON',
+      reason: 'corpo ilegível: o corpo não é um JSON válido',
     });
   });
 });

@@ -146,7 +146,7 @@ describe('the bounded wait (use case)', () => {
     expect(body).toEqual({
       error: {
         code: 'rejected_upstream',
-        message: 'the upstream refused the Prospect: CPF inválido.; E-mail já cadastrado.',
+        message: 'o sistema da academia recusou o Prospect: CPF inválido.; E-mail já cadastrado.',
         details: ['CPF inválido.', 'E-mail já cadastrado.'],
       },
       leadId: expect.stringMatching(/^ld_/),
@@ -193,7 +193,7 @@ describe('the bounded wait (use case)', () => {
     expect(JSON.parse(response.body)).toEqual({
       leadId: expect.stringMatching(/^ld_/),
       status: 'parked',
-      reason: 'required fields missing: lastName',
+      reason: 'falta o campo obrigatório sobrenome',
     });
     expect(sleeps).toEqual([]);
   });
@@ -319,7 +319,7 @@ describe('the bounded wait through the local runtime', () => {
     expect(other.status).toBe(422);
     const body = (await other.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('idempotency_key_reused');
-    expect(body.error.message).toMatch(/Idempotency-Key.*different Prospect/);
+    expect(body.error.message).toMatch(/Idempotency-Key já foi usada .*para outro Prospect/);
     expect(JSON.stringify(body)).not.toContain(String(idProspect));
     expect(await rt.countLeads()).toBe(before);
   });

@@ -198,7 +198,7 @@ describe('a lead erased on request, sent again', () => {
       expect(JSON.parse(answer.body)).toEqual({
         status: 'erased',
         code: 'personal_data_erased',
-        message: expect.stringContaining('erased at their request'),
+        message: expect.stringContaining('apagados a pedido dela (LGPD)'),
       });
     }
     expect(await leadCount()).toBe(1);

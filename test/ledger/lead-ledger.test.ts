@@ -952,7 +952,7 @@ describe('createDynamoLedger', () => {
     it("keeps an operator's correction on a parked lead, at the version they read", async () => {
       // Prepare
       const { lead } = await ledger.record(
-        newLead({ status: 'parked', reason: 'required fields missing: cellphone' }),
+        newLead({ status: 'parked', reason: 'falta o campo obrigatório celular' }),
       );
 
       // Act

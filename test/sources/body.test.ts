@@ -73,7 +73,7 @@ describe('readFields', () => {
     it('refuses a body with more fields than any form has', async () => {
       const body = Array.from({ length: MAX_FIELDS + 1 }, (_, i) => `f${i}=x`).join('&');
       expect(await readFields(request('application/x-www-form-urlencoded', body))).toEqual({
-        problem: `more than ${MAX_FIELDS} fields`,
+        problem: `mais de ${MAX_FIELDS} campos`,
       });
     });
   });
@@ -107,11 +107,11 @@ describe('readFields', () => {
 
     it('says what is wrong when the boundary is missing or does not match', async () => {
       expect(await readFields(request('multipart/form-data', body))).toEqual({
-        problem: 'multipart/form-data without a boundary in its Content-Type',
+        problem: 'multipart/form-data sem boundary no Content-Type',
       });
       const mismatched = await readFields(request('multipart/form-data; boundary=other', body));
       expect(mismatched).toEqual({
-        problem: 'multipart/form-data body could not be read (does the boundary match?)',
+        problem: 'o corpo multipart/form-data não pôde ser lido (o boundary confere?)',
       });
     });
   });
@@ -171,13 +171,13 @@ describe('readFields', () => {
 
     it('says what is wrong without quoting the body', async () => {
       const broken = await readFields(request('application/json', '{"nome": "Maria Sigilosa'));
-      expect(broken).toEqual({ problem: 'body is not valid JSON' });
+      expect(broken).toEqual({ problem: 'o corpo não é um JSON válido' });
       expect(await readFields(request('application/json', '["Maria"]'))).toEqual({
-        problem: 'the JSON body is not an object',
+        problem: 'o corpo JSON não é um objeto',
       });
       const deep = `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`;
       expect(await readFields(request('application/json', deep))).toEqual({
-        problem: 'the JSON body nests deeper than 32 levels',
+        problem: 'o corpo JSON tem mais de 32 níveis',
       });
     });
   });
@@ -213,7 +213,7 @@ describe('readFields', () => {
 
   it('refuses other content types by name only', async () => {
     expect(await readFields(request('application/xml', '<nome>Maria</nome>'))).toEqual({
-      problem: 'unsupported content type "application/xml"',
+      problem: 'tipo de conteúdo "application/xml" não suportado',
     });
   });
 
@@ -278,7 +278,7 @@ describe('readFields', () => {
 describe('flattenJson', () => {
   it('refuses anything but an object', () => {
     for (const value of [null, 1, 'a', [1]]) {
-      expect(flattenJson(value)).toEqual({ problem: 'the JSON body is not an object' });
+      expect(flattenJson(value)).toEqual({ problem: 'o corpo JSON não é um objeto' });
     }
   });
 });

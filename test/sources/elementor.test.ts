@@ -132,13 +132,13 @@ describe('elementor source', () => {
   describe('capture, unreadable bodies', () => {
     it('says what is wrong, without personal data', async () => {
       const malformed = problemOf(await resultOf(leadRequest('elementor', 'malformed')));
-      expect(malformed).toBe('body is not valid JSON');
+      expect(malformed).toBe('o corpo não é um JSON válido');
       const noFields = await resultOf(
         leadRequest('elementor', 'advanced-mode', { body: 'form%5Bid%5D=a1b2c3d' }),
       );
-      expect(problemOf(noFields)).toBe('advanced-mode body without a fields[...] object');
+      expect(problemOf(noFields)).toBe('corpo do modo avançado sem o objeto fields[...]');
       const empty = await resultOf(leadRequest('elementor', 'default-mode', { body: '' }));
-      expect(problemOf(empty)).toBe('the body has no fields');
+      expect(problemOf(empty)).toBe('o corpo não tem campos');
       expect(malformed).not.toContain('Carlos');
     });
 

@@ -144,7 +144,9 @@ describe('form source', () => {
       const bad = await resultOf(
         leadRequest('form', 'zapier-json', { headers: { 'Idempotency-Key': 'chave com espaço' } }),
       );
-      expect(problemOf(bad)).toBe('the idempotency key must be 1 to 255 visible ASCII characters');
+      expect(problemOf(bad)).toBe(
+        'a chave de idempotência deve ter de 1 a 255 caracteres ASCII visíveis',
+      );
     });
 
     it('reads a multipart form, ignoring its file', async () => {
@@ -222,21 +224,19 @@ describe('form source', () => {
 
     it('says what is wrong with malformed bodies, without personal data', async () => {
       const json = problemOf(await resultOf(leadRequest('form', 'malformed-json')));
-      expect(json).toBe('body is not valid JSON');
+      expect(json).toBe('o corpo não é um JSON válido');
       const multipart = problemOf(await resultOf(leadRequest('form', 'malformed-multipart')));
-      expect(multipart).toBe(
-        'multipart/form-data body could not be read (does the boundary match?)',
-      );
+      expect(multipart).toBe('o corpo multipart/form-data não pôde ser lido (o boundary confere?)');
       const empty = problemOf(
         await resultOf(leadRequest('form', 'valid-urlencoded', { body: '' })),
       );
-      expect(empty).toBe('the body has no fields');
+      expect(empty).toBe('o corpo não tem campos');
       const hiddenOnly = problemOf(
         await resultOf(
           leadRequest('form', 'valid-urlencoded', { body: 'utm_source=google&nome=&_hp=' }),
         ),
       );
-      expect(hiddenOnly).toBe('the body has no answers, only hidden or empty fields');
+      expect(hiddenOnly).toBe('o corpo não tem respostas, só campos ocultos ou vazios');
       for (const problem of [json, multipart, empty, hiddenOnly])
         expect(problem).not.toMatch(/Maria/);
     });

@@ -164,13 +164,13 @@ describe('googleSource.capture', () => {
     [
       'a body that is not JSON',
       platformBody('google', 'malformed.txt'),
-      'body is not a JSON object',
+      'o corpo não é um objeto JSON',
     ],
-    ['a lead without lead_id', platformBody('google', 'no-lead-id.json'), 'lead_id is missing'],
+    ['a lead without lead_id', platformBody('google', 'no-lead-id.json'), 'falta lead_id'],
     [
       'user_column_data that is not a list',
       Buffer.from('{"lead_id":"x","user_column_data":{}}'),
-      'user_column_data is not an array',
+      'user_column_data não é uma lista',
     ],
   ])('reports %s as a problem without personal data', async (_, body, problem) => {
     const result = await googleSource.capture(platformRequest(body), profile);

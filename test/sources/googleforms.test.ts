@@ -125,8 +125,8 @@ describe('googleFormsSource.capture', () => {
   });
 
   it.each([
-    ['a body that is not JSON', platformBody('googleforms', 'malformed.txt'), 'body is not JSON'],
-    ['no namedValues', Buffer.from('{"formId":"x"}'), 'namedValues is missing or not an object'],
+    ['a body that is not JSON', platformBody('googleforms', 'malformed.txt'), 'o corpo não é JSON'],
+    ['no namedValues', Buffer.from('{"formId":"x"}'), 'namedValues falta ou não é um objeto'],
   ])('reports %s as a problem to park', async (_, body, problem) => {
     expect(problemOf(await googleFormsSource.capture(signed(body), profile))).toBe(problem);
     expect(googleFormsSource.parkUnreadable).toBe(true);

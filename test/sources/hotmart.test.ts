@@ -136,12 +136,12 @@ describe('hotmartSource.capture', () => {
   });
 
   it.each([
-    ['a body that is not JSON', platformBody('hotmart', 'malformed.txt'), 'body is not JSON'],
-    ['no event', Buffer.from('{"data":{}}'), 'event is missing'],
+    ['a body that is not JSON', platformBody('hotmart', 'malformed.txt'), 'o corpo não é JSON'],
+    ['no event', Buffer.from('{"data":{}}'), 'falta event'],
     [
       'a purchase without buyer',
       Buffer.from('{"event":"PURCHASE_APPROVED","data":{"product":{"id":1}}}'),
-      'data.buyer is missing',
+      'falta data.buyer',
     ],
   ])('reports %s as a problem to park', async (_, body, problem) => {
     expect(problemOf(await hotmartSource.capture(sent(body), profile))).toBe(problem);

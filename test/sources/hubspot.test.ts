@@ -166,8 +166,8 @@ describe('hubspotSource.capture', () => {
   });
 
   it.each([
-    ['a body that is not JSON', platformBody('hubspot', 'malformed.txt'), 'body is not JSON'],
-    ['an empty object', Buffer.from('{}'), 'the body has no contact properties'],
+    ['a body that is not JSON', platformBody('hubspot', 'malformed.txt'), 'o corpo não é JSON'],
+    ['an empty object', Buffer.from('{}'), 'o corpo não tem propriedades de contato'],
   ])('reports %s as a problem to park', async (_, body, problem) => {
     expect(problemOf(await hubspotSource.capture(signed(body), profile))).toBe(problem);
   });

@@ -105,7 +105,7 @@ describe('jotformSource.capture', () => {
       wireRequest(wireFixture('jotform', 'malformed')),
       profile,
     );
-    expect(problemOf(result)).toBe('rawRequest is not a JSON object');
+    expect(problemOf(result)).toBe('rawRequest não é um objeto JSON');
     expect(jotformSource.parkUnreadable).toBe(true);
   });
 });

@@ -129,7 +129,7 @@ describe('kommoSource.capture', () => {
       wireRequest(wireFixture('kommo', 'malformed')),
       profile,
     );
-    expect(problemOf(result)).toBe('leads[add] entry 0 has no lead id');
+    expect(problemOf(result)).toBe('o item 0 de leads[add] não tem id de lead');
   });
 });
 

@@ -245,7 +245,7 @@ describe('metaSource.capture', () => {
 
     // Assess
     expect(result).toEqual({
-      problem: 'body is not JSON',
+      problem: 'o corpo não é JSON',
       dedupKey: expect.stringMatching(CONTENT_HASH_KEY),
     });
     expect(again).toEqual(result);
@@ -257,14 +257,14 @@ describe('metaSource.capture', () => {
       profile,
     );
     expect(result).toMatchObject({
-      problem: 'entry[0].changes[0].value.leadgen_id is missing or not an id',
+      problem: 'entry[0].changes[0].value.leadgen_id falta ou não é um id',
     });
   });
 
   it.each([
-    ['an array', '[]', 'body is not a JSON object'],
-    ['no entry', '{"object":"page"}', 'body has no "entry" array'],
-    ['changes not a list', '{"entry":[{"changes":{}}]}', 'entry[0].changes is not an array'],
+    ['an array', '[]', 'o corpo não é um objeto JSON'],
+    ['no entry', '{"object":"page"}', 'o corpo não tem a lista "entry"'],
+    ['changes not a list', '{"entry":[{"changes":{}}]}', 'entry[0].changes não é uma lista'],
   ])('reports %s as a problem', async (_, text, problem) => {
     expect(await metaSource.capture(signed(Buffer.from(text)), profile)).toMatchObject({ problem });
   });

@@ -91,7 +91,7 @@ describe('prospect source', () => {
       );
       const bad = leadRequest('prospect', 'idempotent', { headers: { 'Idempotency-Key': 'á' } });
       expect(problemOf(capture(bad))).toBe(
-        'the idempotency key must be 1 to 255 visible ASCII characters',
+        'a chave de idempotência deve ter de 1 a 255 caracteres ASCII visíveis',
       );
     });
 
@@ -106,8 +106,8 @@ describe('prospect source', () => {
       const problem = problemOf(capture(leadRequest('prospect', 'invalid-fields')));
       // Assess
       expect(problem).toBe(
-        'invalid Prospect: name: must be a string, got an integer; ' +
-          'idBranch: must be a number, got a string; interests.1: must be a number, got a string',
+        'Prospect inválido: name: deve ser um texto, não um número inteiro; ' +
+          'idBranch: deve ser um número, não um texto; interests.1: deve ser um número, não um texto',
       );
       expect(problem).not.toMatch(/12345|três|musculação/);
     });
@@ -115,21 +115,21 @@ describe('prospect source', () => {
     it('gives the details as a list for an error response', () => {
       const read = readProspect(leadRequest('prospect', 'invalid-fields'));
       expect('details' in read && read.details).toEqual([
-        { field: 'name', message: 'must be a string, got an integer' },
-        { field: 'idBranch', message: 'must be a number, got a string' },
-        { field: 'interests.1', message: 'must be a number, got a string' },
+        { field: 'name', message: 'deve ser um texto, não um número inteiro' },
+        { field: 'idBranch', message: 'deve ser um número, não um texto' },
+        { field: 'interests.1', message: 'deve ser um número, não um texto' },
       ]);
     });
 
     it('says what is wrong with a body that is not a Prospect at all', () => {
       expect(problemOf(capture(leadRequest('prospect', 'malformed')))).toBe(
-        'body is not valid JSON',
+        'o corpo não é um JSON válido',
       );
       expect(problemOf(capture(leadRequest('prospect', 'valid', { body: '[1]' })))).toBe(
-        'the body must be a JSON object (a Prospect)',
+        'o corpo deve ser um objeto JSON (um Prospect)',
       );
       expect(problemOf(capture(leadRequest('prospect', 'valid', { body: '  ' })))).toBe(
-        'the body is empty; expected a Prospect',
+        'o corpo está vazio; esperava-se um Prospect',
       );
       const form = leadRequest('prospect', 'valid', {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -141,7 +141,7 @@ describe('prospect source', () => {
             profile,
           ),
         ),
-      ).toBe('the content type must be application/json or application/json-patch+json');
+      ).toBe('o tipo de conteúdo deve ser application/json ou application/json-patch+json');
       expect(prospectSource.parkUnreadable).toBe(false);
     });
   });

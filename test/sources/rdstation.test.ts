@@ -213,23 +213,23 @@ describe('rdstationSource.capture: legacy payload', () => {
 
 describe('rdstationSource.capture: unreadable bodies', () => {
   it.each([
-    ['a body that is not JSON', platformBody('rdstation', 'malformed.txt'), 'body is not JSON'],
-    ['a string', Buffer.from('"lead"'), 'body is not a JSON object'],
+    ['a body that is not JSON', platformBody('rdstation', 'malformed.txt'), 'o corpo não é JSON'],
+    ['a string', Buffer.from('"lead"'), 'o corpo não é um objeto JSON'],
     [
       'neither contact nor leads',
       Buffer.from('{"event_type":"x"}'),
-      'body has neither "contact" nor "leads"',
+      'o corpo não tem "contact" nem "leads"',
     ],
-    ['leads not a list', Buffer.from('{"leads":{}}'), 'leads is not an array'],
+    ['leads not a list', Buffer.from('{"leads":{}}'), 'leads não é uma lista'],
     [
       'a lead that is not an object',
       Buffer.from('{"leads":[{"uuid":"u"},3]}'),
-      'leads[1] is not an object',
+      'leads[1] não é um objeto',
     ],
     [
       'a contact that is not an object',
       Buffer.from('{"contact":"x"}'),
-      'body.contact is not an object',
+      'body.contact não é um objeto',
     ],
   ])('reports %s as a structural problem', async (_, body, problem) => {
     const result = await rdstationSource.capture(platformRequest(body), profile);

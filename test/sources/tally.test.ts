@@ -142,15 +142,15 @@ describe('tallySource.capture', () => {
   });
 
   it.each([
-    ['a body that is not JSON', platformBody('tally', 'malformed.txt'), 'body is not JSON'],
-    ['no data', Buffer.from('{"eventType":"FORM_RESPONSE"}'), 'data is missing or not an object'],
+    ['a body that is not JSON', platformBody('tally', 'malformed.txt'), 'o corpo não é JSON'],
+    ['no data', Buffer.from('{"eventType":"FORM_RESPONSE"}'), 'data falta ou não é um objeto'],
     [
       'no response id',
       variant((payload) => {
         (payload.data as Record<string, unknown>).responseId = undefined;
         (payload.data as Record<string, unknown>).submissionId = undefined;
       }),
-      'data.responseId is missing',
+      'falta data.responseId',
     ],
   ])('reports %s as a problem to park', async (_, body, problem) => {
     expect(problemOf(await tallySource.capture(signed(body), profile))).toBe(problem);

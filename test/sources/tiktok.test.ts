@@ -97,7 +97,7 @@ describe('tiktokSource.capture', () => {
 
   it('parks an entry without a lead id under a hash of the body; other subscriptions are no lead', async () => {
     expect(await capture(platformBody('tiktok', 'webhook-no-id.json'))).toEqual({
-      problem: 'entry[0].id is missing or not a lead id',
+      problem: 'entry[0].id falta ou não é um id de lead',
       dedupKey: expect.stringMatching(CONTENT_HASH_KEY),
     });
     expect(leadsIn(capture(Buffer.from('{"object":"AD_STATUS","entry":[{"id":"1"}]}')))).toEqual(

@@ -184,21 +184,21 @@ describe('typeformSource.capture', () => {
   });
 
   it.each([
-    ['a body that is not JSON', platformBody('typeform', 'malformed.txt'), 'body is not JSON'],
-    ['no form_response', Buffer.from('{"event_type":"form_response"}'), 'form_response is missing'],
+    ['a body that is not JSON', platformBody('typeform', 'malformed.txt'), 'o corpo não é JSON'],
+    ['no form_response', Buffer.from('{"event_type":"form_response"}'), 'falta form_response'],
     [
       'no token',
       variant((payload) => {
         payload.form_response.token = undefined;
       }),
-      'form_response.token is missing',
+      'falta form_response.token',
     ],
     [
       'answers that are not a list',
       variant((payload) => {
         payload.form_response.answers = {};
       }),
-      'form_response.answers is not an array',
+      'form_response.answers não é uma lista',
     ],
   ])('reports %s as a problem without personal data', async (_, body, problem) => {
     const result = await typeformSource.capture(signed(body), profile);

@@ -140,12 +140,12 @@ describe('unbounce source', () => {
 
     it('says what is wrong with data.json, without its content', async () => {
       const malformed = problemOf(await resultOf(leadRequest('unbounce', 'malformed')));
-      expect(malformed).toBe('data.json is not valid JSON');
+      expect(malformed).toBe('data.json não é um JSON válido');
       expect(malformed).not.toContain('Ana');
       const missing = await resultOf(validWith(`page_id=${PAGE_ID}&nome=Ana`));
-      expect(problemOf(missing)).toBe('data.json is missing');
+      expect(problemOf(missing)).toBe('falta data.json');
       const notObject = await resultOf(validWith(withData('["Ana"]')));
-      expect(problemOf(notObject)).toBe('data.json is not a JSON object');
+      expect(problemOf(notObject)).toBe('data.json não é um objeto JSON');
     });
 
     it('is parked, not refused, when unreadable', () => {

@@ -127,20 +127,20 @@ describe('webflow source', () => {
     it('says what is wrong with an unreadable body, without its content', () => {
       const capture = (body: string) => resultOf(leadRequest('webflow', 'valid', { body }));
       expect(problemOf(resultOf(leadRequest('webflow', 'malformed')))).toBe(
-        'body is not valid JSON',
+        'o corpo não é um JSON válido',
       );
-      expect(problemOf(capture('[]'))).toBe('the body is not a JSON object');
+      expect(problemOf(capture('[]'))).toBe('o corpo não é um objeto JSON');
       expect(problemOf(capture('{"triggerType":"site_publish","payload":{}}'))).toBe(
-        'triggerType is not form_submission',
+        'triggerType não é form_submission',
       );
       expect(problemOf(capture('{"triggerType":"form_submission"}'))).toBe(
-        'payload is missing or not an object',
+        'payload falta ou não é um objeto',
       );
       expect(problemOf(capture('{"payload":{"data":{"Nome":"Fernanda"}}}'))).toBe(
-        'payload.id is missing',
+        'falta payload.id',
       );
       expect(problemOf(capture('{"payload":{"id":"x3","data":"Fernanda"}}'))).toBe(
-        'payload.data is missing or not an object',
+        'payload.data falta ou não é um objeto',
       );
       expect(webflowSource.parkUnreadable).toBe(true);
     });
@@ -171,7 +171,7 @@ describe('webflow source', () => {
       });
       expect(
         problemOf(resultOf(leadRequest('webflow', 'valid', { body: '{"_id":"x","data":1}' }))),
-      ).toBe('data is missing or not an object');
+      ).toBe('data falta ou não é um objeto');
     });
   });
 

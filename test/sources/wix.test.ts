@@ -120,11 +120,11 @@ describe('wixSource.capture', () => {
   });
 
   it.each([
-    ['a body that is not JSON', platformBody('wix', 'malformed.txt'), 'body is not JSON'],
+    ['a body that is not JSON', platformBody('wix', 'malformed.txt'), 'o corpo não é JSON'],
     [
       'a body of metadata only',
       Buffer.from('{"formId":"x","submissionId":"y"}'),
-      'the body has no answers',
+      'o corpo não tem respostas',
     ],
   ])('reports %s as a problem to park', async (_, body, problem) => {
     expect(problemOf(await wixSource.capture(sent(body), profile))).toBe(problem);

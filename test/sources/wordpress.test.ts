@@ -142,7 +142,7 @@ describe('wordpressSource.capture, problems', () => {
       wireRequest(wireFixture('wordpress', 'malformed')),
       profileOf('contact-form-7'),
     );
-    expect(problemOf(result)).toBe('body is not valid JSON');
+    expect(problemOf(result)).toBe('o corpo não é um JSON válido');
     expect(wordpressSource.parkUnreadable).toBe(true);
   });
 });

@@ -212,9 +212,9 @@ describe('upstream client against the sandbox', () => {
   });
 
   it.each([
-    { faults: { outage: true }, status: undefined, says: 'failed:' },
-    { faults: { errorRate: 1, errorStatus: 503 }, status: 503, says: 'failed (503)' },
-    { faults: { latencyMs: 1_000 }, status: undefined, says: 'timed out after 300 ms' },
+    { faults: { outage: true }, status: undefined, says: 'falhou:' },
+    { faults: { errorRate: 1, errorStatus: 503 }, status: 503, says: 'falhou (503)' },
+    { faults: { latencyMs: 1_000 }, status: undefined, says: 'ficou sem resposta por 300 ms' },
   ])('classifies $faults as unavailable', async ({ faults, status, says }) => {
     // Prepare
     await resetSandbox(sandbox, faults);

@@ -161,11 +161,11 @@ describe('createUpstreamClient against a loopback stub', () => {
     });
 
     it.each([
-      { reply: { status: 200 }, says: 'empty body' },
-      { reply: { status: 204 }, says: 'empty body' },
-      { reply: { body: '<html>ok</html>' }, says: 'not JSON ("<html>ok</html>")' },
-      { reply: { body: { id: 7 } }, says: 'without a prospect id (idProspect' },
-      { reply: { body: '"abc"' }, says: 'without a prospect id' },
+      { reply: { status: 200 }, says: 'corpo vazio' },
+      { reply: { status: 204 }, says: 'corpo vazio' },
+      { reply: { body: '<html>ok</html>' }, says: 'não é JSON ("<html>ok</html>")' },
+      { reply: { body: { id: 7 } }, says: 'sem o id do prospect (idProspect' },
+      { reply: { body: '"abc"' }, says: 'sem o id do prospect' },
     ])('treats an unusable 2xx body as unavailable: $says', async ({ reply, says }) => {
       // Prepare
       stub.reply(reply as StubReply);
@@ -176,7 +176,7 @@ describe('createUpstreamClient against a loopback stub', () => {
       // Assess
       expect(error.kind).toBe('unavailable');
       expect(error.message).toContain(says);
-      expect(error.message).toContain('its id is unknown');
+      expect(error.message).toContain('o id dele é desconhecido');
     });
   });
 
@@ -257,7 +257,7 @@ describe('createUpstreamClient against a loopback stub', () => {
       const error = await failure(client.listDebtors({ idBranch: 1 }));
 
       // Assess
-      expect(error.message).toBe('GET /api/v1/receivables/debtors failed (500) with an empty body');
+      expect(error.message).toBe('GET /api/v1/receivables/debtors falhou (500) com o corpo vazio');
     });
 
     it('reads Retry-After seconds on 429 and pauses the pacer until then', async () => {
@@ -340,7 +340,7 @@ describe('createUpstreamClient against a loopback stub', () => {
       expect(error.kind).toBe('unavailable');
       expect(error.status).toBeUndefined();
       expect(error.message).toMatch(
-        /^POST \/api\/v1\/prospects failed: .+may still have taken effect$/,
+        /^POST \/api\/v1\/prospects falhou: .+pode ter sido feito mesmo assim$/,
       );
     });
 
@@ -378,7 +378,7 @@ describe('createUpstreamClient against a loopback stub', () => {
       // Assess
       expect(error.kind).toBe('unavailable');
       expect(error.status).toBeUndefined();
-      expect(error.message).toContain('timed out after 300 ms');
+      expect(error.message).toContain('ficou sem resposta por 300 ms');
     });
 
     it("passes the caller's own abort through untouched", async () => {
@@ -457,9 +457,9 @@ describe('createUpstreamClient against a loopback stub', () => {
       // Assess
       expect(error.kind).toBe('unavailable');
       expect(error.status).toBe(200);
-      expect(error.message).toContain('invalid debtors list');
+      expect(error.message).toContain('lista de devedores inválida');
       expect(error.message).toContain('results.0.receivableId');
-      expect(error.message).toContain('total is required');
+      expect(error.message).toContain('total é obrigatório');
     });
   });
 

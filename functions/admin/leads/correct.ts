@@ -8,9 +8,10 @@
  */
 import { accountOfProfile } from '../../config/config-schema.ts';
 import { applyCorrection, mergeCorrections, readCorrection } from '../../domain/lead-correction.ts';
-import { CORRECTABLE } from '../../domain/lead-lifecycle.ts';
+import { CORRECTABLE, STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
 import { mapCapture } from '../../domain/map-capture.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
+import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { sourceLabel } from '../../sources/registry.ts';
 import { branchesOf } from '../../upstream/branch-directory.ts';
@@ -22,6 +23,7 @@ import {
   toAdminLeadView,
   toDetailedView,
 } from './lead.ts';
+import { zonesOf } from './zones.ts';
 
 export async function correctLead(context: RouteContext): Promise<HttpResponse> {
   const { deps, request, now } = context;
@@ -29,30 +31,60 @@ export async function correctLead(context: RouteContext): Promise<HttpResponse> 
   const parsed = tryJson(request.body.toString('utf8'));
   const body = parsed.ok ? parsed.value : undefined;
   if (!parsed.ok || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw refusal(400, 'invalid_body', 'send a JSON object: {"prospect": {"cellphone": "..."}}');
+    throw refusal(
+      400,
+      'invalid_body',
+      t(
+        'envie um objeto JSON: {"prospect": {"cellphone": "..."}}',
+        'send a JSON object: {"prospect": {"cellphone": "..."}}',
+      ),
+    );
   }
   const extra = Object.keys(body).filter((key) => key !== 'prospect');
   if (extra.length > 0 || !('prospect' in body)) {
-    throw refusal(400, 'invalid_body', 'send a JSON object with one key, "prospect"', extra);
+    throw refusal(
+      400,
+      'invalid_body',
+      t(
+        'envie um objeto JSON com uma só chave, "prospect"',
+        'send a JSON object with one key, "prospect"',
+      ),
+      extra,
+    );
   }
   const read = readCorrection((body as { prospect: unknown }).prospect);
   if (!read.ok) {
-    throw refusal(400, 'invalid_prospect', 'some fields cannot be used', read.details);
+    throw refusal(
+      400,
+      'invalid_prospect',
+      t('alguns campos não podem ser usados', 'some fields cannot be used'),
+      read.details,
+    );
   }
   const lead = await findLead(deps.ledger, leadId);
   if (lead.redactedAt !== undefined) {
-    throw personalDataRemoved(lead, 'it cannot be corrected');
+    throw personalDataRemoved(lead, t('ele não pode ser corrigido', 'it cannot be corrected'));
   }
   if (!CORRECTABLE.has(lead.status)) {
     throw refusal(
       409,
       'not_correctable',
-      `lead ${leadId} is ${toAdminLeadView(lead).status}; only parked, rejected, dead or test leads can be corrected`,
+      t(
+        `o lead ${leadId} está ${STATUS_LABELS[toAdminLeadView(lead).status].toLowerCase()}; só leads parados, recusados, esgotados ou de teste podem ser corrigidos`,
+        `lead ${leadId} is ${toAdminLeadView(lead).status}; only parked, rejected, dead or test leads can be corrected`,
+      ),
     );
   }
   const profile = await deps.config.profile(lead.profile);
   if (!profile) {
-    throw refusal(409, 'unknown_profile', `profile ${lead.profile} is no longer configured`);
+    throw refusal(
+      409,
+      'unknown_profile',
+      t(
+        `o perfil ${lead.profile} não está mais configurado`,
+        `profile ${lead.profile} is no longer configured`,
+      ),
+    );
   }
   const correction = mergeCorrections(lead.correction, read.correction);
   const branches = await branchesOf(deps.branches, accountOfProfile(profile));
@@ -67,11 +99,25 @@ export async function correctLead(context: RouteContext): Promise<HttpResponse> 
     now(),
   );
   if (!saved)
-    throw refusal(409, 'conflict', `lead ${leadId} changed meanwhile; reload and try again`);
+    throw refusal(
+      409,
+      'conflict',
+      t(
+        `o lead ${leadId} mudou nesse meio-tempo; recarregue e tente de novo`,
+        `lead ${leadId} changed meanwhile; reload and try again`,
+      ),
+    );
   deps.events?.corrected?.({
     leadId,
     fields: Object.keys(read.correction),
     client: context.client,
   });
-  return json(200, { ...toDetailedView(saved), missing: mapped.missing }, NO_STORE);
+  return json(
+    200,
+    {
+      ...toDetailedView(saved, await zonesOf(deps.config)(saved.profile)),
+      missing: mapped.missing,
+    },
+    NO_STORE,
+  );
 }

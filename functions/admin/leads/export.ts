@@ -3,13 +3,26 @@
  * sales team, newest first, with the console listing's filters (`profile`, `q`, `since`, `until`,
  * `order`: scan.ts); at most MAX_EXPORT leads. Personal data, for the `admin` role only.
  */
+
+import { STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
+import { DEFAULT_TIME_ZONE, localDay } from '../../domain/local-time.ts';
 import type { HttpResponse } from '../../kernel/http.ts';
+import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
-import type { LeadRecord } from '../../ledger/lead-ledger.ts';
 import { type RouteContext, refusal, single } from '../operation.ts';
 import { ledgerStatuses, PUBLIC_STATUSES } from './lead.ts';
-import { leadsCsv } from './lead-views.ts';
+import { type CsvLead, leadsCsv } from './lead-views.ts';
 import { recentFilter, scanRecent } from './scan.ts';
+import { zonesOf } from './zones.ts';
+
+/** `Na fila` → `na-fila`: a word for a file name. */
+function fileWord(label: string): string {
+  return label
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-');
+}
 
 /** Leads one CSV holds at most. */
 const MAX_EXPORT = 5000;
@@ -18,10 +31,18 @@ export async function exportLeads({ deps, request, now }: RouteContext): Promise
   const status = single(request, 'status') || 'parked';
   const publicStatus = PUBLIC_STATUSES.find((candidate) => candidate === status);
   if (!publicStatus) {
-    throw refusal(400, 'invalid_status', `status must be one of: ${PUBLIC_STATUSES.join(', ')}`);
+    throw refusal(
+      400,
+      'invalid_status',
+      t(
+        `status deve ser um de: ${PUBLIC_STATUSES.join(', ')}`,
+        `status must be one of: ${PUBLIC_STATUSES.join(', ')}`,
+      ),
+    );
   }
   const filter = recentFilter(request, ledgerStatuses(publicStatus));
-  const rows: { lead: LeadRecord; status: string }[] = [];
+  const rows: CsvLead[] = [];
+  const zoneOf = zonesOf(deps.config);
   let cursor: string | undefined;
   do {
     const page = await scanRecent(
@@ -30,16 +51,20 @@ export async function exportLeads({ deps, request, now }: RouteContext): Promise
       Math.min(500, MAX_EXPORT - rows.length),
       cursor,
     );
-    rows.push(...page.leads.map((lead) => ({ lead, status: publicStatus })));
+    for (const lead of page.leads) {
+      rows.push({ lead, status: publicStatus, timeZone: await zoneOf(lead.profile) });
+    }
     cursor = page.cursor;
   } while (cursor !== undefined && rows.length < MAX_EXPORT);
-  const day = now().toISOString().slice(0, 10);
+  // The file says what it holds in Portuguese, and the day where the operator is.
+  const day = localDay(now(), rows[0]?.timeZone ?? DEFAULT_TIME_ZONE);
+  const what = fileWord(STATUS_LABELS[publicStatus]);
   return {
     statusCode: 200,
     headers: {
       ...NO_STORE,
       'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="leads-${publicStatus}-${day}.csv"`,
+      'content-disposition': `attachment; filename="leads-${what}-${day}.csv"`,
     },
     body: leadsCsv(rows),
   };

@@ -3,6 +3,9 @@
  * became (or, before any mapping, from the answers as sent), the search over them, and the CSV
  * of leads for a sales team. Personal data: only the admin routes use this, never a log line.
  */
+import { type PublicLeadStatus, STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
+import { leadReasonPt } from '../../domain/lead-reasons.ts';
+import { localDateTime } from '../../domain/local-time.ts';
 import { guardFormula } from '../../kernel/csv-cell.ts';
 import type { LeadRecord } from '../../ledger/lead-ledger.ts';
 
@@ -80,6 +83,7 @@ function cell(value: string | number | undefined): string {
 
 const CSV_HEADER = [
   'Recebido em',
+  'Fuso horário',
   'Perfil',
   'Situação',
   'Motivo',
@@ -89,15 +93,27 @@ const CSV_HEADER = [
   'Lead',
 ] as const;
 
-/** The leads as a CSV for a sales team (`;`-separated, UTF-8 with BOM: Excel in Portuguese). */
-export function leadsCsv(leads: readonly { lead: LeadRecord; status: string }[]): string {
-  const rows = leads.map(({ lead, status }) => {
+/** A row of the leads CSV: the lead, its public status and its account's time zone. */
+export interface CsvLead {
+  lead: LeadRecord;
+  status: PublicLeadStatus;
+  timeZone: string;
+}
+
+/**
+ * The leads as a CSV for a sales team (`;`-separated, UTF-8 with BOM: Excel in Portuguese), in
+ * Portuguese: each time in its account's zone (`26/11/2026 08:41:47`, the zone in the next
+ * column), the status as the console names it (`Parado`), the reason in Portuguese.
+ */
+export function leadsCsv(leads: readonly CsvLead[]): string {
+  const rows = leads.map(({ lead, status, timeZone }) => {
     const contact = contactOf(lead);
     return [
-      lead.receivedAt,
+      localDateTime(lead.receivedAt, timeZone),
+      timeZone,
       lead.profile,
-      status,
-      lead.reason,
+      STATUS_LABELS[status],
+      lead.reason === undefined ? undefined : leadReasonPt(lead.reason),
       contact.name,
       contact.email,
       contact.phone,

@@ -11,6 +11,9 @@ import {
   type LeadStatus,
   type PublicLeadStatus,
 } from '../../domain/lead-lifecycle.ts';
+import { leadReasonPt } from '../../domain/lead-reasons.ts';
+import { DEFAULT_TIME_ZONE, localDateTime } from '../../domain/local-time.ts';
+import { type Text, t } from '../../kernel/language.ts';
 import {
   type LeadLedger,
   type LeadRecord,
@@ -35,22 +38,34 @@ export function ledgerStatuses(status: PublicLeadStatus): readonly LeadStatus[] 
   return status === 'queued' ? ['queued', 'sending'] : [status];
 }
 
-/** The admin body of one lead: the contract's fields, `reason`, and `messages` when rejected. */
+/**
+ * The admin body of one lead: the contract's fields, `reason` (in Portuguese: a reason stored
+ * in English before is said in Portuguese, domain/lead-reasons.ts), and `messages` when
+ * rejected; with its account's time zone, `timeZone` and `receivedAtLocal`
+ * (`26/11/2026 08:41:47` there, domain/local-time.ts) beside the UTC `receivedAt`.
+ */
 export interface AdminLeadView extends LeadSummary {
   messages?: string[];
+  timeZone?: string;
+  receivedAtLocal?: string;
 }
 
-export function toAdminLeadView(lead: LeadRecord): AdminLeadView {
+export function toAdminLeadView(lead: LeadRecord, timeZone?: string): AdminLeadView {
   return {
     ...toLeadSummary(lead),
+    ...(lead.reason !== undefined && { reason: leadReasonPt(lead.reason) }),
     ...(lead.messages !== undefined && { messages: lead.messages }),
+    ...(timeZone !== undefined && {
+      timeZone,
+      receivedAtLocal: localDateTime(lead.receivedAt, timeZone),
+    }),
   };
 }
 
 /** A lead in full: the admin view plus what the person sent, the Prospect and the correction. */
-export function toDetailedView(lead: LeadRecord) {
+export function toDetailedView(lead: LeadRecord, timeZone?: string) {
   return {
-    ...toAdminLeadView(lead),
+    ...toAdminLeadView(lead, timeZone),
     contact: contactOf(lead),
     submitted: {
       answers: lead.capture.answers,
@@ -76,14 +91,21 @@ export type DetailedLeadView = ReturnType<typeof toDetailedView>;
 
 export function requireLeadId(leadId: string): string {
   if (!isLeadId(leadId)) {
-    throw refusal(400, 'invalid_lead_id', 'not a lead id (ld_ followed by 22 characters)');
+    throw refusal(
+      400,
+      'invalid_lead_id',
+      t(
+        'não é um id de lead (ld_ seguido de 22 caracteres)',
+        'not a lead id (ld_ followed by 22 characters)',
+      ),
+    );
   }
   return leadId;
 }
 
 export async function findLead(ledger: LeadLedger, leadId: string): Promise<LeadRecord> {
   const lead = await ledger.get(leadId);
-  if (!lead) throw refusal(404, 'lead_not_found', `no lead ${leadId}`);
+  if (!lead) throw refusal(404, 'lead_not_found', t(`não há lead ${leadId}`, `no lead ${leadId}`));
   return lead;
 }
 
@@ -91,16 +113,19 @@ export async function findLead(ledger: LeadLedger, leadId: string): Promise<Lead
  * 409 `personal_data_removed`: the lead's personal data was erased on request or removed after
  * the retention, so it can be neither sent nor corrected (an erased person stays erased).
  */
-export function personalDataRemoved(lead: LeadRecord, consequence: string): AdminRefusal {
+export function personalDataRemoved(lead: LeadRecord, consequence: Text): AdminRefusal {
   const why =
     lead.redaction === 'erasure'
-      ? "erased at the person's request"
+      ? t('apagados a pedido da pessoa', "erased at the person's request")
       : lead.redaction === 'retention'
-        ? 'removed after the retention period'
-        : 'removed';
+        ? t('removidos ao fim do prazo de guarda', 'removed after the retention period')
+        : t('removidos', 'removed');
   return refusal(
     409,
     'personal_data_removed',
-    `lead ${lead.leadId} no longer holds personal data (${why} on ${lead.redactedAt}): ${consequence}`,
+    t(
+      `o lead ${lead.leadId} não guarda mais dados pessoais (${why.pt} em ${lead.redactedAt ? localDateTime(lead.redactedAt, DEFAULT_TIME_ZONE) : '?'}): ${consequence.pt}`,
+      `lead ${lead.leadId} no longer holds personal data (${why.en} on ${lead.redactedAt}): ${consequence.en}`,
+    ),
   );
 }

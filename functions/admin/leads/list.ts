@@ -10,12 +10,14 @@
  */
 import { LEAD_STATUSES, type LeadStatus } from '../../domain/lead-lifecycle.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
+import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { InvalidCursorError, type LeadLedger } from '../../ledger/lead-ledger.ts';
 import { type RouteContext, refusal, single } from '../operation.ts';
 import { type AdminLeadView, ledgerStatuses, PUBLIC_STATUSES, toAdminLeadView } from './lead.ts';
 import { type Contact, contactOf } from './lead-views.ts';
 import { RECENT_PARAMS, recentFilter, scanRecent } from './scan.ts';
+import { zonesOf } from './zones.ts';
 
 export const DEFAULT_LIST_LIMIT = 50;
 export const MAX_LIST_LIMIT = 500;
@@ -43,7 +45,11 @@ function encodeListCursor(position: ListPosition): string {
 
 function decodeListCursor(cursor: string, statuses: readonly LeadStatus[]): ListPosition {
   const invalid = () =>
-    refusal(400, 'invalid_cursor', 'the cursor does not belong to this listing');
+    refusal(
+      400,
+      'invalid_cursor',
+      t('o cursor não é desta listagem', 'the cursor does not belong to this listing'),
+    );
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -61,7 +67,14 @@ function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_LIST_LIMIT;
   const limit = Number(raw);
   if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw refusal(400, 'invalid_limit', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
+    throw refusal(
+      400,
+      'invalid_limit',
+      t(
+        `limit deve ser um número inteiro de 1 a ${MAX_LIST_LIMIT}`,
+        `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`,
+      ),
+    );
   }
   return limit;
 }
@@ -78,7 +91,10 @@ export async function listLeads(context: RouteContext): Promise<HttpResponse> {
     throw refusal(
       400,
       'invalid_status',
-      `status must be one of: ${PUBLIC_STATUSES.join(', ')}`,
+      t(
+        `status deve ser um de: ${PUBLIC_STATUSES.join(', ')}`,
+        `status must be one of: ${PUBLIC_STATUSES.join(', ')}`,
+      ),
       PUBLIC_STATUSES,
     );
   }
@@ -94,6 +110,7 @@ export async function listLeads(context: RouteContext): Promise<HttpResponse> {
       : decodeListCursor(rawCursor, statuses);
 
   const leads: AdminLeadView[] = [];
+  const zoneOf = zonesOf(deps.config);
   while (position && leads.length < limit) {
     let page: Awaited<ReturnType<LeadLedger['listByStatus']>>;
     try {
@@ -103,11 +120,15 @@ export async function listLeads(context: RouteContext): Promise<HttpResponse> {
       });
     } catch (error) {
       if (error instanceof InvalidCursorError) {
-        throw refusal(400, 'invalid_cursor', 'the cursor does not belong to this listing');
+        throw refusal(
+          400,
+          'invalid_cursor',
+          t('o cursor não é desta listagem', 'the cursor does not belong to this listing'),
+        );
       }
       throw error;
     }
-    leads.push(...page.leads.map(toAdminLeadView));
+    for (const lead of page.leads) leads.push(toAdminLeadView(lead, await zoneOf(lead.profile)));
     if (page.cursor !== undefined) {
       position = { status: position.status, cursor: page.cursor };
     } else {
@@ -128,11 +149,20 @@ async function recentLeads(
   const filter = recentFilter(request, statuses);
   const cursor = single(request, 'cursor') || undefined;
   if (cursor !== undefined && !deps.ledger.isPosition(cursor)) {
-    throw refusal(400, 'invalid_cursor', 'the cursor does not belong to this listing');
+    throw refusal(
+      400,
+      'invalid_cursor',
+      t('o cursor não é desta listagem', 'the cursor does not belong to this listing'),
+    );
   }
   const page = await scanRecent(deps.ledger, filter, limit, cursor);
+  const zoneOf = zonesOf(deps.config);
+  const leads: LeadListing['leads'] = [];
+  for (const lead of page.leads) {
+    leads.push({ ...toAdminLeadView(lead, await zoneOf(lead.profile)), contact: contactOf(lead) });
+  }
   return {
-    leads: page.leads.map((lead) => ({ ...toAdminLeadView(lead), contact: contactOf(lead) })),
+    leads,
     ...(page.cursor !== undefined && { cursor: page.cursor }),
   };
 }

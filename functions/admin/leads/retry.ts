@@ -9,6 +9,7 @@
 import { IN_FLIGHT } from '../../domain/lead-lifecycle.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
+import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { accountOfLead, DEFAULT_WAKE_GRACE_MS, type LeadRecord } from '../../ledger/lead-ledger.ts';
 import type { AdminDeps, AdminRoute } from '../admin.ts';
@@ -52,13 +53,19 @@ export async function retryLead(context: RouteContext): Promise<HttpResponse> {
   const leadId = requireLeadId(context.leadId);
   const before = await findLead(deps.ledger, leadId);
   if (before.redactedAt !== undefined) {
-    throw personalDataRemoved(before, 'there is nothing left to deliver');
+    throw personalDataRemoved(
+      before,
+      t('não há mais nada a entregar', 'there is nothing left to deliver'),
+    );
   }
   if (before.status === 'delivered') {
     throw refusal(
       409,
       'already_delivered',
-      `lead ${leadId} was already delivered${before.idProspect === undefined ? '' : ` as prospect ${before.idProspect}`}`,
+      t(
+        `o lead ${leadId} já foi entregue${before.idProspect === undefined ? '' : ` como prospect ${before.idProspect}`}`,
+        `lead ${leadId} was already delivered${before.idProspect === undefined ? '' : ` as prospect ${before.idProspect}`}`,
+      ),
     );
   }
   // A lead on its way is woken: its next attempt becomes due now (a stranded lead, a long
@@ -71,7 +78,14 @@ export async function retryLead(context: RouteContext): Promise<HttpResponse> {
       })
     : await deps.ledger.requeue(leadId, now());
   if (!moved) {
-    throw refusal(409, 'conflict', `lead ${leadId} changed while being retried; try again`);
+    throw refusal(
+      409,
+      'conflict',
+      t(
+        `o lead ${leadId} mudou enquanto era reenviado; tente de novo`,
+        `lead ${leadId} changed while being retried; try again`,
+      ),
+    );
   }
   const sent = await sendWakeUp(deps, moved, 'retry-lead');
   deps.events?.retried({ leadId, from: before.status, client: context.client });

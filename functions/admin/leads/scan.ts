@@ -7,6 +7,7 @@
  */
 import type { LeadStatus } from '../../domain/lead-lifecycle.ts';
 import type { HttpRequest } from '../../kernel/http.ts';
+import { t } from '../../kernel/language.ts';
 import type { LeadLedger, LeadRecord } from '../../ledger/lead-ledger.ts';
 import { refusal, single } from '../operation.ts';
 import { matchesSearch } from './lead-views.ts';
@@ -26,7 +27,10 @@ function parseInstant(name: string, raw: string | undefined): Date | undefined {
     throw refusal(
       400,
       'invalid_query',
-      `${name} must be a date (2026-11-23) or an ISO 8601 instant`,
+      t(
+        `${name} deve ser uma data (2026-11-23) ou um instante ISO 8601`,
+        `${name} must be a date (2026-11-23) or an ISO 8601 instant`,
+      ),
     );
   }
   return date;
@@ -44,7 +48,12 @@ export interface RecentFilter {
 export function recentFilter(request: HttpRequest, statuses: readonly LeadStatus[]): RecentFilter {
   const order = single(request, 'order') ?? 'newest';
   if (order !== 'newest' && order !== 'oldest') {
-    throw refusal(400, 'invalid_query', 'order must be newest or oldest', ['newest', 'oldest']);
+    throw refusal(
+      400,
+      'invalid_query',
+      t('order deve ser newest ou oldest', 'order must be newest or oldest'),
+      ['newest', 'oldest'],
+    );
   }
   const since = parseInstant('since', single(request, 'since'));
   // A bare date as `until` includes that day.
@@ -56,7 +65,11 @@ export function recentFilter(request: HttpRequest, statuses: readonly LeadStatus
   const profile = single(request, 'profile')?.trim() || undefined;
   const q = single(request, 'q')?.trim() || undefined;
   if (q !== undefined && q.length > 200) {
-    throw refusal(400, 'invalid_query', 'q must be at most 200 characters');
+    throw refusal(
+      400,
+      'invalid_query',
+      t('q deve ter no máximo 200 caracteres', 'q must be at most 200 characters'),
+    );
   }
   return {
     statuses,

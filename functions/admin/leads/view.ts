@@ -28,6 +28,7 @@ import type { AdminDeps } from '../admin.ts';
 import type { RouteContext } from '../operation.ts';
 import { circuitView, type UpstreamHealth } from '../upstream-health.ts';
 import { type DetailedLeadView, findLead, requireLeadId, toDetailedView } from './lead.ts';
+import { zonesOf } from './zones.ts';
 
 /** What `GET /admin/leads/{leadId}` answers. */
 export type LeadDetail = DetailedLeadView & {
@@ -64,7 +65,10 @@ async function mappingOf(
 
 export async function getLead({ deps, leadId }: RouteContext): Promise<HttpResponse> {
   const lead = await findLead(deps.ledger, requireLeadId(leadId));
-  const view: LeadDetail = { ...toDetailedView(lead), ...(await mappingOf(deps, lead)) };
+  const view: LeadDetail = {
+    ...toDetailedView(lead, await zonesOf(deps.config)(lead.profile)),
+    ...(await mappingOf(deps, lead)),
+  };
   // A lead on its way waits for the upstream too: say how the upstream is doing.
   if (!IN_FLIGHT.has(lead.status)) return json(200, view, NO_STORE);
   const account = await accountOfLead(

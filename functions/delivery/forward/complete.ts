@@ -9,7 +9,7 @@ import { accountOfProfile } from '../../config/config-schema.ts';
 import type { LeadCapture } from '../../domain/lead.ts';
 import { applyCorrection } from '../../domain/lead-correction.ts';
 import { mapCapture } from '../../domain/map-capture.ts';
-import type { Prospect } from '../../domain/prospect.ts';
+import { missingFieldsReason, type Prospect } from '../../domain/prospect.ts';
 import { METRICS } from '../../kernel/metrics.ts';
 import { adapterFor, sourceLabel } from '../../sources/registry.ts';
 import { SourceLookupError } from '../../sources/source.ts';
@@ -48,13 +48,13 @@ export async function complete(
   }
   if (capture.isTest && !h.profile.deliverTestLeads) {
     const label = adapterFor(h.profile).label;
-    const reason = `${label} test lead: kept, not delivered (set deliverTestLeads on the profile to deliver test leads)`;
+    const reason = `lead de teste de ${label}: guardado, não entregue (deliverTestLeads no perfil entrega os leads de teste)`;
     await h.deps.ledger.markTest(h.leadId, h.lead.version, reason, h.now());
     h.events.metric(METRICS.leadTest);
     return { outcome: finish(h, { kind: 'done', reason: 'test-lead' }, 'test') };
   }
   if (mapped.missing.length > 0) {
-    const reason = `required fields missing: ${mapped.missing.join(', ')}`;
+    const reason = missingFieldsReason(mapped.missing);
     return { outcome: await park(h, reason, 'missing-fields') };
   }
   return { prospect: mapped.prospect };
@@ -67,7 +67,7 @@ async function completeCapture(
 ): Promise<{ capture: LeadCapture } | { outcome: ForwardOutcome }> {
   const source = adapterFor(h.profile);
   if (!source.complete) {
-    const reason = `the capture waits for a ${pending.pending?.kind} lookup, but profile '${h.lead.profile}' is a ${h.profile.source} profile`;
+    const reason = `o lead espera uma consulta ${pending.pending?.kind}, mas o perfil '${h.lead.profile}' é de ${h.profile.source}`;
     return { outcome: await park(h, reason, 'pending-without-lookup') };
   }
   try {

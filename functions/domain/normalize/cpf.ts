@@ -42,24 +42,26 @@ function checkDigit(digits: string): number {
 export function normalizeCpf(input: string | number): CpfResult {
   let digits: string;
   if (typeof input === 'number') {
-    if (!Number.isSafeInteger(input) || input < 0) return { error: 'CPF is not a whole number' };
+    if (!Number.isSafeInteger(input) || input < 0)
+      return { error: 'o CPF não é um número inteiro' };
     digits = String(input).padStart(11, '0');
   } else if (typeof input === 'string') {
-    if (input.length > MAX_INPUT_LENGTH) return { error: 'CPF text is too long' };
+    if (input.length > MAX_INPUT_LENGTH) return { error: 'o CPF é longo demais' };
     const text = input.replace(CPF_LABEL, '');
-    if (!text.trim()) return { error: 'CPF is empty' };
+    if (!text.trim()) return { error: 'o CPF está vazio' };
     if (!CPF_TEXT.test(text)) {
-      return { error: 'CPF may contain only digits and the punctuation . - / and spaces' };
+      return { error: 'o CPF só pode ter dígitos, os sinais . - / e espaços' };
     }
     digits = text.replace(/\D/gu, '');
   } else {
-    return { error: 'CPF is not text' };
+    return { error: 'o CPF não é texto' };
   }
 
-  if (digits.length !== 11) return { error: `CPF must have 11 digits, got ${digits.length}` };
-  if (/^(\d)\1{10}$/.test(digits)) return { error: 'CPF with all digits equal is not valid' };
+  if (digits.length !== 11) return { error: `o CPF deve ter 11 dígitos, tem ${digits.length}` };
+  if (/^(\d)\1{10}$/.test(digits))
+    return { error: 'um CPF com todos os dígitos iguais não é válido' };
   if (cpfCheckDigits(digits.slice(0, 9)) !== digits.slice(9)) {
-    return { error: 'CPF check digits do not match' };
+    return { error: 'os dígitos verificadores do CPF não conferem' };
   }
   return { cpf: digits };
 }

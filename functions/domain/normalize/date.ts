@@ -66,13 +66,13 @@ const COMPACT_DATE = /^\d{8}$/u;
  * serial numbers). Output always matches `/^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/`.
  */
 export function normalizeBirthday(input: string, options: BirthdayOptions = {}): BirthdayResult {
-  if (typeof input !== 'string') return { error: 'birthday is not text' };
+  if (typeof input !== 'string') return { error: 'a data de nascimento não é texto' };
   const text = input.trim().replace(/\s+/gu, ' ');
-  if (!text) return { error: 'birthday is empty' };
-  if (text.length > MAX_INPUT_LENGTH) return { error: 'birthday text is too long' };
+  if (!text) return { error: 'a data de nascimento está vazia' };
+  if (text.length > MAX_INPUT_LENGTH) return { error: 'a data de nascimento é longa demais' };
 
   const now = options.now ?? new Date();
-  if (Number.isNaN(now.getTime())) return { error: 'invalid `now` option' };
+  if (Number.isNaN(now.getTime())) return { error: 'opção `now` inválida' };
   const order = options.order === 'MDY' ? 'MDY' : 'DMY';
   const maxAge = options.maxAgeYears ?? DEFAULT_MAX_AGE_YEARS;
 
@@ -100,13 +100,13 @@ function parseDate(
       number,
     ];
     const yearText = numeric[4] ?? '';
-    if (yearText.length === 2) return { error: 'two-digit years are ambiguous; use four digits' };
-    if (yearText.length !== 4) return { error: 'the year must have four digits' };
+    if (yearText.length === 2) return { error: TWO_DIGIT_YEAR };
+    if (yearText.length !== 4) return { error: 'o ano deve ter quatro dígitos' };
     const [day, month] = order === 'DMY' ? [first, second] : [second, first];
     const result = calendarDate(year, month, day);
     if ('error' in result && month > 12 && day <= 12) {
-      const other = order === 'DMY' ? 'MM/DD/YYYY' : 'DD/MM/YYYY';
-      return { error: `${result.error} (read as ${order}; does the source send ${other}?)` };
+      const [as, other] = order === 'DMY' ? ['dia/mês', 'MM/DD/AAAA'] : ['mês/dia', 'DD/MM/AAAA'];
+      return { error: `${result.error} (lida como ${as}; a origem envia ${other}?)` };
     }
     return result;
   }
@@ -135,8 +135,10 @@ function compactDate(
   );
   const [only] = plausible;
   if (only && plausible.length === 1) return only;
-  const dayFirst = order === 'DMY' ? 'DDMMYYYY' : 'MMDDYYYY';
-  return { error: `eight digits that are not a plausible birthday as YYYYMMDD or ${dayFirst}` };
+  const dayFirst = order === 'DMY' ? 'DDMMAAAA' : 'MMDDAAAA';
+  return {
+    error: `oito dígitos que não formam uma data de nascimento plausível como AAAAMMDD nem ${dayFirst}`,
+  };
 }
 
 function namedMonthDate(text: string): CalendarDate | { error: string } {
@@ -148,7 +150,7 @@ function namedMonthDate(text: string): CalendarDate | { error: string } {
     .split(' ')
     .filter((token) => token && token !== 'de' && token !== 'of' && token !== 'the')
     .map((token) => token.replace(/^(\d{1,2})(?:st|nd|rd|th|o|a)$/u, '$1'));
-  if (tokens.length !== 3) return { error: 'unrecognised date format' };
+  if (tokens.length !== 3) return { error: UNRECOGNISED };
   const [a = '', b = '', c = ''] = tokens;
   const monthFirst = MONTHS.get(a);
   const monthSecond = MONTHS.get(b);
@@ -156,19 +158,22 @@ function namedMonthDate(text: string): CalendarDate | { error: string } {
   let month: number;
   if (monthFirst !== undefined) [dayText, month] = [b, monthFirst];
   else if (monthSecond !== undefined) [dayText, month] = [a, monthSecond];
-  else return { error: 'unrecognised date format' };
-  if (!/^\d{1,2}$/u.test(dayText)) return { error: 'unrecognised date format' };
-  if (/^\d{2}$/u.test(c)) return { error: 'two-digit years are ambiguous; use four digits' };
-  if (!/^\d{4}$/u.test(c)) return { error: 'unrecognised date format' };
+  else return { error: UNRECOGNISED };
+  if (!/^\d{1,2}$/u.test(dayText)) return { error: UNRECOGNISED };
+  if (/^\d{2}$/u.test(c)) return { error: TWO_DIGIT_YEAR };
+  if (!/^\d{4}$/u.test(c)) return { error: UNRECOGNISED };
   return calendarDate(Number(c), month, Number(dayText));
 }
 
+const UNRECOGNISED = 'formato de data não reconhecido';
+const TWO_DIGIT_YEAR = 'ano com dois dígitos é ambíguo: use quatro dígitos';
+
 function calendarDate(year: number, month: number, day: number): CalendarDate | { error: string } {
-  if (year < 1000 || year > 9999) return { error: `year ${year} is out of range` };
-  if (month < 1 || month > 12) return { error: `month ${month} is out of range` };
+  if (year < 1000 || year > 9999) return { error: `o ano ${year} está fora do intervalo` };
+  if (month < 1 || month > 12) return { error: `o mês ${month} não existe` };
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day < 1 || day > daysInMonth) {
-    return { error: `impossible date: month ${month} of ${year} has no day ${day}` };
+    return { error: `data impossível: o mês ${month} de ${year} não tem dia ${day}` };
   }
   return { year, month, day };
 }
@@ -182,8 +187,8 @@ function rangeProblem(date: CalendarDate, now: Date, maxAge: number): string | u
   const birthdayThisYearPassed =
     today.month > date.month || (today.month === date.month && today.day >= date.day);
   const age = today.year - date.year - (birthdayThisYearPassed ? 0 : 1);
-  if (age < 0) return 'birthday is in the future';
-  if (age > maxAge) return `birthday gives an age over ${maxAge} years`;
+  if (age < 0) return 'a data de nascimento está no futuro';
+  if (age > maxAge) return `a data de nascimento dá mais de ${maxAge} anos de idade`;
   return undefined;
 }
 

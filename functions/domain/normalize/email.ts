@@ -23,19 +23,19 @@ const DOMAIN_LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u;
  * digits and inner hyphens, and a top-level domain of at least two letters; 254 characters at most.
  */
 export function normalizeEmail(input: string): EmailResult {
-  if (typeof input !== 'string') return { error: 'email is not text' };
-  if (input.length > MAX_INPUT_LENGTH) return { error: 'email is too long' };
+  if (typeof input !== 'string') return { error: 'o e-mail não é texto' };
+  if (input.length > MAX_INPUT_LENGTH) return { error: 'o e-mail é longo demais' };
   let text = input.replace(INVISIBLE, '').trim();
   const wrapped = /^[^<>]*<([^<>]*)>$/u.exec(text);
   if (wrapped) text = (wrapped[1] ?? '').trim();
   if (/^mailto:/iu.test(text)) text = (text.slice('mailto:'.length).split('?')[0] ?? '').trim();
   const email = text.toLowerCase();
 
-  if (!email) return { error: 'email is empty' };
-  if (/\s/u.test(email)) return { error: 'email contains spaces' };
+  if (!email) return { error: 'o e-mail está vazio' };
+  if (/\s/u.test(email)) return { error: 'o e-mail tem espaços' };
   const parts = email.split('@');
   if (parts.length !== 2) {
-    return { error: parts.length < 2 ? "email has no '@'" : "email has more than one '@'" };
+    return { error: parts.length < 2 ? "o e-mail não tem '@'" : "o e-mail tem mais de um '@'" };
   }
   const [local = '', domain = ''] = parts;
   if (
@@ -44,17 +44,17 @@ export function normalizeEmail(input: string): EmailResult {
     local.endsWith('.') ||
     local.includes('..')
   ) {
-    return { error: "email has an invalid part before '@'" };
+    return { error: "o e-mail tem uma parte inválida antes do '@'" };
   }
   const labels = domain.split('.');
   const tld = labels.at(-1) ?? '';
-  if (labels.length < 2) return { error: 'email domain has no dot' };
+  if (labels.length < 2) return { error: 'o domínio do e-mail não tem ponto' };
   if (
     !labels.every((label) => DOMAIN_LABEL.test(label)) ||
     !/^(?:\p{L}{2,}|xn--[a-z0-9-]+)$/u.test(tld)
   ) {
-    return { error: "email domain after '@' is not valid" };
+    return { error: "o domínio do e-mail, depois do '@', não é válido" };
   }
-  if (email.length > 254) return { error: 'email is too long' };
+  if (email.length > 254) return { error: 'o e-mail é longo demais' };
   return { email };
 }

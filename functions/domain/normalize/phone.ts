@@ -60,12 +60,15 @@ export const BR_AREA_CODES = [
 const MAX_INPUT_LENGTH = 100;
 
 const LENGTH_REASONS: Record<string, string> = {
-  TOO_SHORT: 'too short',
-  TOO_LONG: 'too long',
-  INVALID_LENGTH: 'wrong number of digits',
-  INVALID_COUNTRY: 'unknown country calling code',
-  NOT_A_NUMBER: 'no phone number found',
+  TOO_SHORT: 'curto demais',
+  TOO_LONG: 'longo demais',
+  INVALID_LENGTH: 'número de dígitos errado',
+  INVALID_COUNTRY: 'código de país desconhecido',
+  NOT_A_NUMBER: 'nenhum número encontrado',
 };
+
+/** What every reason of a number that cannot be used starts with. */
+const NOT_A_PHONE = 'não é um telefone válido';
 
 /**
  * Normalise a phone number. Numbers without `+` are read in `defaultRegion` (ISO 3166 alpha-2,
@@ -90,7 +93,7 @@ const LENGTH_REASONS: Record<string, string> = {
 export function normalizePhone(input: string | number, defaultRegion = 'BR'): PhoneResult {
   const region = typeof defaultRegion === 'string' ? defaultRegion.trim().toUpperCase() : '';
   if (!isSupportedCountry(region)) {
-    return { error: `unsupported default region '${String(defaultRegion)}'` };
+    return { error: `região padrão '${String(defaultRegion)}' não suportada` };
   }
   const text = phoneText(input);
   if (typeof text !== 'string') return text;
@@ -129,15 +132,15 @@ function phoneText(input: unknown): string | { error: string } {
   if (typeof input === 'number') {
     // A JSON number cannot carry `+`, leading zeros or formatting; only a whole number makes sense.
     if (!Number.isSafeInteger(input) || input <= 0) {
-      return { error: 'not a valid phone number: a numeric phone must be a positive whole number' };
+      return { error: `${NOT_A_PHONE}: um telefone numérico deve ser um número inteiro positivo` };
     }
     return String(input);
   }
-  if (typeof input !== 'string') return { error: 'not a valid phone number: no text given' };
+  if (typeof input !== 'string') return { error: `${NOT_A_PHONE}: nenhum texto` };
   const text = input.trim();
-  if (!text) return { error: 'not a valid phone number: empty' };
+  if (!text) return { error: `${NOT_A_PHONE}: vazio` };
   if (text.length > MAX_INPUT_LENGTH) {
-    return { error: `not a valid phone number: longer than ${MAX_INPUT_LENGTH} characters` };
+    return { error: `${NOT_A_PHONE}: mais de ${MAX_INPUT_LENGTH} caracteres` };
   }
   return text;
 }
@@ -186,7 +189,9 @@ function toResult(phone: PhoneNumber): NormalizedPhone {
 
 function invalidReason(text: string, region: CountryCode, parsed: PhoneNumber | undefined): string {
   const where =
-    parsed && text.includes('+') ? `+${parsed.countryCallingCode}` : (parsed?.country ?? region);
+    parsed && text.includes('+')
+      ? `com o código de país +${parsed.countryCallingCode}`
+      : regionPt(parsed?.country ?? region);
   let lengthProblem: string | undefined;
   try {
     lengthProblem = validatePhoneNumberLength(text, region);
@@ -199,11 +204,21 @@ function invalidReason(text: string, region: CountryCode, parsed: PhoneNumber | 
     /^\d{10,11}$/.test(nsn) &&
     !(BR_AREA_CODES as readonly string[]).includes(nsn.slice(0, 2));
   const detail = unknownAreaCode
-    ? `unknown area code (DDD) ${nsn.slice(0, 2)}`
+    ? `DDD ${nsn.slice(0, 2)} não existe`
     : lengthProblem
       ? LENGTH_REASONS[lengthProblem]
       : undefined;
-  return `not a valid phone number for ${where}${detail ? ` (${detail})` : ''}`;
+  return `${NOT_A_PHONE} ${where}${detail ? ` (${detail})` : ''}`;
+}
+
+/** `no Brasil`, `em Portugal`: where a number was read (the country's name in Portuguese). */
+function regionPt(region: string): string {
+  if (region === 'BR') return 'no Brasil';
+  try {
+    return `em ${new Intl.DisplayNames(['pt-BR'], { type: 'region' }).of(region) ?? region}`;
+  } catch {
+    return `em ${region}`;
+  }
 }
 
 /**

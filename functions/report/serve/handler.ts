@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../../kernel/apigateway-event.ts';
+import { inRequestLanguage } from '../../kernel/language.ts';
 import { flushMetrics, logger } from '../../kernel/observability.ts';
 import { handlerWiring } from '../../kernel/ready.ts';
 import { reportEvents } from './events.ts';
@@ -26,10 +27,11 @@ export async function handler(
   if (context) logger.addContext(context);
   const resolved = await wiring.get();
   try {
-    return await serveReport(event.resource, requestFromEvent(event), {
-      ...resolved,
-      events: reportEvents,
-    });
+    const request = requestFromEvent(event);
+    // Its refusals in the language the request prefers (kernel/language.ts).
+    return await inRequestLanguage(request.headers, () =>
+      serveReport(event.resource, request, { ...resolved, events: reportEvents }),
+    );
   } finally {
     flushMetrics();
   }

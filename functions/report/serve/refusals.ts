@@ -9,6 +9,7 @@
 import type { Client } from '../../config/config-schema.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { type HttpRequest, type HttpResponse, problem } from '../../kernel/http.ts';
+import { type Text, t } from '../../kernel/language.ts';
 import { prefersHtml, refusalResponse } from '../../kernel/refusal-page.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import type { RefreshStatus } from '../store/report-store.ts';
@@ -58,12 +59,16 @@ export function chooseAccount(
 ): Chosen {
   const visible = client.upstreams ?? accounts;
   const asked = queryValue(request, 'upstream');
-  const refuse = (status: number, code: string, message: string, detail: string): Chosen => ({
-    ok: false,
-    code,
-    result: problem(status, code, message, [{ field: 'upstream', message }], NO_STORE),
-    detail,
-  });
+  const refuse = (status: number, code: string, en: string, detail: string): Chosen => {
+    // The JSON's message in the request's language: the Portuguese is the page's detail.
+    const message = t(detail, en);
+    return {
+      ok: false,
+      code,
+      result: problem(status, code, message, [{ field: 'upstream', message }], NO_STORE),
+      detail,
+    };
+  };
   const names = listPt(visible.map((name) => `“${name}”`));
   if (asked !== undefined) {
     if (!accounts.includes(asked)) {
@@ -120,7 +125,7 @@ export function branchRefusal(
 ): Refusal {
   const own = client.branches ?? [];
   const branches = `branch${own.length === 1 ? '' : 'es'} ${own.join(', ')}`;
-  const message =
+  const en =
     forbidden.length > 0
       ? `this client may see ${branches} only, not ${forbidden.join(', ')}`
       : `this client sees only ${branches} of the account "${account}"; this acts on all of its branches`;
@@ -128,6 +133,7 @@ export function branchRefusal(
     forbidden.length > 0
       ? `Este usuário vê só ${branchesPt(own)}; o endereço pede ${branchesPt(forbidden)}.`
       : `Este usuário vê só ${branchesPt(own)}; isto vale para todas as filiais da conta.`;
+  const message = t(detail, en);
   return {
     code: 'branch_forbidden',
     result: problem(403, 'branch_forbidden', message, [{ field: 'branch', message }], NO_STORE),
@@ -175,7 +181,7 @@ export function forPerson(resource: string, request: HttpRequest, refusal: Refus
  */
 export function tryAgain(
   code: UnavailableReason,
-  message: string,
+  message: Text,
   page: RefreshStatus | undefined | false,
 ): Refusal {
   const headers = { ...NO_STORE, 'retry-after': String(NOT_READY_RETRY_SECONDS) };
@@ -188,7 +194,16 @@ export function refreshUnavailable(): Refusal {
   const code = 'refresh_unavailable';
   const headers = { ...NO_STORE, 'retry-after': String(NOT_READY_RETRY_SECONDS) };
   return {
-    result: problem(503, code, 'the refresh could not be requested; try again', [], headers),
+    result: problem(
+      503,
+      code,
+      t(
+        'não foi possível pedir a atualização do relatório; tente de novo',
+        'the refresh could not be requested; try again',
+      ),
+      [],
+      headers,
+    ),
     code,
   };
 }

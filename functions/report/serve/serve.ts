@@ -3,6 +3,7 @@ import { parseDebtorsQuery, queryDebtors } from '../../domain/debtors-query.ts';
 import { isStale } from '../../domain/debtors-report.ts';
 import type { IssueDetail } from '../../domain/json.ts';
 import { type HttpRequest, type HttpResponse, json, problem } from '../../kernel/http.ts';
+import { type Text, t } from '../../kernel/language.ts';
 import { admitCaller, NO_STORE } from '../../kernel/route-guard.ts';
 import type { RouteName } from '../../kernel/routes.ts';
 import { coversAccount } from '../../kernel/scope.ts';
@@ -133,7 +134,10 @@ export async function serveReport(
     return refuse(
       tryAgain(
         'report_unavailable',
-        'the report cannot be read right now; try again',
+        t(
+          'o relatório não pode ser lido agora; tente de novo',
+          'the report cannot be read right now; try again',
+        ),
         page ? undefined : false,
       ),
     );
@@ -142,7 +146,10 @@ export async function serveReport(
     return refuse(
       tryAgain(
         'report_not_ready',
-        'the debtors report has not been built yet; try again shortly',
+        t(
+          'o relatório de devedores ainda não foi montado; tente de novo em instantes',
+          'the debtors report has not been built yet; try again shortly',
+        ),
         page ? status : false,
       ),
     );
@@ -191,7 +198,11 @@ const ROUTE_HANDLERS: Record<Exclude<ReportRoute, 'refresh'>, RouteHandler> = {
 
 function invalidQuery(details: readonly IssueDetail[]): HttpResponse {
   const fields = [...new Set(details.map((d) => d.field))].join(', ');
-  return problem(400, 'invalid_query', `invalid query parameters: ${fields}`, details, NO_STORE);
+  const message = t(
+    `parâmetros de consulta inválidos: ${fields}`,
+    `invalid query parameters: ${fields}`,
+  );
+  return problem(400, 'invalid_query', message, details, NO_STORE);
 }
 
 function policyFor(stored: StoredSnapshot, ...parts: string[]): CachePolicy {
@@ -214,12 +225,15 @@ function ageSecondsOf(generatedAt: string, now: Date): number {
 }
 
 /** 400 when an answer would not fit in a Lambda response: says how to ask for less. */
-function tooLarge(result: HttpResponse, advice: string): HttpResponse {
+function tooLarge(result: HttpResponse, advice: Text): HttpResponse {
   const megabytes = (serialisedSize(result) / 1024 / 1024).toFixed(1);
   return problem(
     400,
     'response_too_large',
-    `the answer would be ${megabytes} MB, over the ${MAX_RESPONSE_BYTES / 1024 / 1024} MB one response can carry; ${advice}`,
+    t(
+      `a resposta teria ${megabytes} MB, acima dos ${MAX_RESPONSE_BYTES / 1024 / 1024} MB que uma resposta comporta; ${advice.pt}`,
+      `the answer would be ${megabytes} MB, over the ${MAX_RESPONSE_BYTES / 1024 / 1024} MB one response can carry; ${advice.en}`,
+    ),
     [],
     NO_STORE,
   );
@@ -245,7 +259,8 @@ function searchParams(query: Readonly<Record<string, readonly string[]>>): URLSe
 function serveDebtorsList({ request, stored }: ServeContext): HttpResponse {
   const parsed = parseDebtorsQuery(searchParams(request.query));
   if (!parsed.ok) {
-    return problem(400, 'invalid_query', 'invalid query parameters', parsed.messages, NO_STORE);
+    const message = t('parâmetros de consulta inválidos', 'invalid query parameters');
+    return problem(400, 'invalid_query', message, parsed.messages, NO_STORE);
   }
   const policy = policyFor(stored, 'debtors-list', JSON.stringify(parsed.query));
   const cached = notModified(request, policy);
@@ -257,7 +272,9 @@ function serveDebtorsList({ request, stored }: ServeContext): HttpResponse {
     { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body },
     policy,
   );
-  return fitsResponseLimit(result) ? result : tooLarge(result, 'ask for a smaller take');
+  return fitsResponseLimit(result)
+    ? result
+    : tooLarge(result, t('peça um take menor', 'ask for a smaller take'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -308,7 +325,9 @@ function serveReportJson({ request, stored, status, now, stale }: ServeContext):
     { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body },
     policy,
   );
-  return fitsResponseLimit(result) ? result : tooLarge(result, 'ask for a smaller take');
+  return fitsResponseLimit(result)
+    ? result
+    : tooLarge(result, t('peça um take menor', 'ask for a smaller take'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -374,14 +393,33 @@ function serveCsv({ request, stored, clientBranches }: ServeContext): HttpRespon
   return problem(
     400,
     'csv_too_large',
-    `the CSV of ${rows.length} rows would be ${megabytes} MB${encoding}, over the ` +
-      `${MAX_RESPONSE_BYTES / 1024 / 1024} MB one response can carry. Download it in pages: ` +
-      `add take=${take} and skip=${pages.join(', then skip=')}${rows.length > take * 4 ? '...' : ''} ` +
-      `(same filters) until a page has fewer than ${take} rows; X-Total-Count gives the total. ` +
-      'Sending Accept-Encoding: gzip makes each page smaller.',
+    t(
+      `a planilha CSV de ${rows.length} linhas teria ${megabytes} MB${encoding ? ' com gzip' : ''}, acima dos ` +
+        `${MAX_RESPONSE_BYTES / 1024 / 1024} MB que uma resposta comporta. Baixe em partes: ` +
+        `acrescente take=${take} e skip=${pages.join(', depois skip=')}${rows.length > take * 4 ? '...' : ''} ` +
+        `(mesmos filtros) até uma parte vir com menos de ${take} linhas; X-Total-Count dá o total. ` +
+        'Enviar Accept-Encoding: gzip deixa cada parte menor.',
+      `the CSV of ${rows.length} rows would be ${megabytes} MB${encoding}, over the ` +
+        `${MAX_RESPONSE_BYTES / 1024 / 1024} MB one response can carry. Download it in pages: ` +
+        `add take=${take} and skip=${pages.join(', then skip=')}${rows.length > take * 4 ? '...' : ''} ` +
+        `(same filters) until a page has fewer than ${take} rows; X-Total-Count gives the total. ` +
+        'Sending Accept-Encoding: gzip makes each page smaller.',
+    ),
     [
-      { field: 'take', message: `use at most ${take} rows per request` },
-      { field: 'skip', message: `0, ${take}, ${2 * take}... (the rows already downloaded)` },
+      {
+        field: 'take',
+        message: t(
+          `use no máximo ${take} linhas por pedido`,
+          `use at most ${take} rows per request`,
+        ),
+      },
+      {
+        field: 'skip',
+        message: t(
+          `0, ${take}, ${2 * take}... (as linhas já baixadas)`,
+          `0, ${take}, ${2 * take}... (the rows already downloaded)`,
+        ),
+      },
     ],
     { ...NO_STORE, 'x-total-count': String(selected.length) },
   );
@@ -443,5 +481,5 @@ function serveDashboard({ request, stored, status, now, stale }: ServeContext): 
     );
     if (fitsResponseLimit(result)) return result;
   }
-  return tooLarge(result as HttpResponse, 'download the CSV instead');
+  return tooLarge(result as HttpResponse, t('baixe a planilha CSV', 'download the CSV instead'));
 }

@@ -75,5 +75,6 @@ async function list(
 
 export const metaBackfill: Backfill<MetaBackfillProfile> = {
   maxDays: META_BACKFILL_MAX_DAYS,
+  keeper: 'A Meta',
   list,
 };

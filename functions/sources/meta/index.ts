@@ -76,29 +76,29 @@ function capture(request: IntakeRequest): CaptureResult {
   if ('problem' in read) return unreadable(read.problem, request.body);
   const payload = read.value;
   if (!Array.isArray(payload.entry)) {
-    return unreadable('body has no "entry" array', request.body);
+    return unreadable('o corpo não tem a lista "entry"', request.body);
   }
 
   const leads: LeadCapture[] = [];
   for (const [e, entry] of payload.entry.entries()) {
-    if (!isPlainObject(entry)) return unreadable(`entry[${e}] is not an object`, request.body);
+    if (!isPlainObject(entry)) return unreadable(`entry[${e}] não é um objeto`, request.body);
     // Entries of other subscriptions (messaging...) have no `changes`; they carry no lead.
     if (entry.changes === undefined) continue;
     if (!Array.isArray(entry.changes)) {
-      return unreadable(`entry[${e}].changes is not an array`, request.body);
+      return unreadable(`entry[${e}].changes não é uma lista`, request.body);
     }
     for (const [c, change] of entry.changes.entries()) {
       if (!isPlainObject(change)) {
-        return unreadable(`entry[${e}].changes[${c}] is not an object`, request.body);
+        return unreadable(`entry[${e}].changes[${c}] não é um objeto`, request.body);
       }
       if (change.field !== 'leadgen') continue;
       const value = change.value;
       const where = `entry[${e}].changes[${c}].value`;
-      if (!isPlainObject(value)) return unreadable(`${where} is not an object`, request.body);
+      if (!isPlainObject(value)) return unreadable(`${where} não é um objeto`, request.body);
       const leadgenId = metaId(value.leadgen_id);
       // One unreadable lead parks the whole request: capturing the others would hide it.
       if (!leadgenId) {
-        return unreadable(`${where}.leadgen_id is missing or not an id`, request.body);
+        return unreadable(`${where}.leadgen_id falta ou não é um id`, request.body);
       }
       leads.push(leadFromChange(leadgenId, value, metaId(entry.id)));
     }

@@ -573,7 +573,7 @@ describe('forwardLead: leads that cannot be sent as they are', () => {
       }),
     );
     expect(await h.step(lead.leadId)).toEqual({ kind: 'done', reason: 'missing-fields' });
-    expect((await h.ledger.get(lead.leadId))?.reason).toBe('required fields missing: cellphone');
+    expect((await h.ledger.get(lead.leadId))?.reason).toBe('falta o campo obrigatório celular');
     expect(await h.calls(POSTS)).toEqual({});
   });
 
@@ -621,7 +621,7 @@ describe('forwardLead: leads that cannot be sent as they are', () => {
       marketingType: 'Site novo',
     });
     expect((created?.body as { notes?: string } | undefined)?.notes).toContain(
-      'Corrigido por um operador: ddi, cellphone, idBranch.',
+      'Corrigido por um operador: DDI, celular e unidade.',
     );
     expect((await h.ledger.get(lead.leadId))?.correction).toMatchObject({ idBranch: 9 });
   });

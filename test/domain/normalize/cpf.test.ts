@@ -41,25 +41,22 @@ describe('normalizeCpf', () => {
   });
 
   it('does not pad a string: a missing digit there is a typo', () => {
-    expect(normalizeCpf('1234567890')).toEqual({ error: 'CPF must have 11 digits, got 10' });
+    expect(normalizeCpf('1234567890')).toEqual({ error: 'o CPF deve ter 11 dígitos, tem 10' });
   });
 
   it.each([
-    ['', 'CPF is empty'],
-    ['   ', 'CPF is empty'],
-    ['111.111.111-11', 'CPF with all digits equal is not valid'],
-    ['00000000000', 'CPF with all digits equal is not valid'],
-    ['529.982.247-24', 'CPF check digits do not match'],
-    ['529.982.247-52', 'CPF check digits do not match'],
-    ['529.982.247', 'CPF must have 11 digits, got 9'],
-    ['529.982.247-255', 'CPF must have 11 digits, got 12'],
-    [
-      '529.982.247-25 e 123.456.789-09',
-      'CPF may contain only digits and the punctuation . - / and spaces',
-    ],
-    ['abc', 'CPF may contain only digits and the punctuation . - / and spaces'],
-    ['５２９９８２２４７２５', 'CPF may contain only digits and the punctuation . - / and spaces'],
-    ['1'.repeat(41), 'CPF text is too long'],
+    ['', 'o CPF está vazio'],
+    ['   ', 'o CPF está vazio'],
+    ['111.111.111-11', 'um CPF com todos os dígitos iguais não é válido'],
+    ['00000000000', 'um CPF com todos os dígitos iguais não é válido'],
+    ['529.982.247-24', 'os dígitos verificadores do CPF não conferem'],
+    ['529.982.247-52', 'os dígitos verificadores do CPF não conferem'],
+    ['529.982.247', 'o CPF deve ter 11 dígitos, tem 9'],
+    ['529.982.247-255', 'o CPF deve ter 11 dígitos, tem 12'],
+    ['529.982.247-25 e 123.456.789-09', 'o CPF só pode ter dígitos, os sinais . - / e espaços'],
+    ['abc', 'o CPF só pode ter dígitos, os sinais . - / e espaços'],
+    ['５２９９８２２４７２５', 'o CPF só pode ter dígitos, os sinais . - / e espaços'],
+    ['1'.repeat(41), 'o CPF é longo demais'],
   ])('rejects %j', (input, error) => {
     // Act
     const result = normalizeCpf(input);
@@ -69,7 +66,7 @@ describe('normalizeCpf', () => {
   });
 
   it.each([[-1], [1.5], [Number.NaN]])('rejects the number %s', (input) => {
-    expect(normalizeCpf(input)).toEqual({ error: 'CPF is not a whole number' });
+    expect(normalizeCpf(input)).toEqual({ error: 'o CPF não é um número inteiro' });
   });
 
   it('accepts a generated valid CPF under any punctuation', () => {
@@ -96,7 +93,9 @@ describe('normalizeCpf', () => {
         fc.integer({ min: 1, max: 9 }),
         (cpf, i, delta) => {
           const flipped = cpf.slice(0, i) + ((Number(cpf[i]) + delta) % 10) + cpf.slice(i + 1);
-          expect(normalizeCpf(flipped)).toEqual({ error: 'CPF check digits do not match' });
+          expect(normalizeCpf(flipped)).toEqual({
+            error: 'os dígitos verificadores do CPF não conferem',
+          });
         },
       ),
       { numRuns: 300 },
@@ -137,7 +136,9 @@ describe('normalizeCpf', () => {
       fc.property(fc.integer({ min: 0, max: 9 }), separator, (digit, sep) => {
         const repeated = String(digit).repeat(11);
         const text = `${repeated.slice(0, 3)}${sep}${repeated.slice(3, 6)}${sep}${repeated.slice(6, 9)}${sep}${repeated.slice(9)}`;
-        expect(normalizeCpf(text)).toEqual({ error: 'CPF with all digits equal is not valid' });
+        expect(normalizeCpf(text)).toEqual({
+          error: 'um CPF com todos os dígitos iguais não é válido',
+        });
       }),
     );
   });

@@ -103,23 +103,26 @@ describe('normalizeBirthday', () => {
   });
 
   it.each([
-    ['', 'birthday is empty'],
-    ['31/02/1990', 'impossible date: month 2 of 1990 has no day 31'],
-    ['29/02/1990', 'impossible date: month 2 of 1990 has no day 29'],
-    ['00/05/1990', 'impossible date: month 5 of 1990 has no day 0'],
-    ['13/13/1990', 'month 13 is out of range'],
-    ['05/25/1990', 'month 25 is out of range (read as DMY; does the source send MM/DD/YYYY?)'],
-    ['12/05/90', 'two-digit years are ambiguous; use four digits'],
-    ['April 19, 87', 'two-digit years are ambiguous; use four digits'],
-    ['16/06/2025', 'birthday is in the future'],
-    ['2030-01-01', 'birthday is in the future'],
-    ['15/06/1904', 'birthday gives an age over 120 years'],
-    ['0990-01-01', 'year 990 is out of range'],
-    ['Sunday, April 19, 1987', 'unrecognised date format'],
-    ['32252', 'unrecognised date format'],
-    ['12345678', 'eight digits that are not a plausible birthday as YYYYMMDD or DDMMYYYY'],
-    ['amanhã', 'unrecognised date format'],
-    ['1'.repeat(65), 'birthday text is too long'],
+    ['', 'a data de nascimento está vazia'],
+    ['31/02/1990', 'data impossível: o mês 2 de 1990 não tem dia 31'],
+    ['29/02/1990', 'data impossível: o mês 2 de 1990 não tem dia 29'],
+    ['00/05/1990', 'data impossível: o mês 5 de 1990 não tem dia 0'],
+    ['13/13/1990', 'o mês 13 não existe'],
+    ['05/25/1990', 'o mês 25 não existe (lida como dia/mês; a origem envia MM/DD/AAAA?)'],
+    ['12/05/90', 'ano com dois dígitos é ambíguo: use quatro dígitos'],
+    ['April 19, 87', 'ano com dois dígitos é ambíguo: use quatro dígitos'],
+    ['16/06/2025', 'a data de nascimento está no futuro'],
+    ['2030-01-01', 'a data de nascimento está no futuro'],
+    ['15/06/1904', 'a data de nascimento dá mais de 120 anos de idade'],
+    ['0990-01-01', 'o ano 990 está fora do intervalo'],
+    ['Sunday, April 19, 1987', 'formato de data não reconhecido'],
+    ['32252', 'formato de data não reconhecido'],
+    [
+      '12345678',
+      'oito dígitos que não formam uma data de nascimento plausível como AAAAMMDD nem DDMMAAAA',
+    ],
+    ['amanhã', 'formato de data não reconhecido'],
+    ['1'.repeat(65), 'a data de nascimento é longa demais'],
   ])('rejects %j', (input, error) => {
     // Act
     const result = normalizeBirthday(input, { now: NOW });
@@ -136,13 +139,13 @@ describe('normalizeBirthday', () => {
     // Assess
     expect(asMdy).toEqual({ birthday: '1987-04-19T00:00:00.000Z' });
     expect(asDmy).toEqual({
-      error: 'month 19 is out of range (read as DMY; does the source send MM/DD/YYYY?)',
+      error: 'o mês 19 não existe (lida como dia/mês; a origem envia MM/DD/AAAA?)',
     });
   });
 
   it('honours maxAgeYears', () => {
     expect(normalizeBirthday('1950-01-01', { now: NOW, maxAgeYears: 70 })).toEqual({
-      error: 'birthday gives an age over 70 years',
+      error: 'a data de nascimento dá mais de 70 anos de idade',
     });
   });
 
@@ -178,7 +181,7 @@ describe('normalizeBirthday', () => {
         }),
         (date) => {
           const result = normalizeBirthday(date.toISOString().slice(0, 10), { now: NOW });
-          expect(result).toEqual({ error: 'birthday is in the future' });
+          expect(result).toEqual({ error: 'a data de nascimento está no futuro' });
         },
       ),
     );
@@ -241,7 +244,7 @@ describe('readTypedBirthday', () => {
   it("keeps normalizeBirthday's errors", () => {
     expect(readTypedBirthday('31/02/1990', { now: NOW })).toHaveProperty('error');
     expect(readTypedBirthday('05/03/92', { now: NOW })).toEqual({
-      error: 'two-digit years are ambiguous; use four digits',
+      error: 'ano com dois dígitos é ambíguo: use quatro dígitos',
     });
   });
 });

@@ -118,7 +118,7 @@ describe('normalizePhone', () => {
     const result = normalizePhone(15550000000);
 
     // Assess
-    expect(result).toEqual({ error: 'not a valid phone number for BR' });
+    expect(result).toEqual({ error: 'não é um telefone válido no Brasil' });
   });
 
   it('adds the ninth digit to a pre-2016 eight-digit mobile and says so', () => {
@@ -160,17 +160,17 @@ describe('normalizePhone', () => {
   });
 
   it.each([
-    ['', 'not a valid phone number: empty'],
-    ['   ', 'not a valid phone number: empty'],
-    ['abc', 'not a valid phone number for BR (no phone number found)'],
-    ['99999999', 'not a valid phone number for BR'],
-    ['+55 1', 'not a valid phone number for BR (too short)'],
-    ['(20) 98765-4321', 'not a valid phone number for BR (unknown area code (DDD) 20)'],
-    ['(56) 98765-4321', 'not a valid phone number for BR (unknown area code (DDD) 56)'],
-    ['56987654321', 'not a valid phone number for BR (unknown area code (DDD) 56)'],
-    ['11 98765-4321 / 11 3333-4444', 'not a valid phone number for BR (too long)'],
-    ['+1 555 000 0000', 'not a valid phone number for +1'],
-    ['9'.repeat(101), 'not a valid phone number: longer than 100 characters'],
+    ['', 'não é um telefone válido: vazio'],
+    ['   ', 'não é um telefone válido: vazio'],
+    ['abc', 'não é um telefone válido no Brasil (nenhum número encontrado)'],
+    ['99999999', 'não é um telefone válido no Brasil'],
+    ['+55 1', 'não é um telefone válido no Brasil (curto demais)'],
+    ['(20) 98765-4321', 'não é um telefone válido no Brasil (DDD 20 não existe)'],
+    ['(56) 98765-4321', 'não é um telefone válido no Brasil (DDD 56 não existe)'],
+    ['56987654321', 'não é um telefone válido no Brasil (DDD 56 não existe)'],
+    ['11 98765-4321 / 11 3333-4444', 'não é um telefone válido no Brasil (longo demais)'],
+    ['+1 555 000 0000', 'não é um telefone válido com o código de país +1'],
+    ['9'.repeat(101), 'não é um telefone válido: mais de 100 caracteres'],
   ])('rejects %j with a readable reason', (input, error) => {
     // Act
     const result = normalizePhone(input);
@@ -183,14 +183,14 @@ describe('normalizePhone', () => {
     'rejects the non-phone number %s',
     (input) => {
       expect(normalizePhone(input)).toEqual({
-        error: 'not a valid phone number: a numeric phone must be a positive whole number',
+        error: 'não é um telefone válido: um telefone numérico deve ser um número inteiro positivo',
       });
     },
   );
 
   it('rejects an unsupported default region', () => {
     expect(normalizePhone('11987654321', 'XX')).toEqual({
-      error: "unsupported default region 'XX'",
+      error: "região padrão 'XX' não suportada",
     });
   });
 
@@ -273,7 +273,7 @@ describe('normalizePhone', () => {
       fc.property(anyInput, (input) => {
         const result = normalizePhone(input);
         if ('error' in result) {
-          expect(result.error).toMatch(/^not a valid phone number/);
+          expect(result.error).toMatch(/^não é um telefone válido/);
           return;
         }
         expect(result.ddi).toMatch(/^[1-9]\d{0,2}$/);

@@ -1185,7 +1185,7 @@ describe('size caps (50,000-row snapshot)', () => {
       expect(whole.statusCode).toBe(400);
       const { error } = body(whole);
       expect(error.code).toBe('csv_too_large');
-      expect(error.message).toMatch(/take=\d+ and skip=0/);
+      expect(error.message).toMatch(/Baixe em partes: acrescente take=\d+ e skip=0/);
       const take = Number(/take=(\d+)/.exec(error.message)?.[1]);
       expect(take).toBeGreaterThan(0);
 
