@@ -2,11 +2,16 @@
  * The configuration on this machine: the file's configuration pointed at the local upstream
  * (effectiveConfig: the sandbox, or UPSTREAM_URL), the sandbox's accepted credentials
  * (sandboxUsers), and the live configuration the in-process handlers read, reloaded when its
- * file changes (a broken file is refused and the previous configuration keeps running).
+ * file changes (a broken file is refused and the previous configuration keeps running). A reload
+ * that drops a profile which received leads in the last 30 days warns, in Portuguese, how many
+ * of its leads are waiting (functions/ledger/profile-removal.ts; a read-only look at the ledger).
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import { ConfigError, loadConfigFile, setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
+import type { LeadLedger } from '../functions/ledger/lead-ledger.ts';
+import { localLedger } from '../functions/ledger/ledger-local.ts';
+import { leavingProfiles, profileRemovalWarnings } from '../functions/ledger/profile-removal.ts';
 
 /** Where the local upstream is: the sandbox's URL, or UPSTREAM_URL. */
 export interface LocalUpstream {
@@ -105,20 +110,56 @@ export function reloadConfig(live: LiveConfig): ConfigError | undefined {
   return undefined;
 }
 
+/** What a reload of the watched file came to: refused (`error`), or in use, with its warnings. */
+export interface ReloadOutcome {
+  error?: ConfigError;
+  /** Profiles the new version dropped that received leads in the last 30 days (Portuguese). */
+  warnings?: string[];
+}
+
 /**
- * Reloads the configuration whenever its file changes, telling `onReload` the outcome; returns
- * how to stop watching. Polling the file's stat sees an editor's in-place write and its
- * write-and-rename alike.
+ * The warnings about the profiles `after` drops from `before` (none when it drops none, or only
+ * unused ones); a ledger that cannot be read says so in the one warning.
+ */
+export async function removalWarnings(
+  before: Config,
+  after: Config,
+  ledger?: Pick<LeadLedger, 'listRecent'>,
+  now = new Date(),
+): Promise<string[]> {
+  const change = leavingProfiles(before, after);
+  if (change.leaving.length === 0) return [];
+  try {
+    return await profileRemovalWarnings(ledger ?? localLedger(), change, now);
+  } catch (error) {
+    const names = change.leaving.map((name) => `'${name}'`).join(', ');
+    return [
+      `aviso: sai(em) da configuração o(s) perfil(is) ${names}; a consulta aos leads deles falhou (${(error as Error).message})`,
+    ];
+  }
+}
+
+/**
+ * Reloads the configuration whenever its file changes, telling `onReload` the outcome (once the
+ * ledger was read when profiles left); returns how to stop watching. Polling the file's stat sees
+ * an editor's in-place write and its write-and-rename alike.
  */
 export function watchConfigFile(
   live: LiveConfig,
   intervalMs: number,
-  onReload: ((outcome: { error?: ConfigError }) => void) | undefined,
+  onReload: ((outcome: ReloadOutcome) => void) | undefined,
 ): () => void {
   const onFileChange = (now: { mtimeMs: number }, before: { mtimeMs: number }) => {
     if (now.mtimeMs === before.mtimeMs || now.mtimeMs === 0) return;
+    const previous = live.config;
     const error = reloadConfig(live);
-    onReload?.(error ? { error } : {});
+    if (error) {
+      onReload?.({ error });
+      return;
+    }
+    void removalWarnings(previous, live.config).then((warnings) =>
+      onReload?.(warnings.length > 0 ? { warnings } : {}),
+    );
   };
   watchFile(live.configPath, { interval: intervalMs }, onFileChange);
   return () => unwatchFile(live.configPath, onFileChange);

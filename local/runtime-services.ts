@@ -7,7 +7,7 @@
  * order; a port in use or a store that cannot start is a StartupError.
  */
 import { mkdirSync } from 'node:fs';
-import { type ConfigError, setLocalConfig } from '../functions/config/config-local.ts';
+import { setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
 import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
 import { ENV } from '../functions/kernel/env.ts';
@@ -23,6 +23,7 @@ import {
   applyConfig,
   effectiveConfig,
   type LiveConfig,
+  type ReloadOutcome,
   sandboxUsers,
   watchConfigFile,
 } from './runtime-config.ts';
@@ -130,7 +131,7 @@ export function startConfig(
   env: LocalEnv,
   fileConfig: Config,
   sandbox: LocalSandbox | undefined,
-  watch: { pollMs: number; onReload: ((outcome: { error?: ConfigError }) => void) | undefined },
+  watch: { pollMs: number; onReload: ((outcome: ReloadOutcome) => void) | undefined },
   running: Running,
 ): LiveConfig {
   const upstream = { sandboxUrl: sandbox?.url, upstreamUrl: env.upstreamUrl };

@@ -14,7 +14,7 @@ import { type ConfigError, loadConfigFile } from '../functions/config/config-loc
 import type { Config } from '../functions/config/config-schema.ts';
 import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
 import type { LocalWatchOptions } from '../functions/watch/service-local.ts';
-import { reloadConfig } from './runtime-config.ts';
+import { type ReloadOutcome, reloadConfig } from './runtime-config.ts';
 import type { LocalEnv } from './runtime-env.ts';
 import {
   prepareProcess,
@@ -27,7 +27,7 @@ import {
   stopAll,
 } from './runtime-services.ts';
 
-export { effectiveConfig, sandboxUsers } from './runtime-config.ts';
+export { effectiveConfig, type ReloadOutcome, sandboxUsers } from './runtime-config.ts';
 export {
   DEMO_CONFIG,
   LOCAL_WAKE_GRACE_MS,
@@ -68,8 +68,11 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Run the delivery worker; default: on unless LEADS_WORKER is `off` (or `0`, `false`). */
   worker?: boolean;
-  /** Told when the watched configuration file was reloaded, or refused (with the reasons). */
-  onConfigReload?: (outcome: { error?: ConfigError }) => void;
+  /**
+   * Told when the watched configuration file was reloaded (with warnings about profiles it
+   * dropped that received leads in the last 30 days), or refused (with the reasons).
+   */
+  onConfigReload?: (outcome: ReloadOutcome) => void;
   /** How often the configuration file is checked for changes; default 500 ms. */
   configPollMs?: number;
   /** The quiet-profile watch (hourly by default); tests shorten it and listen for alerts. */

@@ -82,12 +82,13 @@ function fail(error: unknown): never {
 function main(): void {
   const starting = startLocalRuntime(readLocalEnv(), {
     log: (line) => process.stdout.write(`[gateway] ${line}\n`),
-    onConfigReload: ({ error }) => {
+    onConfigReload: ({ error, warnings = [] }) => {
       if (error) {
         process.stderr.write(
           `[config] ${error.message}\n[config] still running the previous version\n`,
         );
       } else {
+        for (const warning of warnings) process.stderr.write(`[config] ${warning}\n`);
         process.stdout.write('[config] reloaded: the new version is in use\n');
       }
     },

@@ -13,6 +13,9 @@
  *   in), store the settings as a new version and deploy it; AppConfig's validators check it
  *   again before any function sees it, and functions pick it up within a minute.
  * - diff FILE: what push would change, path by path, against the version now deployed.
+ * Both diff and push warn first (`warnings`) when a profile that received leads in the last 30
+ * days leaves the settings (removed or renamed), saying how many of its leads wait: a read-only
+ * look at the stage's ledger (functions/ledger/profile-removal.ts), when a ledger is given.
  * - rollback FILE [--to N]: deploy an earlier version again (default: the one before).
  */
 import {
@@ -40,6 +43,8 @@ import {
   InvalidSettingsError,
   validateSettingsText,
 } from '../functions/config/validator/validate.ts';
+import type { LeadLedger } from '../functions/ledger/lead-ledger.ts';
+import { leavingProfiles, profileRemovalWarnings } from '../functions/ledger/profile-removal.ts';
 import {
   type DeployConfig,
   DeployConfigError,
@@ -57,6 +62,41 @@ export class ConfigCommandError extends Error {
 export interface ConfigClients {
   appConfig: AppConfigClient;
   secrets: SecretsManagerClient;
+  /**
+   * The stage's lead ledger (read only), for the warnings about profiles leaving; undefined
+   * when it could not be reached (`ledgerUnavailable` says why).
+   */
+  ledger?: Pick<LeadLedger, 'listRecent'> | undefined;
+  /** Why the ledger could not be reached: printed as the warnings' stand-in. */
+  ledgerUnavailable?: string | undefined;
+}
+
+/**
+ * The warnings about profiles the new settings drop that received leads in the last 30 days
+ * (functions/ledger/profile-removal.ts), or why they could not be checked.
+ */
+export async function removalWarnings(
+  before: unknown,
+  after: { profiles: Record<string, unknown> },
+  clients: Pick<ConfigClients, 'ledger' | 'ledgerUnavailable'>,
+  now = new Date(),
+): Promise<string[]> {
+  const previous = before as { profiles?: Record<string, unknown> } | undefined;
+  const change = leavingProfiles({ profiles: previous?.profiles ?? {} }, after);
+  if (change.leaving.length === 0) return [];
+  const names = change.leaving.map((name) => `'${name}'`).join(', ');
+  if (!clients.ledger) {
+    return [
+      `aviso: sai(em) da configuração o(s) perfil(is) ${names}; não foi possível consultar os leads deles no ledger (${clients.ledgerUnavailable ?? 'ledger indisponível'})`,
+    ];
+  }
+  try {
+    return await profileRemovalWarnings(clients.ledger, change, now);
+  } catch (error) {
+    return [
+      `aviso: sai(em) da configuração o(s) perfil(is) ${names}; a consulta ao ledger falhou (${(error as Error).name})`,
+    ];
+  }
 }
 
 /** The deploy configuration in FILE, validated as the functions and the store's validator do. */
@@ -247,6 +287,8 @@ export interface PushResult {
   deployment: number;
   createdSecrets: string[];
   changes: string[];
+  /** About profiles leaving that received leads (removalWarnings); checked before storing. */
+  warnings: string[];
 }
 
 /** validate, create missing secrets, store and deploy a new version. */
@@ -255,6 +297,7 @@ export async function push(file: string, clients: ConfigClients): Promise<PushRe
   const ids = await findStore(clients.appConfig, deploy.stage);
   const current = await deployedSettings(clients.appConfig, ids);
   const changes = diffSettings(current?.settings ?? {}, deploy.settings);
+  const warnings = await removalWarnings(current?.settings, deploy.settings, clients);
 
   const createdSecrets: string[] = [];
   for (const { name, keys } of neededSecrets(deploy)) {
@@ -289,20 +332,21 @@ export async function push(file: string, clients: ConfigClients): Promise<PushRe
       Description: `npm run config -- push ${file}`,
     }),
   );
-  return { version, deployment: started.DeploymentNumber ?? 0, createdSecrets, changes };
+  return { version, deployment: started.DeploymentNumber ?? 0, createdSecrets, changes, warnings };
 }
 
 /** What push would change against the deployed version. */
 export async function diff(
   file: string,
-  clients: Pick<ConfigClients, 'appConfig'>,
-): Promise<{ version: string | undefined; changes: string[] }> {
+  clients: Pick<ConfigClients, 'appConfig' | 'ledger' | 'ledgerUnavailable'>,
+): Promise<{ version: string | undefined; changes: string[]; warnings: string[] }> {
   const deploy = validateFile(file);
   const ids = await findStore(clients.appConfig, deploy.stage);
   const current = await deployedSettings(clients.appConfig, ids);
   return {
     version: current?.version,
     changes: diffSettings(current?.settings ?? {}, deploy.settings),
+    warnings: await removalWarnings(current?.settings, deploy.settings, clients),
   };
 }
 

@@ -6,6 +6,8 @@
  *   validate --local FILE    check a local file (secrets allowed) as npm start does
  *   diff FILE                what push would change against the deployed version
  *   push FILE                create missing secrets, store and deploy a new version
+ * (diff and push first warn about profiles leaving that received leads in the last 30 days,
+ * read from the stack's ledger, table named by its `LedgerTableName` output; read only)
  *   rollback FILE [--to N]   deploy an earlier version again (default: the one before)
  *   schema                   write config/schema.json and config/deploy.schema.json
  *   help, --help, --version  this list, the version (exit code 0)
@@ -17,10 +19,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SECRET_PLACEHOLDER } from '../functions/config/secrets-aws.ts';
-import { DeployConfigError, REPO_ROOT } from '../infra/config.ts';
+import { DeployConfigError, loadDeployConfig, REPO_ROOT } from '../infra/config.ts';
 import pkg from '../package.json' with { type: 'json' };
 import { schemaFiles } from './config-schema-files.ts';
-import { ConfigCommandError, diff, push, rollback, validateCommand } from './config-store.ts';
+import {
+  type ConfigClients,
+  ConfigCommandError,
+  diff,
+  push,
+  rollback,
+  validateCommand,
+} from './config-store.ts';
 
 const USAGE = `usage: npm run config -- validate|diff|push FILE
        npm run config -- validate --local FILE
@@ -97,6 +106,39 @@ async function clients() {
   return { appConfig: new AppConfigClient({}), secrets: new SecretsManagerClient({}) };
 }
 
+/**
+ * The stage's lead ledger, read only (the warnings about profiles leaving): its table from the
+ * stack's `LedgerTableName` output. Undefined, with the reason, when it cannot be reached.
+ */
+async function ledgerClients(
+  file: string,
+): Promise<{ ledger?: ConfigClients['ledger']; ledgerUnavailable?: string }> {
+  let stage: string;
+  try {
+    stage = loadDeployConfig(file).stage;
+  } catch {
+    return {}; // the command itself says what is wrong with the file
+  }
+  try {
+    const [{ CloudFormationClient, DescribeStacksCommand }, dynamo, ledger] = await Promise.all([
+      import('@aws-sdk/client-cloudformation'),
+      import('../functions/kernel/aws/dynamodb.ts'),
+      import('../functions/ledger/lead-ledger-dynamodb.ts'),
+    ]);
+    const stacks = await new CloudFormationClient({}).send(
+      new DescribeStacksCommand({ StackName: `leads-${stage}` }),
+    );
+    const tableName = stacks.Stacks?.[0]?.Outputs?.find(
+      (output) => output.OutputKey === 'LedgerTableName',
+    )?.OutputValue;
+    if (!tableName)
+      return { ledgerUnavailable: `a pilha leads-${stage} não tem a saída LedgerTableName` };
+    return { ledger: ledger.createDynamoLedger({ client: dynamo.createDynamoDb(), tableName }) };
+  } catch (error) {
+    return { ledgerUnavailable: `pilha leads-${stage}: ${(error as Error).name}` };
+  }
+}
+
 function print(lines: readonly string[]): void {
   for (const line of lines) process.stdout.write(`${line}\n`);
 }
@@ -121,16 +163,18 @@ async function main(args: string[]): Promise<void> {
       return;
     }
     case 'diff': {
-      const result = await diff(file, await clients());
+      const result = await diff(file, { ...(await clients()), ...(await ledgerClients(file)) });
       print([
+        ...result.warnings,
         `against the deployed version ${result.version ?? '(none)'}:`,
         ...(result.changes.length > 0 ? result.changes : ['no change']),
       ]);
       return;
     }
     case 'push': {
-      const result = await push(file, await clients());
+      const result = await push(file, { ...(await clients()), ...(await ledgerClients(file)) });
       print([
+        ...result.warnings,
         ...result.changes,
         `version ${result.version} deployed (deployment ${result.deployment}); functions use it within a minute`,
         ...result.createdSecrets.map(

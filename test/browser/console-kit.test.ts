@@ -291,13 +291,21 @@ function englishIn(text: string): string[] {
 
 describe('every page in Portuguese, and none wider than a phone', () => {
   it('walks the console, every kit and the dashboard at 390 px', async () => {
+    // A lead parked for its phone and a phone that is not one: its reason and notes are read too.
+    const parkedAnswer = await fetch(new URL('/leads/site?token=demo-site-token', rt.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ nome: 'Caio Lima', email: 'caio@example.com', celular: '1234' }),
+    });
+    const { leadId: parked } = (await parkedAnswer.json()) as { leadId: string };
     const leads = (await (
-      await fetch(new URL('/admin/leads?limit=1', rt.url), { headers: AUTH })
+      await fetch(new URL('/admin/leads?limit=1&status=delivered', rt.url), { headers: AUTH })
     ).json()) as { leads: { leadId: string }[] };
     const pages: [string, string][] = [
       ['#/', 'table.leads, .msg'],
       ['#/preview', '#preview'],
       ['#/setup', 'ul.kit-index'],
+      [`#/lead/${parked}`, '#correct'],
       ...(leads.leads[0]
         ? [[`#/lead/${leads.leads[0].leadId}`, '#submitted'] as [string, string]]
         : []),
@@ -313,6 +321,15 @@ describe('every page in Portuguese, and none wider than a phone', () => {
       if (words.length) found[hash] = words;
       expect(await scrollWidth(page), hash).toBeLessThanOrEqual(PHONE.width);
     }
+    // The preview of a lead without a phone: why it would be parked, in Portuguese.
+    await page.goto(new URL('/admin/#/preview', rt.url).href);
+    await page
+      .locator('#preview textarea')
+      .fill('{"nome": "Caio Lima", "email": "caio@example.com"}');
+    await page.locator('#preview button[type="submit"]').click();
+    await page.locator('.card.result').waitFor();
+    const preview = englishIn(await prose(page));
+    if (preview.length) found['#/preview (result)'] = preview;
     await page.goto(new URL('/reports/debtors.html', rt.url).href);
     await page.locator('main, body').first().waitFor();
     const dashboard = englishIn(await prose(page));

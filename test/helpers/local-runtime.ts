@@ -47,6 +47,8 @@ export interface TestRuntimeOptions {
   upstreamUrl?: string;
   /** The quiet-profile watch's interval, clock and alert listener. */
   watch?: StartOptions['watch'];
+  /** Told when the configuration file was reloaded (with its warnings) or refused. */
+  onConfigReload?: StartOptions['onConfigReload'];
 }
 
 /** Writes `config` to a temp file and starts the runtime on it. */
@@ -65,7 +67,11 @@ export async function startTestRuntime(
       configPath,
       dataDir,
     },
-    { worker: options.worker ?? false, ...(options.watch && { watch: options.watch }) },
+    {
+      worker: options.worker ?? false,
+      ...(options.watch && { watch: options.watch }),
+      ...(options.onConfigReload && { onConfigReload: options.onConfigReload }),
+    },
   );
   const services = localServices();
   const ledger = createDynamoLedger({ client: services.dynamo, tableName: services.ledgerTable });

@@ -22,6 +22,7 @@ import {
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import { REPO_ROOT } from '../../infra/config.ts';
 import { schemaFiles } from '../../scripts/config-schema-files.ts';
 import {
@@ -211,6 +212,47 @@ describe('npm run config -- diff and rollback', () => {
     expect(result.version).toBe('4');
     expect(result.changes).toContain('+ profiles.api.source: "prospect"');
     expect(result.changes.some((line) => line.startsWith('- '))).toBe(false);
+  });
+
+  it('warns in Portuguese before a profile that received leads leaves, saying how many wait', async () => {
+    // Prepare: version 4 has `site`; the ledger holds two of its leads (one queued) and one of api
+    store({ '4': validateFile(file(DEPLOY)).settings });
+    const lead = (profile: string, status: string, position: string) => ({
+      lead: { profile, status } as LeadRecord,
+      position,
+    });
+    const ledger = {
+      listRecent: async () => ({
+        entries: [
+          lead('site', 'queued', 'p1'),
+          lead('site', 'delivered', 'p2'),
+          lead('api', 'queued', 'p3'),
+        ],
+        more: false,
+      }),
+    };
+    const { site: _site, ...others } = DEPLOY.profiles;
+    const renamed = file({ ...DEPLOY, profiles: { ...others, 'site-novo': DEPLOY.profiles.site } });
+
+    // Act
+    const diffed = await diff(renamed, { ...clients, ledger });
+    const pushed = await push(renamed, { ...clients, ledger });
+    const unchanged = await diff(file(DEPLOY), { ...clients, ledger });
+    const blind = await diff(renamed, { ...clients, ledgerUnavailable: 'AccessDenied' });
+
+    // Assess
+    expect(diffed.warnings).toEqual([
+      expect.stringMatching(
+        /^aviso: o perfil 'site' sai da configuração e recebeu 2 lead\(s\) nos últimos 30 dias; 1 aguardando entrega\..*novo: 'site-novo'/,
+      ),
+    ]);
+    expect(pushed.warnings).toEqual(diffed.warnings);
+    expect(unchanged.warnings).toEqual([]);
+    expect(blind.warnings).toEqual([
+      expect.stringMatching(
+        /^aviso: sai\(em\) da configuração o\(s\) perfil\(is\) 'site'; não foi possível consultar .*AccessDenied/,
+      ),
+    ]);
   });
 
   it('deploys the version before the current one again, or the one asked for', async () => {
