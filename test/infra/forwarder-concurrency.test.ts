@@ -41,11 +41,15 @@ function forwarderOf(upstreams: Record<string, unknown>) {
     string,
     { Properties: { ReservedConcurrentExecutions: number }; Metadata?: Record<string, string> },
   ][];
-  const [mapping] = Object.values(
-    template.findResources('AWS::Lambda::EventSourceMapping', {
-      Properties: { FunctionName: { Ref: id } },
-    }),
-  ) as { Properties: { ScalingConfig: { MaximumConcurrency: number } } }[];
+  // The queue invokes the forwarder's `live` alias (releases.ts).
+  const [aliasId] = Object.keys(
+    template.findResources('AWS::Lambda::Alias', { Properties: { FunctionName: { Ref: id } } }),
+  );
+  const mapping = (
+    Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as {
+      Properties: { FunctionName: unknown; ScalingConfig: { MaximumConcurrency: number } };
+    }[]
+  ).find((m) => JSON.stringify(m.Properties.FunctionName).includes(`{"Ref":"${aliasId}"}`));
   return {
     reserved: fn?.Properties.ReservedConcurrentExecutions,
     maximum: mapping?.Properties.ScalingConfig.MaximumConcurrency,

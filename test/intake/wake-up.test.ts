@@ -70,7 +70,7 @@ describe('the first message of a lead', () => {
 
     expect(first.status).toBe(202);
     expect(again).toEqual(first);
-    expect(sent).toEqual([[first.leadId, { version: 0 }]]);
+    expect(sent).toEqual([[first.leadId, { version: 0, group: 'default' }]]);
   });
 
   it('failing does not fail the request: the lead is recorded, queued, and left to the reconciler', async () => {
