@@ -36,6 +36,8 @@ export interface AwsCounts {
 
 export interface AwsMeter {
   start(): void;
+  /** Messages received and not yet deleted or handed back (the worker still settling them). */
+  inFlight(): number;
   stop(): AwsCounts;
 }
 
@@ -164,6 +166,7 @@ export function installAwsMeter(queueTable: string): AwsMeter {
       received.clear();
       counting = true;
     },
+    inFlight: () => received.size,
     stop() {
       counting = false;
       return { ...counts };

@@ -188,6 +188,8 @@ export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
       ...(await postAll(runtime.gatewayUrl, trickles)),
     ];
     const seen = await drained(sandbox, posted);
+    // The upstream has every lead: let the worker settle (delete) the messages it holds.
+    for (let waited = 0; meter.inFlight() > 0 && waited < 10_000; waited += 50) await delay(50);
     const counts = meter.stop();
     const result = summarize(scenario, posted, seen.requests, counts);
     progress(
