@@ -7,10 +7,9 @@
 import { STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
 import { DEFAULT_TIME_ZONE, localDay } from '../../domain/local-time.ts';
 import type { HttpResponse } from '../../kernel/http.ts';
-import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
-import { type RouteContext, refusal, single } from '../operation.ts';
-import { ledgerStatuses, PUBLIC_STATUSES } from './lead.ts';
+import { type RouteContext, single } from '../operation.ts';
+import { ledgerStatuses, publicStatusOf } from './lead.ts';
 import { type CsvLead, leadsCsv } from './lead-views.ts';
 import { recentFilter, scanRecent } from './scan.ts';
 import { zonesOf } from './zones.ts';
@@ -29,17 +28,7 @@ const MAX_EXPORT = 5000;
 
 export async function exportLeads({ deps, request, now }: RouteContext): Promise<HttpResponse> {
   const status = single(request, 'status') || 'parked';
-  const publicStatus = PUBLIC_STATUSES.find((candidate) => candidate === status);
-  if (!publicStatus) {
-    throw refusal(
-      400,
-      'invalid_status',
-      t(
-        `status deve ser um de: ${PUBLIC_STATUSES.join(', ')}`,
-        `status must be one of: ${PUBLIC_STATUSES.join(', ')}`,
-      ),
-    );
-  }
+  const publicStatus = publicStatusOf(status);
   const filter = recentFilter(request, ledgerStatuses(publicStatus));
   const rows: CsvLead[] = [];
   const zoneOf = zonesOf(deps.config);

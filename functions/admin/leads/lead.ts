@@ -33,6 +33,21 @@ export const PUBLIC_STATUSES: readonly PublicLeadStatus[] = [
   'parked',
 ];
 
+/** The public status a `?status=` names; 400 `invalid_status` listing the others. */
+export function publicStatusOf(status: string): PublicLeadStatus {
+  const found = PUBLIC_STATUSES.find((candidate) => candidate === status);
+  if (found) return found;
+  throw refusal(
+    400,
+    'invalid_status',
+    t(
+      `status deve ser um de: ${PUBLIC_STATUSES.join(', ')}`,
+      `status must be one of: ${PUBLIC_STATUSES.join(', ')}`,
+    ),
+    PUBLIC_STATUSES,
+  );
+}
+
 /** Which ledger statuses one public status lists, in order. */
 export function ledgerStatuses(status: PublicLeadStatus): readonly LeadStatus[] {
   return status === 'queued' ? ['queued', 'sending'] : [status];

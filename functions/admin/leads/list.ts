@@ -14,7 +14,7 @@ import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { InvalidCursorError, type LeadLedger } from '../../ledger/lead-ledger.ts';
 import { type RouteContext, refusal, single } from '../operation.ts';
-import { type AdminLeadView, ledgerStatuses, PUBLIC_STATUSES, toAdminLeadView } from './lead.ts';
+import { type AdminLeadView, ledgerStatuses, publicStatusOf, toAdminLeadView } from './lead.ts';
 import { type Contact, contactOf } from './lead-views.ts';
 import { RECENT_PARAMS, recentFilter, scanRecent } from './scan.ts';
 import { zonesOf } from './zones.ts';
@@ -86,18 +86,7 @@ export async function listLeads(context: RouteContext): Promise<HttpResponse> {
     const limit = parseLimit(single(request, 'limit'));
     return json(200, await recentLeads(context, LEAD_STATUSES, limit), NO_STORE);
   }
-  const publicStatus = PUBLIC_STATUSES.find((candidate) => candidate === status);
-  if (!publicStatus) {
-    throw refusal(
-      400,
-      'invalid_status',
-      t(
-        `status deve ser um de: ${PUBLIC_STATUSES.join(', ')}`,
-        `status must be one of: ${PUBLIC_STATUSES.join(', ')}`,
-      ),
-      PUBLIC_STATUSES,
-    );
-  }
+  const publicStatus = publicStatusOf(status);
   const limit = parseLimit(single(request, 'limit'));
   const statuses = ledgerStatuses(publicStatus);
   if (RECENT_PARAMS.some((name) => request.query[name] !== undefined)) {

@@ -239,6 +239,18 @@ function tooLarge(result: HttpResponse, advice: Text): HttpResponse {
   );
 }
 
+/** A page of JSON, encoded as the request accepts; 400 asking for less when it would not fit. */
+function jsonPage(request: HttpRequest, body: string, policy: CachePolicy): HttpResponse {
+  const result = encodeResponse(
+    request,
+    { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body },
+    policy,
+  );
+  return fitsResponseLimit(result)
+    ? result
+    : tooLarge(result, t('peça um take menor', 'ask for a smaller take'));
+}
+
 // ---------------------------------------------------------------------------------------------
 // GET /api/v1/receivables/debtors
 
@@ -267,14 +279,7 @@ function serveDebtorsList({ request, stored }: ServeContext): HttpResponse {
   if (cached) return cached;
   const page = queryDebtors(stored.snapshot.rows, parsed.query);
   const body = JSON.stringify({ results: page.results, total: page.total, summary: page.summary });
-  const result = encodeResponse(
-    request,
-    { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body },
-    policy,
-  );
-  return fitsResponseLimit(result)
-    ? result
-    : tooLarge(result, t('peça um take menor', 'ask for a smaller take'));
+  return jsonPage(request, body, policy);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -320,14 +325,7 @@ function serveReportJson({ request, stored, status, now, stale }: ServeContext):
     skip: paging.skip,
     results: selected.slice(paging.skip, paging.skip + paging.take),
   });
-  const result = encodeResponse(
-    request,
-    { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body },
-    policy,
-  );
-  return fitsResponseLimit(result)
-    ? result
-    : tooLarge(result, t('peça um take menor', 'ask for a smaller take'));
+  return jsonPage(request, body, policy);
 }
 
 // ---------------------------------------------------------------------------------------------
