@@ -135,7 +135,7 @@ export const retry: Command = {
       io.out(JSON.stringify(body, null, 2));
       return;
     }
-    // The gateway's note (English) says the wake-up message could not be sent now: said here.
+    // The gateway's note says the wake-up message could not be sent now: said here in the CLI's words.
     io.out(
       body.note
         ? `lead ${body.leadId} na fila; o envio não saiu agora, o reconciliador o envia em instantes`
@@ -173,7 +173,7 @@ export const replay: Command = {
         `leads esgotados (dead) de volta à fila: ${body.requeued}` +
           (body.skipped ? ` (${body.skipped} já não estavam esgotados)` : ''),
         describeRedrive(body.redrive),
-        // The gateway's note (English) counts them in `unsent`: said here.
+        // The gateway's note counts them in `unsent`: said here in the CLI's words.
         ...(body.unsent
           ? [`${body.unsent} não puderam ser enviados agora; o reconciliador os envia em instantes`]
           : []),

@@ -9,7 +9,7 @@
  * (safe to run again).
  */
 import { type HttpResponse, json } from '../kernel/http.ts';
-import { t } from '../kernel/language.ts';
+import { say, t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import type { LeadRecord } from '../ledger/lead-ledger.ts';
 import type { RedriveResult } from './dlq-redrive.ts';
@@ -129,7 +129,12 @@ export async function replay(context: RouteContext): Promise<HttpResponse> {
     redrive,
     ...(unsent > 0 && {
       unsent,
-      note: `${unsent} requeued leads could not be sent now; the reconciler sends them shortly`,
+      note: say(
+        t(
+          `${unsent} leads voltaram para a fila mas não puderam ser enviados agora; o reconciliador os envia em instantes`,
+          `${unsent} requeued leads could not be sent now; the reconciler sends them shortly`,
+        ),
+      ),
     }),
   };
   return json(202, body, NO_STORE);

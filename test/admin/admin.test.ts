@@ -540,7 +540,7 @@ describe('POST /admin/leads/{leadId}/retry', () => {
     };
     const { status, body } = await retry(lead.leadId, failing);
     expect(status).toBe(202);
-    expect(body).toMatchObject({ status: 'queued', note: expect.stringContaining('reconciler') });
+    expect(body).toMatchObject({ status: 'queued', note: expect.stringContaining('reconciliador') });
     // Due now in the ledger: the reconciler finds it without a message.
     const after = await h.ledger.get(lead.leadId);
     expect(Date.parse(after?.nextAttemptAt ?? '')).toBeLessThanOrEqual(Date.now());
@@ -559,7 +559,7 @@ describe('POST /admin/leads/{leadId}/retry', () => {
     };
     const { status, body } = await retry(parked.leadId, failing);
     expect(status).toBe(202);
-    expect(body).toMatchObject({ status: 'queued', note: expect.stringContaining('reconciler') });
+    expect(body).toMatchObject({ status: 'queued', note: expect.stringContaining('reconciliador') });
     const after = await h.ledger.get(parked.leadId);
     expect(after).toMatchObject({ status: 'queued', version: parked.version + 1 });
     expect(after?.reason).toBeUndefined();
@@ -659,7 +659,7 @@ describe('POST /admin/replay', () => {
     expect(body).toMatchObject({
       requeued: 1,
       unsent: 1,
-      note: expect.stringContaining('reconciler'),
+      note: expect.stringContaining('reconciliador'),
     });
     expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'queued', attempts: 0 });
     expect(h.log.failed).toHaveLength(1);

@@ -9,7 +9,7 @@
 import { IN_FLIGHT } from '../../domain/lead-lifecycle.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
-import { t } from '../../kernel/language.ts';
+import { say, t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { accountOfLead, DEFAULT_WAKE_GRACE_MS, type LeadRecord } from '../../ledger/lead-ledger.ts';
 import type { AdminDeps, AdminRoute } from '../admin.ts';
@@ -92,7 +92,14 @@ export async function retryLead(context: RouteContext): Promise<HttpResponse> {
   const body: RetryResult = {
     leadId,
     status: 'queued',
-    ...(!sent && { note: 'queued; the reconciler sends it shortly' }),
+    ...(!sent && {
+      note: say(
+        t(
+          'na fila; o reconciliador o envia em instantes',
+          'queued; the reconciler sends it shortly',
+        ),
+      ),
+    }),
   };
   return json(202, body, NO_STORE);
 }
