@@ -9,7 +9,7 @@
  * `{"message":"Missing Authentication Token"}` with `x-amzn-ErrorType:
  * MissingAuthenticationTokenException`. The deployed stack overrides that gateway response
  * (infra/constructs/leads-api.ts) with UNKNOWN_ROUTE (functions/kernel/routes.ts): 404 in the
- * contract's error shape, `{"error": {"code": "NOT_FOUND", "message": "No such route",
+ * contract's error shape, `{"error": {"code": "NOT_FOUND", "message": "rota inexistente",
  * "details": []}}`; the local runtime passes the same answer as `unknownRoute`, so `npm start`
  * answers exactly what the deployed API does. Without it, the gateway answers API Gateway's default.
  *

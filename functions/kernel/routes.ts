@@ -255,7 +255,7 @@ export const BASIC_AUTH = {
     body: {
       error: {
         code: 'unauthorized',
-        message: 'valid Basic credentials are required',
+        message: 'são necessários usuário e senha válidos (autenticação Basic)',
         details: [] as string[],
       },
     },
@@ -271,7 +271,7 @@ export const BASIC_AUTH = {
  */
 export const UNKNOWN_ROUTE = {
   statusCode: 404,
-  body: { error: { code: 'NOT_FOUND', message: 'No such route', details: [] as string[] } },
+  body: { error: { code: 'NOT_FOUND', message: 'rota inexistente', details: [] as string[] } },
 } as const;
 
 /** Webhook bursts (a campaign, a platform's retry storm) are absorbed here, not upstream. */

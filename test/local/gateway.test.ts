@@ -163,7 +163,7 @@ describe('local gateway: request to proxy event', () => {
     // Assess
     expect(response.status).toBe(404);
     expect(response.json()).toEqual({
-      error: { code: 'NOT_FOUND', message: 'No such route', details: [] },
+      error: { code: 'NOT_FOUND', message: 'rota inexistente', details: [] },
     });
     expect(response.headers['x-amzn-errortype']).toBe('MissingAuthenticationTokenException');
   });

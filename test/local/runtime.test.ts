@@ -117,7 +117,7 @@ describe('startLocalRuntime', () => {
         const unknown = await send(`${runtime.gatewayUrl}${path}`, { method });
         expect(unknown.status, `${method} ${path}`).toBe(404);
         expect(unknown.json()).toEqual({
-          error: { code: 'NOT_FOUND', message: 'No such route', details: [] },
+          error: { code: 'NOT_FOUND', message: 'rota inexistente', details: [] },
         });
       }
     } finally {
