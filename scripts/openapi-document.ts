@@ -787,7 +787,9 @@ const OPERATIONS: Record<string, Operation> = {
     requestBody: { required: true, content: jsonContent(ref(backfillRequest)) },
     responses: {
       '200': answer('What the platform listed and what was recorded.', ref(backfillResultSchema)),
-      '400': problem('A bad body or period (`invalid_body`, `invalid_period`, `period_too_long`).'),
+      '400': problem(
+        'A bad body or period (`invalid_body`, `invalid_period`, `period_too_long`), or a period that ended before the days the platform keeps (`period_not_kept`; one that began before them is cut there and the answer’s `notice` says so).',
+      ),
       '404': problem('No such profile (`unknown_profile`).'),
       '409': problem(
         'The profile’s source keeps no leads to list (`backfill_unsupported`), or it names no forms (`no_forms`).',
