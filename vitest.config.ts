@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,6 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most end-to-end files spend their time waiting on paced upstreams, not on the CPU: two files
+    // at once even on a 2-core machine (vitest's default there is one, cores - 1).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // What the code under test prints (the Powertools Logger's lines included, rerouted by the
     // setup file) is shown for failing tests only; `npx vitest run --silent=false` shows it all.
     setupFiles: ['test/helpers/output-per-test.ts'],

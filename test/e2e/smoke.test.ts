@@ -64,7 +64,7 @@ describe('the smoke test (scripts/smoke.ts) against the local runtime', () => {
 
     // Assess
     await expect(run).rejects.toThrow(SmokeError);
-    await expect(run).rejects.toThrow(/^POST \/admin\/test-lead\/site: .*\(check --user/);
+    await expect(run).rejects.toThrow(/^POST \/admin\/test-lead\/site: .*\(confira --user/);
   });
 
   it('fails when the lead settles in a status it was not told to expect', async () => {
@@ -85,7 +85,7 @@ describe('the smoke test (scripts/smoke.ts) against the local runtime', () => {
     // Act / Assess
     await expect(
       smoke({ url: 'http://127.0.0.1:9/', credentials: OPS, profile: 'site' }),
-    ).rejects.toThrow(/^GET \/health: cannot reach the gateway/);
+    ).rejects.toThrow(/^GET \/health: não foi possível falar com o gateway/);
   });
 
   it('reads its options from the command line and the environment, the password from LEADS_PASSWORD only', () => {
