@@ -540,7 +540,10 @@ describe('POST /admin/leads/{leadId}/retry', () => {
     };
     const { status, body } = await retry(lead.leadId, failing);
     expect(status).toBe(202);
-    expect(body).toMatchObject({ status: 'queued', note: expect.stringContaining('reconciliador') });
+    expect(body).toMatchObject({
+      status: 'queued',
+      note: expect.stringContaining('reconciliador'),
+    });
     // Due now in the ledger: the reconciler finds it without a message.
     const after = await h.ledger.get(lead.leadId);
     expect(Date.parse(after?.nextAttemptAt ?? '')).toBeLessThanOrEqual(Date.now());
@@ -559,7 +562,10 @@ describe('POST /admin/leads/{leadId}/retry', () => {
     };
     const { status, body } = await retry(parked.leadId, failing);
     expect(status).toBe(202);
-    expect(body).toMatchObject({ status: 'queued', note: expect.stringContaining('reconciliador') });
+    expect(body).toMatchObject({
+      status: 'queued',
+      note: expect.stringContaining('reconciliador'),
+    });
     const after = await h.ledger.get(parked.leadId);
     expect(after).toMatchObject({ status: 'queued', version: parked.version + 1 });
     expect(after?.reason).toBeUndefined();
