@@ -171,8 +171,9 @@ export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
     await fetch(`${sandbox}/_sandbox/rate-limit`, { method: 'DELETE' });
 
     const run = Date.now().toString(36);
-    const floods = Array.from({ length: scenario.floodAccounts }, (_, a) =>
-      Array.from({ length: scenario.floodLeads }, (_, n) => lead(a, false, n, run)),
+    // Floods of several accounts arrive together: their leads interleaved, as visitors send them.
+    const floods = Array.from({ length: scenario.floodLeads }, (_, n) =>
+      Array.from({ length: scenario.floodAccounts }, (_, a) => lead(a, false, n, run)),
     ).flat();
     const trickles = Array.from({ length: scenario.accounts - scenario.floodAccounts }, (_, k) =>
       Array.from({ length: scenario.trickleLeads }, (_, n) =>
