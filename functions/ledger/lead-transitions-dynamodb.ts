@@ -150,28 +150,38 @@ export async function markDead(
   });
 }
 
-export async function markParked(
+/** A move that ends the sending with a reason a person reads: parked, or a test lead kept. */
+async function settleWithReason(
+  name: 'markParked' | 'markTest',
   ctx: LedgerContext,
   leadId: string,
   version: number,
   reason: string,
   now: Date,
 ): Promise<void> {
-  await fenced(ctx, leadId, 'markParked', version, now, {
+  await fenced(ctx, leadId, name, version, now, {
     set: { reason: boundText(reason), leaseUntil: undefined },
   });
 }
 
-export async function markTest(
+export function markParked(
   ctx: LedgerContext,
   leadId: string,
   version: number,
   reason: string,
   now: Date,
 ): Promise<void> {
-  await fenced(ctx, leadId, 'markTest', version, now, {
-    set: { reason: boundText(reason), leaseUntil: undefined },
-  });
+  return settleWithReason('markParked', ctx, leadId, version, reason, now);
+}
+
+export function markTest(
+  ctx: LedgerContext,
+  leadId: string,
+  version: number,
+  reason: string,
+  now: Date,
+): Promise<void> {
+  return settleWithReason('markTest', ctx, leadId, version, reason, now);
 }
 
 export async function requeue(
