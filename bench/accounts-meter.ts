@@ -1,6 +1,7 @@
 /**
  * What a run of the accounts bench asks of AWS, counted on this machine: every DynamoDB request
- * the functions send (they all go through Node's global `fetch`, functions/kernel/aws/http.ts),
+ * the functions send (they all go through functions/kernel/aws/transport.ts, which tells
+ * `observeAwsRequests` of each answered one),
  * told apart by table. Requests to the ledger table are DynamoDB's own bill (reads and writes,
  * failed conditional writes included: DynamoDB bills them too). Requests to the local queue's
  * table stand for SQS (functions/ledger/lead-queue-local.ts keeps the queue in DynamoDB): a put
@@ -9,9 +10,10 @@
  * event source's long polls, a fixed cost per hour, not per lead) and are left out. The same
  * receive-then-settle pairs give the forwarder's busy time per message (its measured duration).
  *
- * `installAwsMeter` wraps `fetch` once for the process; `start()` empties the counts and starts
+ * `installAwsMeter` listens once for the process; `start()` empties the counts and starts
  * counting, `stop()` freezes them.
  */
+import { observeAwsRequests } from '../functions/kernel/aws/transport.ts';
 
 export interface AwsCounts {
   /** Ledger table: read requests (GetItem, Query, Scan, BatchGetItem, TransactGetItems). */
@@ -135,31 +137,29 @@ export function countDynamo(
 
 let installed: AwsMeter | undefined;
 
-/** Wraps the global fetch (once per process) to count the requests to DynamoDB. */
+/** Listens (once per process) to the AWS clients' requests to count those to DynamoDB. */
 export function installAwsMeter(queueTable: string): AwsMeter {
   if (installed) return installed;
-  const original = globalThis.fetch;
   let counts = emptyCounts();
   let counting = false;
   const received = new Map<string, number>();
-  globalThis.fetch = async (input, init) => {
-    const request = input instanceof Request ? input : undefined;
-    const target = request?.headers.get('x-amz-target') ?? '';
-    if (!counting || !request || !target.startsWith(DYNAMO_TARGET)) return original(input, init);
-    const text = await request.clone().text();
-    const response = await original(input, init);
+  observeAwsRequests((request, status) => {
+    const target = String(request.headers['x-amz-target'] ?? request.headers['X-Amz-Target'] ?? '');
+    if (!counting || !target.startsWith(DYNAMO_TARGET)) return;
     let body: DynamoBody = {};
     try {
+      const text =
+        typeof request.body === 'string'
+          ? request.body
+          : Buffer.from(request.body ?? []).toString('utf8');
       body = JSON.parse(text) as DynamoBody;
     } catch {
       // not JSON: counted by its operation alone
     }
     const operation = target.slice(DYNAMO_TARGET.length);
-    if (counting) {
-      countDynamo(counts, received, queueTable, operation, body, response.ok, Date.now());
-    }
-    return response;
-  };
+    const ok = status >= 200 && status <= 299;
+    countDynamo(counts, received, queueTable, operation, body, ok, Date.now());
+  });
   installed = {
     start() {
       counts = emptyCounts();

@@ -12,8 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { LOCAL_TABLES, startLocalRuntime } from '../local/runtime.ts';
-import type { SandboxStats } from '../sandbox/server.ts';
+import { nextMessage, startTsWorker } from '../local/ts-worker.ts';
+import type { RequestRecord } from '../sandbox/server.ts';
 import { installAwsMeter } from './accounts-meter.ts';
+import type { LeadToPost, OutsideData, OutsideRequest } from './accounts-outside.ts';
 import {
   type PostedLead,
   type Scenario,
@@ -25,8 +27,6 @@ import { progress } from './lib.ts';
 const FORM_TOKEN = 'bench-accounts-form-token';
 const ORIGIN = 'https://lp.example.com';
 const DRAIN_TIMEOUT_MS = Number(process.env.BENCH_ACCOUNTS_TIMEOUT_MS ?? 180_000);
-/** POSTs in flight at once: a busy landing page, not a load test of the gateway. */
-const POST_CONCURRENCY = 8;
 
 const accountName = (i: number) => (i === 0 ? 'default' : `a${String(i).padStart(2, '0')}`);
 const profileName = (i: number) => `site${String(i).padStart(2, '0')}`;
@@ -70,14 +70,13 @@ export function accountsConfig(scenario: Scenario): unknown {
   };
 }
 
-interface LeadToPost {
-  account: number;
-  trickle: boolean;
-  email: string;
-  body: string;
-}
-
-function lead(account: number, trickle: boolean, n: number, run: string): LeadToPost {
+function lead(
+  account: number,
+  trickle: boolean,
+  n: number,
+  run: string,
+  gateway: string,
+): LeadToPost {
   const email = `lead.${run}.a${account}.${trickle ? 't' : 'f'}${n}@exemplo.com.br`;
   const body = new URLSearchParams({
     nome: `Bench Lead${account}x${n}`,
@@ -85,65 +84,36 @@ function lead(account: number, trickle: boolean, n: number, run: string): LeadTo
     celular: `(11) 9${String(1000 + account).slice(-4)}-${String(1000 + n).slice(-4)}`,
     mensagem: 'Quero conhecer a unidade',
   }).toString();
-  return { account, trickle, email, body };
+  const url = `${gateway}/leads/${profileName(account)}?token=${FORM_TOKEN}`;
+  return { account, trickle, email, url, origin: ORIGIN, body };
 }
 
-/** Posts every lead, POST_CONCURRENCY at a time; throws on any refusal. */
-async function postAll(gatewayUrl: string, leads: readonly LeadToPost[]): Promise<PostedLead[]> {
-  const posted: PostedLead[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < leads.length) {
-      const item = leads[next++] as LeadToPost;
-      const sentAt = Date.now();
-      const started = performance.now();
-      const response = await fetch(
-        `${gatewayUrl}/leads/${profileName(item.account)}?token=${FORM_TOKEN}`,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-          body: item.body,
-        },
-      );
-      await response.arrayBuffer();
-      if (response.status >= 300) throw new Error(`intake answered ${response.status}`);
-      const roundTripMs = performance.now() - started;
-      posted.push({
-        email: item.email,
-        account: item.account,
-        trickle: item.trickle,
-        sentAt,
-        roundTripMs,
-      });
-    }
+/** The outside world's thread (accounts-outside.ts): sandbox, landing pages, watch. */
+async function startOutside(scenario: Scenario) {
+  const users = Array.from({ length: scenario.accounts }, (_, i) => credentials(i));
+  const data: OutsideData = {
+    users,
+    perSecond: scenario.perSecond,
+    drainTimeoutMs: DRAIN_TIMEOUT_MS,
   };
-  await Promise.all(Array.from({ length: POST_CONCURRENCY }, worker));
-  return posted;
-}
-
-async function stats(sandboxUrl: string): Promise<SandboxStats> {
-  return (await (await fetch(`${sandboxUrl}/_sandbox/stats`)).json()) as SandboxStats;
-}
-
-/** Waits until the sandbox created every posted lead; the last stats read. */
-async function drained(sandboxUrl: string, posted: readonly PostedLead[]): Promise<SandboxStats> {
-  const emails = new Set(posted.map((p) => p.email.toLowerCase()));
-  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-  for (;;) {
-    const seen = await stats(sandboxUrl);
-    const created = new Set(
-      seen.requests
-        .filter((r) => r.route === 'POST /api/v1/prospects' && r.status >= 200 && r.status < 300)
-        .flatMap((r) => (r.email && emails.has(r.email) ? [r.email] : [])),
-    );
-    if (created.size >= emails.size || Date.now() > deadline) {
-      if (created.size < emails.size) {
-        progress(`accounts: ${created.size}/${emails.size} delivered before the timeout`);
-      }
-      return seen;
-    }
-    await delay(250);
-  }
+  const worker = startTsWorker(new URL('./accounts-outside.ts', import.meta.url), data);
+  const { sandboxUrl } = await nextMessage<{ sandboxUrl: string }>(worker);
+  const ask = async <T>(request: OutsideRequest): Promise<T> => {
+    const answer = nextMessage<T>(worker);
+    worker.postMessage(request);
+    return answer;
+  };
+  return {
+    sandboxUrl,
+    post: (first: LeadToPost[], then: LeadToPost[]) =>
+      ask<{ posted: PostedLead[] }>({ post: { first, then } }),
+    drain: (posted: PostedLead[]) => ask<{ requests: RequestRecord[] }>({ drain: posted }),
+    close: async () => {
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.postMessage('close' satisfies OutsideRequest);
+      await exited;
+    },
+  };
 }
 
 /** Runs `scenario` on a fresh local runtime and data folder. */
@@ -155,40 +125,39 @@ export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
   // The reconciler at AWS's cadence (every minute), so its requests count as they would there.
   process.env.LEADS_RECONCILE_MS ??= '60000';
   const meter = installAwsMeter(LOCAL_TABLES.queue);
+  const outside = await startOutside(scenario);
   const runtime = await startLocalRuntime(
-    { port: 0, sandboxPort: 0, upstreamUrl: undefined, configPath, dataDir },
+    { port: 0, sandboxPort: undefined, upstreamUrl: outside.sandboxUrl, configPath, dataDir },
     { worker: true },
-  );
-  const sandbox = runtime.sandboxUrl ?? '';
+  ).catch(async (error: unknown) => {
+    await outside.close();
+    throw error;
+  });
   try {
-    await fetch(`${sandbox}/_sandbox/faults`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ perSecond: scenario.perSecond, perMinute: scenario.perSecond * 60 }),
-    });
     await delay(1000); // the start-up's first reconciler run and lookup checks are done
-    await fetch(`${sandbox}/_sandbox/stats`, { method: 'DELETE' });
-    await fetch(`${sandbox}/_sandbox/rate-limit`, { method: 'DELETE' });
 
     const run = Date.now().toString(36);
+    const gateway = runtime.gatewayUrl;
     // Floods of several accounts arrive together: their leads interleaved, as visitors send them.
     const floods = Array.from({ length: scenario.floodLeads }, (_, n) =>
-      Array.from({ length: scenario.floodAccounts }, (_, a) => lead(a, false, n, run)),
+      Array.from({ length: scenario.floodAccounts }, (_, a) => lead(a, false, n, run, gateway)),
     ).flat();
     const trickles = Array.from({ length: scenario.accounts - scenario.floodAccounts }, (_, k) =>
       Array.from({ length: scenario.trickleLeads }, (_, n) =>
-        lead(scenario.floodAccounts + k, true, n, run),
+        lead(scenario.floodAccounts + k, true, n, run, gateway),
       ),
     ).flat();
     progress(
       `accounts ${scenario.label}: ${floods.length} flood + ${trickles.length} trickle leads`,
     );
     meter.start();
-    const posted = [
-      ...(await postAll(runtime.gatewayUrl, floods)),
-      ...(await postAll(runtime.gatewayUrl, trickles)),
-    ];
-    const seen = await drained(sandbox, posted);
+    const { posted } = await outside.post(floods, trickles);
+    const seen = await outside.drain(posted);
+    if (process.env.BENCH_ACCOUNTS_DUMP)
+      writeFileSync(
+        process.env.BENCH_ACCOUNTS_DUMP,
+        JSON.stringify({ posted, requests: seen.requests }),
+      );
     // The upstream has every lead: let the worker settle (delete) the messages it holds.
     for (let waited = 0; meter.inFlight() > 0 && waited < 10_000; waited += 50) await delay(50);
     const counts = meter.stop();
@@ -199,6 +168,7 @@ export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
     return result;
   } finally {
     await runtime.stop();
+    await outside.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -278,7 +278,7 @@ function liteSource(fn: { sdk: readonly Sdk[] }): string {
 }
 
 /** The libraries the signed-fetch clients use: external when the function's own code is timed. */
-const CLIENT_LIBRARIES = ['@aws-sdk/util-dynamodb', 'aws4fetch'];
+const CLIENT_LIBRARIES = ['@aws-sdk/util-dynamodb', 'aws4'];
 
 /**
  * Bytes of what every cold start reads: `index.mjs` and the wiring chunk the handler imports at
@@ -516,7 +516,7 @@ export async function coldInit(): Promise<Figure[]> {
           'ms',
           `SDK clients only, external (${clients})`,
           sdkExternalMs,
-          `aws4fetch and @aws-sdk/util-dynamodb imported first with the signed-fetch clients, then the function built with them external: its own modules, other dependencies and wiring; ${(aboveMs - floor.ms).toFixed(1)} ms above the own-code floor (Powertools + zod, ${floor.ms.toFixed(1)} ms)`,
+          `aws4 and @aws-sdk/util-dynamodb imported first with the signed-fetch clients, then the function built with them external: its own modules, other dependencies and wiring; ${(aboveMs - floor.ms).toFixed(1)} ms above the own-code floor (Powertools + zod, ${floor.ms.toFixed(1)} ms)`,
         ),
         figure(
           `bundle ${fn.name}: read at init (index.mjs, the wiring, their static imports)`,

@@ -80,7 +80,7 @@ function override(includes: string[], patterns: Pattern[]) {
 /** biome.json's `overrides`, from the table above. */
 export function boundaryOverrides() {
   const noAws: Pattern = {
-    group: [...AWS, 'aws4fetch', '**/kernel/aws/**'],
+    group: [...AWS, 'aws4', '**/kernel/aws/**'],
     message: MESSAGES.aws,
   };
   const notAdapters = ADAPTER_FILES.map((glob) => `!${glob}`);

@@ -4,6 +4,18 @@
  * operation and input and answered by `answer` (`{}` by default); anything else goes to `other`.
  * Each recorded call also says whether it was signed (SigV4 `Authorization` header).
  */
+import { onTestFinished, vi } from 'vitest';
+import { answerAwsRequestsWith } from '../../functions/kernel/aws/transport.ts';
+
+/**
+ * For the running test: `fetch` answers the AWS clients' requests (kernel/aws/transport.ts sends
+ * them with node:http otherwise) and stands in for the global fetch (the upstream's calls).
+ */
+export function stubFetch(fetch: typeof globalThis.fetch): void {
+  vi.stubGlobal('fetch', fetch);
+  answerAwsRequestsWith(fetch);
+  onTestFinished(() => answerAwsRequestsWith(undefined));
+}
 export interface AwsCall {
   host: string;
   operation: string;

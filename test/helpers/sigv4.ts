@@ -1,6 +1,6 @@
 /**
  * Checks a request's Signature Version 4 the way the service does, with node:crypto and none of
- * aws4fetch's code: the tests' way to tell a signature that AWS would accept from one it would
+ * aws4's code: the tests' way to tell a signature that AWS would accept from one it would
  * refuse (s3rver and the test servers do not check signatures themselves).
  *
  * https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html

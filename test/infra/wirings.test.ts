@@ -15,7 +15,7 @@ import { ENV } from '../../functions/kernel/env.ts';
 import { awsRefreshDeps } from '../../functions/report/refresh/wiring-aws.ts';
 import { awsReportDeps } from '../../functions/report/serve/wiring-aws.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
-import { awsFetchStub } from '../helpers/aws-fetch-stub.ts';
+import { awsFetchStub, stubFetch } from '../helpers/aws-fetch-stub.ts';
 import { deployConfig, environmentOf, removeTempOutdirs, testApp } from './helpers.ts';
 
 /**
@@ -118,7 +118,7 @@ describe('the AWS wirings over the environment the stack sets', () => {
       const aws = awsFetchStub((call) =>
         call.operation === 'ListMessageMoveTasks' ? { Results: [] } : { TaskHandle: 'h' },
       );
-      vi.stubGlobal('fetch', aws.fetch);
+      stubFetch(aws.fetch);
       const queueId = stack.getLogicalId(stack.queue.queue.node.defaultChild as CfnElement);
       const dlqId = stack.getLogicalId(stack.queue.deadLetterQueue.node.defaultChild as CfnElement);
 

@@ -18,6 +18,7 @@ import { partitionOf } from '../../functions/kernel/aws/endpoints.ts';
 import { createS3 } from '../../functions/kernel/aws/s3.ts';
 import { createSqs } from '../../functions/kernel/aws/sqs.ts';
 import { DIFF_CREDENTIALS } from '../helpers/aws-differential.ts';
+import { stubFetch } from '../helpers/aws-fetch-stub.ts';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -79,9 +80,9 @@ async function sdkUrl(send: (requestHandler: object) => Promise<unknown>): Promi
 
 /** The URL ours sends an operation to (fetch stubbed), or the error it refuses the setup with. */
 async function ourUrl(send: () => Promise<unknown>): Promise<string> {
-  vi.stubGlobal('fetch', async (request: Request) => {
+  stubFetch((async (request: Request) => {
     throw new Caught(request.url);
-  });
+  }) as typeof fetch);
   try {
     await send();
     return 'sent';

@@ -29,6 +29,7 @@ import {
   TRANSIENT_ERROR_STATUS_CODES,
 } from '../../functions/kernel/aws/retry.ts';
 import { DIFF_CREDENTIALS, PINNED_NOW } from '../helpers/aws-differential.ts';
+import { stubFetch } from '../helpers/aws-fetch-stub.ts';
 
 /** `@smithy/core` as the SDK's clients resolve it (a dependency of theirs, not of ours). */
 const fromSdk = createRequire(createRequire(import.meta.url).resolve('@aws-sdk/client-dynamodb'));
@@ -315,7 +316,7 @@ describe('StandardRetryStrategy, step for step', () => {
     for (const steps of calls) {
       const queue = [...steps, 'ok' as const];
       let attempts = 0;
-      vi.stubGlobal('fetch', async () => {
+      stubFetch(async () => {
         attempts += 1;
         return ANSWERS[queue.shift() ?? 'ok']();
       });

@@ -1,5 +1,5 @@
 /**
- * The local DynamoDB (local/dynamodb-local.ts) on disk. dynalite ends every Scan and
+ * The local DynamoDB (local/dynamodb-local.ts, its server in local/dynalite-server.ts) on disk. dynalite ends every Scan and
  * Query by calling `return()` on its level iterator, which abstract-level's iterators lacked, so
  * each one stayed open for the life of the process (the soak saw the heap grow with every poll
  * of the local worker). The module gives them a `return` that closes them. And dynalite wrote an
@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import '../../local/dynalite-server.ts';
 import { startLocalDynamo } from '../../local/dynamodb-local.ts';
 import { WRITER_DEFINITION, WRITER_TABLE } from '../fixtures/dynamo-writer.ts';
 
@@ -29,7 +30,7 @@ interface Db {
   iterator(): Iterator;
 }
 
-// The LevelDB binding dynalite keeps its data in, resolved as dynamodb-local.ts resolves it.
+// The LevelDB binding dynalite keeps its data in, resolved as dynalite-server.ts resolves it.
 const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
 const { Level } = fromDynalite('level') as { Level: new (path: string) => Db };
 
@@ -40,11 +41,9 @@ afterAll(() => {
 
 describe('local DynamoDB on disk', () => {
   it('closes a level iterator when its stream ends (return), so Scans and Queries release them', async () => {
-    // Prepare: the module is loaded (its fix applies at import); a LevelDB like dynalite's.
+    // Prepare: the server module is loaded (its fix applies at import); a LevelDB like dynalite's.
     const dir = mkdtempSync(join(tmpdir(), 'leads-level-'));
     dirs.push(dir);
-    const local = await startLocalDynamo({ dataDir: dir });
-    await local.close();
     const db = new Level(join(dir, 'plain'));
     await db.open();
     await db.put('a', '1');

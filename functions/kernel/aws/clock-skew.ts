@@ -14,6 +14,8 @@
  * signed with, the server's Date having whole seconds.)
  */
 
+import type { AwsHeaders } from './transport.ts';
+
 /** How far the clock must be off for an error to count as one the correction fixed. */
 export const CLOCK_SKEW_THRESHOLD_MS = 240_000;
 /** A round trip longer than this says nothing about the clocks. */
@@ -33,7 +35,7 @@ export class ClockSkew {
    * uncorrected) and signed with `signedOffset`. Returns whether an error with this answer
    * counts as corrected (the SDK's `$metadata.clockSkewCorrected`).
    */
-  sample(headers: Headers, sentAt: number, signedOffset: number, serverTime?: string): boolean {
+  sample(headers: AwsHeaders, sentAt: number, signedOffset: number, serverTime?: string): boolean {
     const time = serverTime ?? headers.get('date');
     if (!time) return false;
     const server = Date.parse(time);

@@ -1,6 +1,6 @@
 /**
- * The functions' way to AWS's HTTP APIs: requests signed with Signature Version 4 by aws4fetch
- * (a small, well-kept signer on WebCrypto) and sent with Node's `fetch`, retried exactly as the
+ * The functions' way to AWS's HTTP APIs: requests signed with Signature Version 4 by `aws4` (a
+ * small, well-kept signer on node:crypto) and sent with node:http(s) (transport.ts), retried exactly as the
  * AWS SDK's standard retry mode does (retry.ts: attempts, back-off, Retry-After, the retry
  * quota, which errors), signed at the clock the service's answers say (clock-skew.ts), sent to
  * the endpoint the SDK would pick (endpoints.ts: partition, FIPS, dual-stack), and failures
@@ -8,7 +8,7 @@
  * (`ConditionalCheckFailedException`, `NoSuchKey`, `QueueDoesNotExist`).
  *
  * Why not the AWS SDK: its clients are most of a function's cold start (docs/performance.md:
- * DynamoDB, SQS and S3 clients bundled take 50-75 ms to load; these modules and aws4fetch a few
+ * DynamoDB, SQS and S3 clients bundled take 50-75 ms to load; these modules and aws4 a few
  * ms), and every webhook platform waits on the first request after a quiet period. Nothing here
  * imports the SDK at run time; the tests run the SDK's own clients beside these on the same
  * answers (test/kernel/aws-*-differential.test.ts). The SDK stays where it is cheap to keep or
@@ -24,7 +24,6 @@
  * which the standard mode retries.
  */
 import { createHash } from 'node:crypto';
-import { AwsClient } from 'aws4fetch';
 import { ClockSkew } from './clock-skew.ts';
 import { type EndpointOptions, type EndpointSettings, endpointSettings } from './endpoints.ts';
 import {
@@ -37,6 +36,9 @@ import {
   STANDARD_RETRY,
   waitBeforeRetry,
 } from './retry.ts';
+import { type AwsHeaders, type AwsResponse, exchange, signRequest } from './transport.ts';
+
+export type { AwsHeaders, AwsResponse } from './transport.ts';
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -117,8 +119,8 @@ export class AwsError extends Error {
 
 /** How a request's answer is read: a 2xx into its output, anything else into an AwsError. */
 export interface AwsReader<T> {
-  ok(response: Response): Promise<T>;
-  error(response: Response): Promise<AwsError>;
+  ok(response: AwsResponse): Promise<T>;
+  error(response: AwsResponse): Promise<AwsError>;
 }
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -166,10 +168,12 @@ const sha256 = (body: string | Uint8Array) => createHash('sha256').update(body).
 /** SigV4's date form: 20260126T101500Z. */
 const amzDate = (date: Date) => date.toISOString().replace(/[:-]|\.\d{3}/g, '');
 
-type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown; headers?: Headers };
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown; headers?: AwsHeaders };
 
 interface Transport {
-  sign(request: AwsRequest, payloadHash: string, at: Date): Promise<Request>;
+  service: string;
+  region: string;
+  credentials: AwsCredentials;
   clock: ClockSkew;
   attemptTimeoutMs: number;
 }
@@ -182,14 +186,22 @@ async function attempt<T>(
   read: AwsReader<T>,
 ): Promise<Outcome<T>> {
   const signedOffset = t.clock.offsetMs;
-  const signed = await t.sign(request, payloadHash, t.clock.now());
+  const at = t.clock.now();
+  // Signing is not retried: a malformed URL fails the same every time.
+  const signed = signRequest({
+    method: request.method,
+    url: request.url,
+    // The payload's hash, sent as the SDK sends it (S3 wants it; the others accept it).
+    headers: { ...request.headers, 'x-amz-content-sha256': payloadHash, 'x-amz-date': amzDate(at) },
+    ...(request.body !== undefined && { body: request.body }),
+    service: t.service,
+    region: t.region,
+    credentials: t.credentials,
+  });
   const sentAt = Date.now();
   try {
     // Redirects are answers, as in the SDK (S3's 301/307 name the bucket's region): not followed.
-    const response = await fetch(signed, {
-      redirect: 'manual',
-      signal: AbortSignal.timeout(t.attemptTimeoutMs),
-    });
+    const response = await exchange(signed, t.attemptTimeoutMs);
     if (response.ok) {
       t.clock.sample(response.headers, sentAt, signedOffset);
       return { ok: true, value: await read.ok(response) };
@@ -205,7 +217,7 @@ async function attempt<T>(
     if (corrected) error.$metadata.clockSkewCorrected = true;
     return { ok: false, error, headers: response.headers };
   } catch (error) {
-    // No answer: the connection failed or was reset (fetch's TypeError), or the attempt timed
+    // No answer: the connection failed or was reset (ECONNRESET...), or the attempt timed
     // out (a TimeoutError). Tried again as the SDK does, although the first attempt may have
     // landed: the ledger's writes are conditional (a landed one makes the retry fail its
     // condition, which callers handle), a repeated wake-up message is ignored.
@@ -240,31 +252,17 @@ export function createAwsHttp(
   const sleep = options.sleep ?? wait;
   const quota = new RetryQuota();
   const clock = new ClockSkew();
-  let signer: { key: string; client: AwsClient } | undefined;
-  const signerFor = (credentials: AwsCredentials) => {
-    const key = `${credentials.accessKeyId}\n${credentials.sessionToken ?? ''}`;
-    if (signer?.key !== key) {
-      const { region } = where().settings;
-      signer = { key, client: new AwsClient({ ...credentials, service, region, retries: 0 }) };
-    }
-    return signer.client;
-  };
 
   async function send<T>(request: AwsRequest, read: AwsReader<T>): Promise<T> {
     // Signing is not retried: missing credentials or a malformed URL fail the same every time.
     const credentials = credentialsOf(options);
     const { maxAttempts, baseDelayMs } = retrySettings(service, options.maxAttempts);
     const transport: Transport = {
+      service,
+      region: where().settings.region,
+      credentials,
       clock,
       attemptTimeoutMs,
-      sign: (r, payloadHash, at) =>
-        signerFor(credentials).sign(r.url, {
-          method: r.method,
-          // The payload's hash, sent as the SDK sends it (S3 wants it; the others accept it).
-          headers: { ...r.headers, 'x-amz-content-sha256': payloadHash },
-          ...(r.body !== undefined && { body: r.body }),
-          aws: { datetime: amzDate(at) },
-        }),
     };
     const payloadHash = sha256(request.body ?? '');
     let lastRetryCost: number | undefined;

@@ -13,6 +13,7 @@
  * `details.Type`.
  */
 import { AwsError, type AwsHttp } from './http.ts';
+import type { AwsHeaders, AwsResponse } from './transport.ts';
 
 export interface JsonProtocolOptions {
   /** `<prefix>` of X-Amz-Target (`DynamoDB_20120810`, `AmazonSQS`). */
@@ -33,11 +34,11 @@ export type JsonCall = <T = Record<string, unknown>>(
 export function createJsonProtocol(http: AwsHttp, options: JsonProtocolOptions): JsonCall {
   const queryCompatible = options.queryErrors !== undefined;
   const reader = {
-    async ok(response: Response) {
+    async ok(response: AwsResponse) {
       const text = await response.text();
       return text ? JSON.parse(text) : {};
     },
-    error: (response: Response) => parseJsonError(response, options),
+    error: (response: AwsResponse) => parseJsonError(response, options),
   };
   // async: a missing region throws at `http.endpoint`, which must reject, not throw.
   return async (operation, input, origin) =>
@@ -67,7 +68,7 @@ function sanitize(raw: unknown): string {
 
 function errorCode(
   body: Record<string, unknown>,
-  headers: Headers,
+  headers: AwsHeaders,
   queryCompatible: boolean,
 ): string | undefined {
   const fromType = () => (body.__type !== undefined ? sanitize(body.__type) : undefined);
@@ -85,7 +86,7 @@ function errorCode(
 }
 
 export async function parseJsonError(
-  response: Response,
+  response: AwsResponse,
   options: Pick<JsonProtocolOptions, 'queryErrors' | 'retryableErrors'> = {},
 ): Promise<AwsError> {
   const requestId =

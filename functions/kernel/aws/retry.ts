@@ -26,6 +26,8 @@
  *   Not retried: other 5xx (SERVER_ERROR: 501, 505...) and every other 4xx (CLIENT_ERROR).
  */
 
+import type { AwsHeaders } from './transport.ts';
+
 /** The standard mode's settings (`@smithy/core/retry`). */
 export const STANDARD_RETRY = {
   /** DEFAULT_MAX_ATTEMPTS */
@@ -172,7 +174,7 @@ export function retryDelayMs(
  * HTTP date) or `x-amz-retry-after` (milliseconds), as the SDK's parseRetryAfterHeader reads
  * them; undefined when neither is there or readable.
  */
-export function retryAfterAt(headers: Headers, now: number = Date.now()): number | undefined {
+export function retryAfterAt(headers: AwsHeaders, now: number = Date.now()): number | undefined {
   const retryAfter = headers.get('retry-after');
   if (retryAfter !== null) {
     let seconds = Number.NaN;

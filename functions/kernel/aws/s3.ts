@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { s3Endpoint, s3Host } from './endpoints.ts';
 import { AwsError, type AwsHttpOptions, createAwsHttp } from './http.ts';
+import type { AwsHeaders, AwsResponse } from './transport.ts';
 
 export interface GetObjectOutput {
   /**
@@ -51,7 +52,7 @@ export interface S3 {
 /**
  * A key as a URL path, each segment encoded as SigV4 (and the SDK) encode it: everything but
  * `A-Z a-z 0-9 - _ . ~`, so the path sent is the path signed (encodeURIComponent alone leaves
- * `! ' ( ) *` as they are, which aws4fetch signs encoded).
+ * `! ' ( ) *` as they are, which the signer encodes).
  */
 const encodeKey = (key: string) =>
   key
@@ -80,7 +81,7 @@ const unescapeXml = (text: string) =>
  * (`Key`, `HostId`, `ServerTime`...) in `details`. A body that is not XML is the SDK's parse
  * error, named `Error`.
  */
-export async function parseXmlError(response: Response): Promise<AwsError> {
+export async function parseXmlError(response: AwsResponse): Promise<AwsError> {
   const text = (await response.text().catch(() => '')).trim();
   const fields: Record<string, string> = {};
   if (text && !text.startsWith('<')) {
@@ -125,7 +126,7 @@ const DECODED = /\b(gzip|x-gzip|deflate|br|zstd)\b/i;
  * Checks a GetObject body against the answer's checksum, as the SDK does (when the body is read,
  * after the request and its retries); throws on mismatch.
  */
-function validateChecksum(headers: Headers, body: Uint8Array): void {
+function validateChecksum(headers: AwsHeaders, body: Uint8Array): void {
   if (DECODED.test(headers.get('content-encoding') ?? '')) return;
   const present = CHECKSUMS.filter(([header]) => headers.has(header));
   // A multipart object's checksum of checksums (`...-3`) is not of the body: the SDK skips it.
@@ -156,7 +157,7 @@ export function createS3(options: AwsHttpOptions = {}): S3 {
     }
     return `${base}/${encodeKey(key)}?x-id=${operation}`;
   };
-  const done = async (response: Response) => {
+  const done = async (response: AwsResponse) => {
     await response.arrayBuffer();
   };
   return {

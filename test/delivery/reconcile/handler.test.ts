@@ -10,7 +10,7 @@ import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { STORE_ENV, storeAnswers } from '../../helpers/appconfig-store.ts';
-import { awsFetchStub } from '../../helpers/aws-fetch-stub.ts';
+import { awsFetchStub, stubFetch } from '../../helpers/aws-fetch-stub.ts';
 
 const UPSTREAM = { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 };
 const appConfig = mockClient(AppConfigDataClient);
@@ -69,7 +69,7 @@ describe('the reconciler handler: the circuits gauge', () => {
       }
       return {};
     });
-    vi.stubGlobal('fetch', aws.fetch);
+    stubFetch(aws.fetch);
     const written: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       written.push(String(chunk));

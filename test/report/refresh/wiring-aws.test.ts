@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsRefreshDeps } from '../../../functions/report/refresh/wiring-aws.ts';
 import { UPSTREAM_PACER_KEY } from '../../../functions/upstream/pacer-dynamodb.ts';
 import { STORE_ENV, storeAnswers } from '../../helpers/appconfig-store.ts';
-import { awsFetchStub } from '../../helpers/aws-fetch-stub.ts';
+import { awsFetchStub, stubFetch } from '../../helpers/aws-fetch-stub.ts';
 
 const ENV = {
   REPORT_BUCKET_NAME: 'leads-dev-report',
@@ -46,7 +46,7 @@ describe('awsRefreshDeps', () => {
       .resolves({ SecretString: JSON.stringify({ username: 'key', password: 'secret' }) });
     const upstream = vi.fn(async () => Response.json({ results: [], total: 0, summary: null }));
     const aws = awsFetchStub(() => ({}), upstream);
-    vi.stubGlobal('fetch', aws.fetch);
+    stubFetch(aws.fetch);
 
     // Act
     const source = await awsRefreshDeps().source('default');
