@@ -4,7 +4,8 @@
  * - `send` with an optional delay, capped at 900 s as SQS caps it (`queueDelaySeconds`); a
  *   message becomes visible at `visibleAt`;
  * - `receive` takes visible messages and hides each for the visibility timeout, counting the
- *   receive; a message received more than `maxReceiveCount` times moves to the dead-letter queue
+ *   receive; with `waitMs` it waits that long for a message when none is visible, and a message
+ *   sent in this process meanwhile ends the wait at once (SQS's long polling); a message received more than `maxReceiveCount` times moves to the dead-letter queue
  *   instead of being handed out (SQS's redrive policy);
  * - fairness between tenants (a message's `group`: the lead's account), as SQS fair queues give
  *   it, in a simple and stricter form: `receive` hands out the oldest visible message of the
@@ -48,6 +49,8 @@ export interface LocalLeadQueue extends LeadQueue {
   receive(options: {
     max: number;
     visibilityMs: number;
+    /** How long to wait for a message when none is visible (long polling); default 0. */
+    waitMs?: number;
     now?: number;
   }): Promise<LocalQueueMessage[]>;
   delete(receiptHandle: string): Promise<boolean>;
@@ -90,7 +93,12 @@ export function createLocalLeadQueue(options: {
   };
   return {
     send: (leadId, sendOptions) => send(table, leadId, sendOptions),
-    receive: (receiveOptions) => receive(table, receiveOptions),
+    receive: async ({ waitMs = 0, ...receiveOptions }) => {
+      const received = await receive(table, receiveOptions);
+      if (received.length > 0 || waitMs <= 0) return received;
+      await sentOrAfter(table.TableName, waitMs);
+      return receive(table, { ...receiveOptions, now: Date.now() });
+    },
     delete: (receiptHandle) => deleteMessage(table, receiptHandle),
     changeVisibility: (receiptHandle, visibleInMs, now) =>
       changeVisibility(table, receiptHandle, visibleInMs, now),
@@ -120,6 +128,30 @@ async function scan(
   return items;
 }
 
+/**
+ * Long polling in this process: receivers waiting on a table, each woken by one message sent to it
+ * (or made visible again at once), or at the end of its wait. A message sent by another process
+ * is seen at the end of the wait, as a delayed message is.
+ */
+const waitingOn = new Map<string, (() => void)[]>();
+
+function sentOrAfter(tableName: string, waitMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const waiting = waitingOn.get(tableName) ?? [];
+    waitingOn.set(tableName, waiting);
+    const done = () => {
+      clearTimeout(timer);
+      const at = waiting.indexOf(done);
+      if (at >= 0) waiting.splice(at, 1);
+      resolve();
+    };
+    const timer = setTimeout(done, waitMs);
+    waiting.push(done);
+  });
+}
+
+const wakeOne = (tableName: string) => waitingOn.get(tableName)?.[0]?.();
+
 /** Receipt handles name the message: `<id>.<random>`. */
 const messageId = (receiptHandle: string) => receiptHandle.split('.')[0] ?? '';
 
@@ -141,6 +173,7 @@ async function send(
     sentAt: now,
   };
   await db.put({ TableName, Item: item });
+  if (item.visibleAt <= now) wakeOne(TableName);
 }
 
 async function receive(
@@ -270,6 +303,7 @@ async function changeVisibility(
         ':visibleAt': now + visibleInMs,
       },
     });
+    if (visibleInMs <= 0) wakeOne(TableName);
     return true;
   } catch (error) {
     if (isConditionFailed(error)) return false;

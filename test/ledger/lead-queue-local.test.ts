@@ -57,6 +57,41 @@ describe('local lead queue (SQS semantics on the local DynamoDB)', () => {
     expect(received.sort()).toEqual(['ld_1', 'ld_2', 'ld_3', 'ld_4', 'ld_5']);
   });
 
+  it('ends a waiting receive as soon as a message is sent or handed back (long polling)', async () => {
+    // Prepare: a queue whose scans say when they are done, so the receive is seen waiting.
+    tables += 1;
+    const tableName = `queue-test-${tables}`;
+    await ensureTable(dynamo.admin, LOCAL_QUEUE_TABLE_DEFINITION, tableName);
+    let scanned: () => void = () => {};
+    const client = {
+      ...dynamo.client,
+      scan: async (input: Parameters<typeof dynamo.client.scan>[0]) => {
+        const out = await dynamo.client.scan(input);
+        scanned();
+        return out;
+      },
+    };
+    const queue = createLocalLeadQueue({ client, tableName, maxReceiveCount: 3 });
+    const emptied = () => new Promise<void>((resolve) => (scanned = resolve));
+
+    // Act: a receive that would wait ten minutes finds the queue empty; then a lead is sent.
+    let found = emptied();
+    const waiting = queue.receive({ max: 1, visibilityMs, waitMs: 600_000 });
+    await found;
+    await queue.send('ld_long_poll');
+    const [message] = await waiting;
+
+    // Act: the message handed back at once (visibility 0) ends the next wait too.
+    found = emptied();
+    const again = queue.receive({ max: 1, visibilityMs, waitMs: 600_000 });
+    await found;
+    await queue.changeVisibility(message?.receiptHandle ?? '', 0);
+
+    // Assess: both receives ended with the message, long before their waits.
+    expect(message?.leadId).toBe('ld_long_poll');
+    expect((await again).map((m) => [m.leadId, m.receiveCount])).toEqual([['ld_long_poll', 2]]);
+  });
+
   it('respects a send delay and an early change of visibility', async () => {
     const queue = await freshQueue();
     await queue.send('ld_late', { delaySeconds: 60 });

@@ -11,7 +11,7 @@ import { localBranchDirectory } from '../../upstream/branch-names-local.ts';
 import type { CircuitOptions } from '../../upstream/circuit.ts';
 import { createDynamoCircuit } from '../../upstream/circuit-dynamodb.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
-import { sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
+import { LOCAL_PACER_MARGIN_MS, sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
 import { forwardEvents } from './events.ts';
 import { DEFAULT_MAX_PACING_WAIT_MS, type ForwardDeps, type ForwardOptions } from './forward.ts';
 
@@ -29,6 +29,7 @@ export function localDeliveryDeps(
       maxWaitMs: options.maxPacingWaitMs ?? DEFAULT_MAX_PACING_WAIT_MS,
       // The refresher yields the account's slots while its leads are sent.
       markLeads: true,
+      marginMs: LOCAL_PACER_MARGIN_MS,
     }),
   );
   return {

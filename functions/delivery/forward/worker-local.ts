@@ -26,7 +26,7 @@ export interface LocalWorkerOptions {
   deps: ForwardDeps;
   /** How long a received message stays hidden; longer than one attempt's lease. */
   visibilityMs: number;
-  /** Pause between polls of an empty queue (or after a failed poll). */
+  /** How long a poll of an empty queue waits for a message (and the pause after a failed poll). */
   pollMs: number;
   /** The use case; forwardLead by default (tests may slow it down). */
   forward?: (message: LeadMessage, deps: ForwardDeps) => Promise<ForwardOutcome>;
@@ -96,10 +96,13 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   async function loop(): Promise<void> {
     while (!stopping.signal.aborted) {
       let message: LocalQueueMessage | undefined;
+      let failed = false;
       try {
-        [message] = await queue.receive({ max: 1, visibilityMs });
+        // Long polling, as the SQS event source does: a message sent meanwhile ends the wait.
+        [message] = await queue.receive({ max: 1, visibilityMs, waitMs: pollMs });
       } catch (error) {
         if (stopping.signal.aborted) return;
+        failed = true;
         logger.error('local lead queue poll failed', {
           error: error instanceof Error ? error.message : String(error),
         });
@@ -110,7 +113,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
         return;
       }
       if (!message) {
-        await delay(pollMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+        if (failed) await delay(pollMs, undefined, { signal: stopping.signal }).catch(() => {});
         continue;
       }
       const flight: InFlight = { message, done: Promise.resolve(), handedBack: false };

@@ -21,7 +21,7 @@ import { logger } from '../../kernel/observability.ts';
 import { localBranchNames } from '../../upstream/branch-names-local.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
 import type { Pacer } from '../../upstream/pacer.ts';
-import { sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
+import { LOCAL_PACER_MARGIN_MS, sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
 import {
   LOCAL_REPORT_DIR,
   localReportStore,
@@ -64,7 +64,7 @@ export function localRefreshDeps(options: { pacer?: Pacer } = {}): AccountsRefre
         // Leads first: it yields while the account's leads are being sent.
         return sharedPacerFactory(
           { client: services.dynamo, tableName: services.ledgerTable },
-          { yieldToLeadsMs: YIELD_TO_LEADS_MS },
+          { yieldToLeadsMs: YIELD_TO_LEADS_MS, marginMs: LOCAL_PACER_MARGIN_MS },
         )(limits, account);
       }),
     ),
