@@ -9,7 +9,8 @@
  * Knobs (environment): BENCH_ACCOUNTS_SIZES (default `1,5,20,50`), BENCH_ACCOUNTS_FLOOD (leads
  * of the flooding account, 50), BENCH_ACCOUNTS_TRICKLE (leads of each other account, 3),
  * BENCH_ACCOUNTS_RATE (each account's requests per second, 5), BENCH_ACCOUNTS_EVEN (`6x30`:
- * accounts × leads all flooding at once; empty to skip).
+ * accounts × leads all flooding at once; empty to skip), BENCH_ACCOUNTS_DUMP (a file: each run
+ * writes there what was posted and every request the sandbox saw).
  */
 import { join } from 'node:path';
 import type { Scenario, ScenarioResult } from './accounts-report.ts';

@@ -67,7 +67,7 @@ describe('dependencies', () => {
   });
 
   it('pins exactly the packages whose internals or exact behaviour our code relies on', () => {
-    // dynalite: local/dynamodb-local.ts patches its db module; aws4 signs every AWS call.
+    // dynalite: local/dynalite-server.ts patches its db module; aws4 signs every AWS call.
     for (const name of ['dynalite', 'aws4']) {
       expect(declared[name], name).toMatch(/^\d+\.\d+\.\d+$/);
     }
