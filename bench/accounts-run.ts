@@ -70,7 +70,7 @@ export function accountsConfig(scenario: Scenario): unknown {
   };
 }
 
-function lead(
+export function lead(
   account: number,
   trickle: boolean,
   n: number,

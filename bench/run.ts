@@ -3,8 +3,8 @@
  * state), each figure next to a baseline measured in the same run. Progress on stderr, the
  * table on stdout, all figures in bench/results.json (gitignored). docs/performance.md says
  * what each figure means and how to read it. A phase may also hand back a ready-to-paste
- * markdown report (emitReport), printed after the table. The accounts phase takes minutes and
- * runs only when named: `npm run bench -- accounts`.
+ * markdown report (emitReport), printed after the table. The accounts and outage phases take
+ * minutes and run only when named: `npm run bench -- accounts`, `npm run bench -- outage`.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, freemem, totalmem } from 'node:os';
@@ -19,11 +19,15 @@ const PHASES = [
   'mapping',
   'auth',
   'accounts',
+  'outage',
 ] as const;
 /** Phases that run only when named (`npm run bench -- accounts`): they take minutes. */
-const ON_REQUEST: readonly string[] = ['accounts'];
+const ON_REQUEST: readonly string[] = ['accounts', 'outage'];
 /** How long a phase may run; the accounts phase runs five local runtimes one after another. */
-const PHASE_TIMEOUT_MS: Readonly<Record<string, number>> = { accounts: 1_200_000 };
+const PHASE_TIMEOUT_MS: Readonly<Record<string, number>> = {
+  accounts: 1_200_000,
+  outage: 900_000,
+};
 const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 
 function cell(value: number | null): string {
