@@ -18,7 +18,7 @@
  * - `LEADS_VISIBILITY_MS`: how long a received message stays hidden (lease + 30 s); must be
  *   longer than the lease.
  * - `LEADS_PROBE_BASE_MS`, `LEADS_PROBE_CAP_MS`: the circuit's first and longest probe interval
- *   (1 000, 30 000).
+ *   (1 000, 20 000).
  * - `LEADS_SPREAD_MS`: spread of retries waiting for the same moment (5 000).
  * - `LEADS_PROFILE_RECHECK_MS`: how often a lead whose profile is not configured is looked at
  *   (60 000); `LEADS_CIRCUIT_RECHECK_MS`: a lead waiting for an open circuit's safety-net recheck

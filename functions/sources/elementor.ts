@@ -44,9 +44,8 @@ import {
   type IntakeRequest,
   outcomeFields,
   rawBodyHash,
-  secretSetting,
 } from './source.ts';
-import { authenticateToken, tokenApiDoc } from './token.ts';
+import { tokenApiDoc, tokenOnly } from './token.ts';
 
 /**
  * Meta titles of default mode → what they become: an attribution key, or `null` for dropped.
@@ -224,9 +223,7 @@ function collectAdvanced(tree: NestedObject, honeypot: string): Collected | unde
 export const elementorSource = defineSource({
   name: 'elementor',
   label: 'Elementor',
-  settings: { token: secretSetting },
-  secretKeys: ['token'],
-  authenticate: (request, profile) => authenticateToken(request, profile.token),
+  ...tokenOnly,
   capture: captureElementor,
   parkUnreadable: true,
   // Elementor reads the status only (200, else "Webhook error" to the visitor); the body says

@@ -32,10 +32,9 @@ import {
   type IntakeRequest,
   outcomeFields,
   rawBodyHash,
-  secretSetting,
   sha256Hex,
 } from './source.ts';
-import { authenticateToken, tokenApiDoc } from './token.ts';
+import { tokenApiDoc, tokenOnly } from './token.ts';
 
 /** The honeypot field when the profile names none. */
 export const DEFAULT_HONEYPOT_FIELD = '_hp';
@@ -228,9 +227,7 @@ export function formFieldsBody(): NamedSchema {
 export const formSource = defineSource({
   name: 'form',
   label: 'Site',
-  settings: { token: secretSetting },
-  secretKeys: ['token'],
-  authenticate: (request, profile) => authenticateToken(request, profile.token),
+  ...tokenOnly,
   capture: captureForm,
   parkUnreadable: false,
   // Zapier, Make and page scripts read this answer: a lead the mapping cannot complete is kept

@@ -32,10 +32,9 @@ import {
   type CaptureResult,
   defineSource,
   type IntakeRequest,
-  secretSetting,
   unreadable,
 } from './source.ts';
-import { authenticateToken, tokenSchemes } from './token.ts';
+import { tokenOnly, tokenSchemes } from './token.ts';
 
 const QUESTION_KEY = /^q(\d+)_(.+)$/;
 const NAME_PARTS = ['prefix', 'first', 'middle', 'last', 'suffix'] as const;
@@ -268,9 +267,7 @@ async function capture(request: IntakeRequest): Promise<CaptureResult> {
 export const jotformSource = defineSource({
   name: 'jotform',
   label: 'Jotform',
-  settings: { token: secretSetting },
-  secretKeys: ['token'],
-  authenticate: (request, profile) => authenticateToken(request, profile.token),
+  ...tokenOnly,
   capture,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),

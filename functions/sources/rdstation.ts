@@ -37,10 +37,9 @@ import {
   type IntakeRequest,
   outcomeFields,
   rawBodyHash,
-  secretSetting,
   sha256Hex,
 } from './source.ts';
-import { authenticateToken, tokenApiDoc } from './token.ts';
+import { tokenApiDoc, tokenOnly } from './token.ts';
 
 /** Person fields read first, in this order: the first phone found becomes the cellphone. */
 const FIRST = ['name', 'email', 'mobile_phone', 'personal_phone'] as const;
@@ -299,9 +298,7 @@ function rdStationWebhookBody(): NamedSchema {
 export const rdstationSource = defineSource({
   name: 'rdstation',
   label: 'RD Station',
-  settings: { token: secretSetting },
-  secretKeys: ['token'],
-  authenticate: (request, profile) => authenticateToken(request, profile.token),
+  ...tokenOnly,
   capture,
   parkUnreadable: true,
   // RD Station reads the status only; the body says what became of the leads, for people testing.

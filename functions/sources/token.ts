@@ -8,7 +8,7 @@
 import { safeEqual } from '../kernel/crypto.ts';
 import { t } from '../kernel/language.ts';
 import type { SourceApiDoc } from './docs.ts';
-import type { Authenticity, IntakeRequest } from './source.ts';
+import { type Authenticity, type IntakeRequest, secretSetting } from './source.ts';
 
 export const TOKEN_HEADER = 'x-lead-token';
 export const TOKEN_QUERY = 'token';
@@ -55,6 +55,17 @@ export function authenticateToken(
   }
   return { ok: true };
 }
+
+/**
+ * What a source whose only setting is the profile's token declares (its setting, that it is a
+ * secret, and the check), to spread into its `defineSource`.
+ */
+export const tokenOnly = {
+  settings: { token: secretSetting },
+  secretKeys: ['token'] as const,
+  authenticate: (request: Pick<IntakeRequest, 'headers' | 'query'>, profile: { token: string }) =>
+    authenticateToken(request, profile.token),
+};
 
 /**
  * The OpenAPI security schemes of the token (sources/docs.ts): `?token=` and the header. Each

@@ -37,10 +37,9 @@ import {
   type IntakeRequest,
   outcomeFields,
   rawBodyHash,
-  secretSetting,
   sha256Hex,
 } from './source.ts';
-import { authenticateToken, tokenApiDoc } from './token.ts';
+import { tokenApiDoc, tokenOnly } from './token.ts';
 
 const DATA_KEYS = ['data.json', 'data_json'];
 const PAGE_KEYS: ReadonlySet<string> = new Set(['page_id', 'page_name', 'variant', 'page_url']);
@@ -139,9 +138,7 @@ function submittedAtOf(dateRaw: unknown, timeRaw: unknown): string | undefined {
 export const unbounceSource = defineSource({
   name: 'unbounce',
   label: 'Unbounce',
-  settings: { token: secretSetting },
-  secretKeys: ['token'],
-  authenticate: (request, profile) => authenticateToken(request, profile.token),
+  ...tokenOnly,
   capture: captureUnbounce,
   parkUnreadable: true,
   // Unbounce reads the status only; the body says what became of the lead, for people testing.

@@ -36,10 +36,9 @@ import {
   type IntakeRequest,
   isoInstant,
   readJsonObject,
-  secretSetting,
   unreadable,
 } from './source.ts';
-import { authenticateToken, tokenApiDoc } from './token.ts';
+import { tokenApiDoc, tokenOnly } from './token.ts';
 
 /** The trigger's own keys: ids, links and context nobody typed. */
 const WIX_METADATA = new Set([
@@ -166,9 +165,7 @@ function capture(
 export const wixSource = defineSource({
   name: 'wix',
   label: 'Wix',
-  settings: { token: secretSetting },
-  secretKeys: ['token'],
-  authenticate: (request, profile) => authenticateToken(request, profile.token),
+  ...tokenOnly,
   capture,
   parkUnreadable: true,
   accepted: (leadIds) => acceptedJson(200, leadIds, { status: 'queued' }),

@@ -9,7 +9,7 @@
  * is delivered, each exactly once.
  *
  * The 4-minute outage of the issue is shortened: probes every 0.5 s growing to 2 s (instead of
- * 1 s to 30 s), the reconciler every 0.5 s, and 12 s windows compared over a 36 s outage. The
+ * 1 s to 20 s), the reconciler every 0.5 s, and 12 s windows compared over a 36 s outage. The
  * windows are measured on the sandbox's own arrival times; nothing asserts a duration.
  */
 import { setTimeout as delay } from 'node:timers/promises';

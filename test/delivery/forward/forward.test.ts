@@ -322,7 +322,7 @@ describe('forwardLead: the upstream fails', () => {
     // Assess: never counted, never dead; the probe interval doubles up to its cap.
     expect(outcomes.every((o) => o.kind === 'retry')).toBe(true);
     expect(outcomes.map((o) => o.delayMs)).toEqual([
-      1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000, 30_000, 30_000,
+      1_000, 2_000, 4_000, 8_000, 16_000, 20_000, 20_000, 20_000, 20_000, 20_000,
     ]);
     expect(restored).toEqual({ kind: 'done', reason: 'delivered' });
     expect(await h.ledger.get(lead.leadId)).toMatchObject({ status: 'delivered', attempts: 0 });
