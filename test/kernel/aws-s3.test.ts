@@ -77,7 +77,7 @@ describe('signed-fetch S3 client against s3rver', () => {
     const object = await client.getObject({ Bucket: s3.bucket, Key: 'debtors/current.json' });
     const stored = await s3.raw('debtors/current.json');
 
-    // Assess: S3 keeps the gzip bytes; fetch undoes the encoding on the way in.
+    // Assess: S3 keeps the gzip bytes; the transport undoes the encoding on the way in, as fetch did.
     expect(stored.body.equals(zipped)).toBe(true);
     expect(stored.headers['content-encoding']).toBe('gzip');
     expect(object.contentEncoding).toBe('gzip');

@@ -18,7 +18,7 @@ import type { AwsHeaders, AwsResponse } from './transport.ts';
 
 export interface GetObjectOutput {
   /**
-   * The object's content. Node's fetch undoes a `content-encoding` it knows (gzip, deflate, br)
+   * The object's content. The transport undoes a `content-encoding` it knows (gzip, deflate, br)
    * whatever the request's `accept-encoding`, so an object stored gzip with
    * `ContentEncoding: 'gzip'` arrives unzipped here; `contentEncoding` still names how it is
    * stored. A reader that must take both (a fake or another transport) can sniff gzip's magic
@@ -119,7 +119,7 @@ const CHECKSUMS: ReadonlyArray<[header: string, digest: (body: Uint8Array) => st
   ['x-amz-checksum-sha1', (body) => createHash('sha1').update(body).digest('base64')],
   ['x-amz-checksum-crc32', (body) => base64Of32(crc32(body))],
 ];
-/** Encodings Node's fetch undoes: the body is then not the bytes S3's checksum is of. */
+/** Encodings the transport undoes: the body is then not the bytes S3's checksum is of. */
 const DECODED = /\b(gzip|x-gzip|deflate|br|zstd)\b/i;
 
 /**
@@ -167,7 +167,7 @@ export function createS3(options: AwsHttpOptions = {}): S3 {
           method: 'GET',
           url: url(Bucket, Key, 'GetObject'),
           // identity: no compression on the way; a stored Content-Encoding still comes back
-          // and fetch undoes it (GetObjectOutput.body).
+          // and the transport undoes it (GetObjectOutput.body).
           headers: { 'accept-encoding': 'identity', 'x-amz-checksum-mode': 'ENABLED' },
         },
         {
@@ -193,7 +193,7 @@ export function createS3(options: AwsHttpOptions = {}): S3 {
       };
     },
     async putObject(input) {
-      // Bytes, not a string: fetch would add a text/plain content type of its own.
+      // Bytes, as the SDK sends them.
       const body = typeof input.Body === 'string' ? Buffer.from(input.Body, 'utf8') : input.Body;
       const headers: Record<string, string> = {};
       if (input.CacheControl) headers['cache-control'] = input.CacheControl;

@@ -3,11 +3,13 @@
  * (node:crypto, synchronous), sent with node:http or node:https on their keep-alive agents, and
  * the whole answer read into memory within the attempt's deadline.
  *
- * Why not fetch and aws4fetch (which this replaced): measured on Node 20, the first signature on
- * WebCrypto took ~40 ms and the first fetch ~65 ms of a cold start (undici loads then), and each
- * later request ~0.7 ms of CPU (0.14 signing, 0.55 fetch) against ~0.2 here; the local runtime,
- * which runs every function on one thread, spent most of its time there (docs/performance.md).
- * Nothing here touches fetch's Headers or Response: loading them costs ~25 ms of a cold start.
+ * Why not fetch and aws4fetch (which this replaced): measured on Node 20, a fresh process's first
+ * DynamoDB call took 45-53 ms with them (WebCrypto's first signature, undici loading) and takes
+ * 10.5-12.7 ms now; a later one 4.1 against 1.6 ms; init grows ~5 ms (node:http(s), aws4). The
+ * local runtime, which runs every function on one thread, spent most of its time in fetch and
+ * WebCrypto (docs/performance.md, the accounts bench).
+ * Outside the tests' stand-in (answerAwsRequestsWith), nothing here touches fetch's Request,
+ * Headers or Response: loading them costs ~25 ms of a cold start.
  *
  * What fetch did that the callers relied on is kept: redirects are answers (never followed), a
  * body that comes back gzip-, deflate- or br-encoded is decoded (S3 keeps an object's
