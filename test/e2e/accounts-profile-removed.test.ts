@@ -11,16 +11,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import {
   type AcceptedLead,
   ALL_GOOD,
   checkExactlyOnce,
   deliveryConfig,
   FAST_DELIVERY_ENV,
-  type LedgerLead,
   PROFILE,
   postLeads,
+  readLedger,
   realisticLeads,
   type SandboxControl,
   sandboxControl,
@@ -92,19 +91,6 @@ function keepPosting(leads: readonly TestLead[], stop: () => boolean) {
   return { accepted, refused: () => refused, done };
 }
 
-const asLedgerLead = (lead: LeadRecord): LedgerLead => ({
-  leadId: lead.leadId,
-  status: lead.status,
-  attempts: lead.attempts,
-  ...(lead.idProspect !== undefined && { idProspect: lead.idProspect }),
-  ...(lead.lastError !== undefined && { lastError: lead.lastError }),
-});
-
-async function readLedger(accepted: readonly AcceptedLead[]): Promise<LedgerLead[]> {
-  const leads = await Promise.all(accepted.map(({ leadId }) => rt.ledger.get(leadId)));
-  return leads.flatMap((lead) => (lead ? [asLedgerLead(lead)] : []));
-}
-
 describe('a profile removed from the configuration for a few seconds', () => {
   it('parks none of the leads accepted before the edit; every accepted lead is delivered once', {
     timeout: 150_000,
@@ -130,7 +116,7 @@ describe('a profile removed from the configuration for a few seconds', () => {
     );
     const seenWaiting = await waitUntil(
       'a lead accepted before the edit waiting for its profile',
-      () => readLedger(before),
+      () => readLedger(rt.ledger, before),
       (ledger) => ledger.some((lead) => MISSING.test(lead.lastError ?? '')),
       { timeoutMs: 30_000, describe: (ledger) => JSON.stringify(statusCounts(before, ledger)) },
     );
@@ -165,7 +151,7 @@ describe('a profile removed from the configuration for a few seconds', () => {
     const accepted = [...before, ...visitors.accepted];
     await waitUntil(
       'every accepted lead delivered',
-      () => readLedger(accepted),
+      () => readLedger(rt.ledger, accepted),
       (ledger) => statusCounts(accepted, ledger).delivered === accepted.length,
       { timeoutMs: 90_000, describe: (ledger) => JSON.stringify(statusCounts(accepted, ledger)) },
     );
@@ -182,7 +168,10 @@ describe('a profile removed from the configuration for a few seconds', () => {
       0,
     );
     expect(visitors.refused()).toBeGreaterThan(0); // the edit did take the profile away
-    const [ledger, prospects] = await Promise.all([readLedger(accepted), sandbox.prospects()]);
+    const [ledger, prospects] = await Promise.all([
+      readLedger(rt.ledger, accepted),
+      sandbox.prospects(),
+    ]);
     expect(ledger.filter((lead) => lead.status === 'parked')).toEqual([]);
     expect(checkExactlyOnce(accepted, ledger, prospects)).toEqual(ALL_GOOD);
     expect(prospects).toHaveLength(accepted.length);

@@ -17,9 +17,9 @@ import {
   type AcceptedLead,
   deliveryConfig,
   FAST_DELIVERY_ENV,
-  type LedgerLead,
   OPERATOR,
   postLeads,
+  readLedger,
   realisticLeads,
   SANDBOX_LIMITS,
   type SandboxControl,
@@ -90,17 +90,10 @@ afterAll(async () => {
   await south?.close();
 });
 
-async function readLedger(accepted: readonly AcceptedLead[]): Promise<LedgerLead[]> {
-  const leads = await Promise.all(accepted.map(({ leadId }) => rt.ledger.get(leadId)));
-  return leads.flatMap((lead) =>
-    lead ? [{ leadId: lead.leadId, status: lead.status, attempts: lead.attempts }] : [],
-  );
-}
-
 async function delivered(accepted: readonly AcceptedLead[], timeoutMs: number) {
   return waitUntil(
     'the leads delivered',
-    () => readLedger(accepted),
+    () => readLedger(rt.ledger, accepted),
     (ledger) => ledger.length === accepted.length && ledger.every((l) => l.status === 'delivered'),
     { timeoutMs, describe: (ledger) => JSON.stringify(statusCounts(accepted, ledger)) },
   );
@@ -128,7 +121,7 @@ describe('two upstream accounts', () => {
     const burst = await postLeads(rt.url, realisticLeads(14, 'burst'));
     const southLeads = await postLeads(rt.url, realisticLeads(5, 'south'), 'southsite');
     await delivered(southLeads, 60_000);
-    const burstWhenSouthDone = await readLedger(burst);
+    const burstWhenSouthDone = await readLedger(rt.ledger, burst);
 
     // Assess: south is done while the burst still waits for its account's limit
     expect(burstWhenSouthDone.filter((l) => l.status !== 'delivered').length).toBeGreaterThan(0);

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ExternalId } from '../../functions/domain/json.ts';
+import type { LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import type { SandboxStats, StoredProspect } from '../../sandbox/server.ts';
 import { basicHeader } from './abuse-kit.ts';
 import { DEMO_SECRETS } from './lead-fixtures.ts';
@@ -262,6 +263,27 @@ export interface LedgerLead {
   attempts: number;
   ambiguousSince?: string;
   lastError?: string;
+}
+
+/** A ledger lead as the e2e tests compare it. */
+export function asLedgerLead(lead: LeadRecord): LedgerLead {
+  return {
+    leadId: lead.leadId,
+    status: lead.status,
+    attempts: lead.attempts,
+    ...(lead.idProspect !== undefined && { idProspect: lead.idProspect }),
+    ...(lead.ambiguousSince !== undefined && { ambiguousSince: lead.ambiguousSince }),
+    ...(lead.lastError !== undefined && { lastError: lead.lastError }),
+  };
+}
+
+/** The accepted leads as the ledger holds them now (those it has: a lead not yet written is left out). */
+export async function readLedger(
+  ledger: { get(leadId: string): Promise<LeadRecord | undefined> },
+  accepted: readonly AcceptedLead[],
+): Promise<LedgerLead[]> {
+  const leads = await Promise.all(accepted.map(({ leadId }) => ledger.get(leadId)));
+  return leads.flatMap((lead) => (lead ? [asLedgerLead(lead)] : []));
 }
 
 const ADMIN_STATUSES = ['queued', 'delivered', 'rejected', 'dead', 'test', 'parked'] as const;

@@ -30,6 +30,7 @@ import {
   FAST_DELIVERY_ENV,
   type LedgerLead,
   postLeads,
+  readLedger,
   realisticLeads,
   type SandboxControl,
   sandboxControl,
@@ -55,24 +56,6 @@ beforeAll(async () => {
   sandbox = sandboxControl(rt.sandboxUrl);
 }, 60_000);
 afterAll(() => rt?.stop());
-
-async function readLedger(accepted: readonly AcceptedLead[]): Promise<LedgerLead[]> {
-  const leads = await Promise.all(accepted.map(({ leadId }) => rt.ledger.get(leadId)));
-  return leads.flatMap((lead) =>
-    lead
-      ? [
-          {
-            leadId: lead.leadId,
-            status: lead.status,
-            attempts: lead.attempts,
-            ...(lead.idProspect !== undefined && { idProspect: lead.idProspect }),
-            ...(lead.ambiguousSince !== undefined && { ambiguousSince: lead.ambiguousSince }),
-            ...(lead.lastError !== undefined && { lastError: lead.lastError }),
-          },
-        ]
-      : [],
-  );
-}
 
 interface Outcome {
   accepted: AcceptedLead[];
@@ -103,7 +86,7 @@ async function scenario(
   await during(accepted);
   await waitUntil(
     'every accepted lead delivered',
-    () => readLedger(accepted),
+    () => readLedger(rt.ledger, accepted),
     (ledger) => allDelivered(accepted, ledger),
     {
       timeoutMs: Math.max(1_000, deadlineMs - (Date.now() - started)),
@@ -118,7 +101,7 @@ async function scenario(
   // Nothing more may arrive once every lead is delivered (a late retry would be a duplicate).
   await delay(750);
   const [ledger, prospects, stats] = await Promise.all([
-    readLedger(accepted),
+    readLedger(rt.ledger, accepted),
     sandbox.prospects(),
     sandbox.stats(),
   ]);

@@ -21,9 +21,9 @@ import {
   checkExactlyOnce,
   deliveryConfig,
   FAST_DELIVERY_ENV,
-  type LedgerLead,
   OPERATOR,
   postLeads,
+  readLedger,
   realisticLeads,
   type SandboxControl,
   sandboxControl,
@@ -63,22 +63,6 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function readLedger(accepted: readonly AcceptedLead[]): Promise<LedgerLead[]> {
-  const leads = await Promise.all(accepted.map(({ leadId }) => rt.ledger.get(leadId)));
-  return leads.flatMap((lead) =>
-    lead
-      ? [
-          {
-            leadId: lead.leadId,
-            status: lead.status,
-            attempts: lead.attempts,
-            ...(lead.idProspect !== undefined && { idProspect: lead.idProspect }),
-          },
-        ]
-      : [],
-  );
-}
-
 async function upstreamHealth(): Promise<{ circuit: { state: string }; backlog: number }> {
   const response = await fetch(new URL('/admin/upstream', rt.url), {
     headers: { authorization: basicHeader(OPERATOR.username, OPERATOR.password) },
@@ -93,7 +77,7 @@ function watchStatuses(accepted: readonly AcceptedLead[]) {
   let running = true;
   const done = (async () => {
     while (running) {
-      for (const lead of await readLedger(accepted)) seen.add(lead.status);
+      for (const lead of await readLedger(rt.ledger, accepted)) seen.add(lead.status);
       await delay(100);
     }
   })();
@@ -109,7 +93,7 @@ function watchStatuses(accepted: readonly AcceptedLead[]) {
 async function deliveredWithin(accepted: readonly AcceptedLead[], timeoutMs: number) {
   return waitUntil(
     'every accepted lead delivered',
-    () => readLedger(accepted),
+    () => readLedger(rt.ledger, accepted),
     (ledger) => allDelivered(accepted, ledger),
     { timeoutMs, describe: (ledger) => JSON.stringify(statusCounts(accepted, ledger)) },
   );
@@ -141,7 +125,7 @@ describe('the delivery promise', () => {
     await delay(750);
     const seen = await watching.stop();
     const [ledger, prospects, after] = await Promise.all([
-      readLedger(accepted),
+      readLedger(rt.ledger, accepted),
       control.prospects(),
       upstreamHealth(),
     ]);
@@ -178,7 +162,7 @@ describe('the delivery promise', () => {
       await delay(750);
       const seen = await watching.stop();
       const [ledger, prospects, stats] = await Promise.all([
-        readLedger([first]),
+        readLedger(rt.ledger, [first]),
         control.prospects(),
         control.stats(),
       ]);

@@ -20,8 +20,8 @@ import {
   checkExactlyOnce,
   deliveryConfig,
   FAST_DELIVERY_ENV,
-  type LedgerLead,
   postLeads,
+  readLedger,
   realisticLeads,
   type SandboxControl,
   sandboxControl,
@@ -61,22 +61,6 @@ async function postAtOnce(leads: readonly TestLead[]): Promise<AcceptedLead[]> {
   return (await Promise.all(lanes.map((lane) => postLeads(rt.url, lane)))).flat();
 }
 
-async function readLedger(accepted: readonly AcceptedLead[]): Promise<LedgerLead[]> {
-  const leads = await Promise.all(accepted.map(({ leadId }) => rt.ledger.get(leadId)));
-  return leads.flatMap((lead) =>
-    lead
-      ? [
-          {
-            leadId: lead.leadId,
-            status: lead.status,
-            attempts: lead.attempts,
-            ...(lead.idProspect !== undefined && { idProspect: lead.idProspect }),
-          },
-        ]
-      : [],
-  );
-}
-
 async function waitingCount(): Promise<number> {
   return (await rt.ledger.listWaiting('default', { limit: 1000 })).leads.length;
 }
@@ -108,7 +92,7 @@ describe('50 leads through an outage (connections dropped)', () => {
     await sandbox.setFaults({});
     await waitUntil(
       'every lead delivered after the outage',
-      () => readLedger(accepted),
+      () => readLedger(rt.ledger, accepted),
       (ledger) => statusCounts(accepted, ledger).delivered === LEADS,
       { timeoutMs: 90_000, describe: (ledger) => JSON.stringify(statusCounts(accepted, ledger)) },
     );
@@ -131,7 +115,10 @@ describe('50 leads through an outage (connections dropped)', () => {
     expect(last).toBeGreaterThan(0); // the probe kept going
     expect(last).toBeLessThanOrEqual(first);
     expect(last).toBeLessThanOrEqual(waitingAtEnd);
-    const [ledger, prospects] = await Promise.all([readLedger(accepted), sandbox.prospects()]);
+    const [ledger, prospects] = await Promise.all([
+      readLedger(rt.ledger, accepted),
+      sandbox.prospects(),
+    ]);
     expect(checkExactlyOnce(accepted, ledger, prospects)).toEqual(ALL_GOOD);
     expect(prospects).toHaveLength(LEADS);
   });
