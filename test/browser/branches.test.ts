@@ -8,15 +8,14 @@
  * preview says which branch and why; an unknown branch (`Tatuapé`) goes to the default branch and
  * the console's lead page shows it as such, at 1366 and at 390 px, nothing scrolling sideways.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localServices } from '../../functions/kernel/local-services.ts';
 import { dynamoBranchNames } from '../../functions/upstream/branch-names-dynamodb.ts';
-import { launchChromium } from '../helpers/chromium.ts';
+import { launchChromium, openPage, screenshot, type Viewport } from '../helpers/chromium.ts';
 import { startTestRuntime, type TestRuntime } from '../helpers/local-runtime.ts';
 
-const ARTIFACTS = new URL('../artifacts/', import.meta.url);
 const DEMO = JSON.parse(readFileSync(new URL('../../config/demo.json', import.meta.url), 'utf8'));
 const OPS = { username: 'ops', password: 'ops-secret' };
 const WIDTHS = [
@@ -75,29 +74,13 @@ async function deliveredProspect(leadId: string, email: string) {
   return bodies.find((body) => body.email === email);
 }
 
-async function open(viewport: { width: number; height: number }): Promise<Page> {
-  const context = await browser.newContext({
-    httpCredentials: OPS,
-    viewport,
-    locale: 'pt-BR',
-    ...(viewport.width < 500 && { isMobile: true, hasTouch: true }),
-  });
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(String(error)));
-  return page;
+async function open(viewport: Viewport): Promise<Page> {
+  return (await openPage(browser, viewport, { credentials: OPS, problems })).page;
 }
 
 async function fitsWidth(page: Page, width: number): Promise<void> {
   if (width < 500)
     expect(await page.$eval('html', (n) => n.scrollWidth)).toBeLessThanOrEqual(width);
-}
-
-function shot(page: Page, name: string): Promise<Buffer> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  return page.screenshot({ path: new URL(name, ARTIFACTS).pathname, fullPage: true });
 }
 
 describe('a chain form that names the branch', () => {
@@ -140,7 +123,7 @@ describe('a chain form that names the branch', () => {
       await branch.waitFor();
       const onLead = (await branch.textContent()) ?? '';
       await fitsWidth(page, viewport.width);
-      await shot(page, `branches-${label}-lead-moema.png`);
+      await screenshot(page, `branches-${label}-lead-moema.png`);
 
       await page.goto(new URL('/admin/#/preview', rt.url).href);
       await page.locator('#preview').waitFor();
@@ -158,7 +141,7 @@ describe('a chain form that names the branch', () => {
       await previewed.waitFor();
       const onPreview = (await previewed.textContent()) ?? '';
       await fitsWidth(page, viewport.width);
-      await shot(page, `branches-${label}-preview-moema.png`);
+      await screenshot(page, `branches-${label}-preview-moema.png`);
       await page.context().close();
 
       // Assess
@@ -184,7 +167,7 @@ describe('a chain form that names the branch', () => {
       const warnings = await page.locator('#mapping ul.warnings li').allTextContents();
       const mapped = (await page.textContent('#prospect')) ?? '';
       await fitsWidth(page, viewport.width);
-      await shot(page, `branches-${label}-lead-unknown.png`);
+      await screenshot(page, `branches-${label}-lead-unknown.png`);
       await page.context().close();
 
       // Assess

@@ -11,13 +11,12 @@
  *   the English words the pages used to show (prose only: URLs and code are what they are).
  * Screenshots go to test/artifacts/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.ts';
+import { launchChromium, openPage, screenshot, type Viewport } from '../helpers/chromium.ts';
 import { startTestRuntime, type TestRuntime } from '../helpers/local-runtime.ts';
 
-const ARTIFACTS = new URL('../artifacts/', import.meta.url);
 const DEMO = JSON.parse(readFileSync(new URL('../../config/demo.json', import.meta.url), 'utf8'));
 const OPS = { username: 'ops', password: 'ops-secret' };
 const AUTH = { authorization: `Basic ${Buffer.from('ops:ops-secret').toString('base64')}` };
@@ -74,23 +73,14 @@ afterAll(async () => {
   await rt?.stop();
 });
 
-async function open(viewport: { width: number; height: number }) {
-  const context = await browser.newContext({
-    httpCredentials: OPS,
-    viewport,
-    locale: 'pt-BR',
-    ...(viewport.width < 500 && { isMobile: true, hasTouch: true }),
+function open(viewport: Viewport) {
+  return openPage(browser, viewport, {
+    credentials: OPS,
+    problems,
+    origin: rt.url,
+    clipboard: true,
+    acceptDialogs: true,
   });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: rt.url });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => problems.push(String(error)));
-  page.on('dialog', (dialog) => dialog.accept());
-  return { context, page };
-}
-
-function shot(page: Page, name: string): Promise<Buffer> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  return page.screenshot({ path: new URL(name, ARTIFACTS).pathname, fullPage: true });
 }
 
 const scrollWidth = (page: Page) => page.$eval('html', (n) => n.scrollWidth);
@@ -147,7 +137,7 @@ describe('the set-up kit', () => {
       await page.locator('ul.kit-index a').first().waitFor();
       expect(await page.locator('ul.kit-index a').count()).toBe(Object.keys(DEMO.profiles).length);
       expect(await scrollWidth(page)).toBeLessThanOrEqual(viewport.width);
-      await shot(page, `kit-${label}-index.png`);
+      await screenshot(page, `kit-${label}-index.png`);
       await context.close();
     }
   }, 60_000);
@@ -166,7 +156,7 @@ describe('the set-up kit', () => {
       expect(await sendWithKit(url, curl, email)).toBeLessThan(300);
       await deliveredLead('rd', email);
       expect(await scrollWidth(page)).toBeLessThanOrEqual(viewport.width);
-      await shot(page, `kit-${label}-rd.png`);
+      await screenshot(page, `kit-${label}-rd.png`);
       await context.close();
     }
   }, 90_000);
@@ -192,7 +182,7 @@ describe('the set-up kit', () => {
     const newUrl = await clipboard(page);
     expect(newUrl).toContain(`token=${after}`);
     expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
-    await shot(page, 'kit-390-rotated.png');
+    await screenshot(page, 'kit-390-rotated.png');
 
     expect(await sendWithKit(newUrl, curl, 'kit.novo@example.com')).toBeLessThan(300);
     await deliveredLead('rd', 'kit.novo@example.com');
@@ -217,7 +207,7 @@ describe('a test lead', () => {
       expect(await page.textContent('#submitted'), profile).toContain('ana.teste+');
       expect(await scrollWidth(page), profile).toBeLessThanOrEqual(PHONE.width);
     }
-    await shot(page, 'test-lead-390-opened.png');
+    await screenshot(page, 'test-lead-390-opened.png');
     await context.close();
   }, 90_000);
 });
@@ -249,13 +239,13 @@ describe('the correction form on a phone', () => {
     const labels = (await form.textContent()) ?? '';
     expect(labels).not.toMatch(/idBranch|marketingType/);
     expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
-    await shot(page, 'correct-390-form.png');
+    await screenshot(page, 'correct-390-form.png');
 
     await branch.selectOption({ label: 'Moema' });
     await form.locator('[name="cellphone"]').fill('(11) 97654-3210');
     await form.locator('button[type="submit"]').click();
     await page.locator('.msg.ok', { hasText: 'Entregue' }).waitFor({ timeout: 30_000 });
-    await shot(page, 'correct-390-delivered.png');
+    await screenshot(page, 'correct-390-delivered.png');
     const sandbox = await fetch(new URL('/_sandbox/prospects', rt.sandboxUrl));
     const prospects = ((await sandbox.json()) as { body: Record<string, unknown> }[]).map(
       (p) => p.body,

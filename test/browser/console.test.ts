@@ -8,13 +8,12 @@
  * form's honest answer (`parked`), and every demo profile's test lead delivered through the real
  * path. Screenshots go to test/artifacts/ (docs/screenshots/ keeps a few for the README).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.ts';
+import { launchChromium, openPage, screenshot, type Viewport } from '../helpers/chromium.ts';
 import { startTestRuntime, type TestRuntime } from '../helpers/local-runtime.ts';
 
-const ARTIFACTS = new URL('../artifacts/', import.meta.url);
 const DEMO = JSON.parse(readFileSync(new URL('../../config/demo.json', import.meta.url), 'utf8'));
 const OPS = { username: 'ops', password: 'ops-secret' };
 const AUTH = { authorization: `Basic ${Buffer.from('ops:ops-secret').toString('base64')}` };
@@ -35,30 +34,8 @@ afterAll(async () => {
   await rt?.stop();
 });
 
-async function open(viewport: { width: number; height: number }): Promise<{
-  context: BrowserContext;
-  page: Page;
-}> {
-  const context = await browser.newContext({
-    httpCredentials: OPS,
-    viewport,
-    locale: 'pt-BR',
-    ...(viewport.width < 500 && { isMobile: true, hasTouch: true }),
-  });
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(String(error)));
-  page.on('request', (request) => {
-    if (!request.url().startsWith(rt.url)) problems.push(`external request: ${request.url()}`);
-  });
-  return { context, page };
-}
-
-function shot(page: Page, name: string, fullPage = false): Promise<Buffer> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  return page.screenshot({ path: new URL(name, ARTIFACTS).pathname, fullPage });
+function open(viewport: Viewport) {
+  return openPage(browser, viewport, { credentials: OPS, problems, origin: rt.url });
 }
 
 const scrollWidth = (page: Page) => page.$eval('html', (n) => n.scrollWidth);
@@ -102,7 +79,7 @@ async function fixParkedLead(
   expect(await page.locator('tr.lead').count()).toBe(1);
   await expect.poll(() => row.textContent()).toContain('falta o campo obrigatório celular');
   if (viewport.width < 500) expect(await scrollWidth(page)).toBeLessThanOrEqual(viewport.width);
-  await shot(page, `console-${label}-list.png`, true);
+  await screenshot(page, `console-${label}-list.png`);
 
   // Read what the person typed.
   await row.locator('a').click();
@@ -113,14 +90,14 @@ async function fixParkedLead(
   expect(typed).toContain('instagram');
   expect(await page.textContent('#prospect')).toContain(person.email);
   if (viewport.width < 500) expect(await scrollWidth(page)).toBeLessThanOrEqual(viewport.width);
-  await shot(page, `console-${label}-lead.png`, true);
+  await screenshot(page, `console-${label}-lead.png`);
 
   // Add the missing phone and resend; the page follows the lead until it is delivered.
   await page.fill('#correct input[name="cellphone"]', person.phone);
   await page.click('#correct button[type="submit"]');
   await page.locator('.msg.ok', { hasText: 'Entregue como prospect' }).waitFor({ timeout: 30_000 });
   await page.locator('li.delivered').waitFor();
-  await shot(page, `console-${label}-delivered.png`, true);
+  await screenshot(page, `console-${label}-delivered.png`);
 
   const digits = person.phone.replace(/\D/g, '');
   const prospect = (await sandboxProspects()).find((p) => p.email === person.email);
@@ -181,7 +158,7 @@ describe('the operator console', () => {
       expect(text).toContain('carla.dias@example.com');
       expect(text).toContain('Carla');
       if (viewport.width < 500) expect(await scrollWidth(page)).toBeLessThanOrEqual(viewport.width);
-      await shot(page, `console-${label}-preview.png`, true);
+      await screenshot(page, `console-${label}-preview.png`);
       const after = await fetch(new URL('/admin/leads?profile=site&q=Carla', rt.url), {
         headers: AUTH,
       });
@@ -202,7 +179,7 @@ describe('the operator console', () => {
     await page.locator('#kit-url code').waitFor();
     const text = (await page.textContent('#view')) ?? '';
     expect(text).toContain(`${rt.url.replace(/\/$/, '')}/leads/site`);
-    await shot(page, 'console-1366-setup.png');
+    await screenshot(page, 'console-1366-setup.png', false);
     await context.close();
     expect(problems).toEqual([]);
   }, 30_000);

@@ -1,20 +1,8 @@
-/**
- * The dashboard's list by member, "Cobrar", shared links and the pages a refused browser gets, in
- * a real browser (Chromium through playwright-core) at a desk (1366 px) and on a phone (390 px),
- * served by the local runtime against the sandbox: a member with three debts is one card with
- * their total; "Cobrar" copies the pay-now link (and the message) to the clipboard and its
- * WhatsApp link carries the Portuguese message; a link shared with `fbclid` and `utm_source`
- * opens the dashboard; a wrong password gets the gateway's Portuguese 401 page, a user without
- * the report's role the Portuguese 403 page; no page is wider than the phone. Every page runs
- * under its CSP without a violation. Screenshots go to test/artifacts/.
- */
-import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.ts';
+import { launchChromium, openPage, screenshot, type Viewport } from '../helpers/chromium.ts';
 import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
 
-const ARTIFACTS = new URL('../artifacts/', import.meta.url);
 const REPORTER = { username: 'reporter', password: 'reporter-secret' };
 const AUTH = {
   authorization: `Basic ${Buffer.from(`${REPORTER.username}:${REPORTER.password}`).toString('base64')}`,
@@ -53,33 +41,13 @@ const clipboard = (page: Page) => page.evaluate('navigator.clipboard.readText()'
  * A browser context that logs in with `credentials` when challenged and records every problem
  * its pages meet, but the one status the test expects (Chromium logs a refused page's status).
  */
-async function open(
-  viewport: { width: number; height: number },
-  credentials = REPORTER,
-  expectedStatus?: number,
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    httpCredentials: credentials,
-    viewport,
-    locale: 'pt-BR',
-    ...(viewport.width < 500 && { isMobile: true, hasTouch: true }),
+function open(viewport: Viewport, credentials = REPORTER, expectedStatus?: number) {
+  return openPage(browser, viewport, {
+    credentials,
+    problems,
+    origin: rt.url,
+    ...(expectedStatus !== undefined && { expectedStatus }),
   });
-  const page = await context.newPage();
-  const expected = `the server responded with a status of ${expectedStatus} `;
-  page.on('console', (message) => {
-    if (expectedStatus && message.text().includes(expected)) return;
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(String(error)));
-  page.on('request', (request) => {
-    if (!request.url().startsWith(rt.url)) problems.push(`outside request: ${request.url()}`);
-  });
-  return { context, page };
-}
-
-function shot(target: Page | Locator, name: string): Promise<Buffer> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  return target.screenshot({ path: new URL(name, ARTIFACTS).pathname });
 }
 
 /** The page's own width, which at 390 px must not exceed the screen. */
@@ -173,7 +141,11 @@ describe.each(WIDTHS)('a member with three debts at %s', (_, viewport) => {
     expect(box?.x).toBeGreaterThanOrEqual(0);
     expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(viewport.width);
     expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
-    await shot(viewport.width < 500 ? entry : page, `dashboard-${viewport.width}-member.png`);
+    await screenshot(
+      viewport.width < 500 ? entry : page,
+      `dashboard-${viewport.width}-member.png`,
+      false,
+    );
   });
 
   it('"Cobrar" copies the pay-now link and the message, and opens WhatsApp with the message', async () => {
@@ -214,7 +186,7 @@ describe.each(WIDTHS)('a member with three debts at %s', (_, viewport) => {
     expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(viewport.width);
     expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
     await panel.scrollIntoViewIfNeeded();
-    await shot(page, `dashboard-${viewport.width}-cobrar.png`);
+    await screenshot(page, `dashboard-${viewport.width}-cobrar.png`, false);
   });
 });
 
@@ -258,7 +230,7 @@ describe('a browser refused', () => {
       expect(await page.getAttribute('html', 'lang')).toBe('pt-BR');
       expect(await page.textContent('a.button')).toBe('Entrar de novo');
       expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
-      await shot(page, `dashboard-401-${viewport.width}.png`);
+      await screenshot(page, `dashboard-401-${viewport.width}.png`, false);
       await context.close();
     },
   );
@@ -273,7 +245,7 @@ describe('a browser refused', () => {
       'não tem permissão para ver o relatório de devedores',
     );
     expect(await pageWidth(page)).toBeLessThanOrEqual(PHONE.width);
-    await shot(page, 'dashboard-403-390.png');
+    await screenshot(page, 'dashboard-403-390.png', false);
     await context.close();
   });
 

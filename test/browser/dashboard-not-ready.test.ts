@@ -5,16 +5,15 @@
  * a Portuguese page that says what is happening and reloads itself, not the JSON error the API
  * routes keep answering. Screenshots go to test/artifacts/.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.ts';
-import { launchChromium } from '../helpers/chromium.ts';
+import { launchChromium, openPage, screenshot } from '../helpers/chromium.ts';
 import { TEST_UPSTREAM } from '../helpers/local-runtime.ts';
 
-const ARTIFACTS = new URL('../artifacts/', import.meta.url);
 const CREDENTIALS = { username: 'reporter', password: 'reporter-secret' };
 const AUTH = {
   authorization: `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')}`,
@@ -65,19 +64,13 @@ describe('the dashboard before the first report', () => {
     ['390', { width: 390, height: 844 }],
   ] as const)('is a Portuguese page at %s px, not JSON', async (width, viewport) => {
     // Prepare
-    const context = await browser.newContext({
-      httpCredentials: CREDENTIALS,
-      viewport,
-      locale: 'pt-BR',
-    });
-    const page = await context.newPage();
+    // Chromium reports the page's own 503 as a console error; anything else is a problem.
     const problems: string[] = [];
-    page.on('console', (message) => {
-      // Chromium reports the page's own 503 as a console error; anything else is a problem.
-      const own = /^Failed to load resource: .* 503 /.test(message.text());
-      if (message.type() === 'error' && !own) problems.push(message.text());
+    const { context, page } = await openPage(browser, viewport, {
+      credentials: CREDENTIALS,
+      problems,
+      expectedStatus: 503,
     });
-    page.on('pageerror', (error) => problems.push(String(error)));
 
     // Act
     const response = await page.goto(new URL('/reports/debtors.html', url).href);
@@ -96,10 +89,7 @@ describe('the dashboard before the first report', () => {
     expect(await page.getAttribute('meta[http-equiv="refresh"]', 'content')).toBe('30');
     expect(await page.$eval('html', (n) => n.scrollWidth)).toBeLessThanOrEqual(viewport.width);
     expect(problems).toEqual([]);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({
-      path: new URL(`dashboard-not-ready-${width}.png`, ARTIFACTS).pathname,
-    });
+    await screenshot(page, `dashboard-not-ready-${width}.png`, false);
     await context.close();
   });
 

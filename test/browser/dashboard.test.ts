@@ -1,24 +1,9 @@
-/**
- * The dashboard in a real browser (Chromium through playwright-core), served by the local
- * runtime, at a desk (1366 px) and on a phone (390 px): the figures it shows are the JSON
- * report's, for the whole report and for one branch (`?branch=` and the branch filter narrow
- * every figure); the list sorts by its column headers and its sort menu, searches ignoring
- * accents, filters by status; it lists one entry per member (a card on a phone), members who
- * owe nothing are not shown as overdue; at 390 px nothing scrolls sideways, every figure is
- * whole and each member's total and "Cobrar" are on screen; without JavaScript the filters and
- * the sort still work; a failing refresh shows a
- * Portuguese banner. The page runs under its CSP without a single violation. The browser logs
- * in with its own Basic prompt (httpCredentials only): the gateway's 401 carries a real
- * WWW-Authenticate. Screenshots go to test/artifacts/.
- */
-import { mkdirSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGEING_BUCKETS } from '../../functions/domain/debtors-report.ts';
-import { launchChromium } from '../helpers/chromium.ts';
+import { launchChromium, openPage, screenshot, type Viewport } from '../helpers/chromium.ts';
 import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
 
-const ARTIFACTS = new URL('../artifacts/', import.meta.url);
 const CREDENTIALS = { username: 'reporter', password: 'reporter-secret' };
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -78,37 +63,19 @@ async function getReport(query: string): Promise<Report> {
 }
 
 /** A browser context that logs in when challenged and records every problem the page meets. */
-async function open(
-  viewport: { width: number; height: number },
-  options: { javaScriptEnabled?: boolean } = {},
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    httpCredentials: CREDENTIALS,
-    viewport,
-    locale: 'pt-BR',
-    ...(viewport.width < 500 && { isMobile: true, hasTouch: true }),
+function open(viewport: Viewport, options: { javaScriptEnabled?: boolean } = {}) {
+  return openPage(browser, viewport, {
+    credentials: CREDENTIALS,
+    problems,
+    origin: rt.url,
     ...options,
   });
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(String(error)));
-  page.on('request', (request) => {
-    if (!request.url().startsWith(rt.url)) problems.push(`external request: ${request.url()}`);
-  });
-  return { context, page };
 }
 
 async function visit(page: Page, query = ''): Promise<void> {
   const response = await page.goto(new URL(`/reports/debtors.html${query}`, rt.url).href);
   expect(response?.status()).toBe(200);
   await page.waitForSelector('#debtors tbody.member');
-}
-
-function shot(page: Page, name: string, fullPage = false): Promise<Buffer> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  return page.screenshot({ path: new URL(name, ARTIFACTS).pathname, fullPage });
 }
 
 /** What the page shows as figures: summary, ageing, branch rows, member statuses, list. */
@@ -349,7 +316,7 @@ describe('the debtors dashboard at 1366 px', () => {
       expect(link.rel).toBe('noopener noreferrer');
       expect(link.href).toMatch(/^https:\/\//);
     }
-    await shot(page, 'dashboard-search.png');
+    await screenshot(page, 'dashboard-search.png', false);
 
     // Act: recovered only (the page comes back from the server with those debts alone)
     await page.fill('#search', '');
@@ -407,7 +374,7 @@ describe('the debtors dashboard at 1366 px', () => {
     expect(await page.getAttribute('.actions a[download]', 'href')).toBe(
       `debtors.csv?branch=${branch.branchId}`,
     );
-    await shot(page, 'dashboard-branch.png');
+    await screenshot(page, 'dashboard-branch.png', false);
   });
 
   it('honours ?branch= in the address, sorted and searched lists too', async () => {
@@ -432,8 +399,8 @@ describe('the debtors dashboard at 1366 px', () => {
 
   it('looks right: saves screenshots', async () => {
     await visit(page);
-    await shot(page, 'dashboard.png');
-    await shot(page, 'dashboard-full.png', true);
+    await screenshot(page, 'dashboard.png', false);
+    await screenshot(page, 'dashboard-full.png');
   });
 });
 
@@ -508,10 +475,10 @@ describe('the debtors dashboard at 390 px', () => {
     expectOnScreen(shown.links, '"Cobrar"');
     expectOnScreen(shown.statuses, 'status');
     expect(shown.amounts).toHaveLength(100);
-    await shot(page, 'dashboard-390.png');
-    await shot(page, 'dashboard-390-full.png', true);
+    await screenshot(page, 'dashboard-390.png', false);
+    await screenshot(page, 'dashboard-390-full.png');
     await page.$eval('#ageing', (n) => n.scrollIntoView());
-    await shot(page, 'dashboard-390-ageing.png');
+    await screenshot(page, 'dashboard-390-ageing.png', false);
     await page.$eval('html', (n) => n.scrollTo(0, 0));
   });
 
@@ -549,7 +516,7 @@ describe('the debtors dashboard at 390 px', () => {
     const figures = await shownFigures(page);
     expect(figures.summary.pendingValue?.value).toBe(branch.summary.pendingValue);
     await page.$eval('#list-title', (n) => n.scrollIntoView());
-    await shot(page, 'dashboard-390-list.png');
+    await screenshot(page, 'dashboard-390-list.png', false);
   });
 });
 
@@ -622,7 +589,7 @@ describe('when the refresh fails', () => {
       money(report.summary.pendingValue as number),
     );
     expect(await page.$eval('html', (n) => n.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-    await shot(page, 'dashboard-390-stale.png');
+    await screenshot(page, 'dashboard-390-stale.png', false);
     await context.close();
   });
 });
