@@ -175,6 +175,8 @@ export async function startLocalDelivery(
   const stopping = new AbortController();
   const circuits = (account: string) => ({
     read: async () => (await deps.upstream(account)).circuit.read(),
+    release: async (now: number, leadId: string) =>
+      (await deps.upstream(account)).circuit.release(now, leadId),
   });
   const reconciler = (async () => {
     const ledger = localLedger();

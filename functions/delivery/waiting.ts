@@ -37,14 +37,21 @@ const PAGE = 100;
 export async function wakeWaiting(
   deps: { ledger: Pick<LeadLedger, 'listWaiting' | 'wake'>; queue: Pick<LeadQueue, 'send'> },
   account: string,
-  options: { now: () => Date; wakeGraceMs: number; remainingMs?: () => number },
+  options: {
+    now: () => Date;
+    wakeGraceMs: number;
+    remainingMs?: () => number;
+    /** Wake at most this many. */
+    max?: number;
+  },
 ): Promise<number> {
+  const max = options.max ?? Number.POSITIVE_INFINITY;
   let woken = 0;
   let cursor: string | undefined;
   do {
     if ((options.remainingMs?.() ?? Number.POSITIVE_INFINITY) < 5_000) break;
     const page = await deps.ledger.listWaiting(account, {
-      limit: PAGE,
+      limit: Math.min(PAGE, max - woken),
       ...(cursor !== undefined && { cursor }),
     });
     for (const lead of page.leads) {
@@ -57,6 +64,7 @@ export async function wakeWaiting(
       if (!awake) continue;
       await deps.queue.send(lead.leadId, { version: awake.version, group: account });
       woken += 1;
+      if (woken >= max) return woken;
     }
     cursor = page.cursor;
   } while (cursor !== undefined);

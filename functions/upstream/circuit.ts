@@ -76,7 +76,9 @@ export type CircuitEvent =
    * Lead `leadId` carries the probe until `until` (only while open, and when no other lead
    * carries it or its carrier's time ran out).
    */
-  | { kind: 'carry'; leadId: string; until: number };
+  | { kind: 'carry'; leadId: string; until: number }
+  /** Lead `leadId` no longer carries the probe (it was settled another way). */
+  | { kind: 'release'; leadId: string };
 
 /** The state after `event`, or undefined when nothing changes (no write needed). */
 export function nextCircuit(
@@ -135,6 +137,11 @@ export function nextCircuit(
       }
       return { ...current, carrier: event.leadId, carrierUntil: event.until };
     }
+    case 'release': {
+      if (current.carrier !== event.leadId) return undefined;
+      const { carrier: _carrier, carrierUntil: _until, ...rest } = current;
+      return rest;
+    }
   }
 }
 
@@ -170,6 +177,8 @@ export interface Circuit {
    * other lead does: true when it is the carrier now.
    */
   carry(now: number, leadId: string, until: number): Promise<boolean>;
+  /** `leadId` stops carrying the probe, if it does (the reconciler: it was settled another way). */
+  release(now: number, leadId: string): Promise<void>;
 }
 
 /**
@@ -217,6 +226,9 @@ export function createCircuit(
     async carry(now, leadId, until) {
       const { after } = await apply({ kind: 'carry', leadId, until }, now);
       return after.state === 'open' && after.carrier === leadId;
+    },
+    async release(now, leadId) {
+      await apply({ kind: 'release', leadId }, now);
     },
   };
 }

@@ -200,12 +200,15 @@ export class LeadStore extends Construct {
 
   /**
    * The reconciler: listDue() (Query on the due index), wake() (UpdateItem) and reads of the
-   * leads and of the circuit item (GetItem); and the personal-data retention: the old parked,
-   * dead and test leads (Query on the status index) and redact() (UpdateItem).
+   * leads and of the circuit item (GetItem); the circuit's item written (PutItem restricted to it
+   * by `dynamodb:LeadingKeys`) to release a probe's carrier that was settled another way; and the
+   * personal-data retention: the old parked, dead and test leads (Query on the status index) and
+   * redact() (UpdateItem).
    */
   grantReconciler(fn: LambdaFunction): void {
     this.bind(fn);
     this.grantTable(fn, LEDGER_ACTIONS.reconciler);
+    this.grantItems(fn, CIRCUIT_ACTIONS, [circuitKey(), `${circuitKey()}#*`]);
     Grant.addToPrincipal({
       grantee: fn,
       actions: [...LEDGER_INDEX_ACTIONS],

@@ -240,11 +240,12 @@ describe('LeadStore', () => {
     );
   });
 
-  it('grantReconciler: GetItem and UpdateItem on the table, Query on the due and status indexes only', () => {
+  it('grantReconciler: GetItem and UpdateItem on the table, PutItem on the circuit items only, Query on the due and status indexes', () => {
     // Act
-    const { table, statements } = granted('grantReconciler');
+    const { template, table, statements } = granted('grantReconciler');
 
-    // Assess: the status index for the personal-data retention (old parked, dead, test leads)
+    // Assess: the circuit item to release a settled carrier; the status index for the
+    // personal-data retention (old parked, dead, test leads)
     expect(ledgerStatements(statements, table)).toEqual([
       {
         Effect: 'Allow',
@@ -253,10 +254,17 @@ describe('LeadStore', () => {
       },
       {
         Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: [tableArn(table)],
+      },
+      {
+        Effect: 'Allow',
         Action: ['dynamodb:Query'],
         Resource: [indexArn(table, 'gsi1'), indexArn(table, 'gsi2')],
       },
     ]);
+    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain('"dynamodb:LeadingKeys":["circuit#upstream","circuit#upstream#*"]');
   });
 
   it('grantPacer: GetItem and UpdateItem on the pacer item only (LeadingKeys), and the table name', () => {

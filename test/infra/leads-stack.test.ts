@@ -374,12 +374,13 @@ describe('LeadsStack: delivery and admin', () => {
       });
     });
 
-    it('is granted nothing else: reads, wakes and redacts leads, queries the due and status indexes, sends messages', () => {
+    it('is granted nothing else: reads, wakes and redacts leads, queries the due and status indexes, sends messages, releases a circuit carrier', () => {
       const statements = roleStatements(template, ids.reconcilerRole);
       expect(allActions(statements)).toEqual([
         'appconfig:GetLatestConfiguration',
         'appconfig:StartConfigurationSession',
         'dynamodb:GetItem',
+        'dynamodb:PutItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',

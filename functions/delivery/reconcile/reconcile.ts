@@ -15,7 +15,9 @@
  * Then, for every configured account whose circuit is closed, the leads still waiting for it
  * (delivery/waiting.ts: the attempt that closed it died before waking them) are woken. A lead
  * waiting for a circuit still open is due only at its recheck, minutes away, and when woken then
- * it waits again: the reconciler never multiplies an outage's messages.
+ * it waits again: the reconciler never multiplies an outage's messages. But an open circuit
+ * must always have a lead carrying its probe: when its carrier was settled another way (a lookup
+ * found its prospect) or its turn ran out, one waiting lead is woken to take it (one a run).
  *
  * It runs every minute on AWS (EventBridge Scheduler) and on a timer locally. No AWS imports.
  */
@@ -26,7 +28,7 @@ import {
   type LeadRecord,
 } from '../../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../../ledger/lead-queue.ts';
-import type { Circuit } from '../../upstream/circuit.ts';
+import type { Circuit, CircuitState } from '../../upstream/circuit.ts';
 import { wakeWaiting } from '../waiting.ts';
 
 export interface ReconcileOptions {
@@ -59,10 +61,10 @@ export interface ReconcileEvents {
 
 export interface ReconcileDeps {
   /** listByStatus and redact: the retention pass the handler runs with the same ledger. */
-  ledger: Pick<LeadLedger, 'listDue' | 'wake' | 'listByStatus' | 'redact' | 'listWaiting'>;
+  ledger: Pick<LeadLedger, 'get' | 'listDue' | 'wake' | 'listByStatus' | 'redact' | 'listWaiting'>;
   queue: Pick<LeadQueue, 'send'>;
   /** The circuit of an upstream account. */
-  circuitOf(account: string): Pick<Circuit, 'read'>;
+  circuitOf(account: string): Pick<Circuit, 'read' | 'release'>;
   /**
    * The upstream account of a profile (its settings'; `default` when unknown): the account of a
    * lead recorded before leads recorded their own.
@@ -89,6 +91,26 @@ function wakeAt(lead: LeadRecord, now: number, probeAt: number | undefined): num
   return Math.max(now, next, probeAt ?? now);
 }
 
+/**
+ * An open circuit whose probe nobody carries (its carrier was settled another way, or its turn
+ * ran out) would leave its waiting leads, which hold no message, waiting until their recheck:
+ * the settled carrier is released and one waiting lead woken, to carry the probe or take it.
+ */
+async function keepProbeCarried(
+  deps: ReconcileDeps,
+  account: string,
+  circuit: CircuitState,
+  options: { now: Date; wakeGraceMs: number; remainingMs: () => number },
+): Promise<number> {
+  const { carrier, carrierUntil = 0 } = circuit;
+  if (carrier !== undefined && carrierUntil > options.now.getTime()) {
+    const lead = await deps.ledger.get(carrier);
+    if (lead?.status === 'queued' || lead?.status === 'sending') return 0;
+    await deps.circuitOf(account).release(options.now.getTime(), carrier);
+  }
+  return wakeWaiting(deps, account, { ...options, now: () => options.now, max: 1 });
+}
+
 export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
   const events = deps.events ?? SILENT;
   const clock = deps.now ?? (() => new Date());
@@ -98,23 +120,26 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
   const reserveMs = options.reserveMs ?? 5_000;
   const remainingMs = deps.remainingMs ?? (() => Number.POSITIVE_INFINITY);
 
-  // Each account's next probe while its circuit is open, read once per run.
-  const probes = new Map<string, Promise<number | undefined>>();
+  // Each account's circuit, read once per run; its next probe while it is open.
+  const circuits = new Map<string, Promise<CircuitState>>();
   const openCircuits = new Set<string>();
-  const probeOf = (account: string) => {
-    let probe = probes.get(account);
-    if (!probe) {
-      probe = deps
+  const circuitOfRun = (account: string) => {
+    let circuit = circuits.get(account);
+    if (!circuit) {
+      circuit = deps
         .circuitOf(account)
         .read()
-        .then((circuit) => {
-          if (circuit.state !== 'open') return undefined;
-          openCircuits.add(account);
-          return circuit.probeAt;
+        .then((state) => {
+          if (state.state === 'open') openCircuits.add(account);
+          return state;
         });
-      probes.set(account, probe);
+      circuits.set(account, circuit);
     }
-    return probe;
+    return circuit;
+  };
+  const probeOf = async (account: string) => {
+    const circuit = await circuitOfRun(account);
+    return circuit.state === 'open' ? circuit.probeAt : undefined;
   };
   const result: ReconcileResult = { due: 0, woken: 0, skipped: 0, more: false };
   const start = clock();
@@ -155,8 +180,11 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
     cursor = page.cursor;
   } while (cursor !== undefined);
   for (const account of (await deps.accounts?.()) ?? []) {
-    if ((await probeOf(account)) !== undefined || openCircuits.has(account)) continue;
-    result.woken += await wakeWaiting(deps, account, { now: clock, wakeGraceMs, remainingMs });
+    const circuit = await circuitOfRun(account);
+    result.woken +=
+      circuit.state === 'open'
+        ? await keepProbeCarried(deps, account, circuit, { now: clock(), wakeGraceMs, remainingMs })
+        : await wakeWaiting(deps, account, { now: clock, wakeGraceMs, remainingMs });
   }
   events.finished({ ...result, openCircuits: [...openCircuits] });
   return result;

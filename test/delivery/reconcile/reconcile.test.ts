@@ -173,6 +173,51 @@ describe('reconcile', () => {
     ]);
   });
 
+  it("keeps an open circuit's probe carried: a carrier settled another way is released and one waiting lead woken", async () => {
+    // Prepare: the circuit open; lead C carries its probe, then is delivered another way (a
+    // lookup found its prospect); two leads wait for the circuit with no message.
+    await circuit.failed(T0, { immediate: true, reason: 'ECONNREFUSED', probe: false });
+    const carrier = await recorded(T0);
+    const first = await recorded(T0 + 1);
+    const second = await recorded(T0 + 2);
+    expect(await circuit.carry(T0, carrier.leadId, T0 + 120_000)).toBe(true);
+    await ledger.claim(carrier.leadId, carrier.version, 30_000, new Date(T0));
+    await ledger.markDelivered(carrier.leadId, 4242, new Date(T0));
+    for (const lead of [first, second]) {
+      const wait = { circuit: 'default', recheckAt: new Date(T0 + 600_000), note: 'aguardando' };
+      await ledger.waitFor(lead.leadId, lead.version, { ...wait, now: new Date(T0) });
+    }
+
+    // Act
+    const result = await run(T0 + 1_000, { accounts: async () => ['default'] });
+
+    // Assess: released; one waiting lead has a message, to take the probe or carry it; the
+    // other still waits with none (one a run: an outage's messages stay flat).
+    expect((await circuit.read()).carrier).toBeUndefined();
+    expect(result.woken).toBe(1);
+    const messaged = (await messagesAt(Date.now() + 1_000)).map(([leadId]) => leadId);
+    const stillWaiting = (await ledger.listWaiting('default')).leads.map((l) => l.leadId);
+    expect(messaged).toHaveLength(1);
+    expect([...messaged, ...stillWaiting].sort()).toEqual([first.leadId, second.leadId].sort());
+  });
+
+  it("leaves an open circuit's live carrier alone (it holds the probe's message)", async () => {
+    await circuit.failed(T0, { immediate: true, reason: 'ECONNREFUSED', probe: false });
+    const carrier = await recorded(T0);
+    const waiting = await recorded(T0 + 1);
+    expect(await circuit.carry(T0, carrier.leadId, T0 + 120_000)).toBe(true);
+    const wait = { circuit: 'default', recheckAt: new Date(T0 + 600_000), note: 'aguardando' };
+    await ledger.waitFor(waiting.leadId, waiting.version, { ...wait, now: new Date(T0) });
+
+    const result = await run(T0 + 1_000, { accounts: async () => ['default'] });
+
+    expect(result.woken).toBe(0);
+    expect((await circuit.read()).carrier).toBe(carrier.leadId);
+    expect((await ledger.listWaiting('default')).leads.map((l) => l.leadId)).toEqual([
+      waiting.leadId,
+    ]);
+  });
+
   it('never lists a settled lead', async () => {
     const lead = await recorded();
     const claimed = await ledger.claim(lead.leadId, lead.version, 30_000, new Date(T0));
