@@ -6,6 +6,7 @@
  */
 import type { RequestRecord } from '../sandbox/server.ts';
 import type { AwsCounts } from './accounts-meter.ts';
+import { created as prospectCreated } from './landing.ts';
 import { percentile, round } from './lib.ts';
 
 /** One run: `accounts` accounts, the first `floodAccounts` flood, the others trickle. */
@@ -55,9 +56,6 @@ export interface ScenarioResult {
   intakeMs: number;
 }
 
-const SUCCESS = (r: RequestRecord) =>
-  r.route === 'POST /api/v1/prospects' && r.status >= 200 && r.status < 300;
-
 /** What the sandbox saw of the posted leads. */
 export function summarize(
   scenario: Scenario,
@@ -68,7 +66,7 @@ export function summarize(
   const firstAt = new Map<string, number>();
   const created = new Map<string, number>();
   for (const record of records) {
-    if (!SUCCESS(record) || record.email === undefined) continue;
+    if (!prospectCreated(record) || record.email === undefined) continue;
     created.set(record.email, (created.get(record.email) ?? 0) + 1);
     if (!firstAt.has(record.email)) firstAt.set(record.email, record.at);
   }

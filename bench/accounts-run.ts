@@ -15,13 +15,14 @@ import { LOCAL_TABLES, startLocalRuntime } from '../local/runtime.ts';
 import { nextMessage, startTsWorker } from '../local/ts-worker.ts';
 import type { RequestRecord } from '../sandbox/server.ts';
 import { installAwsMeter } from './accounts-meter.ts';
-import type { LeadToPost, OutsideData, OutsideRequest } from './accounts-outside.ts';
+import type { OutsideData, OutsideRequest } from './accounts-outside.ts';
 import {
   type PostedLead,
   type Scenario,
   type ScenarioResult,
   summarize,
 } from './accounts-report.ts';
+import type { LeadToPost } from './landing.ts';
 import { progress } from './lib.ts';
 
 const FORM_TOKEN = 'bench-accounts-form-token';

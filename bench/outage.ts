@@ -20,6 +20,7 @@ import { localLedger } from '../functions/ledger/ledger-local.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
 import type { RequestRecord, SandboxStats } from '../sandbox/server.ts';
 import { accountsConfig, lead } from './accounts-run.ts';
+import { created, drained, postAll, sandboxStats } from './landing.ts';
 import { emitFigures, emitReport, figure, progress, round } from './lib.ts';
 
 const LEADS = Number(process.env.BENCH_OUTAGE_LEADS ?? 50);
@@ -27,9 +28,6 @@ const OUTAGE_MS = Number(process.env.BENCH_OUTAGE_MS ?? 240_000);
 const PER_SECOND = 5;
 const MINUTE_MS = 60_000;
 const API = new Set(['POST /api/v1/prospects', 'GET /api/v1/prospects']);
-const created = (r: RequestRecord) =>
-  r.route === 'POST /api/v1/prospects' && r.status >= 200 && r.status < 300;
-
 async function control(sandbox: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${sandbox}/_sandbox/${path}`, {
     method: body === undefined ? 'GET' : 'POST',
@@ -67,7 +65,7 @@ async function main(): Promise<void> {
   );
   const sandbox = runtime.sandboxUrl ?? '';
   const limits = { perSecond: PER_SECOND, perMinute: PER_SECOND * 60 };
-  const stats = () => control(sandbox, 'stats') as Promise<SandboxStats>;
+  const stats = () => sandboxStats(sandbox);
   try {
     await delay(1000); // the start-up's lookup check and first reconciler run are done
     await fetch(`${sandbox}/_sandbox/stats`, { method: 'DELETE' });
@@ -76,14 +74,7 @@ async function main(): Promise<void> {
     const leads = Array.from({ length: LEADS }, (_, n) =>
       lead(0, false, n, run, runtime.gatewayUrl),
     );
-    for (const item of leads) {
-      const response = await fetch(item.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: item.origin },
-        body: item.body,
-      });
-      if (response.status >= 300) throw new Error(`intake answered ${response.status}`);
-    }
+    await postAll(leads, 1);
     progress(`outage: ${LEADS} leads accepted; the upstream is down for ${OUTAGE_MS / 1000} s`);
     const first = await until(stats, (s) => s.requests.some((r) => API.has(r.route)));
     const outageStart = first.requests.find((r) => API.has(r.route))?.at ?? Date.now();
@@ -94,10 +85,7 @@ async function main(): Promise<void> {
     const outageEnd = Date.now();
     progress(`outage: the upstream is back; ${waiting} leads were waiting`);
     const emails = new Set(leads.map((l) => l.email.toLowerCase()));
-    const seen = await until(stats, (s) => {
-      const done = new Set(s.requests.filter(created).flatMap((r) => r.email ?? []));
-      return [...emails].every((e) => done.has(e)) || Date.now() - outageEnd > 300_000;
-    });
+    const seen = await drained(sandbox, emails, 300_000);
     await delay(2000); // a late copy would still arrive: counted as a duplicate
     const all = (await stats()).requests;
     report(all, { outageStart, outageEnd, waiting, emails, recoveredAt: lastCreated(seen) });
