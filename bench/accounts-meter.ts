@@ -144,7 +144,7 @@ export function installAwsMeter(queueTable: string): AwsMeter {
   let counting = false;
   const received = new Map<string, number>();
   observeAwsRequests((request, status) => {
-    const target = String(request.headers['x-amz-target'] ?? request.headers['X-Amz-Target'] ?? '');
+    const target = String(request.headers['x-amz-target'] ?? '');
     if (!counting || !target.startsWith(DYNAMO_TARGET)) return;
     let body: DynamoBody = {};
     try {

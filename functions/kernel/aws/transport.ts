@@ -132,7 +132,7 @@ export function signRequest(input: SignedRequestInput): SignedRequest {
       method: input.method,
       service: input.service,
       region: input.region,
-      headers: { ...input.headers },
+      headers: input.headers,
       ...(input.body !== undefined && { body: input.body as string }),
     },
     input.credentials,
