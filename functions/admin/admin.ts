@@ -30,6 +30,7 @@ import { type HttpRequest, type HttpResponse, problem } from '../kernel/http.ts'
 import { t } from '../kernel/language.ts';
 import { admitCaller, NO_STORE } from '../kernel/route-guard.ts';
 import type { RouteName } from '../kernel/routes.ts';
+import type { Place } from '../kernel/scope.ts';
 import type { LeadLedger } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 import type { CompletionContext } from '../sources/source.ts';
@@ -132,6 +133,11 @@ export interface AdminDeps {
   lookups?: CompletionContext;
   /** Each account's named branches (configured, then learned); absent: none. */
   branches?: BranchDirectory;
+  /**
+   * Set by the guard for a scoped operator (scoped-deps.ts): `check` throws the 403
+   * `outside_scope` for a place the operator may not act on. Absent: unscoped.
+   */
+  scoped?: { check(place: Place): void };
 }
 
 /** What the use case knows about the invocation running it (Lambda's remaining time). */

@@ -26,7 +26,7 @@ import { adapterFor, SOURCES } from '../sources/registry.ts';
 import { type Backfill, type BackfillPeriod, SourceLookupError } from '../sources/source.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
 import { zonesOf } from './leads/zones.ts';
-import { type AdminRefusal, type RouteContext, refusal } from './operation.ts';
+import { AdminRefusal, type RouteContext, refusal, requireProfile } from './operation.ts';
 
 /** The body of `POST /admin/backfill/{profile}`. */
 export const backfillRequestSchema = z.strictObject({
@@ -51,6 +51,11 @@ export interface BackfillResult {
   new: number;
   /** Of those, leads erased at their person's request: not recorded again (docs/privacy.md). */
   erased: number;
+  /**
+   * Of those, leads naming a branch outside a scoped operator's scope: not recorded (an operator
+   * who covers the whole account backfills them). Absent when none.
+   */
+  outsideScope?: number;
   /** The new leads by their first status: queued for delivery, parked, kept as test leads. */
   statuses: Record<string, number>;
   /** The request's time ran out before every lead was looked at: run it again. */
@@ -192,13 +197,7 @@ interface BackfillRequest {
 /** The request read and checked, in this order: the profile, its platform, the period, forms. */
 async function backfillRequest(context: RouteContext): Promise<BackfillRequest> {
   const profileName = context.profile;
-  const profile = await context.deps.config.profile(profileName);
-  if (!profile)
-    throw refusal(
-      404,
-      'unknown_profile',
-      t(`não há perfil '${profileName}'`, `no profile '${profileName}'`),
-    );
+  const profile = await requireProfile(context.deps, profileName);
   const plan = adapterFor(profile).backfill;
   if (!plan) {
     const able = SOURCES.filter((source) => 'backfill' in source && source.backfill).map(
@@ -263,10 +262,20 @@ async function listPlatformLeads(
 }
 
 /** What recording the listed leads counted. */
-type Recording = Pick<BackfillResult, 'alreadyKnown' | 'new' | 'erased' | 'statuses' | 'more'> & {
+type Recording = Pick<
+  BackfillResult,
+  'alreadyKnown' | 'new' | 'erased' | 'statuses' | 'more' | 'outsideScope'
+> & {
   /** New leads whose wake-up message could not be sent: the reconciler wakes them. */
   wakeUpsDeferred: number;
 };
+
+const OUTSIDE_SCOPE = Symbol('outside scope');
+/** A lead the guard refused to record (its branch is outside the operator's scope): counted. */
+function outsideScope(error: unknown): typeof OUTSIDE_SCOPE {
+  if (error instanceof AdminRefusal && error.code === 'outside_scope') return OUTSIDE_SCOPE;
+  throw error;
+}
 
 /** Runs each listed lead through the intake's record step, a few at once, while time is left. */
 async function recordCaptures(
@@ -301,11 +310,15 @@ async function recordCaptures(
     const batch = captures.slice(i, i + BACKFILL_CONCURRENCY);
     const outcomes = await Promise.all(
       batch.map((capture) =>
-        recordCapture(recordDeps, context.profile, profile, capture, receivedAt, branches),
+        recordCapture(recordDeps, context.profile, profile, capture, receivedAt, branches).catch(
+          outsideScope,
+        ),
       ),
     );
     for (const outcome of outcomes) {
-      if (isDropped(outcome)) {
+      if (outcome === OUTSIDE_SCOPE) {
+        counts.outsideScope = (counts.outsideScope ?? 0) + 1;
+      } else if (isDropped(outcome)) {
         counts.erased += 1;
       } else if (outcome.duplicate) {
         counts.alreadyKnown += 1;
@@ -344,6 +357,7 @@ export async function backfill(context: RouteContext): Promise<HttpResponse> {
     erased: counts.erased,
     statuses: counts.statuses,
     more: counts.more,
+    ...(counts.outsideScope !== undefined && { outsideScope: counts.outsideScope }),
     ...(asked.notice !== undefined && { notice: asked.notice }),
   };
   return json(200, body, NO_STORE);

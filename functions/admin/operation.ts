@@ -79,10 +79,23 @@ export function tryJson(text: string): { ok: true; value: unknown } | { ok: fals
   }
 }
 
-/** The profile a route names, as this operator may see it (scoped-deps.ts); 404 otherwise. */
+/**
+ * The profile a route names, as this operator may see it (scoped-deps.ts). Otherwise 404 for an
+ * unscoped operator; a scoped one gets the same 403 `outside_scope` whether the profile exists
+ * elsewhere or not at all (no oracle of other tenants' profiles).
+ */
 export async function requireProfile(deps: AdminDeps, name: string) {
   const profile = name ? await deps.config.profile(name) : undefined;
-  if (!profile)
-    throw refusal(404, 'unknown_profile', t(`não há perfil ${name}`, `no profile ${name}`));
-  return profile;
+  if (profile) return profile;
+  if (deps.scoped) {
+    throw refusal(
+      403,
+      'outside_scope',
+      t(
+        `não há perfil ${name} entre os que este usuário pode usar; nada foi feito`,
+        `no profile ${name} among those this client may use; nothing was done`,
+      ),
+    );
+  }
+  throw refusal(404, 'unknown_profile', t(`não há perfil ${name}`, `no profile ${name}`));
 }

@@ -6,7 +6,8 @@
  * fetched from the platform at delivery. Each lead's `branch` says which branch it would go to
  * and why (domain/branch-answer.ts `explainBranch`: the answer that named it, the profile's
  * default after an answer that named none, or none: parked for its branch), the account's named
- * branches (configured, then learned) read as the delivery reads them. 400 `unreadable_body` for a body the source cannot read, 404 for an unknown
+ * branches (configured, then learned) read as the delivery reads them. A scoped operator's body
+ * that would land in a branch outside its scope is refused 403 `outside_scope`. 400 `unreadable_body` for a body the source cannot read, 404 for an unknown
  * profile (or one out of the operator's scope).
  */
 import { accountOfProfile } from '../config/config-schema.ts';
@@ -40,6 +41,9 @@ export async function preview({
       };
     }
     const mapped = mapCapture(capture, profile, sourceLabel(capture.source), branches);
+    // A scoped operator previews only what lands in its scope (the guard's check, scoped-deps.ts).
+    const branch = mapped.prospect.idBranch ?? undefined;
+    if (branch !== undefined) deps.scoped?.check({ account: accountOfProfile(profile), branch });
     return {
       prospect: mapped.prospect,
       missing: mapped.missing,

@@ -6,7 +6,9 @@
  * - Leads: `get` answers only leads whose place (account and branch) is in scope, so a route
  *   answers 404 for any other, as for an unknown id (no existence oracle); listings, searches,
  *   the CSV, the backlog and an erasure's lookup leave the others out; a change (correct, retry,
- *   requeue, wake, redact) to a lead out of scope changes nothing.
+ *   requeue, wake, redact) to a lead out of scope changes nothing. A correction is checked where
+ *   it leads as well: a branch, or a profile (and so an account), outside the scope is refused
+ *   403 `outside_scope` with nothing written, so no operator moves a lead out of its own sight.
  * - Profiles: `profile` and `profileSettings` show only profiles whose every possible branch is
  *   in scope (config-accounts.ts `reachOfProfile`), so a preview, a test lead, a backfill or a
  *   set-up kit of another profile answers 404 and the console lists only the client's.
@@ -19,6 +21,7 @@
 import { type ReachInput, reachOfProfile } from '../config/config-accounts.ts';
 import type { ProfileSettings } from '../config/config-source.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import { t } from '../kernel/language.ts';
 import {
   coversPlace,
   coversReach,
@@ -29,6 +32,7 @@ import {
 } from '../kernel/scope.ts';
 import { accountOfLead, type LeadLedger, type LeadRecord } from '../ledger/lead-ledger.ts';
 import type { AdminDeps } from './admin.ts';
+import { refusal } from './operation.ts';
 
 /** The leads one backlog count reads at most for a scoped client. */
 const MAX_BACKLOG_READ = 5000;
@@ -55,22 +59,58 @@ export function scopedAdminDeps(deps: AdminDeps, scope: Scope): AdminDeps {
   });
   const visible = async (lead: LeadRecord | undefined) =>
     lead !== undefined && coversPlace(scope, await placeOf(lead));
+  /** The place a correction leads to: the new profile's account, the branch as it now maps. */
+  const targetOf = async (lead: LeadRecord, change: Correction): Promise<Place> => ({
+    account: change.move?.account ?? (await accountOfLead(lead, accountOf)),
+    branch: change.prospect.idBranch ?? undefined,
+  });
+  const reaches = async (lead: LeadRecord, change: Correction) => {
+    const target = await targetOf(lead, change);
+    if (!coversPlace(scope, target)) throw outsideScope(scope, target);
+  };
+
+  const check = (place: Place) => {
+    if (!coversPlace(scope, place)) throw outsideScope(scope, place);
+  };
   return {
     ...deps,
-    ledger: scopedLedger(deps.ledger, visible),
+    scoped: { check },
+    ledger: scopedLedger(deps.ledger, visible, reaches, check),
     config: scopedConfig(deps.config, scope),
     redrive: { redrive: async () => ({ status: 'skipped' }) },
   };
 }
 
 type Visible = (lead: LeadRecord | undefined) => Promise<boolean>;
+type Correction = Parameters<LeadLedger['correct']>[2];
+/** Throws the 403 when a correction would take the lead outside the scope. */
+type Reaches = (lead: LeadRecord, change: Correction) => Promise<void>;
+
+/** 403 `outside_scope`: the write would put the lead where this operator may not act. */
+function outsideScope(scope: Scope, target: Place) {
+  const branch = target.branch;
+  const accounts = scope.upstreams?.join(', ');
+  const branches = scope.branches?.join(', ');
+  const ownPt = [accounts && `contas ${accounts}`, branches && `unidades ${branches}`];
+  const ownEn = [accounts && `accounts ${accounts}`, branches && `branches ${branches}`];
+  const message = t(
+    `a mudança levaria o lead para ${branch === undefined ? 'nenhuma unidade (a conta inteira)' : `a unidade ${branch}`} da conta ${target.account}, fora do que este usuário pode mudar (${ownPt.filter(Boolean).join('; ')}); nada foi alterado`,
+    `the change would take the lead to ${branch === undefined ? 'no branch (the whole account)' : `branch ${branch}`} of account ${target.account}, outside what this client may change (${ownEn.filter(Boolean).join('; ')}); nothing was changed`,
+  );
+  return refusal(403, 'outside_scope', message, [{ field: 'idBranch', message }]);
+}
 
 async function keep(leads: readonly LeadRecord[], visible: Visible): Promise<LeadRecord[]> {
   const shown = await Promise.all(leads.map(visible));
   return leads.filter((_, index) => shown[index]);
 }
 
-function scopedLedger(ledger: LeadLedger, visible: Visible): LeadLedger {
+function scopedLedger(
+  ledger: LeadLedger,
+  visible: Visible,
+  reaches: Reaches,
+  check: (place: Place) => void,
+): LeadLedger {
   const get = async (leadId: string) => {
     const lead = await ledger.get(leadId);
     return lead && (await visible(lead)) ? lead : undefined;
@@ -130,10 +170,22 @@ function scopedLedger(ledger: LeadLedger, visible: Visible): LeadLedger {
       }
       return count;
     },
+    // A lead recorded from the admin (a backfill) must land in scope when its branch is known;
+    // one waiting for its platform's answers goes to its profile's branches, already in scope.
+    async record(lead) {
+      const branch = lead.prospect?.idBranch ?? undefined;
+      if (branch !== undefined) check({ account: lead.account ?? DEFAULT_ACCOUNT, branch });
+      return ledger.record(lead);
+    },
     redact: guarded(ledger.redact),
     requeue: guarded(ledger.requeue),
     wake: guarded(ledger.wake),
-    correct: guarded(ledger.correct),
+    async correct(leadId, version, change, now) {
+      const lead = await get(leadId);
+      if (!lead) return undefined;
+      await reaches(lead, change);
+      return ledger.correct(leadId, version, change, now);
+    },
   };
 }
 

@@ -9,7 +9,7 @@ import { inRequestLanguage } from '../kernel/language.ts';
 import { flushMetrics, logger } from '../kernel/observability.ts';
 import { handlerWiring } from '../kernel/ready.ts';
 import { intakeEventsFor } from './events.ts';
-import { handleIntake, type IntakeDeps } from './intake.ts';
+import { handleIntake, handleProspectApi, type IntakeDeps } from './intake.ts';
 
 const wiring = handlerWiring<IntakeDeps>({
   aws: () => import('./wiring-aws.ts').then((m) => m.awsIntakeDeps()),
@@ -30,22 +30,21 @@ export async function handler(
   const events = intakeEventsFor({ apiRequestId: event.requestContext?.requestId });
   // The Prospect API's wait for delivery ends before the function's timeout does.
   const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
-  const profile =
-    event.resource === '/api/v1/prospects'
-      ? await resolved.config.profileNameFor('prospect', upstreamOf(event))
-      : (event.pathParameters?.profile ?? '');
+  const deps = { ...resolved, events };
   try {
     const request = requestFromEvent(event);
     // Its refusals in the language the request prefers (kernel/language.ts).
     return await inRequestLanguage(request.headers, () =>
-      handleIntake(profile ?? '', request, { ...resolved, events }, invocation),
+      event.resource === '/api/v1/prospects'
+        ? handleProspectApi(upstreamOf(event), request, deps, invocation)
+        : handleIntake(event.pathParameters?.profile ?? '', request, deps, invocation),
     );
   } finally {
     flushMetrics();
   }
 }
 
-/** `?upstream=`: which account's Prospect API profile takes the request (default: the first). */
+/** `?upstream=`: which account's Prospect API profile takes the request (intake.ts). */
 function upstreamOf(event: APIGatewayProxyEvent): string | undefined {
   const query = event.queryStringParameters ?? {};
   const key = Object.keys(query).find((name) => name.toLowerCase() === 'upstream');

@@ -41,7 +41,12 @@ import type { AcceptedOutcome, IntakeRequest } from '../sources/source.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
 import { type IntakeCall, preflight, refuse, withCors } from './answers.ts';
 import type { IntakeDeps, IntakeInvocation } from './intake-deps.ts';
-import { handleProspect } from './prospect-api.ts';
+import {
+  admitProspectCaller,
+  handleProspect,
+  type ProspectCaller,
+  prospectProfileFor,
+} from './prospect-api.ts';
 import { acceptAll, outcomeWithDrops } from './record.ts';
 
 /** What the use case is given: intake-deps.ts (its callers import them from here too). */
@@ -65,6 +70,7 @@ export async function handleIntake(
   request: IntakeRequest,
   deps: IntakeDeps,
   invocation?: IntakeInvocation,
+  caller?: ProspectCaller,
 ): Promise<HttpResponse> {
   const profile = await deps.config.profile(profileName);
   if (!profile) {
@@ -97,7 +103,7 @@ export async function handleIntake(
     );
     return refuse(deps, call, problem(413, 'body_too_large', message), 'body_too_large');
   }
-  if (profile.source === 'prospect') return handleProspect(call, deps, invocation);
+  if (profile.source === 'prospect') return handleProspect(call, deps, invocation, caller);
 
   const authenticity = await authenticateRotated(adapter, request, profile, rotation);
   if (!authenticity.ok) {
@@ -209,4 +215,28 @@ function redactSecrets(text: string, profile: Profile): string {
     }
   }
   return redacted;
+}
+
+/**
+ * Handles one `POST /api/v1/prospects` (`asked`: its `?upstream=`): the caller is admitted first,
+ * so that the account its Prospect goes to can be its own (prospect-api.ts `prospectProfileFor`),
+ * then the request goes to that account's `prospect` profile. Other methods go to the first
+ * `prospect` profile, which answers them as any profile does.
+ */
+export async function handleProspectApi(
+  asked: string | undefined,
+  request: IntakeRequest,
+  deps: IntakeDeps,
+  invocation?: IntakeInvocation,
+): Promise<HttpResponse> {
+  if (request.method !== 'POST') {
+    const first = await deps.config.profileNameFor('prospect', asked);
+    return handleIntake(first ?? '', request, deps, invocation);
+  }
+  const call = { profileName: 'prospect-api', request };
+  const caller = await admitProspectCaller(deps, request);
+  if (!caller.ok) return refuse(deps, call, caller.result, caller.code);
+  const chosen = await prospectProfileFor(deps, caller, asked);
+  if (!chosen.ok) return refuse(deps, call, chosen.result, chosen.code);
+  return handleIntake(chosen.name, request, deps, invocation, caller);
 }

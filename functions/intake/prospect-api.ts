@@ -39,14 +39,16 @@
 import { accountOfProfile } from '../config/config-schema.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
 import { publicStatus } from '../domain/lead-lifecycle.ts';
+import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { type HttpResponse, json, problem } from '../kernel/http.ts';
-import { say, t } from '../kernel/language.ts';
-import { admitCaller } from '../kernel/route-guard.ts';
+import { say, type Text, t } from '../kernel/language.ts';
+import { type Admission, admitCaller } from '../kernel/route-guard.ts';
 import { basicRoutesOf } from '../kernel/routes.ts';
-import { coversPlace, type Scope, seesAccount } from '../kernel/scope.ts';
+import { coversPlace, type Scope, seesAccount, visibleAccounts } from '../kernel/scope.ts';
 import { DedupConflictError, type LeadRecord } from '../ledger/lead-ledger.ts';
 import { type Dropped, initialState, isDropped } from '../ledger/record-capture.ts';
 import { scopeToClient } from '../sources/prospect.ts';
+import type { IntakeRequest } from '../sources/source.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
 import { type IntakeCall, refuse, withCors } from './answers.ts';
 import type { IntakeDeps, IntakeInvocation, ProspectWait } from './intake-deps.ts';
@@ -80,15 +82,75 @@ const IDEMPOTENCY_KEY_REUSED = t(
   'this Idempotency-Key was already used by this client for a different Prospect within the last 24 hours: send the same body again to get the original answer, or use a new key for a new Prospect',
 );
 
+/** A caller the route guard admitted (kernel/route-guard.ts). */
+export type ProspectCaller = Extract<Admission<unknown>, { ok: true }>;
+
+/** Admits the caller of the Prospect API (see the module comment). */
+export function admitProspectCaller(deps: IntakeDeps, request: IntakeRequest) {
+  return admitCaller('intake', CREATE_PROSPECT_PATH, request, () => deps.config.clients());
+}
+
+/**
+ * The `prospect` profile a `POST /api/v1/prospects` goes to, for the admitted caller: the
+ * account `?upstream=` names (one the caller may see: an unknown account and another tenant's
+ * get the same 400 `unknown_upstream`), else the caller's only account, else `default`; 404
+ * `no_prospect_profile` when that account has no profile of source `prospect`.
+ */
+export async function prospectProfileFor(
+  deps: IntakeDeps,
+  caller: ProspectCaller,
+  asked: string | undefined,
+): Promise<{ ok: true; name: string } | { ok: false; result: HttpResponse; code: string }> {
+  const accounts = visibleAccounts(caller.scope, await deps.config.accounts());
+  const refused = (status: number, code: string, message: Text) => ({
+    ok: false as const,
+    code,
+    result: problem(status, code, message, [{ field: 'upstream', message }]),
+  });
+  if (asked !== undefined && !accounts.includes(asked)) {
+    return refused(
+      400,
+      'unknown_upstream',
+      t(
+        `não há conta "${asked}"; as contas são ${accounts.join(', ')}`,
+        `no upstream account "${asked}"; accounts: ${accounts.join(', ')}`,
+      ),
+    );
+  }
+  const only = accounts.length === 1 ? accounts[0] : undefined;
+  const account =
+    asked ?? only ?? (accounts.includes(DEFAULT_ACCOUNT) ? DEFAULT_ACCOUNT : undefined);
+  if (account === undefined) {
+    return refused(
+      400,
+      'upstream_required',
+      t(
+        `diga a conta com ?upstream= (uma de ${accounts.join(', ')})`,
+        `name the account with ?upstream= (one of ${accounts.join(', ')})`,
+      ),
+    );
+  }
+  const name = await deps.config.profileNameFor('prospect', account);
+  if (name !== undefined) return { ok: true, name };
+  return refused(
+    404,
+    'no_prospect_profile',
+    t(
+      `a conta "${account}" não tem perfil da API de Prospects (um perfil com "source": "prospect"${account === DEFAULT_ACCOUNT ? '' : ` e "upstream": "${account}"`}); peça a quem cuida da configuração para criá-lo`,
+      `the account "${account}" has no Prospect API profile (a profile with "source": "prospect"${account === DEFAULT_ACCOUNT ? '' : ` and "upstream": "${account}"`}); ask whoever runs the configuration to add one`,
+    ),
+  );
+}
+
 /** Handles a POST to the Prospect API's profile (see the module comment). */
 export async function handleProspect(
   call: IntakeCall,
   deps: IntakeDeps,
   invocation?: IntakeInvocation,
+  admitted?: ProspectCaller,
 ): Promise<HttpResponse> {
   const { profile, request } = call;
-  const clients = () => deps.config.clients();
-  const admission = await admitCaller('intake', CREATE_PROSPECT_PATH, request, clients);
+  const admission = admitted ?? (await admitProspectCaller(deps, request));
   if (!admission.ok) return refuse(deps, call, admission.result, admission.code);
   const { client, scope } = admission;
   const account = accountOfProfile(profile);

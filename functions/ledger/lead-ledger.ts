@@ -129,6 +129,15 @@ export interface NewLead {
  * A lead's upstream account: the one it was accepted for, or, for a lead recorded before leads
  * recorded their account, its profile's as configured now (`accountOf`: ConfigSource's).
  */
+/** An operator's correction as the ledger keeps it (`LeadLedger.correct`). */
+export interface LeadCorrectionChange {
+  correction: ProspectCorrection;
+  prospect: Prospect;
+  by: string;
+  /** The profile (and its account) the lead moves to. */
+  move?: { profile: string; account: string };
+}
+
 export async function accountOfLead(
   lead: Pick<LeadRecord, 'account' | 'profile'>,
   accountOf: (profile: string) => Promise<string>,
@@ -300,12 +309,14 @@ export interface LeadLedger {
    * and the e-mails, phones and CPFs it names added to the subject items (an erasure request
    * finds what an operator typed). Its status is unchanged (a retry sends it). The record, or
    * undefined when the lead moved on meanwhile (another version or status) or its personal data
-   * was removed.
+   * was removed. With `move`, the lead also changes profile (and so maybe account): an
+   * operator's way out for a lead whose profile left the configuration; a queued lead may move
+   * too (it waits for its profile: the caller wakes it).
    */
   correct(
     leadId: string,
     version: number,
-    change: { correction: ProspectCorrection; prospect: Prospect; by: string },
+    change: LeadCorrectionChange,
     now: Date,
   ): Promise<LeadRecord | undefined>;
   /**

@@ -13,7 +13,6 @@
  * The personal-data rules (domain/personal-data.ts) are loaded here lazily (`personalData`).
  */
 import type { LeadCapture } from '../domain/lead.ts';
-import type { ProspectCorrection } from '../domain/lead-correction.ts';
 import {
   CORRECTABLE,
   IN_FLIGHT,
@@ -32,7 +31,12 @@ import {
   leadPk,
   listedSubjects,
 } from './lead-item-dynamodb.ts';
-import { boundText, type LeadRecord, type RedactionReason } from './lead-ledger.ts';
+import {
+  boundText,
+  type LeadCorrectionChange,
+  type LeadRecord,
+  type RedactionReason,
+} from './lead-ledger.ts';
 import {
   get,
   getItem,
@@ -123,14 +127,16 @@ export async function correct(
   ctx: LedgerContext,
   leadId: string,
   version: number,
-  change: { correction: ProspectCorrection; prospect: Prospect; by: string },
+  change: LeadCorrectionChange,
   now: Date,
 ): Promise<LeadRecord | undefined> {
   const current = await get(ctx, leadId);
+  // A move also takes a queued lead (one waiting for its missing profile); never one sending.
+  const allowed = change.move ? [...CORRECTABLE, 'queued' as const] : [...CORRECTABLE];
   if (
     !current ||
     current.version !== version ||
-    !CORRECTABLE.has(current.status) ||
+    !allowed.includes(current.status) ||
     current.redactedAt !== undefined
   ) {
     return undefined;
@@ -145,12 +151,18 @@ export async function correct(
   const subjects = subjectsOf(current.capture, change.prospect, change.correction);
   const keys = await addSubjects(ctx, leadId, subjects);
   const values: Record<string, unknown> = {};
-  const condition = `${statusIn([...CORRECTABLE], values)} AND ${versionIs(version, values)} AND attribute_not_exists(#c0)`;
+  const condition = `${statusIn(allowed, values)} AND ${versionIs(version, values)} AND attribute_not_exists(#c0)`;
+  const moved = change.move && { profile: change.move.profile, account: change.move.account };
   const done = await update(
     ctx,
     leadId,
     {
-      set: { payload, correctedAt: now.toISOString(), correctedBy: boundText(change.by, 200) },
+      set: {
+        payload,
+        correctedAt: now.toISOString(),
+        correctedBy: boundText(change.by, 200),
+        ...moved,
+      },
       add: { subjects: new Set(keys) },
     },
     condition,

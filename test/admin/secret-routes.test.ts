@@ -183,9 +183,11 @@ describe('the kit secrets on AWS', () => {
     expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
   });
 
-  it('answers 404 for a profile outside the operator’s scope', async () => {
+  it('answers 403 for a profile outside the operator’s scope, as for one that does not exist', async () => {
     const answer = await post('reveal', 'site', '', 'lp');
-    expect(answer.status).toBe(404);
+    expect(answer.status).toBe(403);
+    const unknown = await post('reveal', 'nowhere', '', 'lp');
+    expect(unknown.status).toBe(403);
     expect(audit.revealed).toEqual([]);
   });
 });

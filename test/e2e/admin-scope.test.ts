@@ -202,20 +202,27 @@ describe('a scoped operator acts only on profiles whose every branch is its own'
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
-      expect(preview.status, `${who} preview ${profile}`).not.toBe(mine ? 404 : 200);
-      if (!mine) expect(codeOf(preview.body)).toBe('unknown_profile');
+      expect(preview.status, `${who} preview ${profile}`).not.toBe(mine ? 403 : 200);
+      // A profile of another tenant is refused exactly as one that does not exist.
+      if (!mine) expect(codeOf(preview.body)).toBe('outside_scope');
       const backfill = await call(who, `/admin/backfill/${profile}`, {
         method: 'POST',
         json: { since: '2026-11-01T00:00:00Z', until: '2026-11-02T00:00:00Z' },
       });
-      // A form keeps no leads to list: 409 for its owners, 404 for anyone else.
-      expect(backfill.status, `${who} backfill ${profile}`).toBe(mine ? 409 : 404);
+      // A form keeps no leads to list: 409 for its owners, 403 for anyone else.
+      expect(backfill.status, `${who} backfill ${profile}`).toBe(mine ? 409 : 403);
     }
   });
 
   it('a test lead goes only through a profile of the operator, and lands in its branch', async () => {
     const refused = await call('b2admin', '/admin/test-lead/b1', { method: 'POST' });
-    expect(refused.status).toBe(404);
+    expect(refused.status).toBe(403);
+    const unknown = await call('b2admin', '/admin/test-lead/nowhere', { method: 'POST' });
+    // Another branch's profile and one that does not exist get the same answer (no oracle).
+    expect(unknown.status).toBe(403);
+    expect(JSON.stringify(unknown.body).replaceAll('nowhere', 'b1')).toBe(
+      JSON.stringify(refused.body),
+    );
     const sent = await call('b2admin', '/admin/test-lead/b2', { method: 'POST' });
     expect(sent.status).toBe(200);
     const [leadId] = sent.body.leadIds as string[];

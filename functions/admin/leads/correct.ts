@@ -1,21 +1,28 @@
 /**
- * `PATCH /admin/leads/{leadId}` `{"prospect": {...}}`: an operator's correction of a parked,
- * rejected, dead or test lead (domain/lead-correction.ts: kept apart and laid over every mapping,
- * so delivery never maps it away), saved at the version read; then a retry sends it. Answers the
- * lead in full with what is still `missing`. 400 for a body that is not `{"prospect": {...}}` or
- * fields that cannot be used, 409 `not_correctable`, `personal_data_removed`, `unknown_profile`
- * or `conflict` (the lead changed meanwhile). Logs the names of the fields, never their values.
+ * `PATCH /admin/leads/{leadId}` `{"prospect": {...}, "profile": "..."}` (either or both): an
+ * operator's correction of a parked, rejected, dead or test lead (domain/lead-correction.ts: kept
+ * apart and laid over every mapping, so delivery never maps it away), saved at the version read;
+ * then a retry sends it. `profile` moves the lead to another profile of the same source (a lead
+ * whose profile left the configuration has no other way through): a queued lead may move too,
+ * and is woken at once. The guard (scoped-deps.ts) refuses a change whose branch or profile is
+ * outside the operator's scope (403 `outside_scope`). Answers the lead in full with what is
+ * still `missing`. 400 for a body that is not that object or fields that cannot be used, 404 for
+ * a profile that does not exist (403 `outside_scope` for a scoped operator, whether it exists
+ * elsewhere or not), 409 `not_correctable`, `personal_data_removed`,
+ * `unknown_profile`, `other_source` or `conflict` (the lead changed meanwhile). Logs the names of
+ * the fields, never their values.
  */
-import { accountOfProfile } from '../../config/config-schema.ts';
+import { accountOfProfile, type Profile } from '../../config/config-schema.ts';
 import { applyCorrection, mergeCorrections, readCorrection } from '../../domain/lead-correction.ts';
-import { CORRECTABLE, STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
+import { CORRECTABLE, IN_FLIGHT, STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
 import { mapCapture } from '../../domain/map-capture.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
 import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
+import { DEFAULT_WAKE_GRACE_MS } from '../../ledger/lead-ledger.ts';
 import { sourceLabel } from '../../sources/registry.ts';
 import { branchesOf } from '../../upstream/branch-directory.ts';
-import { type RouteContext, refusal, tryJson } from '../operation.ts';
+import { type RouteContext, refusal, requireProfile, tryJson } from '../operation.ts';
 import {
   findLead,
   personalDataRemoved,
@@ -23,36 +30,43 @@ import {
   toAdminLeadView,
   toDetailedView,
 } from './lead.ts';
+import { sendWakeUp } from './retry.ts';
 import { zonesOf } from './zones.ts';
 
-export async function correctLead(context: RouteContext): Promise<HttpResponse> {
-  const { deps, request, now } = context;
-  const leadId = requireLeadId(context.leadId);
-  const parsed = tryJson(request.body.toString('utf8'));
+const BODY_KEYS = new Set(['prospect', 'profile']);
+
+/** The body: `prospect` (fields to correct) and/or `profile` (the profile to move to). */
+function readBody(text: string) {
+  const parsed = tryJson(text);
   const body = parsed.ok ? parsed.value : undefined;
   if (!parsed.ok || body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw refusal(
       400,
       'invalid_body',
       t(
-        'envie um objeto JSON: {"prospect": {"cellphone": "..."}}',
-        'send a JSON object: {"prospect": {"cellphone": "..."}}',
+        'envie um objeto JSON: {"prospect": {"cellphone": "..."}} ou {"profile": "outro-perfil"}',
+        'send a JSON object: {"prospect": {"cellphone": "..."}} or {"profile": "another-profile"}',
       ),
     );
   }
-  const extra = Object.keys(body).filter((key) => key !== 'prospect');
-  if (extra.length > 0 || !('prospect' in body)) {
+  const fields = body as Record<string, unknown>;
+  const extra = Object.keys(fields).filter((key) => !BODY_KEYS.has(key));
+  if (extra.length > 0 || !('prospect' in fields || 'profile' in fields)) {
     throw refusal(
       400,
       'invalid_body',
       t(
-        'envie um objeto JSON com uma só chave, "prospect"',
-        'send a JSON object with one key, "prospect"',
+        'envie um objeto JSON com "prospect", "profile" ou os dois',
+        'send a JSON object with "prospect", "profile" or both',
       ),
       extra,
     );
   }
-  const read = readCorrection((body as { prospect: unknown }).prospect);
+  if ('profile' in fields && (typeof fields.profile !== 'string' || fields.profile === '')) {
+    const message = t('o nome de um perfil', "a profile's name");
+    throw refusal(400, 'invalid_body', message, [{ field: 'profile', message }]);
+  }
+  const read = readCorrection(fields.prospect ?? {});
   if (!read.ok) {
     throw refusal(
       400,
@@ -61,63 +75,112 @@ export async function correctLead(context: RouteContext): Promise<HttpResponse> 
       read.details,
     );
   }
-  const lead = await findLead(deps.ledger, leadId);
-  if (lead.redactedAt !== undefined) {
-    throw personalDataRemoved(lead, t('ele não pode ser corrigido', 'it cannot be corrected'));
-  }
-  if (!CORRECTABLE.has(lead.status)) {
-    throw refusal(
-      409,
-      'not_correctable',
-      t(
-        `o lead ${leadId} está ${STATUS_LABELS[toAdminLeadView(lead).status].toLowerCase()}; só leads parados, recusados, esgotados ou de teste podem ser corrigidos`,
-        `lead ${leadId} is ${toAdminLeadView(lead).status}; only parked, rejected, dead or test leads can be corrected`,
-      ),
-    );
-  }
-  const profile = await deps.config.profile(lead.profile);
+  return { correction: read.correction, moveTo: fields.profile as string | undefined };
+}
+
+/** The profile the lead is corrected under: the one it moves to, else its own. */
+async function targetProfile(
+  context: RouteContext,
+  lead: { profile: string; source: string },
+  moveTo: string | undefined,
+): Promise<Profile> {
+  const profile =
+    moveTo === undefined
+      ? await context.deps.config.profile(lead.profile)
+      : await requireProfile(context.deps, moveTo);
   if (!profile) {
     throw refusal(
       409,
       'unknown_profile',
       t(
-        `o perfil ${lead.profile} não está mais configurado`,
-        `profile ${lead.profile} is no longer configured`,
+        `o perfil ${lead.profile} não está mais configurado; mova o lead para outro perfil da mesma origem: {"profile": "nome"}`,
+        `profile ${lead.profile} is no longer configured; move the lead to another profile of the same source: {"profile": "name"}`,
       ),
     );
   }
-  const correction = mergeCorrections(lead.correction, read.correction);
-  const branches = await branchesOf(deps.branches, accountOfProfile(profile));
+  if (profile.source !== lead.source) {
+    throw refusal(
+      409,
+      'other_source',
+      t(
+        `o perfil ${moveTo} é de outra origem (${profile.source}); o lead veio de ${lead.source}`,
+        `profile ${moveTo} has another source (${profile.source}); the lead came from ${lead.source}`,
+      ),
+    );
+  }
+  return profile;
+}
+
+export async function correctLead(context: RouteContext): Promise<HttpResponse> {
+  const { deps, request, now } = context;
+  const leadId = requireLeadId(context.leadId);
+  const { correction: asked, moveTo } = readBody(request.body.toString('utf8'));
+  const lead = await findLead(deps.ledger, leadId);
+  if (lead.redactedAt !== undefined) {
+    throw personalDataRemoved(lead, t('ele não pode ser corrigido', 'it cannot be corrected'));
+  }
+  const moving = moveTo !== undefined && moveTo !== lead.profile;
+  if (!CORRECTABLE.has(lead.status) && !(moving && lead.status === 'queued')) {
+    throw refusal(
+      409,
+      'not_correctable',
+      t(
+        `o lead ${leadId} está ${STATUS_LABELS[toAdminLeadView(lead).status].toLowerCase()}; só leads parados, recusados, esgotados ou de teste podem ser corrigidos (e os da fila, movidos para outro perfil)`,
+        `lead ${leadId} is ${toAdminLeadView(lead).status}; only parked, rejected, dead or test leads can be corrected (and queued ones moved to another profile)`,
+      ),
+    );
+  }
+  const profile = await targetProfile(context, lead, moving ? moveTo : undefined);
+  const correction = mergeCorrections(lead.correction, asked);
+  const account = accountOfProfile(profile);
+  const branches = await branchesOf(deps.branches, account);
   const mapped = applyCorrection(
     mapCapture(lead.capture, profile, sourceLabel(lead.capture.source), branches),
     correction,
   );
+  const move = moving ? { move: { profile: moveTo, account } } : {};
   const saved = await deps.ledger.correct(
     leadId,
     lead.version,
-    { correction, prospect: mapped.prospect, by: context.client },
+    { correction, prospect: mapped.prospect, by: context.client, ...move },
     now(),
   );
-  if (!saved)
-    throw refusal(
-      409,
-      'conflict',
-      t(
-        `o lead ${leadId} mudou nesse meio-tempo; recarregue e tente de novo`,
-        `lead ${leadId} changed meanwhile; reload and try again`,
-      ),
-    );
+  if (!saved) throw conflict(leadId);
   deps.events?.corrected?.({
     leadId,
-    fields: Object.keys(read.correction),
+    fields: [...Object.keys(asked), ...(moving ? ['profile'] : [])],
     client: context.client,
   });
+  const current = IN_FLIGHT.has(saved.status) ? await wakeMoved(context, saved) : saved;
   return json(
     200,
     {
-      ...toDetailedView(saved, await zonesOf(deps.config)(saved.profile)),
+      ...toDetailedView(current, await zonesOf(deps.config)(current.profile)),
       missing: mapped.missing,
     },
     NO_STORE,
+  );
+}
+
+/** A queued lead moved to a live profile: its next attempt is due now, with a message. */
+async function wakeMoved(context: RouteContext, lead: Parameters<typeof sendWakeUp>[1]) {
+  const now = context.now();
+  const awake = await context.deps.ledger.wake(lead.leadId, lead.version, {
+    dueAt: new Date(now.getTime() + DEFAULT_WAKE_GRACE_MS),
+    now,
+    attemptNow: true,
+  });
+  if (awake) await sendWakeUp(context.deps, awake, 'correct-lead');
+  return awake ?? lead;
+}
+
+function conflict(leadId: string) {
+  return refusal(
+    409,
+    'conflict',
+    t(
+      `o lead ${leadId} mudou nesse meio-tempo; recarregue e tente de novo`,
+      `lead ${leadId} changed meanwhile; reload and try again`,
+    ),
   );
 }

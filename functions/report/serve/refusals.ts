@@ -49,15 +49,17 @@ function queryValue(request: HttpRequest, name: string): string | undefined {
 export type Chosen = { ok: true; account: string } | ({ ok: false } & Refusal);
 
 /**
- * The upstream account a request is about: `?upstream=` when given (it must exist and be one
- * the client may see), else the client's only account, else `default`.
+ * The upstream account a request is about: `?upstream=` when given (one the client may see),
+ * else the client's only account, else `default`. An account that does not exist and one the
+ * client may not see get the same 400 `unknown_upstream`, naming only the client's accounts: a
+ * scoped client cannot learn other tenants' account names.
  */
 export function chooseAccount(
   request: HttpRequest,
   client: Client,
   accounts: readonly string[],
 ): Chosen {
-  const visible = client.upstreams ?? accounts;
+  const visible = accounts.filter((name) => client.upstreams?.includes(name) ?? true);
   const asked = queryValue(request, 'upstream');
   const refuse = (status: number, code: string, en: string, detail: string): Chosen => {
     // The JSON's message in the request's language: the Portuguese is the page's detail.
@@ -71,20 +73,12 @@ export function chooseAccount(
   };
   const names = listPt(visible.map((name) => `“${name}”`));
   if (asked !== undefined) {
-    if (!accounts.includes(asked)) {
+    if (!visible.includes(asked)) {
       return refuse(
         400,
         'unknown_upstream',
         `no upstream account "${asked}"; accounts: ${visible.join(', ')}`,
         `não há conta “${asked}”; as contas são ${names}`,
-      );
-    }
-    if (!visible.includes(asked)) {
-      return refuse(
-        403,
-        'upstream_forbidden',
-        `this client may not see the account "${asked}"`,
-        `Este usuário não vê a conta “${asked}”.`,
       );
     }
     return { ok: true, account: asked };
