@@ -116,7 +116,7 @@ export interface AdminEvents {
 
 export interface AdminDeps {
   config: Pick<ConfigSource, 'clients' | 'profile' | 'profileSettings'> &
-    Partial<Pick<ConfigSource, 'accounts' | 'accountOf' | 'branches' | 'report'>>;
+    Partial<Pick<ConfigSource, 'accounts' | 'accountOf' | 'branches' | 'report' | 'currentName'>>;
   /** The set-up kit's view of the secrets: local files print them, deployed stacks never. */
   kit?: KitPlace;
   /** The profiles' secrets the kit reveals and rotates (profile-secrets.ts); absent: neither. */

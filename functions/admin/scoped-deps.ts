@@ -192,7 +192,10 @@ function scopedLedger(
 function scopedConfig(config: AdminDeps['config'], scope: Scope): AdminDeps['config'] {
   const inScope = (settings: ProfileSettings | undefined) =>
     settings !== undefined && coversReach(scope, reachOfProfile(settings as ReachInput));
-  const settingsOf = async (name: string) => (await config.profileSettings())[name];
+  const settingsOf = async (name: string) => {
+    const current = (await config.currentName?.(name)) ?? name;
+    return (await config.profileSettings())[current];
+  };
   return {
     ...config,
     async profile(name) {

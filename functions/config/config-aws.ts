@@ -43,6 +43,7 @@ import {
 } from './config-parts.ts';
 import type { Client, Profile, SourceName, UpstreamConfig } from './config-schema.ts';
 import type { ConfigSource } from './config-source.ts';
+import { currentProfileName, profileCalled } from './profile-names.ts';
 import { previousFromSecret, withPreviousValues } from './secret-rotation.ts';
 import {
   AwsConfigError,
@@ -226,9 +227,11 @@ export function createAwsConfigSource(
    * A profile merged with its secret's keys, carrying the values a rotation replaced
    * (secret-rotation.ts); `recheck`: past the cache, a credential of it was just refused.
    */
-  async function readProfile(name: string, recheck: boolean): Promise<Profile | undefined> {
+  async function readProfile(called: string, recheck: boolean): Promise<Profile | undefined> {
     const profiles = (await current()).profiles;
-    if (!Object.hasOwn(profiles, name)) return undefined;
+    // A former name (a rename) reads the profile under its current name.
+    const name = currentProfileName(profiles, called);
+    if (name === undefined) return undefined;
     const base = profiles[name] as Settings['profiles'][string];
     if (!rules) throw new AwsConfigError('this function reads no profiles (no ProfileRules)');
     const { profileSchema, secretKeysOf } = rules;
@@ -280,11 +283,13 @@ export function createAwsConfigSource(
       return Object.keys((await current()).profiles);
     },
 
+    async currentName(name: string): Promise<string | undefined> {
+      return currentProfileName((await current()).profiles, name);
+    },
+
     async accountOf(profile: string): Promise<string> {
-      const profiles = (await current()).profiles;
-      return Object.hasOwn(profiles, profile)
-        ? accountOfProfile(profiles[profile] as Settings['profiles'][string])
-        : DEFAULT_ACCOUNT;
+      const found = profileCalled((await current()).profiles, profile);
+      return found ? accountOfProfile(found as Settings['profiles'][string]) : DEFAULT_ACCOUNT;
     },
 
     async profileNameFor(source: SourceName, upstream?: string): Promise<string | undefined> {

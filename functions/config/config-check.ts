@@ -23,6 +23,7 @@ import { unknownKeyProblems } from './config-keys.ts';
 import { type ConfigProblem, describeConfigIssue, profileNameMessage } from './config-messages.ts';
 import { PROFILE_NAME } from './config-parts.ts';
 import type { Profile } from './config-schema.ts';
+import { formerNameProblems } from './profile-names.ts';
 
 /** What a configuration's top level must give the cross-part rules. */
 export type TopLevel = AccountsInput<unknown>;
@@ -158,6 +159,7 @@ export function checkConfiguration<T extends TopLevel>(
     if (checked.profile) profiles[name] = checked.profile;
   }
   if (top.success) problems.push(...accountProblems({ ...top.data, profiles }));
+  problems.push(...formerNameProblems(profiles));
   if (problems.length > 0 || !top.success) return { ok: false, problems: once(problems) };
   return { ok: true, value: top.data, profiles };
 }

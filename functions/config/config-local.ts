@@ -8,6 +8,7 @@
  * localConfigSource(), at each call, so a reloaded file takes effect at once; a profile's secret
  * rotated in the console lies over the file's value (rotated-secrets-local.ts).
  */
+
 import { readFileSync } from 'node:fs';
 import { parseJson } from '../domain/json.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
@@ -32,6 +33,7 @@ import {
   namedBranchesOf,
 } from './config-schema.ts';
 import { type ConfigSource, ConfigurationError, type ProfileSettings } from './config-source.ts';
+import { currentProfileName, profileCalled } from './profile-names.ts';
 import { PROFILE_RULES } from './profile-rules.ts';
 import { withLocalRotations } from './rotated-secrets-local.ts';
 
@@ -104,13 +106,13 @@ export function createLocalConfigSource(config: Config): ConfigSource {
     },
     accounts: async () => [...accounts.keys()],
     clients: async () => config.clients,
-    profile: async (name) =>
-      Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined,
+    profile: async (name) => profileCalled(config.profiles, name),
+    currentName: async (name) => currentProfileName(config.profiles, name),
     profileNames: async () => Object.keys(config.profiles),
-    accountOf: async (name) =>
-      Object.hasOwn(config.profiles, name)
-        ? accountOfProfile(config.profiles[name] as { upstream?: string })
-        : DEFAULT_ACCOUNT,
+    accountOf: async (name) => {
+      const profile = profileCalled(config.profiles, name);
+      return profile ? accountOfProfile(profile) : DEFAULT_ACCOUNT;
+    },
     profileNameFor: async (source, upstream) =>
       Object.entries(config.profiles).find(
         ([, profile]) =>
@@ -165,7 +167,12 @@ export function localConfigSource(): ConfigSource {
     accounts: async () => current().accounts(),
     clients: async () => current().clients(),
     // A secret rotated in the console lies over the file's value (rotated-secrets-local.ts).
-    profile: async (name) => withLocalRotations(name, await current().profile(name)),
+    profile: async (name) => {
+      const source = current();
+      const named = (await source.currentName?.(name)) ?? name;
+      return withLocalRotations(named, await source.profile(named));
+    },
+    currentName: async (name) => current().currentName?.(name),
     profileNames: async () => current().profileNames(),
     accountOf: async (name) => current().accountOf(name),
     profileNameFor: async (source, upstream) => current().profileNameFor(source, upstream),

@@ -32,8 +32,13 @@ export interface ConfigSource {
   /** The configured accounts' names, `default` first. */
   accounts(): Promise<string[]>;
   clients(): Promise<Client[]>;
-  /** The named profile with its keys, or undefined when there is no such profile. */
+  /**
+   * The named profile with its keys, or undefined when there is no such profile. A former name
+   * (`formerly`, profile-names.ts) names the renamed profile.
+   */
   profile(name: string): Promise<Profile | undefined>;
+  /** The current name of the profile called `name` now or before (`formerly`). */
+  currentName?(name: string): Promise<string | undefined>;
   /**
    * The named profile read again past any cache of its keys, because a credential it holds was
    * just refused: a value rotated a moment ago (secret-rotation.ts). Absent where every read is

@@ -8,7 +8,9 @@
  * leads are not lost: a lead whose profile is missing waits for it (delivery/forward/claim.ts).
  * No AWS imports.
  */
+import { currentProfileName } from '../config/profile-names.ts';
 import { LEAD_STATUSES, type LeadStatus } from '../domain/lead-lifecycle.ts';
+import { secretKeysOf } from '../sources/registry.ts';
 import type { LeadLedger } from './lead-ledger.ts';
 
 /** The period whose leads make a profile's removal worth a warning. */
@@ -27,17 +29,61 @@ export interface ProfileActivity {
   waiting: number;
 }
 
-/** The profiles of `before` that `after` no longer has, and the ones it adds (maybe a rename). */
+/**
+ * The profiles of `before` that `after` no longer has under any name (a profile renamed with
+ * `formerly` does not leave), the ones it adds, and for each leaving profile the added ones that
+ * look like it renamed (same source and settings but for secrets and `formerly`).
+ */
 export function leavingProfiles(
   before: { profiles: Record<string, unknown> },
   after: { profiles: Record<string, unknown> },
-): { leaving: string[]; added: string[] } {
+): { leaving: string[]; added: string[]; renamedTo: Record<string, string[]> } {
   const was = Object.keys(before.profiles);
   const is = Object.keys(after.profiles);
-  return {
-    leaving: was.filter((name) => !(name in after.profiles)).sort(),
-    added: is.filter((name) => !(name in before.profiles)).sort(),
-  };
+  const leaving = was.filter(
+    (name) => currentProfileName(after.profiles as Record<string, object>, name) === undefined,
+  );
+  // A profile that names a profile of before as its former name is that profile, renamed.
+  const renamedFrom = new Set(
+    was.map((name) => currentProfileName(after.profiles as Record<string, object>, name)),
+  );
+  const added = is.filter(
+    (name) => !Object.hasOwn(before.profiles, name) && !renamedFrom.has(name),
+  );
+  const renamedTo: Record<string, string[]> = {};
+  for (const name of leaving) {
+    const like = added.filter((n) =>
+      sameSettings(before.profiles[name] as object, after.profiles[n] as object),
+    );
+    if (like.length > 0) renamedTo[name] = like;
+  }
+  return { leaving: leaving.sort(), added: added.sort(), renamedTo };
+}
+
+/** Settings that do not make a profile another one: its name's history and its keys. */
+const NOT_SETTINGS = new Set(['formerly', 'secretName']);
+
+/** Whether two profiles read the same (their secret keys, which differ per file, left out). */
+function sameSettings(a: object | undefined, b: object | undefined): boolean {
+  if (!a || !b) return false;
+  const secrets = new Set(secretKeysOf(String((a as { source?: unknown }).source)));
+  const kept = (profile: object) =>
+    JSON.stringify(
+      Object.entries(profile)
+        .filter(([key]) => !NOT_SETTINGS.has(key) && !secrets.has(key))
+        .sort(([x], [y]) => x.localeCompare(y)),
+    );
+  return kept(a) === kept(b);
+}
+
+/** The advice for a leaving profile that an added one looks like (a rename without `formerly`). */
+export function renameAdvice(name: string, to: readonly string[]): string {
+  const target = to.length === 1 ? `'${to[0]}'` : `um de ${to.map((n) => `'${n}'`).join(', ')}`;
+  return (
+    `'${name}' parece renomeado para ${target}: acrescente "formerly": ["${name}"] ao perfil novo ` +
+    `(num stack implantado, também "secretName": "${name}", para manter as chaves): o endereço /leads/${name}, ` +
+    'o token e os leads que aguardam passam para ele.'
+  );
 }
 
 /**
@@ -81,22 +127,31 @@ export async function profileActivity(
  */
 export async function profileRemovalWarnings(
   ledger: Pick<LeadLedger, 'listRecent'>,
-  change: { leaving: readonly string[]; added: readonly string[] },
+  change: {
+    leaving: readonly string[];
+    added: readonly string[];
+    renamedTo?: Readonly<Record<string, readonly string[]>>;
+  },
   now: Date,
 ): Promise<string[]> {
   const { activity, complete } = await profileActivity(ledger, change.leaving, now);
   const atLeast = complete ? '' : 'pelo menos ';
-  const rename =
-    change.added.length > 0
-      ? ` Se é uma renomeação (novo: ${change.added.map((n) => `'${n}'`).join(', ')}), os leads já aceitos não passam para o novo nome.`
-      : '';
   return change.leaving.flatMap((name) => {
     const counts = activity.get(name);
-    if (!counts || counts.received === 0) return [];
+    const like = change.renamedTo?.[name];
+    const advice = like ? ` ${renameAdvice(name, like)}` : renameHint(change.added, name);
+    if (!counts || counts.received === 0) return like ? [`aviso: ${renameAdvice(name, like)}`] : [];
     return [
       `aviso: o perfil '${name}' sai da configuração e recebeu ${atLeast}${counts.received} lead(s) nos últimos ${PROFILE_ACTIVITY_DAYS} dias; ` +
-        `${counts.waiting} aguardando entrega. Eles não são perdidos: esperam o perfil voltar à configuração (até o prazo de entrega), ` +
-        `e as novas requisições para '${name}' recebem 404.${rename}`,
+        `${counts.waiting} aguardando entrega. Eles não são perdidos: esperam o perfil voltar à configuração (até o prazo de entrega) ` +
+        `ou que um operador os mova para outro perfil, e as novas requisições para '${name}' recebem 404.${advice}`,
     ];
   });
+}
+
+/** For a rename whose new profile reads otherwise: how to keep the old name's leads. */
+function renameHint(added: readonly string[], name: string): string {
+  if (added.length === 0) return '';
+  const names = added.map((n) => `'${n}'`).join(', ');
+  return ` Se é uma renomeação (novo: ${names}), acrescente "formerly": ["${name}"] ao perfil novo para que os leads já aceitos passem para ele.`;
 }

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
+import { PROFILE_NAME } from '../config/config-parts.ts';
 import type { IssueDetail } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { FIELD_MAP_TARGETS } from '../domain/map-lead.ts';
@@ -44,6 +45,17 @@ export const profileCommon = {
           'secret names are lower-case letters, digits, - and _',
         ),
       ),
+  ),
+  /**
+   * The names this profile had before (a rename, config/profile-names.ts): its old URL and
+   * token keep working and the leads recorded under an old name are delivered through it.
+   */
+  formerly: z.optional(
+    z.array(
+      z
+        .string()
+        .check(z.regex(PROFILE_NAME, 'profile names are lower-case letters, digits, - and _')),
+    ),
   ),
   /** Prospect fields applied to every lead of this profile. */
   defaults: z.optional(z.partial(prospectSchema)),

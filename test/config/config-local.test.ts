@@ -270,3 +270,33 @@ describe('localConfigSource', () => {
     await expect(source.profile('meta')).resolves.toBe(config.profiles.meta);
   });
 });
+
+describe('a renamed profile (formerly)', () => {
+  it('answers to its former name: its settings, its token and its account', async () => {
+    const config = demo();
+    const { site, ...others } = config.profiles;
+    const path = writeConfig({
+      ...config,
+      profiles: { ...others, 'site-new': { ...site, formerly: ['site'] } },
+    });
+    const source = createLocalConfigSource(loadConfigFile(path));
+    expect(await source.profile('site')).toEqual(await source.profile('site-new'));
+    expect((await source.profile('site'))?.source).toBe(site.source);
+    expect(await source.currentName?.('site')).toBe('site-new');
+    expect(await source.currentName?.('nowhere')).toBeUndefined();
+    expect(await source.profileNames()).not.toContain('site');
+  });
+
+  it('refuses a former name still in use, or claimed by two profiles', () => {
+    const inUse = problemsAfter((config) => {
+      config.profiles.meta.formerly = ['site'];
+    });
+    expect(inUse).toContain('profiles.meta.formerly.0');
+    expect(inUse).toContain("'site' ainda é o nome de um perfil");
+    const twice = problemsAfter((config) => {
+      config.profiles.meta.formerly = ['old'];
+      config.profiles.webflow.formerly = ['old'];
+    });
+    expect(twice).toContain("'old' já é nome antigo do perfil 'meta'");
+  });
+});

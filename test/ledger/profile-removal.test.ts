@@ -10,6 +10,7 @@ import {
   leavingProfiles,
   profileActivity,
   profileRemovalWarnings,
+  renameAdvice,
 } from '../../functions/ledger/profile-removal.ts';
 import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 
@@ -64,7 +65,39 @@ describe('a profile leaving the configuration', () => {
         { profiles: { site: {}, api: {}, old: {} } },
         { profiles: { api: {}, 'site-novo': {} } },
       ),
-    ).toEqual({ leaving: ['old', 'site'], added: ['site-novo'] });
+    ).toEqual({
+      leaving: ['old', 'site'],
+      added: ['site-novo'],
+      renamedTo: { old: ['site-novo'], site: ['site-novo'] },
+    });
+  });
+
+  it('is not leaving when the new profile names it as its former name', () => {
+    const before = {
+      profiles: { site: { source: 'form', token: 'a', defaults: { idBranch: 1 } } },
+    };
+    const renamed = { source: 'form', token: 'b', formerly: ['site'], defaults: { idBranch: 1 } };
+    expect(leavingProfiles(before, { profiles: { 'site-new': renamed } })).toEqual({
+      leaving: [],
+      added: [],
+      renamedTo: {},
+    });
+  });
+
+  it('is suggested a rename when a profile of the same source and settings appears', () => {
+    const before = {
+      profiles: { site: { source: 'form', token: 'a', defaults: { idBranch: 1 } } },
+    };
+    const change = leavingProfiles(before, {
+      profiles: {
+        'site-new': { source: 'form', token: 'b', defaults: { idBranch: 1 } },
+        other: { source: 'form', token: 'c', defaults: { idBranch: 2 } },
+      },
+    });
+    expect(change.renamedTo).toEqual({ site: ['site-new'] });
+    expect(renameAdvice('site', change.renamedTo.site ?? [])).toContain(
+      '"formerly": ["site"] ao perfil novo',
+    );
   });
 
   it('counts its leads of the last 30 days and those still waiting, none of other profiles', async () => {
@@ -104,5 +137,6 @@ describe('a profile leaving the configuration', () => {
       /^aviso: o perfil 'site' sai da configuração e recebeu 2 lead\(s\) nos últimos 30 dias; 1 aguardando entrega\./,
     );
     expect(warnings[0]).toContain("novo: 'site-novo'");
+    expect(warnings[0]).toContain('"formerly": ["site"]');
   });
 });
