@@ -16,11 +16,12 @@
  * 11987654321, as the mapping writes them).
  */
 import * as z from 'zod/mini';
+import { cleanMapped } from './clean-prospect.ts';
 import { describeIssues, type IssueDetail } from './json.ts';
 import type { MappedLead } from './lead.ts';
 import { normalizeEmail } from './normalize/email.ts';
 import { normalizePhone } from './normalize/phone.ts';
-import { fieldLabel, missingRequiredFields, type Prospect, prospectSchema } from './prospect.ts';
+import { fieldLabel, type Prospect, prospectSchema } from './prospect.ts';
 import { listPt } from './words.ts';
 
 /** Prospect field → the operator's value; `null` clears the field. */
@@ -103,8 +104,8 @@ export function applyCorrection(
     const notes = typeof prospect.notes === 'string' && prospect.notes ? prospect.notes : '';
     prospect.notes = notes ? `${notes}\n${note}` : note;
   }
-  const corrected = prospect as Prospect;
-  return { ...mapped, prospect: corrected, missing: missingRequiredFields(corrected) };
+  // What an operator typed is cleaned as any other input (clean-prospect.ts).
+  return cleanMapped({ ...mapped, prospect: prospect as Prospect });
 }
 
 /** Two corrections as one: the later one's fields win. */

@@ -7,6 +7,7 @@
  * no source. The intake, delivery, the admin preview and corrections all map through here.
  */
 import type { NamedBranch } from './branch-match.ts';
+import { cleanMapped } from './clean-prospect.ts';
 import type { LeadCapture, MappedLead } from './lead.ts';
 import { type MappingProfile, mapLeadToProspect } from './map-lead.ts';
 import { type ConsentSetting, withConsent } from './personal-data.ts';
@@ -25,5 +26,6 @@ export function mapCapture(
   branches: readonly NamedBranch[] = [],
 ): MappedLead {
   const withItsConsent = withConsent(capture, profile.consent, capture.submittedAt);
-  return mapLeadToProspect(withItsConsent, profile, sourceLabel, branches);
+  // Every path into a Prospect is cleaned the same way (clean-prospect.ts).
+  return cleanMapped(mapLeadToProspect(withItsConsent, profile, sourceLabel, branches));
 }
