@@ -28,6 +28,8 @@ export interface HttpRequest {
   /** Media type, lower-cased, without parameters; `''` when absent. */
   contentType: string;
   receivedAt: Date;
+  /** The caller's address as the gateway saw it (`requestContext.identity.sourceIp`), if known. */
+  sourceIp?: string;
   /**
    * What the gateway's authorizer said about the caller (API Gateway's
    * `requestContext.authorizer`, values as strings), on routes that have one.

@@ -81,7 +81,8 @@ export const FUNCTIONS = {
     description: 'Lead intake: verifies, records and enqueues leads from forms and ad platforms',
     // erasure-salt: a lead erased on request and sent again is recognised and dropped.
     secrets: ['clients', 'profiles', 'erasure-salt'],
-    needs: ['config:read', 'ledger:intake', 'queue:send'],
+    // ledger:auth-throttle: wrong tokens counted per profile and address (intake/token-guessing.ts).
+    needs: ['config:read', 'ledger:intake', 'queue:send', 'ledger:auth-throttle'],
   },
   report: {
     entry: 'functions/report/serve/handler.ts',
