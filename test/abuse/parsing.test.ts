@@ -34,11 +34,15 @@ let rt: TestRuntime;
 
 beforeAll(async () => {
   vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'ERROR');
-  const config = abuseConfig();
-  config.clients.push(
-    { username: NFC_NAME, password: ACCENTED_PASSWORD, roles: ['admin'] },
-    { username: NFD_NAME, password: ACCENTED_PASSWORD, roles: ['admin'] },
-  );
+  const base = abuseConfig();
+  const config = {
+    ...base,
+    clients: [
+      ...base.clients,
+      { username: NFC_NAME, password: ACCENTED_PASSWORD, roles: ['admin'] },
+      { username: NFD_NAME, password: ACCENTED_PASSWORD, roles: ['admin'] },
+    ],
+  };
   const { startTestRuntime } = await import('../helpers/local-runtime.ts');
   rt = await startTestRuntime(config);
 }, 40_000);
