@@ -947,7 +947,7 @@ export function buildOpenApiDocument(
           },
         ),
         TooManyRequests: problem(
-          'Throttled by the gateway (stage- or route-wide limits), or too many failed sign-ins for this user name or from this address (`too_many_failures`; Retry-After says when to try again, growing with each failure).',
+          'Throttled by the gateway (stage- or route-wide limits), or too many failed sign-ins for this user name or from this address, or too many wrong tokens for a profile from this address (`too_many_failures`; Retry-After says when to try again, growing with each failure; a right token is never throttled).',
         ),
       },
       headers: {
