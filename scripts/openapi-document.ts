@@ -277,6 +277,11 @@ const BASIC_REFUSALS: Record<string, Json> = {
   '429': { $ref: '#/components/responses/TooManyRequests' },
 };
 
+/** The guard's refusal of a body that is not JSON, on the routes that read JSON (`body: 'json'`). */
+const NOT_JSON = problem(
+  'The body is not labelled JSON: send `Content-Type: application/json` (or another `application/*+json` type; `charset=utf-8` or none) (`unsupported_media_type`).',
+);
+
 const SERVICE_UNAVAILABLE = answer(
   'A dependency (store, queue) could not be reached: try again after Retry-After.',
   ref(errorSchema),
@@ -870,7 +875,9 @@ function operationFor(route: RouteSpec, rows: readonly SourceRow[]): Json {
         .join('\n\n'),
     }),
     security: basic ? [{ basicAuth: [] }] : (security ?? []),
-    responses: basic ? { ...BASIC_REFUSALS, ...responses } : responses,
+    responses: basic
+      ? { ...BASIC_REFUSALS, ...(route.body === 'json' && { '415': NOT_JSON }), ...responses }
+      : responses,
     ...(route.throttle && {
       'x-throttle': { rateLimit: route.throttle.rateLimit, burstLimit: route.throttle.burstLimit },
     }),
@@ -940,7 +947,7 @@ export function buildOpenApiDocument(
           },
         ),
         TooManyRequests: problem(
-          'Throttled by the gateway (stage- or route-wide limits), or too many failed sign-ins for this user name or from this address (`too_many_failures`; Retry-After says when to try again, growing with each failure).',
+          'Throttled by the gateway (stage- or route-wide limits), or too many failed sign-ins for this user name or from this address, or too many wrong tokens for a profile from this address (`too_many_failures`; Retry-After says when to try again, growing with each failure; a right token is never throttled).',
         ),
       },
       headers: {

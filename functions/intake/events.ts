@@ -28,6 +28,17 @@ export function intakeEventsFor({ apiRequestId }: IntakeRequestIds = {}): Intake
       count(METRICS.leadRefused);
       // A wrong secret at a platform (alarmed: its leads are not reaching us).
       if (event.status === 401 || event.status === 403) count(METRICS.leadUnauthentic);
+      // A wrong token from an address that keeps guessing (token-guessing.ts): unauthentic too.
+      if (event.status === 429 && event.code === 'too_many_failures') {
+        count(METRICS.leadUnauthentic);
+      }
+    },
+    throttleUnavailable(error) {
+      logger.error('token-guessing throttle unavailable; the refusal stands unthrottled', {
+        error: error instanceof Error ? error.name : String(error),
+        ...ids,
+      });
+      count(METRICS.authThrottleUnavailable);
     },
     erasedDropped(event) {
       // Counts only: an erased person's lead, sent again, is neither stored nor logged.

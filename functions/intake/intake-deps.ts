@@ -8,6 +8,7 @@ import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadLedger } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 import type { BranchDirectory } from '../upstream/branch-directory.ts';
+import type { TokenGuessThrottle } from './token-guessing.ts';
 
 export interface IntakeEvents {
   /** One structured event per accepted lead; never personal data. */
@@ -26,6 +27,8 @@ export interface IntakeEvents {
    * by their platform): how many, never what they carried.
    */
   erasedDropped?(event: { profile: string; source: string; leads: number }): void;
+  /** The token-guessing counters could not be read or written: the 403 stands unthrottled. */
+  throttleUnavailable?(error: unknown): void;
 }
 
 /** How the Prospect API waits for its lead's delivery (prospect-api.ts). */
@@ -42,6 +45,11 @@ export interface IntakeDeps {
   config: ConfigSource;
   ledger: LeadLedger;
   queue: LeadQueue;
+  /**
+   * Wrong tokens counted per profile and source address (token-guessing.ts); absent: none
+   * counted (the use case's own tests).
+   */
+  tokenGuesses?: TokenGuessThrottle;
   /** Each account's named branches (configured, then learned); absent: none. */
   branches?: BranchDirectory;
   events?: IntakeEvents;

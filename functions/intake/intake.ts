@@ -48,6 +48,7 @@ import {
   prospectProfileFor,
 } from './prospect-api.ts';
 import { acceptAll, outcomeWithDrops } from './record.ts';
+import { TOO_MANY_WRONG_TOKENS, throttledRefusal } from './token-guessing.ts';
 
 /** What the use case is given: intake-deps.ts (its callers import them from here too). */
 export type { IntakeDeps, IntakeEvents, IntakeInvocation } from './intake-deps.ts';
@@ -85,7 +86,12 @@ export async function handleIntake(
   const recheck = deps.config.recheckProfile;
   const rotation = { now: request.receivedAt, reread: recheck && (() => recheck(profileName)) };
   if (request.method === 'GET' && adapter.handshake) {
-    return handshakeRotated(adapter.handshake, request, profile, rotation);
+    // A wrong verify token is a guess like a wrong token (token-guessing.ts).
+    return guessAnswer(
+      deps,
+      call,
+      await handshakeRotated(adapter.handshake, request, profile, rotation),
+    );
   }
   if (request.method !== 'POST') {
     const allow = adapter.handshake ? 'GET, POST, OPTIONS' : 'POST, OPTIONS';
@@ -108,7 +114,9 @@ export async function handleIntake(
   const authenticity = await authenticateRotated(adapter, request, profile, rotation);
   if (!authenticity.ok) {
     const { status, code, message } = authenticity;
-    return refuse(deps, call, problem(status, code, message), code);
+    const answered = await guessAnswer(deps, call, problem(status, code, message));
+    const refusedAs = answered.statusCode === 429 ? TOO_MANY_WRONG_TOKENS : code;
+    return refuse(deps, call, answered, refusedAs);
   }
   const captured = await adapter.capture(request, profile);
   if ('problem' in captured) {
@@ -133,6 +141,17 @@ export async function handleIntake(
     initialState(withConsent(lead, profile.consent, receivedAt), profile, branches),
   );
   return recordAndAnswer(call, deps, states);
+}
+
+/**
+ * A refusal of the profile's check as answered once the token-guessing throttle has seen it
+ * (token-guessing.ts): a 403 from an address locked for this profile becomes the 429.
+ */
+function guessAnswer(deps: IntakeDeps, call: IntakeCall, refusal: HttpResponse) {
+  const where = { profileName: call.profileName, sourceIp: call.request.sourceIp };
+  return throttledRefusal(deps.tokenGuesses, where, refusal, (error) =>
+    deps.events?.throttleUnavailable?.(error),
+  );
 }
 
 /** Records the request's leads and answers with what became of them. */

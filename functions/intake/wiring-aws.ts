@@ -5,6 +5,7 @@
  */
 import { createAwsConfigSource } from '../config/config-aws.ts';
 import { PROFILE_RULES } from '../config/profile-rules.ts';
+import { createDynamoAuthThrottleStore } from '../kernel/auth-throttle-dynamodb.ts';
 import { createDynamoDb } from '../kernel/aws/dynamodb.ts';
 import { createSqs } from '../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
@@ -14,6 +15,7 @@ import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';
 import { dynamoBranchDirectory } from '../upstream/branch-names-dynamodb.ts';
 import { intakeEvents } from './events.ts';
 import type { IntakeDeps } from './intake-deps.ts';
+import { createTokenGuessThrottle } from './token-guessing.ts';
 
 export function awsIntakeDeps(env: NodeJS.ProcessEnv = process.env): IntakeDeps {
   const config = createAwsConfigSource(env, { rules: PROFILE_RULES });
@@ -31,5 +33,7 @@ export function awsIntakeDeps(env: NodeJS.ProcessEnv = process.env): IntakeDeps 
       queueUrl: requireEnv(ENV.leadQueueUrl, env),
     }),
     events: intakeEvents,
+    // Wrong tokens per profile and address: the ledger table's `authfail#` items (IAM).
+    tokenGuesses: createTokenGuessThrottle(createDynamoAuthThrottleStore(table)),
   };
 }

@@ -25,6 +25,7 @@ export function requestFromEvent(event: APIGatewayProxyEvent, now = new Date()):
   }
   const epoch = event.requestContext?.requestTimeEpoch;
   const context = event.requestContext?.authorizer;
+  const sourceIp = event.requestContext?.identity?.sourceIp;
   return {
     method: event.httpMethod.toUpperCase(),
     headers,
@@ -32,6 +33,7 @@ export function requestFromEvent(event: APIGatewayProxyEvent, now = new Date()):
     body: rawBody(event),
     contentType: (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '',
     receivedAt: typeof epoch === 'number' && epoch > 0 ? new Date(epoch) : now,
+    ...(sourceIp && { sourceIp }),
     ...(context && {
       authorizer: Object.fromEntries(
         Object.entries(context)

@@ -13,7 +13,7 @@
  */
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import type { Client, Role } from './client-schema.ts';
-import { type BasicCredentials, basicCredentials } from './http.ts';
+import { type BasicCredentials, basicCredentials, normalUsername } from './http.ts';
 import { type Text, t } from './language.ts';
 
 export type ClientAuth =
@@ -81,6 +81,11 @@ function fingerprint(credentials: BasicCredentials, secret: string): string {
     .digest('base64');
 }
 
+/** Whether a configured client has the (NFC-normalised) user name sent, in constant time. */
+function sameName(client: Client, credentials: BasicCredentials): boolean {
+  return digestEqual(normalUsername(client.username), normalUsername(credentials.username));
+}
+
 function digestEqual(a: string, b: string): boolean {
   const hash = (text: string) => createHash('sha256').update(text).digest();
   return timingSafeEqual(hash(a), hash(b));
@@ -105,8 +110,7 @@ export function recentlyVerified(
 ): Client | undefined {
   let match: Client | undefined;
   for (const client of clients) {
-    const sameName = digestEqual(client.username, credentials.username);
-    if (sameName && wasVerified(client, credentials)) match = client;
+    if (sameName(client, credentials) && wasVerified(client, credentials)) match = client;
   }
   return match;
 }
@@ -125,7 +129,7 @@ export async function matchClient(
   let match: Client | undefined;
   let hashed = false;
   for (const client of clients) {
-    if (!digestEqual(client.username, credentials.username)) continue;
+    if (!sameName(client, credentials)) continue;
     let ok: boolean;
     if (client.password !== undefined) {
       ok = digestEqual(client.password, credentials.password);

@@ -1,7 +1,7 @@
 /**
  * Cross-site request forgery guard of every Basic-auth route that changes state, whichever
  * function serves it (the admin's, the report's refresh, the Prospect API): the route guard
- * (route-guard.ts) runs it for every method but GET.
+ * (route-guard.ts) runs it for every method but GET and HEAD.
  *
  * Basic credentials are sent by a browser with every request to the API's origin, whoever's page
  * made it: a page elsewhere could post a form to `/admin/leads/{id}/retry` and the browser would
@@ -16,9 +16,19 @@
  *    changes with the password, needs no storage, and another site cannot read it (the page is
  *    same-origin, `no-store`, and may not be framed).
  *
- * Programs (the operator CLI, curl, scripts) send neither header and pass, as before: they hold
- * the credentials anyway and no browser is involved.
+ * Which requests are programs' (the operator CLI, curl, scripts/smoke.ts, an integrator's
+ * server): a request with **none** of `Origin`, `Sec-Fetch-Site`, `Referer`, `Cookie` and
+ * `X-CSRF-Token`. It passes without a token: it carries Basic credentials of its own (every
+ * Basic route is authenticated before this check), and no other site's page can make such a
+ * request, because a browser always sends `Origin` with a request that is not GET or HEAD
+ * (the Fetch standard; forms included), and `Sec-Fetch-Site` on every request. A request with
+ * any of `Referer`, `Cookie` or `X-CSRF-Token` but neither `Origin` nor `Sec-Fetch-Site` is
+ * browser-like yet says nothing of where it came from (an old or tampered browser, a proxy that
+ * stripped the headers): it is refused (403 `cross_site_refused`), whatever the Referer says.
+ * So a foreign `Referer` alone never gets through, and neither does a same-origin one: the
+ * console's fetches send `Origin` (and `Sec-Fetch-Site`) anyway.
  */
+
 import { createHmac } from 'node:crypto';
 import type { Client } from './client-schema.ts';
 import { safeEqual } from './crypto.ts';
@@ -48,11 +58,23 @@ function ownOrigin(request: HttpRequest): string | undefined {
   return host ? `${scheme}://${host}`.toLowerCase() : undefined;
 }
 
+/** Headers only a browser (or something pretending to be one) sends. */
+const BROWSER_SIGNS = ['referer', 'cookie', CSRF_HEADER] as const;
+
 /** Whether a state-changing request may go on (see the module comment). */
 export function checkCsrf(request: HttpRequest, client: Client): CsrfVerdict {
   const site = request.headers['sec-fetch-site']?.toLowerCase();
   const origin = request.headers.origin?.toLowerCase();
-  if (site === undefined && origin === undefined) return { ok: true };
+  if (site === undefined && origin === undefined) {
+    if (!BROWSER_SIGNS.some((name) => request.headers[name] !== undefined)) return { ok: true };
+    return {
+      ok: false,
+      message: t(
+        'um pedido de navegador que muda algo precisa dos cabeçalhos Origin ou Sec-Fetch-Site: use o console num navegador atual, ou envie o pedido sem Referer, Cookie nem X-CSRF-Token (como a linha de comando)',
+        'a browser request that changes something needs the Origin or Sec-Fetch-Site header: use the console in a current browser, or send the request without Referer, Cookie or X-CSRF-Token (as the command line does)',
+      ),
+    };
+  }
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
     return {
       ok: false,

@@ -28,6 +28,8 @@ export interface HttpRequest {
   /** Media type, lower-cased, without parameters; `''` when absent. */
   contentType: string;
   receivedAt: Date;
+  /** The caller's address as the gateway saw it (`requestContext.identity.sourceIp`), if known. */
+  sourceIp?: string;
   /**
    * What the gateway's authorizer said about the caller (API Gateway's
    * `requestContext.authorizer`, values as strings), on routes that have one.
@@ -71,14 +73,42 @@ export interface BasicCredentials {
   password: string;
 }
 
-/** Decodes `Authorization: Basic ...`; undefined when absent or malformed. */
+/** The one form of a Basic token: standard base64 (RFC 4648 §4), padded, nothing after it. */
+const BASIC_TOKEN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Decodes `Authorization: Basic <token>`; undefined when absent or malformed. Strict (RFC 7617):
+ * the scheme (any case), one or more spaces, then standard base64 with its padding and nothing
+ * after it, whose bytes are UTF-8 holding a colon. Trailing garbage, the base64url alphabet
+ * (`-`, `_`), missing padding, non-canonical last bits or invalid UTF-8 are malformed: the
+ * route answers 401 as for wrong credentials. The user name is NFC-normalised (a name typed
+ * with combining accents is the same name); the password is taken byte for byte.
+ */
 export function basicCredentials(authorization: string | undefined): BasicCredentials | undefined {
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
-  if (!match?.[1]) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const match = /^Basic +(\S+)$/i.exec(authorization ?? '');
+  const token = match?.[1];
+  if (!token || !BASIC_TOKEN.test(token)) return undefined;
+  const bytes = Buffer.from(token, 'base64');
+  // Padding bits that are not zero: another token decodes to the same bytes.
+  if (bytes.toString('base64') !== token) return undefined;
+  let decoded: string;
+  try {
+    decoded = strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  return {
+    username: normalUsername(decoded.slice(0, colon)),
+    password: decoded.slice(colon + 1),
+  };
+}
+
+/** A user name as names are compared (NFC): the configured name and the one sent alike. */
+export function normalUsername(username: string): string {
+  return username.normalize('NFC');
 }
 
 /**

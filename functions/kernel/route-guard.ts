@@ -6,7 +6,8 @@
  * it can only allow or deny; kernel/auth-throttle.ts), the caller's credentials are valid (401
  * with the Basic challenge) and carry the route's role (403), and a request that changes
  * something (any method but GET) is not forged by another site's page (403
- * `cross_site_refused`, csrf.ts). The admitted caller comes with its scope (scope.ts): what the
+ * `cross_site_refused`, csrf.ts), and a route that reads JSON (`body: 'json'` in the route
+ * table) gets a JSON body (415 `unsupported_media_type`, `jsonBodyAnswer`). The admitted caller comes with its scope (scope.ts): what the
  * flow's guard then narrows its data to, so that no route checks scope itself. Answers are
  * never cached.
  */
@@ -90,6 +91,8 @@ export async function admitCaller<F extends FunctionName>(
   if (auth.ok) {
     const forged = crossSiteAnswer(request, auth.client);
     if (forged) return { ok: false, code: CROSS_SITE_REFUSED, result: forged };
+    const unreadable = route.body === 'json' ? jsonBodyAnswer(request) : undefined;
+    if (unreadable) return { ok: false, code: UNSUPPORTED_MEDIA_TYPE, result: unreadable };
     return { ok: true, route, client: auth.client, scope: scopeOf(auth.client) };
   }
   const headers = { ...NO_STORE, ...(auth.status === 401 ? BASIC_CHALLENGE : {}) };
@@ -108,4 +111,48 @@ export function crossSiteAnswer(request: HttpRequest, client: Client): HttpRespo
   if (request.method === 'GET' || request.method === 'HEAD') return undefined;
   const verdict = checkCsrf(request, client);
   return verdict.ok ? undefined : problem(403, CROSS_SITE_REFUSED, verdict.message, [], NO_STORE);
+}
+
+/** The code of the 415 for a body a JSON route cannot take (`jsonBodyAnswer`). */
+export const UNSUPPORTED_MEDIA_TYPE = 'unsupported_media_type';
+
+/** `application/json` and the structured `+json` types (`application/json-patch+json`...). */
+export function isJsonMediaType(mediaType: string): boolean {
+  return (
+    mediaType === 'application/json' || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(mediaType)
+  );
+}
+
+/** The `charset` parameter of a Content-Type header, lower-cased and unquoted, if any. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType ?? '');
+  return match?.[2]?.toLowerCase();
+}
+
+/**
+ * The 415 for a route that reads its body as JSON when the request's body is not labelled JSON
+ * (`text/plain`, a form, no Content-Type with a body) or names a charset other than UTF-8;
+ * undefined for a JSON body, or no body and no Content-Type at all (the route says what it
+ * lacks). A text/plain body is what a page elsewhere can post without a CORS preflight.
+ */
+export function jsonBodyAnswer(request: HttpRequest): HttpResponse | undefined {
+  const { contentType } = request;
+  if (request.body.length === 0 && contentType === '') return undefined;
+  const charset = charsetOf(request.headers['content-type']);
+  if (isJsonMediaType(contentType) && (charset === undefined || charset === 'utf-8')) {
+    return undefined;
+  }
+  const sent = contentType
+    ? `${contentType.slice(0, 80)}${charset ? `; charset=${charset.slice(0, 20)}` : ''}`
+    : '';
+  const message = sent
+    ? t(
+        `esta rota recebe JSON: envie o corpo com Content-Type: application/json (veio ${sent})`,
+        `this route takes JSON: send the body with Content-Type: application/json (got ${sent})`,
+      )
+    : t(
+        'esta rota recebe JSON: envie o corpo com Content-Type: application/json (veio sem Content-Type)',
+        'this route takes JSON: send the body with Content-Type: application/json (no Content-Type was sent)',
+      );
+  return problem(415, UNSUPPORTED_MEDIA_TYPE, message, [], NO_STORE);
 }

@@ -81,7 +81,8 @@ export const FUNCTIONS = {
     description: 'Lead intake: verifies, records and enqueues leads from forms and ad platforms',
     // erasure-salt: a lead erased on request and sent again is recognised and dropped.
     secrets: ['clients', 'profiles', 'erasure-salt'],
-    needs: ['config:read', 'ledger:intake', 'queue:send'],
+    // ledger:auth-throttle: wrong tokens counted per profile and address (intake/token-guessing.ts).
+    needs: ['config:read', 'ledger:intake', 'queue:send', 'ledger:auth-throttle'],
   },
   report: {
     entry: 'functions/report/serve/handler.ts',
@@ -205,6 +206,13 @@ export type RouteSpec =
        * branch): only a client that may see every branch of it is let through (kernel/scope.ts).
        */
       scope?: 'account';
+      /**
+       * `json`: the route reads its body as JSON, so a body must come as `application/json` or
+       * another `application/*+json` type (with `charset=utf-8` or no charset); anything else,
+       * or a body without a Content-Type, is answered 415 `unsupported_media_type` by the guard
+       * (kernel/route-guard.ts), before the route runs.
+       */
+      body?: 'json';
     });
 
 /**
@@ -309,6 +317,7 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'prospects:write',
     name: 'create-prospect',
+    body: 'json',
   },
   // Debtors report: served from the stored snapshot, never from the upstream.
   {
@@ -413,6 +422,7 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'correct-lead',
+    body: 'json',
   },
   {
     method: 'GET',
@@ -468,6 +478,7 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'rotate-secret',
+    body: 'json',
   },
   {
     method: 'POST',
@@ -487,6 +498,7 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'backfill',
+    body: 'json',
   },
   // A person's request to erase their data (LGPD): rare, deliberate, one person at a time.
   {
@@ -497,6 +509,7 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'erasure',
+    body: 'json',
   },
 ] as const satisfies readonly RouteSpec[];
 

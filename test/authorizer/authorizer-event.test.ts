@@ -43,6 +43,22 @@ function request(headers: Record<string, string> | null) {
 }
 
 describe('authorizeBasic', () => {
+  it('parses Basic strictly and compares user names after NFC', async () => {
+    const nfc: Client[] = [{ username: 'jos\u00e9', password: 'pw', roles: ['admin'] }];
+    const allowed = await authorizeBasic(
+      request({ Authorization: basic('jose\u0301', 'pw') }),
+      nfc,
+    );
+    expect(allowed).toMatchObject({ allow: true, username: 'jos\u00e9' });
+    const token = Buffer.from('ops:ops-secret').toString('base64');
+    for (const header of [`Basic ${token}garbage`, `Basic ${token.replace(/=+$/, '')}x`]) {
+      expect(await authorizeBasic(request({ Authorization: header }), clients)).toEqual({
+        allow: false,
+        reason: 'invalid',
+      });
+    }
+  });
+
   it.each([
     ['ops', 'ops-secret', 'a plain password'],
     ['manager', 'manager-secret', 'a scrypt password hash'],

@@ -48,13 +48,16 @@ function leadingKeysOf(template: Template, roleLogicalId: string): Record<string
       };
     };
   }>;
-  const keyed: Record<string, unknown> = {};
+  // Every statement's keys for an action, in order (an action may be granted on several).
+  const keyed: Record<string, string[]> = {};
   for (const policy of policies) {
     if (!JSON.stringify(policy.Properties.Roles).includes(`"${roleLogicalId}"`)) continue;
     for (const statement of policy.Properties.PolicyDocument.Statement) {
       const keys = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
       if (!keys) continue;
-      for (const action of [statement.Action].flat()) keyed[action] = keys;
+      for (const action of [statement.Action].flat()) {
+        keyed[action] = [...(keyed[action] ?? []), ...keys];
+      }
     }
   }
   return Object.fromEntries(Object.entries(keyed).sort(([a], [b]) => a.localeCompare(b)));
@@ -134,12 +137,19 @@ describe('LeadsStack', () => {
       onTable('dynamodb:PutItem'),
       onTable('dynamodb:UpdateItem'),
       onTable('dynamodb:BatchGetItem'),
+      // The token-guessing counters (intake/token-guessing.ts): the `authfail#` items only.
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+      },
     ]);
     // Each write and the batch read only on their own items (LeadingKeys, lead-store.test.ts).
     expect(leadingKeysOf(template, ids.intakeRole)).toEqual({
       'dynamodb:BatchGetItem': ['erased#*'],
+      'dynamodb:GetItem': ['authfail#*'],
       'dynamodb:PutItem': ['lead#*', 'dedup#*'],
-      'dynamodb:UpdateItem': ['subject#*'],
+      'dynamodb:UpdateItem': ['subject#*', 'authfail#*'],
     });
     expect(actionsOn(intakeStatements, ids.queue)).toEqual(['sqs:SendMessage']);
     expect(actionsOn(intakeStatements, ids.dlq)).toEqual([]);

@@ -5,6 +5,7 @@ import {
   hashPassword,
   verifyPasswordHash,
 } from '../../functions/kernel/client-auth.ts';
+import { basicCredentials } from '../../functions/kernel/http.ts';
 
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -57,6 +58,71 @@ describe('client authentication', () => {
     });
     expect(await authenticateClient(basic('ops', 'wrong'), hashed, 'admin')).toMatchObject({
       status: 401,
+    });
+  });
+
+  describe('strict Basic parsing', () => {
+    const token = Buffer.from('ops:ops-secret').toString('base64');
+    it('refuses trailing garbage, base64url, missing padding and non-canonical bits', async () => {
+      const padded = Buffer.from('ops:ops-secret-1').toString('base64');
+      expect(padded.endsWith('=')).toBe(true);
+      const urlAlphabet = Buffer.from('ops:?>?>~').toString('base64url');
+      expect(urlAlphabet).toMatch(/[-_]/);
+      // `Q==` → `R==`: the same bytes with a padding bit set (not the canonical form).
+      const lastBits = `${padded.slice(0, -3)}R==`;
+      expect(padded.slice(-3)).toBe('Q==');
+      for (const header of [
+        `Basic ${token}garbage`,
+        `Basic ${token}==`,
+        `Basic ${padded}x`,
+        `Basic ${padded} trailing`,
+        `Basic ${padded.replace(/=+$/, '')}`,
+        `Basic ${urlAlphabet}`,
+        `Basic ${lastBits}`,
+        `Basic ${Buffer.from([0x6f, 0x3a, 0xff, 0xfe]).toString('base64')}`,
+        `Basic${token}`,
+      ]) {
+        expect(basicCredentials(header), header).toBeUndefined();
+      }
+      const wrongBits: Client[] = [{ username: 'ops', password: 'ops-secret-1', roles: ['admin'] }];
+      expect(await authenticateClient(`Basic ${padded}`, wrongBits, 'admin')).toMatchObject({
+        ok: true,
+      });
+      expect(await authenticateClient(`Basic ${padded}x`, wrongBits, 'admin')).toMatchObject({
+        status: 401,
+        code: 'unauthorized',
+      });
+    });
+
+    it('takes the scheme in any case and one or more spaces', () => {
+      expect(basicCredentials(`basic ${token}`)).toEqual({
+        username: 'ops',
+        password: 'ops-secret',
+      });
+      expect(basicCredentials(`BASIC  ${token}`)).toEqual({
+        username: 'ops',
+        password: 'ops-secret',
+      });
+    });
+
+    it('compares user names after NFC, either way round', async () => {
+      const nfc = 'jos\u00e9';
+      const nfd = 'jose\u0301';
+      expect(nfc).not.toBe(nfd);
+      const configuredNfc: Client[] = [{ username: nfc, password: 'pw', roles: ['admin'] }];
+      const configuredNfd: Client[] = [{ username: nfd, password: 'pw', roles: ['admin'] }];
+      expect(await authenticateClient(basic(nfd, 'pw'), configuredNfc, 'admin')).toMatchObject({
+        ok: true,
+        client: { username: nfc },
+      });
+      expect(await authenticateClient(basic(nfc, 'pw'), configuredNfd, 'admin')).toMatchObject({
+        ok: true,
+      });
+      // The password is not normalised: it is compared byte for byte.
+      const accented: Client[] = [{ username: 'a', password: nfc, roles: ['admin'] }];
+      expect(await authenticateClient(basic('a', nfd), accented, 'admin')).toMatchObject({
+        status: 401,
+      });
     });
   });
 });
