@@ -337,14 +337,19 @@ const METADATA: ReadonlySet<string> = new Set([
   'cf_turnstile_response', 'captcha', 'locale', 'timezone', 'time_zone',
 ]);
 
+/** A CRM webhook's copy of the record as it was before the change (Pipedrive's `previous`). */
+const PREVIOUS_STATE: ReadonlySet<string> = new Set(['previous', 'previous_data', 'old_values']);
+
 /**
  * True for a key that names metadata nobody typed: the submitter's IP and user agent, entry
  * timestamps, read and star flags, entry, post and form ids (Gravity Forms' `ip`, `user_agent`,
  * `date_created`, `is_read`, `id`, `form_id`...), captcha responses, and technical fields whose
  * name starts with `_` (Contact Form 7's `_wpcf7`, `_wpnonce`). Judged by the last part of a
- * nested path (`entry[user_agent]`). Such an answer reaches neither the Prospect nor its notes.
+ * nested path (`entry[user_agent]`); a CRM's copy of the record before the change
+ * (`previous[name]`) is metadata as a whole. Such an answer reaches neither the Prospect nor its notes.
  */
 export function isMetadataKey(key: string): boolean {
+  if (PREVIOUS_STATE.has(fieldWords(key.split(/[[.]/u)[0] ?? '').join('_'))) return true;
   const { leaf } = keyPath(key);
   if (leaf.trimStart().startsWith('_')) return true;
   return METADATA.has(fieldWords(leaf).join('_'));

@@ -138,6 +138,13 @@ export function splitFields(fields: readonly Field[], honeypotField: string): Sp
   const answers: LeadAnswer[] = [];
   const attribution: Record<string, string> = {};
   let spam = false;
+  /** The label and type a list of fields gave a key (body.ts `ReadOptions.fieldLists`). */
+  const described = new Map<string, Pick<LeadAnswer, 'label' | 'type'>>();
+  for (const { key, label, type } of fields) {
+    if ((label || type) && !described.has(key)) {
+      described.set(key, { ...(label && { label }), ...(type && { type }) });
+    }
+  }
   for (const { key: rawKey, values } of groupFields(
     fields.map((f) => ({ key: answerKey(f.key), value: f.value })),
   )) {
@@ -152,7 +159,7 @@ export function splitFields(fields: readonly Field[], honeypotField: string): Sp
       attribution[attributionKey] ??= typeof value === 'string' ? value : (value[0] as string);
       continue;
     }
-    answers.push({ key: rawKey, value });
+    answers.push({ key: rawKey, ...described.get(rawKey), value });
   }
   return { answers, attribution, spam };
 }
@@ -181,7 +188,7 @@ async function captureForm(
   request: IntakeRequest,
   profile: { honeypotField?: string | undefined },
 ): Promise<CaptureResult> {
-  const read = await readFields(request);
+  const read = await readFields(request, { fieldLists: true });
   if ('problem' in read) return { problem: read.problem, dedupKey: rawBodyHash(request.body) };
   const { answers, attribution, spam } = splitFields(
     read.fields,
