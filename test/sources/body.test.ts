@@ -281,6 +281,57 @@ describe('flattenJson', () => {
       expect(flattenJson(value)).toEqual({ problem: 'o corpo JSON não é um objeto' });
     }
   });
+
+  it('reads lists of fields only when asked (fieldLists), leaving other sources’ bodies as they were', () => {
+    // Prepare
+    const body = { lead: { fields: [{ name: 'email', value: 'ana@exemplo.com' }] } };
+
+    // Act / Assess
+    expect(flattenJson(body)).toEqual({
+      fields: [
+        { key: 'lead[fields][0][name]', value: 'email' },
+        { key: 'lead[fields][0][value]', value: 'ana@exemplo.com' },
+      ],
+      files: [],
+    });
+    expect(flattenJson(body, { fieldLists: true })).toEqual({
+      fields: [{ key: 'lead[fields][email]', label: 'email', value: 'ana@exemplo.com' }],
+      files: [],
+    });
+  });
+
+  it('with fieldLists, reads a root array: a list of fields, or objects each read as the root', () => {
+    // Act
+    const list = flattenJson(
+      [
+        { name: 'nome', value: 'Ana' },
+        { name: 'objetivo', values: [] },
+      ],
+      {
+        fieldLists: true,
+      },
+    );
+    const objects = flattenJson([{ nome: 'Ana' }, { email: 'ana@exemplo.com' }, 'x'], {
+      fieldLists: true,
+    });
+
+    // Assess
+    expect(list).toEqual({
+      fields: [
+        { key: 'nome', value: 'Ana' },
+        { key: 'objetivo', value: '' },
+      ],
+      files: [],
+    });
+    expect(objects).toEqual({
+      fields: [
+        { key: 'nome', value: 'Ana' },
+        { key: 'email', value: 'ana@exemplo.com' },
+      ],
+      files: [],
+    });
+    expect(flattenJson([1, 2], { fieldLists: true })).toEqual({ fields: [], files: [] });
+  });
 });
 
 describe('nestBrackets', () => {
