@@ -231,6 +231,31 @@ export function formFieldsBody(): NamedSchema {
   };
 }
 
+/**
+ * The form source's JSON body: a form's fields, or a list of fields (domain/field-list.ts), at
+ * the root or under any key.
+ */
+function formJsonBody(): NamedSchema {
+  const entry = z.looseObject({
+    name: z.optional(z.string()),
+    label: z.optional(z.string()),
+    question: z.optional(z.string()),
+    title: z.optional(z.string()),
+    key: z.optional(z.string()),
+    value: z.optional(z.unknown()),
+    values: z.optional(z.array(z.unknown())),
+    answer: z.optional(z.unknown()),
+    text: z.optional(z.unknown()),
+    type: z.optional(z.string()),
+  });
+  return {
+    id: 'FormJson',
+    description:
+      'A JSON object of a form’s fields, nested objects read by their last key (`{"lead": {"email": ...}}`); or a list of fields, at the root or under any key: objects with a name (`name`, `key`, `label`, `question`, `title`) and a value (`value`, `values`, `answer`, `text`), such as a widget’s `[{"id", "name", "value", "type"}]`, Meta’s `field_data` relayed by Make or Zapier, a scheduling page’s `questions_and_answers`. Phone and e-mail lists (`phones: [{"value", "label", "primary"}]`): the mobile is the cellphone, the others go to the notes (docs/sources.md).',
+    schema: z.union([z.record(z.string(), z.unknown()), z.array(entry)]),
+  };
+}
+
 export const formSource = defineSource({
   name: 'form',
   label: 'Site',
@@ -265,6 +290,7 @@ export const formSource = defineSource({
     notes: [
       'A resposta é 202 com o número do lead e a situação "na fila", ou "parado" com o motivo quando falta um campo que o sistema da academia exige (o lead fica guardado: corrija no console).',
       'As mesmas respostas enviadas de novo em até 10 minutos são o mesmo lead.',
+      'Não é preciso achatar o que a ferramenta envia: listas de campos ([{"name": "...", "value": "..."}], o "field_data" da Meta repassado pelo Make ou Zapier, as perguntas e respostas de uma página de agendamento, um corpo que já começa com a lista) e listas de telefones com rótulo (o celular vai para o lead, os outros para as observações) são lidas como os outros campos.',
     ],
     htmlForm: true,
   },
@@ -276,13 +302,16 @@ export const formSource = defineSource({
         bodies: {
           'application/x-www-form-urlencoded': fields,
           'multipart/form-data': fields,
-          'application/json': fields,
+          'application/json': formJsonBody(),
           'text/plain': {
-            inline: { type: 'string', description: 'A JSON object sent as text (Zapier, Make).' },
+            inline: {
+              type: 'string',
+              description: 'A JSON object, or a root list of fields, sent as text (Zapier, Make).',
+            },
           },
         },
         answer:
-          '202 `LeadAccepted`; a plain HTML form of a profile with `redirectUrl` is sent there (303). An unreadable body: 400.',
+          '202 `LeadAccepted`; a plain HTML form of a profile with `redirectUrl` is sent there (303). An unreadable body (not JSON, no answers at all): 400; never for its shape.',
       },
       // The token in the URL, as a landing page's HTML form sends it.
       request: {
