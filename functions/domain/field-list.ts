@@ -19,6 +19,8 @@
  *   Brazilian mobile: 11 digits, the ninth digit 9), then the primary one; every other number is
  *   kept under a label saying what it is (`Telefone (trabalho)`), so it reaches the notes. For
  *   e-mails the primary one comes first.
+ * - **A typed value**: `{"type": "varchar", "value": "..."}` (Pipedrive's `custom_fields`) is its
+ *   value, named by its key.
  */
 import type { AnswerType } from './lead.ts';
 import { isBrazilianMobile } from './normalize/phone.ts';
@@ -185,6 +187,16 @@ function contactList(path: string, items: readonly unknown[]): ListedField[] | u
           values: [entry.value],
         },
   );
+}
+
+/**
+ * The value of a typed value (`{"type": "varchar", "value": "Natação"}`, a CRM's custom field):
+ * an object of a scalar `value` and at most its `type`; undefined for any other object.
+ */
+export function typedValueOf(item: unknown): string | undefined {
+  if (!isObject(item) || !Object.hasOwn(item, 'value') || !isScalar(item.value)) return undefined;
+  const keys = Object.keys(item);
+  return keys.every((key) => key === 'value' || key === 'type') ? text(item.value) : undefined;
 }
 
 /**

@@ -17,7 +17,7 @@
  *
  * Problems describe the structure only, never the content (a body carries personal data).
  */
-import { readFieldList } from '../domain/field-list.ts';
+import { readFieldList, typedValueOf } from '../domain/field-list.ts';
 import { parseJson } from '../domain/json.ts';
 import type { AnswerType } from '../domain/lead.ts';
 import type { IntakeRequest } from './source.ts';
@@ -225,7 +225,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * a list of fields or a labelled contact list (domain/field-list.ts) becomes the fields it
  * stands for (`{"f": [{"name": "email", "value": "x"}]}` → `f[email]=x`, labelled `email`), and
  * a root array is read too: a list of fields at the root is named without a path, the objects
- * of any other root array are read as if each were the root.
+ * of any other root array are read as if each were the root; a typed value
+ * (`{"type": "varchar", "value": "x"}`) is its value.
  */
 export function flattenJson(value: unknown, options: ReadOptions = {}): FieldsResult {
   const lists = options.fieldLists === true;
@@ -274,6 +275,11 @@ function flattenInto(
     );
   }
   if (isPlainObject(value)) {
+    const typed = lists && key ? typedValueOf(value) : undefined;
+    if (typed !== undefined) {
+      fields.push({ key, value: typed });
+      return true;
+    }
     return Object.entries(value).every(([name, item]) =>
       flattenInto(fields, item, key ? `${key}[${name}]` : name, depth + 1, lists),
     );

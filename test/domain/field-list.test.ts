@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFieldList } from '../../functions/domain/field-list.ts';
+import { readFieldList, typedValueOf } from '../../functions/domain/field-list.ts';
 
 describe('readFieldList: lists of fields', () => {
   it('reads a widget’s root array of {id, name, value, type} by name, with the declared type', () => {
@@ -122,5 +122,17 @@ describe('readFieldList: labelled phone and e-mail lists', () => {
     expect(readFieldList('custom', [{ label: 'Objetivo', value: 'Pilates' }])).toEqual([
       { key: 'custom[Objetivo]', label: 'Objetivo', values: ['Pilates'] },
     ]);
+  });
+});
+
+describe('typedValueOf', () => {
+  it('reads a CRM custom field {type, value} as its value, and nothing else as one', () => {
+    expect(typedValueOf({ type: 'varchar', value: 'Natação' })).toBe('Natação');
+    expect(typedValueOf({ value: 12 })).toBe('12');
+    expect(
+      typedValueOf({ type: 'address', value: 'Rua A', locality: 'São Paulo' }),
+    ).toBeUndefined();
+    expect(typedValueOf({ value: { nested: true } })).toBeUndefined();
+    expect(typedValueOf('Natação')).toBeUndefined();
   });
 });
