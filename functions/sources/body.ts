@@ -64,8 +64,12 @@ export async function readFields(
 ): Promise<FieldsResult> {
   const type = request.contentType;
   if (isBlank(request.body)) return { fields: [], files: [] };
-  if (type === 'application/x-www-form-urlencoded') return limited(parseUrlencoded(request.body));
-  if (type === 'multipart/form-data') return readMultipart(request);
+  const lists = (read: FieldsResult): FieldsResult =>
+    options.fieldLists && 'fields' in read ? { ...read, fields: bracketLists(read.fields) } : read;
+  if (type === 'application/x-www-form-urlencoded') {
+    return lists(limited(parseUrlencoded(request.body)));
+  }
+  if (type === 'multipart/form-data') return lists(await readMultipart(request));
   if (isJsonType(type)) {
     const parsed = parseJsonText(request.body);
     return 'problem' in parsed ? parsed : flattenJson(parsed.value, options);
@@ -76,7 +80,7 @@ export async function readFields(
       !('problem' in parsed) &&
       (isPlainObject(parsed.value) || (options.fieldLists && Array.isArray(parsed.value)));
     if (readable) return flattenJson(parsed.value, options);
-    return limited(parseUrlencoded(request.body));
+    return lists(limited(parseUrlencoded(request.body)));
   }
   return { problem: `tipo de conteúdo "${type.slice(0, 100)}" não suportado` };
 }
@@ -296,6 +300,49 @@ export function scalarText(value: unknown): string {
     return String(value);
   }
   return JSON.stringify(value) ?? '';
+}
+
+/** `fields[0][name]`: an entry of a list written as bracket keys (prefix, index, key). */
+const LIST_ENTRY = /^(.+)\[(\d{1,4})\]\[([^[\]]+)\]$/u;
+
+/**
+ * Lists of fields written as bracket keys (`fields[0][name]=email&fields[0][value]=x`, as a
+ * form-encoded relay sends an array) read as the fields they stand for (domain/field-list.ts),
+ * in the place of the list's first key; every other field as it is.
+ */
+export function bracketLists(fields: readonly Field[]): Field[] {
+  const lists = new Map<string, Array<Record<string, string>>>();
+  for (const { key, value } of fields) {
+    const match = LIST_ENTRY.exec(key);
+    if (!match) continue;
+    const [, prefix, index, name] = match as unknown as [string, string, string, string];
+    const items = lists.get(prefix) ?? [];
+    lists.set(prefix, items);
+    const item = items[Number(index)] ?? {};
+    items[Number(index)] = item;
+    item[name] = value;
+  }
+  const read = new Map<string, Field[]>();
+  for (const [prefix, items] of lists) {
+    const listed: Field[] = [];
+    // Dense, from index 0: `fields[5][name]` alone is no list (and holes are never read).
+    const dense = Array.from(items);
+    if (dense.some((item) => item === undefined) || !pushFieldList(listed, prefix, dense)) continue;
+    read.set(prefix, listed);
+  }
+  if (read.size === 0) return [...fields];
+  const out: Field[] = [];
+  const placed = new Set<string>();
+  for (const field of fields) {
+    const prefix = LIST_ENTRY.exec(field.key)?.[1];
+    const listed = prefix === undefined ? undefined : read.get(prefix);
+    if (!listed) out.push(field);
+    else if (!placed.has(prefix as string)) {
+      placed.add(prefix as string);
+      out.push(...listed);
+    }
+  }
+  return out;
 }
 
 // ---- fields → structure -----------------------------------------------------------------------
