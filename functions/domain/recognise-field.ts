@@ -334,17 +334,28 @@ const METADATA: ReadonlySet<string> = new Set([
   'payment_status', 'payment_date', 'payment_amount', 'payment_method', 'currency', 'status', 'id',
   'uuid', 'form_id', 'form_title', 'form_name', 'page_uuid', 'referer_title', 'queried_id', 'action',
   'nonce', 'honeypot', 'recaptcha', 'g_recaptcha_response', 'h_captcha_response',
-  'cf_turnstile_response', 'captcha', 'locale', 'timezone', 'time_zone',
+  'cf_turnstile_response', 'captcha', 'locale', 'timezone', 'time_zone', 'webhook_id', 'owner_id',
+  'profile_pic', 'live_chat_url',
 ]);
+
+/**
+ * A CRM webhook's envelope: its copy of the record before the change (Pipedrive's `previous`)
+ * and, nested, its own metadata (`meta[webhook_id]`; a plain `meta` field is a person's goal).
+ */
+const PREVIOUS_STATE: ReadonlySet<string> = new Set(['previous', 'previous_data', 'old_values']);
+const ENVELOPE = /^meta(?:\[|\.)/u;
 
 /**
  * True for a key that names metadata nobody typed: the submitter's IP and user agent, entry
  * timestamps, read and star flags, entry, post and form ids (Gravity Forms' `ip`, `user_agent`,
  * `date_created`, `is_read`, `id`, `form_id`...), captcha responses, and technical fields whose
  * name starts with `_` (Contact Form 7's `_wpcf7`, `_wpnonce`). Judged by the last part of a
- * nested path (`entry[user_agent]`). Such an answer reaches neither the Prospect nor its notes.
+ * nested path (`entry[user_agent]`); a CRM's copy of the record before the change
+ * (`previous[name]`) and its envelope (`meta[host]`) are metadata as a whole. Such an answer reaches neither the Prospect nor its notes.
  */
 export function isMetadataKey(key: string): boolean {
+  if (PREVIOUS_STATE.has(fieldWords(key.split(/[[.]/u)[0] ?? '').join('_'))) return true;
+  if (ENVELOPE.test(key)) return true;
   const { leaf } = keyPath(key);
   if (leaf.trimStart().startsWith('_')) return true;
   return METADATA.has(fieldWords(leaf).join('_'));

@@ -17,12 +17,28 @@
  *
  * Problems describe the structure only, never the content (a body carries personal data).
  */
+import { readFieldList, typedValueOf } from '../domain/field-list.ts';
 import { parseJson } from '../domain/json.ts';
+import type { AnswerType } from '../domain/lead.ts';
 import type { IntakeRequest } from './source.ts';
 
 export interface Field {
   key: string;
   value: string;
+  /** What the person read, when a list of fields gives it (domain/field-list.ts). */
+  label?: string;
+  /** The input type a list of fields declares. */
+  type?: AnswerType;
+}
+
+/** How JSON bodies are read. */
+export interface ReadOptions {
+  /**
+   * Lists of fields and labelled contact lists (domain/field-list.ts) are read as the fields
+   * they stand for, and a body whose root is an array is read too: the generic `form` source,
+   * whose senders put answers in whatever shape their tool has.
+   */
+  fieldLists?: boolean;
 }
 
 export type FieldsResult =
@@ -42,19 +58,29 @@ const MAX_JSON_DEPTH = 32;
  * An empty body gives no fields, not a problem: whether that is acceptable is the source's call.
  * Async because multipart parsing is.
  */
-export async function readFields(request: BodyRequest): Promise<FieldsResult> {
+export async function readFields(
+  request: BodyRequest,
+  options: ReadOptions = {},
+): Promise<FieldsResult> {
   const type = request.contentType;
   if (isBlank(request.body)) return { fields: [], files: [] };
-  if (type === 'application/x-www-form-urlencoded') return limited(parseUrlencoded(request.body));
-  if (type === 'multipart/form-data') return readMultipart(request);
+  const lists = (read: FieldsResult): FieldsResult =>
+    options.fieldLists && 'fields' in read ? { ...read, fields: bracketLists(read.fields) } : read;
+  if (type === 'application/x-www-form-urlencoded') {
+    return lists(limited(parseUrlencoded(request.body)));
+  }
+  if (type === 'multipart/form-data') return lists(await readMultipart(request));
   if (isJsonType(type)) {
     const parsed = parseJsonText(request.body);
-    return 'problem' in parsed ? parsed : flattenJson(parsed.value);
+    return 'problem' in parsed ? parsed : flattenJson(parsed.value, options);
   }
   if (type === 'text/plain' || type === '') {
     const parsed = parseJsonText(request.body);
-    if (!('problem' in parsed) && isPlainObject(parsed.value)) return flattenJson(parsed.value);
-    return limited(parseUrlencoded(request.body));
+    const readable =
+      !('problem' in parsed) &&
+      (isPlainObject(parsed.value) || (options.fieldLists && Array.isArray(parsed.value)));
+    if (readable) return flattenJson(parsed.value, options);
+    return lists(limited(parseUrlencoded(request.body)));
   }
   return { problem: `tipo de conteúdo "${type.slice(0, 100)}" não suportado` };
 }
@@ -199,28 +225,67 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * (`{"a": {"b": 1}}` → `a[b]=1`), an array of plain values repeats its key (`{"a": [1, 2]}` →
  * `a=1`, `a=2`), an object or array inside an array is indexed (`a[0][b]`). Numbers keep their
  * digits (`parseJson` leaves big integers as strings), booleans are `true`/`false`, `null` is an
- * empty value. Only an object can be flattened; anything else is a problem.
+ * empty value. Only an object can be flattened; anything else is a problem. With `fieldLists`,
+ * a list of fields or a labelled contact list (domain/field-list.ts) becomes the fields it
+ * stands for (`{"f": [{"name": "email", "value": "x"}]}` → `f[email]=x`, labelled `email`), and
+ * a root array is read too: a list of fields at the root is named without a path, the objects
+ * of any other root array are read as if each were the root; a typed value
+ * (`{"type": "varchar", "value": "x"}`) is its value.
  */
-export function flattenJson(value: unknown): FieldsResult {
-  if (!isPlainObject(value)) return { problem: 'o corpo JSON não é um objeto' };
+export function flattenJson(value: unknown, options: ReadOptions = {}): FieldsResult {
+  const lists = options.fieldLists === true;
+  if (!isPlainObject(value) && !(lists && Array.isArray(value))) {
+    return { problem: 'o corpo JSON não é um objeto' };
+  }
   const fields: Field[] = [];
-  const ok = flattenInto(fields, value, '', 0);
+  const ok = Array.isArray(value)
+    ? flattenRootArray(fields, value)
+    : flattenInto(fields, value, '', 0, lists);
   if (!ok) return { problem: `o corpo JSON tem mais de ${MAX_JSON_DEPTH} níveis` };
   return limited(fields);
 }
 
-function flattenInto(fields: Field[], value: unknown, key: string, depth: number): boolean {
+function flattenRootArray(fields: Field[], items: readonly unknown[]): boolean {
+  if (pushFieldList(fields, '', items)) return true;
+  return items.every((item) => !isPlainObject(item) || flattenInto(fields, item, '', 1, true));
+}
+
+/** The fields of a list of fields at `key`, pushed; false when the array is not one. */
+function pushFieldList(fields: Field[], key: string, items: readonly unknown[]): boolean {
+  const listed = readFieldList(key, items);
+  if (!listed) return false;
+  for (const { key: name, label, type, values } of listed) {
+    for (const value of values.length ? values : ['']) {
+      fields.push({ key: name, value, ...(label && { label }), ...(type && { type }) });
+    }
+  }
+  return true;
+}
+
+function flattenInto(
+  fields: Field[],
+  value: unknown,
+  key: string,
+  depth: number,
+  lists = false,
+): boolean {
   if (depth > MAX_JSON_DEPTH) return false;
   if (Array.isArray(value)) {
+    if (lists && pushFieldList(fields, key, value)) return true;
     return value.every((item, index) =>
       typeof item === 'object' && item !== null
-        ? flattenInto(fields, item, `${key}[${index}]`, depth + 1)
-        : flattenInto(fields, item, key, depth + 1),
+        ? flattenInto(fields, item, `${key}[${index}]`, depth + 1, lists)
+        : flattenInto(fields, item, key, depth + 1, lists),
     );
   }
   if (isPlainObject(value)) {
+    const typed = lists && key ? typedValueOf(value) : undefined;
+    if (typed !== undefined) {
+      fields.push({ key, value: typed });
+      return true;
+    }
     return Object.entries(value).every(([name, item]) =>
-      flattenInto(fields, item, key ? `${key}[${name}]` : name, depth + 1),
+      flattenInto(fields, item, key ? `${key}[${name}]` : name, depth + 1, lists),
     );
   }
   fields.push({ key, value: scalarText(value) });
@@ -235,6 +300,49 @@ export function scalarText(value: unknown): string {
     return String(value);
   }
   return JSON.stringify(value) ?? '';
+}
+
+/** `fields[0][name]`: an entry of a list written as bracket keys (prefix, index, key). */
+const LIST_ENTRY = /^(.+)\[(\d{1,4})\]\[([^[\]]+)\]$/u;
+
+/**
+ * Lists of fields written as bracket keys (`fields[0][name]=email&fields[0][value]=x`, as a
+ * form-encoded relay sends an array) read as the fields they stand for (domain/field-list.ts),
+ * in the place of the list's first key; every other field as it is.
+ */
+export function bracketLists(fields: readonly Field[]): Field[] {
+  const lists = new Map<string, Array<Record<string, string>>>();
+  for (const { key, value } of fields) {
+    const match = LIST_ENTRY.exec(key);
+    if (!match) continue;
+    const [, prefix, index, name] = match as unknown as [string, string, string, string];
+    const items = lists.get(prefix) ?? [];
+    lists.set(prefix, items);
+    const item = items[Number(index)] ?? {};
+    items[Number(index)] = item;
+    item[name] = value;
+  }
+  const read = new Map<string, Field[]>();
+  for (const [prefix, items] of lists) {
+    const listed: Field[] = [];
+    // Dense, from index 0: `fields[5][name]` alone is no list (and holes are never read).
+    const dense = Array.from(items);
+    if (dense.some((item) => item === undefined) || !pushFieldList(listed, prefix, dense)) continue;
+    read.set(prefix, listed);
+  }
+  if (read.size === 0) return [...fields];
+  const out: Field[] = [];
+  const placed = new Set<string>();
+  for (const field of fields) {
+    const prefix = LIST_ENTRY.exec(field.key)?.[1];
+    const listed = prefix === undefined ? undefined : read.get(prefix);
+    if (!listed) out.push(field);
+    else if (!placed.has(prefix as string)) {
+      placed.add(prefix as string);
+      out.push(...listed);
+    }
+  }
+  return out;
 }
 
 // ---- fields → structure -----------------------------------------------------------------------

@@ -138,6 +138,13 @@ export function splitFields(fields: readonly Field[], honeypotField: string): Sp
   const answers: LeadAnswer[] = [];
   const attribution: Record<string, string> = {};
   let spam = false;
+  /** The label and type a list of fields gave a key (body.ts `ReadOptions.fieldLists`). */
+  const described = new Map<string, Pick<LeadAnswer, 'label' | 'type'>>();
+  for (const { key, label, type } of fields) {
+    if ((label || type) && !described.has(key)) {
+      described.set(key, { ...(label && { label }), ...(type && { type }) });
+    }
+  }
   for (const { key: rawKey, values } of groupFields(
     fields.map((f) => ({ key: answerKey(f.key), value: f.value })),
   )) {
@@ -152,7 +159,7 @@ export function splitFields(fields: readonly Field[], honeypotField: string): Sp
       attribution[attributionKey] ??= typeof value === 'string' ? value : (value[0] as string);
       continue;
     }
-    answers.push({ key: rawKey, value });
+    answers.push({ key: rawKey, ...described.get(rawKey), value });
   }
   return { answers, attribution, spam };
 }
@@ -181,7 +188,7 @@ async function captureForm(
   request: IntakeRequest,
   profile: { honeypotField?: string | undefined },
 ): Promise<CaptureResult> {
-  const read = await readFields(request);
+  const read = await readFields(request, { fieldLists: true });
   if ('problem' in read) return { problem: read.problem, dedupKey: rawBodyHash(request.body) };
   const { answers, attribution, spam } = splitFields(
     read.fields,
@@ -224,6 +231,31 @@ export function formFieldsBody(): NamedSchema {
   };
 }
 
+/**
+ * The form source's JSON body: a form's fields, or a list of fields (domain/field-list.ts), at
+ * the root or under any key.
+ */
+function formJsonBody(): NamedSchema {
+  const entry = z.looseObject({
+    name: z.optional(z.string()),
+    label: z.optional(z.string()),
+    question: z.optional(z.string()),
+    title: z.optional(z.string()),
+    key: z.optional(z.string()),
+    value: z.optional(z.unknown()),
+    values: z.optional(z.array(z.unknown())),
+    answer: z.optional(z.unknown()),
+    text: z.optional(z.unknown()),
+    type: z.optional(z.string()),
+  });
+  return {
+    id: 'FormJson',
+    description:
+      'A JSON object of a form’s fields, nested objects read by their last key (`{"lead": {"email": ...}}`); or a list of fields, at the root or under any key: objects with a name (`name`, `key`, `label`, `question`, `title`) and a value (`value`, `values`, `answer`, `text`), such as a widget’s `[{"id", "name", "value", "type"}]`, Meta’s `field_data` relayed by Make or Zapier, a scheduling page’s `questions_and_answers`. Phone and e-mail lists (`phones: [{"value", "label", "primary"}]`): the mobile is the cellphone, the others go to the notes (docs/sources.md).',
+    schema: z.union([z.record(z.string(), z.unknown()), z.array(entry)]),
+  };
+}
+
 export const formSource = defineSource({
   name: 'form',
   label: 'Site',
@@ -258,6 +290,7 @@ export const formSource = defineSource({
     notes: [
       'A resposta é 202 com o número do lead e a situação "na fila", ou "parado" com o motivo quando falta um campo que o sistema da academia exige (o lead fica guardado: corrija no console).',
       'As mesmas respostas enviadas de novo em até 10 minutos são o mesmo lead.',
+      'Não é preciso achatar o que a ferramenta envia: listas de campos ([{"name": "...", "value": "..."}], o "field_data" da Meta repassado pelo Make ou Zapier, as perguntas e respostas de uma página de agendamento, um corpo que já começa com a lista) e listas de telefones com rótulo (o celular vai para o lead, os outros para as observações) são lidas como os outros campos.',
     ],
     htmlForm: true,
   },
@@ -269,13 +302,16 @@ export const formSource = defineSource({
         bodies: {
           'application/x-www-form-urlencoded': fields,
           'multipart/form-data': fields,
-          'application/json': fields,
+          'application/json': formJsonBody(),
           'text/plain': {
-            inline: { type: 'string', description: 'A JSON object sent as text (Zapier, Make).' },
+            inline: {
+              type: 'string',
+              description: 'A JSON object, or a root list of fields, sent as text (Zapier, Make).',
+            },
           },
         },
         answer:
-          '202 `LeadAccepted`; a plain HTML form of a profile with `redirectUrl` is sent there (303). An unreadable body: 400.',
+          '202 `LeadAccepted`; a plain HTML form of a profile with `redirectUrl` is sent there (303). An unreadable body (not JSON, no answers at all): 400; never for its shape.',
       },
       // The token in the URL, as a landing page's HTML form sends it.
       request: {

@@ -13,6 +13,12 @@
  * - A WhatsApp Flows answer (`interactive.nfm_reply.response_json`) is what the person typed into
  *   a form inside the chat: a lead of its own, keyed by its message id (`whatsapp-flow:<id>`),
  *   so that its answers are never dropped as a redelivery of the conversation's lead.
+ * - A reply to the bot's list or buttons (`interactive.list_reply`, `interactive.button_reply`,
+ *   a template's quick-reply `button`) is what the person chose: a person who answers the bot is
+ *   a lead, keyed by their number as the ad conversation is (`whatsapp:<wa_id>`), so that it is
+ *   one lead with the conversation that brought them. The chosen row's title is an answer like
+ *   any other, named by the row's id (`unidade_moema` → `Moema` asks for the branch, so it
+ *   routes the lead by the branch's name): the bot's author names the rows after the question.
  * - Everything else (delivery statuses, later messages, other fields) is acknowledged with 200
  *   and is no lead.
  * - E-mail: a conversation carries none, and the upstream requires one. With the profile's
@@ -195,6 +201,40 @@ function flowLead(c: Conversation, reply: Record<string, unknown>) {
   return finish(lead, c);
 }
 
+/** The row or button a reply chose: its id (named by the bot's author) and its title. */
+function chosenReply(message: Record<string, unknown>): { id: string; title: string } | undefined {
+  const interactive = isPlainObject(message.interactive) ? message.interactive : undefined;
+  const kind = interactive?.type;
+  const chosen =
+    (kind === 'list_reply' || kind === 'button_reply') && isPlainObject(interactive?.[kind])
+      ? interactive[kind]
+      : undefined;
+  const button = message.type === 'button' && isPlainObject(message.button) ? message.button : {};
+  const title = chosen ? chosen.title : button.text;
+  const id = chosen ? chosen.id : button.payload;
+  if (typeof title !== 'string' || !title.trim()) return undefined;
+  return { id: typeof id === 'string' ? id.trim() : '', title: title.trim() };
+}
+
+/** A lead from a reply to the bot's list or buttons; a problem when it names nobody. */
+function replyLead(c: Conversation, reply: { id: string; title: string }) {
+  const { waId, name } = contactOf(c.value, c.message);
+  if (!waId) return `${c.where} é uma resposta ao menu, mas não tem id do WhatsApp (wa_id / from)`;
+  const answer: LeadAnswer = {
+    key: reply.id || 'resposta_menu',
+    label: reply.id ? `Escolha no menu (${reply.id})` : 'Escolha no menu',
+    value: reply.title,
+  };
+  const lead: LeadCapture = {
+    source: 'whatsapp',
+    dedupKey: `whatsapp:${waId}`,
+    isTest: false,
+    answers: [...personAnswers(waId, name), answer],
+    attribution: {},
+  };
+  return finish(lead, c);
+}
+
 function finish(lead: LeadCapture, c: Conversation): LeadCapture {
   if (c.phoneNumberId) lead.formId = c.phoneNumberId;
   const submittedAt = metaTime(c.message.timestamp);
@@ -233,6 +273,9 @@ function capture(request: IntakeRequest): CaptureResult {
           lead = adConversationLead(conversation, message.referral);
         } else if (interactive?.type === 'nfm_reply' && isPlainObject(interactive.nfm_reply)) {
           lead = flowLead(conversation, interactive.nfm_reply);
+        } else {
+          const reply = chosenReply(message);
+          if (reply) lead = replyLead(conversation, reply);
         }
         // One unreadable lead parks the whole request: capturing the others would hide it.
         if (typeof lead === 'string') return unreadable(lead, request.body);
@@ -275,7 +318,7 @@ function whatsappWebhookBody(): NamedSchema {
   return {
     id: 'WhatsAppWebhook',
     description:
-      'The WhatsApp Cloud API `messages` webhook: a message with `referral` (a Click-to-WhatsApp ad) or a Flows answer (`interactive.nfm_reply`) is a lead; statuses and later messages are acknowledged.',
+      'The WhatsApp Cloud API `messages` webhook: a message with `referral` (a Click-to-WhatsApp ad), a Flows answer (`interactive.nfm_reply`) or a reply to the bot’s list or buttons (`interactive.list_reply` / `button_reply`, a template’s quick-reply `button`) is a lead; statuses and later messages are acknowledged.',
     schema: z.looseObject({
       object: z.string(),
       entry: z.array(
@@ -384,7 +427,8 @@ export const whatsappSource = defineSource({
     notes: [
       'Uma conversa do WhatsApp não traz e-mail, que o sistema da academia exige: sem o "emailPlaceholder" do perfil, o lead do exemplo fica parado esperando o e-mail (preencha no console); com "{phone}@whatsapp.invalid" ele é entregue com esse endereço.',
       'Um número de WhatsApp é um lead por 72 horas (a janela da conversa do anúncio): mandar o curl de novo é o mesmo lead; cada lead de teste do console usa outro número.',
-      'Só a primeira mensagem de uma conversa de anúncio (ela traz "referral") é um lead; o exemplo "Test" do campo "messages" no painel não tem e é aceito sem lead.',
+      'São leads a primeira mensagem de uma conversa de anúncio (ela traz "referral"), a resposta de um Flow e a escolha numa lista ou num botão do seu robô; o exemplo "Test" do campo "messages" no painel não é nenhuma delas e é aceito sem lead.',
+      'Uma escolha na lista ou num botão é uma resposta como as de um formulário: o "id" da linha diz a pergunta e o título é a resposta. Dê às linhas de uma lista de unidades ids que comecem por "unidade" (unidade_moema, unidade_paulista) para que a unidade escolhida vá para o lead pelo nome.',
     ],
   },
   docs: () => ({

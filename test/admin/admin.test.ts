@@ -1292,6 +1292,45 @@ describe('the console page, previews, the set-up kit, test leads and the CSV', (
     expect(unknown.status).toBe(404);
   });
 
+  it('previews the shapes a chatbot or a widget sends: a root list of fields, labelled phones', async () => {
+    // Act: what used to be a 400 (a body whose root is an array).
+    const { status, body } = await send({
+      method: 'POST',
+      resource: '/admin/preview/{profile}',
+      params: { profile: 'site' },
+      body: JSON.stringify([
+        { id: 'f1', name: 'Nome', value: 'Carla Dias', type: 'text' },
+        { id: 'f2', name: 'E-mail', value: 'carla@example.com', type: 'email' },
+        { id: 'f3', name: 'Qual seu objetivo?', value: 'Pilates', type: 'select' },
+      ]),
+      contentType: 'application/json',
+    });
+    const phones = await send({
+      method: 'POST',
+      resource: '/admin/preview/{profile}',
+      params: { profile: 'site' },
+      body: JSON.stringify({
+        name: 'Carla Dias',
+        email: 'carla@example.com',
+        phones: [
+          { value: '(11) 3456-7890', label: 'work', primary: true },
+          { value: '(11) 98765-4321', label: 'mobile' },
+        ],
+      }),
+      contentType: 'application/json',
+    });
+
+    // Assess
+    expect(status).toBe(200);
+    expect(body.leads[0]).toMatchObject({
+      prospect: { name: 'Carla', lastName: 'Dias', email: 'carla@example.com' },
+    });
+    expect(body.leads[0].prospect.notes).toContain('Qual seu objetivo?: Pilates');
+    expect(phones.status).toBe(200);
+    expect(phones.body.leads[0].prospect).toMatchObject({ cellphone: '11987654321' });
+    expect(phones.body.leads[0].prospect.notes).toContain('Telefone (trabalho): (11) 3456-7890');
+  });
+
   it('gives each profile its kit, and sends a test lead signed as the platform would', async () => {
     // Prepare
     const sent: { url: string; init: RequestInit }[] = [];

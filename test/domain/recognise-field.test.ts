@@ -219,11 +219,18 @@ describe('isMetadataKey', () => {
     'g-recaptcha-response',
     'entry[user_agent]',
     'Remote IP',
+    // A CRM webhook's envelope: the record before the change, the webhook's own metadata.
+    'previous[name]',
+    'previous[phone][0][value]',
+    'meta[webhook_id]',
+    'meta.host',
+    'current[owner_id]',
+    'live_chat_url',
   ])('%j is metadata nobody typed', (key) => {
     expect(isMetadataKey(key)).toBe(true);
   });
 
-  it.each(['email', 'nome', 'Data de nascimento', 'idade', 'ideal', 'status_civil'])(
+  it.each(['email', 'nome', 'Data de nascimento', 'idade', 'ideal', 'status_civil', 'meta'])(
     '%j is not metadata',
     (key) => {
       expect(isMetadataKey(key)).toBe(false);

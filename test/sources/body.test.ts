@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type BodyRequest,
+  bracketLists,
   flattenJson,
   groupFields,
   listOf,
@@ -280,6 +281,95 @@ describe('flattenJson', () => {
     for (const value of [null, 1, 'a', [1]]) {
       expect(flattenJson(value)).toEqual({ problem: 'o corpo JSON não é um objeto' });
     }
+  });
+
+  it('reads lists of fields only when asked (fieldLists), leaving other sources’ bodies as they were', () => {
+    // Prepare
+    const body = { lead: { fields: [{ name: 'email', value: 'ana@exemplo.com' }] } };
+
+    // Act / Assess
+    expect(flattenJson(body)).toEqual({
+      fields: [
+        { key: 'lead[fields][0][name]', value: 'email' },
+        { key: 'lead[fields][0][value]', value: 'ana@exemplo.com' },
+      ],
+      files: [],
+    });
+    expect(flattenJson(body, { fieldLists: true })).toEqual({
+      fields: [{ key: 'lead[fields][email]', label: 'email', value: 'ana@exemplo.com' }],
+      files: [],
+    });
+  });
+
+  it('with fieldLists, reads a root array: a list of fields, or objects each read as the root', () => {
+    // Act
+    const list = flattenJson(
+      [
+        { name: 'nome', value: 'Ana' },
+        { name: 'objetivo', values: [] },
+      ],
+      {
+        fieldLists: true,
+      },
+    );
+    const objects = flattenJson([{ nome: 'Ana' }, { email: 'ana@exemplo.com' }, 'x'], {
+      fieldLists: true,
+    });
+
+    // Assess
+    expect(list).toEqual({
+      fields: [
+        { key: 'nome', value: 'Ana' },
+        { key: 'objetivo', value: '' },
+      ],
+      files: [],
+    });
+    expect(objects).toEqual({
+      fields: [
+        { key: 'nome', value: 'Ana' },
+        { key: 'email', value: 'ana@exemplo.com' },
+      ],
+      files: [],
+    });
+    expect(flattenJson([1, 2], { fieldLists: true })).toEqual({ fields: [], files: [] });
+  });
+});
+
+describe('bracketLists', () => {
+  it('reads a list of fields written as bracket keys, in place, leaving the other keys alone', () => {
+    // Prepare: a form-encoded relay of an array, and an array that is no list of fields.
+    const fields = parseUrlencoded(
+      'origem=zap&campos[0][name]=email&campos[0][value]=ana%40exemplo.com' +
+        '&campos[1][name]=WhatsApp&campos[1][value]=11+98765-4321&itens[0][sku]=plano-anual',
+    );
+
+    // Act
+    const read = bracketLists(fields);
+
+    // Assess
+    expect(read).toEqual([
+      { key: 'origem', value: 'zap' },
+      { key: 'campos[email]', label: 'email', value: 'ana@exemplo.com' },
+      { key: 'campos[WhatsApp]', label: 'WhatsApp', value: '11 98765-4321' },
+      { key: 'itens[0][sku]', value: 'plano-anual' },
+    ]);
+  });
+
+  it('leaves a list that does not start at index 0 as it was', () => {
+    const fields = parseUrlencoded('campos[5][name]=email&campos[5][value]=ana%40exemplo.com');
+    expect(bracketLists(fields)).toEqual(fields);
+  });
+
+  it('puts the mobile of a bracket-key phone list first', () => {
+    const read = bracketLists(
+      parseUrlencoded(
+        'phone[0][label]=work&phone[0][value]=(11)+3456-7890&phone[1][label]=mobile&phone[1][value]=(11)+98765-4321',
+      ),
+    );
+    expect(read.map((f) => [f.key, f.value])).toEqual([
+      ['phone', '(11) 98765-4321'],
+      ['phone[trabalho 0]', '(11) 3456-7890'],
+    ]);
   });
 });
 

@@ -192,6 +192,68 @@ describe('form source', () => {
       expect(capture.formId).toBe('lp-verao-2025');
     });
 
+    it('takes a body whose root is an array of fields (a site widget), in JSON or as text/plain', async () => {
+      // Prepare
+      const fields = JSON.stringify([
+        { id: 'f1', name: 'Nome', value: 'Ana Souza', type: 'text' },
+        { id: 'f2', name: 'E-mail', value: 'ana@exemplo.com', type: 'email' },
+        { id: 'f3', name: 'Telefone', value: '(11) 98765-4321', type: 'tel' },
+      ]);
+      const asJson = leadRequest('form', 'zapier-json', { body: fields });
+      const asText = { ...asJson, contentType: 'text/plain' };
+
+      // Act
+      const json = await captureOne(asJson);
+      const text = await captureOne(asText);
+
+      // Assess
+      expect(json.answers).toEqual([
+        { key: 'Nome', value: 'Ana Souza' },
+        { key: 'E-mail', type: 'email', value: 'ana@exemplo.com' },
+        { key: 'Telefone', type: 'phone', value: '(11) 98765-4321' },
+      ]);
+      expect(text.answers).toEqual(json.answers);
+      expect(mapCleanly(json, profile)).toMatchObject({
+        name: 'Ana',
+        lastName: 'Souza',
+        email: 'ana@exemplo.com',
+        cellphone: '11987654321',
+      });
+    });
+
+    it('reads an array nested in the body by the same rules: field_data values, questions, phones', async () => {
+      // Prepare
+      const body = JSON.stringify({
+        data: {
+          field_data: [{ name: 'full_name', values: ['Carla Dias'] }],
+          questions_and_answers: [
+            { question: 'Seu WhatsApp', answer: '21 99888-7766', position: 0 },
+          ],
+          emails: [{ value: 'carla@exemplo.com', primary: true }],
+        },
+      });
+
+      // Act
+      const capture = await captureOne(leadRequest('form', 'zapier-json', { body }));
+
+      // Assess
+      expect(capture.answers).toEqual([
+        { key: 'data[field_data][full_name]', label: 'full_name', value: 'Carla Dias' },
+        {
+          key: 'data[questions_and_answers][Seu WhatsApp]',
+          label: 'Seu WhatsApp',
+          value: '21 99888-7766',
+        },
+        { key: 'data[emails]', value: 'carla@exemplo.com' },
+      ]);
+      expect(mapCleanly(capture, profile)).toMatchObject({
+        name: 'Carla',
+        lastName: 'Dias',
+        email: 'carla@exemplo.com',
+        cellphone: '21998887766',
+      });
+    });
+
     it('flags a filled honeypot as spam, and never makes the honeypot an answer', async () => {
       // Act
       const result = await resultOf(leadRequest('form', 'honeypot'));

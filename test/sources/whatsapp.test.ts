@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { NamedBranch } from '../../functions/domain/branch-match.ts';
+import { mapCapture as mapWithBranches } from '../../functions/domain/map-capture.ts';
 import { whatsappSource } from '../../functions/sources/whatsapp.ts';
 import {
   CONTENT_HASH_KEY,
@@ -29,6 +31,18 @@ const withPlaceholder = { ...profile, emailPlaceholder: '{phone}@whatsapp.invali
 
 const AD_MESSAGE = platformBody('whatsapp', 'ctwa-first-message.json');
 const FLOW_REPLY = platformBody('whatsapp', 'flow-reply.json');
+/**
+ * The person picks a row of the bot's list, or one of its reply buttons: the `messages` webhook
+ * as the Cloud API documents it (developers.facebook.com/documentation/business-messaging/
+ * whatsapp/messages/interactive-list-messages and .../interactive-reply-buttons-messages:
+ * `interactive.list_reply` {id, title, description}, `interactive.button_reply` {id, title}).
+ */
+const LIST_REPLY = platformBody('whatsapp', 'list-reply.json');
+const BUTTON_REPLY = platformBody('whatsapp', 'button-reply.json');
+const BRANCHES: NamedBranch[] = [
+  { idBranch: 1, account: 'matriz', name: 'Centro' },
+  { idBranch: 7, account: 'matriz', name: 'Moema' },
+];
 
 function signed(body: Buffer, secret = APP_SECRET) {
   return platformRequest(body, {
@@ -184,6 +198,71 @@ describe('whatsappSource.capture', () => {
     await expectSameDedupKeys(async (body) => leadsIn(capture(body)), AD_MESSAGE);
     expect(theLead(capture(secondTap)).dedupKey).toBe(theLead(capture(AD_MESSAGE)).dedupKey);
     expect(secondTap.equals(AD_MESSAGE)).toBe(false);
+  });
+
+  it('makes a reply to the bot’s list a lead of the contact, one lead with their ad conversation', async () => {
+    // Act
+    const lead = theLead(capture(LIST_REPLY));
+
+    // Assess
+    expect(lead).toMatchObject({
+      source: 'whatsapp',
+      dedupKey: theLead(capture(AD_MESSAGE)).dedupKey,
+      formId: '106540352242922',
+      submittedAt: '2025-05-02T13:13:00.000Z',
+    });
+    expect(lead.answers).toContainEqual({
+      key: 'unidade_moema',
+      label: 'Escolha no menu (unidade_moema)',
+      value: 'Moema',
+    });
+  });
+
+  it('routes the lead by the branch the person chose in the list (branch by name)', async () => {
+    // Act
+    const mapped = mapWithBranches(
+      theLead(capture(LIST_REPLY)),
+      withPlaceholder,
+      'WhatsApp',
+      BRANCHES,
+    );
+
+    // Assess
+    expect(mapped.prospect.idBranch).toBe(7);
+    expect(mapped.branch).toMatchObject({ kind: 'answer', idBranch: 7, answered: 'Moema' });
+    expect(mapped.prospect).toMatchObject({ ddi: '55', cellphone: '11987654321', name: 'Maria' });
+    expect(mapped.prospect.notes).toContain('Escolha no menu (unidade_moema): Moema');
+  });
+
+  it('keeps a reply button’s title as an answer in the notes', async () => {
+    // Act
+    const mapped = mapCapture(theLead(capture(BUTTON_REPLY)), withPlaceholder);
+
+    // Assess
+    expect(mapped.missing).toEqual([]);
+    expect(mapped.prospect).toMatchObject({ ddi: '55', cellphone: '11987654321', idBranch: 1 });
+    expect(mapped.prospect.notes).toContain('Escolha no menu (objetivo_emagrecer): Emagrecer');
+  });
+
+  it('reads a template’s quick-reply button (type "button") as a reply too', async () => {
+    // Prepare
+    const body = Buffer.from(
+      BUTTON_REPLY.toString('utf8')
+        .replace('"type": "interactive"', '"type": "button"')
+        .replace(
+          /"interactive": \{[^}]*\{[^}]*\}\s*\}/u,
+          '"button": { "payload": "horario_noite", "text": "Noite" }',
+        ),
+    );
+
+    // Act
+    const lead = theLead(capture(body));
+
+    // Assess
+    expect(lead.dedupKey).toBe('whatsapp:5511987654321');
+    expect(lead.answers).toContainEqual(
+      expect.objectContaining({ key: 'horario_noite', value: 'Noite' }),
+    );
   });
 
   it('acknowledges statuses, later messages and the dashboard’s test sample: no lead', async () => {

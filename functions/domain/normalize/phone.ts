@@ -76,8 +76,10 @@ const NOT_A_PHONE = 'não é um telefone válido';
  * (`0 41 11 ...`), `0xx11`, and a leading `55` without `+`.
  *
  * Fallbacks, tried only when the straightforward reading is not a valid number:
- * 1. a Brazilian 10-digit number whose subscriber part starts with 6, 8 or 9 is a pre-2016 mobile:
- *    the ninth digit is added (`ninthDigitAdded`);
+ * 1. a Brazilian 10-digit number whose subscriber part starts with 6 to 9 is a pre-2016 mobile:
+ *    the ninth digit is added (`ninthDigitAdded`). Landlines start with 2 to 5, so the digit is
+ *    added even where the old eight-digit number still validates (`(11) 7654-3210`, once a
+ *    radio-network number, is today's `(11) 97654-3210`);
  * 2. `00` + country code (the European way to write `+`; BR dialling would need a carrier code
  *    after `00`). `0055` is always read as +55: `0055 94 9...` is a Brazilian mobile to the person
  *    typing it, although the dialling plan reads carrier 55 + Sri Lanka (+94);
@@ -110,10 +112,9 @@ export function normalizePhone(input: string | number, defaultRegion = 'BR'): Ph
   if (viaIdd?.countryCallingCode === '55' && viaIdd.isValid()) return toResult(viaIdd);
 
   const direct = parse(cleaned, region);
-  if (direct?.isValid()) return toResult(direct);
-
   const repaired = direct && addNinthDigit(direct, cleaned);
   if (repaired) return repaired;
+  if (direct?.isValid()) return toResult(direct);
 
   if (viaIdd?.isValid()) return toResult(viaIdd);
   if (mayBeInternationalWithoutPlus(cleaned, digits, region)) {
@@ -155,13 +156,13 @@ function parse(text: string, region: CountryCode): PhoneNumber | undefined {
 }
 
 /**
- * Ten digits whose subscriber part starts with 6, 8 or 9 are either a pre-2016 mobile (`9876-5432`)
+ * Ten digits whose subscriber part starts with 6 to 9 are either a pre-2016 mobile (`9876-5432`)
  * or a modern mobile missing a digit (`98765-432`). The digits alone cannot tell; the grouping as
  * typed can, so a 5-digit group or a short last group (`98765-432`) refuses the upgrade.
  */
 function addNinthDigit(phone: PhoneNumber, text: string): NormalizedPhone | undefined {
   const nsn = phone.nationalNumber;
-  if (phone.countryCallingCode !== '55' || !/^[1-9]{2}[689]\d{7}$/.test(nsn)) return undefined;
+  if (phone.countryCallingCode !== '55' || !/^[1-9]{2}[6-9]\d{7}$/.test(nsn)) return undefined;
   const groups = (text.split(/ext\.|x/iu)[0] ?? '').match(/\p{Nd}+/gu) ?? [];
   const last = groups.at(-1) ?? '';
   if (groups.some((group) => group.length === 5) || (groups.length > 1 && last.length < 4)) {
@@ -219,6 +220,16 @@ function regionPt(region: string): string {
   } catch {
     return `em ${region}`;
   }
+}
+
+/**
+ * Whether a number is a Brazilian mobile by its shape: once normalised (the ninth digit added
+ * where {@link normalizePhone} is sure of it), 11 digits, area code then the ninth digit 9
+ * (`(11) 98765-4321`, `+55 21 8765-4321`). A landline, a foreign number or no number: false.
+ */
+export function isBrazilianMobile(input: string): boolean {
+  const phone = normalizePhone(input);
+  return !('error' in phone) && phone.ddi === '55' && /^[1-9]{2}9\d{8}$/.test(phone.cellphone);
 }
 
 /**

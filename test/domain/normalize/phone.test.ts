@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   BR_AREA_CODES,
+  isBrazilianMobile,
   isPlaceholderPhone,
   normalizePhone,
 } from '../../../functions/domain/normalize/phone.ts';
@@ -317,5 +318,63 @@ describe('isPlaceholderPhone', () => {
         },
       ),
     );
+  });
+});
+
+describe('phones as CRMs and chatbots send them', () => {
+  it.each([
+    ['0xx11 98765-4321', '11987654321'],
+    ['0XX11987654321', '11987654321'],
+    ['011 98765-4321', '11987654321'],
+    ['(011) 98765-4321', '11987654321'],
+    ['0 21 98765-4321', '21987654321'],
+  ])(
+    'reads the long-distance prefix of %j (0xx, trunk zero) as no part of the number',
+    (input, cellphone) => {
+      // Act
+      const result = normalizePhone(input);
+
+      // Assess
+      expect(result).toMatchObject({ ddi: '55', cellphone, type: 'MOBILE' });
+    },
+  );
+
+  it.each([
+    ['(11) 6543-2109', '11965432109'],
+    ['(11) 7654-3210', '11976543210'],
+    ['(21) 8765-4321', '21987654321'],
+    ['55 31 9876-5432', '31998765432'],
+  ])(
+    'adds the ninth digit to the ten-digit mobile %j (first local digit 6 to 9)',
+    (input, cellphone) => {
+      // Act
+      const result = normalizePhone(input);
+
+      // Assess
+      expect(result).toMatchObject({ ddi: '55', cellphone, ninthDigitAdded: true });
+    },
+  );
+
+  it.each(['(11) 3456-7890', '(11) 2345-6789', '(51) 5432-1098'])(
+    'leaves the landline %j (first local digit 2 to 5) as it is',
+    (input) => {
+      // Act
+      const result = normalizePhone(input);
+
+      // Assess
+      expect(result).not.toHaveProperty('ninthDigitAdded');
+      expect(result).toMatchObject({ cellphone: input.replace(/\D/g, '').slice(-10) });
+    },
+  );
+
+  it.each([
+    ['(11) 98765-4321', true],
+    ['+55 21 8765-4321', true],
+    ['011987654321', true],
+    ['(11) 3456-7890', false],
+    ['+1 415 555 2671', false],
+    ['não sei', false],
+  ])('tells a Brazilian mobile by its shape: %j → %s', (input, mobile) => {
+    expect(isBrazilianMobile(input)).toBe(mobile);
   });
 });
