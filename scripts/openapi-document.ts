@@ -398,6 +398,11 @@ const OPERATIONS: Record<string, Operation> = {
       'The upstream’s create-prospect body. The lead is recorded, then the answer waits up to 8 seconds for its delivery: 200 with the upstream’s id when delivered in time, else 202 (it is still delivered). A retry with the same body (or `Idempotency-Key`) from the same client is the same lead; keys and bodies are scoped to the client that sent them, and a key is bound to its body.',
     tags: ['intake'],
     parameters: [
+      query(
+        'upstream',
+        'The account the Prospect goes to (default: the client’s only account, else `default`).',
+        z.string(),
+      ),
       {
         name: 'Idempotency-Key',
         in: 'header',
@@ -424,8 +429,11 @@ const OPERATIONS: Record<string, Operation> = {
         ref(prospectPendingSchema),
       ),
       '400': answer(
-        'The body is not a Prospect (`invalid_body`), or the upstream refused it (`rejected_upstream`, with the lead id).',
+        'The body is not a Prospect (`invalid_body`), the upstream refused it (`rejected_upstream`, with the lead id), `?upstream=` names no account this client may post to (`unknown_upstream`, the same for an account that does not exist), or the client sees several accounts and named none (`upstream_required`).',
         { anyOf: [ref(errorSchema), ref(prospectRejectedSchema)] },
+      ),
+      '404': problem(
+        'The chosen account has no profile of source `prospect` (`no_prospect_profile`).',
       ),
       '413': problem('The body is over 256 KB.'),
       '422': problem(
@@ -574,7 +582,8 @@ const OPERATIONS: Record<string, Operation> = {
   },
   'PATCH /admin/leads/{leadId}': {
     operationId: 'correctLead',
-    summary: 'Correct a parked, rejected, dead or test lead’s fields (then retry it)',
+    summary:
+      'Correct a parked, rejected, dead or test lead’s fields (then retry it), or move a lead to another profile',
     description:
       'A browser must send the console’s `X-CSRF-Token` and come from this site (docs/operations.md).',
     tags: ['admin'],
@@ -589,11 +598,11 @@ const OPERATIONS: Record<string, Operation> = {
         'Not JSON, or fields that cannot be used (`invalid_prospect`, one detail each).',
       ),
       '403': problem(
-        'A browser request from another site or without the token (`cross_site_refused`).',
+        'A browser request from another site or without the token (`cross_site_refused`); a branch or profile outside the scoped operator’s scope (`outside_scope`, nothing changed).',
       ),
       '404': problem('No such lead.'),
       '409': problem(
-        'Not correctable now (`not_correctable`), or it changed meanwhile (`conflict`).',
+        'Not correctable now (`not_correctable`), its profile is gone (`unknown_profile`: move it), the profile named has another source (`other_source`), or it changed meanwhile (`conflict`).',
       ),
       '503': SERVICE_UNAVAILABLE,
     },

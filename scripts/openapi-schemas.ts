@@ -190,8 +190,11 @@ export const adminLeadDetailSchema = named(
 
 export const leadCorrectionSchema = named(
   'LeadCorrection',
-  'Prospect fields an operator corrects (validated like the Prospect API; an unknown field is refused; `null` or "" clears one; a phone is split into `ddi` and `cellphone`). Kept apart and laid over every mapping of the lead, so delivery never maps it away.',
-  z.object({ prospect: z.record(z.string(), z.unknown()) }),
+  'Prospect fields an operator corrects (validated like the Prospect API; an unknown field is refused; `null` or "" clears one; a phone is split into `ddi` and `cellphone`), kept apart and laid over every mapping of the lead, so delivery never maps it away; and/or `profile`: another profile of the same source to move the lead to (a lead whose profile left the configuration; a queued one too, woken at once). At least one of the two.',
+  z.object({
+    prospect: z.optional(z.record(z.string(), z.unknown())),
+    profile: z.optional(z.string()),
+  }),
 );
 
 export const leadPreviewSchema = named(
