@@ -5,6 +5,7 @@
  *   leads list [--status parked] [--all]     leads that wait for an operator
  *   leads show <leadId>
  *   leads retry <leadId>
+ *   leads move <leadId> <profile>            to another profile of its source
  *   leads replay
  *   leads refresh                             the debtors report, now
  *   leads upstream [--upstream <name>]        circuit, pace and backlog per account

@@ -6,7 +6,7 @@ import type { Command } from '../command.ts';
 import { backfill } from './backfill.ts';
 import { CONFIG_COMMANDS } from './config.ts';
 import { erase } from './erase.ts';
-import { list, replay, retry, show } from './leads.ts';
+import { list, move, replay, retry, show } from './leads.ts';
 import { refresh } from './report.ts';
 import { upstream } from './upstream.ts';
 
@@ -14,6 +14,7 @@ export const COMMANDS: readonly Command[] = [
   list,
   show,
   retry,
+  move,
   replay,
   backfill,
   refresh,

@@ -1,4 +1,4 @@
-/** The lead commands: list, show, retry, replay (the admin routes, docs/operations.md). */
+/** The lead commands: list, show, retry, move, replay (the admin routes, docs/operations.md). */
 import type {
   AdminLeadView,
   LeadDetail,
@@ -140,6 +140,30 @@ export const retry: Command = {
       body.note
         ? `lead ${body.leadId} na fila; o envio não saiu agora, o reconciliador o envia em instantes`
         : `lead ${body.leadId} na fila para envio agora`,
+    );
+  },
+};
+
+export const move: Command = {
+  name: 'move',
+  summary: 'Move um lead para outro perfil da mesma origem (o perfil dele saiu da configuração)',
+  usage: 'move <leadId> <perfil>',
+  positionals: [2, 2],
+  async run({ api, io, json }, { positionals }) {
+    const [leadId, profile] = positionals as [string, string];
+    const { body } = await api().request<{ leadId: string; status: string; profile: string }>(
+      'PATCH',
+      leadPath(leadId),
+      { profile },
+    );
+    if (json) {
+      io.out(JSON.stringify(body, null, 2));
+      return;
+    }
+    io.out(
+      body.status === 'queued'
+        ? `lead ${body.leadId} movido para o perfil ${profile} e na fila para envio agora`
+        : `lead ${body.leadId} movido para o perfil ${profile}; reenvie-o com: retry ${body.leadId}`,
     );
   },
 };

@@ -35,7 +35,7 @@ let rt: TestRuntime;
 beforeAll(async () => {
   // Two upstream accounts, for `upstream`: the default one and `south`.
   rt = await startTestRuntime({
-    ...testConfig({ site, meta }, DEMO_CLIENTS),
+    ...testConfig({ site, site2: { ...site, defaults: { idBranch: 2 } }, meta }, DEMO_CLIENTS),
     upstreams: { south: { ...TEST_UPSTREAM, report: { branches: [2], refreshSeconds: 3600 } } },
   });
 });
@@ -124,6 +124,19 @@ describe('npm run leads', () => {
     expect(body.leads).toContainEqual(
       expect.objectContaining({ leadId: parked, status: 'parked' }),
     );
+  });
+
+  it('moves a lead to another profile of its source; another source is refused', async () => {
+    const leadId = await parkedLead('ana.move@example.com');
+    const moved = await leads(['move', leadId, 'site2']);
+    const refused = await leads(['move', leadId, 'meta']);
+    expect(moved).toMatchObject({
+      code: 0,
+      out: `lead ${leadId} movido para o perfil site2; reenvie-o com: retry ${leadId}`,
+    });
+    expect((await rt.ledger.get(leadId))?.profile).toBe('site2');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('[other_source]');
   });
 
   it('shows one lead, then retries it; a delivered lead is refused', async () => {
