@@ -162,6 +162,24 @@ export const CONSOLE_SCRIPT_LEADS = `
     return form;
   }
 
+  /** Moving the lead to another profile of its source (its own left the configuration). */
+  function moveForm(leadId, lead, result) {
+    var select = options(lead.moveTo, null, '', 'Escolha o perfil');
+    select.name = 'profile';
+    var form = el('form', { id: 'move' }, [el('h3', { text: 'Mover para outro perfil' }),
+      el('p', { class: 'muted', text: lead.profileGone ? 'O perfil ' + lead.profile + ' saiu da configuração: mova o lead para um perfil da mesma origem e ele é enviado por ele.' : 'O lead passa a ser enviado pelo perfil escolhido (mesma origem).' }),
+      field('Perfil', select), el('div', { class: 'actions' }, [el('button', { type: 'submit', text: 'Mover' })])]);
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      if (!select.value) return;
+      form.querySelector('button').disabled = true;
+      api('PATCH', 'leads/' + encodeURIComponent(leadId), { profile: select.value })
+        .then(function (moved) { return moved.status === 'queued' ? follow(leadId) : showLead(leadId, message('Movido para o perfil ' + select.value + '.', 'ok')); })
+        .catch(function (e) { clear(result).appendChild(message(e.message, 'error')); form.querySelector('button').disabled = false; });
+    });
+    return form;
+  }
+
   function showLead(leadId, notice) {
     clear(view).appendChild(el('p', {}, [el('a', { href: '#/', text: '← Leads' })]));
     var box = el('div', {}, [message('Carregando…')]);
@@ -204,6 +222,7 @@ export const CONSOLE_SCRIPT_LEADS = `
       }
       if (lead.correctable) box.appendChild(el('div', { class: 'card' }, [correctionForm(leadId, prospect, result, retry), actions, result]));
       else if (actions.firstChild) box.appendChild(el('div', { class: 'card' }, [actions, result]));
+      if (lead.moveTo && (lead.correctable || lead.profileGone)) box.appendChild(el('div', { class: 'card' }, [moveForm(leadId, lead, result)]));
     }).catch(function (e) { clear(box).appendChild(message(e.message, 'error')); });
   }
 

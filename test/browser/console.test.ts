@@ -15,6 +15,8 @@ import { launchChromium, openPage, screenshot, type Viewport } from '../helpers/
 import { startTestRuntime, type TestRuntime } from '../helpers/local-runtime.ts';
 
 const DEMO = JSON.parse(readFileSync(new URL('../../config/demo.json', import.meta.url), 'utf8'));
+// A second form profile, where an operator may move a lead of `site` (same source).
+DEMO.profiles['site-moema'] = { ...DEMO.profiles.site, defaults: { idBranch: 2 } };
 const OPS = { username: 'ops', password: 'ops-secret' };
 const AUTH = { authorization: `Basic ${Buffer.from('ops:ops-secret').toString('base64')}` };
 const DESKTOP = { width: 1366, height: 900 };
@@ -109,6 +111,25 @@ async function fixParkedLead(
   expect(lead.lastError).toBeUndefined();
   return { page, context };
 }
+
+describe('moving a lead to another profile', () => {
+  it('at 390 px: the lead page offers the other form profiles and moves it there', async () => {
+    const leadId = await parkedFormLead('Rita Moema', 'rita.moema@example.com');
+    const { page, context } = await open(PHONE);
+    await page.goto(new URL(`/admin/#/lead/${leadId}`, rt.url).href);
+    await page.locator('#move').waitFor();
+    expect(await page.textContent('#move h3')).toBe('Mover para outro perfil');
+    const offered = await page.$$eval('#move select option', (o) => o.map((x) => x.textContent));
+    expect(offered).toEqual(['Escolha o perfil', 'site-moema']);
+    expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
+    await screenshot(page, 'console-390-move.png');
+    await page.selectOption('#move select', 'site-moema');
+    await page.click('#move button[type="submit"]');
+    await page.locator('.msg.ok', { hasText: 'Movido para o perfil site-moema.' }).waitFor();
+    expect((await rt.ledger.get(leadId))?.profile).toBe('site-moema');
+    await context.close();
+  });
+});
 
 describe('the operator console', () => {
   it('at 1366 px: finds a parked lead, shows what was typed, takes the phone, delivers it', async () => {

@@ -11,7 +11,8 @@
  * account naming branches) says which branch it goes to and why (`branch`, domain/branch-answer.ts
  * `explainBranch`: an answer that named no branch is a warning), and a lead whose mapping warns
  * says what (`warnings`, as in its notes), its capture mapped again with its profile and its
- * account's named branches. 400 for a malformed
+ * account's named branches. A lead not yet delivered lists the operator's other profiles of its
+ * source (`moveTo`), and says when its own profile is gone (`profileGone`). 400 for a malformed
  * id, 404 for an unknown one.
  */
 import { accountOfProfile } from '../../config/config-schema.ts';
@@ -38,6 +39,10 @@ export type LeadDetail = DetailedLeadView & {
   branch?: BranchExplanation;
   /** What its mapping warns about (an unknown branch, a phone that is not one...). */
   warnings?: string[];
+  /** Its profile left the configuration: it waits for it, or for an operator to move it. */
+  profileGone?: true;
+  /** The operator's other profiles of the lead's source: where `PATCH {"profile"}` may move it. */
+  moveTo?: string[];
 };
 
 /**
@@ -63,11 +68,29 @@ async function mappingOf(
   };
 }
 
+/** Whether the lead's profile is gone, and where the operator may move the lead. */
+async function movesOf(
+  deps: AdminDeps,
+  lead: LeadRecord,
+): Promise<Pick<LeadDetail, 'profileGone' | 'moveTo'>> {
+  if (lead.redactedAt !== undefined || lead.status === 'delivered') return {};
+  const [own, settings] = await Promise.all([
+    deps.config.profile(lead.profile),
+    deps.config.profileSettings(),
+  ]);
+  const current = (await deps.config.currentName?.(lead.profile)) ?? lead.profile;
+  const moveTo = Object.entries(settings)
+    .filter(([name, profile]) => profile.source === lead.source && name !== current)
+    .map(([name]) => name);
+  return { ...(!own && { profileGone: true }), ...(moveTo.length > 0 && { moveTo }) };
+}
+
 export async function getLead({ deps, leadId }: RouteContext): Promise<HttpResponse> {
   const lead = await findLead(deps.ledger, requireLeadId(leadId));
   const view: LeadDetail = {
     ...toDetailedView(lead, await zonesOf(deps.config)(lead.profile)),
     ...(await mappingOf(deps, lead)),
+    ...(await movesOf(deps, lead)),
   };
   // A lead on its way waits for the upstream too: say how the upstream is doing.
   if (!IN_FLIGHT.has(lead.status)) return json(200, view, NO_STORE);
