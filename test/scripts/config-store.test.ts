@@ -243,7 +243,7 @@ describe('npm run config -- diff and rollback', () => {
     // Assess
     expect(diffed.warnings).toEqual([
       expect.stringMatching(
-        /^aviso: o perfil 'site' sai da configuração e recebeu 2 lead\(s\) nos últimos 30 dias; 1 aguardando entrega\..*novo: 'site-novo'/,
+        /^aviso: o perfil 'site' sai da configuração e recebeu 2 lead\(s\) nos últimos 30 dias; 1 aguardando entrega\..*'site' parece renomeado para 'site-novo': acrescente "formerly": \["site"\]/,
       ),
     ]);
     expect(pushed.warnings).toEqual(diffed.warnings);
