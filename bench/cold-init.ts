@@ -124,7 +124,6 @@ const FUNCTION_ENV: NodeJS.ProcessEnv = {
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'AKIDBENCH',
   AWS_SECRET_ACCESS_KEY: 'bench',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   [ENV.runtime]: 'aws',
   POWERTOOLS_SERVICE_NAME: 'leads',
   POWERTOOLS_METRICS_NAMESPACE: 'Leads',
@@ -255,15 +254,15 @@ function todaysSource(fn: { entry: string; sdk: readonly Sdk[] }): string {
 /** The signed-fetch clients (kernel/aws/) that replaced the SDK's, as the wirings make them. */
 const LITE_SOURCE: Partial<Record<Sdk, { imports: string; construct: string }>> = {
   dynamodb: {
-    imports: `import { createDynamoDb } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/aws/dynamodb.ts'))};`,
+    imports: `import { createDynamoDb } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/dynamodb-aws.ts'))};`,
     construct: 'createDynamoDb()',
   },
   sqs: {
-    imports: `import { createSqs } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/aws/sqs.ts'))};`,
+    imports: `import { createSqs } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/sqs-aws.ts'))};`,
     construct: 'createSqs()',
   },
   s3: {
-    imports: `import { createS3 } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/aws/s3.ts'))};`,
+    imports: `import { createS3 } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/s3-aws.ts'))};`,
     construct: 'createS3()',
   },
 };

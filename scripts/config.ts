@@ -122,7 +122,7 @@ async function ledgerClients(
   try {
     const [{ CloudFormationClient, DescribeStacksCommand }, dynamo, ledger] = await Promise.all([
       import('@aws-sdk/client-cloudformation'),
-      import('../functions/kernel/aws/dynamodb.ts'),
+      import('../functions/kernel/dynamodb-aws.ts'),
       import('../functions/ledger/lead-ledger-dynamodb.ts'),
     ]);
     const stacks = await new CloudFormationClient({}).send(
