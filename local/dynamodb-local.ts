@@ -47,7 +47,7 @@ export interface LocalDynamo {
   /** `http://127.0.0.1:<port>`. */
   endpoint: string;
   /**
-   * The functions' DynamoDB client (kernel/dynamodb-aws.ts, signed fetch) on this endpoint: what
+   * The functions' DynamoDB client (kernel/dynamodb-aws.ts, the SDK's document client) on this endpoint: what
    * every adapter uses locally, as on AWS.
    */
   client: DynamoDb;

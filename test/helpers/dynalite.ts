@@ -15,7 +15,7 @@ export const TEST_ERASURE_SALT = async () => 'test-erasure-salt-0123456789abcdef
 
 export interface TestDynamo {
   endpoint: string;
-  /** The functions' DynamoDB client (signed fetch) on this endpoint. */
+  /** The functions' DynamoDB client (the SDK's document client) on this endpoint. */
   client: DynamoDb;
   /** An AWS SDK client for table administration (`ensureTable`). */
   admin: DynamoDBClient;

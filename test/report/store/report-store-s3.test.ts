@@ -237,7 +237,7 @@ describe('createS3ReportStore', () => {
   });
 });
 
-describe('the report store on s3rver, through the signed-fetch client', () => {
+describe('the report store on s3rver, through the SDK client', () => {
   let local: LocalS3;
   beforeAll(async () => {
     local = await startLocalS3(BUCKET);
