@@ -10,22 +10,12 @@
  * `ConditionalCheckFailedException` (`isConditionFailed`), its `Item` (when the call asked for
  * it with `ReturnValuesOnConditionCheckFailure`) unmarshalled to plain values.
  *
- * One client per function instance (the wirings make it once); the SDK's standard retry mode
+ * One client per function instance (the wirings make it once), its SDK modules loaded at its first
+ * call (in the deployed bundle a chunk of their own, read while the first request waits for its
+ * settings, not at init: docs/performance.md); the SDK's standard retry mode
  * with DynamoDB's defaults (4 attempts, 25 ms back-off base), a 3 s deadline per attempt
  * (sdk-aws.ts). Tested against dynalite (test/kernel/dynamodb-aws.test.ts).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type AwsClientOptions, sdkClientConfig } from './sdk-aws.ts';
 
 export type { AwsClientOptions } from './sdk-aws.ts';
@@ -135,32 +125,48 @@ export function isConditionFailed(error: unknown): error is ConditionFailed {
 }
 
 /** The SDK leaves a failed condition's `Item` marshalled (AttributeValues): plain values here. */
-function plainConditionItem(error: unknown): unknown {
+async function plainConditionItem(error: unknown): Promise<unknown> {
   if (isConditionFailed(error) && error.Item && typeof error.Item === 'object') {
+    const { unmarshall } = await import('@aws-sdk/util-dynamodb');
     error.Item = unmarshall(error.Item as never);
   }
   return error;
 }
 
+/** The SDK's client and commands, loaded once. */
+async function loadSdk(options: AwsClientOptions) {
+  const [{ DynamoDBClient }, lib] = await Promise.all([
+    import('@aws-sdk/client-dynamodb'),
+    import('@aws-sdk/lib-dynamodb'),
+  ]);
+  const client = lib.DynamoDBDocumentClient.from(new DynamoDBClient(sdkClientConfig(options)), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  return { client, lib };
+}
+type Lib = Awaited<ReturnType<typeof loadSdk>>['lib'];
+
 const withoutUndefined = <T extends object>(value: T | undefined) => value ?? {};
 
 export function createDynamoDb(options: AwsClientOptions = {}): DynamoDb {
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient(sdkClientConfig(options)), {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: any of the document client's commands.
-  async function send(command: any): Promise<any> {
+  let sdk: ReturnType<typeof loadSdk> | undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: any of the document client's commands and answers.
+  async function send(command: (lib: Lib) => any): Promise<any> {
+    sdk ??= loadSdk(options);
+    const { client, lib } = await sdk;
     try {
-      return await client.send(command);
+      return await client.send(command(lib));
     } catch (error) {
-      throw plainConditionItem(error);
+      throw await plainConditionItem(error);
     }
   }
-  const attributes = async (command: object) => {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  const attributes = async (command: (lib: Lib) => any) => {
     const { Attributes } = await send(command);
     return Attributes ? { Attributes: Attributes as Item } : {};
   };
-  const page = async (command: object): Promise<Page> => {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  const page = async (command: (lib: Lib) => any): Promise<Page> => {
     const out = await send(command);
     const items = (out.Items ?? []) as Item[];
     return {
@@ -171,20 +177,20 @@ export function createDynamoDb(options: AwsClientOptions = {}): DynamoDb {
   };
   return {
     async get(input) {
-      const { Item } = await send(new GetCommand(input));
+      const { Item } = await send((lib) => new lib.GetCommand(input));
       return Item ? { Item: Item as Item } : {};
     },
     async batchGet(input) {
-      const out = await send(new BatchGetCommand(input));
+      const out = await send((lib) => new lib.BatchGetCommand(input));
       return {
         Responses: withoutUndefined(out.Responses),
         UnprocessedKeys: withoutUndefined(out.UnprocessedKeys),
       };
     },
-    put: (input) => attributes(new PutCommand(input)),
-    update: (input) => attributes(new UpdateCommand(input)),
-    delete: (input) => attributes(new DeleteCommand(input)),
-    query: (input) => page(new QueryCommand(input)),
-    scan: (input) => page(new ScanCommand(input)),
+    put: (input) => attributes((lib) => new lib.PutCommand(input)),
+    update: (input) => attributes((lib) => new lib.UpdateCommand(input)),
+    delete: (input) => attributes((lib) => new lib.DeleteCommand(input)),
+    query: (input) => page((lib) => new lib.QueryCommand(input)),
+    scan: (input) => page((lib) => new lib.ScanCommand(input)),
   };
 }

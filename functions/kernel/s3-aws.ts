@@ -3,16 +3,10 @@
  * (`@aws-sdk/client-s3`: virtual-hosted or path-style URLs, its default CRC32 integrity check on
  * a put and its validation of a get's stored checksum). Errors are the SDK's (`NoSuchKey`,
  * `AccessDenied`, `NotFound` for a 404 without a body). One client per function instance, the
- * SDK's standard retry mode (3 attempts), 20 s per attempt: a report object is up to a few MB
+ * SDK module loaded at its first call, the SDK's standard retry mode (3 attempts), 20 s per attempt: a report object is up to a few MB
  * (sdk-aws.ts). A given `endpoint` (s3rver, another S3) is addressed path-style. Tested against
  * s3rver (test/kernel/s3-aws.test.ts).
  */
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
 import { type AwsClientOptions, sdkClientConfig } from './sdk-aws.ts';
 
 export interface GetObjectOutput {
@@ -48,15 +42,28 @@ export interface S3 {
 
 export const S3_ATTEMPT_TIMEOUT_MS = 20_000;
 
-export function createS3(options: AwsClientOptions = {}): S3 {
-  const client = new S3Client({
+async function loadSdk(options: AwsClientOptions) {
+  const sdk = await import('@aws-sdk/client-s3');
+  const client = new sdk.S3Client({
     ...sdkClientConfig({ attemptTimeoutMs: S3_ATTEMPT_TIMEOUT_MS, ...options }),
     // A given endpoint is one host for every bucket (a local S3): path-style, as the SDK says.
     ...(options.endpoint !== undefined && { forcePathStyle: true }),
   });
+  return { client, sdk };
+}
+
+export function createS3(options: AwsClientOptions = {}): S3 {
+  let loaded: ReturnType<typeof loadSdk> | undefined;
+  const s3 = () => {
+    loaded ??= loadSdk(options);
+    return loaded;
+  };
   return {
     async getObject(input) {
-      const out = await client.send(new GetObjectCommand({ ...input, ChecksumMode: 'ENABLED' }));
+      const { client, sdk } = await s3();
+      const out = await client.send(
+        new sdk.GetObjectCommand({ ...input, ChecksumMode: 'ENABLED' }),
+      );
       const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
       return {
         body,
@@ -66,10 +73,12 @@ export function createS3(options: AwsClientOptions = {}): S3 {
       };
     },
     async putObject(input) {
-      await client.send(new PutObjectCommand(input));
+      const { client, sdk } = await s3();
+      await client.send(new sdk.PutObjectCommand(input));
     },
     async deleteObject(input) {
-      await client.send(new DeleteObjectCommand(input));
+      const { client, sdk } = await s3();
+      await client.send(new sdk.DeleteObjectCommand(input));
     },
   };
 }

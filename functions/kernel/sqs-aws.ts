@@ -2,16 +2,9 @@
  * SQS for the functions: the four operations the stack uses, through the SDK's `SQSClient`
  * (`@aws-sdk/client-sqs`: its JSON protocol, its queue-URL endpoints, its check of the MD5 SQS
  * returns for a sent body). Names and shapes are the API's own. One client per function instance
- * (the wirings make it once), the SDK's standard retry mode (3 attempts) and a 3 s deadline per
+ * (the wirings make it once), its SDK module loaded at its first call, the SDK's standard retry mode (3 attempts) and a 3 s deadline per
  * attempt (sdk-aws.ts). Tested with aws-sdk-client-mock (test/kernel/sqs-aws.test.ts).
  */
-import {
-  ChangeMessageVisibilityCommand,
-  ListMessageMoveTasksCommand,
-  SendMessageCommand,
-  SQSClient,
-  StartMessageMoveTaskCommand,
-} from '@aws-sdk/client-sqs';
 import { type AwsClientOptions, sdkClientConfig } from './sdk-aws.ts';
 
 export interface SendMessageInput {
@@ -57,22 +50,35 @@ export interface Sqs {
   }): Promise<{ TaskHandle?: string }>;
 }
 
+async function loadSdk(options: AwsClientOptions) {
+  const sdk = await import('@aws-sdk/client-sqs');
+  return { client: new sdk.SQSClient(sdkClientConfig(options)), sdk };
+}
+
 export function createSqs(options: AwsClientOptions = {}): Sqs {
-  const client = new SQSClient(sdkClientConfig(options));
+  let loaded: ReturnType<typeof loadSdk> | undefined;
+  const sqs = () => {
+    loaded ??= loadSdk(options);
+    return loaded;
+  };
   return {
     async sendMessage(input) {
-      const { MessageId } = await client.send(new SendMessageCommand(input));
+      const { client, sdk } = await sqs();
+      const { MessageId } = await client.send(new sdk.SendMessageCommand(input));
       return MessageId === undefined ? {} : { MessageId };
     },
     async changeMessageVisibility(input) {
-      await client.send(new ChangeMessageVisibilityCommand(input));
+      const { client, sdk } = await sqs();
+      await client.send(new sdk.ChangeMessageVisibilityCommand(input));
     },
     async listMessageMoveTasks(input) {
-      const { Results } = await client.send(new ListMessageMoveTasksCommand(input));
+      const { client, sdk } = await sqs();
+      const { Results } = await client.send(new sdk.ListMessageMoveTasksCommand(input));
       return Results === undefined ? {} : { Results };
     },
     async startMessageMoveTask(input) {
-      const { TaskHandle } = await client.send(new StartMessageMoveTaskCommand(input));
+      const { client, sdk } = await sqs();
+      const { TaskHandle } = await client.send(new sdk.StartMessageMoveTaskCommand(input));
       return TaskHandle === undefined ? {} : { TaskHandle };
     },
   };
