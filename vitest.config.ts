@@ -1,6 +1,16 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+// The functions deploy to nodejs24.x: the tests run on Node 24, which `npm ci` installs
+// (package.json's optionalDependencies, node_modules/.bin/node first on every npm script's PATH).
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  throw new Error(
+    `the tests run on Node 24 (this is ${process.version}): run them through npm (npm test, npx vitest), ` +
+      "which puts the node of package.json's optionalDependencies first on PATH, or install Node 24",
+  );
+}
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -20,7 +30,6 @@ export default defineConfig({
     env: {
       POWERTOOLS_DEV: 'false',
       POWERTOOLS_LOG_LEVEL: 'WARN',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
   },
 });

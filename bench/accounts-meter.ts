@@ -1,8 +1,9 @@
 /**
  * What a run of the accounts bench asks of AWS, counted on this machine: every DynamoDB request
- * the functions send (they all go through functions/kernel/aws/transport.ts, which tells
- * `observeAwsRequests` of each answered one),
- * told apart by table. Requests to the ledger table are DynamoDB's own bill (reads and writes,
+ * the functions' SDK clients send and get an answer to, seen on Node's `http.client.request.created`
+ * diagnostics channel (the SDK's node:http handler makes one ClientRequest per attempt; its
+ * `x-amz-target` names the operation and its body is read as it is written), told apart by
+ * table. Requests to the ledger table are DynamoDB's own bill (reads and writes,
  * failed conditional writes included: DynamoDB bills them too). Requests to the local queue's
  * table stand for SQS (functions/ledger/lead-queue-local.ts keeps the queue in DynamoDB): a put
  * is a SendMessage, a receive-count increment a message received, a delete a DeleteMessage, any
@@ -13,7 +14,8 @@
  * `installAwsMeter` listens once for the process; `start()` empties the counts and starts
  * counting, `stop()` freezes them.
  */
-import { observeAwsRequests } from '../functions/kernel/aws/transport.ts';
+import { subscribe } from 'node:diagnostics_channel';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 
 export interface AwsCounts {
   /** Ledger table: read requests (GetItem, Query, Scan, BatchGetItem, TransactGetItems). */
@@ -137,26 +139,56 @@ export function countDynamo(
 
 let installed: AwsMeter | undefined;
 
+type Chunk = string | Uint8Array;
+
+/**
+ * Calls `answered` with each DynamoDB request sent over node:http(s) in this thread, its body and
+ * its answer's status, once the answer's head has arrived.
+ */
+function observeDynamoRequests(
+  answered: (operation: string, body: string, status: number) => void,
+): void {
+  subscribe('http.client.request.created', (message) => {
+    const { request } = message as { request: ClientRequest };
+    const target = String(request.getHeader('x-amz-target') ?? '');
+    if (!target.startsWith(DYNAMO_TARGET)) return;
+    const chunks: Buffer[] = [];
+    const keep = (chunk: unknown) => {
+      if (typeof chunk === 'string' || chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+    };
+    // biome-ignore lint/suspicious/noExplicitAny: write's and end's overloads, passed through.
+    const { write, end } = request as any;
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    (request as any).write = function (this: ClientRequest, chunk: Chunk, ...rest: unknown[]) {
+      keep(chunk);
+      return write.call(this, chunk, ...rest);
+    };
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    (request as any).end = function (this: ClientRequest, chunk?: unknown, ...rest: unknown[]) {
+      if (typeof chunk !== 'function') keep(chunk);
+      return end.call(this, chunk, ...rest);
+    };
+    request.once('response', (response: IncomingMessage) => {
+      const operation = target.slice(DYNAMO_TARGET.length);
+      answered(operation, Buffer.concat(chunks).toString('utf8'), response.statusCode ?? 0);
+    });
+  });
+}
+
 /** Listens (once per process) to the AWS clients' requests to count those to DynamoDB. */
 export function installAwsMeter(queueTable: string): AwsMeter {
   if (installed) return installed;
   let counts = emptyCounts();
   let counting = false;
   const received = new Map<string, number>();
-  observeAwsRequests((request, status) => {
-    const target = String(request.headers['x-amz-target'] ?? '');
-    if (!counting || !target.startsWith(DYNAMO_TARGET)) return;
+  observeDynamoRequests((operation, text, status) => {
+    if (!counting) return;
     let body: DynamoBody = {};
     try {
-      const text =
-        typeof request.body === 'string'
-          ? request.body
-          : Buffer.from(request.body ?? []).toString('utf8');
       body = JSON.parse(text) as DynamoBody;
     } catch {
       // not JSON: counted by its operation alone
     }
-    const operation = target.slice(DYNAMO_TARGET.length);
     const ok = status >= 200 && status <= 299;
     countDynamo(counts, received, queueTable, operation, body, ok, Date.now());
   });

@@ -7,8 +7,9 @@
  * with it, the SDK external and resolved from node_modules as on Lambda, the parameter providers
  * imported with the module, source maps on), each imported by fresh `node` processes.
  * Baselines: bundles of just those SDK clients, bundled and external; a bundle of just the
- * signed-fetch clients (kernel/aws/) that replaced them; and the function's own code timed with
- * its AWS client libraries already loaded (docs/performance.md).
+ * functions' own SDK clients (the ports of kernel/dynamodb-aws.ts, sqs-aws.ts, s3-aws.ts on the
+ * SDK, as the wirings make them); and the function's own code timed with the AWS SDK already
+ * loaded (docs/performance.md).
  *
  * Each child measures `performance.now()` around `await import()` and again once the handler's
  * exported `ready` has settled (and one macrotask later): the handlers load their AWS wiring with
@@ -124,7 +125,6 @@ const FUNCTION_ENV: NodeJS.ProcessEnv = {
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'AKIDBENCH',
   AWS_SECRET_ACCESS_KEY: 'bench',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   [ENV.runtime]: 'aws',
   POWERTOOLS_SERVICE_NAME: 'leads',
   POWERTOOLS_METRICS_NAMESPACE: 'Leads',
@@ -234,8 +234,8 @@ const TODAYS_CLIENTS: readonly Sdk[] = ['dynamodb', 'sqs', 's3', 'sns'];
 
 /**
  * Today's design of a function, to measure against in the same run: the AWS SDK external, the
- * SDK clients its wiring constructed at import (DynamoDB with the document client, SQS, S3, SNS:
- * what the signed-fetch clients replaced), and the Powertools parameter providers (with their
+ * SDK clients its wiring constructed at import (DynamoDB with the document client, SQS, S3, SNS),
+ * and the Powertools parameter providers (with their
  * AppConfig and Secrets Manager clients) imported with the module, as config-aws.ts and
  * secrets-aws.ts did before they loaded them on first use.
  */
@@ -252,23 +252,23 @@ function todaysSource(fn: { entry: string; sdk: readonly Sdk[] }): string {
   ].join('\n');
 }
 
-/** The signed-fetch clients (kernel/aws/) that replaced the SDK's, as the wirings make them. */
+/** The functions' AWS clients (kernel/*-aws.ts: ports on the SDK), as the wirings make them. */
 const LITE_SOURCE: Partial<Record<Sdk, { imports: string; construct: string }>> = {
   dynamodb: {
-    imports: `import { createDynamoDb } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/aws/dynamodb.ts'))};`,
+    imports: `import { createDynamoDb } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/dynamodb-aws.ts'))};`,
     construct: 'createDynamoDb()',
   },
   sqs: {
-    imports: `import { createSqs } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/aws/sqs.ts'))};`,
+    imports: `import { createSqs } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/sqs-aws.ts'))};`,
     construct: 'createSqs()',
   },
   s3: {
-    imports: `import { createS3 } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/aws/s3.ts'))};`,
+    imports: `import { createS3 } from ${JSON.stringify(join(REPO_ROOT, 'functions/kernel/s3-aws.ts'))};`,
     construct: 'createS3()',
   },
 };
 
-/** A bundle source of the function's signed-fetch clients, constructed. */
+/** A bundle source of the function's AWS clients, constructed. */
 function liteSource(fn: { sdk: readonly Sdk[] }): string {
   const kinds = fn.sdk.filter((s) => LITE_SOURCE[s]);
   return [
@@ -277,8 +277,8 @@ function liteSource(fn: { sdk: readonly Sdk[] }): string {
   ].join('\n');
 }
 
-/** The libraries the signed-fetch clients use: external when the function's own code is timed. */
-const CLIENT_LIBRARIES = ['@aws-sdk/util-dynamodb', 'aws4'];
+/** The libraries the functions' AWS clients use: external when the function's own code is timed. */
+const CLIENT_LIBRARIES = ['@aws-sdk/*'];
 
 /**
  * Bytes of what every cold start reads: `index.mjs` and the wiring chunk the handler imports at
@@ -484,7 +484,7 @@ export async function coldInit(): Promise<Figure[]> {
         .join(', ');
       const clients = fn.sdk.join('+') || 'none';
       progress(
-        `init ${fn.name}: ${chosenMs.toFixed(1)} ms, today's design ${todayMs.toFixed(1)} ms (${(chosenMs / todayMs).toFixed(2)}); SDK only ${sdkBundledMs.toFixed(1)} ms bundled, ${sdkExternalMs.toFixed(1)} ms external; signed-fetch clients only ${liteMs.toFixed(1)} ms; own code above its AWS client libraries ${aboveMs.toFixed(1)} ms (${(aboveMs - floor.ms).toFixed(1)} ms above the own-code floor); bundle ${Math.round(chosen.bytes / 1024)} KB (today ${Math.round(today.bytes / 1024)} KB); heaviest: ${heaviest}`,
+        `init ${fn.name}: ${chosenMs.toFixed(1)} ms, today's design ${todayMs.toFixed(1)} ms (${(chosenMs / todayMs).toFixed(2)}); SDK only ${sdkBundledMs.toFixed(1)} ms bundled, ${sdkExternalMs.toFixed(1)} ms external; the functions' clients only ${liteMs.toFixed(1)} ms; own code above its AWS client libraries ${aboveMs.toFixed(1)} ms (${(aboveMs - floor.ms).toFixed(1)} ms above the own-code floor); bundle ${Math.round(chosen.bytes / 1024)} KB (today ${Math.round(today.bytes / 1024)} KB); heaviest: ${heaviest}`,
       );
       figures.push(
         figure(
@@ -503,12 +503,12 @@ export async function coldInit(): Promise<Figure[]> {
           sdkExternalMs,
         ),
         figure(
-          `init ${fn.name}: signed-fetch clients only (median of ${RUNS})`,
+          `init ${fn.name}: the functions' AWS clients only (median of ${RUNS})`,
           liteMs,
           'ms',
           `SDK clients only, bundled (${clients})`,
           sdkBundledMs,
-          `kernel/aws clients for ${liteKinds}, bundled as deployed`,
+          `kernel/*-aws.ts clients for ${liteKinds} (ports on the SDK), bundled as deployed`,
         ),
         figure(
           `init ${fn.name}: own code above its AWS client libraries (median of ${RUNS})`,
@@ -516,7 +516,7 @@ export async function coldInit(): Promise<Figure[]> {
           'ms',
           `SDK clients only, external (${clients})`,
           sdkExternalMs,
-          `aws4 and @aws-sdk/util-dynamodb imported first with the signed-fetch clients, then the function built with them external: its own modules, other dependencies and wiring; ${(aboveMs - floor.ms).toFixed(1)} ms above the own-code floor (Powertools + zod, ${floor.ms.toFixed(1)} ms)`,
+          `the AWS SDK imported first with the functions' clients, then the function built with @aws-sdk/* external: its own modules, other dependencies and wiring; ${(aboveMs - floor.ms).toFixed(1)} ms above the own-code floor (Powertools + zod, ${floor.ms.toFixed(1)} ms)`,
         ),
         figure(
           `bundle ${fn.name}: read at init (index.mjs, the wiring, their static imports)`,

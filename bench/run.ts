@@ -58,7 +58,6 @@ for (const phase of PHASES) {
       ...process.env,
       POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: 'ERROR',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
     inheritStderr: true,
     timeoutMs: PHASE_TIMEOUT_MS[phase] ?? 240_000,

@@ -29,7 +29,7 @@ import {
   DynamoDBClient,
   ListTablesCommand,
 } from '@aws-sdk/client-dynamodb';
-import { createDynamoDb, type DynamoDb } from '../functions/kernel/aws/dynamodb.ts';
+import { createDynamoDb, type DynamoDb } from '../functions/kernel/dynamodb-aws.ts';
 import type { DynamoTableDefinition } from '../functions/ledger/lead-ledger-dynamodb.ts';
 import type { DynaliteThreadData } from './dynalite-thread.ts';
 import { nextMessage, startTsWorker } from './ts-worker.ts';
@@ -47,7 +47,7 @@ export interface LocalDynamo {
   /** `http://127.0.0.1:<port>`. */
   endpoint: string;
   /**
-   * The functions' DynamoDB client (kernel/aws/dynamodb.ts, signed fetch) on this endpoint: what
+   * The functions' DynamoDB client (kernel/dynamodb-aws.ts, the SDK's document client) on this endpoint: what
    * every adapter uses locally, as on AWS.
    */
   client: DynamoDb;

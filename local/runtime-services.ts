@@ -64,9 +64,6 @@ export async function stopAll(running: Running): Promise<void> {
 export function prepareProcess(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true });
   process.env[ENV.runtime] = 'local';
-  // The AWS SDK warns on Node 20 about its releases from 2027; locally it only talks to dynalite,
-  // and the deployed functions run on Node 24. The warning would be noise on every start.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // CloudWatch metrics (EMF lines) mean nothing on this machine; logs stay on.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 }

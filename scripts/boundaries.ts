@@ -37,7 +37,6 @@ export const ADAPTER_FILES = [
   '**/*-event.ts',
   'functions/kernel/observability.ts',
   'functions/kernel/local-services.ts',
-  'functions/kernel/aws/**',
 ];
 
 const AWS = ['@aws-sdk/**', '@aws-lambda-powertools/**', 'aws-lambda'];
@@ -80,7 +79,7 @@ function override(includes: string[], patterns: Pattern[]) {
 /** biome.json's `overrides`, from the table above. */
 export function boundaryOverrides() {
   const noAws: Pattern = {
-    group: [...AWS, 'aws4', '**/kernel/aws/**'],
+    group: [...AWS, '**/kernel/*-aws.ts'],
     message: MESSAGES.aws,
   };
   const notAdapters = ADAPTER_FILES.map((glob) => `!${glob}`);

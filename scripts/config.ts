@@ -12,7 +12,9 @@
  *   schema                   write config/schema.json and config/deploy.schema.json
  *   help, --help, --version  this list, the version (exit code 0)
  *
- * AWS credentials and Region come from the usual places (AWS_PROFILE, AWS_REGION, ...). Exit
+ * AWS credentials and Region come from the SDK's default chain (AWS_PROFILE and ~/.aws, SSO, the
+ * environment, container or instance credentials) for every call, the ledger's DynamoDB reads
+ * included; AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_<SERVICE> point them elsewhere. Exit
  * codes: 0 done, 1 refused or failed (the message on stderr), 2 a wrong command line.
  */
 import { writeFileSync } from 'node:fs';
@@ -122,7 +124,7 @@ async function ledgerClients(
   try {
     const [{ CloudFormationClient, DescribeStacksCommand }, dynamo, ledger] = await Promise.all([
       import('@aws-sdk/client-cloudformation'),
-      import('../functions/kernel/aws/dynamodb.ts'),
+      import('../functions/kernel/dynamodb-aws.ts'),
       import('../functions/ledger/lead-ledger-dynamodb.ts'),
     ]);
     const stacks = await new CloudFormationClient({}).send(

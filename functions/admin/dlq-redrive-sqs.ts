@@ -10,7 +10,7 @@
  * `sqs:ReceiveMessage`, `sqs:DeleteMessage`, `sqs:GetQueueAttributes`; on the lead queue
  * `sqs:SendMessage` (infra/constructs/lead-queue.ts, grantRedrive).
  */
-import type { MessageMoveTask, Sqs } from '../kernel/aws/sqs.ts';
+import type { MessageMoveTask, Sqs } from '../kernel/sqs-aws.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
 
 export interface SqsDlqRedriveOptions {

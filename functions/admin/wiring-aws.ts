@@ -5,9 +5,9 @@
 import { createAwsConfigSource } from '../config/config-aws.ts';
 import { PROFILE_RULES } from '../config/profile-rules.ts';
 import { secretNamesFrom } from '../config/secrets-aws.ts';
-import { createDynamoDb } from '../kernel/aws/dynamodb.ts';
-import { createSqs } from '../kernel/aws/sqs.ts';
+import { createDynamoDb } from '../kernel/dynamodb-aws.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
+import { createSqs } from '../kernel/sqs-aws.ts';
 import { awsErasureSalt } from '../ledger/erasure-salt-aws.ts';
 import { createDynamoLedger } from '../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../ledger/lead-queue-sqs.ts';

@@ -6,7 +6,7 @@
 import { createAwsClientsSource } from '../config/secrets-aws.ts';
 import { createAuthThrottle } from '../kernel/auth-throttle.ts';
 import { createDynamoAuthThrottleStore } from '../kernel/auth-throttle-dynamodb.ts';
-import { createDynamoDb } from '../kernel/aws/dynamodb.ts';
+import { createDynamoDb } from '../kernel/dynamodb-aws.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
 import type { AuthorizerDeps } from './handler.ts';
 

@@ -15,7 +15,7 @@
  * restricted by `dynamodb:LeadingKeys` to `authfail#*`; nothing is ever deleted (TTL does it).
  */
 import type { AuthThrottleStore, FailureRecord } from './auth-throttle.ts';
-import { type DynamoDb, type Item, isConditionFailed } from './aws/dynamodb.ts';
+import { type DynamoDb, type Item, isConditionFailed } from './dynamodb-aws.ts';
 
 export { AUTH_THROTTLE_KEY_PREFIX } from './auth-throttle.ts';
 

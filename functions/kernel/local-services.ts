@@ -3,7 +3,7 @@
  * and the table names. Handlers reach it through their local wiring; a Lambda never imports
  * this module (its bundle leaves the local wirings out: infra/constructs/node-function.ts).
  */
-import type { DynamoDb } from './aws/dynamodb.ts';
+import type { DynamoDb } from './dynamodb-aws.ts';
 
 export interface LocalServices {
   dynamo: DynamoDb;

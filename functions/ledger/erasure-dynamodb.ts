@@ -20,7 +20,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
+import { type DynamoDb, isConditionFailed } from '../kernel/dynamodb-aws.ts';
 import { ERASURE_TOMBSTONE_DAYS, type ErasureSalt, hashDedupKey } from './lead-ledger.ts';
 
 /** The subject item of one e-mail, phone or CPF: its SHA-256, never the value. */

@@ -25,7 +25,7 @@
  * - erasure tombstones expire ERASURE_TOMBSTONE_DAYS after the erasure (erasure-dynamodb.ts).
  * The table's TTL must be enabled on `expiresAt` (LEDGER_TABLE_DEFINITION.timeToLiveAttribute).
  */
-import type { DynamoDb } from '../kernel/aws/dynamodb.ts';
+import type { DynamoDb } from '../kernel/dynamodb-aws.ts';
 import { createErasureStore } from './erasure-dynamodb.ts';
 import { DEFAULT_WAKE_GRACE_MS, type ErasureSalt, type LeadLedger } from './lead-ledger.ts';
 import {

@@ -22,7 +22,7 @@ import {
 } from '../domain/lead-lifecycle.ts';
 import type * as PersonalData from '../domain/personal-data.ts';
 import type { Prospect } from '../domain/prospect.ts';
-import { isConditionFailed } from '../kernel/aws/dynamodb.ts';
+import { isConditionFailed } from '../kernel/dynamodb-aws.ts';
 import { subjectKey } from './erasure-dynamodb.ts';
 import {
   decodeLead,

@@ -18,7 +18,7 @@
  * Each step is one conditional write, so two workers never receive the same message at once.
  */
 import { randomBytes } from 'node:crypto';
-import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
+import { type DynamoDb, isConditionFailed } from '../kernel/dynamodb-aws.ts';
 import type { DynamoTableDefinition } from './lead-ledger-dynamodb.ts';
 import {
   checkGroup,

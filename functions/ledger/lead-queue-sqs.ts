@@ -6,7 +6,7 @@
  * earlier than asked (a caller that must wait longer has to delay it again). FIFO queues are
  * refused: they take no per-message delay, and the ledger's claim already stops double sends.
  */
-import type { Sqs } from '../kernel/aws/sqs.ts';
+import type { Sqs } from '../kernel/sqs-aws.ts';
 import { checkGroup, encodeLeadMessage, type LeadQueue, queueDelaySeconds } from './lead-queue.ts';
 
 export interface SqsLeadQueueOptions {

@@ -24,7 +24,7 @@ import {
   type LeadStatus,
   TRANSITIONS,
 } from '../domain/lead-lifecycle.ts';
-import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
+import { type DynamoDb, isConditionFailed } from '../kernel/dynamodb-aws.ts';
 import type { ErasureStore } from './erasure-dynamodb.ts';
 import { decodeLead, epochSeconds, type Item, leadPk, statusPk } from './lead-item-dynamodb.ts';
 import type { LeadRecord } from './lead-ledger.ts';

@@ -7,7 +7,7 @@
  * no personal data.
  */
 import type { ConfigSource } from '../config/config-source.ts';
-import type { DynamoDb } from '../kernel/aws/dynamodb.ts';
+import type { DynamoDb } from '../kernel/dynamodb-aws.ts';
 import { logger } from '../kernel/observability.ts';
 import {
   type BranchDirectory,

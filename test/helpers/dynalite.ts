@@ -3,7 +3,7 @@
  * ledger tables on it so that tests in the file do not see each other's leads.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDb } from '../../functions/kernel/aws/dynamodb.ts';
+import type { DynamoDb } from '../../functions/kernel/dynamodb-aws.ts';
 import { LEDGER_TABLE_DEFINITION } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { ensureTable, startLocalDynamo } from '../../local/dynamodb-local.ts';
 
@@ -15,7 +15,7 @@ export const TEST_ERASURE_SALT = async () => 'test-erasure-salt-0123456789abcdef
 
 export interface TestDynamo {
   endpoint: string;
-  /** The functions' DynamoDB client (signed fetch) on this endpoint. */
+  /** The functions' DynamoDB client (the SDK's document client) on this endpoint. */
   client: DynamoDb;
   /** An AWS SDK client for table administration (`ensureTable`). */
   admin: DynamoDBClient;

@@ -1,15 +1,14 @@
 /**
  * s3rver, a local S3 (REST API, XML errors, objects on disk), in this process on a random port,
- * for the tests of kernel/aws/s3.ts and of the report store. s3rver checks that the access key
- * exists but not the V4 signature itself (test/helpers/sigv4.ts does that where it matters).
+ * for the tests of kernel/s3-aws.ts (the SDK's S3Client) and of the report store.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
-import type { AwsHttpOptions } from '../../functions/kernel/aws/http.ts';
-import { createS3, type S3 } from '../../functions/kernel/aws/s3.ts';
+import { createS3, type S3 } from '../../functions/kernel/s3-aws.ts';
+import type { AwsClientOptions } from '../../functions/kernel/sdk-aws.ts';
 
 /** s3rver's one account. */
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -17,7 +16,7 @@ export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3R
 export interface LocalS3 {
   readonly endpoint: string;
   readonly bucket: string;
-  client(options?: Partial<AwsHttpOptions>): S3;
+  client(options?: Partial<AwsClientOptions>): S3;
   /**
    * An object as S3 serves it to a plain HTTP GET (no signature, no decoding): its status,
    * headers and bytes exactly as stored.
@@ -45,7 +44,6 @@ export async function startLocalS3(bucket = 'test-bucket'): Promise<LocalS3> {
         endpoint,
         region: 'us-east-1',
         credentials: S3RVER_CREDENTIALS,
-        sleep: async () => {},
         ...options,
       }),
     raw: (key) =>

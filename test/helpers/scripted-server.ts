@@ -2,8 +2,8 @@
  * A local HTTP server that records every request (method, URL, headers, body) and answers from a
  * script: each answer once, the last one for every request after it; `'reset'` drops the
  * connection instead, `'hang'` never answers (until the server closes). Or from a function of
- * the request (`respond`). For the wire tests of the signed-fetch AWS clients and their
- * differential tests against the AWS SDK (test/kernel/).
+ * the request (`respond`). For the wire tests of the functions' SDK client settings
+ * (test/kernel/sdk-aws.test.ts).
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';

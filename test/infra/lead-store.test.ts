@@ -1,9 +1,9 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { LeadStateError, newLeadId } from '../../functions/domain/lead-lifecycle.ts';
-import type { DynamoDb } from '../../functions/kernel/aws/dynamodb.ts';
-import { AwsError } from '../../functions/kernel/aws/http.ts';
+import type { DynamoDb } from '../../functions/kernel/dynamodb-aws.ts';
 import { ENV } from '../../functions/kernel/env.ts';
 import { subjectKey } from '../../functions/ledger/erasure-dynamodb.ts';
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
@@ -469,7 +469,10 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
     receivedAt: NOW.toISOString(),
     updatedAt: NOW.toISOString(),
   };
-  const conditionFailed = new AwsError('ConditionalCheckFailedException', 'condition', 400);
+  const conditionFailed = new ConditionalCheckFailedException({
+    message: 'condition',
+    $metadata: { httpStatusCode: 400 },
+  });
 
   /** The IAM action of each call made so far; index reads as `<action> on index`. */
   function actionsCalled(): { table: string[]; index: string[] } {

@@ -193,7 +193,6 @@ describe('NodeFunction', () => {
           env: {
             ...process.env,
             AWS_REGION: 'sa-east-1',
-            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
           },
         },
       );

@@ -5,8 +5,14 @@
  * the lead queue, the refresher paces on the ledger table).
  */
 import { clearCaches } from '@aws-lambda-powertools/parameters';
+import {
+  ListMessageMoveTasksCommand,
+  SQSClient,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsAdminDeps } from '../../functions/admin/wiring-aws.ts';
 import { awsDeliveryDeps } from '../../functions/delivery/forward/wiring-aws.ts';
@@ -15,7 +21,6 @@ import { ENV } from '../../functions/kernel/env.ts';
 import { awsRefreshDeps } from '../../functions/report/refresh/wiring-aws.ts';
 import { awsReportDeps } from '../../functions/report/serve/wiring-aws.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
-import { awsFetchStub, stubFetch } from '../helpers/aws-fetch-stub.ts';
 import { deployConfig, environmentOf, removeTempOutdirs, testApp } from './helpers.ts';
 
 /**
@@ -115,10 +120,9 @@ describe('the AWS wirings over the environment the stack sets', () => {
     it('redrives from the dead-letter queue to the lead queue the stack named', async () => {
       // Prepare
       const env = environment('admin');
-      const aws = awsFetchStub((call) =>
-        call.operation === 'ListMessageMoveTasks' ? { Results: [] } : { TaskHandle: 'h' },
-      );
-      stubFetch(aws.fetch);
+      const sqs = mockClient(SQSClient);
+      sqs.on(ListMessageMoveTasksCommand).resolves({ Results: [] });
+      sqs.on(StartMessageMoveTaskCommand).resolves({ TaskHandle: 'h' });
       const queueId = stack.getLogicalId(stack.queue.queue.node.defaultChild as CfnElement);
       const dlqId = stack.getLogicalId(stack.queue.deadLetterQueue.node.defaultChild as CfnElement);
 
@@ -126,9 +130,10 @@ describe('the AWS wirings over the environment the stack sets', () => {
       await awsAdminDeps(env).redrive.redrive();
 
       // Assess
-      const started = aws.calls.find((call) => call.operation === 'StartMessageMoveTask');
-      expect(started?.host).toBe('sqs.sa-east-1.amazonaws.com');
-      expect(started?.input).toEqual({
+      const started = sqs.commandCalls(StartMessageMoveTaskCommand);
+      sqs.restore();
+      expect(started).toHaveLength(1);
+      expect(started[0]?.args[0].input).toEqual({
         SourceArn: sqsArn(dlqId),
         DestinationArn: sqsArn(queueId),
       });

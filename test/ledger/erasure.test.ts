@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
-import type { DynamoDb } from '../../functions/kernel/aws/dynamodb.ts';
+import type { DynamoDb } from '../../functions/kernel/dynamodb-aws.ts';
 import { ErasureSaltError } from '../../functions/ledger/erasure-dynamodb.ts';
 import {
   ERASURE_TOMBSTONE_DAYS,

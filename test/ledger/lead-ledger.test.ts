@@ -13,7 +13,7 @@ import {
   newLeadId,
   publicStatus,
 } from '../../functions/domain/lead-lifecycle.ts';
-import type { DynamoDb } from '../../functions/kernel/aws/dynamodb.ts';
+import type { DynamoDb } from '../../functions/kernel/dynamodb-aws.ts';
 import {
   DedupConflictError,
   hashDedupKey,

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newLeadId } from '../../functions/domain/lead-lifecycle.ts';
 import { parseLeadMessage, queueDelaySeconds } from '../../functions/ledger/lead-queue.ts';
 import { createSqsLeadQueue } from '../../functions/ledger/lead-queue-sqs.ts';
-import { sqsError, startSqsServer, type TestSqsServer } from '../helpers/sqs-server.ts';
+import { sqsError, startSqsMock, type TestSqs } from '../helpers/sqs-mock.ts';
 
 const QUEUE_URL = 'https://sqs.sa-east-1.amazonaws.com/123456789012/leads-dev-delivery';
 
-/** A local server answering like SQS: what the queue sends is what SQS would receive. */
-let sqs: TestSqsServer;
+/** The SDK's SQS client, answered by aws-sdk-client-mock: what the queue gives the SDK to send. */
+let sqs: TestSqs;
 beforeAll(async () => {
-  sqs = await startSqsServer();
+  sqs = await startSqsMock();
 });
 afterAll(() => sqs?.close());
 

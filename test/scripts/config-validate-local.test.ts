@@ -29,7 +29,6 @@ function config(...args: string[]): Promise<Run> {
       ['--import', 'tsx', 'scripts/config.ts', ...args],
       {
         cwd: REPO_ROOT,
-        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
       },
       (error, stdout, stderr) => {
         const code = error ? Number((error as { code?: number }).code ?? 1) : 0;

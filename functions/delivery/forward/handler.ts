@@ -17,9 +17,9 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { Sqs } from '../../kernel/aws/sqs.ts';
 import { flushMetrics, logger } from '../../kernel/observability.ts';
 import { handlerWiring } from '../../kernel/ready.ts';
+import type { Sqs } from '../../kernel/sqs-aws.ts';
 import { type LeadQueue, parseLeadMessage } from '../../ledger/lead-queue.ts';
 import { queueEvents } from './events.ts';
 import { checkLookupPermission, type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
@@ -27,7 +27,7 @@ import { settleMessage } from './settle.ts';
 
 export interface DeliveryHandlerDeps {
   forward: ForwardDeps;
-  /** ChangeMessageVisibility on the lead queue (kernel/aws/sqs.ts). */
+  /** ChangeMessageVisibility on the lead queue (kernel/sqs-aws.ts). */
   sqs: Sqs;
   queueUrl: string;
   /** The same lead queue, to re-send a lead whose retry was not counted. */

@@ -5,9 +5,9 @@
  * stack (kernel/env.ts names them).
  */
 import { createAwsConfigSource } from '../../config/config-aws.ts';
-import { createDynamoDb } from '../../kernel/aws/dynamodb.ts';
-import { createSqs } from '../../kernel/aws/sqs.ts';
+import { createDynamoDb } from '../../kernel/dynamodb-aws.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
+import { createSqs } from '../../kernel/sqs-aws.ts';
 import { createDynamoLedger } from '../../ledger/lead-ledger-dynamodb.ts';
 import { createSqsLeadQueue } from '../../ledger/lead-queue-sqs.ts';
 import { createDynamoCircuit } from '../../upstream/circuit-dynamodb.ts';

@@ -5,7 +5,7 @@
  * it is still ours. The refresher's role may touch this key alone (LeadStore.grantLease,
  * `dynamodb:LeadingKeys`).
  */
-import { type DynamoDb, isConditionFailed } from '../../kernel/aws/dynamodb.ts';
+import { type DynamoDb, isConditionFailed } from '../../kernel/dynamodb-aws.ts';
 import type { RefreshLease } from './lease.ts';
 
 /** The lease item's partition key in the ledger table. */

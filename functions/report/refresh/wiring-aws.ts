@@ -9,10 +9,10 @@
  * configuration store.
  */
 import { createAwsConfigSource } from '../../config/config-aws.ts';
-import { createDynamoDb } from '../../kernel/aws/dynamodb.ts';
-import { createS3 } from '../../kernel/aws/s3.ts';
-import { createSqs } from '../../kernel/aws/sqs.ts';
+import { createDynamoDb } from '../../kernel/dynamodb-aws.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
+import { createS3 } from '../../kernel/s3-aws.ts';
+import { createSqs } from '../../kernel/sqs-aws.ts';
 import { dynamoBranchNames } from '../../upstream/branch-names-dynamodb.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
 import type { Pacer } from '../../upstream/pacer.ts';

@@ -7,9 +7,9 @@
  * new snapshot is therefore served at most that long after it is written.
  */
 import { createAwsConfigSource } from '../../config/config-aws.ts';
-import { createS3 } from '../../kernel/aws/s3.ts';
-import { createSqs } from '../../kernel/aws/sqs.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
+import { createS3 } from '../../kernel/s3-aws.ts';
+import { createSqs } from '../../kernel/sqs-aws.ts';
 import type { ReportStore, StoredSnapshot } from '../store/report-store.ts';
 import { createS3ReportStore } from '../store/report-store-s3.ts';
 import { createSqsReportTrigger } from '../trigger/report-trigger-sqs.ts';

@@ -21,7 +21,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DebtorsSnapshot } from '../../domain/debtors-report.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
-import type { S3 } from '../../kernel/aws/s3.ts';
+import type { S3 } from '../../kernel/s3-aws.ts';
 import type {
   RefreshCheckpoint,
   RefreshStatus,

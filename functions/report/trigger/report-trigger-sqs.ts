@@ -2,7 +2,7 @@
  * The report trigger on AWS: one SendMessage to the `refresh` queue, which the refresher Lambda
  * consumes one message at a time (batch size 1, reserved concurrency 1: refreshes never overlap).
  */
-import type { Sqs } from '../../kernel/aws/sqs.ts';
+import type { Sqs } from '../../kernel/sqs-aws.ts';
 import { encodeRefreshMessage, type ReportTrigger, refreshMessage } from './report-trigger.ts';
 
 export interface SqsReportTriggerOptions {

@@ -1,7 +1,7 @@
 /**
  * The forwarder Lambda handler: Powertools' partial batch response over a dynalite ledger and the
- * sandbox upstream, with SQS (ChangeMessageVisibility, SendMessage) a local server answering like
- * SQS's JSON protocol (test/helpers/sqs-server.ts).
+ * sandbox upstream, with SQS (ChangeMessageVisibility, SendMessage) the SDK's client answered by
+ * aws-sdk-client-mock (test/helpers/sqs-mock.ts).
  */
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,16 +14,16 @@ import {
 import { encodeLeadMessage } from '../../../functions/ledger/lead-queue.ts';
 import { createSqsLeadQueue } from '../../../functions/ledger/lead-queue-sqs.ts';
 import { createLambdaContext } from '../../../local/lambda-context.ts';
-import { sqsError, startSqsServer, type TestSqsServer } from '../../helpers/sqs-server.ts';
+import { sqsError, startSqsMock, type TestSqs } from '../../helpers/sqs-mock.ts';
 import { type DeliveryHarness, formCapture, startDeliveryHarness } from '../harness.ts';
 
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/leads-test-queue';
 
 let h: DeliveryHarness;
-let sqs: TestSqsServer;
+let sqs: TestSqs;
 beforeAll(async () => {
   h = await startDeliveryHarness();
-  sqs = await startSqsServer();
+  sqs = await startSqsMock();
 });
 afterAll(async () => {
   await sqs?.close();

@@ -2,18 +2,20 @@
  * The reconciler Lambda records every configured account's circuit each minute (the
  * upstream-down alarm's gauge, UpstreamCircuitOpen): the alarm lasts as long as a circuit stays
  * open, where the count of openings (UpstreamCircuitOpened) is emitted once and let the alarm
- * recover while the upstream was still down. AWS wiring, DynamoDB answered by a stub.
+ * recover while the upstream was still down. AWS wiring, the SDK's DynamoDB document client
+ * answered by aws-sdk-client-mock.
  */
 import { clearCaches } from '@aws-lambda-powertools/parameters';
 import { AppConfigDataClient } from '@aws-sdk/client-appconfigdata';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { STORE_ENV, storeAnswers } from '../../helpers/appconfig-store.ts';
-import { awsFetchStub, stubFetch } from '../../helpers/aws-fetch-stub.ts';
 
 const UPSTREAM = { baseUrl: 'https://upstream.example.com', maxPerSecond: 4, maxPerMinute: 36 };
 const appConfig = mockClient(AppConfigDataClient);
+const ddb = mockClient(DynamoDBDocumentClient);
 const saved = { ...process.env };
 
 const context = {
@@ -33,6 +35,7 @@ function emfLines(written: string[]) {
 describe('the reconciler handler: the circuits gauge', () => {
   beforeEach(() => {
     appConfig.reset();
+    ddb.reset();
     clearCaches();
     Object.assign(process.env, STORE_ENV, {
       LEDGER_TABLE_NAME: 'leads-dev-ledger',
@@ -53,23 +56,21 @@ describe('the reconciler handler: the circuits gauge', () => {
       upstreams: { south: UPSTREAM },
       profiles: {},
     });
-    const aws = awsFetchStub((call) => {
-      if (call.operation === 'Query') return { Items: [], Count: 0 };
-      const key = JSON.stringify(call.input.Key);
-      if (call.operation === 'GetItem' && key.includes('"circuit#upstream"')) {
-        return {
-          Item: {
-            pk: { S: 'circuit#upstream' },
-            state: { S: 'open' },
-            failures: { N: '3' },
-            probeAt: { N: String(Date.now() + 30_000) },
-            rev: { N: '4' },
-          },
-        };
-      }
-      return {};
-    });
-    stubFetch(aws.fetch);
+    ddb.resolves({});
+    ddb.on(QueryCommand).resolves({ Items: [], Count: 0 });
+    ddb.on(GetCommand).callsFake(async (input: { Key: Record<string, unknown> }) =>
+      input.Key.pk === 'circuit#upstream'
+        ? {
+            Item: {
+              pk: 'circuit#upstream',
+              state: 'open',
+              failures: 3,
+              probeAt: Date.now() + 30_000,
+              rev: 4,
+            },
+          }
+        : {},
+    );
     const written: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       written.push(String(chunk));
@@ -88,9 +89,9 @@ describe('the reconciler handler: the circuits gauge', () => {
     expect(perAccount).toEqual({ default: 1, south: 0 });
     const total = gauges.filter((doc) => !doc.account);
     expect(total.map((doc) => doc.UpstreamCircuitOpen)).toEqual([1]);
-    const circuitReads = aws.calls
-      .filter((call) => call.operation === 'GetItem')
-      .map((call) => JSON.stringify(call.input.Key));
+    const circuitReads = ddb
+      .commandCalls(GetCommand)
+      .map((call) => JSON.stringify(call.args[0].input.Key));
     expect(circuitReads).toEqual(
       expect.arrayContaining([
         expect.stringContaining('"circuit#upstream"'),

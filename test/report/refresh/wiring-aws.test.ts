@@ -5,12 +5,12 @@
 import { clearCaches } from '@aws-lambda-powertools/parameters';
 import { AppConfigDataClient } from '@aws-sdk/client-appconfigdata';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsRefreshDeps } from '../../../functions/report/refresh/wiring-aws.ts';
 import { UPSTREAM_PACER_KEY } from '../../../functions/upstream/pacer-dynamodb.ts';
 import { STORE_ENV, storeAnswers } from '../../helpers/appconfig-store.ts';
-import { awsFetchStub, stubFetch } from '../../helpers/aws-fetch-stub.ts';
 
 const ENV = {
   REPORT_BUCKET_NAME: 'leads-dev-report',
@@ -24,12 +24,15 @@ const SETTINGS = {
 };
 const secrets = mockClient(SecretsManagerClient);
 const appConfig = mockClient(AppConfigDataClient);
+const ddb = mockClient(DynamoDBDocumentClient);
 const saved = { ...process.env };
 
 describe('awsRefreshDeps', () => {
   beforeEach(() => {
     secrets.reset();
     appConfig.reset();
+    ddb.reset();
+    ddb.resolves({});
     storeAnswers(appConfig, SETTINGS);
     clearCaches();
     Object.assign(process.env, ENV, STORE_ENV);
@@ -45,8 +48,7 @@ describe('awsRefreshDeps', () => {
       .on(GetSecretValueCommand, { SecretId: 'leads/dev/upstream' })
       .resolves({ SecretString: JSON.stringify({ username: 'key', password: 'secret' }) });
     const upstream = vi.fn(async () => Response.json({ results: [], total: 0, summary: null }));
-    const aws = awsFetchStub(() => ({}), upstream);
-    stubFetch(aws.fetch);
+    vi.stubGlobal('fetch', upstream);
 
     // Act
     const source = await awsRefreshDeps().source('default');
@@ -54,14 +56,12 @@ describe('awsRefreshDeps', () => {
 
     // Assess
     expect(upstream).toHaveBeenCalledTimes(1);
-    const updates = aws.calls.filter((call) => call.operation === 'UpdateItem');
+    const updates = ddb.commandCalls(UpdateCommand);
     expect(updates.length).toBeGreaterThan(0);
     for (const update of updates) {
-      expect(update.host).toBe('dynamodb.sa-east-1.amazonaws.com');
-      expect(update.signed).toBe(true);
-      expect(update.input).toMatchObject({
+      expect(update.args[0].input).toMatchObject({
         TableName: ENV.LEDGER_TABLE_NAME,
-        Key: { pk: { S: UPSTREAM_PACER_KEY } },
+        Key: { pk: UPSTREAM_PACER_KEY },
       });
     }
     expect(source.flush).toBeTypeOf('function');

@@ -1,8 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { S3ServiceException } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../../functions/domain/debtors-report.ts';
-import { AwsError } from '../../../functions/kernel/aws/http.ts';
-import type { PutObjectInput, S3 } from '../../../functions/kernel/aws/s3.ts';
+import type { PutObjectInput, S3 } from '../../../functions/kernel/s3-aws.ts';
 import { contentEtag } from '../../../functions/report/store/report-store-file.ts';
 import {
   createS3ReportStore,
@@ -15,6 +15,15 @@ import { generateDebtors } from '../../../sandbox/debtors-data.ts';
 import { type LocalS3, startLocalS3 } from '../../helpers/s3-local.ts';
 
 const BUCKET = 'leads-report-bucket';
+
+/** An S3 error as the SDK throws it. */
+const s3Error = (name: string, message: string, status: number) =>
+  new S3ServiceException({
+    name,
+    message,
+    $fault: 'client',
+    $metadata: { httpStatusCode: status },
+  });
 
 const rows = generateDebtors({ count: 80, branches: [1], seed: 4 }, new Date());
 const SNAPSHOT = buildSnapshot({
@@ -33,7 +42,7 @@ const CHECKPOINT = {
 };
 
 /**
- * An in-memory S3 (kernel/aws/s3.ts's `S3`): objects as put, answered with the bytes as stored
+ * An in-memory S3 (kernel/s3-aws.ts's `S3`): objects as put, answered with the bytes as stored
  * (a gzip object stays gzip, as another transport than fetch would give it), a missing key as
  * S3's NoSuchKey, and every call recorded.
  */
@@ -50,7 +59,7 @@ function fakeS3() {
       calls.get.push(input);
       if (failure) throw failure;
       const object = objects.get(`${input.Bucket}/${input.Key}`);
-      if (!object) throw new AwsError('NoSuchKey', 'The specified key does not exist.', 404);
+      if (!object) throw s3Error('NoSuchKey', 'The specified key does not exist.', 404);
       const body = typeof object.Body === 'string' ? Buffer.from(object.Body) : object.Body;
       return {
         body: new Uint8Array(body),
@@ -156,14 +165,14 @@ describe('createS3ReportStore', () => {
   });
 
   it('reads a bodiless 404 (NotFound) as missing too', async () => {
-    s3.failWith(new AwsError('NotFound', '', 404));
+    s3.failWith(s3Error('NotFound', '', 404));
     expect(await store().readSnapshot()).toBeUndefined();
     expect(await store().readStatus()).toEqual({ failures: 0 });
   });
 
   it('passes any other S3 failure on (a 403 is not "missing")', async () => {
     // Prepare
-    s3.failWith(new AwsError('AccessDenied', 'Access Denied', 403));
+    s3.failWith(s3Error('AccessDenied', 'Access Denied', 403));
 
     // Act / Assess
     await expect(store().readSnapshot()).rejects.toThrow('Access Denied');
@@ -228,7 +237,7 @@ describe('createS3ReportStore', () => {
   });
 });
 
-describe('the report store on s3rver, through the signed-fetch client', () => {
+describe('the report store on s3rver, through the SDK client', () => {
   let local: LocalS3;
   beforeAll(async () => {
     local = await startLocalS3(BUCKET);
