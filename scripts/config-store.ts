@@ -301,6 +301,27 @@ export async function push(file: string, clients: ConfigClients): Promise<PushRe
   return { version, deployment: started.DeploymentNumber ?? 0, entries, changes, warnings };
 }
 
+/**
+ * What `npm run deploy` does once CloudFormation is done (scripts/cdk.ts): the deploy file's
+ * settings stored and deployed as a version, through `push` (its validators, its history), unless
+ * the version deployed now holds them already and no secret entry is missing (a redeploy of code
+ * adds no version). `pushed` undefined: nothing was stored; `entries` still says what to fill in.
+ */
+export async function pushUnlessCurrent(
+  file: string,
+  clients: ConfigClients,
+): Promise<{ pushed?: PushResult; entries: StoredEntry[] }> {
+  const deploy = validateFile(file);
+  const ids = await findStore(clients.appConfig, deploy.stage);
+  const current = await deployedSettings(clients.appConfig, ids);
+  const needed = neededEntries(deploy.secretsPrefix, deploy.settings);
+  const entries = await storeEntries(clients.secrets, needed, { dryRun: true });
+  const unchanged = current && diffSettings(current.settings, deploy.settings).length === 0;
+  if (unchanged && !entries.some((entry) => entry.written)) return { entries };
+  const pushed = await push(file, clients);
+  return { pushed, entries: pushed.entries };
+}
+
 /** What push would change against the deployed version. */
 export async function diff(
   file: string,

@@ -52,6 +52,8 @@ export interface StoredEntry {
   fill: string[];
   /** Keys the gateway gave a random value (shown in the console's kit). */
   generated: string[];
+  /** Whether the entry was (or, in a dry run, would be) written: a key was missing. */
+  written: boolean;
 }
 
 /** The keys of a profile that the gateway chooses (its token), from its source's kit. */
@@ -146,7 +148,7 @@ export async function storeEntries(
       shard[where.entry] = next;
       changed.add(where.secret);
     }
-    stored.push({ where, kind, fill, generated });
+    stored.push({ where, kind, fill, generated, written: missing.length > 0 });
   }
   for (const id of changed) {
     const bytes = shardBytes(shards.get(id) as Record<string, unknown>);

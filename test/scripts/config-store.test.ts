@@ -26,6 +26,7 @@ import {
   diff,
   diffSettings,
   push,
+  pushUnlessCurrent,
   rollback,
   validateFile,
 } from '../../scripts/config-store.ts';
@@ -216,6 +217,41 @@ describe('npm run config -- push', () => {
     await expect(push(file(DEPLOY), clients)).rejects.toThrow(
       /no AppConfig application "leads-prod".*deploy the stack first/,
     );
+  });
+});
+
+describe('npm run deploy: the settings after CloudFormation (pushUnlessCurrent)', () => {
+  it('stores the deploy file as the first version of a new stack, its entries written', async () => {
+    store({});
+    const result = await pushUnlessCurrent(file(DEPLOY), clients);
+    expect(result.pushed?.version).toBe('9');
+    expect(appConfig.commandCalls(StartDeploymentCommand)).toHaveLength(1);
+    expect(result.entries.map((e) => e.where.entry)).toEqual([
+      'default',
+      'south',
+      'site',
+      'southsite',
+    ]);
+  });
+
+  it('adds no version when the deployed one holds the file already, and says what is still to fill in', async () => {
+    // Prepare: a first deploy happened; the accounts are still placeholders.
+    store({});
+    await pushUnlessCurrent(file(DEPLOY), clients);
+    const deployed = validateFile(file(DEPLOY)).settings;
+    appConfig.reset();
+    store({ '9': deployed });
+
+    // Act: a redeploy of code only
+    const result = await pushUnlessCurrent(file(DEPLOY), clients);
+
+    // Assess
+    expect(result.pushed).toBeUndefined();
+    expect(appConfig.commandCalls(CreateHostedConfigurationVersionCommand)).toHaveLength(0);
+    expect(result.entries.map((e) => [e.where.entry, e.fill])).toEqual([
+      ['default', ['username', 'password']],
+      ['south', ['username', 'password']],
+    ]);
   });
 });
 
