@@ -189,6 +189,7 @@ export async function startLocalDelivery(
           circuitOf: (account) => circuits(account),
           accountOf: (profile) => config.accountOf(profile),
           accounts: () => config.accounts(),
+          profileNames: () => config.profileNames(),
           events: reconcileEvents,
           options: { wakeGraceMs },
         });
