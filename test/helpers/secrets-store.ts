@@ -7,6 +7,7 @@
 import {
   DescribeSecretCommand,
   GetSecretValueCommand,
+  ListSecretsCommand,
   PutSecretValueCommand,
   ResourceNotFoundException,
   type SecretsManagerClient,
@@ -43,6 +44,19 @@ export function fakeSecrets(
     if (!(id in stored)) throw notFound(id);
     stored[id] = SecretString as string;
     return { Name: id };
+  });
+  // Name filters match by prefix, case aside, as Secrets Manager's do; two a page.
+  mock.on(ListSecretsCommand).callsFake(({ Filters, NextToken }) => {
+    const prefixes = (Filters ?? []).flatMap((f: { Values?: string[] }) => f.Values ?? []);
+    const names = Object.keys(stored)
+      .filter((id) => prefixes.some((p: string) => id.toLowerCase().startsWith(p.toLowerCase())))
+      .sort();
+    const start = Number(NextToken ?? 0);
+    const page = names.slice(start, start + 2);
+    return {
+      SecretList: page.map((Name) => ({ Name })),
+      ...(start + 2 < names.length && { NextToken: String(start + 2) }),
+    };
   });
   return stored;
 }
