@@ -12,12 +12,7 @@ import {
   chainLocalConfig,
   chainProfileName,
 } from '../fixtures/chain-config.ts';
-import {
-  FAST_DELIVERY_ENV,
-  sandboxControl,
-  waitUntil,
-  withEnv,
-} from '../helpers/delivery-harness-e2e.ts';
+import { sandboxControl, waitUntil, withEnv } from '../helpers/delivery-harness-e2e.ts';
 import { startTestRuntime, type TestRuntime } from '../helpers/local-runtime.ts';
 
 const PROFILES = 3000;
@@ -88,7 +83,9 @@ describe(`npm start with ${PROFILES} profiles over ${ACCOUNTS} accounts`, () => 
     expect(lead?.account).toBe(chainAccountName(ACCOUNTS - 1));
     const prospects = await sandboxControl(rt.sandboxUrl).prospects();
     const sent = prospects.find((p) => (p.body as { email?: string }).email === email);
-    expect(chainBranches(ACCOUNTS - 1)).toContain((sent?.body as { idBranch?: number }).idBranch);
+    expect(chainBranches(ACCOUNTS - 1)).toContain(
+      (sent?.body as { idBranch?: number } | undefined)?.idBranch,
+    );
     // A wrong token for it is refused as for any profile.
     const wrong = await fetch(new URL(`/leads/${last}?token=nope`, rt.url), {
       method: 'POST',
