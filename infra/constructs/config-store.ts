@@ -100,8 +100,8 @@ export class ConfigStore extends Construct {
     this.configuration = new CfnConfigurationProfile(settings, 'ConfigurationProfile', {
       applicationId: this.application.applicationId,
       name: names.profile,
+      // No Type (freeform by default), as the first design's: changing it would replace the profile.
       locationUri: 'hosted',
-      type: 'AWS.Freeform',
       description:
         'Accounts, profiles, delivery and report settings; secrets stay in Secrets Manager. Versions: npm run config -- push',
       validators: [
