@@ -78,10 +78,8 @@ export class LeadsStack extends Stack {
     const { config } = props;
     this.forwarderConcurrency = forwarderConcurrency(accountRates(config.settings));
 
-    this.secrets = new LeadsSecrets(this, 'Secrets', {
-      prefix: config.secretsPrefix,
-      settings: config.settings,
-    });
+    // A fixed handful of secrets, whatever the number of profiles and accounts.
+    this.secrets = new LeadsSecrets(this, 'Secrets', { prefix: config.secretsPrefix });
     this.api = new LeadsApi(this, 'Gateway', { stage: config.stage, ...config.api });
     this.store = new LeadStore(this, 'Ledger');
     // Visibility timeout = 6 × the forwarder's timeout (LeadForwarder checks they agree).
@@ -102,9 +100,9 @@ export class LeadsStack extends Stack {
     const readers: NodeFunction[] = [];
     const publishers: NodeFunction[] = [];
     this.functions = this.createFunctions(config, this.grants(readers, publishers));
+    // The settings reach it from `npm run deploy` / `config push`, never through the template.
     this.configStore = new ConfigStore(this, 'Config', {
       stage: config.stage,
-      settings: config.settings,
       validator: this.fn('config-validator'),
     });
     for (const fn of [...readers, this.report.refresher]) this.configStore.grantRead(fn);

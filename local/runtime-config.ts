@@ -5,12 +5,16 @@
  * file changes (a broken file is refused and the previous configuration keeps running). A reload
  * that drops a profile which received leads in the last 30 days warns, in Portuguese, how many
  * of its leads are waiting (functions/ledger/profile-removal.ts; a read-only look at the ledger).
+ * A reload that brings a profile back wakes the leads waiting for it at once
+ * (functions/delivery/waiting.ts `wakeReturnedProfiles`), instead of their next recheck.
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import { ConfigError, loadConfigFile, setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
+import { wakeReturnedProfiles } from '../functions/delivery/waiting.ts';
+import { localServices } from '../functions/kernel/local-services.ts';
 import type { LeadLedger } from '../functions/ledger/lead-ledger.ts';
-import { localLedger } from '../functions/ledger/ledger-local.ts';
+import { localLeadQueue, localLedger } from '../functions/ledger/ledger-local.ts';
 import { leavingProfiles, profileRemovalWarnings } from '../functions/ledger/profile-removal.ts';
 
 /** Where the local upstream is: the sandbox's URL, or UPSTREAM_URL. */
@@ -115,6 +119,33 @@ export interface ReloadOutcome {
   error?: ConfigError;
   /** Profiles the new version dropped that received leads in the last 30 days (Portuguese). */
   warnings?: string[];
+  /** Leads waiting for a profile the new version brought back, woken by it. */
+  woken?: number;
+}
+
+/** A second look this long after a reload: a lead that met the gap just as it closed. */
+export const WAKE_AGAIN_MS = 1_000;
+
+/**
+ * Wakes the leads waiting for a profile `config` has (none without the local services: a
+ * runtime without stores). Returns how many; never throws (the recheck stays the safety net).
+ */
+export async function wakeForConfig(config: Config): Promise<number> {
+  let services: ReturnType<typeof localServices>;
+  try {
+    services = localServices();
+  } catch {
+    return 0;
+  }
+  try {
+    return await wakeReturnedProfiles(
+      { ledger: localLedger(), queue: localLeadQueue() },
+      (profile) => Object.hasOwn(config.profiles, profile),
+      { now: () => new Date(), wakeGraceMs: services.wakeGraceMs ?? 0 },
+    );
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -157,8 +188,22 @@ export function watchConfigFile(
       onReload?.({ error });
       return;
     }
-    void removalWarnings(previous, live.config).then((warnings) =>
-      onReload?.(warnings.length > 0 ? { warnings } : {}),
+    const next = live.config;
+    const returned = Object.keys(next.profiles).some(
+      (name) => !Object.hasOwn(previous.profiles, name),
+    );
+    const woken = returned
+      ? wakeForConfig(next).then(async (first) => {
+          // A lead claimed under the old version may start its wait just after the first look.
+          await new Promise((resolve) => setTimeout(resolve, WAKE_AGAIN_MS));
+          return first + (live.config === next ? await wakeForConfig(next) : 0);
+        })
+      : Promise.resolve(0);
+    void Promise.all([removalWarnings(previous, next), woken]).then(([warnings, count]) =>
+      onReload?.({
+        ...(warnings.length > 0 && { warnings }),
+        ...(count > 0 && { woken: count }),
+      }),
     );
   };
   watchFile(live.configPath, { interval: intervalMs }, onFileChange);

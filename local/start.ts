@@ -82,7 +82,7 @@ function fail(error: unknown): never {
 function main(): void {
   const starting = startLocalRuntime(readLocalEnv(), {
     log: (line) => process.stdout.write(`[gateway] ${line}\n`),
-    onConfigReload: ({ error, warnings = [] }) => {
+    onConfigReload: ({ error, warnings = [], woken }) => {
       if (error) {
         process.stderr.write(
           `[config] ${error.message}\n[config] still running the previous version\n`,
@@ -90,6 +90,11 @@ function main(): void {
       } else {
         for (const warning of warnings) process.stderr.write(`[config] ${warning}\n`);
         process.stdout.write('[config] reloaded: the new version is in use\n');
+        if (woken) {
+          process.stdout.write(
+            `[config] ${woken} lead(s) que aguardavam um perfil de volta à configuração seguem para entrega\n`,
+          );
+        }
       }
     },
   });

@@ -8,6 +8,12 @@
  * bootstrap, and the account's Lambda concurrency against what the stack reserves; when one
  * falls short it says what to do (what to ask AWS for) and nothing is deployed.
  * `--skip-preflight` (taken off the command line before the CDK CLI sees it) skips it.
+ *
+ * Once CloudFormation is done, a deploy stores the deploy file's settings in the configuration
+ * store as a new version (`npm run config -- push`'s path: both validators, the history that
+ * `rollback` uses), unless the deployed version holds them already: the settings never pass
+ * through the template (infra/constructs/config-store.ts). It prints which secret entries are
+ * still to fill in.
  */
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -79,6 +85,37 @@ async function preflightPasses(args: readonly string[]): Promise<boolean> {
   return false;
 }
 
+/** After a deploy: the settings as a version (see the module comment); the exit code. */
+async function storeSettings(args: readonly string[]): Promise<number> {
+  const path = deployConfigPath(contextArguments(args).config) as string;
+  const [{ pushUnlessCurrent }, { storedLines }, { AppConfigClient }, { SecretsManagerClient }] =
+    await Promise.all([
+      import('./config-store.ts'),
+      import('./secret-store.ts'),
+      import('@aws-sdk/client-appconfig'),
+      import('@aws-sdk/client-secrets-manager'),
+    ]);
+  try {
+    const clients = { appConfig: new AppConfigClient({}), secrets: new SecretsManagerClient({}) };
+    const { pushed, entries } = await pushUnlessCurrent(path, clients);
+    const lines = pushed
+      ? [
+          ...pushed.changes,
+          `configurações: versão ${pushed.version} publicada (implantação ${pushed.deployment}); as funções a usam em até um minuto`,
+        ]
+      : ['configurações: a versão publicada já é a do arquivo; nenhuma versão nova'];
+    for (const line of [...lines, ...storedLines(entries)]) {
+      process.stdout.write(`${line}\n`);
+    }
+    return 0;
+  } catch (error) {
+    process.stderr.write(
+      `o deploy terminou, mas as configurações não foram publicadas: ${(error as Error).message}\nrode: npm run config -- push ${path}\n`,
+    );
+    return 1;
+  }
+}
+
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename;
 if (isMain) {
   const given = process.argv.slice(2);
@@ -99,5 +136,6 @@ if (isMain) {
   }
   const cdk = join(REPO_ROOT, 'node_modules', '.bin', 'cdk');
   const run = spawnSync(cdk, args, { stdio: 'inherit' });
+  if (run.status === 0 && args[0] === 'deploy') process.exit(await storeSettings(args));
   process.exit(run.status ?? 1);
 }

@@ -9,8 +9,9 @@
  *   store's validator function and `npm start` word them; nothing is sent anywhere.
  * - validate --local FILE: a local configuration file (LEADS_CONFIG, secrets included) checked
  *   exactly as `npm start` and its reloads check it, offline.
- * - push FILE: validate, create the secrets a new account or profile needs (placeholders to fill
- *   in), store the settings as a new version and deploy it; AppConfig's validators check it
+ * - push FILE: validate, write the secret entries a new account or profile needs into the packed
+ *   store (scripts/secret-store.ts: placeholders to fill in, a generated token), store the
+ *   settings as a new version and deploy it; AppConfig's validators check it
  *   again before any function sees it, and functions pick it up within a minute.
  * - diff FILE: what push would change, path by path, against the version now deployed.
  * Both diff and push warn first (`warnings`) when a profile that received leads in the last 30
@@ -29,16 +30,10 @@ import {
   ListEnvironmentsCommand,
   StartDeploymentCommand,
 } from '@aws-sdk/client-appconfig';
-import {
-  CreateSecretCommand,
-  DescribeSecretCommand,
-  type SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
-import type { Settings } from '../functions/config/config-aws.ts';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadConfigFile } from '../functions/config/config-local.ts';
 import { accountsOf, type Config } from '../functions/config/config-schema.ts';
 import { PROFILE_RULES } from '../functions/config/profile-rules.ts';
-import { SECRET_PLACEHOLDER, secretNames } from '../functions/config/secrets-aws.ts';
 import {
   InvalidSettingsError,
   validateSettingsText,
@@ -52,7 +47,7 @@ import {
   SECRET_VALUES_HEADING,
 } from '../infra/config.ts';
 import { configStoreNames, SETTINGS_PROFILE } from '../infra/constructs/config-store.ts';
-import { profileSecretsOf } from '../infra/constructs/leads-secrets.ts';
+import { neededEntries, type StoredEntry, storeEntries } from './secret-store.ts';
 
 /** A refusal the user fixes; its message is enough (no stack trace). */
 export class ConfigCommandError extends Error {
@@ -259,33 +254,11 @@ export function diffSettings(before: unknown, after: unknown): string[] {
   return lines;
 }
 
-/** The secrets the settings need: each named account's, each profile secret (with its keys). */
-function neededSecrets(deploy: DeployConfig): { name: string; keys: readonly string[] }[] {
-  const names = secretNames(deploy.secretsPrefix);
-  const needed: { name: string; keys: readonly string[] }[] = [];
-  for (const account of accountsOf(deploy.settings).keys()) {
-    needed.push({ name: names.upstream(account), keys: ['username', 'password'] });
-  }
-  for (const [secretName, { keys }] of profileSecretsOf(deploy.settings as Settings)) {
-    needed.push({ name: names.profile(secretName), keys });
-  }
-  return needed;
-}
-
-async function secretExists(client: SecretsManagerClient, name: string): Promise<boolean> {
-  try {
-    await client.send(new DescribeSecretCommand({ SecretId: name }));
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ResourceNotFoundException') return false;
-    throw error;
-  }
-}
-
 export interface PushResult {
   version: string;
   deployment: number;
-  createdSecrets: string[];
+  /** The secret entries a new account or profile got (scripts/secret-store.ts). */
+  entries: StoredEntry[];
   changes: string[];
   /** About profiles leaving that received leads (removalWarnings); checked before storing. */
   warnings: string[];
@@ -299,18 +272,11 @@ export async function push(file: string, clients: ConfigClients): Promise<PushRe
   const changes = diffSettings(current?.settings ?? {}, deploy.settings);
   const warnings = await removalWarnings(current?.settings, deploy.settings, clients);
 
-  const createdSecrets: string[] = [];
-  for (const { name, keys } of neededSecrets(deploy)) {
-    if (await secretExists(clients.secrets, name)) continue;
-    await clients.secrets.send(
-      new CreateSecretCommand({
-        Name: name,
-        Description: `Created by npm run config -- push for stage ${deploy.stage}: fill in ${keys.join(', ')}`,
-        SecretString: JSON.stringify(Object.fromEntries(keys.map((k) => [k, SECRET_PLACEHOLDER]))),
-      }),
-    );
-    createdSecrets.push(name);
-  }
+  // The entries first: a function that sees the new version finds its profile's entry.
+  const entries = await storeEntries(
+    clients.secrets,
+    neededEntries(deploy.secretsPrefix, deploy.settings),
+  );
 
   const created = await clients.appConfig.send(
     new CreateHostedConfigurationVersionCommand({
@@ -332,7 +298,28 @@ export async function push(file: string, clients: ConfigClients): Promise<PushRe
       Description: `npm run config -- push ${file}`,
     }),
   );
-  return { version, deployment: started.DeploymentNumber ?? 0, createdSecrets, changes, warnings };
+  return { version, deployment: started.DeploymentNumber ?? 0, entries, changes, warnings };
+}
+
+/**
+ * What `npm run deploy` does once CloudFormation is done (scripts/cdk.ts): the deploy file's
+ * settings stored and deployed as a version, through `push` (its validators, its history), unless
+ * the version deployed now holds them already and no secret entry is missing (a redeploy of code
+ * adds no version). `pushed` undefined: nothing was stored; `entries` still says what to fill in.
+ */
+export async function pushUnlessCurrent(
+  file: string,
+  clients: ConfigClients,
+): Promise<{ pushed?: PushResult; entries: StoredEntry[] }> {
+  const deploy = validateFile(file);
+  const ids = await findStore(clients.appConfig, deploy.stage);
+  const current = await deployedSettings(clients.appConfig, ids);
+  const needed = neededEntries(deploy.secretsPrefix, deploy.settings);
+  const entries = await storeEntries(clients.secrets, needed, { dryRun: true });
+  const unchanged = current && diffSettings(current.settings, deploy.settings).length === 0;
+  if (unchanged && !entries.some((entry) => entry.written)) return { entries };
+  const pushed = await push(file, clients);
+  return { pushed, entries: pushed.entries };
 }
 
 /** What push would change against the deployed version. */

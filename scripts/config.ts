@@ -5,7 +5,7 @@
  *   validate FILE            check it with the functions' own rules; nothing is sent
  *   validate --local FILE    check a local file (secrets allowed) as npm start does
  *   diff FILE                what push would change against the deployed version
- *   push FILE                create missing secrets, store and deploy a new version
+ *   push FILE                write new secret entries, store and deploy a new version
  * (diff and push first warn about profiles leaving that received leads in the last 30 days,
  * read from the stack's ledger, table named by its `LedgerTableName` output; read only)
  *   rollback FILE [--to N]   deploy an earlier version again (default: the one before)
@@ -20,7 +20,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SECRET_PLACEHOLDER } from '../functions/config/secrets-aws.ts';
 import { DeployConfigError, loadDeployConfig, REPO_ROOT } from '../infra/config.ts';
 import pkg from '../package.json' with { type: 'json' };
 import { schemaFiles } from './config-schema-files.ts';
@@ -32,6 +31,7 @@ import {
   rollback,
   validateCommand,
 } from './config-store.ts';
+import { storedLines } from './secret-store.ts';
 
 const USAGE = `usage: npm run config -- validate|diff|push FILE
        npm run config -- validate --local FILE
@@ -43,7 +43,7 @@ const HELP = `${USAGE}
   validate FILE            check a deploy configuration with the functions' own rules (offline)
   validate --local FILE    check a local configuration (secrets allowed), as npm start checks it
   diff FILE                what push would change against the deployed settings
-  push FILE                create missing secrets, store and deploy the settings as a new version
+  push FILE                write the secret entries new profiles/accounts need, store and deploy the settings
   rollback FILE [--to N]   deploy an earlier version again (default: the one before)
   schema                   write config/schema.json and config/deploy.schema.json
 
@@ -179,9 +179,7 @@ async function main(args: string[]): Promise<void> {
         ...result.warnings,
         ...result.changes,
         `version ${result.version} deployed (deployment ${result.deployment}); functions use it within a minute`,
-        ...result.createdSecrets.map(
-          (name) => `created secret ${name}: fill in its keys (they hold ${SECRET_PLACEHOLDER})`,
-        ),
+        ...storedLines(result.entries),
       ]);
       return;
     }

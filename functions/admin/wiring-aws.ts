@@ -4,6 +4,7 @@
  */
 import { createAwsConfigSource } from '../config/config-aws.ts';
 import { PROFILE_RULES } from '../config/profile-rules.ts';
+import { describeEntry } from '../config/secret-shards.ts';
 import { secretNamesFrom } from '../config/secrets-aws.ts';
 import { createDynamoDb } from '../kernel/dynamodb-aws.ts';
 import { ENV, requireEnv } from '../kernel/env.ts';
@@ -34,16 +35,20 @@ export function awsAdminDeps(env: NodeJS.ProcessEnv = process.env): Omit<AdminDe
     branches: dynamoBranchDirectory(config, table),
     // The kit reveals and rotates a profile's own secret (its secretName, else its name).
     profileSecrets: awsProfileSecrets({
-      secretId: async (profile) => {
+      entry: async (profile) => {
         const secretName = (await config.profileSettings())[profile]?.secretName;
         return secretNamesFrom(env).profile(typeof secretName === 'string' ? secretName : profile);
       },
     }),
-    // A deployed kit never prints a secret: its curl reads it from Secrets Manager in the shell.
+    // A deployed kit never prints a secret: its curl reads its entry from Secrets Manager in the
+    // shell (the shard, then the profile's entry in it).
     kit: {
       secretsWhere: (profile) =>
-        `o Secrets Manager, segredo ${secretNamesFrom(env).profile(profile)}`,
-      secretValues: { secretId: (profile) => secretNamesFrom(env).profile(profile) },
+        `o Secrets Manager, ${describeEntry(secretNamesFrom(env).profile(profile))}`,
+      secretValues: {
+        secretId: (profile) => secretNamesFrom(env).profile(profile).secret,
+        entry: (profile) => secretNamesFrom(env).profile(profile).entry,
+      },
     },
     // The salt: an erasure leaves salted tombstones, a backfill checks them.
     ledger: createDynamoLedger({ ...table, erasureSalt: awsErasureSalt(env) }),

@@ -10,8 +10,10 @@
  * - Secrets come from AWS Secrets Manager, named from `LEADS_SECRETS_PREFIX` (secretNames,
  *   secrets-aws.ts), through Powertools' cached `getSecret` (300 s); `refresh()` bypasses the
  *   cache once, for use after the upstream or a sender rejects a credential that may have been
- *   rotated. Each account has its secret; each profile reads `<prefix>/profiles/<secretName>`,
- *   with the values a rotation replaced (its `previous` key, secret-rotation.ts), and
+ *   rotated. Accounts and profiles are entries of a few shard secrets (secret-shards.ts): a
+ *   read fetches only the shard that holds the entry asked for, and the cache serves every other
+ *   entry of it; each profile's entry carries the values a rotation replaced (its `previous`
+ *   key, secret-rotation.ts), and
  *   `recheckProfile()` reads it past the cache when the intake refused one of its credentials (at
  *   most once per SECRET_RECHECK_SECONDS), so a value rotated a moment ago works at once.
  *
@@ -48,6 +50,8 @@ import { previousFromSecret, withPreviousValues } from './secret-rotation.ts';
 import {
   AwsConfigError,
   clientsFromSecret,
+  entryLabel,
+  entryOf,
   type Locate,
   pickKeys,
   type SecretReader,
@@ -240,8 +244,10 @@ export function createAwsConfigSource(
     if (keys.length === 0) {
       return validate(profileSchema, base, `do perfil "${name}"`, locateIn('', [], settingsPath));
     }
-    const secretName = names().profile(base.secretName ?? name);
-    const stored = await secrets.read(secretName, { recheck });
+    // Its shard only: one read (cached) serves every profile of that shard.
+    const where = names().profile(base.secretName ?? name);
+    const stored = entryOf(where, await secrets.read(where.secret, { recheck }));
+    const secretName = entryLabel(where);
     const secret = pickKeys(secretName, stored, keys);
     const profile = validate(
       profileSchema,
@@ -255,8 +261,10 @@ export function createAwsConfigSource(
   return {
     async upstream(name = DEFAULT_ACCOUNT): Promise<UpstreamConfig> {
       const { report: _report, ...settings } = await account(name);
-      const secretName = names().upstream(name);
-      const secret = pickKeys(secretName, await secrets.read(secretName), UPSTREAM_SECRET_KEYS);
+      const where = names().upstream(name);
+      const stored = entryOf(where, await secrets.read(where.secret));
+      const secretName = entryLabel(where);
+      const secret = pickKeys(secretName, stored, UPSTREAM_SECRET_KEYS);
       const path = name === DEFAULT_ACCOUNT ? 'upstream' : `upstreams.${name}`;
       return validate(
         upstreamConfigSchema,

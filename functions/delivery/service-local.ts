@@ -114,6 +114,9 @@ export function localDeliveryOptionsFromEnv(
   };
 }
 
+/** The most delivery workers the local runtime starts by itself (LEADS_WORKER_CONCURRENCY: more). */
+export const LOCAL_MAX_WORKERS = 16;
+
 /**
  * The local runtime's delivery service (local/runtime.ts). `options` win over the environment
  * knobs of the module comment, which win over the defaults.
@@ -140,8 +143,18 @@ export async function startLocalDelivery(
     );
   }
   const deps = localDeliveryDeps(forward, circuitOptions);
+  // One check per upstream key, not per account: a chain's 300 accounts on one sandbox (or one
+  // key) would otherwise spend the upstream's minute of requests before the first lead.
+  const checks = new Map<string, Promise<LookupPermission>>();
   const permissions = await Promise.all(
-    accounts.map(async (name) => checkLookupPermission((await deps.upstream(name)).client)),
+    accounts.map(async (name, index) => {
+      const { baseUrl, username, password } = upstreams[index] as (typeof upstreams)[number];
+      const key = JSON.stringify([baseUrl, username, password]);
+      if (!checks.has(key)) {
+        checks.set(key, (async () => checkLookupPermission((await deps.upstream(name)).client))());
+      }
+      return checks.get(key) as Promise<LookupPermission>;
+    }),
   );
   const lookupForbidden = accounts.filter((_, index) => permissions[index] === 'forbidden');
   for (const upstream of lookupForbidden) {
@@ -158,8 +171,13 @@ export async function startLocalDelivery(
   // The attempt that closes a circuit wakes the leads that waited for it (delivery/waiting.ts).
   deps.queue = queue;
   // Each worker takes one message at a time: one per account lets every account's sequence run
-  // beside the others, as the forwarder's batches do on AWS (its concurrency: concurrency.ts).
-  const concurrency = options.concurrency ?? fromEnv.concurrency ?? Math.max(2, accounts.length);
+  // beside the others, as the forwarder's batches do on AWS (its concurrency: concurrency.ts),
+  // up to LOCAL_MAX_WORKERS: a chain's 300 accounts would be 300 loops polling one machine's
+  // queue (the queue's fair order still takes the accounts in turn).
+  const concurrency =
+    options.concurrency ??
+    fromEnv.concurrency ??
+    Math.max(2, Math.min(accounts.length, LOCAL_MAX_WORKERS));
   const workers = Array.from({ length: concurrency }, () =>
     startLocalWorker({
       queue,
@@ -189,6 +207,7 @@ export async function startLocalDelivery(
           circuitOf: (account) => circuits(account),
           accountOf: (profile) => config.accountOf(profile),
           accounts: () => config.accounts(),
+          profileNames: () => config.profileNames(),
           events: reconcileEvents,
           options: { wakeGraceMs },
         });

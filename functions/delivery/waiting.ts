@@ -12,7 +12,14 @@
  *   message each for its version (`wakeWaiting`); a lead whose recheck passes first is woken by
  *   the reconciler (and waits again if the circuit is still open).
  * So attempts and messages per minute stay flat however long the outage lasts: one probe, plus
- * each waiting lead once per recheck interval. No AWS imports.
+ * each waiting lead once per recheck interval.
+ *
+ * A lead whose profile left the configuration waits the same way, listed under PROFILE_WAIT
+ * (a key no account can be named: account names have no `:`), its message rechecking now and
+ * then as a safety net; the configuration that brings the profile back wakes it at once
+ * (`wakeReturnedProfiles`): the local runtime's reload, and on AWS the reconciler's minute,
+ * which compares the waiting leads with the settings it reads (the new version within 45 s).
+ * No AWS imports.
  */
 import type { LeadLedger } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
@@ -65,6 +72,48 @@ export async function wakeWaiting(
       await deps.queue.send(lead.leadId, { version: awake.version, group: account });
       woken += 1;
       if (woken >= max) return woken;
+    }
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return woken;
+}
+
+/** The wait key of leads waiting for their profile to come back (see the module comment). */
+export const PROFILE_WAIT = ':profile';
+
+/**
+ * Wakes the leads waiting for a profile that `configured` now has (the reload or the version
+ * that brought it back): each one's next attempt due now, one message in its account's group.
+ * A lead whose profile is still missing keeps waiting. Returns how many were woken.
+ */
+export async function wakeReturnedProfiles(
+  deps: { ledger: Pick<LeadLedger, 'listWaiting' | 'wake'>; queue: Pick<LeadQueue, 'send'> },
+  configured: (profile: string) => boolean,
+  options: { now: () => Date; wakeGraceMs: number; remainingMs?: () => number },
+): Promise<number> {
+  let woken = 0;
+  let cursor: string | undefined;
+  do {
+    if ((options.remainingMs?.() ?? Number.POSITIVE_INFINITY) < 5_000) break;
+    const page = await deps.ledger.listWaiting(PROFILE_WAIT, {
+      limit: PAGE,
+      ...(cursor !== undefined && { cursor }),
+    });
+    for (const lead of page.leads) {
+      if (!configured(lead.profile)) continue;
+      const now = options.now();
+      const awake = await deps.ledger.wake(lead.leadId, lead.version, {
+        dueAt: new Date(now.getTime() + options.wakeGraceMs),
+        now,
+        attemptNow: true,
+      });
+      if (!awake) continue;
+      const group = lead.account;
+      await deps.queue.send(lead.leadId, {
+        version: awake.version,
+        ...(group !== undefined && { group }),
+      });
+      woken += 1;
     }
     cursor = page.cursor;
   } while (cursor !== undefined);

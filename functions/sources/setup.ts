@@ -98,7 +98,13 @@ export interface KitContext {
    * `inline`: print the secrets' values (the local configuration file, demo values);
    * otherwise the curl reads them from this Secrets Manager secret id.
    */
-  secretValues: 'inline' | { secretId(profile: string): string };
+  secretValues:
+    | 'inline'
+    | {
+        secretId(profile: string): string;
+        /** The profile's entry in that secret, when one secret holds many (a shard). */
+        entry?(profile: string): string;
+      };
   /** An API client with `prospects:write` whose password may be printed (local only). */
   basicClient?: { username: string; password: string };
 }
@@ -206,7 +212,9 @@ function secretLine(
 ): string {
   if (context.secretValues === 'inline') return `${variable}=${shq(setting(profile, key))}`;
   const id = context.secretValues.secretId(name);
-  return `${variable}=$(aws secretsmanager get-secret-value --secret-id ${shq(id)} --query SecretString --output text | jq -r ${shq(`.${key}`)})`;
+  const entry = context.secretValues.entry?.(name);
+  const path = entry === undefined ? `.${key}` : `.[${JSON.stringify(entry)}].${key}`;
+  return `${variable}=$(aws secretsmanager get-secret-value --secret-id ${shq(id)} --query SecretString --output text | jq -r ${shq(path)})`;
 }
 
 function curlScript<P>(

@@ -1,23 +1,27 @@
 /**
- * The configuration store: the non-secret settings (accounts, profiles, delivery, report) as one
- * AWS AppConfig hosted configuration, so that a stack holds hundreds of profiles (no 4 KB
- * environment variable) and a change takes effect within a minute without a deploy
- * (docs/configuration.md).
+ * The configuration store: the non-secret settings (accounts, profiles, delivery, report) as
+ * AWS AppConfig hosted configuration versions, so that a stack holds thousands of profiles (no
+ * 4 KB environment variable, no 1 MB template) and a change takes effect within a minute without
+ * a deploy (docs/configuration.md).
  *
  * - Application `leads-<stage>`, environment `<stage>`, configuration profile `settings`
- *   (freeform JSON). AppConfig keeps every version: `npm run config -- rollback` deploys the
- *   previous one.
+ *   (freeform JSON, hosted). AppConfig keeps every version: `npm run config -- rollback` deploys
+ *   the previous one.
+ * - The template holds no setting. Versions are stored by `npm run config -- push`, and
+ *   `npm run deploy` pushes the deploy file's settings right after CloudFormation finishes
+ *   (scripts/cdk.ts) when they differ from the deployed version: the same path, the same
+ *   validators, the same history. Why not an S3-backed profile fed by a BucketDeployment: AppConfig
+ *   reads at most 1 MB from S3 against 2 MB hosted, and it would add a bucket, a custom resource
+ *   function and its role to every stack; why not inline (the stack's first design): the template
+ *   grew with every profile and passes CloudFormation's 1 MB at a few thousand.
  * - Two validators run before any version is deployed: a JSON Schema (the settings' shape,
  *   generated from the zod schema: functions/config/config-json-schema.ts) and the
  *   configuration validator function (FUNCTIONS['config-validator'], its `live` alias), which
  *   runs exactly the checks the functions run (every profile against its source's schema,
  *   unknown keys, the accounts' references). A version either passes both or is never seen.
- *   AppConfig may invoke the validator only from this account (the permission's SourceAccount),
- *   and the stack's deployment of the first version waits for that permission (DependsOn):
- *   without it CloudFormation may start the deployment first, the validator's invocation is
- *   refused, the validation fails and the whole stack rolls back.
- * - The deploy configuration's settings are deployed as a version when they change, all at once
- *   (no canary: a configuration is either valid or refused), without bake time.
+ *   AppConfig may invoke the validator only from this account (the permission's SourceAccount).
+ * - Deployments are all at once (no canary: a configuration is either valid or refused), without
+ *   bake time.
  * - Functions read it through the AppConfig data API (Powertools' provider, cached 45 s):
  *   `grantRead` sets the three names they need and allows StartConfigurationSession and
  *   GetLatestConfiguration on this one configuration profile.
@@ -25,19 +29,15 @@
 import { Arn, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   Application,
-  CfnDeployment,
-  ConfigurationContent,
+  CfnConfigurationProfile,
   DeploymentStrategy,
   Environment,
-  HostedConfiguration,
-  JsonSchemaValidator,
   RolloutStrategy,
   ValidatorType,
 } from 'aws-cdk-lib/aws-appconfig';
 import { Grant, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { CfnPermission, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import type { Settings } from '../../functions/config/config-aws.ts';
 import { settingsStoreJsonSchema } from '../../functions/config/config-json-schema.ts';
 import { ENV } from '../../functions/kernel/env.ts';
 import type { NodeFunction } from './node-function.ts';
@@ -57,8 +57,6 @@ export function configStoreNames(stage: string) {
 
 export interface ConfigStoreProps {
   stage: string;
-  /** The settings to deploy (the deploy configuration's). */
-  settings: Settings;
   /** Validates a version with the functions' own rules before it is deployed (its `live` alias). */
   validator: NodeFunction;
 }
@@ -66,7 +64,9 @@ export interface ConfigStoreProps {
 export class ConfigStore extends Construct {
   readonly application: Application;
   readonly environment: Environment;
-  readonly configuration: HostedConfiguration;
+  /** The `settings` configuration profile (hosted); its versions come from `config push`. */
+  readonly configuration: CfnConfigurationProfile;
+  readonly strategy: DeploymentStrategy;
 
   constructor(scope: Construct, id: string, props: ConfigStoreProps) {
     super(scope, id);
@@ -79,7 +79,7 @@ export class ConfigStore extends Construct {
       application: this.application,
       environmentName: names.environment,
     });
-    const strategy = new DeploymentStrategy(this, 'AllAtOnce', {
+    this.strategy = new DeploymentStrategy(this, 'AllAtOnce', {
       deploymentStrategyName: names.strategy,
       description: 'Every function sees a validated version at once, within a minute',
       rolloutStrategy: RolloutStrategy.linear({
@@ -94,24 +94,21 @@ export class ConfigStore extends Construct {
       principal: new ServicePrincipal('appconfig.amazonaws.com'),
       sourceAccount: Stack.of(this).account,
     });
-    const permission = validator.permissionsNode.findChild('AppConfigPermission') as CfnPermission;
-    this.configuration = new HostedConfiguration(this, 'Settings', {
-      application: this.application,
+    // Same construct path as the first design's HostedConfiguration: the profile (and the id the
+    // functions hold) survives the move of its versions out of the template.
+    const settings = new Construct(this, 'Settings');
+    this.configuration = new CfnConfigurationProfile(settings, 'ConfigurationProfile', {
+      applicationId: this.application.applicationId,
       name: names.profile,
+      // No Type (freeform by default), as the first design's: changing it would replace the profile.
+      locationUri: 'hosted',
       description:
-        'Accounts, profiles, delivery and report settings; secrets stay in Secrets Manager',
-      content: ConfigurationContent.fromInlineJson(JSON.stringify(props.settings)),
+        'Accounts, profiles, delivery and report settings; secrets stay in Secrets Manager. Versions: npm run config -- push',
       validators: [
-        JsonSchemaValidator.fromInline(JSON.stringify(settingsStoreJsonSchema())),
+        { type: ValidatorType.JSON_SCHEMA, content: JSON.stringify(settingsStoreJsonSchema()) },
         { type: ValidatorType.LAMBDA, content: validator.functionArn },
       ],
-      deploymentStrategy: strategy,
-      deployTo: [this.environment],
     });
-    // The deployment runs the validator: only once AppConfig may invoke it (module comment).
-    for (const child of this.node.findAll()) {
-      if (child instanceof CfnDeployment) child.node.addDependency(permission);
-    }
     Validations.of(props.validator).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:
@@ -123,7 +120,7 @@ export class ConfigStore extends Construct {
   grantRead(fn: LambdaFunction): void {
     fn.addEnvironment(ENV.appConfigApplication, this.application.applicationId);
     fn.addEnvironment(ENV.appConfigEnvironment, this.environment.environmentId);
-    fn.addEnvironment(ENV.appConfigProfile, this.configuration.configurationProfileId);
+    fn.addEnvironment(ENV.appConfigProfile, this.configuration.ref);
     Grant.addToPrincipal({
       grantee: fn,
       actions: ['appconfig:StartConfigurationSession', 'appconfig:GetLatestConfiguration'],
@@ -132,7 +129,7 @@ export class ConfigStore extends Construct {
           {
             service: 'appconfig',
             resource: 'application',
-            resourceName: `${this.application.applicationId}/environment/${this.environment.environmentId}/configuration/${this.configuration.configurationProfileId}`,
+            resourceName: `${this.application.applicationId}/environment/${this.environment.environmentId}/configuration/${this.configuration.ref}`,
           },
           Stack.of(this),
         ),

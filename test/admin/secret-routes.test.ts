@@ -1,8 +1,9 @@
 /**
  * The set-up kit's secrets (functions/admin/secret-routes.ts): revealed to an admin on request,
  * rotated where the gateway chooses the value, audited without values; over the AWS adapter
- * (Secrets Manager mocked with aws-sdk-client-mock), whose stored JSON keeps the old value under
- * `previous` for the grace, which the intake's check then accepts (sources/rotation.ts).
+ * (Secrets Manager mocked with aws-sdk-client-mock): the profile's entry in its profiles' shard
+ * (config/secret-shards.ts) keeps the old value under `previous` for the grace, which the
+ * intake's check then accepts (sources/rotation.ts); the shard's other entries are kept.
  */
 import {
   GetSecretValueCommand,
@@ -19,6 +20,7 @@ import {
   previousFromSecret,
   withPreviousValues,
 } from '../../functions/config/secret-rotation.ts';
+import { secretNames } from '../../functions/config/secrets-aws.ts';
 import { adapterFor } from '../../functions/sources/registry.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 
@@ -38,6 +40,17 @@ const SETTINGS: Record<string, Profile> = {
 const secretsManager = mockClient(SecretsManagerClient);
 /** What Secrets Manager holds, by secret id (JSON text), as the mock keeps it. */
 let stored: Record<string, string>;
+const whereOf = (name: string) => secretNames('leads/test').profile(name);
+/** A profile's entry as stored now. */
+const entryOf = (name: string): Record<string, unknown> | undefined =>
+  JSON.parse(stored[whereOf(name).secret] ?? '{}')[name];
+/** Puts entries into their shards (as `config push` does). */
+function storeEntries(entries: Record<string, Record<string, unknown>>): void {
+  for (const [name, value] of Object.entries(entries)) {
+    const { secret } = whereOf(name);
+    stored[secret] = JSON.stringify({ ...JSON.parse(stored[secret] ?? '{}'), [name]: value });
+  }
+}
 let audit: { revealed: unknown[]; rotated: unknown[] };
 
 function deps(): AdminDeps {
@@ -49,8 +62,7 @@ function deps(): AdminDeps {
     secretRevealed: (event) => audit.revealed.push(event),
     secretRotated: (event) => audit.rotated.push(event),
   };
-  const values = async (name: string) =>
-    JSON.parse(stored[`leads/test/profiles/${name}`] ?? '{}') as Record<string, unknown>;
+  const values = async (name: string) => entryOf(name) ?? {};
   return {
     config: {
       clients: async () => CLIENTS,
@@ -60,7 +72,7 @@ function deps(): AdminDeps {
     },
     profileSecrets: awsProfileSecrets({
       client: new SecretsManagerClient({ region: 'us-east-1' }),
-      secretId: async (name) => `leads/test/profiles/${name}`,
+      entry: async (name) => whereOf(name),
     }),
     ledger: {} as AdminDeps['ledger'],
     queue: {} as AdminDeps['queue'],
@@ -99,14 +111,18 @@ beforeAll(() => {
 beforeEach(() => {
   secretsManager.reset();
   audit = { revealed: [], rotated: [] };
-  stored = {
-    'leads/test/profiles/site': JSON.stringify({ token: 'site-token-old', generated: 'g' }),
-    'leads/test/profiles/meta': JSON.stringify({
-      appSecret: 'app-secret',
-      verifyToken: 'verify',
-      pageAccessToken: 'page',
-    }),
-  };
+  stored = {};
+  storeEntries({
+    site: { token: 'site-token-old', generated: 'g' },
+    meta: { appSecret: 'app-secret', verifyToken: 'verify', pageAccessToken: 'page' },
+    other: { token: 'other-token' },
+  });
+  // Another profile's entry in site's own shard: a rotation of site must keep it.
+  const shard = whereOf('site').secret;
+  stored[shard] = JSON.stringify({
+    ...JSON.parse(stored[shard] as string),
+    neighbour: { token: 'n' },
+  });
   secretsManager
     .on(GetSecretValueCommand)
     .callsFake(({ SecretId }) => ({ SecretString: stored[SecretId as string] }));
@@ -137,8 +153,10 @@ describe('the kit secrets on AWS', () => {
     expect(answer.status).toBe(200);
     const value = answer.body.value as string;
     expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const secret = JSON.parse(stored['leads/test/profiles/site'] as string);
+    const secret = entryOf('site') as { token: string; previous: Record<string, unknown> };
     expect(secret).toMatchObject({ token: value, generated: 'g' });
+    // The shard's other entries are untouched.
+    expect(JSON.parse(stored[whereOf('site').secret] as string).neighbour).toEqual({ token: 'n' });
     expect(secret.previous.token).toEqual({
       value: 'site-token-old',
       until: '2026-11-27T12:00:00.000Z',
@@ -189,5 +207,40 @@ describe('the kit secrets on AWS', () => {
     const unknown = await post('reveal', 'nowhere', '', 'lp');
     expect(unknown.status).toBe(403);
     expect(audit.revealed).toEqual([]);
+  });
+
+  it('keeps both rotations when another writer replaces the shard between its read and its write', async () => {
+    // Prepare: the first write of site's rotation is overtaken by another writer's version of
+    // the shard (an operator rotating a neighbour at the same moment), which lacks it.
+    const shard = whereOf('site').secret;
+    let writes = 0;
+    secretsManager.on(PutSecretValueCommand).callsFake(({ SecretId, SecretString }) => {
+      writes += 1;
+      const before = stored[SecretId as string] as string;
+      stored[SecretId as string] = SecretString as string;
+      if (writes === 1) {
+        const other = JSON.parse(before);
+        other.neighbour = { token: 'n-rotated' };
+        stored[shard] = JSON.stringify(other);
+      }
+      return {};
+    });
+
+    // Act
+    const answer = await post('rotate', 'site', '{"key":"token"}');
+
+    // Assess: written again, both rotations kept.
+    expect(answer.status).toBe(200);
+    expect(writes).toBe(2);
+    expect(entryOf('site')?.token).toBe(answer.body.value);
+    expect(JSON.parse(stored[shard] as string).neighbour).toEqual({ token: 'n-rotated' });
+  });
+
+  it('lets a branch operator reveal its own branch’s profile', async () => {
+    const answer = await post('reveal', 'other', '', 'lp');
+    expect(answer.status).toBe(200);
+    expect(answer.body.secrets).toEqual([
+      expect.objectContaining({ key: 'token', value: 'other-token' }),
+    ]);
   });
 });

@@ -17,7 +17,11 @@ import {
   type SettingsInput,
 } from '../../functions/config/config-aws.ts';
 import { PROFILE_RULES } from '../../functions/config/profile-rules.ts';
-import { AwsConfigError, createAwsClientsSource } from '../../functions/config/secrets-aws.ts';
+import {
+  AwsConfigError,
+  createAwsClientsSource,
+  secretNames,
+} from '../../functions/config/secrets-aws.ts';
 import { storedJson } from '../helpers/appconfig-store.ts';
 
 const secretsManager = mockClient(SecretsManagerClient);
@@ -44,6 +48,20 @@ function secret(name: string, value: unknown): void {
     .resolves({ SecretString: typeof value === 'string' ? value : JSON.stringify(value) });
 }
 
+type EntryKind = 'profile' | 'upstream';
+/** The shard secret that holds an entry (functions/config/secret-shards.ts). */
+const shard = (kind: EntryKind, name: string) => secretNames('leads/test')[kind](name).secret;
+/** How errors name an entry: `<shard> entry "<name>"`. */
+const label = (kind: EntryKind, name: string) => `${shard(kind, name)} entry "${name}"`;
+/** The shards as the mock answers them, entry by entry. */
+let shards: Record<string, Record<string, unknown>> = {};
+/** Puts `value` as the entry `name` of its shard. */
+function entry(kind: EntryKind, name: string, value: unknown): void {
+  const id = shard(kind, name);
+  shards[id] ??= {};
+  (shards[id] as Record<string, unknown>)[name] = value;
+}
+
 function calls(name: string): number {
   return secretsManager
     .commandCalls(GetSecretValueCommand)
@@ -67,12 +85,18 @@ beforeAll(() => {
 beforeEach(() => {
   secretsManager.reset();
   clearCaches();
+  shards = {};
+  // Shards answer what `entry` put in them; `secret` answers other ids (or overrides one).
+  secretsManager.on(GetSecretValueCommand).callsFake(({ SecretId }) => {
+    const found = shards[SecretId as string];
+    return found === undefined ? {} : { SecretString: JSON.stringify(found) };
+  });
 });
 
 describe('createAwsConfigSource', () => {
   it('merges the upstream settings with the upstream secret', async () => {
     // Prepare
-    secret('leads/test/upstream', {
+    entry('upstream', 'default', {
       username: 'gym.dns',
       password: 's3cr3t-key',
       generated: 'random',
@@ -96,8 +120,8 @@ describe('createAwsConfigSource', () => {
 
   it("merges a profile's settings with its keys, and reads no secret for prospect profiles", async () => {
     // Prepare
-    secret('leads/test/profiles/site', { token: 'site-token', generated: 'random' });
-    secret('leads/test/profiles/meta', {
+    entry('profile', 'site', { token: 'site-token', generated: 'random' });
+    entry('profile', 'meta', {
       appSecret: 'app-secret',
       verifyToken: 'verify',
       pageAccessToken: 'page-token',
@@ -151,25 +175,25 @@ describe('createAwsConfigSource', () => {
 
   it('asks Secrets Manager once for two reads (cached), again once after refresh()', async () => {
     // Prepare
-    secret('leads/test/upstream', { username: 'gym.dns', password: 'key' });
+    entry('upstream', 'default', { username: 'gym.dns', password: 'key' });
     const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     await config.upstream();
     await config.upstream();
-    const beforeRefresh = calls('leads/test/upstream');
+    const beforeRefresh = calls(shard('upstream', 'default'));
     config.refresh();
     await config.upstream();
     await config.upstream();
 
     // Assess
     expect(beforeRefresh).toBe(1);
-    expect(calls('leads/test/upstream')).toBe(2);
+    expect(calls(shard('upstream', 'default'))).toBe(2);
   });
 
   it('names the secret and the missing key, never a value', async () => {
     // Prepare
-    secret('leads/test/profiles/meta', {
+    entry('profile', 'meta', {
       appSecret: 'app-secret-value',
       verifyToken: 'verify-value',
     });
@@ -179,7 +203,7 @@ describe('createAwsConfigSource', () => {
     const error = await failure(config.profile('meta'));
 
     // Assess
-    expect(error.message).toContain('secret leads/test/profiles/meta');
+    expect(error.message).toContain(`secret ${label('profile', 'meta')}`);
     expect(error.message).toContain('key "pageAccessToken" is missing');
     expect(error.message).not.toContain('app-secret-value');
     expect(error.message).not.toContain('verify-value');
@@ -187,7 +211,7 @@ describe('createAwsConfigSource', () => {
 
   it('says when a secret still holds the placeholder set at deploy time', async () => {
     // Prepare
-    secret('leads/test/upstream', {
+    entry('upstream', 'default', {
       username: 'REPLACE_ME',
       password: 'REPLACE_ME',
       generated: 'x',
@@ -201,7 +225,7 @@ describe('createAwsConfigSource', () => {
 
     // Assess
     expect(upstream.message).toContain(
-      'secret leads/test/upstream: key "username" still holds the placeholder',
+      `secret ${label('upstream', 'default')}: key "username" still holds the placeholder`,
     );
     expect(upstream.message).toContain('key "password" still holds the placeholder');
     expect(clients.message).toContain('secret leads/test/clients still holds the placeholder');
@@ -209,20 +233,20 @@ describe('createAwsConfigSource', () => {
 
   it('refuses a secret that is not valid JSON without quoting it', async () => {
     // Prepare
-    secret('leads/test/upstream', 'username=gym.dns password=very-secret');
+    secret(shard('upstream', 'default'), 'username=gym.dns password=very-secret');
     const config = createAwsConfigSource(ENV, STORE);
 
     // Act
     const error = await failure(config.upstream());
 
     // Assess
-    expect(error.message).toBe('secret leads/test/upstream is not valid JSON');
+    expect(error.message).toBe(`secret ${shard('upstream', 'default')} is not valid JSON`);
     expect(error.message).not.toContain('very-secret');
   });
 
   it('reports a schema problem on a secret key against the secret, without the value', async () => {
     // Prepare
-    secret('leads/test/profiles/site', { token: '   ' });
+    entry('profile', 'site', { token: '   ' });
     const config = createAwsConfigSource(ENV, STORE);
 
     // Act
@@ -230,7 +254,7 @@ describe('createAwsConfigSource', () => {
 
     // Assess
     expect(error.message).toBe(
-      'Configuração inválida do perfil "site":\n  segredo leads/test/profiles/site, chave "token": não pode ficar vazio',
+      `Configuração inválida do perfil "site":\n  segredo ${label('profile', 'site')}, chave "token": não pode ficar vazio`,
     );
   });
 
@@ -261,7 +285,8 @@ describe('createAwsConfigSource', () => {
     const error = await failure(config.upstream());
 
     // Assess
-    expect(error.message).toMatch(/^cannot read secret leads\/test\/upstream: .*can't find/);
+    expect(error.message).toContain(`cannot read secret ${shard('upstream', 'default')}: `);
+    expect(error.message).toContain("can't find");
   });
 
   it('names invalid settings, each problem with its path, and a missing LEADS_SECRETS_PREFIX', async () => {
@@ -303,8 +328,8 @@ describe('createAwsConfigSource', () => {
 
   it('reads each account from its own secret, with its own settings and report', async () => {
     // Prepare
-    secret('leads/test/upstream', { username: 'chain.a', password: 'key-a' });
-    secret('leads/test/upstreams/south', { username: 'chain.b', password: 'key-b' });
+    entry('upstream', 'default', { username: 'chain.a', password: 'key-a' });
+    entry('upstream', 'south', { username: 'chain.b', password: 'key-b' });
     const settings: SettingsInput = {
       ...SETTINGS,
       upstreams: {
@@ -456,5 +481,53 @@ describe('appConfigSettings (the configuration store through the Powertools prov
     expect(withinAMinute).toContain('extra');
     expect(SETTINGS_MAX_AGE_SECONDS).toBeLessThan(60);
     expect(appConfig.commandCalls(GetLatestConfigurationCommand)).toHaveLength(2);
+  });
+
+  it('reads only the shard that holds the profile or account asked for, and one read serves its neighbours', async () => {
+    // Prepare: 3,000 form profiles and 300 accounts, every entry in its shard.
+    const profiles: Record<string, unknown> = {};
+    const upstreams: Record<string, unknown> = {};
+    for (let i = 0; i < 300; i++) {
+      const account = `unit-${i}`;
+      upstreams[account] = {
+        baseUrl: 'https://upstream.example.com',
+        maxPerSecond: 1,
+        maxPerMinute: 10,
+      };
+      entry('upstream', account, { username: `dns-${i}`, password: `key-${i}` });
+    }
+    for (let i = 0; i < 3000; i++) {
+      const name = `p-${i}`;
+      profiles[name] = { source: 'form', upstream: `unit-${i % 300}`, defaults: { idBranch: 1 } };
+      entry('profile', name, { token: `token-${i}` });
+    }
+    const settings = { ...SETTINGS, upstreams, profiles };
+    const config = createAwsConfigSource(ENV, {
+      rules: PROFILE_RULES,
+      settings: async () => settings,
+    });
+    const last = 'p-2999';
+    const neighbours = Object.keys(profiles).filter(
+      (name) => name !== last && shard('profile', name) === shard('profile', last),
+    );
+
+    // Act
+    const profile = await config.profile(last);
+    for (const name of neighbours) await config.profile(name);
+    const account = await config.upstream('unit-299');
+
+    // Assess: two reads in all, of exactly the two shards; a shard holds about 1/16 of the keys.
+    expect(profile).toMatchObject({ token: 'token-2999' });
+    expect(account).toMatchObject({ username: 'dns-299' });
+    expect(neighbours.length).toBeGreaterThan(100);
+    const read = secretsManager
+      .commandCalls(GetSecretValueCommand)
+      .map((c) => c.args[0].input.SecretId);
+    expect(read).toEqual([shard('profile', last), shard('upstream', 'unit-299')]);
+    const bytes = (id: string) => JSON.stringify(shards[id]).length;
+    const all = Object.keys(shards)
+      .filter((id) => id.includes('/profiles-'))
+      .reduce((n, id) => n + bytes(id), 0);
+    expect(bytes(shard('profile', last))).toBeLessThan(all / 10);
   });
 });

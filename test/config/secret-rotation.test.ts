@@ -17,7 +17,11 @@ import {
   newSecretValue,
   rotatedSecret,
 } from '../../functions/config/secret-rotation.ts';
-import { SECRET_RECHECK_SECONDS, secretReader } from '../../functions/config/secrets-aws.ts';
+import {
+  SECRET_RECHECK_SECONDS,
+  secretNames,
+  secretReader,
+} from '../../functions/config/secrets-aws.ts';
 import { t } from '../../functions/kernel/language.ts';
 import { authenticateRotated } from '../../functions/sources/rotation.ts';
 import type { Authenticity, IntakeRequest } from '../../functions/sources/source.ts';
@@ -174,6 +178,8 @@ describe('a deployed profile secret with a rotation', () => {
   };
   const store = { rules: PROFILE_RULES, settings: async () => SETTINGS };
   const env = { LEADS_SECRETS_PREFIX: 'leads/test' };
+  /** The profiles' shard that holds site's entry (config/secret-shards.ts). */
+  const SITE_SHARD = secretNames('leads/test').profile('site').secret;
   const until = new Date(NOW.getTime() + 7 * DAY).toISOString();
 
   beforeAll(() => {
@@ -185,8 +191,10 @@ describe('a deployed profile secret with a rotation', () => {
   });
 
   it('reads the replaced value from the secret, out of sight', async () => {
-    secretsManager.on(GetSecretValueCommand, { SecretId: 'leads/test/profiles/site' }).resolves({
-      SecretString: JSON.stringify({ token: 'new', previous: { token: { value: 'old', until } } }),
+    secretsManager.on(GetSecretValueCommand, { SecretId: SITE_SHARD }).resolves({
+      SecretString: JSON.stringify({
+        site: { token: 'new', previous: { token: { value: 'old', until } } },
+      }),
     });
     const site = await createAwsConfigSource(env, store).profile('site');
 
@@ -203,8 +211,8 @@ describe('a deployed profile secret with a rotation', () => {
     let clock = NOW.getTime();
     const answers = ['first', 'second', 'third'];
     secretsManager
-      .on(GetSecretValueCommand, { SecretId: 'leads/test/profiles/site' })
-      .callsFake(() => ({ SecretString: JSON.stringify({ token: answers.shift() }) }));
+      .on(GetSecretValueCommand, { SecretId: SITE_SHARD })
+      .callsFake(() => ({ SecretString: JSON.stringify({ site: { token: answers.shift() } }) }));
     const config = createAwsConfigSource(env, { ...store, reader: secretReader(() => clock) });
 
     const cached = await config.profile('site');

@@ -49,8 +49,9 @@ describe('the CDK app (config/deploy.example.json)', () => {
     expect(built.stack.stackName).toBe('leads-example');
     expect(built.stack.environment).toBe('aws://unknown-account/unknown-region');
     template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
-    // The accounts, clients and profile secrets of the example, and the erasure salt.
-    template.resourceCountIs('AWS::SecretsManager::Secret', 11);
+    // The packed store's shards (16 for profiles, 4 for accounts), the clients, the erasure salt:
+    // the same 22 for any number of profiles and accounts.
+    template.resourceCountIs('AWS::SecretsManager::Secret', 22);
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     // The lead queue and the report's refresh queue, each with its dead-letter queue.
     template.resourceCountIs('AWS::SQS::Queue', 4);
@@ -58,12 +59,13 @@ describe('the CDK app (config/deploy.example.json)', () => {
     // report refresher, the delivery reconciler and the configuration validator
     // and the quiet-profile watch.
     template.resourceCountIs('AWS::Lambda::Function', 10);
-    // The configuration store: its application, environment, profile, first version, deployment.
+    // The configuration store: its application, environment and profile; its versions come from
+    // `npm run deploy` / `config push`, never from the template.
     template.resourceCountIs('AWS::AppConfig::Application', 1);
     template.resourceCountIs('AWS::AppConfig::Environment', 1);
     template.resourceCountIs('AWS::AppConfig::ConfigurationProfile', 1);
-    template.resourceCountIs('AWS::AppConfig::HostedConfigurationVersion', 1);
-    template.resourceCountIs('AWS::AppConfig::Deployment', 1);
+    template.resourceCountIs('AWS::AppConfig::HostedConfigurationVersion', 0);
+    template.resourceCountIs('AWS::AppConfig::Deployment', 0);
     template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
@@ -83,7 +85,7 @@ describe('the CDK app (config/deploy.example.json)', () => {
     template.hasOutput('SecretsPrefix', { Value: 'leads/example' });
     template.hasOutput('SecretNames', {
       Value: Match.stringLikeRegexp(
-        '^leads/example/upstream,leads/example/clients,leads/example/profiles/site,',
+        '^leads/example/clients,leads/example/store/accounts-0,.*,leads/example/store/profiles-15$',
       ),
     });
   });
@@ -94,7 +96,6 @@ describe('the CDK app (config/deploy.example.json)', () => {
     const bucket = built.stack.getLogicalId(
       built.stack.report.bucket.node.defaultChild as CfnElement,
     );
-    const secretArn = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:';
     const template = Template.fromStack(built.stack).toJSON() as {
       Resources: Record<string, { Metadata?: { cdk_nag?: { rules_to_suppress: unknown[] } } }>;
     };
@@ -115,10 +116,8 @@ describe('the CDK app (config/deploy.example.json)', () => {
         // behind the authorizer (API Gateway calls both synchronously).
         'AwsSolutions-IAM5[Resource::*]',
         'Serverless-LambdaDLQ',
-        // Accounts and profiles added without a deploy: their secrets' name patterns and the
-        // accounts' report objects.
-        `AwsSolutions-IAM5[Resource::${secretArn}leads/example/profiles/*]`,
-        `AwsSolutions-IAM5[Resource::${secretArn}leads/example/upstreams/*]`,
+        // Accounts added without a deploy: their report objects (their secrets are entries of
+        // the shards, granted by ARN).
         `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/checkpoint.json]`,
         `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/current.json]`,
         `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/status.json]`,
@@ -178,10 +177,7 @@ describe('cdk-nag on the house constructs', () => {
     addNagPacks(app);
     const stack = testStack(app);
     const config = deployConfig();
-    const secrets = new LeadsSecrets(stack, 'Secrets', {
-      prefix: config.secretsPrefix,
-      settings: config.settings,
-    });
+    const secrets = new LeadsSecrets(stack, 'Secrets', { prefix: config.secretsPrefix });
     const api = new LeadsApi(stack, 'Gateway', {
       stage: 'test',
       rateLimit: 10,

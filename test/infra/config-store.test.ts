@@ -1,10 +1,10 @@
 /**
  * The configuration store (infra/constructs/config-store.ts) in the stack, with a configuration
  * far past the 4 KB environment variable that used to carry the settings (issue 12): 280 `form`
- * profiles (test/fixtures/many-profiles.ts), a few of them on a second account `south`. (300
- * until the releases, issue 27: every function's version, live alias, the canaries and their
- * alarms take about 55 resources, so a deploy file now holds about 290 keyed profiles with
- * their own secret under CloudFormation's 500; profiles pushed with `npm run config` take none.)
+ * profiles (test/fixtures/many-profiles.ts), a few of them on a second account `south`. The
+ * settings no longer pass through the template (issue 34): the stack holds the store, and
+ * `npm run deploy` / `config push` store the versions (test/infra/chain-stack.test.ts holds the
+ * 3,000-profile chain).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,12 +23,7 @@ import { CONFIG_CONTEXT_KEY, parseDeployConfig } from '../../infra/config.ts';
 import { SETTINGS_PROFILE } from '../../infra/constructs/config-store.ts';
 import { LAMBDA_ENV_LIMIT_BYTES } from '../../infra/constructs/node-function.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
-import {
-  manyProfilesDeployConfig,
-  profileName,
-  SOUTH_BRANCHES,
-  southProfiles,
-} from '../fixtures/many-profiles.ts';
+import { manyProfilesDeployConfig, profileName } from '../fixtures/many-profiles.ts';
 import {
   APPCONFIG_READ_ACTIONS,
   appConfigIds,
@@ -160,41 +155,16 @@ describe(`a stack with ${PROFILES} profiles (npx cdk synth -c config=<file>)`, (
     }
   });
 
-  it('holds the profiles and both accounts in the HostedConfigurationVersion content', () => {
-    // Act
-    const ids = appConfigIds(template);
-    const version = template.findResources('AWS::AppConfig::HostedConfigurationVersion')[
-      ids.version
-    ] as { Properties: { Content: unknown; ContentType: string } };
-    const content = version.Properties.Content;
-    if (typeof content !== 'string') throw new Error('the content is not a literal string');
-    const settings = JSON.parse(content) as {
-      upstreams?: Record<string, Record<string, unknown>>;
-      profiles: Record<string, { upstream?: string; defaults?: { idBranch?: number } }>;
-    };
-
-    // Assess
-    expect(version.Properties.ContentType).toBe('application/json');
-    expect(settings).toEqual(built.config.settings);
-    // About 100 KB: twenty-odd times what an environment variable could hold.
-    expect(Buffer.byteLength(content)).toBeGreaterThan(20 * LAMBDA_ENV_LIMIT_BYTES);
-    expect(Object.keys(settings.profiles)).toHaveLength(PROFILES);
-    expect(Object.keys(settings.profiles)[PROFILES - 1]).toBe(`lp-${PROFILES}`);
-    const onSouth = Object.entries(settings.profiles)
-      .filter(([, p]) => p.upstream === 'south')
-      .map(([name]) => name);
-    expect(onSouth).toEqual(southProfiles({ count: PROFILES }));
-    expect(onSouth).toHaveLength(Math.floor(PROFILES / 50));
-    for (const name of onSouth) {
-      expect(SOUTH_BRANCHES).toContain(settings.profiles[name]?.defaults?.idBranch);
-    }
-    // Accounts without credentials: those are in Secrets Manager.
-    expect(Object.keys(settings.upstreams ?? {})).toEqual(['south']);
-    expect(settings.upstreams?.south).not.toHaveProperty('username');
-    expect(settings.upstreams?.south).not.toHaveProperty('password');
+  it('holds no setting in the template: no version, no deployment, no profile name', () => {
+    template.resourceCountIs('AWS::AppConfig::HostedConfigurationVersion', 0);
+    template.resourceCountIs('AWS::AppConfig::Deployment', 0);
+    const body = JSON.stringify(template.toJSON());
+    expect(body).not.toContain(profileName(0));
+    expect(body).not.toContain(`lp-${PROFILES}`);
+    expect(body).not.toContain('qual_seu_cpf');
   });
 
-  it('deploys a first version that passes both of its own validators', () => {
+  it('gives the settings `npm run deploy` pushes to both of the profile’s validators, which pass them', () => {
     // Prepare: the JSON Schema validator as the template holds it, and the validator
     // function's own checks (functions/config/validator/validate.ts).
     const ids = appConfigIds(template);
@@ -203,9 +173,6 @@ describe(`a stack with ${PROFILES} profiles (npx cdk synth -c config=<file>)`, (
     };
     const schema = profile.Properties.Validators.find((v) => v.Type === 'JSON_SCHEMA')?.Content;
     if (typeof schema !== 'string') throw new Error('no JSON Schema validator');
-    const version = template.findResources('AWS::AppConfig::HostedConfigurationVersion')[
-      ids.version
-    ] as { Properties: { Content: string } };
     // AppConfig's JSON Schema validator takes draft-04: compile it with a draft-04 validator.
     const parsed = JSON.parse(schema);
     expect(parsed.$schema).toBe('http://json-schema.org/draft-04/schema#');
@@ -215,34 +182,27 @@ describe(`a stack with ${PROFILES} profiles (npx cdk synth -c config=<file>)`, (
       validateFormats: false,
     }).compile(parsed);
 
-    // Act
-    const content = JSON.parse(version.Properties.Content);
-    const bySchema = validate(content);
-    const byFunction = validateSettingsText(version.Properties.Content, PROFILE_RULES);
+    // Act: the content `npm run deploy` stores (scripts/config-store.ts push).
+    const text = JSON.stringify(built.config.settings);
+    const bySchema = validate(JSON.parse(text));
+    const byFunction = validateSettingsText(text, PROFILE_RULES);
 
     // Assess
     expect(bySchema, JSON.stringify(validate.errors)).toBe(true);
-    expect(validate({ ...content, report: { branches: 'all' } })).toBe(false);
+    expect(validate({ ...JSON.parse(text), report: { branches: 'all' } })).toBe(false);
     expect(Object.keys(byFunction.profiles)).toHaveLength(PROFILES);
     // The schema does not grow with the profiles, and fits AppConfig's validator limit.
     expect(schema.length).toBeLessThanOrEqual(VALIDATOR_CONTENT_LIMIT);
   });
 
-  it("creates each profile's and each account's secret and stays under CloudFormation's 500 resources", () => {
-    // Act
+  it("creates no secret per profile or account, and stays far under CloudFormation's 500 resources and 1 MB", () => {
     const resources = Object.keys(template.toJSON().Resources as object).length;
     const secrets = Object.values(template.findResources('AWS::SecretsManager::Secret')).map(
       (s) => (s as { Properties: { Name: string } }).Properties.Name,
     );
-
-    // Assess: a secret per profile (one each: no shared secretName), 2 accounts, the clients,
-    // the erasure salt; 485 resources in all for 280 profiles, so about 290 keyed profiles with
-    // their own secrets is the ceiling.
-    expect(secrets).toHaveLength(PROFILES + 4);
-    expect(secrets).toContain('leads/chain/upstreams/south');
-    expect(secrets).toContain(`leads/chain/profiles/lp-${PROFILES}`);
+    expect(secrets).toHaveLength(22);
+    expect(secrets.some((name) => name.includes('south') || name.includes('lp-'))).toBe(false);
     expect(resources).toBeLessThan(STACK_RESOURCE_LIMIT);
-    // The template (the settings inline, about 450 KB) fits CloudFormation's 1 MB limit.
     expect(Buffer.byteLength(JSON.stringify(template.toJSON()))).toBeLessThan(TEMPLATE_BODY_LIMIT);
   });
 
@@ -338,10 +298,6 @@ describe(`a stack with ${PROFILES} profiles (npx cdk synth -c config=<file>)`, (
         LocationUri: 'hosted',
         ApplicationId: { Ref: ids.application },
       });
-      template.hasResourceProperties('AWS::AppConfig::HostedConfigurationVersion', {
-        ApplicationId: { Ref: ids.application },
-        ConfigurationProfileId: { Ref: ids.profile },
-      });
     });
 
     it("validates each version with a JSON Schema and the config-validator's live alias, which AppConfig of this account may invoke", () => {
@@ -389,47 +345,13 @@ describe(`a stack with ${PROFILES} profiles (npx cdk synth -c config=<file>)`, (
       ]);
     });
 
-    it('deploys its first version once AppConfig may invoke the validator (DependsOn: no race that fails validation and rolls the stack back)', () => {
-      // Prepare
-      const ids = appConfigIds(template);
-      const permission = Object.keys(
-        template.findResources('AWS::Lambda::Permission', {
-          Properties: { Principal: 'appconfig.amazonaws.com' },
-        }),
-      );
-
-      // Act
-      const deployment = template.findResources('AWS::AppConfig::Deployment')[ids.deployment] as {
-        DependsOn?: string[];
-      };
-
-      // Assess
-      expect(permission).toHaveLength(1);
-      expect(deployment.DependsOn).toEqual(expect.arrayContaining(permission));
-    });
-
-    it('deploys the deploy configuration’s version all at once, without bake time, and keeps it on replacement', () => {
-      // Prepare
-      const ids = appConfigIds(template);
-
+    it('deploys versions all at once, without bake time (the strategy `config push` finds by name)', () => {
       // Assess
       template.hasResourceProperties('AWS::AppConfig::DeploymentStrategy', {
         GrowthType: 'LINEAR',
         GrowthFactor: 100,
         DeploymentDurationInMinutes: 0,
         FinalBakeTimeInMinutes: 0,
-      });
-      template.hasResourceProperties('AWS::AppConfig::Deployment', {
-        ApplicationId: { Ref: ids.application },
-        EnvironmentId: { Ref: ids.environment },
-        ConfigurationProfileId: { Ref: ids.profile },
-        ConfigurationVersion: { Ref: ids.version },
-        DeploymentStrategyId: { Ref: ids.strategy },
-      });
-      // Earlier versions stay for `npm run config -- rollback`.
-      template.hasResource('AWS::AppConfig::HostedConfigurationVersion', {
-        DeletionPolicy: 'Retain',
-        UpdateReplacePolicy: 'Retain',
       });
     });
   });

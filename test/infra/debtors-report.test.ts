@@ -5,6 +5,7 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shardNames } from '../../functions/config/secret-shards.ts';
 import { ENV } from '../../functions/kernel/env.ts';
 import { REFRESH_LEASE_KEY } from '../../functions/report/refresh/lease-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
@@ -283,11 +284,10 @@ describe('DebtorsReport in the stack', () => {
         'sqs:ReceiveMessage',
         'sqs:SendMessage',
       ]);
-      // `default`'s secret by name, the other accounts' by pattern; no clients, no profiles.
-      expect(secretNamesGranted(refresherStatements)).toEqual([
-        'leads/prod/upstream-??????',
-        'leads/prod/upstreams/*',
-      ]);
+      // The accounts' shards, each by its ARN; no clients, no profile's keys.
+      expect(secretNamesGranted(refresherStatements, undefined, template)).toEqual(
+        shardNames('leads/prod', 'accounts'),
+      );
       expect(grantsOn(refresherStatements, ids.dlq)).toEqual([]);
     });
 
@@ -427,7 +427,9 @@ describe('DebtorsReport in the stack', () => {
       ]);
       expect(grantsOn(reportStatements, ids.queue)).toEqual(['sqs:SendMessage']);
       // The clients secret only: no upstream credentials.
-      expect(secretNamesGranted(reportStatements)).toEqual(['leads/prod/clients-??????']);
+      expect(secretNamesGranted(reportStatements, undefined, template)).toEqual([
+        'leads/prod/clients',
+      ]);
     });
 
     it('is granted nothing else: its whole action list', () => {
@@ -461,10 +463,7 @@ describe('DebtorsReport alone', () => {
     addNagPacks(app);
     const stack = testStack(app);
     const config = deployConfig();
-    const secrets = new LeadsSecrets(stack, 'Secrets', {
-      prefix: config.secretsPrefix,
-      settings: config.settings,
-    });
+    const secrets = new LeadsSecrets(stack, 'Secrets', { prefix: config.secretsPrefix });
     const ledger = new LeadStore(stack, 'Ledger');
     const report = new DebtorsReport(stack, 'Report', {
       stage: 'test',
@@ -492,12 +491,11 @@ describe('DebtorsReport alone', () => {
       'test/Report/RefreshDeadLetterQueue Serverless-SQSRedrivePolicy',
       'test/Report/Refresher Serverless-LambdaDLQ',
       'test/Report/Refresher Serverless-LambdaEventSourceMappingDestination',
-      // X-Ray, then each wildcard of the accounts: their report objects and their secrets.
+      // X-Ray, then each wildcard of the accounts' report objects (their secrets: by ARN).
       `${policy} AwsSolutions-IAM5[Resource::*]`,
       `${policy} AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/checkpoint.json]`,
       `${policy} AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/current.json]`,
       `${policy} AwsSolutions-IAM5[Resource::<${bucket}.Arn>/debtors/accounts/*/status.json]`,
-      `${policy} AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:leads/prod/upstreams/*]`,
     ]);
     for (const ack of acks) expect(ack.reason.length).toBeGreaterThanOrEqual(40);
   });

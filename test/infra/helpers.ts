@@ -213,17 +213,26 @@ export function routesOf(template: Template, fnId: string): string[] {
 
 /**
  * The secret names a set of statements grants `action` on, as the policy writes them: a
- * stack-created secret's name with Secrets Manager's `-??????` suffix, or a name pattern
- * (`<prefix>/upstreams/*`). Sorted.
+ * stack-created secret by its `Ref` (its ARN; the name from the template), or a name with
+ * Secrets Manager's `-??????` suffix, or a name pattern. Sorted.
  */
 export function secretNamesGranted(
   statements: PolicyStatementJson[],
   action = 'secretsmanager:GetSecretValue',
+  template?: Template,
 ): string[] {
+  const secrets = (template?.findResources('AWS::SecretsManager::Secret') ?? {}) as Record<
+    string,
+    { Properties: { Name: string } }
+  >;
   const names = statements
     .filter((s) => s.Action.includes(action))
     .flatMap((s) => s.Resource)
-    .map((resource) => /:secret:([^"]+)"\]\]\}$/.exec(JSON.stringify(resource))?.[1])
+    .map((resource) => {
+      const ref = (resource as { Ref?: string }).Ref;
+      if (ref !== undefined) return secrets[ref]?.Properties.Name ?? `Ref:${ref}`;
+      return /:secret:([^"]+)"\]\]\}$/.exec(JSON.stringify(resource))?.[1];
+    })
     .filter((name): name is string => name !== undefined);
   return [...new Set(names)].sort();
 }
@@ -240,9 +249,7 @@ export function appConfigIds(template: Template) {
     application: onlyLogicalId(template, 'AWS::AppConfig::Application'),
     environment: onlyLogicalId(template, 'AWS::AppConfig::Environment'),
     profile: onlyLogicalId(template, 'AWS::AppConfig::ConfigurationProfile'),
-    version: onlyLogicalId(template, 'AWS::AppConfig::HostedConfigurationVersion'),
     strategy: onlyLogicalId(template, 'AWS::AppConfig::DeploymentStrategy'),
-    deployment: onlyLogicalId(template, 'AWS::AppConfig::Deployment'),
   };
 }
 

@@ -6,6 +6,7 @@ import type { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnTopic } from 'aws-cdk-lib/aws-sns';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shardNames } from '../../functions/config/secret-shards.ts';
 import { ROUTES } from '../../functions/kernel/routes.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
 import {
@@ -62,6 +63,9 @@ function leadingKeysOf(template: Template, roleLogicalId: string): Record<string
   }
   return Object.fromEntries(Object.entries(keyed).sort(([a], [b]) => a.localeCompare(b)));
 }
+
+const PROFILE_SHARD_NAMES = shardNames('leads/prod', 'profiles');
+const ACCOUNT_SHARD_NAMES = shardNames('leads/prod', 'accounts');
 
 describe('LeadsStack', () => {
   let stack: LeadsStack;
@@ -179,13 +183,11 @@ describe('LeadsStack', () => {
     expect(appConfigStatements(intakeStatements)).toEqual([
       { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
     ]);
-    // Secrets: the API clients, every profile's keys (profiles may be added without a deploy),
-    // and the erasure tombstones' salt.
-    expect(secretNamesGranted(intakeStatements)).toEqual([
-      'leads/prod/clients-??????',
-      'leads/prod/erasure-salt-??????',
-      'leads/prod/profiles/*',
-    ]);
+    // Secrets: the API clients, the profiles' shards (every profile's keys, whatever their
+    // number), and the erasure tombstones' salt; each by its ARN.
+    expect(secretNamesGranted(intakeStatements, undefined, template)).toEqual(
+      ['leads/prod/clients', 'leads/prod/erasure-salt', ...PROFILE_SHARD_NAMES].sort(),
+    );
   });
 
   it("lets only the intake and the admin API read the erasure salt, and no function read it by the secret's id", () => {
@@ -193,16 +195,18 @@ describe('LeadsStack', () => {
     const readers = [...stack.functions.entries(), ['refresher', stack.report.refresher] as const]
       .filter(([, fn]) => {
         const role = stack.getLogicalId(fn.role?.node.defaultChild as CfnRole);
-        return secretNamesGranted(roleStatements(template, role)).some((name) =>
-          name.startsWith('leads/prod/erasure-salt'),
+        return secretNamesGranted(roleStatements(template, role), undefined, template).includes(
+          'leads/prod/erasure-salt',
         );
       })
       .map(([name]) => name);
 
     // Assess
     expect(readers.sort()).toEqual(['admin', 'intake']);
+    // Granted by its own ARN, in the two policies only.
     const salt = stack.getLogicalId(stack.secrets.erasureSalt.node.defaultChild as CfnSecret);
-    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain(salt);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    expect(policies.filter((p) => JSON.stringify(p).includes(`"${salt}"`))).toHaveLength(2);
   });
 
   it('outputs the table name, the queue URL and the DLQ URL', () => {
@@ -353,13 +357,11 @@ describe('LeadsStack: delivery and admin', () => {
     });
 
     it("reads every account's upstream secret and the profile secrets, not the API clients", () => {
-      // The account `default`'s secret by name, the other accounts' and the profiles' by
-      // pattern (accounts and profiles are added with `npm run config -- push`, no deploy).
-      expect(secretNamesGranted(forwarderStatements)).toEqual([
-        'leads/prod/profiles/*',
-        'leads/prod/upstream-??????',
-        'leads/prod/upstreams/*',
-      ]);
+      // Every shard of both kinds, each by its ARN: accounts and profiles added with
+      // `npm run config -- push` land in them, so no name pattern is needed.
+      expect(secretNamesGranted(forwarderStatements, undefined, template)).toEqual(
+        [...ACCOUNT_SHARD_NAMES, ...PROFILE_SHARD_NAMES].sort(),
+      );
       // Values only: no function reads a secret's metadata (DescribeSecret).
       expect(secretNamesGranted(forwarderStatements, 'secretsmanager:DescribeSecret')).toEqual([]);
       // No grant names a secret the stack created by its logical id (the clients' least of all).
@@ -504,13 +506,15 @@ describe('LeadsStack: delivery and admin', () => {
       expect(appConfigStatements(adminStatements)).toEqual([
         { Effect: 'Allow', Action: APPCONFIG_READ_ACTIONS, Resource: [configurationArn(template)] },
       ]);
-      expect(secretNamesGranted(adminStatements)).toEqual([
-        'leads/prod/clients-??????',
-        // an erasure leaves salted tombstones; a backfill checks them
-        'leads/prod/erasure-salt-??????',
-        // a backfill lists a platform's leads with the profile's token
-        'leads/prod/profiles/*',
-      ]);
+      expect(secretNamesGranted(adminStatements, undefined, template)).toEqual(
+        [
+          'leads/prod/clients',
+          // an erasure leaves salted tombstones; a backfill checks them
+          'leads/prod/erasure-salt',
+          // a backfill lists a platform's leads with the profile's token; the kit reveals
+          ...PROFILE_SHARD_NAMES,
+        ].sort(),
+      );
     });
   });
 
@@ -595,7 +599,7 @@ describe('LeadsStack: delivery and admin', () => {
       const fn = stack.functions.get('authorizer');
       const role = stack.getLogicalId(fn?.role?.node.defaultChild as CfnRole);
       const statements = roleStatements(template, role);
-      expect(secretNamesGranted(statements)).toEqual(['leads/prod/clients-??????']);
+      expect(secretNamesGranted(statements, undefined, template)).toEqual(['leads/prod/clients']);
       expect(secretNamesGranted(statements, 'secretsmanager:DescribeSecret')).toEqual([]);
       // No settings either: the authorizer reads only the clients secret.
       expect(appConfigStatements(statements)).toEqual([]);

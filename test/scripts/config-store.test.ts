@@ -13,15 +13,11 @@ import {
   ListEnvironmentsCommand,
   StartDeploymentCommand,
 } from '@aws-sdk/client-appconfig';
-import {
-  CreateSecretCommand,
-  DescribeSecretCommand,
-  ResourceNotFoundException,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { secretNames } from '../../functions/config/secrets-aws.ts';
 import type { LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import { REPO_ROOT } from '../../infra/config.ts';
 import { schemaFiles } from '../../scripts/config-schema-files.ts';
@@ -30,10 +26,13 @@ import {
   diff,
   diffSettings,
   push,
+  pushUnlessCurrent,
   rollback,
   validateFile,
 } from '../../scripts/config-store.ts';
+import { storedLines } from '../../scripts/secret-store.ts';
 import { storedJson } from '../helpers/appconfig-store.ts';
+import { emptyShards, fakeSecrets, storedEntry } from '../helpers/secrets-store.ts';
 
 const appConfig = mockClient(AppConfigClient);
 const secretsManager = mockClient(SecretsManagerClient);
@@ -103,6 +102,8 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'leads-config-'));
   appConfig.reset();
   secretsManager.reset();
+  // A deployed stack's shards, empty until something is pushed.
+  fakeSecrets(secretsManager, emptyShards('leads/prod'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -140,35 +141,51 @@ describe('npm run config -- validate', () => {
 });
 
 describe('npm run config -- push', () => {
-  it('creates the secrets a new account or profile needs, stores a version and deploys it', async () => {
-    // Prepare: version 3 is deployed; the upstream secret and the site secret exist already
+  it('writes the entries a new account or profile needs into the shards, stores a version and deploys it', async () => {
+    // Prepare: version 3 is deployed; the default account's and site's entries exist already.
     store({
       '3': validateFile(
         file({ ...DEPLOY, upstreams: undefined, profiles: { site: DEPLOY.profiles.site } }),
       ).settings,
     });
-    secretsManager
-      .on(DescribeSecretCommand)
-      .rejects(new ResourceNotFoundException({ message: 'not found', $metadata: {} }));
-    for (const existing of ['leads/prod/upstream', 'leads/prod/profiles/site']) {
-      secretsManager.on(DescribeSecretCommand, { SecretId: existing }).resolves({ Name: existing });
-    }
-    secretsManager.on(CreateSecretCommand).resolves({});
+    const secrets = fakeSecrets(secretsManager, emptyShards('leads/prod'));
+    const upstream = secretNames('leads/prod').upstream('default');
+    const site = secretNames('leads/prod').profile('site');
+    secrets[upstream.secret] = JSON.stringify({ default: { username: 'u', password: 'p' } });
+    secrets[site.secret] = JSON.stringify({
+      ...JSON.parse(secrets[site.secret] as string),
+      site: { token: 'kept' },
+    });
 
     // Act
     const result = await push(file(DEPLOY), clients);
 
-    // Assess
-    expect(result.createdSecrets.sort()).toEqual([
-      'leads/prod/profiles/southsite',
-      'leads/prod/upstreams/south',
-    ]);
-    const created = secretsManager.commandCalls(CreateSecretCommand).map((c) => c.args[0].input);
-    const south = created.find((c) => c.Name === 'leads/prod/upstreams/south');
-    expect(JSON.parse(south?.SecretString ?? '')).toEqual({
+    // Assess: the account to fill in, the profile's token generated (leads flow at once).
+    expect(storedEntry(secrets, 'leads/prod', 'upstream', 'south')).toEqual({
       username: 'REPLACE_ME',
       password: 'REPLACE_ME',
     });
+    const token = storedEntry(secrets, 'leads/prod', 'profile', 'southsite')?.token;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(storedEntry(secrets, 'leads/prod', 'profile', 'site')).toEqual({ token: 'kept' });
+    expect(storedEntry(secrets, 'leads/prod', 'upstream', 'default')).toEqual({
+      username: 'u',
+      password: 'p',
+    });
+    expect(result.entries.map((e) => [e.where.entry, e.fill, e.generated])).toEqual([
+      ['south', ['username', 'password'], []],
+      ['southsite', [], ['token']],
+    ]);
+    const lines = storedLines(result.entries);
+    expect(lines[0]).toBe(
+      `conta "south": preencha "username", "password" (hoje REPLACE_ME) no Secrets Manager, segredo ${secretNames('leads/prod').upstream('south').secret}, entrada "south"`,
+    );
+    expect(lines[1]).toMatch(
+      /^perfil "southsite": "token" gerado\(s\) pelo gateway: cole .*kit do console/,
+    );
+    // Written before the version is stored: functions that see it find the entries.
+    const writes = secretsManager.commandCalls(PutSecretValueCommand).length;
+    expect(writes).toBe(2);
     const [version] = appConfig.commandCalls(CreateHostedConfigurationVersionCommand);
     const stored = JSON.parse(
       new TextDecoder().decode(version?.args[0].input.Content as Uint8Array),
@@ -200,6 +217,41 @@ describe('npm run config -- push', () => {
     await expect(push(file(DEPLOY), clients)).rejects.toThrow(
       /no AppConfig application "leads-prod".*deploy the stack first/,
     );
+  });
+});
+
+describe('npm run deploy: the settings after CloudFormation (pushUnlessCurrent)', () => {
+  it('stores the deploy file as the first version of a new stack, its entries written', async () => {
+    store({});
+    const result = await pushUnlessCurrent(file(DEPLOY), clients);
+    expect(result.pushed?.version).toBe('9');
+    expect(appConfig.commandCalls(StartDeploymentCommand)).toHaveLength(1);
+    expect(result.entries.map((e) => e.where.entry)).toEqual([
+      'default',
+      'south',
+      'site',
+      'southsite',
+    ]);
+  });
+
+  it('adds no version when the deployed one holds the file already, and says what is still to fill in', async () => {
+    // Prepare: a first deploy happened; the accounts are still placeholders.
+    store({});
+    await pushUnlessCurrent(file(DEPLOY), clients);
+    const deployed = validateFile(file(DEPLOY)).settings;
+    appConfig.reset();
+    store({ '9': deployed });
+
+    // Act: a redeploy of code only
+    const result = await pushUnlessCurrent(file(DEPLOY), clients);
+
+    // Assess
+    expect(result.pushed).toBeUndefined();
+    expect(appConfig.commandCalls(CreateHostedConfigurationVersionCommand)).toHaveLength(0);
+    expect(result.entries.map((e) => [e.where.entry, e.fill])).toEqual([
+      ['default', ['username', 'password']],
+      ['south', ['username', 'password']],
+    ]);
   });
 });
 

@@ -14,7 +14,7 @@ import { METRICS } from '../../kernel/metrics.ts';
 import type { LeadRecord } from '../../ledger/lead-ledger.ts';
 import type { LeadMessage } from '../../ledger/lead-queue.ts';
 import type { Circuit } from '../../upstream/circuit.ts';
-import { CARRIER_MARGIN_MS, circuitWaitNote } from '../waiting.ts';
+import { CARRIER_MARGIN_MS, circuitWaitNote, PROFILE_WAIT } from '../waiting.ts';
 import { type Attempt, type ForwardOutcome, type Held, leaseMsFor } from './attempt.ts';
 import { finish, spread } from './transitions.ts';
 
@@ -130,12 +130,15 @@ async function circuitWait(
  * The lead's profile is not configured (removed or renamed after the lead was accepted): a
  * configuration edit never strands an accepted lead. It waits, visibly and uncounted, its
  * message coming back every `profileRecheckMs` (its ledger `dueAt` past that, so the reconciler
- * adds no copy), until the profile is back or the horizon passes.
+ * adds no copy), until the profile is back or the horizon passes. It is listed under
+ * PROFILE_WAIT: the reload or the version that brings the profile back wakes it at once.
  */
 async function profileWait(a: Attempt, lead: LeadRecord): Promise<ForwardOutcome> {
   const now = a.now();
   const recheckMs = a.options.profileRecheckMs;
   const waiting = await a.deps.ledger.waitFor(a.leadId, lead.version, {
+    // Listed, so that the configuration bringing the profile back wakes it (waiting.ts).
+    circuit: PROFILE_WAIT,
     recheckAt: new Date(now.getTime() + recheckMs + a.options.wakeGraceMs),
     note: `o perfil '${lead.profile}' não está configurado: o lead aguarda que ele volte à configuração (nova verificação a cada ${Math.round(recheckMs / 1000)} s)`,
     now,

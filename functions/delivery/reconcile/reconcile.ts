@@ -19,6 +19,11 @@
  * must always have a lead carrying its probe: when its carrier was settled another way (a lookup
  * found its prospect) or its turn ran out, one waiting lead is woken to take it (one a run).
  *
+ * Last, the leads waiting for a profile that left the configuration (delivery/waiting.ts
+ * PROFILE_WAIT) whose profile the settings have again are woken: a `config push` that brings a
+ * profile back delivers its leads within a minute or so (the settings' 45 s cache, this run),
+ * not at their recheck.
+ *
  * It runs every minute on AWS (EventBridge Scheduler) and on a timer locally. No AWS imports.
  */
 import {
@@ -29,7 +34,7 @@ import {
 } from '../../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../../ledger/lead-queue.ts';
 import type { Circuit, CircuitState } from '../../upstream/circuit.ts';
-import { wakeWaiting } from '../waiting.ts';
+import { wakeReturnedProfiles, wakeWaiting } from '../waiting.ts';
 
 export interface ReconcileOptions {
   /** How long a woken lead has before the reconciler looks at it again. Default 2 minutes. */
@@ -75,6 +80,8 @@ export interface ReconcileDeps {
    * (the attempt that closed it died before waking them) are woken (delivery/waiting.ts).
    */
   accounts?(): Promise<readonly string[]>;
+  /** The configured profiles: the leads waiting for one of them to come back are woken. */
+  profileNames?(): Promise<readonly string[]>;
   options?: ReconcileOptions;
   events?: ReconcileEvents;
   now?: () => Date;
@@ -185,6 +192,15 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
       circuit.state === 'open'
         ? await keepProbeCarried(deps, account, circuit, { now: clock(), wakeGraceMs, remainingMs })
         : await wakeWaiting(deps, account, { now: clock, wakeGraceMs, remainingMs });
+  }
+  if (deps.profileNames) {
+    const profiles = new Set(await deps.profileNames());
+    const configured = (profile: string) => profiles.has(profile);
+    result.woken += await wakeReturnedProfiles(deps, configured, {
+      now: clock,
+      wakeGraceMs,
+      remainingMs,
+    });
   }
   events.finished({ ...result, openCircuits: [...openCircuits] });
   return result;

@@ -39,6 +39,8 @@ export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): Reconcil
     circuitOf: (account) => createDynamoCircuit({ client: dynamo, tableName, account }),
     accountOf: (profile) => config.accountOf(profile),
     accounts: () => config.accounts(),
+    // A profile back in the settings: the leads waiting for it go (delivery/waiting.ts).
+    profileNames: () => config.profileNames(),
     personalDataDays: async () => (await config.delivery()).personalDataDays,
     events: reconcileEvents,
   };

@@ -8,6 +8,7 @@ import {
   type ReconcileResult,
   reconcile,
 } from '../../../functions/delivery/reconcile/reconcile.ts';
+import { PROFILE_WAIT } from '../../../functions/delivery/waiting.ts';
 import type { LeadLedger, LeadRecord } from '../../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../../functions/ledger/lead-ledger-dynamodb.ts';
 import {
@@ -199,6 +200,36 @@ describe('reconcile', () => {
     const stillWaiting = (await ledger.listWaiting('default')).leads.map((l) => l.leadId);
     expect(messaged).toHaveLength(1);
     expect([...messaged, ...stillWaiting].sort()).toEqual([first.leadId, second.leadId].sort());
+  });
+
+  it('wakes the leads waiting for a profile the settings have again, and only those', async () => {
+    // Prepare: two leads of `site` met the gap while it was out of the settings; one of `gone`.
+    const back = [await recorded(T0), await recorded(T0 + 1)];
+    const capture = formCapture();
+    const { lead: gone } = await ledger.record({
+      profile: 'gone',
+      source: 'form',
+      dedupKey: capture.dedupKey,
+      capture,
+      status: 'queued',
+      receivedAt: new Date(T0),
+    });
+    for (const lead of [...back, gone]) {
+      const wait = { circuit: PROFILE_WAIT, recheckAt: new Date(T0 + 300_000), note: 'aguarda' };
+      await ledger.waitFor(lead.leadId, lead.version, { ...wait, now: new Date(T0) });
+    }
+
+    // Act: a run before `site` is back, then one after (the settings' new version).
+    const before = await run(T0 + 1_000, { profileNames: async () => ['other'] });
+    const after = await run(T0 + 2_000, { profileNames: async () => ['site', 'other'] });
+
+    // Assess: woken at once (a message each, their recheck minutes away), `gone` still waits.
+    expect(before.woken).toBe(0);
+    expect(after.woken).toBe(2);
+    const messaged = (await messagesAt(Date.now() + 1_000)).map(([leadId]) => leadId);
+    expect(messaged.sort()).toEqual(back.map((lead) => lead.leadId).sort());
+    const stillWaiting = (await ledger.listWaiting(PROFILE_WAIT)).leads.map((l) => l.leadId);
+    expect(stillWaiting).toEqual([gone.leadId]);
   });
 
   it("leaves an open circuit's live carrier alone (it holds the probe's message)", async () => {

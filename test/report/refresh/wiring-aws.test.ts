@@ -2,12 +2,14 @@
  * The refresher's AWS wiring: the variables it needs, and that its upstream calls take their
  * slots from the account-wide pacer item of the ledger table named by LEDGER_TABLE_NAME.
  */
+
 import { clearCaches } from '@aws-lambda-powertools/parameters';
 import { AppConfigDataClient } from '@aws-sdk/client-appconfigdata';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { secretNames } from '../../../functions/config/secrets-aws.ts';
 import { awsRefreshDeps } from '../../../functions/report/refresh/wiring-aws.ts';
 import { UPSTREAM_PACER_KEY } from '../../../functions/upstream/pacer-dynamodb.ts';
 import { STORE_ENV, storeAnswers } from '../../helpers/appconfig-store.ts';
@@ -45,8 +47,10 @@ describe('awsRefreshDeps', () => {
   it('paces upstream calls on the pacer item of the ledger table (LEDGER_TABLE_NAME)', async () => {
     // Prepare
     secrets
-      .on(GetSecretValueCommand, { SecretId: 'leads/dev/upstream' })
-      .resolves({ SecretString: JSON.stringify({ username: 'key', password: 'secret' }) });
+      .on(GetSecretValueCommand, { SecretId: secretNames('leads/dev').upstream('default').secret })
+      .resolves({
+        SecretString: JSON.stringify({ default: { username: 'key', password: 'secret' } }),
+      });
     const upstream = vi.fn(async () => Response.json({ results: [], total: 0, summary: null }));
     vi.stubGlobal('fetch', upstream);
 
