@@ -159,6 +159,15 @@ beforeAll(async () => {
       if (target === 'secretsmanager.DescribeSecret') {
         return json(res, { Name: 'exists' }, 200, 'application/x-amz-json-1.1');
       }
+      // The credential shards push reads and writes (issue 34): empty ones, taken as written.
+      if (target === 'secretsmanager.GetSecretValue') {
+        const { SecretId } = JSON.parse(body.toString('utf8')) as { SecretId: string };
+        return json(res, { Name: SecretId, SecretString: '{}' }, 200, 'application/x-amz-json-1.1');
+      }
+      if (target === 'secretsmanager.PutSecretValue') {
+        const { SecretId } = JSON.parse(body.toString('utf8')) as { SecretId: string };
+        return json(res, { Name: SecretId, VersionId: 'v1' }, 200, 'application/x-amz-json-1.1');
+      }
       if (body.toString('utf8').includes('Action=DescribeStacks')) {
         res.writeHead(200, { 'content-type': 'text/xml' });
         return res.end(describeStacks(table));
