@@ -3,8 +3,9 @@
  * its filters, the parked ones as a CSV and the resend of the exhausted ones (asked for
  * confirmation first); `#/lead/<id>` one lead: its timeline, what the person sent, the Prospect
  * it became in Portuguese words, and the correction form a phone can fill: `tel`, `email` and
- * numeric keyboards, the DDI 55 unless typed, the branch chosen by name among the account's
- * named branches (`branches` in the page's data; a number where none are named).
+ * numeric keyboards, the DDI 55 unless typed, the branch chosen by name among the branches of
+ * the lead's own account (`branchChoices` in the lead's view: configured and learned, never
+ * another account's; a number where none are named).
  */
 export const CONSOLE_SCRIPT_LEADS = `
   /** The Prospect's fields as an operator calls them (the upstream's keys stay in the API). */
@@ -21,8 +22,10 @@ export const CONSOLE_SCRIPT_LEADS = `
     ['cellphone', 'Celular com DDD', 'tel', 'tel', 'tel-national'], ['idBranch', 'Unidade', 'branch', 'numeric', 'off'],
     ['cpf', 'CPF', 'text', 'numeric', 'off'], ['marketingType', 'Origem do lead', 'text', 'text', 'off']];
 
+  /** The branches of the lead on the page (its own account's), by name. */
+  var LEAD_BRANCHES = [];
   function branchName(id) {
-    var found = PAGE.branches.filter(function (b) { return String(b.idBranch) === String(id); })[0];
+    var found = LEAD_BRANCHES.filter(function (b) { return String(b.idBranch) === String(id); })[0];
     return found ? found.name + ' (' + id + ')' : id;
   }
   function prospectValue(key, value) {
@@ -121,10 +124,10 @@ export const CONSOLE_SCRIPT_LEADS = `
   function editInput(spec, value) {
     var key = spec[0], shown = value === undefined || value === null ? '' : String(value);
     if (key === 'ddi' && shown === '') shown = '55';
-    if (spec[2] === 'branch' && PAGE.branches.length) {
-      var ids = PAGE.branches.map(function (b) { return String(b.idBranch); });
+    if (spec[2] === 'branch' && LEAD_BRANCHES.length) {
+      var ids = LEAD_BRANCHES.map(function (b) { return String(b.idBranch); });
       var names = {};
-      PAGE.branches.forEach(function (b) { names[String(b.idBranch)] = b.name + (PAGE.accounts > 1 ? ' · ' + b.account : ''); });
+      LEAD_BRANCHES.forEach(function (b) { names[String(b.idBranch)] = b.name; });
       if (shown && ids.indexOf(shown) < 0) { ids.push(shown); names[shown] = 'Unidade ' + shown; }
       var select = options(ids, names, shown, 'Escolha a unidade');
       select.name = key;
@@ -186,6 +189,7 @@ export const CONSOLE_SCRIPT_LEADS = `
     view.appendChild(box);
     api('GET', 'leads/' + encodeURIComponent(leadId)).then(function (lead) {
       clear(box);
+      LEAD_BRANCHES = lead.branchChoices || [];
       var c = lead.contact || {};
       box.appendChild(el('h2', {}, [(c.name || lead.leadId) + ' ', badge(lead.status)]));
       if (notice) box.appendChild(notice);
