@@ -5,9 +5,18 @@
  * it became in Portuguese words, and the correction form a phone can fill: `tel`, `email` and
  * numeric keyboards, the DDI 55 unless typed, the branch chosen by name among the branches of
  * the lead's own account (`branchChoices` in the lead's view: configured and learned, never
- * another account's; a number where none are named).
+ * another account's; a number where none are named), the fields the upstream requires marked
+ * (domain/prospect.ts REQUIRED_PROSPECT_FIELDS) and, for a lead with a phone and no e-mail, the
+ * profile's `emailPlaceholder` suggested.
  */
+import { EMAIL_PLACEHOLDER_HINT, REQUIRED_PROSPECT_FIELDS } from '../domain/prospect.ts';
+
+const REQUIRED = Object.fromEntries(REQUIRED_PROSPECT_FIELDS.map((field) => [field, true]));
+
 export const CONSOLE_SCRIPT_LEADS = `
+  /** The fields the academy's system requires: marked in the correction form. */
+  var REQUIRED = ${JSON.stringify(REQUIRED)};
+  var PLACEHOLDER_HINT = ${JSON.stringify(`Sem e-mail? ${EMAIL_PLACEHOLDER_HINT[0]?.toUpperCase()}${EMAIL_PLACEHOLDER_HINT.slice(1)}.`)};
   /** The Prospect's fields as an operator calls them (the upstream's keys stay in the API). */
   var PROSPECT_LABELS = { name: 'Nome', lastName: 'Sobrenome', email: 'E-mail', ddi: 'DDI (país)',
     cellphone: 'Celular com DDD', idBranch: 'Unidade', cpf: 'CPF', rg: 'RG', birthday: 'Nascimento',
@@ -141,10 +150,13 @@ export const CONSOLE_SCRIPT_LEADS = `
     var inputs = {};
     var fields = el('div', { class: 'fields' }, EDITABLE.map(function (spec) {
       inputs[spec[0]] = editInput(spec, prospect[spec[0]]);
-      return field(spec[1], inputs[spec[0]]);
+      if (REQUIRED[spec[0]]) inputs[spec[0]].setAttribute('aria-required', 'true');
+      return field(spec[1] + (REQUIRED[spec[0]] ? ' (obrigatório)' : ''), inputs[spec[0]]);
     }));
+    var phoneOnly = !prospect.email && prospect.cellphone;
     var form = el('form', { id: 'correct' }, [el('h3', { text: 'Corrigir e reenviar' }),
-      el('p', { class: 'muted', text: 'Preencha o que falta ou corrija; a correção vale em todo envio deste lead.' }), fields,
+      el('p', { class: 'muted', text: 'Preencha o que falta ou corrija; a correção vale em todo envio deste lead. Os campos marcados (obrigatório) são exigidos pelo sistema da academia.' }),
+      phoneOnly ? el('p', { class: 'muted', id: 'email-placeholder-hint', text: PLACEHOLDER_HINT }) : null, fields,
       el('div', { class: 'actions' }, [el('button', { type: 'submit', text: 'Salvar e reenviar' })])]);
     form.addEventListener('submit', function (event) {
       event.preventDefault();

@@ -5,6 +5,9 @@
  * default account offers only its own account's branches, by name (configured and learned,
  * never the other account's, never an account's internal name); choosing the learned branch
  * delivers the prospect there, and the lead page says an operator chose it, at 1366 and 390 px.
+ * And phone-only leads: the correction form marks the fields the upstream requires and, for a
+ * lead parked for its e-mail, suggests the profile's `emailPlaceholder`; a form profile with one
+ * delivers a phone-only lead with that address.
  */
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
@@ -29,6 +32,12 @@ const CONFIG = {
     ...DEMO.profiles,
     // A chain's page with no default branch: an answer naming no branch parks the lead.
     rede: { source: 'form', token: 'rede-choice-token' },
+    'so-telefone': {
+      source: 'form',
+      token: 'so-telefone-token',
+      defaults: { idBranch: 1 },
+      emailPlaceholder: '{phone}@sem-email.invalid',
+    },
   },
 };
 const OPS = { username: 'ops', password: 'ops-secret' };
@@ -58,22 +67,30 @@ afterAll(async () => {
   await rt?.stop();
 });
 
-async function parkedLead(email: string): Promise<string> {
-  const response = await fetch(new URL('/leads/rede?token=rede-choice-token', rt.url), {
+async function formLead(path: string, answers: Record<string, string>): Promise<string> {
+  const response = await fetch(new URL(path, rt.url), {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      nome: 'Dora Lima',
-      email,
-      celular: '(11) 98765-4321',
-      'Qual unidade?': 'Tatuapé',
-    }).toString(),
+    body: new URLSearchParams(answers).toString(),
   });
   expect(response.status).toBe(202);
-  const { leadId } = (await response.json()) as { leadId: string };
+  return ((await response.json()) as { leadId: string }).leadId;
+}
+
+async function settled(leadId: string, status: string): Promise<void> {
   await expect
-    .poll(async () => (await rt.ledger.get(leadId))?.status, { timeout: 30_000, interval: 250 })
-    .toBe('parked');
+    .poll(async () => (await rt.ledger.get(leadId))?.status, { timeout: 60_000, interval: 250 })
+    .toBe(status);
+}
+
+async function parkedLead(email: string): Promise<string> {
+  const leadId = await formLead('/leads/rede?token=rede-choice-token', {
+    nome: 'Dora Lima',
+    email,
+    celular: '(11) 98765-4321',
+    'Qual unidade?': 'Tatuapé',
+  });
+  await settled(leadId, 'parked');
   return leadId;
 }
 
@@ -115,4 +132,60 @@ describe('the branch menu of a correction', () => {
     }
     expect(problems).toEqual([]);
   }, 180_000);
+});
+
+describe('a lead with a phone and no e-mail', () => {
+  it('is parked with a way through on a plain profile: required fields marked, the placeholder suggested', async () => {
+    for (const { label, viewport } of WIDTHS) {
+      // Prepare
+      const leadId = await formLead('/leads/site?token=demo-site-token', {
+        nome: 'Edu Ramos',
+        celular: `(11) 9${label.padStart(4, '0')}-4321`,
+      });
+      await settled(leadId, 'parked');
+      const page = (await openPage(browser, viewport, { credentials: OPS, problems })).page;
+
+      // Act
+      await page.goto(new URL(`/admin/#/lead/${leadId}`, rt.url).href);
+      const form = page.locator('#correct');
+      await form.waitFor();
+      const required = await form
+        .locator('[aria-required="true"]')
+        .evaluateAll((inputs) => inputs.map((input) => input.getAttribute('name')));
+      const labels = await form.locator('label').allTextContents();
+      const hint = (await page.textContent('#email-placeholder-hint')) ?? '';
+      const timeline = (await page.textContent('.timeline')) ?? '';
+      if (viewport.width < 500) {
+        expect(await page.$eval('html', (n) => n.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      }
+      await screenshot(page, `phone-only-${label}-parked.png`);
+      await page.context().close();
+
+      // Assess
+      expect(required.sort()).toEqual(['cellphone', 'email', 'idBranch', 'lastName', 'name']);
+      expect(labels.filter((text) => text.includes('(obrigatório)'))).toHaveLength(5);
+      expect(labels.find((text) => text.startsWith('CPF'))).not.toContain('obrigatório');
+      expect(hint).toContain('"emailPlaceholder": "{phone}@sem-email.invalid"');
+      expect(timeline).toContain('falta o campo obrigatório e-mail; para leads só com telefone');
+    }
+  }, 120_000);
+
+  it('is delivered with the placeholder address on a form profile that has one', async () => {
+    // Act
+    const leadId = await formLead('/leads/so-telefone?token=so-telefone-token', {
+      nome: 'Fabi Nunes',
+      celular: '(11) 97777-1234',
+    });
+    await settled(leadId, 'delivered');
+
+    // Assess
+    const sandbox = await fetch(new URL('/_sandbox/prospects', rt.sandboxUrl));
+    const bodies = ((await sandbox.json()) as { body: Record<string, unknown> }[]).map(
+      (p) => p.body,
+    );
+    const prospect = bodies.find((body) => body.email === '5511977771234@sem-email.invalid');
+    expect(prospect).toMatchObject({ cellphone: '11977771234', idBranch: 1 });
+    expect(String(prospect?.notes)).toContain('E-mail não informado; usado');
+    expect(problems).toEqual([]);
+  }, 60_000);
 });
