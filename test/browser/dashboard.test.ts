@@ -372,7 +372,9 @@ describe('the debtors dashboard at 1366 px', () => {
     expect(shown.count).toBeLessThan(membersOf(report.results));
     expect(shown.listBranches).toEqual([branch.branchName]);
     expect(shown.notes[0]).toBe(`${branch.open.count} débitos`);
-    expect(shown.notes[2]).toBe(`${branch.recovered.count} débitos`);
+    expect(shown.notes[2]).toBe(
+      `${branch.recovered.count} débitos pagos, entre os listados neste relatório (o seu período)`,
+    );
     const active = narrowed.results.filter((r) => r.memberStatus === 'Active').length;
     expect(shown.members).toContain(`Ativos ${active}`);
     expect(await page.getAttribute('.actions a[download]', 'href')).toBe(
