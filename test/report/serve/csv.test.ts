@@ -222,7 +222,7 @@ describe('toCsv', () => {
   });
 
   it('writes the card’s refusal reason in Portuguese, an unknown one as sent and marked', () => {
-    const reason = (value: string, dialect = CSV_DIALECTS.br) =>
+    const reason = (value: string, dialect: CsvDialect = CSV_DIALECTS.br) =>
       cellText(value, 'lastAcquirerDeclineReason', dialect);
     expect(reason('Insufficient funds')).toBe('Saldo insuficiente');
     expect(reason('Do not honor')).toBe('Não autorizada pelo banco emissor');
