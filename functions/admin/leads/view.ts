@@ -1,6 +1,8 @@
 /**
  * `GET /admin/leads/{leadId}`: the contract's body (`leadId, profile, status, idProspect?,
- * attempts, lastError?, receivedAt, deliveredAt?`) plus `reason` (parked: what is missing;
+ * attempts, lastError?, receivedAt, deliveredAt?`; `attempts` counts the lead's own failures and
+ * `tries` every send, so a lead delivered at its first send shows `attempts: 0, tries: 1`:
+ * docs/operations.md "Counted attempts") plus `reason` (parked: what is missing;
  * rejected: the upstream's messages joined) and `messages` (rejected: the upstream's own list).
  * `status` is the public one: a lead being sent shows as `queued`; `parked` (waiting for an
  * operator, e.g. required fields missing) is shown as itself, an extension of the contract's
