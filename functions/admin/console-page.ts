@@ -48,6 +48,9 @@ h3 { font-size: 16px; margin: 18px 0 8px; }
 form.filters { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px; align-items: end; }
 label { display: block; font-size: 13px; color: var(--muted); }
 input, select, textarea { font: inherit; width: 100%; padding: 7px 9px; border: 1px solid #c8d0db; border-radius: 6px; background: #fff; color: var(--ink); }
+/* Touch targets of at least 44 px (WCAG 2.5.5), on a phone and a desk alike. */
+input:not([type=checkbox]):not([type=radio]), select, button, .button { min-height: 44px; }
+a.button { line-height: 26px; }
 textarea { min-height: 160px; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
 button, .button { font: inherit; padding: 8px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent);
   color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }

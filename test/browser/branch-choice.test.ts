@@ -7,7 +7,7 @@
  * delivers the prospect there, and the lead page says an operator chose it, at 1366 and 390 px.
  * And phone-only leads: the correction form marks the fields the upstream requires and, for a
  * lead parked for its e-mail, suggests the profile's `emailPlaceholder`; a form profile with one
- * delivers a phone-only lead with that address.
+ * delivers a phone-only lead with that address. Every field and button is at least 44 px tall.
  */
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
@@ -155,6 +155,9 @@ describe('a lead with a phone and no e-mail', () => {
       const labels = await form.locator('label').allTextContents();
       const hint = (await page.textContent('#email-placeholder-hint')) ?? '';
       const timeline = (await page.textContent('.timeline')) ?? '';
+      const heights = await form
+        .locator('input, select, button')
+        .evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().height));
       if (viewport.width < 500) {
         expect(await page.$eval('html', (n) => n.scrollWidth)).toBeLessThanOrEqual(viewport.width);
       }
@@ -167,6 +170,8 @@ describe('a lead with a phone and no e-mail', () => {
       expect(labels.find((text) => text.startsWith('CPF'))).not.toContain('obrigatório');
       expect(hint).toContain('"emailPlaceholder": "{phone}@sem-email.invalid"');
       expect(timeline).toContain('falta o campo obrigatório e-mail; para leads só com telefone');
+      // Touch targets: every field and button at least 44 px tall.
+      expect(Math.min(...heights)).toBeGreaterThanOrEqual(44);
     }
   }, 120_000);
 

@@ -462,6 +462,18 @@ describe('the debtors dashboard at 390 px', () => {
     }
   }
 
+  it('has filters and buttons at least 44 px tall (touch targets)', async () => {
+    // Act
+    const heights = await page.$$eval(
+      '.scope select, .toolbar select, .toolbar input, .actions a',
+      (nodes) => nodes.map((node) => node.getBoundingClientRect().height),
+    );
+
+    // Assess
+    expect(heights.length).toBeGreaterThan(0);
+    expect(Math.min(...heights)).toBeGreaterThanOrEqual(44);
+  });
+
   it('does not scroll sideways, and every figure, bar, member’s total and "Cobrar" is whole on screen', async () => {
     // Act
     const shown = await layout();
