@@ -7,9 +7,6 @@ import { relative } from 'node:path';
 import { ConfigError } from '../functions/config/config-local.ts';
 import { type LocalRuntime, readLocalEnv, StartupError, startLocalRuntime } from './runtime.ts';
 
-/** The sandbox's default password (CONTRACT.md); no secret, so the banner may show it. */
-const DEMO_PASSWORD = 'demo';
-
 /** How long stopping may take before the process gives up and exits 1. */
 const STOP_DEADLINE_MS = 15_000;
 
@@ -22,10 +19,28 @@ function shown(path: string): string {
   return rel && !rel.startsWith('..') ? rel : path;
 }
 
+/**
+ * A lead through the gateway, as a landing page sends it: to the first form profile with a
+ * token (its demo token printed; any other left for the reader to fill in), then where to see it.
+ */
+function leadCurl(runtime: LocalRuntime): string[] {
+  const { gatewayUrl, config } = runtime;
+  const form = Object.entries(config.profiles).find(([, profile]) => profile.source === 'form');
+  const token = form?.[1].source === 'form' ? form[1].token : undefined;
+  if (!form || !token) return ['Check the gateway:', `  curl ${gatewayUrl}/health`];
+  const [name] = form;
+  const shownToken = token.startsWith('demo-') ? token : '<the profile token>';
+  const body = 'nome=Ana+Souza&email=ana.souza@example.com&celular=11987654321';
+  return [
+    `Send a lead through the gateway (profile ${name}), then open it in the console:`,
+    `  curl ${shellQuote(`${gatewayUrl}/leads/${name}?token=${shownToken}`)} -d ${shellQuote(body)}`,
+    `  ${gatewayUrl}/admin/  (the console; the CLI: npm run leads -- list, LEADS_URL=${gatewayUrl})`,
+  ];
+}
+
 /** The lines printed once everything is up. */
 function banner(runtime: LocalRuntime): string {
   const { gatewayUrl, sandboxUrl, config } = runtime;
-  const { username, password } = config.upstream;
   const lines = [
     'Leads gateway running locally',
     `  gateway   ${gatewayUrl}`,
@@ -37,26 +52,7 @@ function banner(runtime: LocalRuntime): string {
     `  data      ${shown(runtime.dataDir)}`,
     '',
   ];
-  if (sandboxUrl) {
-    const prospect = {
-      name: 'Ana',
-      lastName: 'Souza',
-      email: 'ana.souza@example.com',
-      idBranch: 1,
-      ddi: '55',
-      cellphone: '11987654321',
-      marketingType: 'Site',
-    };
-    // Only the sandbox's well-known demo password is printed; curl prompts for any other.
-    const credentials = password === DEMO_PASSWORD ? `${username}:${password}` : username;
-    lines.push(
-      'Create a prospect in the sandbox:',
-      `  curl -u ${shellQuote(credentials)} -H 'Content-Type: application/json' ` +
-        `${sandboxUrl}/api/v1/prospects -d ${shellQuote(JSON.stringify(prospect))}`,
-    );
-  } else {
-    lines.push('Check the gateway:', `  curl ${gatewayUrl}/health`);
-  }
+  lines.push(...leadCurl(runtime));
   if (runtime.lookupPermission === 'forbidden') {
     lines.push(
       '',

@@ -7,6 +7,7 @@
 import type { ErasureResult } from '../../functions/admin/admin.ts';
 import type { Command } from '../command.ts';
 import { table, usageError } from '../output.ts';
+import { statusPt } from './leads.ts';
 
 const FIELDS = ['email', 'phone', 'cpf'] as const;
 
@@ -39,11 +40,11 @@ export const erase: Command = {
     }
     io.out(
       table(
-        ['LEAD', 'PERFIL', 'STATUS', 'RECEBIDO', 'PROSPECT'],
+        ['LEAD', 'PERFIL', 'SITUAÇÃO', 'RECEBIDO (UTC)', 'PROSPECT'],
         body.erased.map((lead) => [
           lead.leadId,
           lead.profile,
-          lead.status,
+          statusPt(lead.status),
           lead.receivedAt,
           lead.idProspect === undefined ? '' : String(lead.idProspect),
         ]),

@@ -1,4 +1,8 @@
-/** The lead commands: list, show, retry, move, replay (the admin routes, docs/operations.md). */
+/**
+ * The lead commands: list, show, retry, move, replay (the admin routes, docs/operations.md).
+ * People read the tables: statuses as the console says them (`Parado`: STATUS_LABELS) and times
+ * on the account's clock (`26/11/2026 08:41:47`); `--json` prints the gateway's answer as is.
+ */
 import type {
   AdminLeadView,
   LeadDetail,
@@ -6,6 +10,8 @@ import type {
   ReplayResult,
   RetryResult,
 } from '../../functions/admin/admin.ts';
+import { STATUS_LABELS } from '../../functions/domain/lead-lifecycle.ts';
+import { localDateTime } from '../../functions/domain/local-time.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { clip, fields, table, usageError } from '../output.ts';
 
@@ -14,18 +20,30 @@ export const LEAD_STATUSES = ['queued', 'delivered', 'rejected', 'dead', 'test',
 /** `list` without --status: the leads that wait for an operator. */
 export const NEEDS_AN_OPERATOR = ['parked', 'dead', 'rejected'] as const;
 
+/** A status as the console says it (`parked` → `Parado`). */
+export function statusPt(status: string): string {
+  return Object.hasOwn(STATUS_LABELS, status)
+    ? STATUS_LABELS[status as keyof typeof STATUS_LABELS]
+    : status;
+}
+
+/** An instant on the lead's account's clock, when the gateway said its zone. */
+function local(instant: string | undefined, timeZone: string | undefined): string | undefined {
+  return instant && timeZone ? localDateTime(instant, timeZone) : instant;
+}
+
 function leadRows(leads: readonly AdminLeadView[]): string[][] {
   return leads.map((lead) => [
     lead.leadId,
-    lead.status,
+    statusPt(lead.status),
     lead.profile,
     String(lead.attempts),
-    lead.receivedAt,
+    lead.receivedAtLocal ?? lead.receivedAt,
     clip(lead.reason ?? lead.lastError),
   ]);
 }
 
-const LEAD_COLUMNS = ['LEAD', 'STATUS', 'PERFIL', 'FALHAS', 'RECEBIDO', 'MOTIVO'];
+const LEAD_COLUMNS = ['LEAD', 'SITUAÇÃO', 'PERFIL', 'FALHAS', 'RECEBIDO', 'MOTIVO'];
 
 /** `a`, `a ou b`, `a, b ou c`. */
 function orList(words: readonly string[]): string {
@@ -97,13 +115,14 @@ export const show: Command = {
     io.out(
       fields([
         ['lead', lead.leadId],
-        ['status', lead.status],
+        ['situação', statusPt(lead.status)],
         ['perfil', lead.profile],
         ['falhas', lead.attempts],
         ['tentativas', lead.tries],
-        ['próxima tentativa', lead.nextAttemptAt],
-        ['recebido', lead.receivedAt],
-        ['entregue', lead.deliveredAt],
+        ['próxima tentativa', local(lead.nextAttemptAt, lead.timeZone)],
+        ['recebido', lead.receivedAtLocal ?? lead.receivedAt],
+        ['entregue', local(lead.deliveredAt, lead.timeZone)],
+        ['fuso', lead.timeZone],
         ['prospect', lead.idProspect],
         ['motivo', lead.reason],
         ['último erro', lead.lastError],

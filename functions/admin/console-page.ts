@@ -15,10 +15,9 @@
  * as a platform would send it and a test lead, `#/setup` the set-up kit's index and
  * `#/setup/<profile>` one profile's kit (console-script-tools.ts); the helpers and the health of
  * the gym's system that heads every view: console-script-base.ts. The page's data (profiles,
- * statuses, named branches, the account's time zone) is one JSON block, `#page-data`.
+ * statuses, the account's time zone) is one JSON block, `#page-data`.
  */
 import { createHash } from 'node:crypto';
-import type { NamedBranch } from '../domain/branch-match.ts';
 import type { HttpResponse } from '../kernel/http.ts';
 import { CONSOLE_SCRIPT_BASE } from './console-script-base.ts';
 import { CONSOLE_SCRIPT_LEADS } from './console-script-leads.ts';
@@ -48,6 +47,9 @@ h3 { font-size: 16px; margin: 18px 0 8px; }
 form.filters { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px; align-items: end; }
 label { display: block; font-size: 13px; color: var(--muted); }
 input, select, textarea { font: inherit; width: 100%; padding: 7px 9px; border: 1px solid #c8d0db; border-radius: 6px; background: #fff; color: var(--ink); }
+/* Touch targets of at least 44 px (WCAG 2.5.5), on a phone and a desk alike. */
+input:not([type=checkbox]):not([type=radio]), select, button, .button { min-height: 44px; }
+a.button { line-height: 26px; }
 textarea { min-height: 160px; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
 button, .button { font: inherit; padding: 8px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent);
   color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
@@ -125,10 +127,6 @@ export interface ConsoleView {
   operator: string;
   profiles: readonly string[];
   statuses: readonly string[];
-  /** The named branches the operator may choose in a correction (ConfigSource.branches()). */
-  branches: readonly NamedBranch[];
-  /** How many accounts the operator sees (a branch is shown with its account when several). */
-  accounts: number;
   /** The account's time zone: every time the console shows is on the gym's clock. */
   timeZone: string;
 }
@@ -155,8 +153,6 @@ export function consolePage(view: ConsoleView): HttpResponse {
 <script type="application/json" id="page-data">${jsonData({
     profiles: view.profiles,
     statuses: view.statuses,
-    branches: view.branches,
-    accounts: view.accounts,
     timeZone: view.timeZone,
   })}</script>
 <script>${SCRIPT}</script>

@@ -3,10 +3,20 @@
  * its filters, the parked ones as a CSV and the resend of the exhausted ones (asked for
  * confirmation first); `#/lead/<id>` one lead: its timeline, what the person sent, the Prospect
  * it became in Portuguese words, and the correction form a phone can fill: `tel`, `email` and
- * numeric keyboards, the DDI 55 unless typed, the branch chosen by name among the account's
- * named branches (`branches` in the page's data; a number where none are named).
+ * numeric keyboards, the DDI 55 unless typed, the branch chosen by name among the branches of
+ * the lead's own account (`branchChoices` in the lead's view: configured and learned, never
+ * another account's; a number where none are named), the fields the upstream requires marked
+ * (domain/prospect.ts REQUIRED_PROSPECT_FIELDS) and, for a lead with a phone and no e-mail, the
+ * profile's `emailPlaceholder` suggested.
  */
+import { EMAIL_PLACEHOLDER_HINT, REQUIRED_PROSPECT_FIELDS } from '../domain/prospect.ts';
+
+const REQUIRED = Object.fromEntries(REQUIRED_PROSPECT_FIELDS.map((field) => [field, true]));
+
 export const CONSOLE_SCRIPT_LEADS = `
+  /** The fields the academy's system requires: marked in the correction form. */
+  var REQUIRED = ${JSON.stringify(REQUIRED)};
+  var PLACEHOLDER_HINT = ${JSON.stringify(`Sem e-mail? ${EMAIL_PLACEHOLDER_HINT[0]?.toUpperCase()}${EMAIL_PLACEHOLDER_HINT.slice(1)}.`)};
   /** The Prospect's fields as an operator calls them (the upstream's keys stay in the API). */
   var PROSPECT_LABELS = { name: 'Nome', lastName: 'Sobrenome', email: 'E-mail', ddi: 'DDI (país)',
     cellphone: 'Celular com DDD', idBranch: 'Unidade', cpf: 'CPF', rg: 'RG', birthday: 'Nascimento',
@@ -21,8 +31,10 @@ export const CONSOLE_SCRIPT_LEADS = `
     ['cellphone', 'Celular com DDD', 'tel', 'tel', 'tel-national'], ['idBranch', 'Unidade', 'branch', 'numeric', 'off'],
     ['cpf', 'CPF', 'text', 'numeric', 'off'], ['marketingType', 'Origem do lead', 'text', 'text', 'off']];
 
+  /** The branches of the lead on the page (its own account's), by name. */
+  var LEAD_BRANCHES = [];
   function branchName(id) {
-    var found = PAGE.branches.filter(function (b) { return String(b.idBranch) === String(id); })[0];
+    var found = LEAD_BRANCHES.filter(function (b) { return String(b.idBranch) === String(id); })[0];
     return found ? found.name + ' (' + id + ')' : id;
   }
   function prospectValue(key, value) {
@@ -121,10 +133,10 @@ export const CONSOLE_SCRIPT_LEADS = `
   function editInput(spec, value) {
     var key = spec[0], shown = value === undefined || value === null ? '' : String(value);
     if (key === 'ddi' && shown === '') shown = '55';
-    if (spec[2] === 'branch' && PAGE.branches.length) {
-      var ids = PAGE.branches.map(function (b) { return String(b.idBranch); });
+    if (spec[2] === 'branch' && LEAD_BRANCHES.length) {
+      var ids = LEAD_BRANCHES.map(function (b) { return String(b.idBranch); });
       var names = {};
-      PAGE.branches.forEach(function (b) { names[String(b.idBranch)] = b.name + (PAGE.accounts > 1 ? ' · ' + b.account : ''); });
+      LEAD_BRANCHES.forEach(function (b) { names[String(b.idBranch)] = b.name; });
       if (shown && ids.indexOf(shown) < 0) { ids.push(shown); names[shown] = 'Unidade ' + shown; }
       var select = options(ids, names, shown, 'Escolha a unidade');
       select.name = key;
@@ -138,10 +150,13 @@ export const CONSOLE_SCRIPT_LEADS = `
     var inputs = {};
     var fields = el('div', { class: 'fields' }, EDITABLE.map(function (spec) {
       inputs[spec[0]] = editInput(spec, prospect[spec[0]]);
-      return field(spec[1], inputs[spec[0]]);
+      if (REQUIRED[spec[0]]) inputs[spec[0]].setAttribute('aria-required', 'true');
+      return field(spec[1] + (REQUIRED[spec[0]] ? ' (obrigatório)' : ''), inputs[spec[0]]);
     }));
+    var phoneOnly = !prospect.email && prospect.cellphone;
     var form = el('form', { id: 'correct' }, [el('h3', { text: 'Corrigir e reenviar' }),
-      el('p', { class: 'muted', text: 'Preencha o que falta ou corrija; a correção vale em todo envio deste lead.' }), fields,
+      el('p', { class: 'muted', text: 'Preencha o que falta ou corrija; a correção vale em todo envio deste lead. Os campos marcados (obrigatório) são exigidos pelo sistema da academia.' }),
+      phoneOnly ? el('p', { class: 'muted', id: 'email-placeholder-hint', text: PLACEHOLDER_HINT }) : null, fields,
       el('div', { class: 'actions' }, [el('button', { type: 'submit', text: 'Salvar e reenviar' })])]);
     form.addEventListener('submit', function (event) {
       event.preventDefault();
@@ -186,6 +201,7 @@ export const CONSOLE_SCRIPT_LEADS = `
     view.appendChild(box);
     api('GET', 'leads/' + encodeURIComponent(leadId)).then(function (lead) {
       clear(box);
+      LEAD_BRANCHES = lead.branchChoices || [];
       var c = lead.contact || {};
       box.appendChild(el('h2', {}, [(c.name || lead.leadId) + ' ', badge(lead.status)]));
       if (notice) box.appendChild(notice);

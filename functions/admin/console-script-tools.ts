@@ -13,7 +13,7 @@ export const CONSOLE_SCRIPT_TOOLS = `
     clear(out).appendChild(message('Enviando…'));
     return api('POST', 'test-lead/' + encodeURIComponent(profile)).then(function (r) {
       var ok = r.status < 300;
-      clear(out).appendChild(message(ok ? 'A plataforma de teste foi atendida: o lead entrou.' : 'A entrada recusou o lead de teste (erro ' + r.status + ').', ok ? 'ok' : 'error'));
+      clear(out).appendChild(message(ok ? 'Lead de teste recebido pela entrada de leads.' : 'A entrada recusou o lead de teste (erro ' + r.status + ').', ok ? 'ok' : 'error'));
       if (!ok && r.answer && r.answer.error) out.appendChild(el('p', { class: 'muted', text: r.answer.error.message || '' }));
       var link = el('p', { class: 'test-lead-link' });
       out.appendChild(link);
@@ -57,7 +57,7 @@ export const CONSOLE_SCRIPT_TOOLS = `
       }).catch(function (e) { clear(out).appendChild(message(e.message, 'error')); });
     });
     clear(view).appendChild(el('h2', { text: 'Testar um envio' }));
-    view.appendChild(el('p', { class: 'muted', text: 'Em "Ver como ficaria" nada é gravado nem enviado ao sistema da academia. O lead de teste percorre o caminho real e é entregue.' }));
+    view.appendChild(el('p', { class: 'muted', text: 'Em "Ver como ficaria" nada é gravado nem enviado ao sistema da academia. O lead de teste percorre o caminho real e é entregue com "LEAD DE TESTE — pode apagar." nas observações.' }));
     view.appendChild(el('div', { class: 'card' }, [form]));
     view.appendChild(out);
   }
@@ -115,6 +115,7 @@ export const CONSOLE_SCRIPT_TOOLS = `
     if (kit.secrets.length) view.appendChild(secretsCard(kit, urlBox));
     var out = el('div');
     view.appendChild(el('div', { class: 'card' }, [el('h3', { text: 'Testar' }),
+      el('p', { class: 'muted', id: 'test-lead-note', text: 'O lead de teste (Ana Teste) percorre o caminho real até o sistema da academia, com "LEAD DE TESTE — pode apagar." nas observações. Um lead que a própria plataforma marca como teste fica guardado sem envio, a não ser que o perfil tenha deliverTestLeads.' }),
       el('div', { class: 'actions' }, [el('button', { type: 'button', class: 'plain', id: 'send-test', text: 'Enviar um lead de teste', onclick: function () { sendTestLead(kit.profile, out); } })]), out,
       kit.curl ? el('details', {}, [el('summary', { text: 'Pelo terminal (curl)' }), el('pre', { text: kit.curl }), copyButton(kit.curl)]) : null,
       kit.htmlForm ? el('details', {}, [el('summary', { text: 'Formulário HTML pronto' }), el('pre', { text: kit.htmlForm }), copyButton(kit.htmlForm)]) : null]));

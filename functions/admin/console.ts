@@ -1,8 +1,8 @@
 /**
  * `GET /admin` (and `/admin/`): the operator console page (console-page.ts), built for this
- * operator: its CSRF token, its name, the profiles it may see, the statuses it can list, the
- * named branches of the accounts it sees (a correction chooses one by name) and the account's
- * time zone.
+ * operator: its CSRF token, its name, the profiles it may see, the statuses it can list and the
+ * account's time zone. A lead's branches (the menu of its correction) come with the lead, its own
+ * account's only (leads/view.ts `branchChoices`).
  */
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import type { HttpResponse } from '../kernel/http.ts';
@@ -16,17 +16,12 @@ const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
 export async function consoleRoute({ deps, csrf, client }: RouteContext): Promise<HttpResponse> {
   const profiles = Object.keys(await deps.config.profileSettings());
   const accounts = (await deps.config.accounts?.()) ?? [DEFAULT_ACCOUNT];
-  const branches = ((await deps.config.branches?.()) ?? []).filter((branch) =>
-    accounts.includes(branch.account),
-  );
   const report = await deps.config.report?.(accounts[0] ?? DEFAULT_ACCOUNT);
   return consolePage({
     csrf,
     operator: client,
     profiles,
     statuses: PUBLIC_STATUSES,
-    branches,
-    accounts: accounts.length,
     timeZone: report?.timeZone ?? DEFAULT_TIME_ZONE,
   });
 }

@@ -110,16 +110,23 @@ function branchTitle(idBranch: number, directory: readonly NamedBranch[]): strin
 /**
  * The branch a lead goes to (`idBranch`, as finally mapped: an operator's correction or a
  * hidden field included) explained from the mapping's choice (`choice`, absent when no answer
- * asked for the branch) with the account's directory for names.
+ * asked for the branch) with the account's directory for names; `corrected`: an operator chose
+ * `idBranch` in a correction, which is then what the sentence says.
  */
 export function explainBranch(
   choice: BranchChoice | undefined,
   idBranch: number | undefined,
   directory: readonly NamedBranch[],
+  corrected = false,
 ): BranchExplanation {
   const name = directory.find((branch) => branch.idBranch === idBranch)?.name;
   const chosen = idBranch === undefined ? {} : { idBranch, ...(name && { name }) };
   const none = 'o lead fica parado até uma pessoa escolher a unidade';
+  if (corrected && idBranch !== undefined) {
+    const answered = choice?.answered === undefined ? {} : { answered: choice.answered };
+    const text = `Unidade ${branchTitle(idBranch, directory)}: escolhida por um operador na correção.`;
+    return { ...chosen, why: 'given', ...answered, text, warning: false };
+  }
   if (choice?.kind === 'answer' && choice.idBranch === idBranch) {
     const how = {
       name: 'nomeia a unidade',

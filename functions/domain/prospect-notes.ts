@@ -29,7 +29,6 @@ export function buildNotes(
   const origin = [`Lead recebido via ${sourceLabel}`];
   if (capture.formId) origin.push(`formulário ${capture.formId}`);
   if (capture.externalId) origin.push(`lead ${capture.externalId}`);
-  if (capture.isTest) origin.push('LEAD DE TESTE');
   sections.push(`${origin.join(', ')}.`);
   if (answerLines.length) sections.push(answerLines.join('\n'));
   const attribution = Object.entries(capture.attribution).filter(([, value]) => value.trim());

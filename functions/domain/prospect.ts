@@ -117,13 +117,21 @@ export function fieldLabel(field: string): string {
   return (Object.hasOwn(PROSPECT_FIELD_LABELS, field) && PROSPECT_FIELD_LABELS[field]) || field;
 }
 
+/** What a lead with a phone and no e-mail may do: the profile's `emailPlaceholder`. */
+export const EMAIL_PLACEHOLDER_HINT =
+  'para leads só com telefone, o perfil pode ter "emailPlaceholder": "{phone}@sem-email.invalid" (docs/configuration.md)';
+
 /**
  * Why a lead that lacks required fields is parked, the fields as people know them:
- * `falta o campo obrigatório celular`, `faltam os campos obrigatórios sobrenome e celular`.
+ * `falta o campo obrigatório celular`, `faltam os campos obrigatórios sobrenome e celular`; a
+ * lead that has a phone but no e-mail is told of the profile's `emailPlaceholder`.
  */
 export function missingFieldsReason(missing: readonly string[]): string {
   const fields = listPt(missing.map(fieldLabel));
-  return missing.length === 1
-    ? `falta o campo obrigatório ${fields}`
-    : `faltam os campos obrigatórios ${fields}`;
+  const reason =
+    missing.length === 1
+      ? `falta o campo obrigatório ${fields}`
+      : `faltam os campos obrigatórios ${fields}`;
+  const phoneOnly = missing.includes('email') && !missing.includes('cellphone');
+  return phoneOnly ? `${reason}; ${EMAIL_PLACEHOLDER_HINT}` : reason;
 }

@@ -15,6 +15,7 @@
  * Pure: node:crypto for the test lead's signature, nothing else.
  */
 import { createHmac } from 'node:crypto';
+import { sampleEmail } from '../domain/test-lead.ts';
 
 /** How the sample request proves who sent it. */
 export type SampleAuth =
@@ -82,7 +83,8 @@ export const SAMPLE_PERSON = {
   phone: '+5511987654321',
   /** As a person types it into a form. */
   typedPhone: '(11) 98765-4321',
-  email: (stamp: string) => `ana.teste+${stamp}@example.com`,
+  /** domain/test-lead.ts knows it: a lead with it is marked a test in its notes. */
+  email: sampleEmail,
 } as const;
 
 /** The stamp of the kit's curl (the test lead uses a fresh one each time). */

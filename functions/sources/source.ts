@@ -13,7 +13,7 @@ import * as z from 'zod/mini';
 import { PROFILE_NAME } from '../config/config-parts.ts';
 import type { IssueDetail } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
-import { FIELD_MAP_TARGETS } from '../domain/map-lead.ts';
+import { EMAIL_PLACEHOLDER_PHONE, FIELD_MAP_TARGETS } from '../domain/map-lead.ts';
 import { prospectSchema } from '../domain/prospect.ts';
 import { accountName } from '../kernel/accounts.ts';
 import { nonEmpty, secretText } from '../kernel/client-schema.ts';
@@ -23,6 +23,9 @@ import { type Text, t } from '../kernel/language.ts';
 import { isPlainObject, parseJsonText } from './body.ts';
 import type { SourceDocs } from './docs.ts';
 import type { SourceSetup } from './setup.ts';
+
+/** An e-mail address with `{phone}` before the @ (`{phone}@sem-email.invalid`). */
+const PLACEHOLDER_TEMPLATE = /^[a-z0-9._+-]*\{phone\}[a-z0-9._+-]*@[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
 
 /** A secret setting of a profile (Secrets Manager when deployed), taken byte for byte. */
 export const secretSetting = secretText;
@@ -80,6 +83,19 @@ export const profileCommon = {
    * than parked; the notes say so. Default `(não informado)`.
    */
   lastNameStandIn: z.optional(nonEmpty),
+  /**
+   * The e-mail of a lead that gave none but has a phone, `{phone}` standing for its number
+   * (`{phone}@sem-email.invalid`), so that a phone-only lead is delivered rather than parked for
+   * its e-mail; the notes say so. Unset: such a lead is parked for its e-mail. Any source
+   * (WhatsApp's conversations, a form whose e-mail is optional); docs/configuration.md.
+   */
+  emailPlaceholder: z.optional(
+    z.string().check(
+      z.refine((template) => PLACEHOLDER_TEMPLATE.test(template), {
+        message: `must be an e-mail address with ${EMAIL_PLACEHOLDER_PHONE} before the @, such as ${EMAIL_PLACEHOLDER_PHONE}@sem-email.invalid`,
+      }),
+    ),
+  ),
   /** Per form id (Meta form_id, Google form_id, Typeform form_id, Webflow formId...) overrides. */
   forms: z.optional(z.record(z.string(), z.partial(prospectSchema))),
   /** Browser origins allowed to post with CORS. */

@@ -33,7 +33,6 @@
 import * as z from 'zod/mini';
 import { externalId, parseJson } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
-import { EMAIL_PLACEHOLDER_PHONE } from '../domain/map-lead.ts';
 import { isPlainObject, scalarText } from './body.ts';
 import type { NamedSchema } from './docs.ts';
 import {
@@ -59,7 +58,6 @@ import {
 const WA_ID = /^\d{8,15}$/;
 
 /** What a placeholder e-mail template must look like: `{phone}` once, then `@domain.tld`. */
-const PLACEHOLDER_TEMPLATE = /^[a-z0-9._+-]*\{phone\}[a-z0-9._+-]*@[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
 
 /** The message's own words, whatever its type (text, a media caption, a button). */
 function messageText(message: Record<string, unknown>): string | undefined {
@@ -339,17 +337,7 @@ export const whatsappSource = defineSource({
     appSecret: secretSetting,
     /** Chosen by us, typed into the app's webhook form. */
     verifyToken: secretSetting,
-    /**
-     * The e-mail of a lead that gave none, `{phone}` standing for its number
-     * (`{phone}@whatsapp.invalid`); unset: such a lead is parked for its e-mail.
-     */
-    emailPlaceholder: z.optional(
-      z.string().check(
-        z.refine((template) => PLACEHOLDER_TEMPLATE.test(template), {
-          message: `must be an e-mail address with ${EMAIL_PLACEHOLDER_PHONE} before the @, such as ${EMAIL_PLACEHOLDER_PHONE}@whatsapp.invalid`,
-        }),
-      ),
-    ),
+    // `emailPlaceholder` is every profile's (sources/source.ts); WhatsApp's leads need it most.
   },
   secretKeys: ['appSecret', 'verifyToken'],
   authenticate: (request, profile) => verifyHubSignature(request, profile.appSecret),

@@ -2,7 +2,8 @@
  * Branches by name in the admin routes (functions/admin/admin.ts) on a real ledger (dynalite):
  * the preview says which branch a chain form's body would go to and why, a lead's page shows an
  * unknown branch as such (its branch explained, its warnings), and a correction maps with the
- * account's named branches, learned ones included.
+ * account's named branches, learned ones included; the branches a correction may choose are the
+ * lead's own account's only.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -35,6 +36,8 @@ const PROFILES: Record<string, Profile> = {
 const CONFIGURED = [
   { idBranch: 1, account: 'default', name: 'Centro' },
   { idBranch: 2, account: 'default', name: 'Moema', aliases: ['Unidade Moema'] },
+  // Another account's branch: never offered to, nor accepted for, a `default` lead.
+  { idBranch: 7, account: 'south', name: 'Savassi Sul' },
 ];
 /** What the debtors report taught: a branch the configuration does not name. */
 const LEARNED = { 3: 'Unidade Savassi', 2: 'Unidade Moema SP' };
@@ -212,5 +215,61 @@ describe('a lead’s page and its correction', () => {
     expect(corrected.status).toBe(200);
     expect(corrected.body.missing).toEqual([]);
     expect(corrected.body.prospect).toMatchObject({ idBranch: 2, cellphone: '11977776666' });
+  });
+});
+
+describe('the branches a correction may choose', () => {
+  const patch = (leadId: string, prospect: Record<string, unknown>) =>
+    send({
+      method: 'PATCH',
+      resource: '/admin/leads/{leadId}',
+      params: { leadId },
+      body: JSON.stringify({ prospect }),
+    });
+
+  it('lists the lead’s own account’s branches by name, learned ones included, never another account’s', async () => {
+    // Prepare
+    const lead = await chainLead('rede-sem-padrao', { ...PERSON, 'Qual unidade?': 'Tatuapé' });
+
+    // Act
+    const { body } = await send({
+      method: 'GET',
+      resource: '/admin/leads/{leadId}',
+      params: { leadId: lead.leadId },
+    });
+
+    // Assess
+    expect(body.branchChoices).toEqual([
+      { idBranch: 1, name: 'Centro' },
+      { idBranch: 2, name: 'Moema' },
+      { idBranch: 3, name: 'Unidade Savassi' },
+    ]);
+  });
+
+  it('refuses a branch of another account, and takes a learned one, then says an operator chose it', async () => {
+    // Prepare
+    const lead = await chainLead('rede-sem-padrao', { ...PERSON, 'Qual unidade?': 'Tatuapé' });
+
+    // Act
+    const other = await patch(lead.leadId, { idBranch: 7 });
+    const learned = await patch(lead.leadId, { idBranch: 3 });
+    const page = await send({
+      method: 'GET',
+      resource: '/admin/leads/{leadId}',
+      params: { leadId: lead.leadId },
+    });
+
+    // Assess
+    expect(other.status).toBe(400);
+    expect(other.body.error.code).toBe('unknown_branch');
+    expect(other.body.error.details[0].field).toBe('idBranch');
+    expect(JSON.stringify(other.body)).not.toContain('south');
+    expect((await ledger.get(lead.leadId))?.correction).toEqual({ idBranch: 3 });
+    expect(learned.status).toBe(200);
+    expect(learned.body.prospect.idBranch).toBe(3);
+    expect(page.body.branch).toMatchObject({ idBranch: 3, why: 'given', warning: false });
+    expect(page.body.branch.text).toBe(
+      'Unidade 3 (Unidade Savassi): escolhida por um operador na correção.',
+    );
   });
 });

@@ -372,7 +372,9 @@ describe('the debtors dashboard at 1366 px', () => {
     expect(shown.count).toBeLessThan(membersOf(report.results));
     expect(shown.listBranches).toEqual([branch.branchName]);
     expect(shown.notes[0]).toBe(`${branch.open.count} débitos`);
-    expect(shown.notes[2]).toBe(`${branch.recovered.count} débitos`);
+    expect(shown.notes[2]).toBe(
+      `${branch.recovered.count} débitos pagos, entre os listados neste relatório (o seu período)`,
+    );
     const active = narrowed.results.filter((r) => r.memberStatus === 'Active').length;
     expect(shown.members).toContain(`Ativos ${active}`);
     expect(await page.getAttribute('.actions a[download]', 'href')).toBe(
@@ -459,6 +461,18 @@ describe('the debtors dashboard at 390 px', () => {
       expect(b.clipped, `${what} "${b.text}" is cut`).toBe(false);
     }
   }
+
+  it('has filters and buttons at least 44 px tall (touch targets)', async () => {
+    // Act
+    const heights = await page.$$eval(
+      '.scope select, .toolbar select, .toolbar input, .actions a',
+      (nodes) => nodes.map((node) => node.getBoundingClientRect().height),
+    );
+
+    // Assess
+    expect(heights.length).toBeGreaterThan(0);
+    expect(Math.min(...heights)).toBeGreaterThanOrEqual(44);
+  });
 
   it('does not scroll sideways, and every figure, bar, member’s total and "Cobrar" is whole on screen', async () => {
     // Act

@@ -116,8 +116,13 @@ describe('npm run leads', () => {
 
     // Assess
     expect(human.code).toBe(0);
-    expect(human.out).toMatch(/^LEAD\s+STATUS\s+PERFIL\s+FALHAS\s+RECEBIDO\s+MOTIVO/);
-    expect(human.out).toMatch(new RegExp(`${parked}\\s+parked\\s+site\\s+0\\s`));
+    expect(human.out).toMatch(/^LEAD\s+SITUAÇÃO\s+PERFIL\s+FALHAS\s+RECEBIDO\s+MOTIVO/);
+    expect(human.out).toMatch(
+      new RegExp(
+        `${parked}\\s+Parado\\s+site\\s+0\\s+\\d\\d/\\d\\d/\\d{4} \\d\\d:\\d\\d:\\d\\d\\s`,
+      ),
+    );
+    expect(human.out).not.toMatch(/\d{4}-\d\d-\d\dT/);
     expect(human.out).toContain('falta o campo obrigatório celular');
     expect(json.code).toBe(0);
     const body = JSON.parse(json.out) as { leads: { leadId: string; status: string }[] };
@@ -161,11 +166,11 @@ describe('npm run leads', () => {
 
     // Assess
     expect(shown.code).toBe(0);
-    expect(shown.out).toMatch(/^status\s+parked$/m);
+    expect(shown.out).toMatch(/^situação\s+Parado$/m);
     expect(shown.out).toMatch(/^motivo\s+falta o campo obrigatório celular$/m);
     expect(retried).toMatchObject({ code: 0, out: `lead ${leadId} na fila para envio agora` });
     expect((await rt.ledger.get(leadId))?.status).toBe('queued');
-    expect(queued.out).toMatch(/^próxima tentativa\s+\d{4}-/m);
+    expect(queued.out).toMatch(/^próxima tentativa\s+\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d$/m);
     expect(queued.out).toMatch(/^sistema\s+respondendo$/m);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('[already_delivered]');
@@ -350,8 +355,8 @@ describe('npm run leads', () => {
 
     // Assess
     expect(erased.code).toBe(0);
-    expect(erased.out).toMatch(/^LEAD\s+PERFIL\s+STATUS\s+RECEBIDO\s+PROSPECT/);
-    expect(erased.out).toMatch(new RegExp(`${leadId}\\s+site\\s+parked`));
+    expect(erased.out).toMatch(/^LEAD\s+PERFIL\s+SITUAÇÃO\s+RECEBIDO \(UTC\)\s+PROSPECT/);
+    expect(erased.out).toMatch(new RegExp(`${leadId}\\s+site\\s+Parado`));
     expect(erased.out).toContain('1 de 1 lead apagado');
     const stored = await rt.ledger.get(leadId);
     expect(stored?.redaction).toBe('erasure');
@@ -400,7 +405,7 @@ describe('npm run leads', () => {
 
     // Assess
     expect(shown.status).toBe(0);
-    expect(shown.stdout).toMatch(/^status\s+parked$/m);
+    expect(shown.stdout).toMatch(/^situação\s+Parado$/m);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('[unauthorized]');
     expect(`${refused.stdout}${refused.stderr}`).not.toContain('wrong-password-123');

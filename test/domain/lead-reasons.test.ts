@@ -10,9 +10,16 @@ describe('a parked lead’s reason', () => {
     expect(missingFieldsReason(['lastName', 'cellphone'])).toBe(
       'faltam os campos obrigatórios sobrenome e celular',
     );
-    expect(missingFieldsReason(['name', 'email', 'idBranch'])).toBe(
-      'faltam os campos obrigatórios nome, e-mail e unidade',
+    expect(missingFieldsReason(['name', 'email', 'cellphone'])).toBe(
+      'faltam os campos obrigatórios nome, e-mail e celular',
     );
+  });
+
+  it('tells a lead with a phone and no e-mail of the profile’s emailPlaceholder', () => {
+    expect(missingFieldsReason(['email'])).toBe(
+      'falta o campo obrigatório e-mail; para leads só com telefone, o perfil pode ter "emailPlaceholder": "{phone}@sem-email.invalid" (docs/configuration.md)',
+    );
+    expect(missingFieldsReason(['name', 'email', 'idBranch'])).toContain('emailPlaceholder');
   });
 
   it('lists as a Portuguese sentence does', () => {

@@ -24,13 +24,11 @@ afterEach(async () => {
   running = undefined;
 });
 
-/** The pieces of the printed `curl -u user:pass -H '...' URL -d '{...}'` line. */
-function parseCurl(stdout: string): { credentials: string; url: string; body: string } {
-  const match = /^\s*curl -u (\S+) -H 'Content-Type: application\/json' (\S+) -d '(.+)'$/m.exec(
-    stdout,
-  );
-  if (!match?.[1] || !match[2] || !match[3]) throw new Error(`no curl example in:\n${stdout}`);
-  return { credentials: match[1], url: match[2], body: match[3] };
+/** The pieces of the printed `curl 'URL' -d '...'` line (a lead, as a landing page sends it). */
+function parseCurl(stdout: string): { url: string; body: string } {
+  const match = /^\s*curl '(\S+)' -d '(.+)'$/m.exec(stdout);
+  if (!match?.[1] || !match[2]) throw new Error(`no curl example in:\n${stdout}`);
+  return { url: match[1], body: match[2] };
 }
 
 describe('npm start (local/start.ts)', () => {
@@ -72,7 +70,7 @@ describe('npm start (local/start.ts)', () => {
     expect(running.stderr()).toBe('');
   });
 
-  it('starts the sandbox, prints a curl that creates a prospect there, and exits 0 on SIGINT', async () => {
+  it('starts the sandbox, prints a curl that sends a lead through the gateway, and exits 0 on SIGINT', async () => {
     // Prepare
     const sandboxPort = await freePort();
 
@@ -83,12 +81,10 @@ describe('npm start (local/start.ts)', () => {
       DATA_DIR: join(dir, 'data'),
     });
     const curl = parseCurl(running.stdout());
+    // curl -d sends the body as a form.
     const created = await send(curl.url, {
       method: 'POST',
-      headers: {
-        Authorization: `Basic ${Buffer.from(curl.credentials).toString('base64')}`,
-        'Content-Type': 'application/json',
-      },
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: curl.body,
     });
     const health = await send(`${running.gatewayUrl}/health`);
@@ -97,9 +93,9 @@ describe('npm start (local/start.ts)', () => {
     // Assess
     expect(running.sandboxUrl).toBe(`http://127.0.0.1:${sandboxPort}`);
     expect(running.stdout()).toContain(`${running.gatewayUrl}/health`);
-    expect(curl.url).toBe(`${running.sandboxUrl}/api/v1/prospects`);
-    expect(created.status, created.text()).toBe(200);
-    expect(created.json()).toMatchObject({ idProspect: expect.any(Number) });
+    expect(curl.url).toBe(`${running.gatewayUrl}/leads/site?token=demo-site-token`);
+    expect(created.status, created.text()).toBe(202);
+    expect(created.json()).toMatchObject({ leadId: expect.stringMatching(/^ld_/) });
     expect(health.status).toBe(200);
     expect(code).toBe(0);
   });

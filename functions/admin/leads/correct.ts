@@ -8,7 +8,10 @@
  * outside the operator's scope (403 `outside_scope`). Answers the lead in full with what is
  * still `missing`. 400 for a body that is not that object or fields that cannot be used, 404 for
  * a profile that does not exist (403 `outside_scope` for a scoped operator, whether it exists
- * elsewhere or not), 409 `not_correctable`, `personal_data_removed`,
+ * elsewhere or not), 400 `unknown_branch` for an `idBranch` that is not a branch of the lead's
+ * account when that account's branches are known (configured or learned from its debtors
+ * report: a lead is never sent to another account's branch through its own account's key),
+ * 409 `not_correctable`, `personal_data_removed`,
  * `unknown_profile`, `other_source` or `conflict` (the lead changed meanwhile). Logs the names of
  * the fields, never their values.
  */
@@ -134,6 +137,7 @@ export async function correctLead(context: RouteContext): Promise<HttpResponse> 
   const correction = mergeCorrections(lead.correction, asked);
   const account = accountOfProfile(profile);
   const branches = await branchesOf(deps.branches, account);
+  requireOwnBranch(asked.idBranch, branches);
   const mapped = applyCorrection(
     mapCapture(lead.capture, profile, sourceLabel(lead.capture.source), branches),
     correction,
@@ -160,6 +164,21 @@ export async function correctLead(context: RouteContext): Promise<HttpResponse> 
     },
     NO_STORE,
   );
+}
+
+/** A corrected branch must be one of the account's, when the account names any. */
+function requireOwnBranch(
+  idBranch: number | null | undefined,
+  branches: readonly { idBranch: number; name: string }[],
+): void {
+  if (typeof idBranch !== 'number' || branches.length === 0) return;
+  if (branches.some((branch) => branch.idBranch === idBranch)) return;
+  const known = branches.map((branch) => `${branch.idBranch} (${branch.name})`).join(', ');
+  const message = t(
+    `a unidade ${idBranch} não é uma unidade da conta deste lead; escolha uma destas: ${known}`,
+    `branch ${idBranch} is not a branch of this lead's account; choose one of: ${known}`,
+  );
+  throw refusal(400, 'unknown_branch', message, [{ field: 'idBranch', message }]);
 }
 
 /** A queued lead moved to a live profile: its next attempt is due now, with a message. */

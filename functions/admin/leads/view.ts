@@ -1,6 +1,8 @@
 /**
  * `GET /admin/leads/{leadId}`: the contract's body (`leadId, profile, status, idProspect?,
- * attempts, lastError?, receivedAt, deliveredAt?`) plus `reason` (parked: what is missing;
+ * attempts, lastError?, receivedAt, deliveredAt?`; `attempts` counts the lead's own failures and
+ * `tries` every send, so a lead delivered at its first send shows `attempts: 0, tries: 1`:
+ * docs/operations.md "Counted attempts") plus `reason` (parked: what is missing;
  * rejected: the upstream's messages joined) and `messages` (rejected: the upstream's own list).
  * `status` is the public one: a lead being sent shows as `queued`; `parked` (waiting for an
  * operator, e.g. required fields missing) is shown as itself, an extension of the contract's
@@ -12,8 +14,10 @@
  * `explainBranch`: an answer that named no branch is a warning), and a lead whose mapping warns
  * says what (`warnings`, as in its notes), its capture mapped again with its profile and its
  * account's named branches. A lead not yet delivered lists the operator's other profiles of its
- * source (`moveTo`), and says when its own profile is gone (`profileGone`). 400 for a malformed
- * id, 404 for an unknown one.
+ * source (`moveTo`), and says when its own profile is gone (`profileGone`). A lead lists the
+ * branches of its own account by name (`branchChoices`: configured and learned from the debtors
+ * report, upstream/branch-directory.ts), the only ones its correction may choose (correct.ts
+ * refuses another). 400 for a malformed id, 404 for an unknown one.
  */
 import { accountOfProfile } from '../../config/config-schema.ts';
 import { type BranchExplanation, explainBranch } from '../../domain/branch-answer.ts';
@@ -43,6 +47,8 @@ export type LeadDetail = DetailedLeadView & {
   profileGone?: true;
   /** The operator's other profiles of the lead's source: where `PATCH {"profile"}` may move it. */
   moveTo?: string[];
+  /** The branches of the lead's own account, by name: what a correction may choose. */
+  branchChoices?: { idBranch: number; name: string }[];
 };
 
 /**
@@ -53,18 +59,22 @@ export type LeadDetail = DetailedLeadView & {
 async function mappingOf(
   deps: AdminDeps,
   lead: LeadRecord,
-): Promise<Pick<LeadDetail, 'branch' | 'warnings'>> {
+): Promise<Pick<LeadDetail, 'branch' | 'warnings' | 'branchChoices'>> {
   if (lead.capture.pending !== undefined || lead.redactedAt !== undefined) return {};
   const profile = await deps.config.profile(lead.profile);
   if (!profile) return {};
   const branches = await branchesOf(deps.branches, lead.account ?? accountOfProfile(profile));
   const mapped = mapCapture(lead.capture, profile, sourceLabel(lead.capture.source), branches);
-  const idBranch =
-    lead.correction?.idBranch ?? lead.prospect?.idBranch ?? mapped.prospect.idBranch ?? undefined;
+  const corrected = lead.correction?.idBranch ?? undefined;
+  const idBranch = corrected ?? lead.prospect?.idBranch ?? mapped.prospect.idBranch ?? undefined;
+  const choices = branches.map(({ idBranch, name }) => ({ idBranch, name }));
   return {
     // Only a lead whose answers asked for the branch: every other keeps the contract's body.
-    ...(mapped.branch && { branch: explainBranch(mapped.branch, idBranch, branches) }),
+    ...(mapped.branch && {
+      branch: explainBranch(mapped.branch, idBranch, branches, corrected !== undefined),
+    }),
     ...(mapped.warnings.length > 0 && { warnings: mapped.warnings }),
+    ...(choices.length > 0 && { branchChoices: choices }),
   };
 }
 

@@ -10,9 +10,13 @@
  * - Decimal comma in numbers (`149,90`): pt-BR Excel and LibreOffice read `149.90` as text (or
  *   worse, a date), but `149,90` as a number they can sum. Amounts always carry two decimals;
  *   there is no thousands separator.
- * - Portuguese headers and values: `Nome`, `Filial`, `Vencimento`, `Dias em atraso`, `Valor`...
+ * - Portuguese headers and values: `Nome`, `Unidade`, `Vencimento`, `Dias em atraso`, `Valor`...
  *   (CSV_HEADERS_PT), statuses as the gym reads them (`Open` → `Em aberto`, `Active` → `Ativo`,
- *   `91+` → `91 dias ou mais`: CSV_VALUES_PT); a status we do not know is written as sent.
+ *   `91+` → `91 dias ou mais`, the card's refusal reason `Insufficient funds` → `Saldo
+ *   insuficiente`: CSV_VALUES_PT); a status we do not know is written as sent (a refusal reason
+ *   marked untranslated). Two day counts, named apart: `daysLate` is the upstream's own figure
+ *   as of its report (its rules: it may count from another date and stops at the report's day),
+ *   `daysOverdue` ours, from the due date to the account's today (or to the payment); docs/report.md.
  * Dialect `intl` (`?dialect=intl`): `,`, a decimal point, and the English field names and values
  * exactly as the JSON has them, for scripts and other locales.
  *
@@ -59,14 +63,14 @@ export const CSV_HEADERS_PT: Readonly<Record<string, string>> = {
   memberStatus: 'Situação do aluno',
   receivableId: 'Código do recebível',
   receivableIdOrigin: 'Recebível de origem',
-  branchId: 'Código da filial',
-  branchName: 'Filial',
+  branchId: 'Código da unidade',
+  branchName: 'Unidade',
   dueDate: 'Vencimento',
   paymentDate: 'Data do pagamento',
   registerDate: 'Data de lançamento',
   originalDueDate: 'Vencimento original',
   chargeDate: 'Data da cobrança',
-  daysLate: 'Dias de atraso (EVO)',
+  daysLate: 'Dias de atraso (calculado pelo EVO)',
   debtAmount: 'Valor',
   paymentType: 'Forma de pagamento',
   idPaymentType: 'Código da forma de pagamento',
@@ -77,7 +81,7 @@ export const CSV_HEADERS_PT: Readonly<Record<string, string>> = {
   idMemberMembership: 'Código da matrícula',
   chargeAttemptsCount: 'Tentativas de cobrança',
   lastAcquirerDeclineReason: 'Último motivo de recusa',
-  daysOverdue: 'Dias em atraso',
+  daysOverdue: 'Dias em atraso (até hoje ou até o pagamento)',
   ageingBucket: 'Faixa de atraso',
 };
 
@@ -95,7 +99,25 @@ export const CSV_VALUES_PT: Readonly<Record<string, Readonly<Record<string, stri
     '61-90': '61 a 90 dias',
     '91+': '91 dias ou mais',
   },
+  // The card acquirer's refusal, as the upstream passes it on (English); an unknown one is kept
+  // as sent, marked (DECLINE_UNKNOWN_PT).
+  lastAcquirerDeclineReason: {
+    'insufficient funds': 'Saldo insuficiente',
+    'expired card': 'Cartão vencido',
+    'do not honor': 'Não autorizada pelo banco emissor',
+    'card blocked': 'Cartão bloqueado',
+    'transaction not permitted': 'Transação não permitida',
+    'invalid card number': 'Número de cartão inválido',
+    'stolen card': 'Cartão com restrição',
+    'lost card': 'Cartão com restrição',
+    'exceeds withdrawal limit': 'Limite excedido',
+    'limit exceeded': 'Limite excedido',
+    'invalid cvv': 'Código de segurança inválido',
+  },
 };
+
+/** A refusal reason the vocabulary lacks: written as sent, and said to be untranslated. */
+const DECLINE_UNKNOWN_PT = ' (texto original da operadora)';
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8; header=present';
 const BOM = '\uFEFF';
@@ -183,7 +205,11 @@ function text(
   if (typeof value === 'boolean') return String(value);
   if (typeof value !== 'string') return guardFormula(JSON.stringify(value));
   if (DATE_FIELDS.has(field)) return guardFormula(spreadsheetDate(value));
-  return guardFormula((values && own(values, value.trim().toLowerCase())) ?? value);
+  const known = values && own(values, value.trim().toLowerCase());
+  if (known === undefined && values && field === 'lastAcquirerDeclineReason' && value.trim()) {
+    return guardFormula(`${value}${DECLINE_UNKNOWN_PT}`);
+  }
+  return guardFormula(known ?? value);
 }
 
 /** One cell's text, before quoting: Portuguese statuses in the `pt` dialect. */

@@ -43,7 +43,7 @@ export function chartsSection(view: DashboardView): string {
   <div class="card"><h2>Em aberto por tempo de atraso</h2>
 ${ageingBars(scope.ageing, scope.ageingUndated)}
   </div>
-  <div class="card"><h2>Por filial</h2>
+  <div class="card"><h2>Por unidade</h2>
 ${branchTable(scope.branches, view.query)}
 ${memberStatusLine(scope.byMemberStatus)}${allBranchesLink(view)}
   </div>
@@ -95,9 +95,9 @@ function branchTable(branches: readonly BranchTotals[], query: DashboardQuery): 
       ? `<tfoot><tr><td class="head">Total</td><td class="num" data-label="Débitos">${integer(sum((b) => b.open.count + b.recovered.count))}</td><td class="num" data-label="Em aberto">${escapeHtml(formatMoney(sum((b) => b.open.amount)))}</td><td class="num" data-label="Recuperado">${escapeHtml(formatMoney(sum((b) => b.recovered.amount)))}</td></tr></tfoot>`
       : '';
   return `<table id="branches" class="stack">
-<thead><tr><th>Filial</th><th class="num">Débitos</th><th class="num">Em aberto</th><th class="num">Recuperado</th></tr></thead>
+<thead><tr><th>Unidade</th><th class="num">Débitos</th><th class="num">Em aberto</th><th class="num">Recuperado</th></tr></thead>
 <tbody>
-${rows || '<tr><td class="head">Nenhuma filial no relatório.</td></tr>'}
+${rows || '<tr><td class="head">Nenhuma unidade no relatório.</td></tr>'}
 </tbody>
 ${foot}
 </table>`;
@@ -119,5 +119,5 @@ function memberStatusLine(byMemberStatus: Record<string, BucketTotal>): string {
 function allBranchesLink(view: DashboardView): string {
   if (!view.scope.branchIds) return '';
   const { branch: _chosen, ...rest } = view.query;
-  return `\n<p class="notice"><a id="all-branches" href="?${escapeHtml(dashboardSearch(rest))}">Ver todas as filiais</a></p>`;
+  return `\n<p class="notice"><a id="all-branches" href="?${escapeHtml(dashboardSearch(rest))}">Ver todas as unidades</a></p>`;
 }

@@ -78,7 +78,7 @@ export const integer = (n: number) => fmt().integer.format(n);
 /** `1 débito`, `1.234 débitos`. */
 export const debts = (n: number) => `${integer(n)} ${n === 1 ? 'débito' : 'débitos'}`;
 
-/** The name a branch goes by on the page: its own, else `Filial <id>`. */
+/** The name a branch goes by on the page: its own, else `Unidade <id>`. */
 export function branchTitle(branch: Pick<BranchTotals, 'branchId' | 'branchName'>): string {
-  return branch.branchName ?? `Filial ${branch.branchId}`;
+  return branch.branchName ?? `Unidade ${branch.branchId}`;
 }

@@ -36,8 +36,8 @@ const SORT_CHOICES: readonly [string, string][] = [
   ['-dueDate', 'Vencimento mais recente'],
   ['name', 'Nome (A–Z)'],
   ['-name', 'Nome (Z–A)'],
-  ['branch', 'Filial (A–Z)'],
-  ['-branch', 'Filial (Z–A)'],
+  ['branch', 'Unidade (A–Z)'],
+  ['-branch', 'Unidade (Z–A)'],
 ];
 /** Columns whose first click sorts from the largest. */
 const FIRST_DESCENDING = new Set(['daysOverdue', 'debtAmount']);
@@ -188,7 +188,7 @@ ${several ? entry.debts.map(debtRow).join('\n') : ''}
 const COLUMNS: readonly [field: DashboardSortField | undefined, label: string, numeric: boolean][] =
   [
     ['name', 'Nome', false],
-    ['branch', 'Filial', false],
+    ['branch', 'Unidade', false],
     ['dueDate', 'Vencimento', true],
     ['daysOverdue', 'Dias em atraso', true],
     ['debtAmount', 'Valor', true],

@@ -24,9 +24,9 @@ import { type MemberCharge, memberCharge } from './dashboard-charge.ts';
 import type { DashboardQuery, DashboardSortField } from './dashboard-scope.ts';
 import { datePart, foldText, type ReportRow } from './report-json.ts';
 
-/** The branch as the page names it: its name, else `Filial <id>`. */
+/** The branch as the page names it: its name, else `Unidade <id>`. */
 export function branchLabel(row: Pick<Debtor, 'branchName' | 'branchId'>): string {
-  return row.branchName ?? (row.branchId == null ? '' : `Filial ${row.branchId}`);
+  return row.branchName ?? (row.branchId == null ? '' : `Unidade ${row.branchId}`);
 }
 
 /** `open`, `recovered`, or the status as sent, folded: what the status filter compares. */

@@ -150,6 +150,9 @@ footer { color: var(--muted); font-size: 13px; margin-top: 24px; }
   .grid { grid-template-columns: minmax(0, 1fr); }
 }
 @media (max-width: 720px) {
+  /* Touch targets of at least 44 px on a phone (WCAG 2.5.5). */
+  select, input[type=search] { min-height: 44px; }
+  .button, .actions a { min-height: 44px; padding-top: 11px; padding-bottom: 11px; }
   main { padding: 16px 12px 32px; }
   h1 { font-size: 22px; }
   .top { align-items: flex-start; }

@@ -99,7 +99,7 @@ export function parseDashboardQuery(
   if (branches.length > 0) {
     const bad = branches.filter((b) => !BRANCH_ID.test(b));
     if (bad.length > 0) {
-      fail('branch', `deve ser o número da filial (ex.: branch=2); recebido "${bad.join(', ')}"`);
+      fail('branch', `deve ser o número da unidade (ex.: branch=2); recebido "${bad.join(', ')}"`);
     } else result.branch = [...new Set(branches.map(Number))].sort((a, b) => a - b);
   }
 

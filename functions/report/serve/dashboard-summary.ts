@@ -44,14 +44,14 @@ export function branchFilter(view: DashboardView): string {
   // A choice the list lacks (several branches, or one the report does not hold) stays visible.
   if (chosen.length > 0 && !view.allBranches.some((b) => String(b.branchId) === value)) {
     const names = chosen.map(
-      (id) => view.allBranches.find((b) => b.branchId === id)?.branchName ?? `Filial ${id}`,
+      (id) => view.allBranches.find((b) => b.branchId === id)?.branchName ?? `Unidade ${id}`,
     );
     options.push(`<option value="${value}" selected>${escapeHtml(names.join(', '))}</option>`);
   }
   return `<form class="scope" id="filters" method="get" role="search">
-  <label for="branch">Filial</label>
+  <label for="branch">Unidade</label>
   <select id="branch" name="branch">
-    <option value="">Todas as filiais</option>
+    <option value="">Todas as unidades</option>
     ${options.join('\n    ')}
   </select>
   <button class="button apply" type="submit">Aplicar</button>
@@ -101,8 +101,8 @@ export function scopeNotice(view: DashboardView): string {
   const { unknownBranches } = view.scope;
   if (unknownBranches.length === 0) return '';
   const ids = unknownBranches.join(', ');
-  return `<div class="banner info" id="unknown-branch"><strong>${unknownBranches.length === 1 ? `A filial ${ids} não está` : `As filiais ${ids} não estão`} no relatório.</strong>
-  O relatório cobre ${view.allBranches.length === 1 ? 'a filial' : 'as filiais'} ${escapeHtml(view.allBranches.map(branchTitle).join(', ') || 'nenhuma')}. <a href="?">Ver todas as filiais</a>.
+  return `<div class="banner info" id="unknown-branch"><strong>${unknownBranches.length === 1 ? `A unidade ${ids} não está` : `As unidades ${ids} não estão`} no relatório.</strong>
+  O relatório cobre ${view.allBranches.length === 1 ? 'a unidade' : 'as unidades'} ${escapeHtml(view.allBranches.map(branchTitle).join(', ') || 'nenhuma')}. <a href="?">Ver todas as unidades</a>.
 </div>`;
 }
 
@@ -135,7 +135,7 @@ export function summaryCards(scope: DashboardScope): string {
   return `<section class="kpis" aria-label="Resumo">
 ${kpi('pending', 'pendingValue', 'Valor em aberto', scope.summary.pendingValue, debts(openCount))}
 ${kpi('pending', 'pendingAverage', 'Média em aberto', scope.summary.pendingAverage, 'por débito em aberto')}
-${kpi('recovered', 'recoveredValue', 'Valor recuperado', scope.summary.recoveredValue, debts(recoveredCount))}
+${kpi('recovered', 'recoveredValue', 'Valor recuperado no relatório', scope.summary.recoveredValue, `${debts(recoveredCount)} ${recoveredCount === 1 ? 'pago' : 'pagos'}, entre os listados neste relatório (o seu período)`)}
 ${kpi('recovered', 'recoveryAverage', 'Média recuperada', scope.summary.recoveryAverage, 'por débito recuperado')}
 </section>`;
 }

@@ -83,7 +83,7 @@ export interface DashboardView {
 
 const SUMMARY_SOURCES: Record<DebtorsSnapshot['summarySource'], string> = {
   upstream: 'informado pelo sistema de gestão',
-  'upstream-combined': 'soma dos resumos por filial informados pelo sistema de gestão',
+  'upstream-combined': 'soma dos resumos por unidade informados pelo sistema de gestão',
   computed: 'calculado sobre as linhas do relatório',
 };
 

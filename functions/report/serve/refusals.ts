@@ -36,9 +36,9 @@ function listPt(items: readonly (string | number)[]): string {
   return all.length <= 1 ? (all[0] ?? '') : `${all.slice(0, -1).join(', ')} e ${all.at(-1)}`;
 }
 
-/** `a filial 1`, `as filiais 1 e 3`. */
+/** `a unidade 1`, `as unidades 1 e 3`. */
 const branchesPt = (ids: readonly number[]) =>
-  `${ids.length === 1 ? 'a filial' : 'as filiais'} ${listPt(ids)}`;
+  `${ids.length === 1 ? 'a unidade' : 'as unidades'} ${listPt(ids)}`;
 
 /** The first value of a query parameter, its name matched case-insensitively. */
 function queryValue(request: HttpRequest, name: string): string | undefined {
@@ -126,7 +126,7 @@ export function branchRefusal(
   const detail =
     forbidden.length > 0
       ? `Este usuário vê só ${branchesPt(own)}; o endereço pede ${branchesPt(forbidden)}.`
-      : `Este usuário vê só ${branchesPt(own)}; isto vale para todas as filiais da conta.`;
+      : `Este usuário vê só ${branchesPt(own)}; isto vale para todas as unidades da conta.`;
   const message = t(detail, en);
   return {
     code: 'branch_forbidden',

@@ -134,14 +134,14 @@ const PT_HEADER = [
   'Situação do aluno',
   'Código do recebível',
   'Recebível de origem',
-  'Código da filial',
-  'Filial',
+  'Código da unidade',
+  'Unidade',
   'Vencimento',
   'Data do pagamento',
   'Data de lançamento',
   'Vencimento original',
   'Data da cobrança',
-  'Dias de atraso (EVO)',
+  'Dias de atraso (calculado pelo EVO)',
   'Valor',
   'Forma de pagamento',
   'Código da forma de pagamento',
@@ -151,7 +151,7 @@ const PT_HEADER = [
   'Origem do pagamento',
   'Código da matrícula',
   'Tentativas de cobrança',
-  'Dias em atraso',
+  'Dias em atraso (até hoje ou até o pagamento)',
   'Faixa de atraso',
 ];
 
@@ -219,6 +219,15 @@ describe('toCsv', () => {
     // Numbers we write are not text: a negative number stays a number.
     expect(cellText(-5, 'daysOverdue', CSV_DIALECTS.br)).toBe('-5');
     expect(guardFormula('MARIA')).toBe('MARIA');
+  });
+
+  it('writes the card’s refusal reason in Portuguese, an unknown one as sent and marked', () => {
+    const reason = (value: string, dialect: CsvDialect = CSV_DIALECTS.br) =>
+      cellText(value, 'lastAcquirerDeclineReason', dialect);
+    expect(reason('Insufficient funds')).toBe('Saldo insuficiente');
+    expect(reason('Do not honor')).toBe('Não autorizada pelo banco emissor');
+    expect(reason('Suspected fraud')).toBe('Suspected fraud (texto original da operadora)');
+    expect(reason('Insufficient funds', CSV_DIALECTS.intl)).toBe('Insufficient funds');
   });
 
   it.each([
@@ -345,7 +354,7 @@ describe('helpers', () => {
     expect(fileSlug('  ACADEMIA "Força & Saúde" — Centro/Sul  ')).toBe(
       'academia-forca-saude-centro-sul',
     );
-    expect(fileSlug('Filial ñ 12')).toBe('filial-n-12');
+    expect(fileSlug('Unidade ñ 12')).toBe('unidade-n-12');
     expect(fileSlug('a'.repeat(100))).toHaveLength(60);
     // A name with nothing usable falls back to the id.
     expect(csvScopeName([{ branchId: 7, branchName: '★★★' }])).toBe('unidade-7');

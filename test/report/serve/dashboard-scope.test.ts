@@ -80,7 +80,7 @@ describe('parseDashboardQuery', () => {
     expect(parsed.ok).toBe(false);
     const problems = parsed.ok ? [] : parsed.problems;
     expect(Object.fromEntries(problems.map((p) => [p.field, p.message]))).toEqual({
-      branch: 'deve ser o número da filial (ex.: branch=2); recebido "x"',
+      branch: 'deve ser o número da unidade (ex.: branch=2); recebido "x"',
       debtStatus: 'use open (em aberto) ou recovered (recuperados); recebido "late"',
       sort: 'ordene por name, branch, dueDate, daysOverdue, debtAmount (com "-" na frente para a ordem decrescente); recebido "price"',
       q: 'a busca pode ter no máximo 200 caracteres',

@@ -328,7 +328,7 @@ describe('authentication and roles', () => {
     const page = await get(h, '/reports/debtors.html?branch=2', north);
     expect(page.statusCode).toBe(403);
     expect(text(page)).toContain(
-      'Este usuário vê só as filiais 1 e 3; o endereço pede a filial 2.',
+      'Este usuário vê só as unidades 1 e 3; o endereço pede a unidade 2.',
     );
     expect(text(page)).toContain('<a class="button" href="debtors.html">Abrir o relatório</a>');
     const json = await get(h, '/reports/debtors?branch=2', north);
@@ -1045,7 +1045,7 @@ describe('the dashboard’s filters, sort and search', () => {
     const result = await get(h, '/reports/debtors.html?branch=9');
     expect(result.statusCode).toBe(200);
     const page = text(result);
-    expect(page).toContain('A filial 9 não está');
+    expect(page).toContain('A unidade 9 não está');
     expect(Object.values(figures(page))).toEqual([0, 0, 0, 0]);
     expect(listed(page)).toEqual([]);
   });

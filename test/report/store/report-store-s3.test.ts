@@ -284,14 +284,14 @@ describe('the report store on s3rver, through the SDK client', () => {
     const stores = s3ReportStores({ client: local.client(), bucket: BUCKET });
 
     // Act
-    await stores('filial-sul').writeStatus({ failures: 2 });
+    await stores('unidade-sul').writeStatus({ failures: 2 });
 
     // Assess
-    expect(stores('filial-sul')).toBe(stores('filial-sul'));
-    expect(reportKeys('filial-sul').status).toBe('debtors/accounts/filial-sul/status.json');
-    expect((await local.raw('debtors/accounts/filial-sul/status.json')).status).toBe(200);
-    expect(await stores('filial-sul').readStatus()).toEqual({ failures: 2 });
-    expect(await stores('filial-norte').readSnapshot()).toBeUndefined();
-    expect(await stores('filial-norte').readStatus()).toEqual({ failures: 0 });
+    expect(stores('unidade-sul')).toBe(stores('unidade-sul'));
+    expect(reportKeys('unidade-sul').status).toBe('debtors/accounts/unidade-sul/status.json');
+    expect((await local.raw('debtors/accounts/unidade-sul/status.json')).status).toBe(200);
+    expect(await stores('unidade-sul').readStatus()).toEqual({ failures: 2 });
+    expect(await stores('unidade-norte').readSnapshot()).toBeUndefined();
+    expect(await stores('unidade-norte').readStatus()).toEqual({ failures: 0 });
   });
 });
