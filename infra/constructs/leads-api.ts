@@ -44,7 +44,7 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { CfnPermission, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
@@ -55,6 +55,7 @@ import {
   type RouteSpec,
   UNKNOWN_ROUTE,
 } from '../../functions/kernel/routes.ts';
+import { ACCEPTED_CONTROLS, acknowledgeControls } from './control-tower.ts';
 import { nagTarget } from './nag.ts';
 
 export interface LeadsApiProps {
@@ -138,6 +139,7 @@ export class LeadsApi extends Construct {
       // Kept when the stack goes, not when its first create fails (a retry starts clean).
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
+    acknowledgeControls(this.accessLogs, ACCEPTED_CONTROLS.logRetention, ACCEPTED_CONTROLS.logKms);
 
     this.api = new RestApi(this, 'Api', {
       restApiName: `leads-${props.stage}`,
@@ -322,6 +324,14 @@ export class LeadsApi extends Construct {
       identitySources: [IdentitySource.header(BASIC_AUTH.identityHeader)],
       resultsCacheTtl: Duration.seconds(BASIC_AUTH.resultsCacheTtlSeconds),
     });
+    // The invoke permission CDK adds names this authorizer's ARN; this account only as well
+    // (CT.LAMBDA.PR.2).
+    const permission = handler.permissionsNode.children.find(
+      (child): child is CfnPermission =>
+        child instanceof CfnPermission && child.node.id.endsWith(':Permissions'),
+    );
+    if (!permission) throw new Error('LeadsApi: the authorizer has no invoke permission');
+    permission.sourceAccount = Stack.of(this).account;
     return this.basicAuthorizer;
   }
 
@@ -349,7 +359,6 @@ export class LeadsApi extends Construct {
   private addProxyMethod(resource: Resource, route: RouteSpec, fn: IFunction): Method {
     const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     const basic = route.auth === 'basic';
-    this.allowInvoke(fn);
     const method = resource.addMethod(
       route.method,
       new Integration({
@@ -370,6 +379,7 @@ export class LeadsApi extends Construct {
         ...(basic && { authorizer: this.requestAuthorizer(route) }),
       },
     );
+    this.allowInvoke(fn, method, route);
     if (basic) {
       Validations.of(method).acknowledge({
         id: 'AwsSolutions-COG4',
@@ -400,12 +410,17 @@ export class LeadsApi extends Construct {
     return method;
   }
 
-  /** API Gateway may invoke `fn` from any method and stage of this API (once per function). */
-  private allowInvoke(fn: IFunction): void {
-    if (fn.permissionsNode.tryFindChild('ApiInvoke')) return;
-    fn.addPermission('ApiInvoke', {
+  /**
+   * API Gateway may invoke `fn` for this one method, on this API's stage only (its execute-api
+   * ARN, path parameters as `*`), and only for this account (`SourceAccount`): Control Tower's
+   * CT.LAMBDA.PR.2. One permission per route keeps each function's policy to its own routes.
+   */
+  private allowInvoke(fn: IFunction, method: Method, route: RouteSpec): void {
+    const id = `ApiInvoke${route.method}${route.path.replace(/[^A-Za-z0-9]/g, '')}`;
+    fn.addPermission(id, {
       principal: new ServicePrincipal('apigateway.amazonaws.com'),
-      sourceArn: this.api.arnForExecuteApi('*', '/*', '*'),
+      sourceArn: method.methodArn,
+      sourceAccount: Stack.of(this).account,
     });
   }
 
