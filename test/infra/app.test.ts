@@ -105,10 +105,7 @@ describe('the CDK app (config/deploy.example.json)', () => {
     for (const ack of acks) {
       expect(ack.reason.length, `${ack.id} at ${ack.path}`).toBeGreaterThanOrEqual(40);
     }
-    // Control Tower's acknowledgements: test/infra/control-tower.test.ts.
-    const ids = new Set(
-      acks.map((a) => a.id).filter((id) => !id.startsWith('cdk-validator-cfnguard::')),
-    );
+    const ids = new Set(acks.map((a) => a.id));
     expect(ids).toEqual(
       new Set([
         'AwsSolutions-SMG4',

@@ -48,7 +48,7 @@ describe('Control Tower proactive controls on the prod stack', () => {
     });
     template = Template.fromStack(stack);
     violations = synthViolations(app).filter((v) => v.plugin === CONTROL_TOWER_PLUGIN);
-    acks = acknowledgements(app).filter((a) => a.id.startsWith(`${CONTROL_TOWER_PLUGIN}::`));
+    acks = acknowledgements(app, CONTROL_TOWER_PLUGIN);
   }, 120_000);
 
   it('passes every rule that is not acknowledged', () => {
