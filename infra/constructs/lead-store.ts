@@ -3,8 +3,8 @@
  * local runtime creates in dynalite): partition key `pk`, the sparse status index `gsi1`, TTL
  * on `expiresAt`, on-demand capacity.
  *
- * Leads are never lost to a deploy: point-in-time recovery is on (35 days), the table has
- * deletion protection, and it is retained when the stack is deleted or the table replaced
+ * Leads are never lost to a deploy: point-in-time recovery is on (35 days), deletion
+ * protection is switched on by `npm run deploy` after the first create, and it is retained when the stack is deleted or the table replaced
  * (`RetainExceptOnCreate`: only the create that made it, if it fails, takes it back, empty).
  * Encrypted with the AWS managed key (`aws/dynamodb`): no key to manage or grant, and its use
  * shows in CloudTrail.
@@ -189,7 +189,11 @@ export class LeadStore extends Construct {
       }),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
-      deletionProtection: true,
+      // No deletion protection here: a failed first create must delete its empty table as it
+      // rolls back (RetainExceptOnCreate), which protection would refuse (ROLLBACK_FAILED).
+      // `npm run deploy` switches it on after each successful deploy
+      // (scripts/stack-protection.ts); the template leaves the property out, so CloudFormation
+      // never switches it off again.
       // Retained on stack deletion and on replacement: a lead is never lost to a deploy. A
       // failed first create takes back the (empty) table it made, so a retry starts clean.
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,

@@ -147,6 +147,11 @@ export class LeadsApi extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       cloudWatchRole: props.cloudWatchRole,
+      // The Region's API Gateway logging role is kept when the stack goes (other APIs of the
+      // account may log through it), but a failed first create takes it back with the rest.
+      ...(props.cloudWatchRole && {
+        cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+      }),
       deployOptions: {
         stageName: props.stage,
         tracingEnabled: true,
