@@ -657,8 +657,9 @@ describe('LeadsStack: delivery and admin', () => {
     );
     // Delivery 9, sign-in guessing, parked, rejected, intake refusing, intake errors, watch
     // errors; the report 4; API 5XX, intake 5XX, authorizer, admin and report errors, intake
-    // throttles, ledger throttling; and the release's dead-letter growth (rollback only).
-    expect(Object.keys(alarms)).toHaveLength(27);
+    // throttles, ledger throttling; forwarder throttles, OpenAPI and settings-validator errors,
+    // WAF blocks; and the release's dead-letter growth (rollback only).
+    expect(Object.keys(alarms)).toHaveLength(31);
     for (const [id, alarm] of Object.entries(alarms)) {
       if (id === releaseOnly) expect(alarm.Properties.AlarmActions).toBeUndefined();
       else expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
