@@ -44,6 +44,9 @@ export interface LeadsApp {
   notice?: string;
 }
 
+/** The stage whose stack has termination protection. */
+export const PROTECTED_STAGE = 'prod';
+
 /** The parameter that makes the example's template undeployable (see the module comment). */
 export const EXAMPLE_GUARD_PARAMETER = 'ExampleConfigurationCannotBeDeployed';
 
@@ -79,6 +82,9 @@ export function buildApp(options: BuildAppOptions = {}): LeadsApp {
       env: { account: config.account, region: config.region },
     }),
     tags: { app: 'leads', stage: config.stage },
+    // The production stack cannot be deleted by a slip (console, CLI, `npm run destroy`): its
+    // deletion first takes switching this off by hand (docs/deploy.md, "Deleting a stage").
+    terminationProtection: config.stage === PROTECTED_STAGE,
   });
   if (example) {
     const guard = new CfnParameter(stack, EXAMPLE_GUARD_PARAMETER, {

@@ -61,6 +61,12 @@ const apiSchema = z.strictObject({
     1000,
   ),
   /**
+   * Add AWS's managed rule groups to the stack's web ACL (Common rule set, Known bad inputs,
+   * Amazon IP reputation list): about 3 USD a month more (docs/deploy.md). Off by default: a
+   * managed rule answers 403, and an ad platform drops a lead it gets a 4xx for.
+   */
+  wafManagedRules: z._default(z.boolean(), false),
+  /**
    * Create API Gateway's account-wide CloudWatch Logs role (needed once per account and
    * Region for execution logs). Set false when the account already has one.
    */

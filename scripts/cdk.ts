@@ -13,7 +13,12 @@
  * store as a new version (`npm run config -- push`'s path: both validators, the history that
  * `rollback` uses), unless the deployed version holds them already: the settings never pass
  * through the template (infra/constructs/config-store.ts). It prints which secret entries are
- * still to fill in.
+ * still to fill in. Then it switches the ledger table's deletion protection on
+ * (scripts/stack-protection.ts: not in the template, so that a failed first create can roll
+ * back) and reminds that the alarm e-mail must be confirmed before any alarm arrives.
+ *
+ * A destroy first deletes the settings' hosted versions (the deploy made them, and AppConfig
+ * refuses to delete a profile that has any); the retained resources stay (docs/deploy.md).
  */
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -116,6 +121,80 @@ async function storeSettings(args: readonly string[]): Promise<number> {
   }
 }
 
+/**
+ * After a deploy: the ledger table's deletion protection on (scripts/stack-protection.ts), and
+ * the alarm e-mail's confirmation reminder; the exit code.
+ */
+async function afterDeploy(args: readonly string[]): Promise<number> {
+  const path = deployConfigPath(contextArguments(args).config) as string;
+  const [
+    { loadDeployConfig },
+    { protectLedgerTable },
+    { CloudFormationClient },
+    { DynamoDBClient },
+  ] = await Promise.all([
+    import('../infra/config.ts'),
+    import('./stack-protection.ts'),
+    import('@aws-sdk/client-cloudformation'),
+    import('@aws-sdk/client-dynamodb'),
+  ]);
+  const config = loadDeployConfig(path);
+  let code = 0;
+  try {
+    const { line } = await protectLedgerTable(`leads-${config.stage}`, {
+      cloudFormation: new CloudFormationClient({}),
+      dynamo: new DynamoDBClient({}),
+    });
+    process.stdout.write(`${line}\n`);
+  } catch (error) {
+    process.stderr.write(
+      `o deploy terminou, mas a proteção contra exclusão da tabela do ledger não foi ligada: ${(error as Error).message}\nrode de novo: npm run deploy -- -c config=${path}\n`,
+    );
+    code = 1;
+  }
+  for (const line of alarmEmailReminder(config.alarmEmail)) process.stdout.write(`${line}\n`);
+  return code;
+}
+
+/**
+ * Before a destroy: the settings' hosted versions deleted, so that CloudFormation can delete
+ * their configuration profile (scripts/config-store.ts, deleteSettingsVersions); the exit code.
+ */
+async function beforeDestroy(args: readonly string[]): Promise<number> {
+  const path = deployConfigPath(contextArguments(args).config) as string;
+  const [{ loadDeployConfig }, { deleteSettingsVersions }, { AppConfigClient }] = await Promise.all(
+    [
+      import('../infra/config.ts'),
+      import('./config-store.ts'),
+      import('@aws-sdk/client-appconfig'),
+    ],
+  );
+  try {
+    const { stage } = loadDeployConfig(path);
+    const deleted = await deleteSettingsVersions(stage, new AppConfigClient({}));
+    process.stdout.write(
+      `configurações: ${deleted.length} versão(ões) hospedada(s) apagada(s) antes de excluir a pilha\n`,
+    );
+    return 0;
+  } catch (error) {
+    process.stderr.write(
+      `a pilha não foi excluída: as versões das configurações não puderam ser apagadas: ${(error as Error).message}\n`,
+    );
+    return 1;
+  }
+}
+
+/** What a deploy says last about the alarm e-mail (SNS sends nothing until it is confirmed). */
+export function alarmEmailReminder(alarmEmail: string | undefined): string[] {
+  if (!alarmEmail) {
+    return ['alarmes: nenhum e-mail assinado (noAlarmEmail); assine a saída AlarmTopicArn'];
+  }
+  return [
+    `alarmes: confirme a assinatura no e-mail "AWS Notification - Subscription Confirmation" enviado a ${alarmEmail}`,
+    '  até a confirmação, nenhum alarme chega (no primeiro deploy e sempre que o endereço mudar)',
+  ];
+}
+
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename;
 if (isMain) {
   const given = process.argv.slice(2);
@@ -134,8 +213,14 @@ if (isMain) {
       process.exit(1);
     }
   }
+  if (args[0] === 'destroy') process.exitCode = await beforeDestroy(args);
+  if (process.exitCode) process.exit(process.exitCode);
   const cdk = join(REPO_ROOT, 'node_modules', '.bin', 'cdk');
   const run = spawnSync(cdk, args, { stdio: 'inherit' });
-  if (run.status === 0 && args[0] === 'deploy') process.exit(await storeSettings(args));
+  if (run.status === 0 && args[0] === 'deploy') {
+    const stored = await storeSettings(args);
+    const after = await afterDeploy(args);
+    process.exit(stored || after);
+  }
   process.exit(run.status ?? 1);
 }

@@ -22,12 +22,14 @@
 import {
   type AppConfigClient,
   CreateHostedConfigurationVersionCommand,
+  DeleteHostedConfigurationVersionCommand,
   GetHostedConfigurationVersionCommand,
   ListApplicationsCommand,
   ListConfigurationProfilesCommand,
   ListDeploymentStrategiesCommand,
   ListDeploymentsCommand,
   ListEnvironmentsCommand,
+  ListHostedConfigurationVersionsCommand,
   StartDeploymentCommand,
 } from '@aws-sdk/client-appconfig';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -375,4 +377,48 @@ export async function rollback(
     deployment: started.DeploymentNumber ?? 0,
     changes: diffSettings(before, after),
   };
+}
+
+/**
+ * Before a stack deletion (`npm run destroy`): deletes every hosted version of the settings'
+ * profile. The deploy script creates them, not the template, and AppConfig refuses to delete a
+ * configuration profile that still has hosted versions, so CloudFormation's delete would stop
+ * there (DELETE_FAILED). The version numbers deleted; none when the store is already gone.
+ */
+export async function deleteSettingsVersions(
+  stage: string,
+  client: Pick<AppConfigClient, 'send'>,
+): Promise<number[]> {
+  let ids: StoreIds;
+  try {
+    ids = await findStore(client as AppConfigClient, stage);
+  } catch (error) {
+    if (error instanceof ConfigCommandError) return [];
+    throw error;
+  }
+  const deleted: number[] = [];
+  let NextToken: string | undefined;
+  do {
+    const page = await client.send(
+      new ListHostedConfigurationVersionsCommand({
+        ApplicationId: ids.application,
+        ConfigurationProfileId: ids.profile,
+        MaxResults: 50,
+        NextToken,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (item.VersionNumber === undefined) continue;
+      await client.send(
+        new DeleteHostedConfigurationVersionCommand({
+          ApplicationId: ids.application,
+          ConfigurationProfileId: ids.profile,
+          VersionNumber: item.VersionNumber,
+        }),
+      );
+      deleted.push(item.VersionNumber);
+    }
+    NextToken = page.NextToken;
+  } while (NextToken);
+  return deleted;
 }

@@ -64,7 +64,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AnyPrincipal, Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
@@ -222,6 +222,23 @@ export class DeliveryObservability extends Construct {
         resources: ['*'],
         // Only for this account's alarms: CloudWatch acting for another account gets nothing.
         conditions: this.fromThisAccountsAlarms(),
+      }),
+    );
+    // Control Tower's CT.KMS.PR.3: grants of this key only by AWS services for AWS resources,
+    // so no principal of the account can hand its use to someone else with a grant.
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'DenyGrantsExceptByAwsServices',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['kms:CreateGrant'],
+        resources: ['*'],
+        conditions: {
+          BoolIfExists: {
+            'kms:GrantIsForAWSResource': 'false',
+            'aws:PrincipalIsAWSService': 'false',
+          },
+        },
       }),
     );
     return key;

@@ -23,7 +23,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/kernel/env.ts';
 
@@ -106,6 +106,11 @@ export class LeadQueue extends Construct {
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      // A dead-letter queue by its RedriveAllowPolicy (Control Tower's CT.SQS.PR.1). `byQueue`
+      // would have to name the lead queue's ARN, which exists only after this queue (its
+      // RedrivePolicy names this one): a cycle. A dead-letter queue takes only queues of its
+      // own account and Region, so `allowAll` means this stack's account.
+      redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL },
       // Counts from the original enqueue time (module comment): keep it at the maximum.
       retentionPeriod: DEAD_LETTER_RETENTION,
     });

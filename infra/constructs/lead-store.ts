@@ -3,8 +3,8 @@
  * local runtime creates in dynalite): partition key `pk`, the sparse status index `gsi1`, TTL
  * on `expiresAt`, on-demand capacity.
  *
- * Leads are never lost to a deploy: point-in-time recovery is on (35 days), the table has
- * deletion protection, and it is retained when the stack is deleted or the table replaced
+ * Leads are never lost to a deploy: point-in-time recovery is on (35 days), deletion
+ * protection is switched on by `npm run deploy` after the first create, and it is retained when the stack is deleted or the table replaced
  * (`RetainExceptOnCreate`: only the create that made it, if it fails, takes it back, empty).
  * Encrypted with the AWS managed key (`aws/dynamodb`): no key to manage or grant, and its use
  * shows in CloudTrail.
@@ -84,6 +84,59 @@ export const INTAKE_KEYED_ACTIONS = [
   { actions: ['dynamodb:BatchGetItem'], keys: [`${ERASED_KEY_PREFIX}*`] },
 ] as const;
 
+const PACER_KEYS = [UPSTREAM_PACER_KEY, `${UPSTREAM_PACER_KEY}#*`];
+const CIRCUIT_KEYS = [circuitKey(), `${circuitKey()}#*`];
+const BRANCH_NAMES_KEYS = [`${BRANCH_NAMES_KEY_PREFIX}*`];
+
+/**
+ * The items each role's LEDGER_ACTIONS may touch (`dynamodb:LeadingKeys`): no function may read
+ * or write the whole table, so none can rewrite an erasure tombstone (`erased#`) it has no
+ * business with, the sign-in counters (`authfail#`, the authorizer's) or the report lease.
+ * - intake: reads leads and dedup items (duplicates, crash recovery) and the learned branch
+ *   names;
+ * - forwarder: reads leads, branch names and the pacer; moves leads through delivery, adds a
+ *   mapped lead to its subject items (saveMapping) and takes pacer slots;
+ * - admin: reads leads, dedup items, subject items (an erasure by subject), branch names, the
+ *   pacer and the circuit (upstream health); updates leads, subject items, dedup items and
+ *   tombstones (requeue, corrections, erasures);
+ * - reconciler: reads leads; wakes them, and the retention's redact() updates the lead, its
+ *   dedup item, its subject items and its tombstones.
+ */
+export const LEDGER_KEYS = {
+  intake: {
+    'dynamodb:GetItem': [`${LEAD_KEY_PREFIX}*`, `${DEDUP_KEY_PREFIX}*`, ...BRANCH_NAMES_KEYS],
+  },
+  forwarder: {
+    'dynamodb:GetItem': [`${LEAD_KEY_PREFIX}*`, ...BRANCH_NAMES_KEYS, ...PACER_KEYS],
+    'dynamodb:UpdateItem': [`${LEAD_KEY_PREFIX}*`, `${SUBJECT_KEY_PREFIX}*`, ...PACER_KEYS],
+  },
+  admin: {
+    'dynamodb:GetItem': [
+      `${LEAD_KEY_PREFIX}*`,
+      `${DEDUP_KEY_PREFIX}*`,
+      `${SUBJECT_KEY_PREFIX}*`,
+      ...BRANCH_NAMES_KEYS,
+      ...PACER_KEYS,
+      ...CIRCUIT_KEYS,
+    ],
+    'dynamodb:UpdateItem': [
+      `${LEAD_KEY_PREFIX}*`,
+      `${DEDUP_KEY_PREFIX}*`,
+      `${SUBJECT_KEY_PREFIX}*`,
+      `${ERASED_KEY_PREFIX}*`,
+    ],
+  },
+  reconciler: {
+    'dynamodb:GetItem': [`${LEAD_KEY_PREFIX}*`],
+    'dynamodb:UpdateItem': [
+      `${LEAD_KEY_PREFIX}*`,
+      `${DEDUP_KEY_PREFIX}*`,
+      `${SUBJECT_KEY_PREFIX}*`,
+      `${ERASED_KEY_PREFIX}*`,
+    ],
+  },
+} as const satisfies Record<keyof typeof LEDGER_ACTIONS, Record<string, readonly string[]>>;
+
 /** Actions on the indexes: only the listings read them. */
 export const LEDGER_INDEX_ACTIONS = ['dynamodb:Query'] as const;
 
@@ -136,7 +189,11 @@ export class LeadStore extends Construct {
       }),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
-      deletionProtection: true,
+      // No deletion protection here: a failed first create must delete its empty table as it
+      // rolls back (RetainExceptOnCreate), which protection would refuse (ROLLBACK_FAILED).
+      // `npm run deploy` switches it on after each successful deploy
+      // (scripts/stack-protection.ts); the template leaves the property out, so CloudFormation
+      // never switches it off again.
       // Retained on stack deletion and on replacement: a lead is never lost to a deploy. A
       // failed first create takes back the (empty) table it made, so a retry starts clean.
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
@@ -161,7 +218,7 @@ export class LeadStore extends Construct {
    */
   grantIntake(fn: LambdaFunction): void {
     this.bind(fn);
-    this.grantTable(fn, LEDGER_ACTIONS.intake);
+    this.grantTable(fn, 'intake');
     for (const { actions, keys } of INTAKE_KEYED_ACTIONS) this.grantItems(fn, actions, [...keys]);
   }
 
@@ -173,7 +230,7 @@ export class LeadStore extends Construct {
    */
   grantForwarder(fn: LambdaFunction): void {
     this.bind(fn);
-    this.grantTable(fn, LEDGER_ACTIONS.forwarder);
+    this.grantTable(fn, 'forwarder');
     this.grantItems(fn, CIRCUIT_ACTIONS, [circuitKey(), `${circuitKey()}#*`]);
     Grant.addToPrincipal({
       grantee: fn,
@@ -190,7 +247,7 @@ export class LeadStore extends Construct {
    */
   grantAdmin(fn: LambdaFunction): void {
     this.bind(fn);
-    this.grantTable(fn, LEDGER_ACTIONS.admin);
+    this.grantTable(fn, 'admin');
     Grant.addToPrincipal({
       grantee: fn,
       actions: [...LEDGER_INDEX_ACTIONS],
@@ -207,7 +264,7 @@ export class LeadStore extends Construct {
    */
   grantReconciler(fn: LambdaFunction): void {
     this.bind(fn);
-    this.grantTable(fn, LEDGER_ACTIONS.reconciler);
+    this.grantTable(fn, 'reconciler');
     this.grantItems(fn, CIRCUIT_ACTIONS, [circuitKey(), `${circuitKey()}#*`]);
     Grant.addToPrincipal({
       grantee: fn,
@@ -296,14 +353,16 @@ export class LeadStore extends Construct {
   }
 
   /**
-   * On the table ARN only: Table.grant() would add `<table>/index/*` as well. No KMS
+   * `role`'s LEDGER_ACTIONS on the table ARN, each on its LEDGER_KEYS only (Table.grant() would
+   * add `<table>/index/*` as well and no condition). No KMS
    * statement: the AWS managed key authorises callers through DynamoDB itself.
    */
-  private grantTable(fn: LambdaFunction, actions: readonly string[]): void {
-    Grant.addToPrincipal({
-      grantee: fn,
-      actions: [...actions],
-      resourceArns: [this.table.tableArn],
-    });
+  private grantTable(fn: LambdaFunction, role: keyof typeof LEDGER_ACTIONS): void {
+    const keys: Record<string, readonly string[]> = LEDGER_KEYS[role];
+    for (const action of LEDGER_ACTIONS[role]) {
+      const items = keys[action];
+      if (!items) throw new Error(`LeadStore: no LEDGER_KEYS for ${role}'s ${action}`);
+      this.grantItems(fn, [action], [...items]);
+    }
   }
 }

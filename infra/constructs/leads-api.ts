@@ -44,7 +44,7 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { CfnPermission, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
@@ -55,7 +55,19 @@ import {
   type RouteSpec,
   UNKNOWN_ROUTE,
 } from '../../functions/kernel/routes.ts';
+import { ACCEPTED_CONTROLS, acknowledgeControls } from './control-tower.ts';
 import { nagTarget } from './nag.ts';
+
+/**
+ * AWS's managed rule groups behind `wafManagedRules`, in order (about 925 of the web ACL's 1,500
+ * WCU; 1 USD a month each). Rules that only count: the Common set's 8 KB body limit (a form
+ * builder's webhook with many answers is larger, and an authentic lead must not get a 4xx).
+ */
+export const MANAGED_RULE_GROUPS = [
+  { name: 'AWSManagedRulesAmazonIpReputationList', excluded: [] as string[] },
+  { name: 'AWSManagedRulesKnownBadInputsRuleSet', excluded: [] as string[] },
+  { name: 'AWSManagedRulesCommonRuleSet', excluded: ['SizeRestrictions_BODY'] },
+] as const;
 
 export interface LeadsApiProps {
   /** Stage name and `leads-<stage>` API name. */
@@ -73,6 +85,8 @@ export interface LeadsApiProps {
   waf?: boolean;
   /** The rate-based rule's limit: requests per source address in any 5 minutes. @default 1000 */
   wafRateLimit?: number;
+  /** AWS's managed rule groups in the web ACL too (MANAGED_RULE_GROUPS). @default false */
+  wafManagedRules?: boolean;
   /** Create API Gateway's account-wide CloudWatch role (once per account and Region). */
   cloudWatchRole: boolean;
   /** @default one month */
@@ -138,6 +152,7 @@ export class LeadsApi extends Construct {
       // Kept when the stack goes, not when its first create fails (a retry starts clean).
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
+    acknowledgeControls(this.accessLogs, ACCEPTED_CONTROLS.logRetention, ACCEPTED_CONTROLS.logKms);
 
     this.api = new RestApi(this, 'Api', {
       restApiName: `leads-${props.stage}`,
@@ -145,6 +160,11 @@ export class LeadsApi extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       cloudWatchRole: props.cloudWatchRole,
+      // The Region's API Gateway logging role is kept when the stack goes (other APIs of the
+      // account may log through it), but a failed first create takes it back with the rest.
+      ...(props.cloudWatchRole && {
+        cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+      }),
       deployOptions: {
         stageName: props.stage,
         tracingEnabled: true,
@@ -275,6 +295,26 @@ export class LeadsApi extends Construct {
           },
           visibilityConfig: metrics('rate-per-address'),
         },
+        ...(props.wafManagedRules
+          ? MANAGED_RULE_GROUPS.map(({ name, excluded }, index) => ({
+              name,
+              priority: index + 1,
+              overrideAction: { none: {} },
+              statement: {
+                managedRuleGroupStatement: {
+                  vendorName: 'AWS',
+                  name,
+                  ...(excluded.length > 0 && {
+                    ruleActionOverrides: excluded.map((rule) => ({
+                      name: rule,
+                      actionToUse: { count: {} },
+                    })),
+                  }),
+                },
+              },
+              visibilityConfig: metrics(name),
+            }))
+          : []),
       ],
     });
     return acl.attrArn;
@@ -322,6 +362,14 @@ export class LeadsApi extends Construct {
       identitySources: [IdentitySource.header(BASIC_AUTH.identityHeader)],
       resultsCacheTtl: Duration.seconds(BASIC_AUTH.resultsCacheTtlSeconds),
     });
+    // The invoke permission CDK adds names this authorizer's ARN; this account only as well
+    // (CT.LAMBDA.PR.2).
+    const permission = handler.permissionsNode.children.find(
+      (child): child is CfnPermission =>
+        child instanceof CfnPermission && child.node.id.endsWith(':Permissions'),
+    );
+    if (!permission) throw new Error('LeadsApi: the authorizer has no invoke permission');
+    permission.sourceAccount = Stack.of(this).account;
     return this.basicAuthorizer;
   }
 
@@ -349,7 +397,6 @@ export class LeadsApi extends Construct {
   private addProxyMethod(resource: Resource, route: RouteSpec, fn: IFunction): Method {
     const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     const basic = route.auth === 'basic';
-    this.allowInvoke(fn);
     const method = resource.addMethod(
       route.method,
       new Integration({
@@ -370,6 +417,7 @@ export class LeadsApi extends Construct {
         ...(basic && { authorizer: this.requestAuthorizer(route) }),
       },
     );
+    this.allowInvoke(fn, method, route);
     if (basic) {
       Validations.of(method).acknowledge({
         id: 'AwsSolutions-COG4',
@@ -400,12 +448,17 @@ export class LeadsApi extends Construct {
     return method;
   }
 
-  /** API Gateway may invoke `fn` from any method and stage of this API (once per function). */
-  private allowInvoke(fn: IFunction): void {
-    if (fn.permissionsNode.tryFindChild('ApiInvoke')) return;
-    fn.addPermission('ApiInvoke', {
+  /**
+   * API Gateway may invoke `fn` for this one method, on this API's stage only (its execute-api
+   * ARN, path parameters as `*`), and only for this account (`SourceAccount`): Control Tower's
+   * CT.LAMBDA.PR.2. One permission per route keeps each function's policy to its own routes.
+   */
+  private allowInvoke(fn: IFunction, method: Method, route: RouteSpec): void {
+    const id = `ApiInvoke${route.method}${route.path.replace(/[^A-Za-z0-9]/g, '')}`;
+    fn.addPermission(id, {
       principal: new ServicePrincipal('apigateway.amazonaws.com'),
-      sourceArn: this.api.arnForExecuteApi('*', '/*', '*'),
+      sourceArn: method.methodArn,
+      sourceAccount: Stack.of(this).account,
     });
   }
 

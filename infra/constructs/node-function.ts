@@ -38,6 +38,7 @@ import {
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../functions/kernel/env.ts';
+import { ACCEPTED_CONTROLS, acknowledgeControls } from './control-tower.ts';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
 /** The code-splitting rebuild run after NodejsFunction's own bundling (split-bundle.mjs). */
@@ -131,6 +132,7 @@ export class NodeFunction extends NodejsFunction {
       retention: logRetention,
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
+    acknowledgeControls(logs, ACCEPTED_CONTROLS.logRetention, ACCEPTED_CONTROLS.logKms);
     const role = new Role(scope, `${id}Role`, {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `Runs the ${id} function`,
@@ -207,6 +209,7 @@ export class NodeFunction extends NodejsFunction {
       },
     });
     this.logs = logs;
+    acknowledgeControls(this, ACCEPTED_CONTROLS.noVpc);
     this.live = new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.currentVersion });
     if (recursiveLoopReason) {
       // In the template beside RecursiveLoop, for whoever reads it there.

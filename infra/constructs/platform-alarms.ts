@@ -16,9 +16,11 @@
  * - ledger throttling: DynamoDB throttled ≥ 1 request of the ledger table (ThrottledRequests of
  *   the operations the functions send): on-demand tables throttle on a sudden jump far above the
  *   previous peak, or at the account's table quota.
+ * - forwarder throttles, OpenAPI and settings-validator errors (≥ 1), and the web ACL's blocked
+ *   requests (≥ WAF_BLOCKS_THRESHOLD in 5 minutes), when the stack has them.
  * Missing data is "not breaching": no traffic is no problem.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -60,6 +62,13 @@ export interface PlatformAlarmsProps {
   authorizer: IFunction;
   admin: IFunction;
   report: IFunction;
+  /** The lead queue's consumer: its throttles alarm (it reserves what its event source uses). */
+  forwarder?: IFunction;
+  /** The API description's function and AppConfig's settings validator: their errors alarm. */
+  openapi?: IFunction;
+  configValidator?: IFunction;
+  /** The stack's own web ACL (`api.waf`): its blocked requests alarm. */
+  webAclName?: string;
   table: Table;
   alarmAction: IAlarmAction;
   /** Shows the alarms on this dashboard, in a row of their own. */
@@ -74,7 +83,14 @@ export interface PlatformAlarmSet {
   reportErrors: Alarm;
   intakeThrottles: Alarm;
   ledgerThrottles: Alarm;
+  forwarderThrottles?: Alarm;
+  openapiErrors?: Alarm;
+  configValidatorErrors?: Alarm;
+  wafBlocks?: Alarm;
 }
+
+/** Blocked requests in 5 minutes that make the WAF alarm: a flood or a scan, not one client. */
+export const WAF_BLOCKS_THRESHOLD = 100;
 
 /** The access-log filter of 5xx answers on the intake's routes (from the route table). */
 export function intakeServerErrorPattern(): string {
@@ -140,6 +156,7 @@ export class PlatformAlarms extends Construct {
         'DynamoDB throttled requests to the ledger table: a sudden jump far above its previous peak, or the account table quota. Requests are retried by the clients; leads wait or the intake answers 5xx if it persists (docs/operations.md, Alarms).',
         props.table.metricThrottledRequestsForOperations({ operations: LEDGER_OPERATIONS, ...SUM }),
       ),
+      ...this.optionalAlarms(props),
     };
     props.dashboard?.addWidgets(
       new AlarmStatusWidget({
@@ -151,11 +168,66 @@ export class PlatformAlarms extends Construct {
     );
   }
 
-  private alarm(id: string, description: string, metric: IMetric, action: IAlarmAction): Alarm {
+  /** The alarms of the functions and web ACL a stack may leave out (props). */
+  private optionalAlarms(props: PlatformAlarmsProps): Partial<PlatformAlarmSet> {
+    const { alarmAction: action } = props;
+    return {
+      ...(props.forwarder && {
+        forwarderThrottles: this.alarm(
+          'ForwarderThrottlesAlarm',
+          "Lambda throttled the forwarder: its event source's MaximumConcurrency exceeds what it reserves, or the account's unreserved pool ran out (reservations off). Throttled batches return to the queue and cost a receive each: leads reach the dead-letter queue sooner (docs/deploy.md, Before the first deploy).",
+          props.forwarder.metricThrottles(SUM),
+          action,
+        ),
+      }),
+      ...(props.openapi && {
+        openapiErrors: this.alarm(
+          'OpenapiErrorsAlarm',
+          'The API description function failed (GET /openapi.json answered 5xx): integrators cannot read the contract meanwhile. See its log.',
+          props.openapi.metricErrors(SUM),
+          action,
+        ),
+      }),
+      ...(props.configValidator && {
+        configValidatorErrors: this.alarm(
+          'ConfigValidatorErrorsAlarm',
+          "AppConfig's settings validator failed (not a refused version: an error or timeout): no settings version can be deployed until it works (npm run config -- push fails). See its log.",
+          props.configValidator.metricErrors(SUM),
+          action,
+        ),
+      }),
+      ...(props.webAclName && {
+        wafBlocks: this.alarm(
+          'WafBlocksAlarm',
+          `The web ACL blocked ${WAF_BLOCKS_THRESHOLD} or more requests in 5 minutes: a flood or a scan, or a platform sending more than the rate rule allows (its leads are refused with 429). The WAF console's sampled requests show who.`,
+          new Metric({
+            namespace: 'AWS/WAFV2',
+            metricName: 'BlockedRequests',
+            dimensionsMap: {
+              WebACL: props.webAclName,
+              Region: Stack.of(this).region,
+              Rule: 'ALL',
+            },
+            ...SUM,
+          }),
+          action,
+          WAF_BLOCKS_THRESHOLD,
+        ),
+      }),
+    };
+  }
+
+  private alarm(
+    id: string,
+    description: string,
+    metric: IMetric,
+    action: IAlarmAction,
+    threshold = 1,
+  ): Alarm {
     const alarm = new Alarm(this, id, {
       alarmDescription: description,
       metric,
-      threshold: 1,
+      threshold,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,

@@ -40,6 +40,7 @@ import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { CfnAlias } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ACCEPTED_CONTROLS, acknowledgeControls } from './control-tower.ts';
 import type { NodeFunction } from './node-function.ts';
 
 /** The context key that turns alarm-driven rollback off for one deploy (`-c rollbackAlarms=off`). */
@@ -88,6 +89,7 @@ export class Releases extends Construct {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+    acknowledgeControls(this.deadLettersGrew, ACCEPTED_CONTROLS.rollbackOnlyAlarm);
     this.rollbackAlarms = [...props.rollbackAlarms, this.deadLettersGrew];
     this.application = new LambdaApplication(this, 'Application', {
       applicationName: `leads-${props.stage}`,

@@ -131,7 +131,7 @@ describe('the CDK app (config/deploy.example.json)', () => {
         'Serverless-SQSRedrivePolicy',
         // The forwarder and the report refresher: SQS event sources take no failure destination.
         'Serverless-LambdaEventSourceMappingDestination',
-        // The report bucket: no server access logs.
+        // The report bucket's access-log bucket: no access logs of its own.
         'AwsSolutions-S1',
       ]),
     );

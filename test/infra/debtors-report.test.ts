@@ -102,16 +102,22 @@ describe('DebtorsReport in the stack', () => {
   });
 
   describe('the store', () => {
-    it('is an S3 bucket: SSE-S3, versioned, public access blocked, retained (except after a failed first create)', () => {
-      template.hasResource('AWS::S3::Bucket', {
+    it('is an S3 bucket: SSE-KMS with a bucket key, access-logged, versioned, public access blocked, retained (except after a failed first create)', () => {
+      const buckets = template.findResources('AWS::S3::Bucket');
+      const logs = Object.keys(buckets).find((id) => id !== ids.bucket);
+      expect(buckets[ids.bucket]).toMatchObject({
         DeletionPolicy: 'RetainExceptOnCreate',
         UpdateReplacePolicy: 'Retain',
-        Properties: Match.objectLike({
+        Properties: {
           BucketEncryption: {
             ServerSideEncryptionConfiguration: [
-              { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+              {
+                ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms' },
+                BucketKeyEnabled: true,
+              },
             ],
           },
+          LoggingConfiguration: { DestinationBucketName: { Ref: logs } },
           VersioningConfiguration: { Status: 'Enabled' },
           PublicAccessBlockConfiguration: {
             BlockPublicAcls: true,
@@ -120,7 +126,18 @@ describe('DebtorsReport in the stack', () => {
             RestrictPublicBuckets: true,
           },
           OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
-        }),
+        },
+      });
+      // The logs' bucket: SSE-S3 (S3 delivers access logs to no SSE-KMS bucket), 30 days.
+      expect(buckets[logs as string]).toMatchObject({
+        Properties: {
+          BucketEncryption: {
+            ServerSideEncryptionConfiguration: [
+              { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+            ],
+          },
+          LifecycleConfiguration: { Rules: [{ ExpirationInDays: 30, Status: 'Enabled' }] },
+        },
       });
     });
 
@@ -487,7 +504,7 @@ describe('DebtorsReport alone', () => {
     const bucket = stack.getLogicalId(report.bucket.node.defaultChild as CfnBucket);
     const policy = 'test/Report/RefresherRole/DefaultPolicy';
     expect(acks.map((a) => `${a.path} ${a.id}`).sort()).toEqual([
-      'test/Report/Bucket AwsSolutions-S1',
+      'test/Report/AccessLogs AwsSolutions-S1',
       'test/Report/RefreshDeadLetterQueue Serverless-SQSRedrivePolicy',
       'test/Report/Refresher Serverless-LambdaDLQ',
       'test/Report/Refresher Serverless-LambdaEventSourceMappingDestination',

@@ -117,8 +117,23 @@ export function synthViolations(app: App): Violation[] {
   );
 }
 
-/** Every acknowledgement in the tree: construct path, rule id, reason. */
-export function acknowledgements(app: App): Array<{ path: string; id: string; reason: string }> {
+/**
+ * Every acknowledgement in the tree: construct path, rule id, reason. cdk-nag's by default;
+ * with `plugin`, that policy-validation plugin's (ids `<plugin>::<rule>`, such as Control
+ * Tower's `cdk-validator-cfnguard::…`, test/infra/control-tower.test.ts).
+ */
+export function acknowledgements(
+  app: App,
+  plugin?: string,
+): Array<{ path: string; id: string; reason: string }> {
+  // A plugin's namespace comes before the first `::` outside brackets (cdk-nag's ids have
+  // `::` only inside them: `AwsSolutions-IAM5[Resource::*]`).
+  const namespaced = (id: string) => /^[^[\]]+::/.test(id);
+  const mine = (id: string) => (plugin ? id.startsWith(`${plugin}::`) : !namespaced(id));
+  return acknowledgedRules(app).filter((ack) => mine(ack.id));
+}
+
+function acknowledgedRules(app: App): Array<{ path: string; id: string; reason: string }> {
   return app.node.findAll().flatMap((construct) =>
     construct.node.metadata
       .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)

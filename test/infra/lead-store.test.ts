@@ -25,6 +25,7 @@ import {
   INTAKE_KEYED_ACTIONS,
   LEDGER_ACTIONS,
   LEDGER_INDEX_ACTIONS,
+  LEDGER_KEYS,
   LeadStore,
   PACER_ACTIONS,
 } from '../../infra/constructs/lead-store.ts';
@@ -129,7 +130,7 @@ describe('LeadStore', () => {
     });
   });
 
-  it('never loses leads to the stack: PITR, deletion protection, retained on delete and replace (a failed first create takes its empty table back)', () => {
+  it('never loses leads to the stack: PITR, retained on delete and replace, and no deletion protection in the template (a failed first create takes its empty table back; the deploy script protects it)', () => {
     // Prepare
     const stack = testStack();
     new LeadStore(stack, 'Ledger');
@@ -143,7 +144,7 @@ describe('LeadStore', () => {
       UpdateReplacePolicy: 'Retain',
       Properties: Match.objectLike({
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        DeletionProtectionEnabled: true,
+        DeletionProtectionEnabled: Match.absent(),
       }),
     });
   });
@@ -204,11 +205,9 @@ describe('LeadStore', () => {
 
     // Assess: the due index for the leads waiting for a circuit the attempt closed.
     expect(ledgerStatements(statements, table)).toEqual([
-      {
-        Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-        Resource: [tableArn(table)],
-      },
+      // One statement per action: each has its own LeadingKeys (LEDGER_KEYS).
+      { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: [tableArn(table)] },
+      { Effect: 'Allow', Action: ['dynamodb:UpdateItem'], Resource: [tableArn(table)] },
       {
         Effect: 'Allow',
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
@@ -247,11 +246,9 @@ describe('LeadStore', () => {
     // Assess: the circuit item to release a settled carrier; the status index for the
     // personal-data retention (old parked, dead, test leads)
     expect(ledgerStatements(statements, table)).toEqual([
-      {
-        Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-        Resource: [tableArn(table)],
-      },
+      // One statement per action: each has its own LeadingKeys (LEDGER_KEYS).
+      { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: [tableArn(table)] },
+      { Effect: 'Allow', Action: ['dynamodb:UpdateItem'], Resource: [tableArn(table)] },
       {
         Effect: 'Allow',
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
@@ -340,20 +337,36 @@ describe('LeadStore', () => {
 
   it("every account's pacer and circuit items fall under their grant's LeadingKeys patterns, and nothing else does", () => {
     // Prepare
-    const leadingKeys = (grant: Grant): string[] => {
+    // The LeadingKeys of the statement granting `action` (the first one with a condition).
+    const leadingKeys = (grant: Grant, action = 'dynamodb:GetItem'): string[] => {
       const { template } = granted(grant);
-      const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
-      const found = /"ForAllValues:StringLike":\{"dynamodb:LeadingKeys":(\[[^\]]*\])/.exec(
-        policies,
+      const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+        (p) =>
+          (
+            p as {
+              Properties: {
+                PolicyDocument: {
+                  Statement: Array<{
+                    Action: string | string[];
+                    Condition?: Record<string, Record<string, string[]>>;
+                  }>;
+                };
+              };
+            }
+          ).Properties.PolicyDocument.Statement,
       );
-      if (!found?.[1]) throw new Error(`no LeadingKeys condition for ${grant}`);
-      return JSON.parse(found[1]) as string[];
+      const found = statements.find(
+        (s) => [s.Action].flat().includes(action) && s.Condition?.['ForAllValues:StringLike'],
+      );
+      const keys = found?.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      if (!keys) throw new Error(`no LeadingKeys condition for ${grant}`);
+      return keys;
     };
     const accounts = ['default', 'south', 'gym-2'];
 
     // Act
     const pacerPatterns = leadingKeys('grantPacer');
-    const circuitPatterns = leadingKeys('grantForwarder');
+    const circuitPatterns = leadingKeys('grantReconciler', 'dynamodb:PutItem');
     const allowedBy = (patterns: string[], key: string) => patterns.some((p) => like(p, key));
 
     // Assess
@@ -374,12 +387,14 @@ describe('LeadStore', () => {
 
     // Assess
     const ledger = ledgerStatements(statements, table);
-    expect(ledger).toHaveLength(2);
-    expect(ledger).toContainEqual({
-      Effect: 'Allow',
-      Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      Resource: [tableArn(table)],
-    });
+    expect(ledger).toHaveLength(3);
+    for (const action of ['dynamodb:GetItem', 'dynamodb:UpdateItem']) {
+      expect(ledger).toContainEqual({
+        Effect: 'Allow',
+        Action: [action],
+        Resource: [tableArn(table)],
+      });
+    }
     expect(ledger).toContainEqual({
       Effect: 'Allow',
       Action: ['dynamodb:Query'],
@@ -446,6 +461,22 @@ const ACTION: Record<Operation, string> = {
 
 describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
   const ddb = recordingDynamo();
+  /** Every item the recorded table calls of `keys`' actions touched is one of their keys. */
+  const expectCallsWithin = (keys: Record<string, readonly string[]>) => {
+    let checked = 0;
+    for (const call of ddb.calls()) {
+      const patterns = keys[`dynamodb:${ACTION[call.op]}`];
+      if (!patterns) continue;
+      for (const key of keysOf(call.input)) {
+        checked += 1;
+        expect(
+          patterns.some((pattern) => like(pattern, key)),
+          `${ACTION[call.op]} ${key}`,
+        ).toBe(true);
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  };
   const NOW = new Date('2025-01-02T03:04:05.000Z');
   const leadId = newLeadId(NOW);
   const ITEM = {
@@ -559,6 +590,7 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
       table: [...LEDGER_ACTIONS.intake, ...keyed].sort(),
       index: [],
     });
+    expectCallsWithin(LEDGER_KEYS.intake);
     for (const call of ddb.calls()) {
       const action = `dynamodb:${ACTION[call.op]}`;
       const grant = INTAKE_KEYED_ACTIONS.find((g) =>
@@ -604,6 +636,7 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
       table: [...LEDGER_ACTIONS.forwarder].sort(),
       index: [...LEDGER_INDEX_ACTIONS],
     });
+    expectCallsWithin(LEDGER_KEYS.forwarder);
   });
 
   it('circuit (read, open, probe, close): GetItem and PutItem on its item only', async () => {
@@ -641,6 +674,7 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
       table: [...LEDGER_ACTIONS.reconciler].sort(),
       index: [...LEDGER_INDEX_ACTIONS],
     });
+    expectCallsWithin(LEDGER_KEYS.reconciler);
   });
 
   it('pacer (take a slot idle or busy, refuse a far one, pause): GetItem, UpdateItem on its item', async () => {
@@ -720,5 +754,6 @@ describe('LeadStore grants match what lead-ledger-dynamodb.ts sends', () => {
       table: [...LEDGER_ACTIONS.admin].sort(),
       index: [...LEDGER_INDEX_ACTIONS],
     });
+    expectCallsWithin(LEDGER_KEYS.admin);
   });
 });

@@ -8,6 +8,7 @@ import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardNames } from '../../functions/config/secret-shards.ts';
 import { ROUTES } from '../../functions/kernel/routes.ts';
+import { LEDGER_KEYS } from '../../infra/constructs/lead-store.ts';
 import { LeadsStack } from '../../infra/leads-stack.ts';
 import {
   APPCONFIG_READ_ACTIONS,
@@ -148,10 +149,11 @@ describe('LeadsStack', () => {
         Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
       },
     ]);
-    // Each write and the batch read only on their own items (LeadingKeys, lead-store.test.ts).
+    // Each read, write and the batch read only on their own items (LeadingKeys,
+    // lead-store.test.ts).
     expect(leadingKeysOf(template, ids.intakeRole)).toEqual({
       'dynamodb:BatchGetItem': ['erased#*'],
-      'dynamodb:GetItem': ['authfail#*'],
+      'dynamodb:GetItem': [...LEDGER_KEYS.intake['dynamodb:GetItem'], 'authfail#*'],
       'dynamodb:PutItem': ['lead#*', 'dedup#*'],
       'dynamodb:UpdateItem': ['subject#*', 'authfail#*'],
     });
@@ -464,15 +466,27 @@ describe('LeadsStack: delivery and admin', () => {
     });
 
     it("may GetItem/UpdateItem the table (an erasure's tombstones too), PutItem and BatchGetItem as the intake does (a backfill records leads), and Query only the status and due indexes", () => {
-      expect(adminStatements).toContainEqual({
-        Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-        Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
-      });
-      expect(leadingKeysOf(template, ids.adminRole)).toEqual({
+      for (const action of ['dynamodb:GetItem', 'dynamodb:UpdateItem']) {
+        expect(adminStatements).toContainEqual({
+          Effect: 'Allow',
+          Action: [action],
+          Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+        });
+      }
+      // Every item kind by its key: the admin's own (LEDGER_KEYS.admin) and the intake's.
+      const keys = leadingKeysOf(template, ids.adminRole) as Record<string, string[]>;
+      expect(
+        Object.fromEntries(Object.entries(keys).map(([a, k]) => [a, [...new Set(k)].sort()])),
+      ).toEqual({
         'dynamodb:BatchGetItem': ['erased#*'],
-        'dynamodb:PutItem': ['lead#*', 'dedup#*'],
-        'dynamodb:UpdateItem': ['subject#*'],
+        'dynamodb:GetItem': [
+          ...new Set([
+            ...LEDGER_KEYS.admin['dynamodb:GetItem'],
+            ...LEDGER_KEYS.intake['dynamodb:GetItem'],
+          ]),
+        ].sort(),
+        'dynamodb:PutItem': ['dedup#*', 'lead#*'],
+        'dynamodb:UpdateItem': [...LEDGER_KEYS.admin['dynamodb:UpdateItem']].sort(),
       });
       const query = adminStatements.filter((s) => s.Action.includes('dynamodb:Query'));
       expect(query).toHaveLength(1);
@@ -643,8 +657,9 @@ describe('LeadsStack: delivery and admin', () => {
     );
     // Delivery 9, sign-in guessing, parked, rejected, intake refusing, intake errors, watch
     // errors; the report 4; API 5XX, intake 5XX, authorizer, admin and report errors, intake
-    // throttles, ledger throttling; and the release's dead-letter growth (rollback only).
-    expect(Object.keys(alarms)).toHaveLength(27);
+    // throttles, ledger throttling; forwarder throttles, OpenAPI and settings-validator errors,
+    // WAF blocks; and the release's dead-letter growth (rollback only).
+    expect(Object.keys(alarms)).toHaveLength(31);
     for (const [id, alarm] of Object.entries(alarms)) {
       if (id === releaseOnly) expect(alarm.Properties.AlarmActions).toBeUndefined();
       else expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
