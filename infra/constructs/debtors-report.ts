@@ -154,6 +154,9 @@ export class DebtorsReport extends Construct {
     const namespace = props.metricsNamespace ?? 'Leads';
     const serviceName = props.serviceName ?? 'leads';
 
+    // The access logs reach their bucket through its policy (no ACLs: ownership enforced), as
+    // cdk.json sets for the app; set here too, so the construct is the same outside the CDK CLI.
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
     this.accessLogs = this.accessLogBucket();
     this.bucket = new Bucket(this, 'Bucket', {
       // The snapshots hold debtors' personal data: SSE-KMS with the AWS managed key (its use is

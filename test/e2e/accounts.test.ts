@@ -226,7 +226,7 @@ describe('a client scoped to branch 2', () => {
       .replace(/^\uFEFF/, '')
       .trim()
       .split(/\r?\n/);
-    const column = header.split(';').indexOf('Código da filial');
+    const column = header.split(';').indexOf('Código da unidade');
     expect(column).toBeGreaterThanOrEqual(0);
     expect(lines.length).toBeGreaterThan(0);
     expect(new Set(lines.map((line) => line.split(';')[column]))).toEqual(new Set(['2']));
