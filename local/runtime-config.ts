@@ -8,9 +8,11 @@
  * A reload that brings a profile back wakes the leads waiting for it at once
  * (functions/delivery/waiting.ts `wakeReturnedProfiles`), instead of their next recheck.
  */
+
 import { unwatchFile, watchFile } from 'node:fs';
 import { ConfigError, loadConfigFile, setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
+import { currentProfileName } from '../functions/config/profile-names.ts';
 import { wakeReturnedProfiles } from '../functions/delivery/waiting.ts';
 import { localServices } from '../functions/kernel/local-services.ts';
 import type { LeadLedger } from '../functions/ledger/lead-ledger.ts';
@@ -140,7 +142,8 @@ export async function wakeForConfig(config: Config): Promise<number> {
   try {
     return await wakeReturnedProfiles(
       { ledger: localLedger(), queue: localLeadQueue() },
-      (profile) => Object.hasOwn(config.profiles, profile),
+      // A lead waiting under a former name (`formerly`) is woken too.
+      (profile) => currentProfileName(config.profiles, profile) !== undefined,
       { now: () => new Date(), wakeGraceMs: services.wakeGraceMs ?? 0 },
     );
   } catch {

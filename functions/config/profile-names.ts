@@ -50,6 +50,11 @@ export function profileCalled<P extends Named>(
   return current === undefined ? undefined : profiles[current];
 }
 
+/** Every name a profile answers to: the current ones, then the former ones (`formerly`). */
+export function answeringNames(profiles: Readonly<Record<string, Named>>): string[] {
+  return [...Object.keys(profiles), ...indexOf(profiles).keys()];
+}
+
 /**
  * A former name must be free: not a profile's current name, nor another profile's former name
  * (a request to it would have two owners).

@@ -21,7 +21,7 @@
  * which compares the waiting leads with the settings it reads (the new version within 45 s).
  * No AWS imports.
  */
-import type { LeadLedger } from '../ledger/lead-ledger.ts';
+import type { LeadLedger, LeadRecord } from '../ledger/lead-ledger.ts';
 import type { LeadQueue } from '../ledger/lead-queue.ts';
 
 /** What a lead waiting for its account's circuit shows as its `lastError` (people read it). */
@@ -34,6 +34,32 @@ export const CARRIER_MARGIN_MS = 60_000;
 
 /** Leads woken per page (each one ledger write and one message). */
 const PAGE = 100;
+
+type WakeDeps = { ledger: Pick<LeadLedger, 'wake'>; queue: Pick<LeadQueue, 'send'> };
+
+/**
+ * One waiting lead's next attempt due now (fenced by its version, which ends its wait) and its
+ * message in `group`'s queue group; false when the lead moved on meanwhile.
+ */
+async function wakeOne(
+  deps: WakeDeps,
+  lead: Pick<LeadRecord, 'leadId' | 'version'>,
+  group: string | undefined,
+  options: { now: () => Date; wakeGraceMs: number },
+): Promise<boolean> {
+  const now = options.now();
+  const awake = await deps.ledger.wake(lead.leadId, lead.version, {
+    dueAt: new Date(now.getTime() + options.wakeGraceMs),
+    now,
+    attemptNow: true,
+  });
+  if (!awake) return false;
+  await deps.queue.send(lead.leadId, {
+    version: awake.version,
+    ...(group !== undefined && { group }),
+  });
+  return true;
+}
 
 /**
  * Wakes the leads waiting for `account`'s circuit: each one's next attempt becomes due now
@@ -62,14 +88,7 @@ export async function wakeWaiting(
       ...(cursor !== undefined && { cursor }),
     });
     for (const lead of page.leads) {
-      const now = options.now();
-      const awake = await deps.ledger.wake(lead.leadId, lead.version, {
-        dueAt: new Date(now.getTime() + options.wakeGraceMs),
-        now,
-        attemptNow: true,
-      });
-      if (!awake) continue;
-      await deps.queue.send(lead.leadId, { version: awake.version, group: account });
+      if (!(await wakeOne(deps, lead, account, options))) continue;
       woken += 1;
       if (woken >= max) return woken;
     }
@@ -101,19 +120,7 @@ export async function wakeReturnedProfiles(
     });
     for (const lead of page.leads) {
       if (!configured(lead.profile)) continue;
-      const now = options.now();
-      const awake = await deps.ledger.wake(lead.leadId, lead.version, {
-        dueAt: new Date(now.getTime() + options.wakeGraceMs),
-        now,
-        attemptNow: true,
-      });
-      if (!awake) continue;
-      const group = lead.account;
-      await deps.queue.send(lead.leadId, {
-        version: awake.version,
-        ...(group !== undefined && { group }),
-      });
-      woken += 1;
+      if (await wakeOne(deps, lead, lead.account, options)) woken += 1;
     }
     cursor = page.cursor;
   } while (cursor !== undefined);

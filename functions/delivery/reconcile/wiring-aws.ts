@@ -4,7 +4,9 @@
  * the wake-up messages. The variables are set by the
  * stack (kernel/env.ts names them).
  */
+
 import { createAwsConfigSource } from '../../config/config-aws.ts';
+import { answeringNames } from '../../config/profile-names.ts';
 import { createDynamoDb } from '../../kernel/dynamodb-aws.ts';
 import { ENV, requireEnv } from '../../kernel/env.ts';
 import { createSqs } from '../../kernel/sqs-aws.ts';
@@ -40,7 +42,8 @@ export function awsReconcileDeps(env: NodeJS.ProcessEnv = process.env): Reconcil
     accountOf: (profile) => config.accountOf(profile),
     accounts: () => config.accounts(),
     // A profile back in the settings: the leads waiting for it go (delivery/waiting.ts).
-    profileNames: () => config.profileNames(),
+    // A lead waiting under a former name (`formerly`) is woken too.
+    profileNames: async () => answeringNames(await config.profileSettings()),
     personalDataDays: async () => (await config.delivery()).personalDataDays,
     events: reconcileEvents,
   };
