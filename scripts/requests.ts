@@ -232,8 +232,8 @@ function variables(config: DemoConfig, sources: readonly DocumentedSource[]): Va
   return { lines, profileOf };
 }
 
-/** One request per route of the table; POST /leads/{profile} is the sources' (above). */
-function routeRequests(
+/** The gateway's own routes and the routes leads come in by; POST /leads/{profile} is the sources'. */
+function intakeRequests(
   v: Variables,
   { sources, config, readFixture }: Required<CollectionInputs>,
 ): Record<string, HttpRequestSpec[]> {
@@ -273,6 +273,12 @@ function routeRequests(
         body: prospect.body,
       },
     ],
+  };
+}
+
+/** The debtors routes: the upstream's own operation and the cached report. */
+function reportRequests(): Record<string, HttpRequestSpec[]> {
+  return {
     'GET /api/v1/receivables/debtors': [
       {
         title: 'the debtors list as the upstream answers it (from the snapshot)',
@@ -313,6 +319,12 @@ function routeRequests(
         headers: BASIC,
       },
     ],
+  };
+}
+
+/** The operators' routes under /admin. */
+function adminRequests(v: Variables): Record<string, HttpRequestSpec[]> {
+  return {
     'GET /admin/leads': [
       {
         title:
@@ -442,6 +454,14 @@ function routeRequests(
       },
     ],
   };
+}
+
+/** One request per route of the table; POST /leads/{profile} is the sources' (above). */
+function routeRequests(
+  v: Variables,
+  inputs: Required<CollectionInputs>,
+): Record<string, HttpRequestSpec[]> {
+  return { ...intakeRequests(v, inputs), ...reportRequests(), ...adminRequests(v) };
 }
 
 const routeKey = (route: Pick<RouteSpec, 'method' | 'path'>) => `${route.method} ${route.path}`;

@@ -10,7 +10,7 @@ import ts from 'typescript';
 
 export const MAX_FUNCTION_LINES = 150;
 export const MAX_FILE_LINES = 600;
-export const ROOM_FOLDERS = ['functions', 'infra', 'local', 'sandbox', 'cli'] as const;
+export const ROOM_FOLDERS = ['functions', 'infra', 'local', 'sandbox', 'cli', 'scripts', 'bench'] as const;
 
 export interface Oversize {
   file: string;
