@@ -278,45 +278,50 @@ export async function intakeBench(): Promise<Figure[]> {
     }
     progress(`intake: every request of the ${BENCH_SOURCES.length} sources was a new lead`);
 
-    // Under load through the gateway: every request a new lead ([<id>] → a fresh id).
-    const sample = leadRequest('form', 'load', 0);
-    const body = sample.body.toString('utf8').replace('.load0%40', '.[<id>]%40');
-    progress(`gateway under load: ${LOAD_SECONDS} s, ${CONNECTIONS} connections, form source`);
-    const gateway = await load(`${runtime.gatewayUrl}${sample.url}`, sample, body);
-    const bare = await bareServer();
-    try {
-      progress(`bare node:http under load: ${LOAD_SECONDS} s, ${CONNECTIONS} connections`);
-      const baseline = await load(`${bare.url}${sample.url}`, sample, body);
-      progress(
-        `gateway ${gateway.requests.average} req/s p99 ${gateway.latency.p99} ms (non-2xx ${gateway.non2xx}, errors ${gateway.errors}); bare ${baseline.requests.average} req/s p99 ${baseline.latency.p99} ms`,
-      );
-      const leads = await countLedger();
-      figures.push(
-        figure(
-          `gateway POST /leads/site under load (${CONNECTIONS} conn, ${LOAD_SECONDS} s)`,
-          gateway.requests.average,
-          'req/s',
-          'bare node:http answering 202',
-          baseline.requests.average,
-          `2xx ${gateway['2xx']}, non-2xx ${gateway.non2xx}, errors ${gateway.errors}, timeouts ${gateway.timeouts}; ledger items after the run: ${leads}`,
-        ),
-        figure(
-          'gateway POST /leads/site under load p99',
-          gateway.latency.p99,
-          'ms',
-          'bare node:http p99',
-          baseline.latency.p99,
-          `p50 ${gateway.latency.p50} ms vs ${baseline.latency.p50} ms`,
-        ),
-      );
-    } finally {
-      await bare.close();
-    }
+    figures.push(...(await gatewayUnderLoad(runtime.gatewayUrl)));
   } finally {
     await runtime.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
   return figures;
+}
+
+/** The gateway under load against a bare node:http server on the same machine: every request a new lead. */
+async function gatewayUnderLoad(gatewayUrl: string): Promise<Figure[]> {
+  // [<id>] → a fresh id per request.
+  const sample = leadRequest('form', 'load', 0);
+  const body = sample.body.toString('utf8').replace('.load0%40', '.[<id>]%40');
+  progress(`gateway under load: ${LOAD_SECONDS} s, ${CONNECTIONS} connections, form source`);
+  const gateway = await load(`${gatewayUrl}${sample.url}`, sample, body);
+  const bare = await bareServer();
+  try {
+    progress(`bare node:http under load: ${LOAD_SECONDS} s, ${CONNECTIONS} connections`);
+    const baseline = await load(`${bare.url}${sample.url}`, sample, body);
+    progress(
+      `gateway ${gateway.requests.average} req/s p99 ${gateway.latency.p99} ms (non-2xx ${gateway.non2xx}, errors ${gateway.errors}); bare ${baseline.requests.average} req/s p99 ${baseline.latency.p99} ms`,
+    );
+    const leads = await countLedger();
+    return [
+      figure(
+        `gateway POST /leads/site under load (${CONNECTIONS} conn, ${LOAD_SECONDS} s)`,
+        gateway.requests.average,
+        'req/s',
+        'bare node:http answering 202',
+        baseline.requests.average,
+        `2xx ${gateway['2xx']}, non-2xx ${gateway.non2xx}, errors ${gateway.errors}, timeouts ${gateway.timeouts}; ledger items after the run: ${leads}`,
+      ),
+      figure(
+        'gateway POST /leads/site under load p99',
+        gateway.latency.p99,
+        'ms',
+        'bare node:http p99',
+        baseline.latency.p99,
+        `p50 ${gateway.latency.p50} ms vs ${baseline.latency.p50} ms`,
+      ),
+    ];
+  } finally {
+    await bare.close();
+  }
 }
 
 /** Items in the ledger table (leads plus the baseline's items), by a counting scan. */
