@@ -4,7 +4,7 @@
  * ready-to-paste markdown table of docs/performance.md, and the AWS cost per 10,000 leads from
  * the requests counted (accounts-meter.ts) and the list prices below.
  */
-import type { RequestRecord } from '../sandbox/server.ts';
+import type { RequestRecord } from '../sandbox/stats.ts';
 import type { AwsCounts } from './accounts-meter.ts';
 import { created as prospectCreated } from './landing.ts';
 import { percentile, round } from './lib.ts';

@@ -11,9 +11,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { LOCAL_TABLES, startLocalRuntime } from '../local/runtime.ts';
+import { startLocalRuntime } from '../local/runtime.ts';
+import { LOCAL_TABLES } from '../local/runtime-services.ts';
 import { nextMessage, startTsWorker } from '../local/ts-worker.ts';
-import type { RequestRecord } from '../sandbox/server.ts';
+import type { RequestRecord } from '../sandbox/stats.ts';
 import { installAwsMeter } from './accounts-meter.ts';
 import type { OutsideData, OutsideRequest } from './accounts-outside.ts';
 import {

@@ -6,8 +6,9 @@
  * ratio should be close to 1 and must stay within 2: timing must not tell which names exist.
  * Neither answer is remembered (only right passwords are), so every try pays its scrypt.
  */
-import type { Client } from '../functions/config/config-schema.ts';
+
 import { hashPassword, matchClient } from '../functions/kernel/client-auth.ts';
+import type { Client } from '../functions/kernel/client-schema.ts';
 import { emitFigures, type Figure, figure, median, progress } from './lib.ts';
 
 const TRIES = 40;

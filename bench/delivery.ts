@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_PACER_MARGIN_MS, slotIntervalMs } from '../functions/upstream/pacer-dynamodb.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
-import type { SandboxStats } from '../sandbox/server.ts';
+import type { SandboxStats } from '../sandbox/stats.ts';
 import { benchConfig, leadRequest } from './leads.ts';
 import { emitFigures, type Figure, figure, progress } from './lib.ts';
 

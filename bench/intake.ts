@@ -25,8 +25,9 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { WAIT_RESERVE_MS } from '../functions/intake/prospect-api.ts';
 import { localServices } from '../functions/kernel/local-services.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
-import { toProxyEvent } from '../local/gateway.ts';
-import { REPO_ROOT, startLocalRuntime } from '../local/runtime.ts';
+import { toProxyEvent } from '../local/gateway-event.ts';
+import { startLocalRuntime } from '../local/runtime.ts';
+import { REPO_ROOT } from '../local/runtime-env.ts';
 import {
   BENCH_SOURCES,
   type BenchSource,

@@ -4,7 +4,7 @@
  * import: accounts-outside.ts runs these in a worker thread, outage.ts in its own process.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { RequestRecord, SandboxStats } from '../sandbox/server.ts';
+import type { RequestRecord, SandboxStats } from '../sandbox/stats.ts';
 import type { PostedLead } from './accounts-report.ts';
 import { progress } from './lib.ts';
 

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { localLedger } from '../functions/ledger/ledger-local.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
-import type { RequestRecord, SandboxStats } from '../sandbox/server.ts';
+import type { RequestRecord, SandboxStats } from '../sandbox/stats.ts';
 import { accountsConfig, lead } from './accounts-run.ts';
 import { created, drained, postAll, sandboxStats } from './landing.ts';
 import { emitFigures, emitReport, figure, progress, round } from './lib.ts';

@@ -17,7 +17,7 @@ import {
 import { DEFAULT_ACCOUNT } from '../functions/kernel/accounts.ts';
 import { ENV } from '../functions/kernel/env.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
-import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
+import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-item-dynamodb.ts';
 import { refreshDebtors, refreshSource } from '../functions/report/refresh/refresh.ts';
 import {
   createFileReportStore,
@@ -31,7 +31,7 @@ import {
   slotIntervalMs,
 } from '../functions/upstream/pacer-dynamodb.ts';
 import { startLocalDynamo } from '../local/dynamodb-local.ts';
-import { toProxyEvent } from '../local/gateway.ts';
+import { toProxyEvent } from '../local/gateway-event.ts';
 import { createSandbox } from '../sandbox/server.ts';
 import { basicHeader } from '../test/helpers/abuse-kit.ts';
 import { benchConfig } from './leads.ts';

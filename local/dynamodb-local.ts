@@ -30,7 +30,7 @@ import {
   ListTablesCommand,
 } from '@aws-sdk/client-dynamodb';
 import { createDynamoDb, type DynamoDb } from '../functions/kernel/dynamodb-aws.ts';
-import type { DynamoTableDefinition } from '../functions/ledger/lead-ledger-dynamodb.ts';
+import type { DynamoTableDefinition } from '../functions/ledger/lead-item-dynamodb.ts';
 import type { DynaliteThreadData } from './dynalite-thread.ts';
 import { nextMessage, startTsWorker } from './ts-worker.ts';
 

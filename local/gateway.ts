@@ -20,7 +20,7 @@
  * function's WWW-Authenticate is remapped as API Gateway remaps it.
  *
  * This file assembles the gateway (createGateway) and the deployed route table (routesFromTable),
- * and exports the whole gateway's API. Its parts, each in its own file:
+ * each of its parts in its own file (import a part's names from it):
  * - gateway-event.ts: request → proxy event (gateway-maps.ts: its header and query maps);
  * - gateway-routing.ts: a method and path → the most specific route, with its path parameters;
  * - gateway-integration.ts: a route resolved, and one request run through authorizer and handler;
@@ -44,22 +44,6 @@ import { type GatewayRoute, type ProxyHandler, resolveRoutes } from './gateway-i
 import { DEFAULT_UNKNOWN_ROUTE } from './gateway-responses.ts';
 import { createRouteTable } from './gateway-routing.ts';
 import { close, type GatewayContext, listen, serveRequest } from './gateway-server.ts';
-
-export {
-  formatRequestTime,
-  type GatewayRequest,
-  isBinaryMediaType,
-  LOCAL_API_ID,
-  type ProxyEventOptions,
-  toProxyEvent,
-} from './gateway-event.ts';
-export type { GatewayRoute, ProxyHandler } from './gateway-integration.ts';
-export {
-  checkProxyResult,
-  DEPLOYED_UNKNOWN_ROUTE,
-  responseHeaders,
-} from './gateway-responses.ts';
-export { createRouteTable, type MatchedRoute, type RouteTable } from './gateway-routing.ts';
 
 /** API Gateway's payload limit: 10 MB. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;

@@ -9,16 +9,17 @@
 import { mkdirSync } from 'node:fs';
 import { setLocalConfig } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
-import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
+import type { LookupPermission } from '../functions/delivery/forward/ambiguity.ts';
 import { ENV } from '../functions/kernel/env.ts';
 import { setLocalServices } from '../functions/kernel/local-services.ts';
 import { BINARY_MEDIA_TYPES } from '../functions/kernel/routes.ts';
 import { localErasureSalt } from '../functions/ledger/erasure-salt-local.ts';
-import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-ledger-dynamodb.ts';
+import { LEDGER_TABLE_DEFINITION } from '../functions/ledger/lead-item-dynamodb.ts';
 import { LOCAL_QUEUE_TABLE_DEFINITION } from '../functions/ledger/lead-queue-local.ts';
 import type { LocalWatchOptions } from '../functions/watch/service-local.ts';
 import { startLocalDynamo } from './dynamodb-local.ts';
-import { createGateway, DEPLOYED_UNKNOWN_ROUTE, routesFromTable } from './gateway.ts';
+import { createGateway, routesFromTable } from './gateway.ts';
+import { DEPLOYED_UNKNOWN_ROUTE } from './gateway-responses.ts';
 import {
   applyConfig,
   effectiveConfig,

@@ -4,7 +4,7 @@
  * report refresher, the quiet-profile watch and the gateway. Each part is a service that is
  * started in order and stopped in reverse order (the steps: local/runtime-services.ts).
  *
- * This file is the runtime's entry point and exports its whole API; its parts:
+ * This file is the runtime's entry point; its parts (import their names from them):
  * - runtime-env.ts: the environment `npm start` reads, and StartupError;
  * - runtime-config.ts: the configuration pointed at the local upstream, reloaded on change;
  * - runtime-services.ts: the start-up steps and the running list that stops them.
@@ -12,7 +12,7 @@
 
 import { type ConfigError, loadConfigFile } from '../functions/config/config-local.ts';
 import type { Config } from '../functions/config/config-schema.ts';
-import type { LookupPermission } from '../functions/delivery/forward/forward.ts';
+import type { LookupPermission } from '../functions/delivery/forward/ambiguity.ts';
 import type { LocalWatchOptions } from '../functions/watch/service-local.ts';
 import { type ReloadOutcome, reloadConfig } from './runtime-config.ts';
 import type { LocalEnv } from './runtime-env.ts';
@@ -25,22 +25,6 @@ import {
   startSandbox,
   startStores,
   stopAll,
-} from './runtime-services.ts';
-
-export { effectiveConfig, type ReloadOutcome, sandboxUsers } from './runtime-config.ts';
-export {
-  DEMO_CONFIG,
-  LOCAL_WAKE_GRACE_MS,
-  type LocalEnv,
-  REPO_ROOT,
-  readLocalEnv,
-  StartupError,
-  workerEnabled,
-} from './runtime-env.ts';
-export {
-  LOCAL_MAX_RECEIVE_COUNT,
-  LOCAL_TABLES,
-  WORKER_STOP_DEADLINE_MS,
 } from './runtime-services.ts';
 
 export interface LocalRuntime {

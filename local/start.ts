@@ -5,7 +5,8 @@
  */
 import { relative } from 'node:path';
 import { ConfigError } from '../functions/config/config-local.ts';
-import { type LocalRuntime, readLocalEnv, StartupError, startLocalRuntime } from './runtime.ts';
+import { type LocalRuntime, startLocalRuntime } from './runtime.ts';
+import { readLocalEnv, StartupError } from './runtime-env.ts';
 
 /** How long stopping may take before the process gives up and exits 1. */
 const STOP_DEADLINE_MS = 15_000;

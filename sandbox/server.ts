@@ -57,11 +57,6 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export { BODY_LIMIT_BYTES } from './exchange.ts';
-export type { SandboxFaults } from './faults.ts';
-export { FIRST_PROSPECT_ID, type StoredProspect } from './prospects-route.ts';
-export { type RequestRecord, type SandboxStats, STATS_CAPACITY } from './stats.ts';
-
 /** Sends one request to its room by path. */
 async function handle(state: SandboxState, req: IncomingMessage, res: ServerResponse) {
   const method = (req.method ?? 'GET').toUpperCase();

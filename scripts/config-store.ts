@@ -33,8 +33,9 @@ import {
   StartDeploymentCommand,
 } from '@aws-sdk/client-appconfig';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { accountsOf } from '../functions/config/config-accounts.ts';
 import { loadConfigFile } from '../functions/config/config-local.ts';
-import { accountsOf, type Config } from '../functions/config/config-schema.ts';
+import type { Config } from '../functions/config/config-schema.ts';
 import { PROFILE_RULES } from '../functions/config/profile-rules.ts';
 import {
   InvalidSettingsError,

@@ -3,7 +3,8 @@
  * leads, the setup kit, replay, backfill and erasure.
  */
 import * as z from 'zod/mini';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, PUBLIC_STATUSES } from '../functions/admin/admin.ts';
+import { PUBLIC_STATUSES } from '../functions/admin/leads/lead.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../functions/admin/leads/list.ts';
 import {
   answer,
   JSON_TYPE,

@@ -8,14 +8,13 @@
  * them, and the tests check every committed fixture against them.
  */
 import * as z from 'zod/mini';
-import type {
-  AdminLeadView,
-  BackfillResult,
-  ErasureResult,
-  ReplayResult,
-  UpstreamHealth,
-} from '../functions/admin/admin.ts';
-import { backfillRequestSchema, PUBLIC_STATUSES } from '../functions/admin/admin.ts';
+import type { BackfillResult } from '../functions/admin/backfill.ts';
+import { backfillRequestSchema } from '../functions/admin/backfill.ts';
+import type { ErasureResult } from '../functions/admin/erasure.ts';
+import type { AdminLeadView } from '../functions/admin/leads/lead.ts';
+import { PUBLIC_STATUSES } from '../functions/admin/leads/lead.ts';
+import type { ReplayResult } from '../functions/admin/replay.ts';
+import type { UpstreamHealth } from '../functions/admin/upstream-health.ts';
 import { debtorSchema, debtorsListSchema } from '../functions/domain/debtors.ts';
 import { AGEING_BUCKETS } from '../functions/domain/debtors-report.ts';
 import { externalId } from '../functions/domain/json.ts';

@@ -3,7 +3,10 @@
  * folders people read (functions/, infra/, local/, sandbox/, cli/, scripts/, bench/), measured
  * with TypeScript's own parser (a function's lines: from its first line to its last, comments
  * inside included).
- * `npm test` runs it (test/ci/rooms.test.ts); `npx tsx scripts/rooms.ts` prints what is over.
+ * And imports point where things live: no file re-exports names of another module (`export
+ * ... from`, or `export { x }` of an imported x), save the boundaries in REEXPORT_EXCEPTIONS.
+ * `npm test` runs both (test/ci/rooms.test.ts, test/ci/reexports.test.ts); `npx tsx
+ * scripts/rooms.ts` prints what is over or re-exported.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -30,7 +33,7 @@ export interface Oversize {
   limit: number;
 }
 
-function sourceFiles(dir: string): string[] {
+export function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(path);
@@ -71,6 +74,47 @@ export function oversizeIn(file: string, text: string): Oversize[] {
   return found;
 }
 
+/** Files allowed to re-export, each with why (a path relative to the repository). */
+export const REEXPORT_EXCEPTIONS: Record<string, string> = {
+  'functions/report/serve/dashboard.ts':
+    'the dashboard page is being split into browser modules (issue 38, browser part); its imports move then',
+};
+
+/** The re-exports in one file's text: `export … from`, and `export { x }` of an imported `x`. */
+export function reexportsIn(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const imported = new Set<string>();
+  for (const statement of source.statements) {
+    const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+    if (clause?.name) imported.add(clause.name.text);
+    const bindings = clause?.namedBindings;
+    if (bindings && ts.isNamedImports(bindings))
+      for (const element of bindings.elements) imported.add(element.name.text);
+    if (bindings && ts.isNamespaceImport(bindings)) imported.add(bindings.name.text);
+  }
+  return source.statements.flatMap((statement) => {
+    if (!ts.isExportDeclaration(statement)) return [];
+    const clause = statement.exportClause;
+    const names =
+      clause && ts.isNamedExports(clause)
+        ? clause.elements.map((element) => (element.propertyName ?? element.name).text)
+        : ['*'];
+    const line = source.getLineAndCharacterOfPosition(statement.getStart(source)).line + 1;
+    const from = statement.moduleSpecifier ? names : names.filter((name) => imported.has(name));
+    return from.length > 0 ? [`${file}:${line}: re-exports ${from.join(', ')}`] : [];
+  });
+}
+
+/** Every re-export under `root`'s room folders, but for REEXPORT_EXCEPTIONS. */
+export function reexports(root: string): string[] {
+  return ROOM_FOLDERS.flatMap((folder) =>
+    sourceFiles(join(root, folder))
+      .map((path) => relative(root, path))
+      .filter((file) => !(file in REEXPORT_EXCEPTIONS))
+      .flatMap((file) => reexportsIn(file, readFileSync(join(root, file), 'utf8'))),
+  );
+}
+
 /** Everything over the limits under `root`'s room folders. */
 export function oversize(root: string): Oversize[] {
   return ROOM_FOLDERS.flatMap((folder) =>
@@ -86,5 +130,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const what = item.name ? `${item.name}() at line ${item.line}` : 'the file';
     console.log(`${item.file}: ${what}: ${item.lines} lines (at most ${item.limit})`);
   }
-  process.exitCode = found.length > 0 ? 1 : 0;
+  const reexported = reexports(process.cwd());
+  for (const line of reexported) console.log(line);
+  process.exitCode = found.length > 0 || reexported.length > 0 ? 1 : 0;
 }

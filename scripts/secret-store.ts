@@ -22,8 +22,8 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { rotatableKeys } from '../functions/admin/profile-secrets.ts';
+import { accountsOf } from '../functions/config/config-accounts.ts';
 import type { Settings } from '../functions/config/config-aws.ts';
-import { accountsOf } from '../functions/config/config-schema.ts';
 import { newSecretValue } from '../functions/config/secret-rotation.ts';
 import {
   describeEntry,

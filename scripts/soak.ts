@@ -18,7 +18,7 @@ import { localServices } from '../functions/kernel/local-services.ts';
 import { createDynamoLedger } from '../functions/ledger/lead-ledger-dynamodb.ts';
 import { createLocalLeadQueue } from '../functions/ledger/lead-queue-local.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
-import type { StoredProspect } from '../sandbox/server.ts';
+import type { StoredProspect } from '../sandbox/prospects-route.ts';
 
 const { values } = parseArgs({
   options: {

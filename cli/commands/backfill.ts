@@ -1,5 +1,5 @@
 /** `backfill`: recover a platform's leads of a period (POST /admin/backfill/{profile}). */
-import type { BackfillResult } from '../../functions/admin/admin.ts';
+import type { BackfillResult } from '../../functions/admin/backfill.ts';
 import { type PublicLeadStatus, STATUS_LABELS } from '../../functions/domain/lead-lifecycle.ts';
 import type { Command } from '../command.ts';
 import { fields, usageError } from '../output.ts';

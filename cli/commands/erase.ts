@@ -4,7 +4,7 @@
  * keeps only its anonymous record; the answer lists them and the upstream's prospects whose copy
  * has to be erased there.
  */
-import type { ErasureResult } from '../../functions/admin/admin.ts';
+import type { ErasureResult } from '../../functions/admin/erasure.ts';
 import type { Command } from '../command.ts';
 import { table, usageError } from '../output.ts';
 import { statusPt } from './leads.ts';

@@ -3,13 +3,11 @@
  * People read the tables: statuses as the console says them (`Parado`: STATUS_LABELS) and times
  * on the account's clock (`26/11/2026 08:41:47`); `--json` prints the gateway's answer as is.
  */
-import type {
-  AdminLeadView,
-  LeadDetail,
-  LeadListing,
-  ReplayResult,
-  RetryResult,
-} from '../../functions/admin/admin.ts';
+import type { AdminLeadView } from '../../functions/admin/leads/lead.ts';
+import type { LeadListing } from '../../functions/admin/leads/list.ts';
+import type { RetryResult } from '../../functions/admin/leads/retry.ts';
+import type { LeadDetail } from '../../functions/admin/leads/view.ts';
+import type { ReplayResult } from '../../functions/admin/replay.ts';
 import { STATUS_LABELS } from '../../functions/domain/lead-lifecycle.ts';
 import { localDateTime } from '../../functions/domain/local-time.ts';
 import type { Command, CommandContext } from '../command.ts';

@@ -2,7 +2,7 @@
  * `upstream`: each upstream account's health as delivery sees it (GET /admin/upstream): its
  * circuit, its pacer's next slot and the leads on their way (docs/operations.md).
  */
-import type { UpstreamHealth } from '../../functions/admin/admin.ts';
+import type { UpstreamHealth } from '../../functions/admin/upstream-health.ts';
 import type { Command } from '../command.ts';
 import { table } from '../output.ts';
 

@@ -19,9 +19,6 @@
  * - `POST /admin/preview/{profile}`: preview.ts; `POST /admin/test-lead/{profile}`: test-lead.ts;
  *   `GET /admin/setup`: setup.ts; `POST /admin/setup/{profile}/reveal` and `.../rotate`:
  *   secret-routes.ts; `GET /admin` (and `/admin/`): console.ts.
- *
- * The answers' types and the constants the CLI, the OpenAPI description and the tests read are
- * exported from here too.
  */
 import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
@@ -53,15 +50,6 @@ import { revealSecrets, rotateSecret } from './secret-routes.ts';
 import { type KitPlace, setup } from './setup.ts';
 import { testLead } from './test-lead.ts';
 import { type UpstreamHealthSource, upstreamHealth } from './upstream-health.ts';
-
-export { type BackfillResult, backfillRequestSchema } from './backfill.ts';
-export type { ErasureResult } from './erasure.ts';
-export { type AdminLeadView, PUBLIC_STATUSES } from './leads/lead.ts';
-export { DEFAULT_LIST_LIMIT, type LeadListing, MAX_LIST_LIMIT } from './leads/list.ts';
-export type { RetryResult } from './leads/retry.ts';
-export type { LeadDetail } from './leads/view.ts';
-export type { ReplayResult } from './replay.ts';
-export type { UpstreamHealth } from './upstream-health.ts';
 
 /** The admin function's routes, by the names the route table gives them (kernel/routes.ts). */
 export type AdminRoute = RouteName<'admin'>;

@@ -14,7 +14,8 @@
  * to list or names no forms, 502/503 when the platform fails (nothing is recorded).
  */
 import * as z from 'zod/mini';
-import { accountOfProfile, type Profile } from '../config/config-schema.ts';
+import { accountOfProfile } from '../config/config-accounts.ts';
+import type { Profile } from '../config/config-schema.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { publicStatus } from '../domain/lead-lifecycle.ts';
 import { localDateTime } from '../domain/local-time.ts';

@@ -10,7 +10,7 @@
  * that would land in a branch outside its scope is refused 403 `outside_scope`. 400 `unreadable_body` for a body the source cannot read, 404 for an unknown
  * profile (or one out of the operator's scope).
  */
-import { accountOfProfile } from '../config/config-schema.ts';
+import { accountOfProfile } from '../config/config-accounts.ts';
 import { explainBranch } from '../domain/branch-answer.ts';
 import { mapCapture } from '../domain/map-capture.ts';
 import { missingFieldsReason } from '../domain/prospect.ts';

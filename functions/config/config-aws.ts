@@ -22,8 +22,10 @@
  */
 import * as z from 'zod/mini';
 import { issuePath } from '../domain/json.ts';
-import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import { accountName, DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
+import type { Client } from '../kernel/client-schema.ts';
 import { ENV } from '../kernel/env.ts';
+import type { SourceName } from '../sources/registry.ts';
 import {
   accountOfProfile,
   accountProblems,
@@ -32,8 +34,8 @@ import {
 } from './config-accounts.ts';
 import { unknownKeyProblems } from './config-keys.ts';
 import { describeConfigIssue, invalidHeading, problemReport } from './config-messages.ts';
+import type { UpstreamConfig } from './config-parts.ts';
 import {
-  accountName,
   DEFAULT_DELIVERY,
   DEFAULT_REPORT,
   type DeliveryConfig,
@@ -43,7 +45,7 @@ import {
   reportConfigSchema,
   upstreamConfigSchema,
 } from './config-parts.ts';
-import type { Client, Profile, SourceName, UpstreamConfig } from './config-schema.ts';
+import type { Profile } from './config-schema.ts';
 import type { ConfigSource } from './config-source.ts';
 import { currentProfileName, profileCalled } from './profile-names.ts';
 import { previousFromSecret, withPreviousValues } from './secret-rotation.ts';

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { parseJson } from '../domain/json.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import { secretKeysOf } from '../sources/registry.ts';
+import { accountOfProfile, accountsOf, namedBranchesOf } from './config-accounts.ts';
 import { checkConfiguration } from './config-check.ts';
 import {
   type ConfigProblem,
@@ -24,14 +25,7 @@ import {
   UNREADABLE_HEADING,
   unreadableReason,
 } from './config-messages.ts';
-import {
-  accountOfProfile,
-  accountsOf,
-  type Config,
-  configFileSchema,
-  configSchema,
-  namedBranchesOf,
-} from './config-schema.ts';
+import { type Config, configFileSchema, configSchema } from './config-schema.ts';
 import { type ConfigSource, ConfigurationError, type ProfileSettings } from './config-source.ts';
 import { currentProfileName, profileCalled } from './profile-names.ts';
 import { PROFILE_RULES } from './profile-rules.ts';

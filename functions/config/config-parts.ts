@@ -8,8 +8,6 @@ import * as z from 'zod/mini';
 import { accountName } from '../kernel/accounts.ts';
 import { nonEmpty, secretText } from '../kernel/client-schema.ts';
 
-export { ACCOUNT_NAME, accountName, DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
-
 const positive = z.number().check(z.positive('deve ser maior que 0'));
 
 /**

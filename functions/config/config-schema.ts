@@ -7,7 +7,7 @@
 import * as z from 'zod/mini';
 import { accountName } from '../kernel/accounts.ts';
 import { clientSchema } from '../kernel/client-schema.ts';
-import { SOURCES, type SourceName } from '../sources/registry.ts';
+import { SOURCES } from '../sources/registry.ts';
 import { profileNameMessage } from './config-messages.ts';
 import {
   DEFAULT_DELIVERY,
@@ -17,25 +17,6 @@ import {
   profileEntrySchema,
   reportConfigSchema,
   upstreamAccountSchema,
-  upstreamConfigSchema,
-} from './config-parts.ts';
-
-export { type Client, clientSchema, ROLES, type Role } from '../kernel/client-schema.ts';
-export {
-  type AccountsInput,
-  accountOfProfile,
-  accountProblems,
-  accountsOf,
-  namedBranchesOf,
-} from './config-accounts.ts';
-export {
-  DEFAULT_ACCOUNT,
-  type DeliveryConfig,
-  PROFILE_NAME,
-  type ReportConfig,
-  reportConfigSchema,
-  type UpstreamAccountConfig,
-  type UpstreamConfig,
   upstreamConfigSchema,
 } from './config-parts.ts';
 
@@ -53,7 +34,6 @@ export const profileSchema = z.discriminatedUnion(
   SOURCES.map((source) => source.profileSchema) as unknown as ProfileSchemas<typeof SOURCES>,
 );
 export type Profile = z.infer<typeof profileSchema>;
-export type { SourceName };
 
 /**
  * The whole file: what editors check it with (config/schema.json) and the type of a valid one.

@@ -6,14 +6,10 @@
  * Upstream accounts are named (kernel/accounts.ts); `default` when none is given.
  */
 import type { NamedBranch } from '../domain/branch-match.ts';
-import type {
-  Client,
-  DeliveryConfig,
-  Profile,
-  ReportConfig,
-  SourceName,
-  UpstreamConfig,
-} from './config-schema.ts';
+import type { Client } from '../kernel/client-schema.ts';
+import type { SourceName } from '../sources/registry.ts';
+import type { DeliveryConfig, ReportConfig, UpstreamConfig } from './config-parts.ts';
+import type { Profile } from './config-schema.ts';
 
 /**
  * A configuration that cannot be used as it stands. Its message names the file, setting or

@@ -35,13 +35,9 @@ import { localServices } from '../kernel/local-services.ts';
 import { logger } from '../kernel/observability.ts';
 import { localLeadQueue, localLedger } from '../ledger/ledger-local.ts';
 import { type CircuitOptions, DEFAULT_CIRCUIT_OPTIONS } from '../upstream/circuit.ts';
+import { checkLookupPermission, type LookupPermission } from './forward/ambiguity.ts';
+import { type ForwardOptions, leaseMsFor } from './forward/attempt.ts';
 import { queueEvents } from './forward/events.ts';
-import {
-  checkLookupPermission,
-  type ForwardOptions,
-  type LookupPermission,
-  leaseMsFor,
-} from './forward/forward.ts';
 import { localDeliveryDeps } from './forward/wiring-local.ts';
 import { type LocalWorker, startLocalWorker } from './forward/worker-local.ts';
 import { reconcileEvents } from './reconcile/events.ts';

@@ -28,7 +28,8 @@
  * status), one `erasedDropped` event per request (a log line and the ErasedLeadDropped metric).
  */
 
-import { accountOfProfile, type Profile } from '../config/config-schema.ts';
+import { accountOfProfile } from '../config/config-accounts.ts';
+import type { Profile } from '../config/config-schema.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { newLeadId } from '../domain/lead-lifecycle.ts';
 import { withConsent } from '../domain/personal-data.ts';
@@ -50,9 +51,6 @@ import {
 import { acceptAll, outcomeWithDrops } from './record.ts';
 import { TOO_MANY_WRONG_TOKENS, throttledRefusal } from './token-guessing.ts';
 
-/** What the use case is given: intake-deps.ts (its callers import them from here too). */
-export type { IntakeDeps, IntakeEvents, IntakeInvocation } from './intake-deps.ts';
-
 /** Request bodies above this are refused with 413 (a lead is a few KB; DynamoDB items ≤ 400 KB). */
 export const MAX_INTAKE_BODY_BYTES = 256 * 1024;
 
@@ -60,7 +58,6 @@ export const MAX_INTAKE_BODY_BYTES = 256 * 1024;
  * How long a test lead's dedup key is remembered (the shared record step's rule, with the other
  * dedup windows: ledger/record-capture.ts).
  */
-export { TEST_LEAD_DEDUP_WINDOW_SECONDS } from '../ledger/record-capture.ts';
 
 /**
  * Handles one request to `/leads/{profile}`; for the Prospect API pass the name of the profile

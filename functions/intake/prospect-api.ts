@@ -36,7 +36,7 @@
  * A Prospect whose person's data was erased on request, sent again, is dropped (record.ts) and
  * answered 200 `{"status": "erased", "code": "personal_data_erased", "message"}`.
  */
-import { accountOfProfile } from '../config/config-schema.ts';
+import { accountOfProfile } from '../config/config-accounts.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
 import { publicStatus } from '../domain/lead-lifecycle.ts';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';

@@ -17,8 +17,6 @@
 import type { AuthThrottleStore, FailureRecord } from './auth-throttle.ts';
 import { type DynamoDb, type Item, isConditionFailed } from './dynamodb-aws.ts';
 
-export { AUTH_THROTTLE_KEY_PREFIX } from './auth-throttle.ts';
-
 /** The DynamoDB actions of this store (infra grants exactly these on `authfail#*`). */
 export const AUTH_THROTTLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
 

@@ -18,8 +18,6 @@
  */
 import { type AwsClientOptions, sdkClientConfig } from './sdk-aws.ts';
 
-export type { AwsClientOptions } from './sdk-aws.ts';
-
 // biome-ignore lint/suspicious/noExplicitAny: an item holds any attribute values.
 export type Item = Record<string, any>;
 

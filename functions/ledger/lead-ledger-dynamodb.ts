@@ -52,18 +52,6 @@ import {
 } from './lead-transitions-dynamodb.ts';
 import { get, type LedgerContext } from './lead-writes-dynamodb.ts';
 
-export { ERASED_KEY_PREFIX, SUBJECT_KEY_PREFIX } from './erasure-dynamodb.ts';
-export {
-  DEDUP_KEY_PREFIX,
-  type DynamoTableDefinition,
-  LEAD_KEY_PREFIX,
-  LEDGER_DUE_INDEX,
-  LEDGER_STATUS_INDEX,
-  LEDGER_TABLE_DEFINITION,
-  LeadTooLargeError,
-} from './lead-item-dynamodb.ts';
-export { RETAINED_STATUSES } from './lead-personal-data-dynamodb.ts';
-
 export interface DynamoLedgerOptions {
   client: DynamoDb;
   tableName: string;

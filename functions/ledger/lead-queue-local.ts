@@ -19,7 +19,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type DynamoDb, isConditionFailed } from '../kernel/dynamodb-aws.ts';
-import type { DynamoTableDefinition } from './lead-ledger-dynamodb.ts';
+import type { DynamoTableDefinition } from './lead-item-dynamodb.ts';
 import {
   checkGroup,
   type LeadQueue,

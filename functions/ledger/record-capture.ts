@@ -21,11 +21,6 @@ import { sourceLabel } from '../sources/registry.ts';
 import { ErasedLeadError, type LeadLedger, type LeadRecord, type NewLead } from './lead-ledger.ts';
 import type { LeadQueue } from './lead-queue.ts';
 
-export {
-  DEDUP_WINDOW_SECONDS,
-  TEST_LEAD_DEDUP_WINDOW_SECONDS,
-} from '../domain/lead-arrival.ts';
-
 /** A lead as it will be recorded, without where and when it arrived. */
 export type LeadState = Omit<NewLead, 'receivedAt' | 'profile'>;
 

@@ -51,8 +51,6 @@ import { logger } from '../kernel/observability.ts';
 import type { PacerFactory } from './paced-client.ts';
 import { type Pacer, PacerWaitError } from './pacer.ts';
 
-export { PacerWaitError };
-
 /** The pacer item's partition key in the ledger table. */
 export const UPSTREAM_PACER_KEY = 'pacer#upstream';
 

@@ -28,7 +28,7 @@
  * when the upstream echoes them back).
  */
 
-import type { UpstreamConfig } from '../config/config-schema.ts';
+import type { UpstreamConfig } from '../config/config-parts.ts';
 import type { DebtorsList, DebtorsQuery } from '../domain/debtors.ts';
 import type { Prospect, ProspectCreated } from '../domain/prospect.ts';
 import type { Pacer } from './pacer.ts';
@@ -44,31 +44,6 @@ import {
   type CallOptions,
   createTransport,
   type UpstreamTransportOptions,
-} from './upstream-transport.ts';
-
-export { parseRetryAfter } from '../kernel/http.ts';
-export { DEBTORS_PATH, debtorsSearch } from './upstream-debtors.ts';
-export {
-  classifyStatus,
-  errorMessages,
-  UpstreamError,
-  type UpstreamErrorDetails,
-  type UpstreamErrorKind,
-} from './upstream-errors.ts';
-export {
-  MAX_PROSPECTS_PAGE,
-  PROSPECTS_PATH,
-  type ProspectMatch,
-  type ProspectQuery,
-  prospectBody,
-  prospectSearch,
-  readProspectMatch,
-} from './upstream-prospects.ts';
-export {
-  type CallOptions,
-  DEFAULT_RATE_LIMIT_PAUSE_MS,
-  DEFAULT_TIMEOUT_MS,
-  MAX_RATE_LIMIT_PAUSE_MS,
 } from './upstream-transport.ts';
 
 export interface UpstreamClient {

@@ -28,21 +28,18 @@ import {
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import {
-  AUTH_THROTTLE_ACTIONS,
-  AUTH_THROTTLE_KEY_PREFIX,
-} from '../../functions/kernel/auth-throttle-dynamodb.ts';
+import { AUTH_THROTTLE_KEY_PREFIX } from '../../functions/kernel/auth-throttle.ts';
+import { AUTH_THROTTLE_ACTIONS } from '../../functions/kernel/auth-throttle-dynamodb.ts';
 import { ENV } from '../../functions/kernel/env.ts';
+import { ERASED_KEY_PREFIX, SUBJECT_KEY_PREFIX } from '../../functions/ledger/erasure-dynamodb.ts';
 import {
   DEDUP_KEY_PREFIX,
   type DynamoTableDefinition,
-  ERASED_KEY_PREFIX,
   LEAD_KEY_PREFIX,
   LEDGER_DUE_INDEX,
   LEDGER_STATUS_INDEX,
   LEDGER_TABLE_DEFINITION,
-  SUBJECT_KEY_PREFIX,
-} from '../../functions/ledger/lead-ledger-dynamodb.ts';
+} from '../../functions/ledger/lead-item-dynamodb.ts';
 import { BRANCH_NAMES_KEY_PREFIX } from '../../functions/upstream/branch-names-dynamodb.ts';
 import { circuitKey } from '../../functions/upstream/circuit-dynamodb.ts';
 import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';

@@ -6,18 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type AdminDeps,
-  type AdminEvents,
-  handleAdmin,
-  MAX_LIST_LIMIT,
-  PUBLIC_STATUSES,
-} from '../../functions/admin/admin.ts';
+import { type AdminDeps, type AdminEvents, handleAdmin } from '../../functions/admin/admin.ts';
 import type { DlqRedrive } from '../../functions/admin/dlq-redrive.ts';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
-import type { Client, Profile } from '../../functions/config/config-schema.ts';
+import { PUBLIC_STATUSES } from '../../functions/admin/leads/lead.ts';
+import { MAX_LIST_LIMIT } from '../../functions/admin/leads/list.ts';
+import type { Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { missingFieldsReason } from '../../functions/domain/prospect.ts';
+import type { Client } from '../../functions/kernel/client-schema.ts';
 import type { HttpRequest } from '../../functions/kernel/http.ts';
 import type { LeadLedger, LeadRecord, NewLead } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';

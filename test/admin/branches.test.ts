@@ -9,8 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AdminDeps, handleAdmin } from '../../functions/admin/admin.ts';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
-import type { Client, Profile } from '../../functions/config/config-schema.ts';
+import type { Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
+import type { Client } from '../../functions/kernel/client-schema.ts';
 import type { LeadLedger, LeadRecord } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdminDeps, handleAdmin } from '../../functions/admin/admin.ts';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
-import type { Client, Profile } from '../../functions/config/config-schema.ts';
+import type { Profile } from '../../functions/config/config-schema.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
+import type { Client } from '../../functions/kernel/client-schema.ts';
 import { subjectKey } from '../../functions/ledger/erasure-dynamodb.ts';
 import {
   ErasedLeadError,

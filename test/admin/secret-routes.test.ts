@@ -14,13 +14,14 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AdminDeps, type AdminEvents, handleAdmin } from '../../functions/admin/admin.ts';
 import { awsProfileSecrets } from '../../functions/admin/profile-secrets-aws.ts';
-import type { Client, Profile } from '../../functions/config/config-schema.ts';
+import type { Profile } from '../../functions/config/config-schema.ts';
 import {
   formerProfiles,
   previousFromSecret,
   withPreviousValues,
 } from '../../functions/config/secret-rotation.ts';
 import { secretNames } from '../../functions/config/secrets-aws.ts';
+import type { Client } from '../../functions/kernel/client-schema.ts';
 import { adapterFor } from '../../functions/sources/registry.ts';
 import type { IntakeRequest } from '../../functions/sources/source.ts';
 

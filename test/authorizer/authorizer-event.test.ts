@@ -7,8 +7,8 @@ import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBasic, stageWildcard } from '../../functions/authorizer/authorizer-event.ts';
 import { parseConfig, setLocalConfig } from '../../functions/config/config-local.ts';
-import type { Client } from '../../functions/config/config-schema.ts';
 import { hashPassword } from '../../functions/kernel/client-auth.ts';
+import type { Client } from '../../functions/kernel/client-schema.ts';
 
 const METHOD_ARN =
   'arn:aws:execute-api:sa-east-1:123456789012:abc123defg/prod/GET/reports/debtors.html';

@@ -16,7 +16,7 @@ import {
   summarize,
 } from '../../bench/accounts-report.ts';
 import { runScenario } from '../../bench/accounts-run.ts';
-import type { RequestRecord } from '../../sandbox/server.ts';
+import type { RequestRecord } from '../../sandbox/stats.ts';
 
 const SCENARIO: Scenario = {
   label: '1 flood + 2 trickle',

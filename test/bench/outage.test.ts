@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { summarizeOutage } from '../../bench/outage.ts';
-import type { RequestRecord } from '../../sandbox/server.ts';
+import type { RequestRecord } from '../../sandbox/stats.ts';
 
 const post = (at: number, status: number, email?: string): RequestRecord => ({
   at,

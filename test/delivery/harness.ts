@@ -7,14 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
 import type { Config, Profile } from '../../functions/config/config-schema.ts';
-import {
-  type ForwardDeps,
-  type ForwardEvent,
-  type ForwardMetric,
-  type ForwardOptions,
-  type ForwardOutcome,
-  forwardLead,
-} from '../../functions/delivery/forward/forward.ts';
+import type {
+  ForwardDeps,
+  ForwardEvent,
+  ForwardMetric,
+  ForwardOptions,
+  ForwardOutcome,
+} from '../../functions/delivery/forward/attempt.ts';
+import { forwardLead } from '../../functions/delivery/forward/forward.ts';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import type { Prospect } from '../../functions/domain/prospect.ts';
 import type { LeadLedger, LeadRecord } from '../../functions/ledger/lead-ledger.ts';
@@ -24,7 +24,8 @@ import { createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.t
 import { type PacerLimits, pacedUpstream } from '../../functions/upstream/paced-client.ts';
 import type { FlushablePacer } from '../../functions/upstream/pacer.ts';
 import { createDynamoPacer } from '../../functions/upstream/pacer-dynamodb.ts';
-import { createSandbox, type Sandbox, type StoredProspect } from '../../sandbox/server.ts';
+import type { StoredProspect } from '../../sandbox/prospects-route.ts';
+import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
 import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 
 export const NO_LIMITS = { perSecond: 100_000, perMinute: 1_000_000 };

@@ -12,11 +12,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
-import {
-  handleIntake,
-  type IntakeDeps,
-  type IntakeInvocation,
-} from '../../functions/intake/intake.ts';
+import { handleIntake } from '../../functions/intake/intake.ts';
+import type { IntakeDeps, IntakeInvocation } from '../../functions/intake/intake-deps.ts';
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';

@@ -4,7 +4,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDb } from '../../functions/kernel/dynamodb-aws.ts';
-import { LEDGER_TABLE_DEFINITION } from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { LEDGER_TABLE_DEFINITION } from '../../functions/ledger/lead-item-dynamodb.ts';
 import { ensureTable, startLocalDynamo } from '../../local/dynamodb-local.ts';
 
 /**

@@ -4,7 +4,8 @@
  */
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { createGateway, type GatewayOptions, type ProxyHandler } from '../../local/gateway.ts';
+import { createGateway, type GatewayOptions } from '../../local/gateway.ts';
+import type { ProxyHandler } from '../../local/gateway-integration.ts';
 
 export interface TestGateway {
   url: string;

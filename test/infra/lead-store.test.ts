@@ -14,9 +14,9 @@ import {
 } from '../../functions/upstream/branch-names-dynamodb.ts';
 import { circuitKey, createDynamoCircuit } from '../../functions/upstream/circuit-dynamodb.ts';
 import { dynamoUpstreamHealth } from '../../functions/upstream/health-dynamodb.ts';
+import { PacerWaitError } from '../../functions/upstream/pacer.ts';
 import {
   createDynamoPacer,
-  PacerWaitError,
   pacerKey,
   UPSTREAM_PACER_KEY,
 } from '../../functions/upstream/pacer-dynamodb.ts';

@@ -6,11 +6,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
-import {
-  handleIntake,
-  type IntakeDeps,
-  TEST_LEAD_DEDUP_WINDOW_SECONDS,
-} from '../../functions/intake/intake.ts';
+import { TEST_LEAD_DEDUP_WINDOW_SECONDS } from '../../functions/domain/lead-arrival.ts';
+import { handleIntake } from '../../functions/intake/intake.ts';
+import type { IntakeDeps } from '../../functions/intake/intake-deps.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 import { DEMO_SECRETS, leadRequest } from '../helpers/lead-fixtures.ts';

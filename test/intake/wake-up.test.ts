@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalConfigSource, parseConfig } from '../../functions/config/config-local.ts';
-import { handleIntake, type IntakeDeps } from '../../functions/intake/intake.ts';
+import { handleIntake } from '../../functions/intake/intake.ts';
+import type { IntakeDeps } from '../../functions/intake/intake-deps.ts';
 import type { LeadLedger } from '../../functions/ledger/lead-ledger.ts';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import type { LeadQueueSendOptions } from '../../functions/ledger/lead-queue.ts';

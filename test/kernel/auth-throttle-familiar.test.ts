@@ -11,7 +11,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBasic } from '../../functions/authorizer/authorizer-event.ts';
-import type { Client } from '../../functions/config/config-schema.ts';
 import {
   ADDRESS_POLICY,
   type AuthThrottleStore,
@@ -21,6 +20,7 @@ import {
   USER_POLICY,
 } from '../../functions/kernel/auth-throttle.ts';
 import { createDynamoAuthThrottleStore } from '../../functions/kernel/auth-throttle-dynamodb.ts';
+import type { Client } from '../../functions/kernel/client-schema.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 
 const METHOD_ARN = 'arn:aws:execute-api:sa-east-1:123456789012:abc123defg/prod/GET/admin/leads';

@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBasic } from '../../functions/authorizer/authorizer-event.ts';
-import type { Client } from '../../functions/config/config-schema.ts';
 import {
   addressKeyOf,
   createAuthThrottle,
@@ -14,6 +13,7 @@ import {
 } from '../../functions/kernel/auth-throttle.ts';
 import { createDynamoAuthThrottleStore } from '../../functions/kernel/auth-throttle-dynamodb.ts';
 import { hashPassword, matchClient, scryptRuns } from '../../functions/kernel/client-auth.ts';
+import type { Client } from '../../functions/kernel/client-schema.ts';
 import { throttledAnswer } from '../../functions/kernel/route-guard.ts';
 import { startTestDynamo, type TestDynamo } from '../helpers/dynalite.ts';
 

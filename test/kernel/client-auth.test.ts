@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Client } from '../../functions/config/config-schema.ts';
 import {
   authenticateClient,
   hashPassword,
   verifyPasswordHash,
 } from '../../functions/kernel/client-auth.ts';
+import type { Client } from '../../functions/kernel/client-schema.ts';
 import { basicCredentials } from '../../functions/kernel/http.ts';
 
 const basic = (user: string, password: string) =>

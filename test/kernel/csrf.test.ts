@@ -4,7 +4,7 @@
  * come from.
  */
 import { describe, expect, it } from 'vitest';
-import type { Client } from '../../functions/config/config-schema.ts';
+import type { Client } from '../../functions/kernel/client-schema.ts';
 import { checkCsrf, csrfToken } from '../../functions/kernel/csrf.ts';
 import type { HttpRequest } from '../../functions/kernel/http.ts';
 

@@ -15,6 +15,10 @@ import {
 } from '../../functions/domain/lead-lifecycle.ts';
 import type { DynamoDb } from '../../functions/kernel/dynamodb-aws.ts';
 import {
+  LEDGER_TABLE_DEFINITION,
+  LeadTooLargeError,
+} from '../../functions/ledger/lead-item-dynamodb.ts';
+import {
   DedupConflictError,
   hashDedupKey,
   InvalidCursorError,
@@ -22,11 +26,7 @@ import {
   type NewLead,
   toLeadSummary,
 } from '../../functions/ledger/lead-ledger.ts';
-import {
-  createDynamoLedger,
-  LEDGER_TABLE_DEFINITION,
-  LeadTooLargeError,
-} from '../../functions/ledger/lead-ledger-dynamodb.ts';
+import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { createLocalDynamoDb, startLocalDynamo } from '../../local/dynamodb-local.ts';
 import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 
@@ -1032,7 +1032,7 @@ describe('startLocalDynamo', () => {
   /** Runs startLocalDynamo in a child process on `dataDir`; resolves with its endpoint. */
   async function startChild(): Promise<{ child: ChildProcess; endpoint: string }> {
     const local = new URL('../../local/dynamodb-local.ts', import.meta.url).href;
-    const adapter = new URL('../../functions/ledger/lead-ledger-dynamodb.ts', import.meta.url).href;
+    const adapter = new URL('../../functions/ledger/lead-item-dynamodb.ts', import.meta.url).href;
     const script = `
       const { startLocalDynamo } = await import(${JSON.stringify(local)});
       const { LEDGER_TABLE_DEFINITION } = await import(${JSON.stringify(adapter)});

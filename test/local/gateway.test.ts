@@ -1,15 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  createRouteTable,
-  DEPLOYED_UNKNOWN_ROUTE,
-  formatRequestTime,
-  type GatewayRoute,
-  isBinaryMediaType,
-  type ProxyHandler,
-  routesFromTable,
-  toProxyEvent,
-} from '../../local/gateway.ts';
+import { routesFromTable } from '../../local/gateway.ts';
+import { formatRequestTime, isBinaryMediaType, toProxyEvent } from '../../local/gateway-event.ts';
+import type { GatewayRoute, ProxyHandler } from '../../local/gateway-integration.ts';
+import { DEPLOYED_UNKNOWN_ROUTE } from '../../local/gateway-responses.ts';
+import { createRouteTable } from '../../local/gateway-routing.ts';
 import {
   bytesHandler,
   type Echo,

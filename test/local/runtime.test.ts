@@ -4,13 +4,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfigFile, localConfig } from '../../functions/config/config-local.ts';
 import type { Profile } from '../../functions/config/config-schema.ts';
-import {
-  DEMO_CONFIG,
-  effectiveConfig,
-  readLocalEnv,
-  StartupError,
-  startLocalRuntime,
-} from '../../local/runtime.ts';
+import { startLocalRuntime } from '../../local/runtime.ts';
+import { effectiveConfig } from '../../local/runtime-config.ts';
+import { DEMO_CONFIG, readLocalEnv, StartupError } from '../../local/runtime-env.ts';
 import { send } from '../helpers/gateway-http.ts';
 
 const demo = loadConfigFile(DEMO_CONFIG);

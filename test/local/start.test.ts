@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { DEMO_CONFIG } from '../../local/runtime.ts';
+import { DEMO_CONFIG } from '../../local/runtime-env.ts';
 import { createSandbox } from '../../sandbox/server.ts';
 import { send } from '../helpers/gateway-http.ts';
 import {

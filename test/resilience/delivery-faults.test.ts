@@ -17,8 +17,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localServices } from '../../functions/kernel/local-services.ts';
 import { createLocalLeadQueue } from '../../functions/ledger/lead-queue-local.ts';
-import { LOCAL_MAX_RECEIVE_COUNT } from '../../local/runtime.ts';
-import type { SandboxStats, StoredProspect } from '../../sandbox/server.ts';
+import { LOCAL_MAX_RECEIVE_COUNT } from '../../local/runtime-services.ts';
+import type { StoredProspect } from '../../sandbox/prospects-route.ts';
+import type { SandboxStats } from '../../sandbox/stats.ts';
 import {
   type AcceptedLead,
   ALL_GOOD,

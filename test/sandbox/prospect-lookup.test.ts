@@ -3,12 +3,9 @@
  * `findProspects` against it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createUpstreamClient,
-  prospectSearch,
-  readProspectMatch,
-  UpstreamError,
-} from '../../functions/upstream/upstream-client.ts';
+import { createUpstreamClient } from '../../functions/upstream/upstream-client.ts';
+import { UpstreamError } from '../../functions/upstream/upstream-errors.ts';
+import { prospectSearch, readProspectMatch } from '../../functions/upstream/upstream-prospects.ts';
 import { lookupProspects } from '../../sandbox/prospect-lookup.ts';
 import { type Harness, NO_LIMITS, startSandbox, validProspect } from './helpers.ts';
 

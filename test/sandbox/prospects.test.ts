@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FIRST_PROSPECT_ID } from '../../sandbox/server.ts';
+import { FIRST_PROSPECT_ID } from '../../sandbox/prospects-route.ts';
 import { type Harness, NO_LIMITS, startSandbox, validProspect } from './helpers.ts';
 
 let h: Harness;

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LeadCapture } from '../../functions/domain/lead.ts';
 import { readGraphLead } from '../../functions/sources/meta/graph.ts';
-import { completeMetaCapture, metaId, metaSource } from '../../functions/sources/meta/index.ts';
+import { completeMetaCapture, metaSource } from '../../functions/sources/meta/index.ts';
+import { metaId } from '../../functions/sources/meta/platform.ts';
 import {
   CONTENT_HASH_KEY,
   corpusOf,

@@ -6,10 +6,10 @@
  * checked on the moments each acquire resolved. The sandbox test runs on real time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PacerWaitError } from '../../functions/upstream/pacer.ts';
 import {
   createDynamoPacer,
   type DynamoPacerOptions,
-  PacerWaitError,
   type SharedPacer,
   slotIntervalMs,
   UPSTREAM_PACER_KEY,

@@ -9,9 +9,10 @@ import type { Prospect } from '../../functions/domain/prospect.ts';
 import {
   createUpstreamClient,
   type UpstreamClientOptions,
-  UpstreamError,
 } from '../../functions/upstream/upstream-client.ts';
-import { createSandbox, type Sandbox, type SandboxStats } from '../../sandbox/server.ts';
+import { UpstreamError } from '../../functions/upstream/upstream-errors.ts';
+import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
+import type { SandboxStats } from '../../sandbox/stats.ts';
 import { createPacer } from '../helpers/in-process-pacer.ts';
 import { busiestWindows } from '../helpers/upstream-windows.ts';
 

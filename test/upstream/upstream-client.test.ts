@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Prospect } from '../../functions/domain/prospect.ts';
+import { parseRetryAfter } from '../../functions/kernel/http.ts';
 import type { Pacer } from '../../functions/upstream/pacer.ts';
 import {
-  classifyStatus,
   createUpstreamClient,
-  errorMessages,
-  parseRetryAfter,
   type UpstreamClient,
-  UpstreamError,
 } from '../../functions/upstream/upstream-client.ts';
+import {
+  classifyStatus,
+  errorMessages,
+  UpstreamError,
+} from '../../functions/upstream/upstream-errors.ts';
 import {
   type StubReply,
   type StubServer,

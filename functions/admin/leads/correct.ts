@@ -15,7 +15,9 @@
  * `unknown_profile`, `other_source` or `conflict` (the lead changed meanwhile). Logs the names of
  * the fields, never their values.
  */
-import { accountOfProfile, type Profile } from '../../config/config-schema.ts';
+
+import { accountOfProfile } from '../../config/config-accounts.ts';
+import type { Profile } from '../../config/config-schema.ts';
 import { applyCorrection, mergeCorrections, readCorrection } from '../../domain/lead-correction.ts';
 import { CORRECTABLE, IN_FLIGHT, STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
 import { mapCapture } from '../../domain/map-capture.ts';

@@ -19,7 +19,7 @@
  * report, upstream/branch-directory.ts), the only ones its correction may choose (correct.ts
  * refuses another). 400 for a malformed id, 404 for an unknown one.
  */
-import { accountOfProfile } from '../../config/config-schema.ts';
+import { accountOfProfile } from '../../config/config-accounts.ts';
 import { type BranchExplanation, explainBranch } from '../../domain/branch-answer.ts';
 import { IN_FLIGHT } from '../../domain/lead-lifecycle.ts';
 import { mapCapture } from '../../domain/map-capture.ts';

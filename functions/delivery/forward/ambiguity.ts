@@ -9,7 +9,8 @@ import type { ExternalId } from '../../domain/json.ts';
 import type { Prospect } from '../../domain/prospect.ts';
 import { METRICS } from '../../kernel/metrics.ts';
 import type { UpstreamAccess } from '../../upstream/paced-client.ts';
-import { type ProspectMatch, UpstreamError } from '../../upstream/upstream-client.ts';
+import { UpstreamError } from '../../upstream/upstream-errors.ts';
+import type { ProspectMatch } from '../../upstream/upstream-prospects.ts';
 import type { ForwardOutcome, Held } from './attempt.ts';
 import {
   accountFailure,

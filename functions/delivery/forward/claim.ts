@@ -7,7 +7,7 @@
  * carries it and the others wait in the ledger with no message, counted against nothing:
  * delivery/waiting.ts), and the lead is leased, fenced by its version.
  */
-import { accountOfProfile } from '../../config/config-schema.ts';
+import { accountOfProfile } from '../../config/config-accounts.ts';
 import type { LeadStatus } from '../../domain/lead-lifecycle.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { METRICS } from '../../kernel/metrics.ts';

@@ -5,7 +5,7 @@
  * `test`; the capture is mapped with the profile's current settings, an operator's correction
  * laid over the result (missing fields → parked).
  */
-import { accountOfProfile } from '../../config/config-schema.ts';
+import { accountOfProfile } from '../../config/config-accounts.ts';
 import type { LeadCapture } from '../../domain/lead.ts';
 import { applyCorrection } from '../../domain/lead-correction.ts';
 import { mapCapture } from '../../domain/map-capture.ts';

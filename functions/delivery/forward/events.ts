@@ -6,7 +6,7 @@
 
 import { METRICS } from '../../kernel/metrics.ts';
 import { count, logger, seconds } from '../../kernel/observability.ts';
-import type { ForwardEvents } from './forward.ts';
+import type { ForwardEvents } from './attempt.ts';
 
 export const forwardEvents: ForwardEvents = {
   finished(event) {

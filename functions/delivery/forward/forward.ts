@@ -66,33 +66,6 @@ import { complete } from './complete.ts';
 import { post } from './post.ts';
 import { finish, wakeAfterClose } from './transitions.ts';
 
-export {
-  checkLookupPermission,
-  classifyUnavailable,
-  isAmbiguousPost,
-  type LookupPermission,
-  matchesProspect,
-} from './ambiguity.ts';
-export {
-  backoffMs,
-  DEFAULT_BACKOFF_BASE_MS,
-  DEFAULT_BACKOFF_CAP_MS,
-  DEFAULT_HORIZON_MS,
-  DEFAULT_LOOKUP_DELAY_MS,
-  DEFAULT_LOOKUP_MARGIN_MS,
-  DEFAULT_LOOKUP_TIMEOUT_MS,
-  DEFAULT_MAX_ATTEMPTS,
-  DEFAULT_MAX_PACING_WAIT_MS,
-  DEFAULT_SETTLE_MS,
-  type ForwardDeps,
-  type ForwardEvent,
-  type ForwardEvents,
-  type ForwardMetric,
-  type ForwardOptions,
-  type ForwardOutcome,
-  leaseMsFor,
-} from './attempt.ts';
-
 /**
  * Moves one lead on (see the module comment). Throws only on infrastructure failures (the
  * ledger unreachable, the configuration unreadable): the caller leaves the message to come back

@@ -21,8 +21,10 @@ import { flushMetrics, logger } from '../../kernel/observability.ts';
 import { handlerWiring } from '../../kernel/ready.ts';
 import type { Sqs } from '../../kernel/sqs-aws.ts';
 import { type LeadQueue, parseLeadMessage } from '../../ledger/lead-queue.ts';
+import { checkLookupPermission } from './ambiguity.ts';
+import { type ForwardDeps, leaseMsFor } from './attempt.ts';
 import { queueEvents } from './events.ts';
-import { checkLookupPermission, type ForwardDeps, forwardLead, leaseMsFor } from './forward.ts';
+import { forwardLead } from './forward.ts';
 import { settleMessage } from './settle.ts';
 
 export interface DeliveryHandlerDeps {

@@ -7,7 +7,7 @@
  */
 import type { Prospect } from '../../domain/prospect.ts';
 import { METRICS } from '../../kernel/metrics.ts';
-import { UpstreamError } from '../../upstream/upstream-client.ts';
+import { UpstreamError } from '../../upstream/upstream-errors.ts';
 import { classifyUnavailable } from './ambiguity.ts';
 import type { ForwardOutcome, Held } from './attempt.ts';
 import {

@@ -12,7 +12,7 @@
  *   of these are lost.
  */
 import type { LeadQueue } from '../../ledger/lead-queue.ts';
-import type { ForwardOutcome } from './forward.ts';
+import type { ForwardOutcome } from './attempt.ts';
 
 /** The two ways a consumer can hand its message back. */
 export interface MessageSettlement {

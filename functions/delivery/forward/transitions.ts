@@ -12,7 +12,7 @@ import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
 import { METRICS } from '../../kernel/metrics.ts';
 import type { LeadRecord, Release } from '../../ledger/lead-ledger.ts';
 import { PacerWaitError } from '../../upstream/pacer.ts';
-import type { UpstreamError } from '../../upstream/upstream-client.ts';
+import type { UpstreamError } from '../../upstream/upstream-errors.ts';
 import { CARRIER_MARGIN_MS, circuitWaitNote, wakeWaiting } from '../waiting.ts';
 import { type Attempt, backoffMs, type ForwardOutcome, type Held } from './attempt.ts';
 

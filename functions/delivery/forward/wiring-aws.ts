@@ -17,8 +17,8 @@ import { dynamoBranchDirectory } from '../../upstream/branch-names-dynamodb.ts';
 import { createDynamoCircuit } from '../../upstream/circuit-dynamodb.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
 import { sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
+import { DEFAULT_MAX_PACING_WAIT_MS } from './attempt.ts';
 import { forwardEvents } from './events.ts';
-import { DEFAULT_MAX_PACING_WAIT_MS } from './forward.ts';
 import type { DeliveryHandlerDeps } from './handler.ts';
 
 export function awsDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryHandlerDeps {

@@ -12,8 +12,8 @@ import type { CircuitOptions } from '../../upstream/circuit.ts';
 import { createDynamoCircuit } from '../../upstream/circuit-dynamodb.ts';
 import { pacedUpstream } from '../../upstream/paced-client.ts';
 import { LOCAL_PACER_MARGIN_MS, sharedPacerFactory } from '../../upstream/pacer-dynamodb.ts';
+import { DEFAULT_MAX_PACING_WAIT_MS, type ForwardDeps, type ForwardOptions } from './attempt.ts';
 import { forwardEvents } from './events.ts';
-import { DEFAULT_MAX_PACING_WAIT_MS, type ForwardDeps, type ForwardOptions } from './forward.ts';
 
 /** The local adapters; the local runtime must have started its services. */
 export function localDeliveryDeps(

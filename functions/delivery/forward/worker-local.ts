@@ -17,8 +17,9 @@ import { isLeadId } from '../../domain/lead-lifecycle.ts';
 import { logger } from '../../kernel/observability.ts';
 import type { LeadMessage } from '../../ledger/lead-queue.ts';
 import type { LocalLeadQueue, LocalQueueMessage } from '../../ledger/lead-queue-local.ts';
+import type { ForwardDeps, ForwardOutcome } from './attempt.ts';
 import { queueEvents } from './events.ts';
-import { type ForwardDeps, type ForwardOutcome, forwardLead } from './forward.ts';
+import { forwardLead } from './forward.ts';
 import { settleMessage } from './settle.ts';
 
 export interface LocalWorkerOptions {

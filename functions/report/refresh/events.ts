@@ -5,8 +5,8 @@
 
 import { METRICS } from '../../kernel/metrics.ts';
 import { count, logger, ratio, seconds } from '../../kernel/observability.ts';
+import type { RefreshEvents } from './context.ts';
 import type { LeasedRefreshDeps } from './lease.ts';
-import type { RefreshEvents } from './refresh.ts';
 
 /** Log lines and metrics of the refresher: ids, counts and error kinds only. */
 export const refreshEvents: RefreshEvents = {

@@ -9,7 +9,7 @@
  */
 import type { DebtorsList } from '../../domain/debtors.ts';
 import { PacerWaitError } from '../../upstream/pacer.ts';
-import { UpstreamError } from '../../upstream/upstream-client.ts';
+import { UpstreamError } from '../../upstream/upstream-errors.ts';
 import { CutShort, Interrupted, type Running } from './context.ts';
 import { PAGE_SIZE, recordPage } from './progress.ts';
 

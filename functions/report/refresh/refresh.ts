@@ -44,19 +44,6 @@ import { readPages } from './page.ts';
 import { resume, start } from './resume.ts';
 import { settleError, succeed } from './settle.ts';
 
-export {
-  DEFAULT_MAX_CHECKPOINT_AGE_MS,
-  DEFAULT_RATE_LIMIT_RETRIES,
-  DEFAULT_RESERVE_MS,
-  RefreshConfigError,
-  type RefreshDeps,
-  type RefreshEvents,
-  type RefreshOutcome,
-  type RefreshSource,
-} from './context.ts';
-export { type BranchProgress, PAGE_SIZE } from './progress.ts';
-export { describeRefreshError } from './settle.ts';
-
 /**
  * The refresher's Lambda timeout (infra/constructs/debtors-report.ts), also each local run's
  * time budget, so that a refresh is cut short and continued the same way on both.

@@ -12,7 +12,7 @@
 import { ConfigurationError } from '../../config/config-source.ts';
 import { buildSnapshot } from '../../domain/debtors-report.ts';
 import { learnedNames } from '../../upstream/branch-directory.ts';
-import { UpstreamError } from '../../upstream/upstream-client.ts';
+import { UpstreamError } from '../../upstream/upstream-errors.ts';
 import { ReportStoreError } from '../store/report-store.ts';
 import {
   CutShort,

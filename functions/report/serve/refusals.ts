@@ -6,8 +6,9 @@
  * Portuguese page: 401, 403 and 429 as kernel/refusal-page.ts words them, with what this
  * refusal means (`detail`); the dashboard's 400 page for an account the address gets wrong. Pure.
  */
-import type { Client } from '../../config/config-schema.ts';
+
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';
+import type { Client } from '../../kernel/client-schema.ts';
 import { type HttpRequest, type HttpResponse, problem } from '../../kernel/http.ts';
 import { type Text, t } from '../../kernel/language.ts';
 import { prefersHtml, refusalResponse } from '../../kernel/refusal-page.ts';

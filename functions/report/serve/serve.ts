@@ -56,7 +56,6 @@ export type ReportRoute = RouteName<'report'>;
 
 /** Cache-Control of every 200/304 GET: private (per credentials), reused for a minute. */
 export const REPORT_CACHE_CONTROL = 'private, max-age=60';
-export { NOT_READY_RETRY_SECONDS } from './refusals.ts';
 
 /** Log lines and metrics: routes, statuses and codes only. */
 export interface ReportEvents {

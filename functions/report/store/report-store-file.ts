@@ -24,8 +24,6 @@ import {
   type StoredSnapshot,
 } from './report-store.ts';
 
-export { ReportStoreError };
-
 export const REPORT_FILES = {
   current: 'current.json',
   status: 'status.json',

@@ -49,7 +49,6 @@ import {
 } from './platform.ts';
 
 /** Meta ids, exact decimal strings (shared with the other Meta-platform sources). */
-export { metaId } from './platform.ts';
 
 /** Webhook `created_time`: epoch seconds (number or digits) or an ISO string → ISO 8601. */
 const createdAt = metaTime;

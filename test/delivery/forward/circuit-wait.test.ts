@@ -5,7 +5,7 @@
  * as the queue would run them: each message is one attempt, however many minutes pass.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ForwardOutcome } from '../../../functions/delivery/forward/forward.ts';
+import type { ForwardOutcome } from '../../../functions/delivery/forward/attempt.ts';
 import { reconcile } from '../../../functions/delivery/reconcile/reconcile.ts';
 import type { LeadRecord } from '../../../functions/ledger/lead-ledger.ts';
 import type { LeadQueueSendOptions } from '../../../functions/ledger/lead-queue.ts';

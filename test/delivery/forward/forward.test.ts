@@ -8,20 +8,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Profile } from '../../../functions/config/config-schema.ts';
 import {
-  backoffMs,
   checkLookupPermission,
   classifyUnavailable,
-  forwardLead,
   isAmbiguousPost,
-  leaseMsFor,
   matchesProspect,
-} from '../../../functions/delivery/forward/forward.ts';
+} from '../../../functions/delivery/forward/ambiguity.ts';
+import { backoffMs, leaseMsFor } from '../../../functions/delivery/forward/attempt.ts';
+import { forwardLead } from '../../../functions/delivery/forward/forward.ts';
 import type { LeadCapture } from '../../../functions/domain/lead.ts';
-import {
-  createUpstreamClient,
-  prospectBody,
-  UpstreamError,
-} from '../../../functions/upstream/upstream-client.ts';
+import { createUpstreamClient } from '../../../functions/upstream/upstream-client.ts';
+import { UpstreamError } from '../../../functions/upstream/upstream-errors.ts';
+import { prospectBody } from '../../../functions/upstream/upstream-prospects.ts';
 import { freePort } from '../../helpers/gateway-process.ts';
 import { mapCapture } from '../../helpers/map-capture.ts';
 import {

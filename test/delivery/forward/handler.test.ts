@@ -5,7 +5,7 @@
  */
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ForwardDeps } from '../../../functions/delivery/forward/forward.ts';
+import type { ForwardDeps } from '../../../functions/delivery/forward/attempt.ts';
 import {
   createDeliveryHandler,
   MAX_VISIBILITY_SECONDS,

@@ -3,7 +3,7 @@
  * the sandbox by the local worker, paced by the shared pacer in the local ledger table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredProspect } from '../../../sandbox/server.ts';
+import type { StoredProspect } from '../../../sandbox/prospects-route.ts';
 import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../../helpers/local-runtime.ts';
 
 const auth = `Basic ${Buffer.from('ops:demo-ops-password').toString('base64')}`;

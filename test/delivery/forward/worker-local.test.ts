@@ -4,7 +4,7 @@
  * back when it cannot finish in time.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ForwardOutcome } from '../../../functions/delivery/forward/forward.ts';
+import type { ForwardOutcome } from '../../../functions/delivery/forward/attempt.ts';
 import { startLocalWorker } from '../../../functions/delivery/forward/worker-local.ts';
 import {
   createLocalLeadQueue,

@@ -8,12 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SILENT } from '../../../functions/report/refresh/context.ts';
-import {
-  type RefreshDeps,
-  refreshDebtors,
-  refreshRequest,
-} from '../../../functions/report/refresh/refresh.ts';
+import { type RefreshDeps, SILENT } from '../../../functions/report/refresh/context.ts';
+import { refreshDebtors, refreshRequest } from '../../../functions/report/refresh/refresh.ts';
 import { createFileReportStore } from '../../../functions/report/store/report-store-file.ts';
 import { refreshMessage } from '../../../functions/report/trigger/report-trigger.ts';
 import type { LearnedNames } from '../../../functions/upstream/branch-directory.ts';

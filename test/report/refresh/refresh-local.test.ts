@@ -15,7 +15,8 @@ import type { LocalRefresher } from '../../../functions/report/refresh/wiring-lo
 import { localReportStore } from '../../../functions/report/store/report-store-file.ts';
 import { localReportTrigger } from '../../../functions/report/trigger/report-trigger-local.ts';
 import { UPSTREAM_PACER_KEY } from '../../../functions/upstream/pacer-dynamodb.ts';
-import { createSandbox, type Sandbox, type SandboxStats } from '../../../sandbox/server.ts';
+import { createSandbox, type Sandbox } from '../../../sandbox/server.ts';
+import type { SandboxStats } from '../../../sandbox/stats.ts';
 import { waitFor } from '../../helpers/abuse-kit.ts';
 import { startTestDynamo, type TestDynamo } from '../../helpers/dynalite.ts';
 

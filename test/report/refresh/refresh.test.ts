@@ -13,13 +13,9 @@ import { AwsConfigError } from '../../../functions/config/secrets-aws.ts';
 import type { Debtor, DebtorsList } from '../../../functions/domain/debtors.ts';
 import { queryDebtors } from '../../../functions/domain/debtors-query.ts';
 import { type DebtorsSnapshot, isStale } from '../../../functions/domain/debtors-report.ts';
-import {
-  PAGE_SIZE,
-  type RefreshDeps,
-  type RefreshOutcome,
-  refreshDebtors,
-  refreshSource,
-} from '../../../functions/report/refresh/refresh.ts';
+import type { RefreshDeps, RefreshOutcome } from '../../../functions/report/refresh/context.ts';
+import { PAGE_SIZE } from '../../../functions/report/refresh/progress.ts';
+import { refreshDebtors, refreshSource } from '../../../functions/report/refresh/refresh.ts';
 import type { ReportStore } from '../../../functions/report/store/report-store.ts';
 import { createFileReportStore } from '../../../functions/report/store/report-store-file.ts';
 import {
@@ -33,7 +29,8 @@ import {
   createUpstreamClient,
   type UpstreamClient,
 } from '../../../functions/upstream/upstream-client.ts';
-import { createSandbox, type Sandbox, type SandboxStats } from '../../../sandbox/server.ts';
+import { createSandbox, type Sandbox } from '../../../sandbox/server.ts';
+import type { SandboxStats } from '../../../sandbox/stats.ts';
 import { createPacer } from '../../helpers/in-process-pacer.ts';
 import { reportResult } from '../../helpers/results.ts';
 

@@ -6,9 +6,9 @@
 import { gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Client } from '../../../functions/config/config-schema.ts';
 import { computeSummary, type Debtor } from '../../../functions/domain/debtors.ts';
 import { buildSnapshot, type DebtorsSnapshot } from '../../../functions/domain/debtors-report.ts';
+import type { Client } from '../../../functions/kernel/client-schema.ts';
 import type { HttpRequest } from '../../../functions/kernel/http.ts';
 import { type ReportDeps, serveReport } from '../../../functions/report/serve/serve.ts';
 import type {

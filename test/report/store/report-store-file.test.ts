@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSnapshot, type DebtorsSnapshot } from '../../../functions/domain/debtors-report.ts';
+import { ReportStoreError } from '../../../functions/report/store/report-store.ts';
 import {
   contentEtag,
   createFileReportStore,
   localReportStore,
   REPORT_FILES,
-  ReportStoreError,
   setLocalReportDir,
 } from '../../../functions/report/store/report-store-file.ts';
 import { generateDebtors } from '../../../sandbox/debtors-data.ts';
