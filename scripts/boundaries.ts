@@ -37,6 +37,7 @@ export const ADAPTER_FILES = [
   '**/*-event.ts',
   'functions/kernel/observability.ts',
   'functions/kernel/local-services.ts',
+  'functions/kernel/proxy-handler.ts',
 ];
 
 const AWS = ['@aws-sdk/**', '@aws-lambda-powertools/**', 'aws-lambda'];

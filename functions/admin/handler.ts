@@ -4,10 +4,8 @@
  * into an admin request, runs the use case, answers. Wiring (AWS or local) is chosen once per
  * container.
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { requestFromEvent } from '../kernel/apigateway-event.ts';
-import { inRequestLanguage } from '../kernel/language.ts';
-import { flushMetrics, logger } from '../kernel/observability.ts';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { proxyHandler } from '../kernel/proxy-handler.ts';
 import { currentRuntime, handlerWiring } from '../kernel/ready.ts';
 import { type AdminDeps, handleAdmin } from './admin.ts';
 import { adminEvents } from './events.ts';
@@ -32,26 +30,15 @@ export function baseUrlOf(event: APIGatewayProxyEvent, local: boolean): string {
   return `${local ? 'http' : 'https'}://${event.requestContext.domainName}${prefix}`;
 }
 
-export async function handler(
-  event: APIGatewayProxyEvent,
-  context?: Context,
-): Promise<APIGatewayProxyResult> {
-  // Every line of this invocation: Lambda's request id, cold_start, the function's name.
-  if (context) logger.addContext(context);
-  const resolved = await wiring.get();
-  const request = {
-    resource: event.resource,
-    pathParameters: event.pathParameters,
-    request: requestFromEvent(event),
-    baseUrl: baseUrlOf(event, currentRuntime() === 'local'),
-  };
-  const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
-  try {
-    // Its refusals in the language the request prefers (kernel/language.ts).
-    return await inRequestLanguage(request.request.headers, () =>
-      handleAdmin(request, { ...resolved, events: adminEvents }, invocation),
-    );
-  } finally {
-    flushMetrics();
-  }
-}
+export const handler = proxyHandler(wiring, ({ event, request, deps, invocation }) =>
+  handleAdmin(
+    {
+      resource: event.resource,
+      pathParameters: event.pathParameters,
+      request,
+      baseUrl: baseUrlOf(event, currentRuntime() === 'local'),
+    },
+    { ...deps, events: adminEvents },
+    invocation,
+  ),
+);

@@ -23,6 +23,7 @@ import {
   isStatus,
   roundMoney,
 } from './debtors.ts';
+import { localDay } from './local-time.ts';
 
 /** The gym's time zone unless the configuration names another (`report.timeZone`). */
 export const DEFAULT_REPORT_TIME_ZONE = 'America/Sao_Paulo';
@@ -147,22 +148,9 @@ function bucketTotal(from: Tally): BucketTotal {
   return { count: from.count, amount: from.cents / 100 };
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
 /** The calendar day (`YYYY-MM-DD`) of an instant in an IANA time zone; RangeError for a bad zone. */
 export function calendarDate(epochMs: number, timeZone: string): string {
-  let format = formatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    formatters.set(timeZone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(epochMs).map((p) => [p.type, p.value]));
-  return `${parts.year}-${parts.month}-${parts.day}`;
+  return localDay(new Date(epochMs), timeZone);
 }
 
 const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/;
@@ -337,6 +325,43 @@ function statusKey(value: string | null | undefined): string {
   return value?.trim() || NO_STATUS;
 }
 
+/** Count and amount of `rows` by their debt status and by their member status (`(none)` for none). */
+export function statusTotals(
+  rows: readonly Debtor[],
+): Pick<DebtorsSnapshot, 'byDebtStatus' | 'byMemberStatus'> {
+  return {
+    byDebtStatus: totalsBy(rows, (row) => statusKey(row.debtStatus)),
+    byMemberStatus: totalsBy(rows, (row) => statusKey(row.memberStatus)),
+  };
+}
+
+/**
+ * The ageing of `rows`: their Open debts by bucket of days overdue (`bucketOf`; undefined or
+ * null for a debt without a readable due date, counted in `ageingUndated`).
+ */
+export function ageingOf<Row extends Debtor>(
+  rows: readonly Row[],
+  bucketOf: (row: Row, index: number) => AgeingBucket | null | undefined,
+): Pick<DebtorsSnapshot, 'ageing' | 'ageingUndated'> {
+  const ageing = Object.fromEntries(AGEING_BUCKETS.map((b) => [b, tally()])) as Record<
+    AgeingBucket,
+    Tally
+  >;
+  const undated = tally();
+  rows.forEach((row, index) => {
+    if (!isStatus(row.debtStatus, 'Open')) return;
+    const bucket = bucketOf(row, index);
+    add(bucket ? ageing[bucket] : undated, row);
+  });
+  return {
+    ageing: Object.fromEntries(AGEING_BUCKETS.map((b) => [b, bucketTotal(ageing[b])])) as Record<
+      AgeingBucket,
+      BucketTotal
+    >,
+    ageingUndated: bucketTotal(undated),
+  };
+}
+
 function totalsBy(rows: readonly Debtor[], key: (row: Debtor) => string) {
   const tallies = new Map<string, Tally>();
   for (const row of rows) {
@@ -416,17 +441,6 @@ export function buildSnapshot(input: BuildSnapshotInput): DebtorsSnapshot {
   }
 
   const days = rows.map((row) => rowDaysOverdue(row, today, input.timeZone));
-  const ageing = Object.fromEntries(AGEING_BUCKETS.map((b) => [b, tally()])) as Record<
-    AgeingBucket,
-    Tally
-  >;
-  const undated = tally();
-  rows.forEach((row, index) => {
-    if (!isStatus(row.debtStatus, 'Open')) return;
-    const d = days[index];
-    if (d === null || d === undefined) add(undated, row);
-    else add(ageing[ageingBucket(d)], row);
-  });
 
   const { summary, source } = combineSummary(ordered, rows);
   return {
@@ -440,13 +454,11 @@ export function buildSnapshot(input: BuildSnapshotInput): DebtorsSnapshot {
     summary,
     summarySource: source,
     byBranch,
-    byDebtStatus: totalsBy(rows, (row) => statusKey(row.debtStatus)),
-    byMemberStatus: totalsBy(rows, (row) => statusKey(row.memberStatus)),
-    ageing: Object.fromEntries(AGEING_BUCKETS.map((b) => [b, bucketTotal(ageing[b])])) as Record<
-      AgeingBucket,
-      BucketTotal
-    >,
-    ageingUndated: bucketTotal(undated),
+    ...statusTotals(rows),
+    ...ageingOf(rows, (_, index) => {
+      const d = days[index];
+      return d === null || d === undefined ? undefined : ageingBucket(d);
+    }),
     pageCalls: input.pageCalls,
     duplicatesDropped,
     warnings,

@@ -10,16 +10,16 @@
  *
  * The list of debtors itself (one entry per member) is dashboard-members.ts.
  */
-import { type Debtor, isStatus } from '../../domain/debtors.ts';
 import {
-  AGEING_BUCKETS,
   type AgeingBucket,
+  ageingOf,
   type BranchTotals,
   type BucketTotal,
   combineSummary,
   type DebtorsSnapshot,
   type SummaryFigures,
   type SummarySource,
+  statusTotals,
   summaryOf,
 } from '../../domain/debtors-report.ts';
 import type { IssueDetail } from '../../domain/json.ts';
@@ -170,31 +170,6 @@ export interface DashboardScope {
   ageingUndated: BucketTotal;
 }
 
-const NO_STATUS = '(none)';
-
-interface Tally {
-  count: number;
-  cents: number;
-}
-
-function add(to: Tally, row: Debtor): void {
-  to.count += 1;
-  to.cents += Math.round((row.debtAmount ?? 0) * 100);
-}
-
-const total = (t: Tally): BucketTotal => ({ count: t.count, amount: t.cents / 100 });
-
-function totalsBy(rows: readonly Debtor[], key: (row: Debtor) => string) {
-  const tallies = new Map<string, Tally>();
-  for (const row of rows) {
-    const name = key(row);
-    const entry = tallies.get(name) ?? { count: 0, cents: 0 };
-    add(entry, row);
-    tallies.set(name, entry);
-  }
-  return Object.fromEntries([...tallies].map(([name, t]) => [name, total(t)]));
-}
-
 /**
  * The snapshot's figures for `branchIds` (the whole snapshot's, as stored, without them). With
  * branches: the summary is the upstream's when every chosen branch carried one (several are
@@ -229,16 +204,6 @@ export function dashboardScope(
   const { summary, source } = fromUpstream
     ? combineSummary(branches, rows)
     : { summary: summaryOf(rows), source: 'computed' as const };
-
-  const ageing = Object.fromEntries(
-    AGEING_BUCKETS.map((b) => [b, { count: 0, cents: 0 }]),
-  ) as Record<AgeingBucket, Tally>;
-  const undated: Tally = { count: 0, cents: 0 };
-  for (const row of rows) {
-    if (!isStatus(row.debtStatus, 'Open')) continue;
-    add(row.ageingBucket ? ageing[row.ageingBucket] : undated, row);
-  }
-  const statusKey = (value: string | null | undefined) => value?.trim() || NO_STATUS;
   return {
     branchIds: [...wanted],
     branches,
@@ -246,13 +211,8 @@ export function dashboardScope(
     rows,
     summary,
     summarySource: source,
-    byDebtStatus: totalsBy(rows, (row) => statusKey(row.debtStatus)),
-    byMemberStatus: totalsBy(rows, (row) => statusKey(row.memberStatus)),
-    ageing: Object.fromEntries(AGEING_BUCKETS.map((b) => [b, total(ageing[b])])) as Record<
-      AgeingBucket,
-      BucketTotal
-    >,
-    ageingUndated: total(undated),
+    ...statusTotals(rows),
+    ...ageingOf(rows, (row) => row.ageingBucket),
   };
 }
 

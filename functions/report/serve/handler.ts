@@ -3,10 +3,7 @@
  * `.html`) and `POST /admin/reports/debtors/refresh`, all served from the stored snapshot by
  * serve.ts. Wiring (AWS or local) is chosen once per container.
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { requestFromEvent } from '../../kernel/apigateway-event.ts';
-import { inRequestLanguage } from '../../kernel/language.ts';
-import { flushMetrics, logger } from '../../kernel/observability.ts';
+import { proxyHandler } from '../../kernel/proxy-handler.ts';
 import { handlerWiring } from '../../kernel/ready.ts';
 import { reportEvents } from './events.ts';
 import { type ReportDeps, serveReport } from './serve.ts';
@@ -19,20 +16,6 @@ const wiring = handlerWiring<Omit<ReportDeps, 'events'>>({
 /** Settles once the wiring is loaded (kernel/ready.ts). */
 export const ready = wiring.ready;
 
-export async function handler(
-  event: APIGatewayProxyEvent,
-  context?: Context,
-): Promise<APIGatewayProxyResult> {
-  // Every line of this invocation: Lambda's request id, cold_start, the function's name.
-  if (context) logger.addContext(context);
-  const resolved = await wiring.get();
-  try {
-    const request = requestFromEvent(event);
-    // Its refusals in the language the request prefers (kernel/language.ts).
-    return await inRequestLanguage(request.headers, () =>
-      serveReport(event.resource, request, { ...resolved, events: reportEvents }),
-    );
-  } finally {
-    flushMetrics();
-  }
-}
+export const handler = proxyHandler(wiring, ({ event, request, deps }) =>
+  serveReport(event.resource, request, { ...deps, events: reportEvents }),
+);
