@@ -6,7 +6,7 @@
  * This file is the guard and the dispatcher, in one place: `handleAdmin` admits the caller
  * (kernel/route-guard.ts: route, method, sign-in, role, and the CSRF guard for a browser's
  * changes, csrf.ts), hands every operation the caller's scoped dependencies (scoped-deps.ts),
- * then runs the operation its route names; a refusal an operation raises (operation.ts) is
+ * then runs the operation its route names; a refusal an operation raises (route-context.ts) is
  * answered and counted here, anything else that fails is a 503. One file per operation, each
  * saying what its route takes and answers:
  *
@@ -41,10 +41,10 @@ import { exportLeads } from './leads/export.ts';
 import { listLeads } from './leads/list.ts';
 import { retryLead } from './leads/retry.ts';
 import { getLead } from './leads/view.ts';
-import { AdminRefusal, type RouteContext, type RouteHandler } from './operation.ts';
 import { preview } from './preview.ts';
 import type { ProfileSecrets } from './profile-secrets.ts';
 import { replay } from './replay.ts';
+import { AdminRefusal, type RouteContext, type RouteHandler } from './route-context.ts';
 import { scopedAdminDeps } from './scoped-deps.ts';
 import { revealSecrets, rotateSecret } from './secret-routes.ts';
 import { type KitPlace, setup } from './setup.ts';

@@ -27,7 +27,7 @@ import { adapterFor, SOURCES } from '../sources/registry.ts';
 import { type Backfill, type BackfillPeriod, SourceLookupError } from '../sources/source.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
 import { zonesOf } from './leads/zones.ts';
-import { AdminRefusal, type RouteContext, refusal, requireProfile } from './operation.ts';
+import { AdminRefusal, type RouteContext, refusal, requireProfile } from './route-context.ts';
 
 /** The body of `POST /admin/backfill/{profile}`. */
 export const backfillRequestSchema = z.strictObject({

@@ -8,7 +8,7 @@ import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import type { HttpResponse } from '../kernel/http.ts';
 import { consolePage } from './console-page.ts';
 import { PUBLIC_STATUSES } from './leads/lead.ts';
-import type { RouteContext } from './operation.ts';
+import type { RouteContext } from './route-context.ts';
 
 /** The console's clock when the account names no time zone (config-parts.ts's default). */
 const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';

@@ -16,7 +16,7 @@ import { type SubjectQuery, subjectsOfQuery } from '../domain/personal-data.ts';
 import { type HttpRequest, type HttpResponse, json } from '../kernel/http.ts';
 import { say, t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
-import { type RouteContext, refusal } from './operation.ts';
+import { type RouteContext, refusal } from './route-context.ts';
 
 /** What `POST /admin/erasure` says about one lead it erased. */
 export interface ErasedLead {

@@ -18,7 +18,7 @@ import { type HttpResponse, json } from '../kernel/http.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { adapterFor, sourceLabel } from '../sources/registry.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
-import { type RouteContext, refusal, requireProfile } from './operation.ts';
+import { type RouteContext, refusal, requireProfile } from './route-context.ts';
 
 export async function preview({
   deps,

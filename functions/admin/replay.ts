@@ -14,7 +14,7 @@ import { NO_STORE } from '../kernel/route-guard.ts';
 import type { LeadRecord } from '../ledger/lead-ledger.ts';
 import type { RedriveResult } from './dlq-redrive.ts';
 import { sendWakeUp } from './leads/retry.ts';
-import { type RouteContext, refusal } from './operation.ts';
+import { type RouteContext, refusal } from './route-context.ts';
 
 /** Leads one replay requeues at most; the answer says `more: true` when some are left. */
 export const MAX_REPLAY_LEADS = 2000;

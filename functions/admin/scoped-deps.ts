@@ -32,7 +32,7 @@ import {
 } from '../kernel/scope.ts';
 import { accountOfLead, type LeadLedger, type LeadRecord } from '../ledger/lead-ledger.ts';
 import type { AdminDeps } from './admin.ts';
-import { refusal } from './operation.ts';
+import { refusal } from './route-context.ts';
 
 /** The leads one backlog count reads at most for a scoped client. */
 const MAX_BACKLOG_READ = 5000;

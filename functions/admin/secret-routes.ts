@@ -20,8 +20,8 @@ import { type HttpResponse, json } from '../kernel/http.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { sourceNamed } from '../sources/registry.ts';
 import { type KitSource, profileKit } from '../sources/setup.ts';
-import { type RouteContext, refusal, requireProfile, tryJson } from './operation.ts';
 import { type ProfileSecrets, rotatableKeys } from './profile-secrets.ts';
+import { type RouteContext, refusal, requireProfile, tryJson } from './route-context.ts';
 
 /** A value's fingerprint for the audit trail: not the value, enough to tell two apart. */
 export function fingerprint(value: unknown): string {

@@ -10,7 +10,7 @@ import { NO_STORE } from '../kernel/route-guard.ts';
 import { sourceNamed } from '../sources/registry.ts';
 import { type KitContext, type ProfileKit, profileKit } from '../sources/setup.ts';
 import type { AdminDeps } from './admin.ts';
-import type { RouteContext } from './operation.ts';
+import type { RouteContext } from './route-context.ts';
 
 /** Where the set-up kit says secrets live and whether it prints them (the wiring's). */
 export type KitPlace = Omit<KitContext, 'baseUrl'>;

@@ -13,7 +13,7 @@ import { t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { sourceNamed } from '../sources/registry.ts';
 import { SAMPLE_PERSON, signedSample } from '../sources/setup.ts';
-import { type RouteContext, refusal, requireProfile, tryJson } from './operation.ts';
+import { type RouteContext, refusal, requireProfile, tryJson } from './route-context.ts';
 
 /** The lead ids an intake's answer names (`leadId`, `leadIds`). */
 function leadIdsOf(answer: ReturnType<typeof tryJson>): string[] {

@@ -11,7 +11,7 @@ import { type HttpResponse, json } from '../kernel/http.ts';
 import { t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import type { CircuitState } from '../upstream/circuit.ts';
-import { type RouteContext, refusal, single } from './operation.ts';
+import { type RouteContext, refusal, single } from './route-context.ts';
 
 /** The upstream's health as delivery sees it (`GET /admin/upstream`, and on each lead). */
 export interface UpstreamHealth {

@@ -21,8 +21,8 @@ import { describeIssues, type IssueDetail } from './json.ts';
 import type { MappedLead } from './lead.ts';
 import { normalizeEmail } from './normalize/email.ts';
 import { normalizePhone } from './normalize/phone.ts';
+import { listPt } from './portuguese-list.ts';
 import { fieldLabel, type Prospect, prospectSchema } from './prospect.ts';
-import { listPt } from './words.ts';
 
 /** Prospect field → the operator's value; `null` clears the field. */
 export type ProspectCorrection = { [K in keyof Prospect]?: Prospect[K] | null };

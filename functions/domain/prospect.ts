@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { externalId } from './json.ts';
-import { listPt } from './words.ts';
+import { listPt } from './portuguese-list.ts';
 
 /** Every string field of the seed accepts `null` as production's ASP.NET binder does. */
 const text = z.nullish(z.string());

@@ -1,7 +1,7 @@
 /**
  * The intake use case: `POST /leads/{profile}` (and its GET handshake and CORS preflight).
  * Authenticates the request with the profile's source, captures its leads, records each durably
- * in the ledger before answering (record.ts), enqueues what can be delivered, and answers the
+ * in the ledger before answering (accept-leads.ts), enqueues what can be delivered, and answers the
  * way the platform expects. A profile whose source is `prospect` (the seed's
  * `POST /api/v1/prospects` comes here too) gets the checks every profile's request gets (the
  * profile exists, the method, the body's size) and is then handed to its own use case,
@@ -40,7 +40,8 @@ import { adapterFor, secretKeysOf } from '../sources/registry.ts';
 import { authenticateRotated, handshakeRotated } from '../sources/rotation.ts';
 import type { AcceptedOutcome, IntakeRequest } from '../sources/source.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
-import { type IntakeCall, preflight, refuse, withCors } from './answers.ts';
+import { acceptAll, outcomeWithDrops } from './accept-leads.ts';
+import { type IntakeCall, preflight, refuse, withCors } from './cors-and-refusals.ts';
 import type { IntakeDeps, IntakeInvocation } from './intake-deps.ts';
 import {
   admitProspectCaller,
@@ -48,7 +49,6 @@ import {
   type ProspectCaller,
   prospectProfileFor,
 } from './prospect-api.ts';
-import { acceptAll, outcomeWithDrops } from './record.ts';
 import { TOO_MANY_WRONG_TOKENS, throttledRefusal } from './token-guessing.ts';
 
 /** Request bodies above this are refused with 413 (a lead is a few KB; DynamoDB items ≤ 400 KB). */

@@ -1,40 +1,12 @@
 /**
  * The Prospect API use case: the seed's `POST /api/v1/prospects` (the route table's
  * `create-prospect`), and a `POST /leads/{profile}` to a profile whose source is `prospect`.
- * intake.ts runs the checks every profile's request gets (the profile exists, the method, the
- * body's size) and hands the request here. No AWS imports: ports come in `deps`.
- *
- * In this order:
- * - the caller is admitted as every Basic-auth route's is (kernel/route-guard.ts `admitCaller`:
- *   429 when the gateway's authorizer found the sign-in locked, 401 with the Basic challenge,
- *   403 without the route's `prospects:write` role, 403 `cross_site_refused` for another site's
- *   form post);
- * - a client scoped to some accounts may post to those only (403 `upstream_forbidden`), and one
- *   scoped to some branches may create prospects in those only (403 `branch_forbidden`, also
- *   when the Prospect names no branch): kernel/scope.ts decides;
- * - a body that is not a valid Prospect → 400 `invalid_body` naming each bad field, nothing
- *   stored (sources/prospect.ts reads it);
- * - its dedup key (Idempotency-Key or content hash) is scoped to the authenticated client and
- *   bound to the body's fingerprint (sources/prospect.ts `scopeToClient`): the same client and
- *   key with another body → 422 `idempotency_key_reused`, nothing stored.
- *
- * The Prospect API waits a bounded time for the delivery, as the contract asks (every other
- * source answers at once, as its platform expects). After recording a queued Prospect it polls
- * the ledger (200 ms, backing off to 1 s) until the lead reaches an outcome or the wait ends
- * (PROSPECT_WAIT.budgetMs = 8 s, never closer than WAIT_RESERVE_MS to the function's timeout;
- * API Gateway's 29 s bound is further still). The answer by the lead's state then:
- * - `delivered` → 200 `{"idProspect": n}` (a duplicate of a delivered lead answers so at once);
- * - `rejected` → 400 `{"error": {"code": "rejected_upstream", "message", "details": [the
- *   upstream's mensagens]}, "leadId"}`: the caller of the seed API expects the upstream's 400;
- *   it gets the same status and messages in the contract's error shape;
- * - `queued`/`sending` when the wait ends → 202 `{"leadId", "status": "queued"}`; the lead is
- *   still delivered later;
- * - `parked` (required fields missing) → 202 `{"leadId", "status": "parked", "reason"}` at once:
- *   it is kept, but nothing is delivered until an operator retries it, so `queued` would mislead;
- * - `dead` or `test` → 202 with that status. A failure to read the ledger while waiting ends the
- *   wait with the 202 queued answer: the lead is recorded and queued either way.
- * A Prospect whose person's data was erased on request, sent again, is dropped (record.ts) and
- * answered 200 `{"status": "erased", "code": "personal_data_erased", "message"}`.
+ * intake.ts runs the checks every profile's request gets and hands the request here. No AWS
+ * imports: ports come in `deps`. The caller is admitted (kernel/route-guard.ts) and scoped
+ * (kernel/scope.ts), the body read (sources/prospect.ts), the lead recorded, then the answer
+ * waits a bounded time for the delivery (PROSPECT_WAIT), as the contract asks: 200 with the
+ * upstream's id, 400 as the upstream rejected it, or 202 with the lead's status. Each refusal
+ * and answer in order: docs/architecture.md.
  */
 import { accountOfProfile } from '../config/config-accounts.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
@@ -50,9 +22,9 @@ import { type Dropped, initialState, isDropped } from '../ledger/record-capture.
 import { scopeToClient } from '../sources/prospect.ts';
 import type { IntakeRequest } from '../sources/source.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
-import { type IntakeCall, refuse, withCors } from './answers.ts';
+import { type Accepted, accept, noteDropped } from './accept-leads.ts';
+import { type IntakeCall, refuse, withCors } from './cors-and-refusals.ts';
 import type { IntakeDeps, IntakeInvocation, ProspectWait } from './intake-deps.ts';
-import { type Accepted, accept, noteDropped } from './record.ts';
 
 export const PROSPECT_WAIT: ProspectWait = { budgetMs: 8000, firstPollMs: 200, maxPollMs: 1000 };
 

@@ -20,6 +20,13 @@
  */
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import {
+  answerValue,
+  attributionKeyOf,
+  DEFAULT_HONEYPOT_FIELD,
+  fieldsHash,
+  formFieldsBody,
+} from './form.ts';
+import {
   type Field,
   groupFields,
   isNestedObject,
@@ -28,14 +35,7 @@ import {
   nestBrackets,
   readFields,
   textOf,
-} from './body.ts';
-import {
-  answerValue,
-  attributionKeyOf,
-  DEFAULT_HONEYPOT_FIELD,
-  fieldsHash,
-  formFieldsBody,
-} from './form.ts';
+} from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,

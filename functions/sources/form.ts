@@ -22,8 +22,8 @@
 import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
-import { type Field, groupFields, readFields } from './body.ts';
 import type { NamedSchema } from './docs.ts';
+import { type Field, groupFields, readFields } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,
@@ -138,7 +138,7 @@ export function splitFields(fields: readonly Field[], honeypotField: string): Sp
   const answers: LeadAnswer[] = [];
   const attribution: Record<string, string> = {};
   let spam = false;
-  /** The label and type a list of fields gave a key (body.ts `ReadOptions.fieldLists`). */
+  /** The label and type a list of fields gave a key (form-fields.ts `ReadOptions.fieldLists`). */
   const described = new Map<string, Pick<LeadAnswer, 'label' | 'type'>>();
   for (const { key, label, type } of fields) {
     if ((label || type) && !described.has(key)) {

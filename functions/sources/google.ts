@@ -24,8 +24,8 @@ import { externalId, parseJson } from '../domain/json.ts';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { t } from '../kernel/language.ts';
-import { isPlainObject } from './body.ts';
 import type { NamedSchema } from './docs.ts';
+import { isPlainObject } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,

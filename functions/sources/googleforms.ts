@@ -29,8 +29,8 @@ import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
 import { t } from '../kernel/language.ts';
-import { isPlainObject, scalarText } from './body.ts';
 import { answerValue, attributionKeyOf } from './form.ts';
+import { isPlainObject, scalarText } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,

@@ -30,8 +30,8 @@ import { externalId } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { t } from '../kernel/language.ts';
-import { isPlainObject, scalarText } from './body.ts';
 import type { NamedSchema } from './docs.ts';
+import { isPlainObject, scalarText } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,

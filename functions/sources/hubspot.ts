@@ -31,8 +31,8 @@ import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { recogniseField } from '../domain/recognise-field.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
 import { t } from '../kernel/language.ts';
-import { flattenJson, isPlainObject, scalarText } from './body.ts';
 import { attributionKeyOf } from './form.ts';
+import { flattenJson, isPlainObject, scalarText } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,

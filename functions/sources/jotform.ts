@@ -23,9 +23,9 @@
 import * as z from 'zod/mini';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { recogniseField } from '../domain/recognise-field.ts';
-import { isPlainObject, parseJsonText, readFields, scalarText } from './body.ts';
 import type { NamedSchema } from './docs.ts';
 import { attributionKeyOf } from './form.ts';
+import { isPlainObject, parseJsonText, readFields, scalarText } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,

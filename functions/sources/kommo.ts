@@ -29,6 +29,7 @@ import * as z from 'zod/mini';
 import { parseJson } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { parseRetryAfter } from '../kernel/http.ts';
+import { attributionKeyOf } from './form.ts';
 import {
   isNestedObject,
   isPlainObject,
@@ -38,8 +39,7 @@ import {
   readFields,
   scalarText,
   textOf,
-} from './body.ts';
-import { attributionKeyOf } from './form.ts';
+} from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,

@@ -22,9 +22,9 @@ import type { IssueDetail } from '../domain/json.ts';
 import { describeIssues } from '../domain/json.ts';
 import type { LeadCapture } from '../domain/lead.ts';
 import { type Prospect, prospectSchema } from '../domain/prospect.ts';
-import { isJsonType, isPlainObject, parseJsonText } from './body.ts';
 import type { NamedSchema } from './docs.ts';
 import { idempotencyKey } from './form.ts';
+import { isJsonType, isPlainObject, parseJsonText } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,

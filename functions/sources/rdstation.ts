@@ -25,9 +25,9 @@ import * as z from 'zod/mini';
 import { parseJson } from '../domain/json.ts';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { foldKey } from '../domain/map-lead.ts';
-import { isPlainObject } from './body.ts';
 import type { NamedSchema } from './docs.ts';
 import { attributionKeyOf } from './form.ts';
+import { isPlainObject } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,

@@ -20,8 +20,8 @@ import { nonEmpty, secretText } from '../kernel/client-schema.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import type { HttpRequest } from '../kernel/http.ts';
 import { type Text, t } from '../kernel/language.ts';
-import { isPlainObject, parseJsonText } from './body.ts';
 import type { SourceDocs } from './docs.ts';
+import { isPlainObject, parseJsonText } from './form-fields.ts';
 import type { SourceSetup } from './setup.ts';
 
 /** An e-mail address with `{phone}` before the @ (`{phone}@sem-email.invalid`). */
@@ -294,7 +294,7 @@ export interface SourceAdapter<P> {
   authenticate(request: IntakeRequest, profile: P): Authenticity;
   /**
    * Reads the leads a request carries (RD Station can send several in one). May be async:
-   * multipart bodies are parsed by the platform, which is (functions/sources/body.ts).
+   * multipart bodies are parsed by the platform, which is (functions/sources/form-fields.ts).
    */
   capture(request: IntakeRequest, profile: P): CaptureResult | Promise<CaptureResult>;
   /**

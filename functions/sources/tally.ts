@@ -23,9 +23,9 @@ import * as z from 'zod/mini';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
 import { t } from '../kernel/language.ts';
-import { isPlainObject, scalarText } from './body.ts';
 import type { NamedSchema } from './docs.ts';
 import { attributionKeyOf } from './form.ts';
+import { isPlainObject, scalarText } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,

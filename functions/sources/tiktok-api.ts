@@ -24,7 +24,7 @@
  */
 import { parseJson } from '../domain/json.ts';
 import type { LeadAnswer } from '../domain/lead.ts';
-import { isPlainObject } from './body.ts';
+import { isPlainObject } from './form-fields.ts';
 import { SourceLookupError, type SourceLookupErrorKind } from './source.ts';
 
 /** The API's address when a profile names none. */

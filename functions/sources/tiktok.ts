@@ -19,8 +19,8 @@
 import * as z from 'zod/mini';
 import { externalId } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
-import { isPlainObject, scalarText } from './body.ts';
 import type { NamedSchema } from './docs.ts';
+import { isPlainObject, scalarText } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,

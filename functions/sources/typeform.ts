@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import type { AnswerType, LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
 import { t } from '../kernel/language.ts';
-import { isPlainObject } from './body.ts';
 import { attributionKeyOf } from './form.ts';
+import { isPlainObject } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,

@@ -26,8 +26,8 @@
 import * as z from 'zod/mini';
 import { parseJson } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
-import { groupFields, isPlainObject, readFields, scalarText } from './body.ts';
 import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD } from './form.ts';
+import { groupFields, isPlainObject, readFields, scalarText } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,

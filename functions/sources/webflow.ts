@@ -26,8 +26,8 @@ import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
 import { hmacSha256 } from '../kernel/crypto.ts';
 import { t } from '../kernel/language.ts';
-import { isPlainObject, parseJsonText, scalarText } from './body.ts';
 import { answerValue, attributionKeyOf, DEFAULT_HONEYPOT_FIELD } from './form.ts';
+import { isPlainObject, parseJsonText, scalarText } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   type Authenticity,

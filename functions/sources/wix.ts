@@ -20,7 +20,6 @@
  */
 import * as z from 'zod/mini';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
-import { type Field, flattenJson, isPlainObject, scalarText } from './body.ts';
 import {
   answerValue,
   attributionKeyOf,
@@ -28,6 +27,7 @@ import {
   fieldsHash,
   splitFields,
 } from './form.ts';
+import { type Field, flattenJson, isPlainObject, scalarText } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,

@@ -28,7 +28,6 @@
  */
 import * as z from 'zod/mini';
 import type { AnswerType, LeadCapture } from '../domain/lead.ts';
-import { type Field, readFields } from './body.ts';
 import {
   DEFAULT_HONEYPOT_FIELD,
   fieldsHash,
@@ -36,6 +35,7 @@ import {
   idempotencyKey,
   splitFields,
 } from './form.ts';
+import { type Field, readFields } from './form-fields.ts';
 import { SAMPLE_PERSON } from './setup.ts';
 import {
   acceptedJson,

@@ -54,16 +54,16 @@ function clampTake(take: number): number {
 
 /** `GET /api/v1/receivables/debtors`: one page of debtors, or an UpstreamError. */
 export async function listDebtors(
-  t: UpstreamTransport,
+  transport: UpstreamTransport,
   query: DebtorsQuery,
   options: CallOptions = {},
 ): Promise<DebtorsList> {
   const route = `GET ${DEBTORS_PATH}`;
-  const answer = await call(t, 'GET', DEBTORS_PATH, {
+  const answer = await call(transport, 'GET', DEBTORS_PATH, {
     search: debtorsSearch(query),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const parsed = parseBody(t, route, answer, 'esperava-se uma lista de devedores');
+  const parsed = parseBody(transport, route, answer, 'esperava-se uma lista de devedores');
   const result = debtorsListSchema.safeParse(parsed);
   if (result.success) return result.data;
   const issues = describeIssues(result.error.issues);
@@ -73,7 +73,7 @@ export async function listDebtors(
     .join('; ');
   const more = issues.length > 5 ? ` (e mais ${issues.length - 5})` : '';
   throw fail(
-    t,
+    transport,
     'unavailable',
     `${route} respondeu ${answer.status} com uma lista de devedores inválida: ${shown}${more}`,
     { status: answer.status },
@@ -82,7 +82,7 @@ export async function listDebtors(
 
 /** Pages with take ≤ 50 until skip >= total or a short page; yields each page. */
 export async function* pageDebtors(
-  t: UpstreamTransport,
+  transport: UpstreamTransport,
   query: Omit<DebtorsQuery, 'take' | 'skip'>,
   options: { pageSize?: number; signal?: AbortSignal } = {},
 ): AsyncGenerator<DebtorsList> {
@@ -90,7 +90,7 @@ export async function* pageDebtors(
   const callOptions = options.signal ? { signal: options.signal } : {};
   let skip = 0;
   for (;;) {
-    const page = await listDebtors(t, { ...query, take, skip }, callOptions);
+    const page = await listDebtors(transport, { ...query, take, skip }, callOptions);
     yield page;
     skip += page.results.length;
     if (page.results.length < take || skip >= page.total) return;

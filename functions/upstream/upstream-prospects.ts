@@ -119,18 +119,18 @@ export function readProspectMatch(item: unknown): ProspectMatch | undefined {
 
 /** `POST /api/v1/prospects`: the created prospect's id, or an UpstreamError. */
 export async function createProspect(
-  t: UpstreamTransport,
+  transport: UpstreamTransport,
   partnerTokenField: PartnerTokenField,
   prospect: Prospect,
   options: CallOptions = {},
 ): Promise<ProspectCreated> {
   const route = `POST ${PROSPECTS_PATH}`;
   const unknownId = 'o prospect pode ter sido criado, mas o id dele é desconhecido';
-  const answer = await call(t, 'POST', PROSPECTS_PATH, {
+  const answer = await call(transport, 'POST', PROSPECTS_PATH, {
     body: JSON.stringify(prospectBody(prospect, partnerTokenField)),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const parsed = parseBody(t, route, answer, unknownId);
+  const parsed = parseBody(transport, route, answer, unknownId);
   // Some production versions answer the bare integer instead of {"idProspect": n}.
   const candidate =
     typeof parsed === 'number' || typeof parsed === 'string' ? { idProspect: parsed } : parsed;
@@ -140,7 +140,7 @@ export async function createProspect(
     .map((issue) => `${issue.field || 'corpo'} ${issue.message}`)
     .join('; ');
   throw fail(
-    t,
+    transport,
     'unavailable',
     `${route} respondeu ${answer.status} sem o id do prospect (${problems}: "${quote(answer.body)}"); ${unknownId}`,
     { status: answer.status },
@@ -149,16 +149,16 @@ export async function createProspect(
 
 /** `GET /api/v1/prospects`: at most one page of the prospects matching every filter given. */
 export async function findProspects(
-  t: UpstreamTransport,
+  transport: UpstreamTransport,
   query: ProspectQuery,
   options: CallOptions = {},
 ): Promise<ProspectMatch[]> {
   const route = `GET ${PROSPECTS_PATH}`;
-  const answer = await call(t, 'GET', PROSPECTS_PATH, {
+  const answer = await call(transport, 'GET', PROSPECTS_PATH, {
     search: prospectSearch(query),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const parsed = parseBody(t, route, answer, 'esperava-se uma lista de prospects');
+  const parsed = parseBody(transport, route, answer, 'esperava-se uma lista de prospects');
   const list = Array.isArray(parsed)
     ? parsed
     : parsed &&
@@ -168,7 +168,7 @@ export async function findProspects(
       : undefined;
   if (!list) {
     throw fail(
-      t,
+      transport,
       'unavailable',
       `${route} respondeu ${answer.status} com algo que não é uma lista ("${quote(answer.body)}")`,
       { status: answer.status },

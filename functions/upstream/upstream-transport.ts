@@ -84,50 +84,50 @@ export function createTransport(opts: UpstreamTransportOptions): UpstreamTranspo
 }
 
 /** Removes anything secret from text that reaches an error message. */
-function redact(t: UpstreamTransport, text: string): string {
+function redact(transport: UpstreamTransport, text: string): string {
   let out = text;
-  for (const secret of t.secrets) out = out.split(secret).join('[redacted]');
+  for (const secret of transport.secrets) out = out.split(secret).join('[redacted]');
   return out;
 }
 
 /** An UpstreamError whose message and messages carry no credentials. */
 export function fail(
-  t: UpstreamTransport,
+  transport: UpstreamTransport,
   kind: UpstreamErrorKind,
   message: string,
   details: UpstreamErrorDetails = {},
 ): UpstreamError {
-  return new UpstreamError(kind, redact(t, message), {
+  return new UpstreamError(kind, redact(transport, message), {
     ...details,
-    messages: (details.messages ?? []).map((m) => redact(t, m)),
+    messages: (details.messages ?? []).map((m) => redact(transport, m)),
   });
 }
 
 /** One paced, timed call; resolves with any 2xx answer, throws UpstreamError otherwise. */
 export async function call(
-  t: UpstreamTransport,
+  transport: UpstreamTransport,
   method: 'GET' | 'POST',
   path: string,
   init: { search?: URLSearchParams; body?: string; signal?: AbortSignal },
 ): Promise<Answer> {
   const route = `${method} ${path}`;
-  const url = new URL(t.base.toString());
-  url.pathname = `${t.basePath}${path}`;
+  const url = new URL(transport.base.toString());
+  url.pathname = `${transport.basePath}${path}`;
   url.search = init.search?.toString() ?? '';
   const headers: Record<string, string> = {
-    Authorization: t.authorization,
+    Authorization: transport.authorization,
     Accept: 'application/json',
   };
   if (init.body !== undefined) headers['Content-Type'] = 'application/json-patch+json';
 
   init.signal?.throwIfAborted();
-  await t.pacer?.acquire(init.signal);
+  await transport.pacer?.acquire(init.signal);
 
-  const timeout = AbortSignal.timeout(t.timeoutMs);
+  const timeout = AbortSignal.timeout(transport.timeoutMs);
   const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
   let status: number | undefined;
   try {
-    const response = await t.fetch(url, {
+    const response = await transport.fetch(url, {
       method,
       headers,
       body: init.body,
@@ -137,7 +137,7 @@ export async function call(
     status = response.status;
     const body = await response.text();
     if (status >= 200 && status < 300) return { status, headers: response.headers, body };
-    throw answerError(t, route, status, response.headers, body);
+    throw answerError(transport, route, status, response.headers, body);
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
     if (init.signal?.aborted) throw init.signal.reason;
@@ -147,14 +147,14 @@ export async function call(
     const details = { ...(status === undefined ? {} : { status }), cause: error };
     if (timeout.aborted) {
       throw fail(
-        t,
+        transport,
         'unavailable',
-        `${route} ficou sem resposta por ${t.timeoutMs} ms${during}${effect}`,
+        `${route} ficou sem resposta por ${transport.timeoutMs} ms${during}${effect}`,
         details,
       );
     }
     throw fail(
-      t,
+      transport,
       'unavailable',
       `${route} falhou${during}: ${describeFailure(error)}${effect}`,
       details,
@@ -164,7 +164,7 @@ export async function call(
 
 /** The error of an answer that is not a 2xx; a 429 also pauses the pacer. */
 function answerError(
-  t: UpstreamTransport,
+  transport: UpstreamTransport,
   route: string,
   status: number,
   headers: Headers,
@@ -176,13 +176,13 @@ function answerError(
   if (kind === 'rate-limited') {
     const now = Date.now();
     const retryAfter = parseRetryAfter(headers.get('retry-after'), now);
-    t.pacer?.pauseUntil(
+    transport.pacer?.pauseUntil(
       retryAfter === undefined
         ? now + DEFAULT_RATE_LIMIT_PAUSE_MS
         : Math.min(retryAfter.untilMs, now + MAX_RATE_LIMIT_PAUSE_MS),
     );
     const wait = retryAfter ? ` (tente de novo em ${retryAfter.afterMs} ms)` : '';
-    return fail(t, kind, `${route} passou do limite de pedidos (${status})${wait}${said}`, {
+    return fail(transport, kind, `${route} passou do limite de pedidos (${status})${wait}${said}`, {
       status,
       messages,
       ...(retryAfter ? { retryAfterMs: retryAfter.afterMs } : {}),
@@ -191,36 +191,46 @@ function answerError(
   if (status >= 300 && status < 400) {
     const location = headers.get('location');
     const to = location ? ` para ${quote(location)}` : '';
-    return fail(t, kind, `${route} respondeu com um redirecionamento inesperado (${status})${to}`, {
-      status,
-      messages,
-    });
+    return fail(
+      transport,
+      kind,
+      `${route} respondeu com um redirecionamento inesperado (${status})${to}`,
+      {
+        status,
+        messages,
+      },
+    );
   }
   const verb = {
     rejected: 'foi recusado',
     unauthorized: 'não foi autorizado',
     unavailable: 'falhou',
   }[kind];
-  return fail(t, kind, `${route} ${verb} (${status})${said}`, { status, messages });
+  return fail(transport, kind, `${route} ${verb} (${status})${said}`, { status, messages });
 }
 
 /** A 2xx answer's body as JSON; `unavailable` when it is empty or not JSON (`what` was due). */
 export function parseBody(
-  t: UpstreamTransport,
+  transport: UpstreamTransport,
   route: string,
   answer: Answer,
   what: string,
 ): unknown {
   if (!answer.body.trim()) {
-    throw fail(t, 'unavailable', `${route} respondeu ${answer.status} com o corpo vazio; ${what}`, {
-      status: answer.status,
-    });
+    throw fail(
+      transport,
+      'unavailable',
+      `${route} respondeu ${answer.status} com o corpo vazio; ${what}`,
+      {
+        status: answer.status,
+      },
+    );
   }
   try {
     return parseJson(answer.body);
   } catch {
     throw fail(
-      t,
+      transport,
       'unavailable',
       `${route} respondeu ${answer.status} com um corpo que não é JSON ("${quote(answer.body)}"); ${what}`,
       { status: answer.status },

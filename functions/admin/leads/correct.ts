@@ -27,7 +27,7 @@ import { NO_STORE } from '../../kernel/route-guard.ts';
 import { DEFAULT_WAKE_GRACE_MS } from '../../ledger/lead-ledger.ts';
 import { sourceLabel } from '../../sources/registry.ts';
 import { branchesOf } from '../../upstream/branch-directory.ts';
-import { type RouteContext, refusal, requireProfile, tryJson } from '../operation.ts';
+import { type RouteContext, refusal, requireProfile, tryJson } from '../route-context.ts';
 import {
   findLead,
   personalDataRemoved,

@@ -8,7 +8,7 @@ import { STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
 import { DEFAULT_TIME_ZONE, localDay } from '../../domain/local-time.ts';
 import type { HttpResponse } from '../../kernel/http.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
-import { type RouteContext, single } from '../operation.ts';
+import { type RouteContext, single } from '../route-context.ts';
 import { ledgerStatuses, publicStatusOf } from './lead.ts';
 import { type CsvLead, leadsCsv } from './lead-views.ts';
 import { recentFilter, scanRecent } from './scan.ts';

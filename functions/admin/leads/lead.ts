@@ -20,7 +20,7 @@ import {
   type LeadSummary,
   toLeadSummary,
 } from '../../ledger/lead-ledger.ts';
-import { type AdminRefusal, refusal } from '../operation.ts';
+import { type AdminRefusal, refusal } from '../route-context.ts';
 import { contactOf } from './lead-views.ts';
 
 /** The statuses `GET /admin/leads?status=` accepts (`queued` includes `sending`). */

@@ -13,7 +13,7 @@ import { type HttpResponse, json } from '../../kernel/http.ts';
 import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { InvalidCursorError, type LeadLedger } from '../../ledger/lead-ledger.ts';
-import { type RouteContext, refusal, single } from '../operation.ts';
+import { type RouteContext, refusal, single } from '../route-context.ts';
 import { type AdminLeadView, ledgerStatuses, publicStatusOf, toAdminLeadView } from './lead.ts';
 import { type Contact, contactOf } from './lead-views.ts';
 import { RECENT_PARAMS, recentFilter, scanRecent } from './scan.ts';

@@ -13,7 +13,7 @@ import { say, t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { accountOfLead, DEFAULT_WAKE_GRACE_MS, type LeadRecord } from '../../ledger/lead-ledger.ts';
 import type { AdminDeps, AdminRoute } from '../admin.ts';
-import { type RouteContext, refusal } from '../operation.ts';
+import { type RouteContext, refusal } from '../route-context.ts';
 import { findLead, personalDataRemoved, requireLeadId } from './lead.ts';
 
 /** What a retry answers (202). */

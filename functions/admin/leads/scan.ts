@@ -9,7 +9,7 @@ import type { LeadStatus } from '../../domain/lead-lifecycle.ts';
 import type { HttpRequest } from '../../kernel/http.ts';
 import { t } from '../../kernel/language.ts';
 import type { LeadLedger, LeadRecord } from '../../ledger/lead-ledger.ts';
-import { refusal, single } from '../operation.ts';
+import { refusal, single } from '../route-context.ts';
 import { matchesSearch } from './lead-views.ts';
 
 /** Query parameters that make `GET /admin/leads` the newest-first listing with filters. */

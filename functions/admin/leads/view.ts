@@ -30,7 +30,7 @@ import { accountOfLead, type LeadRecord } from '../../ledger/lead-ledger.ts';
 import { sourceLabel } from '../../sources/registry.ts';
 import { branchesOf } from '../../upstream/branch-directory.ts';
 import type { AdminDeps } from '../admin.ts';
-import type { RouteContext } from '../operation.ts';
+import type { RouteContext } from '../route-context.ts';
 import { circuitView, type UpstreamHealth } from '../upstream-health.ts';
 import { type DetailedLeadView, findLead, requireLeadId, toDetailedView } from './lead.ts';
 import { zonesOf } from './zones.ts';

@@ -97,24 +97,24 @@ function newestId(matches: readonly ProspectMatch[]): ExternalId | undefined {
  * After an ambiguous POST: delivered when the upstream has the prospect; a wait when the first
  * request may still land; undefined when the POST must be sent (again).
  */
-export async function lookUp(h: Held, prospect: Prospect): Promise<ForwardOutcome | undefined> {
-  const since = Date.parse(h.lead.ambiguousSince ?? '');
+export async function lookUp(held: Held, prospect: Prospect): Promise<ForwardOutcome | undefined> {
+  const since = Date.parse(held.lead.ambiguousSince ?? '');
   try {
-    const matches = await h.access.client.findProspects({
+    const matches = await held.access.client.findProspects({
       ...(prospect.email ? { email: prospect.email } : {}),
       ...(prospect.cellphone ? { cellphone: prospect.cellphone } : {}),
-      registeredSince: new Date(since - h.options.lookupMarginMs),
+      registeredSince: new Date(since - held.options.lookupMarginMs),
     });
     const found = newestId(matches.filter((match) => matchesProspect(match, prospect)));
     if (found !== undefined) {
-      h.event.note = 'found-by-lookup';
-      return await delivered(h, found, 'delivered-by-lookup');
+      held.event.note = 'found-by-lookup';
+      return await delivered(held, found, 'delivered-by-lookup');
     }
-    h.event.note = 'lookup-no-match';
-    const settled = since + h.options.settleMs;
-    if (h.lead.ambiguousSettle && h.now().getTime() < settled) {
+    held.event.note = 'lookup-no-match';
+    const settled = since + held.options.settleMs;
+    if (held.lead.ambiguousSettle && held.now().getTime() < settled) {
       // A timed-out request may still be creating it: look once more when it must have landed.
-      return await release(h, 'lookup-settling', {
+      return await release(held, 'lookup-settling', {
         error: 'ambiguous POST: looking up again before posting',
         until: new Date(settled),
         counted: false,
@@ -123,18 +123,19 @@ export async function lookUp(h: Held, prospect: Prospect): Promise<ForwardOutcom
     }
     return undefined;
   } catch (error) {
-    const paced = await pacerBusy(h, error);
+    const paced = await pacerBusy(held, error);
     if (paced) return paced;
     if (!(error instanceof UpstreamError)) throw error;
-    noteError(h, error);
-    if (error.kind === 'rate-limited') return await rateLimited(h, error);
-    if (error.kind === 'unavailable') return await accountFailure(h, error, 'lookup-unavailable');
+    noteError(held, error);
+    if (error.kind === 'rate-limited') return await rateLimited(held, error);
+    if (error.kind === 'unavailable')
+      return await accountFailure(held, error, 'lookup-unavailable');
     // unauthorized (the key may not read prospects) or rejected (the lookup's own query).
-    h.events.metric(METRICS.upstreamLookupForbidden);
-    const parks = h.profile.ambiguous === 'park';
-    h.events.lookupSkipped({
-      leadId: h.leadId,
-      profile: h.lead.profile,
+    held.events.metric(METRICS.upstreamLookupForbidden);
+    const parks = held.profile.ambiguous === 'park';
+    held.events.lookupSkipped({
+      leadId: held.leadId,
+      profile: held.lead.profile,
       errorKind: error.kind,
       ...(error.status !== undefined && { errorStatus: error.status }),
       outcome: parks ? 'parked' : 'posted-again',
@@ -142,11 +143,11 @@ export async function lookUp(h: Held, prospect: Prospect): Promise<ForwardOutcom
     if (parks) {
       const reason =
         'the upstream may already have this prospect (an earlier attempt got no answer), and the key may not look prospects up: check in the upstream, then retry or mark it delivered';
-      return await park(h, reason, 'ambiguous-parked');
+      return await park(held, reason, 'ambiguous-parked');
     }
-    h.event.note = `lookup-${error.kind}-posted-anyway`;
-    delete h.event.errorKind;
-    delete h.event.errorStatus;
+    held.event.note = `lookup-${error.kind}-posted-anyway`;
+    delete held.event.errorKind;
+    delete held.event.errorStatus;
     return undefined;
   }
 }

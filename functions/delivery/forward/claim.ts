@@ -29,15 +29,17 @@ const SETTLED: ReadonlySet<LeadStatus> = new Set([
 
 /** Takes the lead for this attempt, or says why the message is done / must wait. */
 export async function claim(
-  a: Attempt,
+  attempt: Attempt,
   message: LeadMessage,
 ): Promise<{ held: Held } | { outcome: ForwardOutcome }> {
-  const { ledger } = a.deps;
-  const lead = await ledger.get(a.leadId);
-  if (!lead) return { outcome: finish(a, { kind: 'done', reason: 'unknown-lead' }) };
-  Object.assign(a.event, { profile: lead.profile, counted: lead.attempts });
+  const { ledger } = attempt.deps;
+  const lead = await ledger.get(attempt.leadId);
+  if (!lead) return { outcome: finish(attempt, { kind: 'done', reason: 'unknown-lead' }) };
+  Object.assign(attempt.event, { profile: lead.profile, counted: lead.attempts });
   if (SETTLED.has(lead.status)) {
-    return { outcome: finish(a, { kind: 'done', reason: `already-${lead.status}` }, lead.status) };
+    return {
+      outcome: finish(attempt, { kind: 'done', reason: `already-${lead.status}` }, lead.status),
+    };
   }
   // A message from another chain (a duplicate, a redelivery of an old one): the lead's own
   // chain carries on without it. The exception is the message that started the attempt holding
@@ -46,54 +48,58 @@ export async function claim(
   // lease is over.
   const startedTheAttempt = lead.status === 'sending' && message.version === lead.version - 1;
   if (message.version !== undefined && message.version !== lead.version && !startedTheAttempt) {
-    return { outcome: finish(a, { kind: 'done', reason: 'stale-message' }, lead.status) };
+    return { outcome: finish(attempt, { kind: 'done', reason: 'stale-message' }, lead.status) };
   }
   // The lead's account (the one it was accepted for; for an older lead, its profile's, or
   // `default` for a profile no longer configured) decides whose circuit, pacer and credentials
   // this attempt uses, and is the lead's tenant on the queue.
-  const profile = await a.deps.config.profile(lead.profile);
-  a.account = lead.account ?? accountOfProfile(profile ?? {});
-  const nowMs = a.now().getTime();
-  if (nowMs - Date.parse(lead.queuedAt) > a.options.horizonMs) {
-    const hours = Math.round(a.options.horizonMs / 3_600_000);
+  const profile = await attempt.deps.config.profile(lead.profile);
+  attempt.account = lead.account ?? accountOfProfile(profile ?? {});
+  const nowMs = attempt.now().getTime();
+  if (nowMs - Date.parse(lead.queuedAt) > attempt.options.horizonMs) {
+    const hours = Math.round(attempt.options.horizonMs / 3_600_000);
     const error = `not delivered within the delivery horizon (${hours} h); last error: ${lead.lastError ?? 'none'}`;
-    await ledger.markDead(a.leadId, lead.version, error, a.now());
-    a.events.metric(METRICS.leadDead);
-    return { outcome: finish(a, { kind: 'done', reason: 'dead-past-horizon' }, 'dead') };
+    await ledger.markDead(attempt.leadId, lead.version, error, attempt.now());
+    attempt.events.metric(METRICS.leadDead);
+    return { outcome: finish(attempt, { kind: 'done', reason: 'dead-past-horizon' }, 'dead') };
   }
   const dueAt = lead.status === 'queued' ? lead.nextAttemptAt : lead.leaseUntil;
   const waitMs = dueAt ? Date.parse(dueAt) - nowMs : 0;
   if (waitMs > 0) {
     // Early (SQS delays at most 15 minutes), or another attempt holds a live lease.
     const reason = lead.status === 'queued' ? 'not-due-yet' : 'lease-held';
-    return { outcome: wait(a, lead, waitMs + (lead.status === 'sending' ? 1_000 : 0), reason) };
+    return {
+      outcome: wait(attempt, lead, waitMs + (lead.status === 'sending' ? 1_000 : 0), reason),
+    };
   }
 
   // Its profile was removed or renamed since it was accepted: it waits for it to come back.
-  if (!profile) return { outcome: await profileWait(a, lead) };
+  if (!profile) return { outcome: await profileWait(attempt, lead) };
 
-  const access = await a.deps.upstream(a.account);
+  const access = await attempt.deps.upstream(attempt.account);
   const gate = await access.circuit.gate(nowMs);
   if (gate.kind === 'open') {
-    a.event.note = 'circuit-open';
-    return { outcome: await circuitWait(a, lead, access.circuit, gate.retryAt + spread(a)) };
+    attempt.event.note = 'circuit-open';
+    return {
+      outcome: await circuitWait(attempt, lead, access.circuit, gate.retryAt + spread(attempt)),
+    };
   }
 
-  const leaseMs = leaseMsFor(access.timeoutMs, a.deps.options);
-  const claimed = await ledger.claim(a.leadId, lead.version, leaseMs, a.now());
+  const leaseMs = leaseMsFor(access.timeoutMs, attempt.deps.options);
+  const claimed = await ledger.claim(attempt.leadId, lead.version, leaseMs, attempt.now());
   if (!claimed) {
     // Someone else moved it between our read and our claim: their chain owns it.
-    return { outcome: finish(a, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status) };
+    return { outcome: finish(attempt, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status) };
   }
-  Object.assign(a.event, { attempt: claimed.tries });
-  if (gate.kind === 'probe') a.event.note = 'probe';
+  Object.assign(attempt.event, { attempt: claimed.tries });
+  if (gate.kind === 'probe') attempt.event.note = 'probe';
   if (lead.status === 'sending' && !claimed.ambiguousSince) {
     // The previous attempt died holding the lead: its POST may have gone out.
-    a.event.note = 'previous-attempt-interrupted';
+    attempt.event.note = 'previous-attempt-interrupted';
     claimed.ambiguousSince = lead.updatedAt;
     claimed.ambiguousSettle = true;
   }
-  return { held: { ...a, access, lead: claimed, probe: gate.kind === 'probe', profile } };
+  return { held: { ...attempt, access, lead: claimed, probe: gate.kind === 'probe', profile } };
 }
 
 /**
@@ -102,28 +108,28 @@ export async function claim(
  * any other waits in the ledger with no message, until the circuit's closing wakes it.
  */
 async function circuitWait(
-  a: Attempt,
+  attempt: Attempt,
   lead: LeadRecord,
   circuit: Circuit,
   probeAt: number,
 ): Promise<ForwardOutcome> {
-  const now = a.now();
-  const account = a.account ?? lead.account ?? DEFAULT_ACCOUNT;
+  const now = attempt.now();
+  const account = attempt.account ?? lead.account ?? DEFAULT_ACCOUNT;
   // The carrier's turn lasts past its probe by the longest probe interval and a margin.
-  if (await circuit.carry(now.getTime(), a.leadId, probeAt + CARRIER_MARGIN_MS)) {
-    const dueAt = new Date(probeAt + a.options.wakeGraceMs);
-    const moved = await a.deps.ledger.wake(a.leadId, lead.version, { dueAt, now });
-    if (!moved) return finish(a, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status);
-    return wait(a, moved, probeAt - now.getTime(), 'circuit-open');
+  if (await circuit.carry(now.getTime(), attempt.leadId, probeAt + CARRIER_MARGIN_MS)) {
+    const dueAt = new Date(probeAt + attempt.options.wakeGraceMs);
+    const moved = await attempt.deps.ledger.wake(attempt.leadId, lead.version, { dueAt, now });
+    if (!moved) return finish(attempt, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status);
+    return wait(attempt, moved, probeAt - now.getTime(), 'circuit-open');
   }
-  const waiting = await a.deps.ledger.waitFor(a.leadId, lead.version, {
+  const waiting = await attempt.deps.ledger.waitFor(attempt.leadId, lead.version, {
     circuit: account,
-    recheckAt: new Date(now.getTime() + a.options.circuitRecheckMs),
+    recheckAt: new Date(now.getTime() + attempt.options.circuitRecheckMs),
     note: circuitWaitNote(account),
     now,
   });
-  if (!waiting) return finish(a, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status);
-  return finish(a, { kind: 'done', reason: 'circuit-wait' }, lead.status, lead);
+  if (!waiting) return finish(attempt, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status);
+  return finish(attempt, { kind: 'done', reason: 'circuit-wait' }, lead.status, lead);
 }
 
 /**
@@ -133,27 +139,31 @@ async function circuitWait(
  * adds no copy), until the profile is back or the horizon passes. It is listed under
  * PROFILE_WAIT: the reload or the version that brings the profile back wakes it at once.
  */
-async function profileWait(a: Attempt, lead: LeadRecord): Promise<ForwardOutcome> {
-  const now = a.now();
-  const recheckMs = a.options.profileRecheckMs;
-  const waiting = await a.deps.ledger.waitFor(a.leadId, lead.version, {
+async function profileWait(attempt: Attempt, lead: LeadRecord): Promise<ForwardOutcome> {
+  const now = attempt.now();
+  const recheckMs = attempt.options.profileRecheckMs;
+  const waiting = await attempt.deps.ledger.waitFor(attempt.leadId, lead.version, {
     // Listed, so that the configuration bringing the profile back wakes it (waiting.ts).
     circuit: PROFILE_WAIT,
-    recheckAt: new Date(now.getTime() + recheckMs + a.options.wakeGraceMs),
+    recheckAt: new Date(now.getTime() + recheckMs + attempt.options.wakeGraceMs),
     note: `o perfil '${lead.profile}' não está configurado: o lead aguarda que ele volte à configuração (nova verificação a cada ${Math.round(recheckMs / 1000)} s)`,
     now,
   });
-  if (!waiting) return finish(a, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status);
-  a.event.note = 'no-profile';
-  return wait(a, waiting, recheckMs, 'no-profile');
+  if (!waiting) return finish(attempt, { kind: 'done', reason: 'claimed-elsewhere' }, lead.status);
+  attempt.event.note = 'no-profile';
+  return wait(attempt, waiting, recheckMs, 'no-profile');
 }
 
 /** Look at the lead again later, without touching the ledger (its chain is unchanged). */
-function wait(a: Attempt, lead: LeadRecord, delayMs: number, reason: string): ForwardOutcome {
+function wait(attempt: Attempt, lead: LeadRecord, delayMs: number, reason: string): ForwardOutcome {
   const outcome = { kind: 'retry', delayMs: Math.max(0, Math.ceil(delayMs)), reason } as const;
   return finish(
-    a,
-    { ...outcome, version: lead.version, ...(a.account !== undefined && { account: a.account }) },
+    attempt,
+    {
+      ...outcome,
+      version: lead.version,
+      ...(attempt.account !== undefined && { account: attempt.account }),
+    },
     lead.status,
     lead,
   );

@@ -19,88 +19,88 @@ import { failed, finish, park, release, spread } from './transitions.ts';
 
 /** The prospect to send: the capture completed by its source if pending, then mapped. */
 export async function complete(
-  h: Held,
+  held: Held,
 ): Promise<{ prospect: Prospect } | { outcome: ForwardOutcome }> {
-  let capture: LeadCapture = h.lead.capture;
+  let capture: LeadCapture = held.lead.capture;
   const wasPending = capture.pending !== undefined;
   if (capture.pending) {
-    const completed = await completeCapture(h, capture);
+    const completed = await completeCapture(held, capture);
     if ('outcome' in completed) return completed;
     capture = completed.capture;
   }
   // An operator's correction is laid over the mapping, so it always wins over the profile's
   // current settings while everything it does not touch follows them (lead-correction.ts); a
   // "Qual unidade?" answer chooses among the account's named branches as they are now.
-  const branches = await branchesOf(h.deps.branches, accountOfProfile(h.profile));
+  const branches = await branchesOf(held.deps.branches, accountOfProfile(held.profile));
   const mapped = applyCorrection(
-    mapCapture(capture, h.profile, sourceLabel(capture.source), branches),
-    h.lead.correction,
+    mapCapture(capture, held.profile, sourceLabel(capture.source), branches),
+    held.lead.correction,
   );
   // What the person sent (the platform's answers once looked up) and the Prospect they make
   // are kept, so that an operator can read and fix them.
-  if (wasPending || JSON.stringify(mapped.prospect) !== JSON.stringify(h.lead.prospect)) {
-    await h.deps.ledger.saveMapping(
-      h.leadId,
-      h.lead.version,
+  if (wasPending || JSON.stringify(mapped.prospect) !== JSON.stringify(held.lead.prospect)) {
+    await held.deps.ledger.saveMapping(
+      held.leadId,
+      held.lead.version,
       { ...(wasPending && { capture }), prospect: mapped.prospect },
-      h.now(),
+      held.now(),
     );
   }
-  if (capture.isTest && !h.profile.deliverTestLeads) {
-    const label = adapterFor(h.profile).label;
+  if (capture.isTest && !held.profile.deliverTestLeads) {
+    const label = adapterFor(held.profile).label;
     const reason = `lead de teste de ${label}: guardado, não entregue (deliverTestLeads no perfil entrega os leads de teste)`;
-    await h.deps.ledger.markTest(h.leadId, h.lead.version, reason, h.now());
-    h.events.metric(METRICS.leadTest);
-    return { outcome: finish(h, { kind: 'done', reason: 'test-lead' }, 'test') };
+    await held.deps.ledger.markTest(held.leadId, held.lead.version, reason, held.now());
+    held.events.metric(METRICS.leadTest);
+    return { outcome: finish(held, { kind: 'done', reason: 'test-lead' }, 'test') };
   }
   if (mapped.missing.length > 0) {
     const reason = missingFieldsReason(mapped.missing);
-    return { outcome: await park(h, reason, 'missing-fields') };
+    return { outcome: await park(held, reason, 'missing-fields') };
   }
   return { prospect: mapped.prospect };
 }
 
 /** The source's `complete()` step (Meta's Graph lookup), its failures settled by kind. */
 async function completeCapture(
-  h: Held,
+  held: Held,
   pending: LeadCapture,
 ): Promise<{ capture: LeadCapture } | { outcome: ForwardOutcome }> {
-  const source = adapterFor(h.profile);
+  const source = adapterFor(held.profile);
   if (!source.complete) {
-    const reason = `o lead espera uma consulta ${pending.pending?.kind}, mas o perfil '${h.lead.profile}' é de ${h.profile.source}`;
-    return { outcome: await park(h, reason, 'pending-without-lookup') };
+    const reason = `o lead espera uma consulta ${pending.pending?.kind}, mas o perfil '${held.lead.profile}' é de ${held.profile.source}`;
+    return { outcome: await park(held, reason, 'pending-without-lookup') };
   }
   try {
-    return { capture: await source.complete(pending, h.profile, h.deps.lookups ?? {}) };
+    return { capture: await source.complete(pending, held.profile, held.deps.lookups ?? {}) };
   } catch (error) {
     if (!(error instanceof SourceLookupError)) throw error;
     const code = `${lookupPrefix(pending)}-${error.kind}`;
-    h.event.errorKind = code;
-    if (error.status !== undefined) h.event.errorStatus = error.status;
+    held.event.errorKind = code;
+    if (error.status !== undefined) held.event.errorStatus = error.status;
     switch (error.kind) {
       case 'rejected':
-        return { outcome: await park(h, `${error.service}: ${error.message}`, code) };
+        return { outcome: await park(held, `${error.service}: ${error.message}`, code) };
       case 'unauthorized':
         // The platform's token: an operator fixes it; the lead waits, counted against nothing.
         return {
-          outcome: await release(h, code, {
+          outcome: await release(held, code, {
             error: error.message,
-            delayMs: 5 * 60_000 + spread(h),
+            delayMs: 5 * 60_000 + spread(held),
             counted: false,
             failed: true,
           }),
         };
       case 'rate-limited':
         return {
-          outcome: await release(h, code, {
+          outcome: await release(held, code, {
             error: error.message,
-            delayMs: (error.retryAfterMs ?? 60_000) + spread(h),
+            delayMs: (error.retryAfterMs ?? 60_000) + spread(held),
             counted: false,
             failed: true,
           }),
         };
       case 'unavailable':
-        return { outcome: await failed(h, error.message, code, false) };
+        return { outcome: await failed(held, error.message, code, false) };
     }
   }
 }

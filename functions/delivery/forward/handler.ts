@@ -3,8 +3,7 @@
  * Each record is one `{"leadId","v"}` message, its MessageGroupId the lead's account; records
  * of different accounts run side by side, each account's one after the other (`byAccount`: its
  * pacer spaces them anyway, and one account's wait never holds another's leads), with
- * `forwardLead`, and the record is settled
- * as settle.ts says: acknowledged (the record succeeds and SQS deletes it), re-sent (a fresh
+ * `forwardLead`, and the record handed back as message-handback.ts says: acknowledged (the record succeeds and SQS deletes it), re-sent (a fresh
  * delayed message for the lead's chain, the record succeeds) or, when that send fails, delayed
  * (ChangeMessageVisibility to the delay, at most 12 h, and the record is reported failed, so SQS
  * hands it out again after that delay);
@@ -25,7 +24,7 @@ import { checkLookupPermission } from './ambiguity.ts';
 import { type ForwardDeps, leaseMsFor } from './attempt.ts';
 import { queueEvents } from './events.ts';
 import { forwardLead } from './forward.ts';
-import { settleMessage } from './settle.ts';
+import { handBackMessage } from './message-handback.ts';
 
 export interface DeliveryHandlerDeps {
   forward: ForwardDeps;
@@ -125,7 +124,7 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
           queueEvents.failed({ leadId: message.leadId, messageId, error });
           throw error;
         }
-        const settled = await settleMessage(
+        const handedBack = await handBackMessage(
           message.leadId,
           outcome,
           deps.queue,
@@ -140,8 +139,8 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
               error,
             }),
         );
-        if (settled === 'delayed') throw new RetryLater(outcome.delayMs ?? 0, outcome.reason);
-        return settled === 're-sent' ? `re-sent: ${outcome.reason}` : outcome.reason;
+        if (handedBack === 'delayed') throw new RetryLater(outcome.delayMs ?? 0, outcome.reason);
+        return handedBack === 're-sent' ? `re-sent: ${outcome.reason}` : outcome.reason;
       };
 
       return await processPartialResponse(event, byAccount(recordHandler), processor, {

@@ -20,42 +20,47 @@ import {
   upstreamAnswered,
 } from './transitions.ts';
 
-export async function post(h: Held, prospect: Prospect): Promise<ForwardOutcome> {
-  const postStarted = h.now();
+export async function post(held: Held, prospect: Prospect): Promise<ForwardOutcome> {
+  const postStarted = held.now();
   try {
-    const created = await h.access.client.createProspect(prospect);
-    await upstreamAnswered(h);
-    return await delivered(h, created.idProspect, 'delivered');
+    const created = await held.access.client.createProspect(prospect);
+    await upstreamAnswered(held);
+    return await delivered(held, created.idProspect, 'delivered');
   } catch (error) {
-    const paced = await pacerBusy(h, error);
+    const paced = await pacerBusy(held, error);
     if (paced) return paced;
     if (!(error instanceof UpstreamError)) throw error;
-    noteError(h, error);
+    noteError(held, error);
     switch (error.kind) {
       case 'rejected': {
-        await upstreamAnswered(h);
+        await upstreamAnswered(held);
         const messages = error.messages.length > 0 ? error.messages : [error.message];
-        await h.deps.ledger.markRejected(h.leadId, h.lead.version, messages, h.now());
-        h.events.metric(METRICS.leadRejected);
-        return finish(h, { kind: 'done', reason: 'rejected' }, 'rejected');
+        await held.deps.ledger.markRejected(held.leadId, held.lead.version, messages, held.now());
+        held.events.metric(METRICS.leadRejected);
+        return finish(held, { kind: 'done', reason: 'rejected' }, 'rejected');
       }
       case 'unauthorized':
         // Our key (or its permission): every lead fails the same way until someone fixes it.
-        h.events.metric(METRICS.upstreamAuthFailure);
-        h.deps.onUnauthorized?.();
-        return await accountFailure(h, error, 'unauthorized', { immediate: true });
+        held.events.metric(METRICS.upstreamAuthFailure);
+        held.deps.onUnauthorized?.();
+        return await accountFailure(held, error, 'unauthorized', { immediate: true });
       case 'rate-limited':
-        return await rateLimited(h, error);
+        return await rateLimited(held, error);
       case 'unavailable': {
         const what = classifyUnavailable(error);
         if (what.ambiguous) {
-          h.event.note = 'ambiguous-post';
-          h.lead.ambiguousSince ??= postStarted.toISOString();
-          h.lead.ambiguousSettle = what.settle || h.lead.ambiguousSettle === true;
+          held.event.note = 'ambiguous-post';
+          held.lead.ambiguousSince ??= postStarted.toISOString();
+          held.lead.ambiguousSettle = what.settle || held.lead.ambiguousSettle === true;
         }
-        return await accountFailure(h, error, what.ambiguous ? 'ambiguous-post' : 'unavailable', {
-          immediate: what.neverSent,
-        });
+        return await accountFailure(
+          held,
+          error,
+          what.ambiguous ? 'ambiguous-post' : 'unavailable',
+          {
+            immediate: what.neverSent,
+          },
+        );
       }
     }
   }

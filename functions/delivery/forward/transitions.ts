@@ -1,5 +1,5 @@
 /**
- * Step 5 of an attempt, `settle`: every way an attempt ends is one ledger transition and one
+ * Step 5 of an attempt, `conclude`: every way an attempt ends is one ledger transition and one
  * outcome for the queue consumer, reported once (`finish`): delivered, parked, released for a
  * later attempt (`release`; `failed` adds the backoff of a lead's own failure), a failure that
  * is the account's rather than the lead's (`accountFailure`, on the circuit), the circuit
@@ -17,36 +17,36 @@ import { CARRIER_MARGIN_MS, circuitWaitNote, wakeWaiting } from '../waiting.ts';
 import { type Attempt, backoffMs, type ForwardOutcome, type Held } from './attempt.ts';
 
 export function finish(
-  a: Attempt,
+  attempt: Attempt,
   outcome: ForwardOutcome,
   status?: LeadStatus,
   lead?: Pick<LeadRecord, 'receivedAt'>,
 ): ForwardOutcome {
   const receivedMs = lead ? Date.parse(lead.receivedAt) : Number.NaN;
-  Object.assign(a.event, {
+  Object.assign(attempt.event, {
     outcome: outcome.kind,
     reason: outcome.reason,
     ...(outcome.kind === 'retry' && { delayMs: outcome.delayMs }),
     ...(outcome.kind === 'retry' &&
       Number.isFinite(receivedMs) && {
-        waitingSeconds: Math.max(0, Math.round((a.now().getTime() - receivedMs) / 1000)),
+        waitingSeconds: Math.max(0, Math.round((attempt.now().getTime() - receivedMs) / 1000)),
       }),
     ...(status && { status }),
   });
-  a.events.finished(a.event);
+  attempt.events.finished(attempt.event);
   return outcome;
 }
 
-export async function delivered(h: Held, idProspect: ExternalId, reason: string) {
-  await h.deps.ledger.markDelivered(h.leadId, idProspect, h.now());
-  h.events.metric(METRICS.leadDelivered);
-  return finish(h, { kind: 'done', reason }, 'delivered');
+export async function delivered(held: Held, idProspect: ExternalId, reason: string) {
+  await held.deps.ledger.markDelivered(held.leadId, idProspect, held.now());
+  held.events.metric(METRICS.leadDelivered);
+  return finish(held, { kind: 'done', reason }, 'delivered');
 }
 
-export async function park(h: Held, reason: string, code: string): Promise<ForwardOutcome> {
-  await h.deps.ledger.markParked(h.leadId, h.lead.version, reason, h.now());
-  h.events.metric(METRICS.leadParked);
-  return finish(h, { kind: 'done', reason: code }, 'parked');
+export async function park(held: Held, reason: string, code: string): Promise<ForwardOutcome> {
+  await held.deps.ledger.markParked(held.leadId, held.lead.version, reason, held.now());
+  held.events.metric(METRICS.leadParked);
+  return finish(held, { kind: 'done', reason: code }, 'parked');
 }
 
 /** What `release` is told: why, and until when. */
@@ -55,42 +55,42 @@ type ReleaseDetails = Omit<Release, 'ambiguousSince' | 'ambiguousSettle' | 'next
 
 /** Back to queued for `delayMs` (or `until` a moment); the message comes back then. */
 export async function release(
-  h: Held,
+  held: Held,
   code: string,
   details: ReleaseDetails,
 ): Promise<ForwardOutcome> {
-  return finish(h, await releaseLead(h, code, details), 'queued', h.lead);
+  return finish(held, await releaseLead(held, code, details), 'queued', held.lead);
 }
 
 /** `release`'s ledger transition and outcome, not yet reported. */
 async function releaseLead(
-  h: Held,
+  held: Held,
   code: string,
   { delayMs, until, ...details }: ReleaseDetails,
 ): Promise<ForwardOutcome & { kind: 'retry' }> {
-  const now = h.now();
+  const now = held.now();
   const nextAttemptAt = until ?? new Date(now.getTime() + Math.max(0, delayMs ?? 0));
-  const released = await h.deps.ledger.release(
-    h.leadId,
-    h.lead.version,
+  const released = await held.deps.ledger.release(
+    held.leadId,
+    held.lead.version,
     {
       ...details,
       nextAttemptAt,
-      ...(h.lead.ambiguousSince !== undefined && {
-        ambiguousSince: h.lead.ambiguousSince,
-        ambiguousSettle: h.lead.ambiguousSettle === true,
+      ...(held.lead.ambiguousSince !== undefined && {
+        ambiguousSince: held.lead.ambiguousSince,
+        ambiguousSettle: held.lead.ambiguousSettle === true,
       }),
     },
     now,
   );
-  h.events.metric(METRICS.leadRetried);
-  h.event.counted = released.attempts;
+  held.events.metric(METRICS.leadRetried);
+  held.event.counted = released.attempts;
   return {
     kind: 'retry',
     delayMs: Math.max(0, nextAttemptAt.getTime() - now.getTime()),
     reason: code,
     version: released.version,
-    ...(h.account !== undefined && { account: h.account }),
+    ...(held.account !== undefined && { account: held.account }),
   };
 }
 
@@ -99,24 +99,31 @@ async function releaseLead(
  * last failed: counted then (dead at maxAttempts), else not. Waits with backoff.
  */
 export async function failed(
-  h: Held,
+  held: Held,
   error: string,
   code: string,
   counted: boolean,
   minDelayMs = 0,
 ): Promise<ForwardOutcome> {
-  const attempts = h.lead.attempts + (counted ? 1 : 0);
-  if (counted && attempts >= h.options.maxAttempts) {
-    await h.deps.ledger.markDead(h.leadId, h.lead.version, error, h.now(), { counted: true });
-    h.events.metric(METRICS.leadDead);
-    h.event.counted = attempts;
-    return finish(h, { kind: 'done', reason: `dead-after-${attempts}-failures` }, 'dead');
+  const attempts = held.lead.attempts + (counted ? 1 : 0);
+  if (counted && attempts >= held.options.maxAttempts) {
+    await held.deps.ledger.markDead(held.leadId, held.lead.version, error, held.now(), {
+      counted: true,
+    });
+    held.events.metric(METRICS.leadDead);
+    held.event.counted = attempts;
+    return finish(held, { kind: 'done', reason: `dead-after-${attempts}-failures` }, 'dead');
   }
   const delayMs = Math.max(
     minDelayMs,
-    backoffMs(Math.max(1, attempts), h.random, h.options.backoffBaseMs, h.options.backoffCapMs),
+    backoffMs(
+      Math.max(1, attempts),
+      held.random,
+      held.options.backoffBaseMs,
+      held.options.backoffCapMs,
+    ),
   );
-  return release(h, code, {
+  return release(held, code, {
     error,
     delayMs,
     counted,
@@ -129,64 +136,72 @@ export async function failed(
  * the account's circuit; the lead waits for the circuit when it opened, else retries soon.
  */
 export async function accountFailure(
-  h: Held,
+  held: Held,
   error: UpstreamError,
   code: string,
   options: { immediate?: boolean } = {},
 ): Promise<ForwardOutcome> {
-  const nowMs = h.now().getTime();
-  const { before, after } = await h.access.circuit.failed(nowMs, {
+  const nowMs = held.now().getTime();
+  const { before, after } = await held.access.circuit.failed(nowMs, {
     immediate: options.immediate === true,
     reason: error.status === undefined ? error.kind : `${error.kind} ${error.status}`,
-    probe: h.probe,
+    probe: held.probe,
   });
   if (before.state === 'closed' && after.state === 'open') {
-    h.events.metric(METRICS.upstreamCircuitOpened);
-    h.events.circuitChanged({ state: 'open', reason: after.reason ?? code, leadId: h.leadId });
+    held.events.metric(METRICS.upstreamCircuitOpened);
+    held.events.circuitChanged({
+      state: 'open',
+      reason: after.reason ?? code,
+      leadId: held.leadId,
+    });
   }
   if (after.state === 'open') {
     // Everyone waits for the probe; nothing about this lead was learnt. One lead carries the
     // probe with a message; any other waits in the ledger with none (delivery/waiting.ts).
-    const probeAt = (after.probeAt ?? nowMs) + spread(h);
-    const carries = await h.access.circuit.carry(nowMs, h.leadId, probeAt + CARRIER_MARGIN_MS);
-    const released = await releaseLead(h, code, {
+    const probeAt = (after.probeAt ?? nowMs) + spread(held);
+    const carries = await held.access.circuit.carry(
+      nowMs,
+      held.leadId,
+      probeAt + CARRIER_MARGIN_MS,
+    );
+    const released = await releaseLead(held, code, {
       error: error.message,
       delayMs: probeAt - nowMs,
       counted: false,
       failed: true,
     });
-    const account = h.account ?? DEFAULT_ACCOUNT;
+    const account = held.account ?? DEFAULT_ACCOUNT;
     const waiting =
       !carries &&
-      (await h.deps.ledger.waitFor(h.leadId, released.version, {
+      (await held.deps.ledger.waitFor(held.leadId, released.version, {
         circuit: account,
-        recheckAt: new Date(nowMs + h.options.circuitRecheckMs),
+        recheckAt: new Date(nowMs + held.options.circuitRecheckMs),
         note: circuitWaitNote(account),
-        now: h.now(),
+        now: held.now(),
       }));
-    if (waiting) return finish(h, { kind: 'done', reason: 'circuit-wait' }, 'queued', h.lead);
-    return finish(h, released, 'queued', h.lead);
+    if (waiting) return finish(held, { kind: 'done', reason: 'circuit-wait' }, 'queued', held.lead);
+    return finish(held, released, 'queued', held.lead);
   }
   // The circuit is closed: the upstream answers others. A repeated failure while it does is
   // this lead's own.
-  const lastFailure = h.lead.lastFailureAt ? Date.parse(h.lead.lastFailureAt) : undefined;
+  const lastFailure = held.lead.lastFailureAt ? Date.parse(held.lead.lastFailureAt) : undefined;
   const counted =
     code !== 'lookup-unavailable' &&
     lastFailure !== undefined &&
     before.lastSuccessAt !== undefined &&
     before.lastSuccessAt > lastFailure;
-  const minDelayMs = h.lead.ambiguousSince ? h.options.lookupDelayMs : 0;
-  return failed(h, error.message, code, counted, minDelayMs);
+  const minDelayMs = held.lead.ambiguousSince ? held.options.lookupDelayMs : 0;
+  return failed(held, error.message, code, counted, minDelayMs);
 }
 
 /** The upstream answered a POST (created or refused it): the circuit closes if it was open. */
-export async function upstreamAnswered(h: Held): Promise<void> {
-  const { before, after } = await h.access.circuit.succeeded(h.now().getTime());
+export async function upstreamAnswered(held: Held): Promise<void> {
+  const { before, after } = await held.access.circuit.succeeded(held.now().getTime());
   if (before.state === 'open' && after.state === 'closed') {
-    h.events.metric(METRICS.upstreamCircuitClosed);
-    h.events.circuitChanged({ state: 'closed', leadId: h.leadId });
+    held.events.metric(METRICS.upstreamCircuitClosed);
+    held.events.circuitChanged({ state: 'closed', leadId: held.leadId });
     // The leads that waited for it go once this attempt is settled (forward.ts, wakeAfterClose).
-    h.closedCircuit = true;
+    held.closedCircuit = true;
   }
 }
 
@@ -194,18 +209,18 @@ export async function upstreamAnswered(h: Held): Promise<void> {
  * After the attempt that closed its account's circuit: the leads that waited for it with no
  * message go now (delivery/waiting.ts). A failure here leaves them to their recheck.
  */
-export async function wakeAfterClose(h: Held): Promise<void> {
-  if (!h.closedCircuit || !h.deps.queue || h.account === undefined) return;
-  await wakeWaiting({ ledger: h.deps.ledger, queue: h.deps.queue }, h.account, {
-    now: h.now,
-    wakeGraceMs: h.options.wakeGraceMs,
+export async function wakeAfterClose(held: Held): Promise<void> {
+  if (!held.closedCircuit || !held.deps.queue || held.account === undefined) return;
+  await wakeWaiting({ ledger: held.deps.ledger, queue: held.deps.queue }, held.account, {
+    now: held.now,
+    wakeGraceMs: held.options.wakeGraceMs,
   }).catch(() => undefined);
 }
 
 /** The shared pacer refused a wait longer than maxPacingWaitMs: hand the lead back until then. */
-export async function pacerBusy(h: Held, error: unknown): Promise<ForwardOutcome | undefined> {
+export async function pacerBusy(held: Held, error: unknown): Promise<ForwardOutcome | undefined> {
   if (!(error instanceof PacerWaitError)) return undefined;
-  return release(h, 'pacer-busy', {
+  return release(held, 'pacer-busy', {
     error: 'waiting for the upstream pacer',
     delayMs: error.waitMs,
     counted: false,
@@ -214,9 +229,9 @@ export async function pacerBusy(h: Held, error: unknown): Promise<ForwardOutcome
 }
 
 /** A 429: the pacer is paused for everyone; this lead waits exactly Retry-After, in its place. */
-export async function rateLimited(h: Held, error: UpstreamError): Promise<ForwardOutcome> {
-  const waitMs = error.retryAfterMs ?? h.options.rateLimitFallbackMs;
-  return release(h, 'rate-limited', {
+export async function rateLimited(held: Held, error: UpstreamError): Promise<ForwardOutcome> {
+  const waitMs = error.retryAfterMs ?? held.options.rateLimitFallbackMs;
+  return release(held, 'rate-limited', {
     error: error.message,
     delayMs: waitMs,
     counted: false,
@@ -224,11 +239,11 @@ export async function rateLimited(h: Held, error: UpstreamError): Promise<Forwar
   });
 }
 
-export function noteError(h: Held, error: UpstreamError): void {
-  h.event.errorKind = error.kind;
-  if (error.status !== undefined) h.event.errorStatus = error.status;
+export function noteError(held: Held, error: UpstreamError): void {
+  held.event.errorKind = error.kind;
+  if (error.status !== undefined) held.event.errorStatus = error.status;
 }
 
-export function spread(a: Attempt): number {
-  return Math.floor(a.random() * a.options.spreadMs);
+export function spread(attempt: Attempt): number {
+  return Math.floor(attempt.random() * attempt.options.spreadMs);
 }

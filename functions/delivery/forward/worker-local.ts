@@ -2,7 +2,7 @@
  * The local delivery worker: what the SQS event source and the forwarder Lambda do on AWS, in
  * this process. It polls the local lead queue (lead-queue-local.ts, SQS semantics) and runs
  * `forwardLead` on one message at a time, settling each message as the forwarder Lambda does
- * (settle.ts): deleted, re-sent as a fresh delayed message, or made visible again after the
+ * (message-handback.ts): deleted, re-sent as a fresh delayed message, or made visible again after the
  * delay (a receive is counted each time, and after maxReceiveCount receives it moves to the
  * dead-letter queue, as on AWS);
  * - an error thrown by forwardLead (the ledger unreachable...) → nothing: the message comes back
@@ -20,7 +20,7 @@ import type { LocalLeadQueue, LocalQueueMessage } from '../../ledger/lead-queue-
 import type { ForwardDeps, ForwardOutcome } from './attempt.ts';
 import { queueEvents } from './events.ts';
 import { forwardLead } from './forward.ts';
-import { settleMessage } from './settle.ts';
+import { handBackMessage } from './message-handback.ts';
 
 export interface LocalWorkerOptions {
   queue: LocalLeadQueue;
@@ -77,7 +77,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
       return;
     }
     if (flight.handedBack) return;
-    await settleMessage(
+    await handBackMessage(
       message.leadId,
       outcome,
       queue,

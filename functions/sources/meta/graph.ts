@@ -22,7 +22,7 @@ import { parseJson } from '../../domain/json.ts';
 import type { AnswerType, LeadAnswer } from '../../domain/lead.ts';
 import { hmacSha256 } from '../../kernel/crypto.ts';
 import { parseRetryAfter } from '../../kernel/http.ts';
-import { isPlainObject } from '../body.ts';
+import { isPlainObject } from '../form-fields.ts';
 import { SourceLookupError, type SourceLookupErrorKind } from '../source.ts';
 
 export type MetaGraphErrorKind = SourceLookupErrorKind;

@@ -24,8 +24,8 @@ import * as z from 'zod/mini';
 import { externalId } from '../../domain/json.ts';
 import type { LeadCapture } from '../../domain/lead.ts';
 import { t } from '../../kernel/language.ts';
-import { isPlainObject } from '../body.ts';
 import type { NamedSchema } from '../docs.ts';
+import { isPlainObject } from '../form-fields.ts';
 import { SAMPLE_PERSON } from '../setup.ts';
 import {
   type Authenticity,

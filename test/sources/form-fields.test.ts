@@ -11,7 +11,7 @@ import {
   parseUrlencoded,
   readFields,
   textOf,
-} from '../../functions/sources/body.ts';
+} from '../../functions/sources/form-fields.ts';
 import { mediaType } from '../helpers/lead-fixtures.ts';
 
 function request(contentType: string, body: string | Buffer): BodyRequest {

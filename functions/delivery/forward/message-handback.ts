@@ -15,22 +15,22 @@ import type { LeadQueue } from '../../ledger/lead-queue.ts';
 import type { ForwardOutcome } from './attempt.ts';
 
 /** The two ways a consumer can hand its message back. */
-export interface MessageSettlement {
+export interface MessageHandback {
   /** Deletes the message (SQS: the batch item succeeds). */
   acknowledge(): Promise<void>;
   /** Makes the message visible again after `delayMs` (SQS: ChangeMessageVisibility + failure). */
   retryAfter(delayMs: number): Promise<void>;
 }
 
-export type Settled = 'acknowledged' | 're-sent' | 'delayed';
+export type HandedBack = 'acknowledged' | 're-sent' | 'delayed';
 
-export async function settleMessage(
+export async function handBackMessage(
   leadId: string,
   outcome: ForwardOutcome,
   queue: Pick<LeadQueue, 'send'>,
-  message: MessageSettlement,
+  message: MessageHandback,
   onResendFailure: (error: unknown) => void = () => {},
-): Promise<Settled> {
+): Promise<HandedBack> {
   if (outcome.kind === 'done') {
     await message.acknowledge();
     return 'acknowledged';
