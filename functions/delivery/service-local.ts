@@ -2,32 +2,9 @@
  * Delivery on one machine (what `npm start` runs): the worker that drains the local lead queue
  * with the forwarder's use case (forward/worker-local.ts), the reconciler on a timer (what
  * EventBridge Scheduler does every minute on AWS), and at start a check that the upstream key
- * may look prospects up (said plainly when it may not).
- *
- * Local-only tuning knobs, read from the environment (unset or empty: the defaults). They exist
- * so that end-to-end tests and demos can see retries within seconds instead of minutes; nothing
- * deployed reads them. Each is a whole number of milliseconds; anything else stops the start-up.
- * - `LEADS_WORKER_POLL_MS`: pause between polls of an empty queue (250).
- * - `LEADS_RETRY_BASE_MS`, `LEADS_RETRY_CAP_MS`: backoff after a lead's own failure (2 000,
- *   900 000).
- * - `LEADS_LOOKUP_DELAY_MS`, `LEADS_SETTLE_MS`: after an ambiguous POST, the wait before the
- *   lookup (2 000) and the settling time of a timed-out POST (20 000).
- * - `LEADS_LEASE_MS`: the lease an attempt takes (lookup timeout + 2 × (upstream timeout +
- *   pacing wait) + 5 s); shorter means a crashed attempt's lead is taken over sooner, but it must
- *   stay longer than one attempt may take.
- * - `LEADS_VISIBILITY_MS`: how long a received message stays hidden (lease + 30 s); must be
- *   longer than the lease.
- * - `LEADS_PROBE_BASE_MS`, `LEADS_PROBE_CAP_MS`: the circuit's first and longest probe interval
- *   (1 000, 20 000).
- * - `LEADS_SPREAD_MS`: spread of retries waiting for the same moment (5 000).
- * - `LEADS_PROFILE_RECHECK_MS`: how often a lead whose profile is not configured is looked at
- *   (60 000); `LEADS_CIRCUIT_RECHECK_MS`: a lead waiting for an open circuit's safety-net recheck
- *   (300 000; delivery/waiting.ts).
- * - `LEADS_RECONCILE_MS`: how often the reconciler runs (5 000).
- * - `LEADS_WORKER_CONCURRENCY`: workers draining the queue at once (default: one per configured
- *   account, at least 2: each worker is one account's sequence, as a batch on AWS runs each
- *   account's records in order and the accounts side by side; concurrency.ts); a count.
- * (`LEADS_WAKE_GRACE_MS`, the ledger's grace, is read by local/runtime.ts for every function.)
+ * may look prospects up. Local-only tuning knobs (`LEADS_*_MS`, whole milliseconds, for tests
+ * and demos; nothing deployed reads them) are listed in docs/operations.md ("Local delivery
+ * worker") and read by `localDeliveryOptionsFromEnv`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { localConfigSource } from '../config/config-local.ts';

@@ -1,33 +1,10 @@
 /**
- * The one mapping from a captured lead to the seed's Prospect.
- *
- * Precedence, lowest first: the profile's `defaults`, its `forms.<formId>` settings, then what the
- * lead itself says. Each answer is, in this order:
- * 1. what the profile's `fieldMap` says for its key (or, failing that, its label);
- * 2. a Prospect field named by its key (a hidden `idBranch`...);
- * 3. metadata nobody typed (IP, user agent, timestamps, ids: recognise-field.ts `isMetadataKey`),
- *    dropped;
- * 4. what the field recogniser (recognise-field.ts) makes of its declared type, key, label and
- *    value: a person field with a confidence, or nothing.
- * For each person field the answers are tried most confident first (a `fieldMap` entry above
- * all, then the order of the answers) and the first whose value passes the field's check wins:
- * an e-mail that parses, a Brazilian (or `+`-prefixed) phone that is not a placeholder such as
- * `1234567890`, a CPF with valid check digits, a readable birthday, a known gender. A losing
- * answer with the same value is redundant; with another value it goes to notes; one that fails
- * its check is a warning when the recognition was confident (or explicit), else a plain notes
- * line. So every answer a person typed reaches a Prospect field or the notes.
- *
- * Names: a full name is split with the common Brazilian compound first names in mind (`Ana
- * Paula de Souza` → `Ana Paula` / `de Souza`); a person who typed one name gets the profile's
- * `lastNameStandIn` (default `(não informado)`) as lastName, and the notes say so, so that the
- * lead is delivered rather than parked. Dates typed as free text follow the profile's
- * `dateOrder` (day/month by default) unless the question states its format (`dd/mm/aaaa`); an
- * ambiguous one (`05/03/1992`) is kept as read and flagged in the notes. The platform's own date
- * questions (`type: 'date'`) follow the capture's `dateOrder` (Meta's `date_of_birth` is MM/DD).
- *
- * Everything the lead said that maps to no field (other answers, UTM parameters, click and
- * campaign ids) is kept readably in `notes`, in Portuguese, because the gym's staff read it in
- * the CRM.
+ * The one mapping from a captured lead to the seed's Prospect. Precedence, lowest first: the
+ * profile's `defaults`, its `forms.<formId>` settings, then what the lead says; each answer goes
+ * by `fieldMap`, a Prospect field's own key, metadata (dropped) or the field recogniser
+ * (recognise-field.ts), and the most confident answer that passes its field's check wins. Every
+ * answer a person typed reaches a Prospect field or the notes (pt-BR, read by the gym's staff).
+ * Names, dates and what goes to notes: docs/architecture.md.
  */
 import { type BranchAnswer, type BranchChoice, chooseBranch } from './branch-answer.ts';
 import { isBranchQuestion, type NamedBranch } from './branch-match.ts';

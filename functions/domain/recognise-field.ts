@@ -1,40 +1,11 @@
 /**
  * The field recogniser: what an answer is to the person's record (their name, e-mail, phone,
  * CPF, birthday, gender, RG), judged the way a careful person reading the form would, for every
- * source. Pure: no AWS, no process.env, never throws.
- *
- * Clues, strongest first:
- * 1. **The type the platform declares** (`answer.type`: Typeform's `email` and `phone_number`
- *    answers, Elementor's `tel` fields, Meta's and Google's standard questions): an e-mail
- *    question is an e-mail whatever its key (Typeform's random UUID refs). A declared `date` is a
- *    birthday only when its key or label says so; a declared `choice` is a gender only when its
- *    key or label says so.
- * 2. **The key and the label**, turned into words: accents, case, punctuation and camelCase are
- *    folded (`Seu melhor E-mail?` → `seu melhor e mail`, `firstName` → `first name`), a nested
- *    JSON path is read by its last part whether written with brackets or dots (`lead[email]`,
- *    `lead.email`, `fields[email][value]`), filler words are dropped (`qual`, `seu`, `melhor`,
- *    `com DDD`, `informe`, `número`, `dd/mm/aaaa`, generated ids such as `field_6f8642e` or
- *    `q3`...), and what is left is compared with Portuguese and English names of each field:
- *    first the exact aliases (`email`, `celular`, `nome_completo`, `government_issued_id_cpf_br`),
- *    then the whole phrase (`nome e sobrenome`), then single words (`Celular/WhatsApp com DDD`,
- *    `Telefone (WhatsApp)`, `qual_é_o_seu_whatsapp?`, `Email 2`, `your-phone`). When key and
- *    label disagree, the label wins: it is what the person read. Words naming someone or
- *    something else (`responsável`, `mãe`, `empresa`, `produto`, `unidade`, `cidade`...) or a
- *    consent question (`Aceito receber mensagens no WhatsApp`) stop a match, in the label, the
- *    key or any part of its path (`company.name` is not the person's name); words such as
- *    `outro`, `fixo`, `recado`, `trabalho` lower the confidence (another phone is preferred).
- * 3. **The value**, only when the key and label say nothing (`1.3`, a UUID, `No Label
- *    field_x`) or could mean either of two fields (`E-mail ou WhatsApp`): a valid e-mail address
- *    is an e-mail, a valid Brazilian phone number (not a valid CPF) a phone.
- *
- * Each recognition carries a confidence between 0 and 1; the mapping (map-lead.ts) confirms it
- * with a value check (an e-mail must parse as one, a phone as a phone), prefers the most
- * confident of several answers for one field, and reports a failed check in the notes' warnings
- * only when the recognition was confident ({@link CONFIDENT}). A profile's `fieldMap` is applied
- * before any of this, by the mapping.
- *
- * Metadata nobody typed (IP, user agent, timestamps, read flags, entry and form ids, captcha
- * tokens, WordPress's `_wpcf7...` fields) is recognised by its key: {@link isMetadataKey}.
+ * source. Pure: no AWS, no process.env, never throws. Clues, strongest first: the type the
+ * platform declares, the key and the label turned into words (the label wins), and the value
+ * only when those say nothing. Each recognition carries a confidence the mapping (map-lead.ts)
+ * confirms with a value check ({@link CONFIDENT}); metadata nobody typed is recognised by its
+ * key ({@link isMetadataKey}). The rules in detail: docs/architecture.md.
  */
 import type { AnswerType, LeadAnswer } from './lead.ts';
 import { normalizeCpf } from './normalize/cpf.ts';

@@ -1,37 +1,11 @@
 /**
  * Throttling of failed Basic sign-ins that slows guessers, not the people who own the names (the
- * port, its pure policy and the service the authorizer uses). No AWS here: the DynamoDB adapter
- * is auth-throttle-dynamodb.ts (items in the ledger table, shared by every instance), the local
- * one auth-throttle-local.ts (the same code on the local DynamoDB).
- *
- * Three items, every key hashed (SHA-256) under `authfail#`, no name or address stored in clear:
- * - per user name (`authfail#user#<sha256 of the name>`, whether or not the name exists, so the
- *   throttle says nothing about which names are real): failures from addresses this name never
- *   signed in from. Someone guessing one client's password from anywhere else;
- * - per source address (`authfail#addr#<sha256 of the address>`; an IPv6 address counts by its
- *   /64, which one subscriber usually holds whole): every failure from it, whatever the name.
- *   One machine trying many names, or one name many times;
- * - per user name and address that signed in (`authfail#seen#<sha256 of both>`): the address is
- *   *familiar* for that name for 90 days after its last right password (rewritten at most once a
- *   day, not on every request; the item's TTL follows it).
- *
- * A counter with `freeFailures` or more failures is locked until its last failure plus
- * `baseMs × 2^(failures − freeFailures)`, at most `capMs`. While a lock applies the sign-in is
- * answered 429 with Retry-After and its password is not even checked (a locked key is no
- * oracle); a failure after the lock counts again and doubles the next lock. A counter whose last
- * failure is older than `forgetAfterMs` (1 hour) starts again from zero; its TTL drops it.
- *
- * Which locks apply (as Entra ID's smart lockout keeps familiar and unfamiliar locations apart):
- * - the address's lock, always (20 free failures, up to 15 minutes): a guessing address slows
- *   down whatever name it tries, including names that know it;
- * - the name's lock only from addresses unfamiliar to that name (5 free failures, then 1 s
- *   doubling up to 60 s, never more). Anyone can feed a name's counter, so it must never keep
- *   the owner out: from a familiar address the name's lock does not apply, and a failure there
- *   counts against the address only (the owner's typos do not lock the name elsewhere). From a
- *   new address (travel, a mobile network) the owner waits a minute at most.
- * A right password makes or keeps its address familiar and clears nothing: an operator signing
- * in does not reset what guessers elsewhere have earned. The familiarity read happens for every
- * sign-in with an address, whether or not the name exists, so the work is the same.
+ * port, its pure policy and the service the authorizer uses). No AWS here: the adapters are
+ * auth-throttle-dynamodb.ts (ledger table) and auth-throttle-local.ts. Three counters, keys
+ * hashed under `authfail#`: per user name (from unfamiliar addresses only), per source address,
+ * and the name-and-address pairs that signed in (familiar for 90 days). A locked counter answers
+ * 429 with Retry-After without checking the password; a right password clears nothing. The
+ * items, the lock arithmetic and which locks apply: docs/architecture.md.
  */
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';

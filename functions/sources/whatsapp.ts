@@ -1,40 +1,16 @@
 /**
  * WhatsApp: Click-to-WhatsApp ads, through the WhatsApp Cloud API `messages` webhook (a Meta app
- * subscribed to the WhatsApp Business Account).
- *
- * - Handshake (GET) and authentication (POST, `X-Hub-Signature-256` over the raw body with the
- *   app secret): Meta's, shared with Lead Ads (meta/platform.ts).
- * - Leads: a message carrying `referral` (the ad the person tapped: `source_id`, `ctwa_clid`...)
- *   opens an ad conversation and is a lead: the person's WhatsApp profile name, their WhatsApp
- *   number (`wa_id`, the phone: ddi + cellphone) and what they wrote. One conversation is one
- *   lead: its dedup key is `whatsapp:<wa_id>`, remembered for 72 hours (Meta's Click-to-WhatsApp
- *   free entry point window; ledger/record-capture.ts), so the ad's retries and a second tap
- *   within the conversation are the same lead.
- * - A WhatsApp Flows answer (`interactive.nfm_reply.response_json`) is what the person typed into
- *   a form inside the chat: a lead of its own, keyed by its message id (`whatsapp-flow:<id>`),
- *   so that its answers are never dropped as a redelivery of the conversation's lead.
- * - A reply to the bot's list or buttons (`interactive.list_reply`, `interactive.button_reply`,
- *   a template's quick-reply `button`) is what the person chose: a person who answers the bot is
- *   a lead, keyed by their number as the ad conversation is (`whatsapp:<wa_id>`), so that it is
- *   one lead with the conversation that brought them. The chosen row's title is an answer like
- *   any other, named by the row's id (`unidade_moema` → `Moema` asks for the branch, so it
- *   routes the lead by the branch's name): the bot's author names the rows after the question.
- * - Everything else (delivery statuses, later messages, other fields) is acknowledged with 200
- *   and is no lead.
- * - E-mail: a conversation carries none, and the upstream requires one. With the profile's
- *   `emailPlaceholder` (`{phone}@whatsapp.invalid`) the lead gets that address (notes say so);
- *   without it the lead is parked for its e-mail (docs/sources.md explains the choice).
- * - Form id: the business phone number's id (`metadata.phone_number_id`), so that a chain with
- *   one WhatsApp number per branch sends each to its branch with `forms.<phone_number_id>`.
- *
- * Test leads: WhatsApp has no test-lead marker. The app dashboard's "Test" sample of the
- * `messages` field carries no `referral`, so it is acknowledged and never a lead.
+ * subscribed to the WhatsApp Business Account); handshake and signature are Meta's
+ * (meta/platform.ts). An ad conversation (`referral`) or a reply to the bot is one lead per
+ * person (`whatsapp:<wa_id>`, 72 hours); a WhatsApp Flows answer is a lead of its own; anything
+ * else is acknowledged and no lead. No e-mail arrives: `emailPlaceholder` or parked. The form id
+ * is the business number's id. Each message kind in detail: docs/architecture.md.
  */
 import * as z from 'zod/mini';
 import { externalId, parseJson } from '../domain/json.ts';
 import type { LeadAnswer, LeadCapture } from '../domain/lead.ts';
-import { isPlainObject, scalarText } from './body.ts';
 import type { NamedSchema } from './docs.ts';
+import { isPlainObject, scalarText } from './form-fields.ts';
 import {
   hubHandshake,
   metaId,

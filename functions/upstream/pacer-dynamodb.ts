@@ -1,48 +1,11 @@
 /**
  * Pacing shared by every process that calls the upstream with one key: a `Pacer` whose state is
- * one DynamoDB item (in the ledger table, `pk = pacer#upstream`), scheduled with GCRA (the
- * generic cell rate algorithm, i.e. slot scheduling).
- *
- * The item holds `next`: the epoch ms at which the next request may start. Every request is
- * spaced `T` ms after the previous one, where
- *
- *     T = ceil(max((1000 + marginMs) / maxPerSecond, (60000 + marginMs) / maxPerMinute))
- *
- * `acquire` reserves the slot `max(now, next)` and moves `next` to `slot + T` in ONE conditional
- * UpdateItem, then sleeps until its slot:
- * - idle schedule (`next <= now`, or no item): `SET next = now + T` if `next <= now`;
- * - busy schedule (`next > now`): `SET next = next + T` if `next > now` (an atomic increment,
- *   so any number of concurrent callers each get their own slot without retrying).
- * A caller whose condition failed (the schedule changed between idle and busy) tries the other
- * form; there is no read-modify-write race and no lock. Starts are therefore at least `T` apart
- * across all processes, so no window of 1 s holds more than maxPerSecond and no window of 60 s
- * more than maxPerMinute, whatever the number of Lambda instances or local workers; the long-run
- * rate is min(maxPerSecond, maxPerMinute / 60), which is the binding limit anyway.
- *
- * `marginMs` absorbs what separates a grant here from the upstream's count on arrival: timer
- * lateness, network jitter, clock skew between machines (NTP keeps Lambda hosts within a few ms).
- * It is added once per window, not once per slot: `limit + 1` starts T apart span
- * `limit × T ≥ window + marginMs`, so no window of the upstream's can hold more than `limit` of
- * them even if one arrives up to `marginMs` late, and a burst still drains at
- * window / (window + marginMs) of the limit (97.5 % at 10/s with 25 ms), not T / (T + margin).
- * A caller that wakes more than `marginMs` after its slot (a starved CPU, a slow write) does not
- * use it: it leaves the slot as a gap and takes the next one, so lateness here never crowds a
- * window either.
- *
- * `pauseUntil(t)` (after a 429's Retry-After, or an auth failure) pushes `next` to at least `t`
- * for every process. The port's `pauseUntil` is synchronous; the write is in flight until
- * `flush()` resolves, and a Lambda must await `flush()` before returning (it may be frozen).
- *
- * `maxWaitMs`: a caller whose slot would be further away than this is refused with
- * PacerWaitError (nothing reserved) instead of sleeping through it, so a function with a time
- * budget can hand its work back to the queue for later (docs/operations.md).
- *
- * Leads before report pages: delivery's pacer notes when a lead took a slot (`leadsAt`, in the
- * same write: `markLeads`), and the debtors refresher's (`yieldToLeadsMs`) takes no slot until
- * that long after, so an account's leads wait at most for the page already under way.
- *
- * Why not reserved concurrency / MaximumConcurrency alone: docs/operations.md, "Pacing the
- * upstream across instances".
+ * one DynamoDB item (in the ledger table, `pk = pacer#upstream`), scheduled with GCRA: each
+ * `acquire` reserves the slot `max(now, next)` and moves `next` by `T` in one conditional
+ * UpdateItem (no lock, no read-modify-write race), then sleeps until its slot. `pauseUntil`
+ * (a 429, an auth failure) pushes `next` for every process; a Lambda awaits `flush()`.
+ * `maxWaitMs` refuses a slot too far away (PacerWaitError); `markLeads`/`yieldToLeadsMs` let
+ * leads go before report pages. The algorithm, `T` and `marginMs`: docs/architecture.md.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';

@@ -1,37 +1,11 @@
 /**
  * The debtors report refresh (use case): page the upstream for every configured branch with
- * take = 50, build a snapshot (functions/domain/debtors-report.ts) and replace the current one.
- *
- * - Paging: per branch, `skip` = rows read so far, until `skip >= total` or a short page, so a
- *   refresh makes exactly Σ max(1, ceil(rows_b / 50)) page calls. Calls go through the
- *   upstream client's pacer: both wirings give it the account-wide DynamoDB pacer delivery uses
- *   (pacedUpstream over sharedPacerFactory), so a refresh and delivery share one budget. A 429 pauses the pacer
- *   until its Retry-After (the client does that) and the same page is asked again, at most
- *   `rateLimitRetries` times; any other failure fails the refresh. The pacer's pending pause
- *   writes are awaited before a run returns (RefreshSource.flush).
- * - Checkpoints: before each page, if the invocation has less than `reserveMs` left, the
- *   refresh saves a checkpoint (position + every row read so far) and asks for a continuation
- *   through the trigger; the next run resumes there, so no page is fetched twice. A request
- *   that finds a checkpoint continues it rather than starting over, unless the checkpoint is
- *   older than `maxCheckpointAgeMs` (1 h): then it starts over.
- * - Success: the new snapshot replaces the old one in one write (the store's promise), the
- *   checkpoint is cleared and the status records the success.
- * - Failure: the current snapshot stays untouched (served, marked stale by isStale), the
- *   progress made is kept as a checkpoint, and the status records the failure: failures + 1
- *   and a `lastError` made of kinds, HTTP statuses, branch ids and counts only (no upstream
- *   text, which may quote personal data, and never a credential).
- * - Requests already answered are skipped: a `refresh` asked at T when a refresh that started
- *   at or after T has since succeeded (a schedule tick and an admin click at once), a
- *   `continue` when no refresh is in progress (a duplicate message).
- *
- * Each run reports the age of the current snapshot (ReportAgeSeconds), and counts
- * ReportRefreshSucceeded / ReportRefreshFailed (refreshEvents).
- *
- * One run is three steps over one RefreshContext (context.ts, with the ports and defaults):
- * resume.ts (the checkpoint continued, the request skipped, or a fresh start), page.ts (the
- * pages, cut short in time), settle.ts (success, checkpoint and continuation, or failure);
- * progress.ts is the progress and its checkpoint. This file runs them, and for several upstream
- * accounts, asks for each account's refresh when it is due (refreshRequest).
+ * take = 50, through the account-wide pacer delivery uses, build a snapshot
+ * (domain/debtors-report.ts) and replace the current one in one write; short of time, save a
+ * checkpoint and ask for a continuation. A failure leaves the current snapshot served (stale).
+ * One run is three steps over one RefreshContext (context.ts): resume.ts, page.ts, settle.ts
+ * (progress.ts: the checkpoint). This file runs them, and for several accounts asks for each
+ * one's refresh when due (refreshRequest). Paging, checkpoints and skips: docs/architecture.md.
  */
 import type { ConfigSource } from '../../config/config-source.ts';
 import { DEFAULT_ACCOUNT } from '../../kernel/accounts.ts';

@@ -1,41 +1,9 @@
 /**
  * The debtors report as CSV that opens correctly, accents included, in Excel and LibreOffice
- * set to Portuguese (Brazil), which is who reads it. Pure.
- *
- * Dialect `br` (the default):
- * - UTF-8 with a byte order mark: without it Excel reads the file as Windows-1252 and shows
- *   `JOÃƒO` for `JOÃO`. (No `sep=;` line: with it Excel ignores the BOM.)
- * - `;` between fields: pt-BR Excel uses `,` as the decimal separator, so its list separator is
- *   `;` and it splits a double-clicked `.csv` on `;` only.
- * - Decimal comma in numbers (`149,90`): pt-BR Excel and LibreOffice read `149.90` as text (or
- *   worse, a date), but `149,90` as a number they can sum. Amounts always carry two decimals;
- *   there is no thousands separator.
- * - Portuguese headers and values: `Nome`, `Unidade`, `Vencimento`, `Dias em atraso`, `Valor`...
- *   (CSV_HEADERS_PT), statuses as the gym reads them (`Open` → `Em aberto`, `Active` → `Ativo`,
- *   `91+` → `91 dias ou mais`, the card's refusal reason `Insufficient funds` → `Saldo
- *   insuficiente`: CSV_VALUES_PT); a status we do not know is written as sent (a refusal reason
- *   marked untranslated). Two day counts, named apart: `daysLate` is the upstream's own figure
- *   as of its report (its rules: it may count from another date and stops at the report's day),
- *   `daysOverdue` ours, from the due date to the account's today (or to the payment); docs/report.md.
- * Dialect `intl` (`?dialect=intl`): `,`, a decimal point, and the English field names and values
- * exactly as the JSON has them, for scripts and other locales.
- *
- * Both: CRLF line ends, RFC 4180 quoting (a field with the delimiter, `"`, CR or LF is quoted
- * and its `"` doubled; names with line breaks stay one cell), dates as `YYYY-MM-DD` (or
- * `YYYY-MM-DD HH:MM:SS` when they carry a time), which both programs recognise as dates, and a
- * guard against formula injection: a text cell starting with `=`, `+`, `-`, `@` (or their
- * full-width forms), also after leading spaces, NBSP, tabs or line breaks, or with a tab, CR or
- * LF, gets a leading `'`, so a debtor named `=HYPERLINK(...)` is shown, never run. Numbers we format
- * ourselves (a negative `daysOverdue`) are not text and are not prefixed.
- *
- * Columns: the seed's debtor fields in the seed's order, then any other field the upstream
- * sent (first-seen order), then our `daysOverdue` and `ageingBucket`. Headers are the
- * Portuguese names (`br`; a field we have no name for keeps its own) or the field names, the
- * same as the JSON's (`intl`).
- *
- * The attachment's name says what it holds, for a person who finds it in Downloads later:
- * `devedores-unidade-moema-2026-11-21.csv`, `devedores-todas-as-unidades-2026-11-21.csv`
- * (csvFileName: the branches, then the report's date in the account's time zone).
+ * set to Portuguese (Brazil), which is who reads it. Pure. Dialect `br` (the default: BOM, `;`,
+ * decimal comma, Portuguese headers and values) or `intl` (`,`, decimal point, the JSON's names
+ * and values); both CRLF, RFC 4180 quoting and a guard against formula injection; the file's
+ * name says what it holds (csvFileName). Why each choice: docs/architecture.md.
  */
 import { guardFormula, quoteField } from '../../kernel/csv-cell.ts';
 import type { ReportRow } from './report-json.ts';
