@@ -148,11 +148,6 @@ function bucketTotal(from: Tally): BucketTotal {
   return { count: from.count, amount: from.cents / 100 };
 }
 
-/** The calendar day (`YYYY-MM-DD`) of an instant in an IANA time zone; RangeError for a bad zone. */
-export function calendarDate(epochMs: number, timeZone: string): string {
-  return localDay(new Date(epochMs), timeZone);
-}
-
 const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/;
 const ZONED_DATE_TIME =
   /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
@@ -184,7 +179,7 @@ export function dueDay(dueDate: string | null | undefined, timeZone: string): nu
   if (local) return dayNumber(Number(local[1]), Number(local[2]), Number(local[3]));
   if (!ZONED_DATE_TIME.test(text)) return undefined;
   const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : dayOf(calendarDate(ms, timeZone));
+  return Number.isNaN(ms) ? undefined : dayOf(localDay(new Date(ms), timeZone));
 }
 
 /**
@@ -385,7 +380,7 @@ export function buildSnapshot(input: BuildSnapshotInput): DebtorsSnapshot {
   if (Number.isNaN(generatedMs)) {
     throw new RangeError(`generatedAt is not a date-time: ${input.generatedAt}`);
   }
-  const today = calendarDate(generatedMs, input.timeZone);
+  const today = localDay(new Date(generatedMs), input.timeZone);
   const ordered = [...input.branches].sort((a, b) => a.branchId - b.branchId);
 
   const seen = new Set<string>();

@@ -89,11 +89,11 @@ export function upstreamClientFor(
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
   const transport = createTransport(opts);
   const partnerTokenField = opts.partnerTokenField ?? 'tokenPartner';
+  // Bound, not wrapped: a call goes straight to the operation's own file.
   return {
-    createProspect: (prospect, options) =>
-      createProspect(transport, partnerTokenField, prospect, options),
-    findProspects: (query, options) => findProspects(transport, query, options),
-    listDebtors: (query, options) => listDebtors(transport, query, options),
-    pageDebtors: (query, options) => pageDebtors(transport, query, options),
+    createProspect: createProspect.bind(undefined, transport, partnerTokenField),
+    findProspects: findProspects.bind(undefined, transport),
+    listDebtors: listDebtors.bind(undefined, transport),
+    pageDebtors: pageDebtors.bind(undefined, transport),
   };
 }

@@ -5,7 +5,6 @@ import {
   ageingBucket,
   type BranchPages,
   buildSnapshot,
-  calendarDate,
   combineSummary,
   DEFAULT_REPORT_TIME_ZONE,
   daysOverdue,
@@ -13,6 +12,7 @@ import {
   rowDaysOverdue,
   snapshotAgeSeconds,
 } from '../../functions/domain/debtors-report.ts';
+import { localDay } from '../../functions/domain/local-time.ts';
 import { generateDebtors } from '../../sandbox/debtors-data.ts';
 
 /** 02:00 UTC on 1 August is still 31 July in São Paulo (UTC-3). */
@@ -257,9 +257,9 @@ describe('buildSnapshot', () => {
     });
 
     it('takes today in the time zone of the report', () => {
-      expect(calendarDate(Date.parse(GENERATED_AT), 'America/Sao_Paulo')).toBe('2026-07-31');
-      expect(calendarDate(Date.parse(GENERATED_AT), 'UTC')).toBe('2026-08-01');
-      expect(() => calendarDate(0, 'Mars/Olympus')).toThrow(RangeError);
+      expect(localDay(new Date(GENERATED_AT), 'America/Sao_Paulo')).toBe('2026-07-31');
+      expect(localDay(new Date(GENERATED_AT), 'UTC')).toBe('2026-08-01');
+      expect(() => localDay(new Date(0), 'Mars/Olympus')).toThrow(RangeError);
     });
 
     it('puts each Open row in its bucket; Recovered rows and undated rows in none', () => {

@@ -7,7 +7,8 @@
  * fresh refresh records its start in the status.
  */
 import { randomUUID } from 'node:crypto';
-import { calendarDate, DEFAULT_REPORT_TIME_ZONE } from '../../domain/debtors-report.ts';
+import { DEFAULT_REPORT_TIME_ZONE } from '../../domain/debtors-report.ts';
+import { localDay } from '../../domain/local-time.ts';
 import {
   type RefreshCheckpoint,
   type RefreshStatus,
@@ -148,7 +149,7 @@ function alreadyAnswered(status: RefreshStatus, requestedAt: string): boolean {
 
 function checkTimeZone(timeZone: string): void {
   try {
-    calendarDate(0, timeZone);
+    localDay(new Date(0), timeZone);
   } catch {
     throw new RefreshConfigError(`report time zone "${timeZone}" is not an IANA time zone`);
   }
