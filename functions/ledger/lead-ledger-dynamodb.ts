@@ -92,11 +92,9 @@ function ledgerContext(options: DynamoLedgerOptions): LedgerContext {
 
 export function createDynamoLedger(options: DynamoLedgerOptions): LeadLedger {
   const ctx = ledgerContext(options);
-  /** An operation of this ledger: `step` given the context. */
-  const on =
-    <A extends unknown[], R>(step: (context: LedgerContext, ...args: A) => R) =>
-    (...args: A): R =>
-      step(ctx, ...args);
+  /** An operation of this ledger: `step` bound to the context (a call goes straight to it). */
+  const on = <A extends unknown[], R>(step: (context: LedgerContext, ...args: A) => R) =>
+    step.bind(undefined, ctx) as (...args: A) => R;
   return {
     record: on(record),
     get: on(get),
