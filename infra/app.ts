@@ -124,6 +124,9 @@ export function buildApp(options: BuildAppOptions = {}): LeadsApp {
 
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename;
 if (isMain) {
+  // The pages' scripts, bundled into the modules the functions import (scripts/build-browser.ts):
+  // a fresh clone's `cdk synth` bundles the functions with them.
+  (await import('../scripts/build-browser.ts')).buildBrowser();
   try {
     const { notice } = buildApp();
     if (notice) process.stderr.write(`\n${notice}\n\n`);

@@ -99,6 +99,28 @@ const PROFILE = pathParameter(
   'The profile name of the configuration (`profiles.<name>`): which source, which keys, which defaults.',
 );
 const LEAD_ID = pathParameter('leadId', 'A lead id: `ld_` followed by 22 characters.');
+const SCRIPT_FILE = pathParameter(
+  'file',
+  'The script’s name with its content hash (`console.<16 hex>.js`), as the page links it.',
+);
+/** A page's script (kernel/script-asset.ts): the hashed name the page links, cached a year. */
+function pageScript(operationId: string, page: string, tag: string): Operation {
+  return {
+    operationId,
+    summary: `The script of ${page} (no data: code, by its hashed name)`,
+    description:
+      'Cached for a year (`Cache-Control: public, max-age=31536000, immutable`): the name changes with the text. Any other name is a 404.',
+    tags: [tag],
+    parameters: [SCRIPT_FILE],
+    responses: {
+      '200': {
+        description: 'The script.',
+        content: { 'text/javascript': { schema: { type: 'string' } } },
+      },
+      '404': problem('No script of that name in this release (`not_found`).'),
+    },
+  };
+}
 const IF_NONE_MATCH = {
   name: 'If-None-Match',
   in: 'header',
@@ -527,6 +549,7 @@ const OPERATIONS: Record<string, Operation> = {
       '503': answer('No snapshot yet, or the store failed.', ref(errorSchema), RETRY_AFTER),
     },
   },
+  'GET /reports/assets/{file}': pageScript('dashboardScript', 'the debtors dashboard', 'report'),
   'POST /admin/reports/debtors/refresh': {
     operationId: 'refreshDebtors',
     summary: 'Ask for a refresh of the debtors snapshot now',
@@ -641,6 +664,7 @@ const OPERATIONS: Record<string, Operation> = {
       },
     },
   },
+  'GET /admin/assets/{file}': pageScript('consoleScript', 'the operator console', 'admin'),
   'POST /admin/preview/{profile}': {
     operationId: 'previewLead',
     summary: 'Map a body as the profile’s platform would send it; store and deliver nothing',

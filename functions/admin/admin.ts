@@ -18,7 +18,8 @@
  *   `POST /admin/erasure`: erasure.ts; `GET /admin/upstream`: upstream-health.ts.
  * - `POST /admin/preview/{profile}`: preview.ts; `POST /admin/test-lead/{profile}`: test-lead.ts;
  *   `GET /admin/setup`: setup.ts; `POST /admin/setup/{profile}/reveal` and `.../rotate`:
- *   secret-routes.ts; `GET /admin` (and `/admin/`): console.ts.
+ *   secret-routes.ts; `GET /admin` (and `/admin/`): console.ts, and its script
+ *   `GET /admin/assets/{file}`: console-asset.ts.
  *
  * The answers' types and the constants the CLI, the OpenAPI description and the tests read are
  * exported from here too.
@@ -37,6 +38,7 @@ import type { CompletionContext } from '../sources/source.ts';
 import type { BranchDirectory } from '../upstream/branch-directory.ts';
 import { backfill } from './backfill.ts';
 import { consoleRoute } from './console.ts';
+import { consoleScript } from './console-asset.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
 import { erasure } from './erasure.ts';
 import { correctLead } from './leads/correct.ts';
@@ -169,6 +171,7 @@ const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
   backfill,
   erasure,
   console: consoleRoute,
+  'console-script': consoleScript,
   'correct-lead': correctLead,
   'export-leads': exportLeads,
   preview,
@@ -205,6 +208,7 @@ export async function handleAdmin(
     request,
     leadId: pathParameters?.leadId ?? '',
     profile: pathParameters?.profile ?? '',
+    file: pathParameters?.file ?? '',
     baseUrl: base,
     csrf: csrfToken(client),
     roles: client.roles,

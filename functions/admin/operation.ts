@@ -23,6 +23,8 @@ export interface RouteContext {
   leadId: string;
   /** The `{profile}` path parameter, `''` when the route has none. */
   profile: string;
+  /** The `{file}` path parameter (a script's name), `''` when the route has none. */
+  file: string;
   /** The API's base URL as the caller reached it. */
   baseUrl: string;
   /** The operator's console token (csrf.ts). */

@@ -14,8 +14,10 @@
  *
  * Pure: node:crypto for the test lead's signature, nothing else.
  */
+
 import { createHmac } from 'node:crypto';
 import { sampleEmail } from '../domain/test-lead.ts';
+import { escapeHtml } from '../kernel/html.ts';
 
 /** How the sample request proves who sent it. */
 export type SampleAuth =
@@ -302,13 +304,6 @@ function curlScript<P>(
 
 // ---------------------------------------------------------------------------------------------
 // The HTML form
-
-const escapeHtml = (text: string) =>
-  text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;');
 
 function htmlFormSnippet(profile: unknown, url: string, inline: boolean, tokenKey: string): string {
   const token = inline ? encodeURIComponent(setting(profile, tokenKey)) : 'SEU_TOKEN';

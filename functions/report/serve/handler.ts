@@ -1,6 +1,7 @@
 /**
  * The report Lambda: `GET /api/v1/receivables/debtors`, `GET /reports/debtors` (`.csv`,
- * `.html`) and `POST /admin/reports/debtors/refresh`, all served from the stored snapshot by
+ * `.html`), the dashboard's script (`/reports/assets/{file}`) and
+ * `POST /admin/reports/debtors/refresh`, all served from the stored snapshot by
  * serve.ts. Wiring (AWS or local) is chosen once per container.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -30,7 +31,12 @@ export async function handler(
     const request = requestFromEvent(event);
     // Its refusals in the language the request prefers (kernel/language.ts).
     return await inRequestLanguage(request.headers, () =>
-      serveReport(event.resource, request, { ...resolved, events: reportEvents }),
+      serveReport(
+        event.resource,
+        request,
+        { ...resolved, events: reportEvents },
+        event.pathParameters,
+      ),
     );
   } finally {
     flushMetrics();
