@@ -7,7 +7,7 @@
 
 /** Members per page at a desk, and on a phone (the stylesheet's cards, up to 720 px). */
 export const DESK_PAGE = 100;
-export const PHONE_PAGE = 20;
+export const PHONE_PAGE = 10;
 /** The width up to which the page is laid out for a phone (dashboard-page.ts's media query). */
 export const PHONE_QUERY = '(max-width: 720px)';
 /** A phone's order when the address names none: what is owed the most, first. */
