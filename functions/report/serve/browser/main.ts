@@ -74,7 +74,9 @@ function list(): void {
   const phone = window.matchMedia(PHONE_QUERY).matches;
   const page = phone ? PHONE_PAGE : DESK_PAGE;
   let limit = page;
-  if (phone && !address.get('sort')) sort.value = PHONE_SORT;
+  // A phone's own order when the address names none; the address keeps naming none.
+  const unnamed = phone && !address.get('sort') ? PHONE_SORT : '';
+  if (unnamed) sort.value = unnamed;
   const initialBranch = branch.value;
   const initialStatus = status.value;
 
@@ -84,7 +86,7 @@ function list(): void {
     if (branch.value) p.set('branch', branch.value);
     if (status.value) p.set('debtStatus', status.value);
     if (search.value.trim()) p.set('q', search.value.trim());
-    if (sort.value) p.set('sort', sort.value);
+    if (sort.value && sort.value !== unnamed) p.set('sort', sort.value);
     for (const [key, value] of Object.entries(changes)) {
       if (value) p.set(key, value);
       else p.delete(key);
