@@ -423,6 +423,7 @@ describe('DebtorsReport in the stack', () => {
     it('serves the seed list, the reports and the admin refresh', () => {
       expect(routesOf(template, ids.report)).toEqual([
         'GET /api/v1/receivables/debtors',
+        'GET /reports/assets/{file}',
         'GET /reports/debtors',
         'GET /reports/debtors.csv',
         'GET /reports/debtors.html',
