@@ -12,12 +12,14 @@ describe('the inline-script check every served page goes through', () => {
   });
 
   it('names an inline script, an inline handler and a policy that would run them', () => {
-    const html = '<script>alert(1)</script><button onclick="go()">x</button>';
+    const html =
+      '<script>alert(1)</script><button onclick="go()">x</button><a href="javascript:go()">y</a>';
     const loose = "default-src 'none'; script-src 'self' 'unsafe-inline' 'sha256-abc='";
     expect(inlineScriptProblems(loose, html)).toEqual([
       "script-src allows 'unsafe-inline'",
       "script-src allows 'sha256-abc='",
       'inline script: <script>',
+      'javascript: address: href="javascript:',
       'inline event handler: onclick',
     ]);
     expect(inlineScriptProblems("default-src 'self' 'nonce-x'", '')).toEqual([

@@ -3,7 +3,8 @@
  * scripts come from this site only (`script-src 'self'`, never `'unsafe-inline'`, a hash or a
  * nonce that would let an inline script run), and no inline script in the page: every
  * `<script>` has a `src`, or is the page's data (`type="application/json"`, which no browser
- * runs). Returns the pages' script addresses.
+ * runs); no inline event handler (`onclick=`) and no `javascript:` address either. Returns the
+ * pages' script addresses.
  */
 import { expect } from 'vitest';
 
@@ -29,6 +30,9 @@ export function inlineScriptProblems(csp: string, html: string): string[] {
     const src = /\ssrc=/i.test(attributes);
     const data = /\stype=["']?application\/json["']?/i.test(attributes);
     if (!src && !data) problems.push(`inline script: ${match[0]}`);
+  }
+  for (const match of html.matchAll(/\s(?:href|src|action)\s*=\s*["']?\s*javascript:/gi)) {
+    problems.push(`javascript: address: ${match[0].trim()}`);
   }
   // Attribute names only: a quoted value may hold anything (an escaped name, a message).
   for (const tag of html.matchAll(/<[a-z][^>]*>/gi)) {
