@@ -5,7 +5,8 @@
  * function's code sent it, read from the request's call stack (V8 keeps the awaiting async
  * callers): the innermost frame in a function's own folder (functions/intake/,
  * functions/delivery/forward/, ...; ledger/, upstream/, kernel/ are modules every function shares).
- * A request no function's code sent (a test preparing its data) is recorded with no function.
+ * A request no function's code sent (a test preparing its data, or test code a function was
+ * handed and called) is recorded with no function, and where it came from.
  */
 import { appendFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -112,10 +113,12 @@ export function callerOf(stack: string): { fn?: string; at?: string } {
     if (!path) continue;
     const file = relative(REPO_ROOT, path.replace(/^file:\/\//, ''));
     if (file.startsWith('test/leading-keys/') || file.startsWith('node_modules/')) continue;
+    if (files.at(-1) !== file) files.push(file);
+    // Test code the function was handed (a stand-in worker in its sleep): the test's request.
+    if (file.startsWith('test/')) break;
     for (const [folder, fn] of Object.entries(FUNCTION_FOLDERS)) {
       if (file.startsWith(folder)) return { fn, at: file };
     }
-    if (files.at(-1) !== file) files.push(file);
   }
   return files.length === 0 ? {} : { at: files.slice(0, 6).join(' < ') };
 }
