@@ -124,8 +124,12 @@ export async function checkConcurrency(
   const limit = settings.AccountLimit?.ConcurrentExecutions ?? 0;
   const unreserved = settings.AccountLimit?.UnreservedConcurrentExecutions ?? 0;
   if (wanted === 0) {
+    const low =
+      limit < USUAL_CONCURRENCY
+        ? ` (every function shares those ${limit}: ask for ${USUAL_CONCURRENCY}, quota code ${CONCURRENCY_QUOTA_CODE}, docs/deploy.md)`
+        : '';
     return {
-      fact: `Lambda concurrency: quota ${limit}, ${unreserved} unreserved; this stack reserves nothing (reserveConcurrency off): its event sources' MaximumConcurrency caps the forwarder and the refresher`,
+      fact: `Lambda concurrency: quota ${limit}, ${unreserved} unreserved; this stack reserves nothing (reserveConcurrency off): its event sources' MaximumConcurrency caps the forwarder and the refresher${low}`,
     };
   }
   const now = await reservedNow(lambda, reservations);

@@ -64,6 +64,15 @@ export function contextArguments(args: readonly string[]): Record<string, string
   return context;
 }
 
+/**
+ * What the CDK CLI is given: the command line, and `-c skipPreflight=true`, since the app's own
+ * concurrency check (infra/synth-preflight.ts) is this script's preflight again: run before the
+ * deploy (or skipped on purpose with --skip-preflight), and of no use to a diff or a destroy.
+ */
+export function cdkArguments(args: readonly string[]): string[] {
+  return [...args, '-c', `${SKIP_PREFLIGHT_CONTEXT}=true`];
+}
+
 /** Why this CDK command line must not run, or undefined when it may. */
 export function refusal(
   args: readonly string[],
@@ -219,11 +228,7 @@ if (isMain) {
   if (args[0] === 'destroy') process.exitCode = await beforeDestroy(args);
   if (process.exitCode) process.exit(process.exitCode);
   const cdk = join(REPO_ROOT, 'node_modules', '.bin', 'cdk');
-  // The app's own concurrency check (infra/synth-preflight.ts) is this script's preflight again:
-  // run above (or skipped on purpose), and of no use to a diff or a destroy.
-  const run = spawnSync(cdk, [...args, '-c', `${SKIP_PREFLIGHT_CONTEXT}=true`], {
-    stdio: 'inherit',
-  });
+  const run = spawnSync(cdk, cdkArguments(args), { stdio: 'inherit' });
   if (run.status === 0 && args[0] === 'deploy') {
     const stored = await storeSettings(args);
     const after = await afterDeploy(args);

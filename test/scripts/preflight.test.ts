@@ -123,7 +123,7 @@ describe('the preflight of npm run deploy', () => {
     // Assess: nothing to take from the pool, so nothing Lambda could refuse.
     expect(result.problems).toEqual([]);
     expect(result.facts).toContain(
-      "Lambda concurrency: quota 10, 10 unreserved; this stack reserves nothing (reserveConcurrency off): its event sources' MaximumConcurrency caps the forwarder and the refresher",
+      "Lambda concurrency: quota 10, 10 unreserved; this stack reserves nothing (reserveConcurrency off): its event sources' MaximumConcurrency caps the forwarder and the refresher (every function shares those 10: ask for 1000, quota code L-B99A9384, docs/deploy.md)",
     );
     expect(lambda.commandCalls(GetFunctionConcurrencyCommand)).toHaveLength(0);
   });
