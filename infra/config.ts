@@ -93,6 +93,15 @@ export const deployConfigSchema = z.strictObject({
   account: z.optional(z.string().check(z.regex(/^\d{12}$/, 'must be a 12-digit account id'))),
   region: z.optional(z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be a Region'))),
   api: z.prefault(apiSchema, {}),
+  /**
+   * Reserve the forwarder's and the report refresher's concurrency (ReservedConcurrentExecutions,
+   * as many as each event source's MaximumConcurrency). Off by default, so that a new account
+   * (a quota of 10 concurrent executions) can create the stack: Lambda refuses any reservation
+   * that leaves fewer than 100 unreserved. Off, the event sources' MaximumConcurrency alone caps
+   * both functions, and the shared pacer keeps the upstream's rate either way (docs/deploy.md,
+   * "Reserved concurrency").
+   */
+  reserveConcurrency: z._default(z.boolean(), false),
   /** Subscribed to the alarm topic (SNS asks the address to confirm once). */
   alarmEmail: z.optional(z.email('must be an email address')),
   /**
@@ -123,6 +132,8 @@ export interface DeployConfig {
   account?: string;
   region?: string;
   api: ApiConfig;
+  /** Reserve the forwarder's and the refresher's concurrency (see the schema); default false. */
+  reserveConcurrency: boolean;
   /** Where alarm notifications are emailed; none: subscribe to the AlarmTopicArn output. */
   alarmEmail?: string;
   /** Why no address gets the alarms (instead of alarmEmail). */
@@ -257,6 +268,7 @@ export function parseDeployConfig(raw: unknown, file = 'configuração de deploy
     ...(config.account !== undefined && { account: config.account }),
     ...(config.region !== undefined && { region: config.region }),
     api: config.api,
+    reserveConcurrency: config.reserveConcurrency,
     ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
     ...(config.noAlarmEmail !== undefined && { noAlarmEmail: config.noAlarmEmail }),
     settings: {

@@ -64,8 +64,8 @@ export class LeadsStack extends Stack {
   readonly report: DebtorsReport;
   readonly forwarder: LeadForwarder;
   /**
-   * The forwarder's batches at once (reserved concurrency = the event source's
-   * MaximumConcurrency), derived from the configured accounts' total rate, and why.
+   * The forwarder's batches at once (the event source's MaximumConcurrency, and its reserved
+   * concurrency with reserveConcurrency), derived from the configured accounts' total rate, and why.
    */
   readonly forwarderConcurrency: { concurrency: number; reason: string };
   readonly observability: DeliveryObservability;
@@ -93,6 +93,7 @@ export class LeadsStack extends Stack {
       secrets: this.secrets,
       // One pacing budget for the account: the refresher paces on delivery's pacer item.
       ledger: this.store,
+      reserveConcurrency: config.reserveConcurrency,
     });
 
     // Granted once their resources exist: the configuration store needs its validator
@@ -114,6 +115,7 @@ export class LeadsStack extends Stack {
       queue: this.queue,
       reconciler: this.fn('reconciler'),
       maxConcurrency: this.forwarderConcurrency.concurrency,
+      reserved: config.reserveConcurrency,
     });
     // Why this many, beside it in the template.
     (this.fn('forwarder').node.defaultChild as CfnResource).addMetadata(
@@ -191,12 +193,16 @@ export class LeadsStack extends Stack {
     grants: Record<FunctionNeed, (fn: NodeFunction) => void>,
   ): ReadonlyMap<string, NodeFunction> {
     const functions = new Map<string, NodeFunction>();
+    const { reservedConcurrency: _tableDefault, ...forwarder } = FUNCTIONS.forwarder;
     const specs: Record<string, FunctionSpec> = {
       ...FUNCTIONS,
-      // Derived from the configured accounts' total rate (functions/delivery/concurrency.ts).
+      // Derived from the configured accounts' total rate (functions/delivery/concurrency.ts);
+      // reserved only with reserveConcurrency, else the event source's MaximumConcurrency caps it.
       forwarder: {
-        ...FUNCTIONS.forwarder,
-        reservedConcurrency: this.forwarderConcurrency.concurrency,
+        ...forwarder,
+        ...(config.reserveConcurrency && {
+          reservedConcurrency: this.forwarderConcurrency.concurrency,
+        }),
       },
     };
     for (const [name, spec] of Object.entries(specs)) {

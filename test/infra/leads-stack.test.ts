@@ -283,12 +283,12 @@ describe('LeadsStack: delivery and admin', () => {
       });
     });
 
-    it('runs 60 s with reserved concurrency 2; the queue hides a message 6 × 60 s', () => {
+    it('runs 60 s, reserving nothing by default (test/infra/reserve-concurrency.test.ts); the queue hides a message 6 × 60 s', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
         FunctionName: 'leads-prod-forwarder',
         Timeout: 60,
         MemorySize: 512,
-        ReservedConcurrentExecutions: 2,
+        ReservedConcurrentExecutions: Match.absent(),
       });
       const queue = template.findResources('AWS::SQS::Queue')[ids.queue] as {
         Properties: { VisibilityTimeout: number; RedrivePolicy: unknown };
