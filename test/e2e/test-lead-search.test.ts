@@ -28,24 +28,28 @@ async function leadIdsFound(profile: string, search: string): Promise<string[]> 
 }
 
 describe("the test lead's search", () => {
-  it.each(PROFILES)('finds the lead the %s kit sent', async (profile) => {
-    // Act
-    const response = await fetch(new URL(`/admin/test-lead/${profile}`, rt.url), {
-      method: 'POST',
-      headers: { ...AUTH, 'x-requested-with': 'fetch' },
-    });
-    const sent = (await response.json()) as { status: number; search: string; leadIds: string[] };
+  it.each(PROFILES)(
+    'finds the lead the %s kit sent',
+    async (profile) => {
+      // Act
+      const response = await fetch(new URL(`/admin/test-lead/${profile}`, rt.url), {
+        method: 'POST',
+        headers: { ...AUTH, 'x-requested-with': 'fetch' },
+      });
+      const sent = (await response.json()) as { status: number; search: string; leadIds: string[] };
 
-    // Assess
-    expect(response.status, JSON.stringify(sent)).toBe(200);
-    expect(sent.status, JSON.stringify(sent)).toBeLessThan(300);
-    await expect
-      .poll(() => leadIdsFound(profile, sent.search), { timeout: 60_000, interval: 250 })
-      .not.toEqual([]);
-    if (sent.leadIds.length > 0) {
-      expect(await leadIdsFound(profile, sent.search)).toEqual(
-        expect.arrayContaining(sent.leadIds),
-      );
-    }
-  }, 90_000);
+      // Assess
+      expect(response.status, JSON.stringify(sent)).toBe(200);
+      expect(sent.status, JSON.stringify(sent)).toBeLessThan(300);
+      await expect
+        .poll(() => leadIdsFound(profile, sent.search), { timeout: 60_000, interval: 250 })
+        .not.toEqual([]);
+      if (sent.leadIds.length > 0) {
+        expect(await leadIdsFound(profile, sent.search)).toEqual(
+          expect.arrayContaining(sent.leadIds),
+        );
+      }
+    },
+    90_000,
+  );
 });
