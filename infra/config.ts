@@ -271,6 +271,24 @@ function alarmRecipientProblems(raw: Record<string, unknown>): ConfigProblem[] {
 }
 
 /**
+ * A REGIONAL custom domain takes a certificate of the stack's own Region: a `certificateArn` of
+ * another Region (us-east-1's, as CloudFront's) would fail only at deploy time. Checked when the
+ * file pins the Region.
+ */
+function customDomainProblems(raw: Record<string, unknown>): ConfigProblem[] {
+  const domain = isObject(raw.customDomain) ? raw.customDomain : undefined;
+  const arn = typeof domain?.certificateArn === 'string' ? domain.certificateArn : undefined;
+  const certRegion = arn?.split(':')[3];
+  if (typeof raw.region !== 'string' || !certRegion || certRegion === raw.region) return [];
+  return [
+    {
+      field: 'customDomain.certificateArn',
+      message: `o certificado é da região ${certRegion}, e um domínio regional do API Gateway precisa de um certificado do ACM na região da pilha (${raw.region}); peça ou importe um lá, ou dê só hostedZoneId`,
+    },
+  ];
+}
+
+/**
  * Validates an already-parsed deploy configuration: no secret value, then every check of the
  * configuration (the same as the functions' and `npm start`'s) and who hears the alarms.
  * `file` names it in errors.
@@ -290,7 +308,7 @@ export function parseDeployConfig(raw: unknown, file = 'configuração de deploy
     rules: PROFILE_RULES,
     secrets: 'elsewhere',
   });
-  const alarms = alarmRecipientProblems(raw);
+  const alarms = [...alarmRecipientProblems(raw), ...customDomainProblems(raw)];
   if (!checked.ok || alarms.length > 0) {
     const problems = [...(checked.ok ? [] : checked.problems), ...alarms];
     throw DeployConfigError.of(file, problems, heading);

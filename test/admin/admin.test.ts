@@ -337,8 +337,8 @@ describe('GET /admin/leads/{leadId}', () => {
     const dead = await leadIn('dead');
     const fresh = await leadIn('queued');
 
-    const failed = (await getLead(dead.leadId)).body;
-    const waiting = (await getLead(fresh.leadId)).body;
+    const failed = (await getLead(dead.leadId)).body as { triesText?: string };
+    const waiting = (await getLead(fresh.leadId)).body as { triesText?: string };
 
     expect(failed).toMatchObject({ attempts: 1, tries: 1 });
     expect(failed.triesText).toBe('Tentativas de entrega: 1 (1 falha deste lead)');

@@ -154,4 +154,20 @@ describe('customDomain in the deploy config', () => {
       deployConfig({ customDomain: { name: 'https://Leads.x', certificateArn: CERTIFICATE } }),
     ).toThrow(DeployConfigError);
   });
+
+  it("refuses a certificate of another Region than the stack's", () => {
+    const usEast = CERTIFICATE.replace('sa-east-1', 'us-east-1');
+    expect(() =>
+      deployConfig({
+        region: 'sa-east-1',
+        customDomain: { name: 'leads.academia.com.br', certificateArn: usEast },
+      }),
+    ).toThrow(/customDomain\.certificateArn.*us-east-1.*sa-east-1/s);
+    expect(
+      deployConfig({
+        region: 'sa-east-1',
+        customDomain: { name: 'leads.academia.com.br', certificateArn: CERTIFICATE },
+      }).customDomain,
+    ).toEqual({ name: 'leads.academia.com.br', certificateArn: CERTIFICATE });
+  });
 });
