@@ -9,7 +9,7 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { hashPassword } from '../functions/kernel/client-auth.ts';
 import { validateFile } from './config-store.ts';
 import { fillLines, fillSecrets, parseSecretValues, SecretValuesError } from './secret-fill.ts';
-import { askSecretValues, terminalAsk } from './secret-prompt.ts';
+import { askSecretValues, terminalSession } from './secret-prompt.ts';
 
 function readValues(from: string) {
   let text: string;
@@ -23,16 +23,23 @@ function readValues(from: string) {
   return parseSecretValues(text, from);
 }
 
+/** The values typed at the terminal's questions, the terminal given back as it was after. */
+async function asked(client: SecretsManagerClient, deploy: ReturnType<typeof validateFile>) {
+  const terminal = terminalSession();
+  try {
+    return await askSecretValues(client, deploy.secretsPrefix, deploy.settings, terminal.ask);
+  } finally {
+    terminal.close();
+  }
+}
+
 export async function secretsCommand(
   file: string,
   from: string | undefined,
   client: SecretsManagerClient,
 ): Promise<string[]> {
   const deploy = validateFile(file);
-  const values =
-    from === undefined
-      ? await askSecretValues(client, deploy.secretsPrefix, deploy.settings, terminalAsk())
-      : readValues(from);
+  const values = from === undefined ? await asked(client, deploy) : readValues(from);
   const result = await fillSecrets(client, deploy.secretsPrefix, deploy.settings, values, (p) =>
     hashPassword(p),
   );

@@ -22,27 +22,46 @@ import { neededEntries } from './secret-store.ts';
 /** Reads one answer; `hidden`: echo off. */
 export type Ask = (label: string, options?: { hidden?: boolean }) => Promise<string>;
 
-/** A question on a terminal: raw mode, each key read as typed, echoed only when not hidden. */
-export function terminalAsk(
+/**
+ * Questions on a terminal: raw mode from the start to `close()` (so nothing typed ahead, or
+ * pasted with several lines, is ever echoed by the terminal between two questions), each key
+ * read as typed and echoed only when the question is not hidden.
+ */
+export function terminalSession(
   input: NodeJS.ReadStream = process.stdin,
   output: NodeJS.WriteStream = process.stderr,
-): Ask {
-  return (label, { hidden = false } = {}) =>
+): { ask: Ask; close(): void } {
+  input.setRawMode(true);
+  input.setEncoding('utf8');
+  /** Keys read but not yet answered (typed ahead of the question). */
+  let pending = '';
+  let waiting: ((chunk: string) => void) | undefined;
+  const onData = (chunk: Buffer | string) => {
+    pending += String(chunk);
+    waiting?.(pending);
+  };
+  input.on('data', onData);
+  input.resume();
+  const ask: Ask = (label, { hidden = false } = {}) =>
     new Promise((resolve, reject) => {
       output.write(label);
       let value = '';
-      const finish = (error?: Error) => {
-        input.off('data', onData);
-        input.setRawMode(false);
-        input.pause();
-        output.write('\n');
-        if (error) reject(error);
-        else resolve(value);
-      };
-      const onData = (chunk: Buffer | string) => {
-        for (const char of String(chunk)) {
-          if (char === '\r' || char === '\n' || char === '\u0004') return finish();
-          if (char === '\u0003') return finish(new Error('cancelado: nada foi gravado'));
+      const take = () => {
+        while (pending.length > 0) {
+          const char = pending[0] as string;
+          pending = pending.slice(1);
+          if (char === '\r' || char === '\n' || char === '\u0004') {
+            // A pasted CRLF is one Enter.
+            if (char === '\r' && pending[0] === '\n') pending = pending.slice(1);
+            waiting = undefined;
+            output.write('\n');
+            return resolve(value);
+          }
+          if (char === '\u0003') {
+            waiting = undefined;
+            output.write('\n');
+            return reject(new Error('cancelado: nada foi gravado'));
+          }
           if (char === '\u007f' || char === '\b') {
             if (value.length > 0 && !hidden) output.write('\b \b');
             value = value.slice(0, -1);
@@ -52,11 +71,15 @@ export function terminalAsk(
           }
         }
       };
-      input.setRawMode(true);
-      input.setEncoding('utf8');
-      input.on('data', onData);
-      input.resume();
+      waiting = take;
+      take();
     });
+  const close = () => {
+    input.off('data', onData);
+    input.setRawMode(false);
+    input.pause();
+  };
+  return { ask, close };
 }
 
 /** A client's roles, asked again until each is one of ROLES. */

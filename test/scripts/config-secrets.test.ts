@@ -224,10 +224,10 @@ describe('npm run config -- secrets', { timeout: 120_000 }, () => {
     expect(received).toEqual([]);
   });
 
-  it('on a terminal: asks each placeholder with echo off and stores what was typed', async () => {
+  it('on a terminal: asks each placeholder with echo off (typed ahead too) and stores what was typed', async () => {
     const transcript = await typeAtPrompts([
-      [/conta "default", username/, VALUES.dns],
-      [/conta "default", password/, VALUES.key],
+      // Typed ahead: the password before its question (never echoed either).
+      [/conta "default", username/, `${VALUES.dns}\r${VALUES.key}`],
       [/perfil "meta", appSecret/, VALUES.appSecret],
       [/perfil "meta", verifyToken/, ''],
       [/perfil "meta", pageAccessToken/, VALUES.pageToken],
