@@ -157,6 +157,11 @@ export interface AdminRequest {
    * where the set-up kit's URLs point and the test lead is sent. Absent: `http://<host>`.
    */
   baseUrl?: string;
+  /**
+   * The API's public base URL under a custom domain (the stack's LEADS_PUBLIC_URL), when there
+   * is one: where the set-up kit's URLs point whichever host this request came by.
+   */
+  publicUrl?: string;
 }
 
 const SILENT: AdminEvents = { refused() {}, retried() {}, replayed() {}, failed() {} };
@@ -183,7 +188,7 @@ const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
 
 /** Answers one admin request. */
 export async function handleAdmin(
-  { resource, pathParameters, request, baseUrl }: AdminRequest,
+  { resource, pathParameters, request, baseUrl, publicUrl }: AdminRequest,
   deps: AdminDeps,
   invocation?: Invocation,
 ): Promise<HttpResponse> {
@@ -210,6 +215,7 @@ export async function handleAdmin(
     profile: pathParameters?.profile ?? '',
     file: pathParameters?.file ?? '',
     baseUrl: base,
+    kitUrl: publicUrl?.trim() ? publicUrl.trim().replace(/\/+$/, '') : base,
     csrf: csrfToken(client),
     roles: client.roles,
     authorization: request.headers.authorization,

@@ -6,6 +6,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { requestFromEvent } from '../kernel/apigateway-event.ts';
+import { ENV } from '../kernel/env.ts';
 import { inRequestLanguage } from '../kernel/language.ts';
 import { flushMetrics, logger } from '../kernel/observability.ts';
 import { currentRuntime, handlerWiring } from '../kernel/ready.ts';
@@ -44,6 +45,8 @@ export async function handler(
     pathParameters: event.pathParameters,
     request: requestFromEvent(event),
     baseUrl: baseUrlOf(event, currentRuntime() === 'local'),
+    // The custom domain's, set by the stack when the deploy config names one.
+    publicUrl: process.env[ENV.publicUrl],
   };
   const invocation = context && { remainingMs: () => context.getRemainingTimeInMillis() };
   try {

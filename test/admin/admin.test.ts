@@ -323,6 +323,8 @@ describe('GET /admin/leads/{leadId}', () => {
       idProspect: 4321,
       attempts: 0,
       tries: 1,
+      // The one count the console's timeline shows: one send, no failure.
+      triesText: 'Tentativas de entrega: 1',
       receivedAt: lead.receivedAt,
       deliveredAt: lead.deliveredAt,
       timeZone: 'America/Sao_Paulo',
@@ -331,6 +333,19 @@ describe('GET /admin/leads/{leadId}', () => {
       submitted: expect.objectContaining({ prospect: expect.objectContaining({ name: 'Maria' }) }),
       correctable: false,
     });
+  });
+
+  it('says one delivery count: the sends, and the failures counted against the lead', async () => {
+    const dead = await leadIn('dead');
+    const fresh = await leadIn('queued');
+
+    const failed = (await getLead(dead.leadId)).body as { triesText?: string };
+    const waiting = (await getLead(fresh.leadId)).body as { triesText?: string };
+
+    expect(failed).toMatchObject({ attempts: 1, tries: 1 });
+    expect(failed.triesText).toBe('Tentativas de entrega: 1 (1 falha deste lead)');
+    expect(waiting).toMatchObject({ attempts: 0, tries: 0 });
+    expect(waiting.triesText).toBeUndefined();
   });
 
   it('shows a lead being sent as queued', async () => {

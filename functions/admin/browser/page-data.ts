@@ -54,6 +54,8 @@ export interface LeadDetail extends LeadSummary {
   correctedBy?: string;
   attempts?: number;
   tries?: number;
+  /** The one attempt count a person reads ("Tentativas de entrega: 3 (2 falhas deste lead)"). */
+  triesText?: string;
   messages?: string[];
   nextAttemptAt?: string;
   deliveredAt?: string;

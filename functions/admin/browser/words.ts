@@ -99,7 +99,7 @@ export function timelineLines(
   ];
   const add = (text: string) => lines.push({ text });
   if (lead.correctedAt) add(`Corrigido por ${lead.correctedBy} em ${at(lead.correctedAt)}`);
-  if (lead.attempts || lead.tries) add(`Tentativas de envio: ${lead.tries || lead.attempts}`);
+  if (lead.triesText) add(lead.triesText);
   if (lead.lastError) add(`Último erro: ${lead.lastError}`);
   if (lead.reason) add(`${lead.status === 'parked' ? 'Parado: ' : 'Motivo: '}${lead.reason}`);
   for (const m of lead.messages ?? []) add(`Resposta do sistema da academia: ${m}`);

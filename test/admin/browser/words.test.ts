@@ -54,6 +54,7 @@ describe('the console’s words', () => {
       correctedAt: 'c',
       correctedBy: 'ops',
       tries: 2,
+      triesText: 'Tentativas de entrega: 2 (1 falha deste lead)',
       lastError: 'HTTP 500',
       messages: ['CPF inválido'],
       deliveredAt: 'd',
@@ -62,7 +63,7 @@ describe('the console’s words', () => {
     expect(timelineLines(lead, (iso) => `[${iso}]`)).toEqual([
       { text: 'Recebido [r] pelo perfil site' },
       { text: 'Corrigido por ops em [c]' },
-      { text: 'Tentativas de envio: 2' },
+      { text: 'Tentativas de entrega: 2 (1 falha deste lead)' },
       { text: 'Último erro: HTTP 500' },
       { text: 'Resposta do sistema da academia: CPF inválido' },
       { text: 'Entregue [d] como prospect 77', delivered: true },
