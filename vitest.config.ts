@@ -24,6 +24,8 @@ export default defineConfig({
     // What the code under test prints (the Powertools Logger's lines included, rerouted by the
     // setup file) is shown for failing tests only; `npx vitest run --silent=false` shows it all.
     setupFiles: ['test/helpers/output-per-test.ts'],
+    // The pages' scripts bundled first (scripts/build-browser.ts): `npx vitest run test/x` too.
+    globalSetup: ['test/helpers/browser-bundles.ts'],
     silent: 'passed-only',
     // The default reporter, plus what tests measured (reportResult, test/helpers/results.ts).
     reporters: ['./test/helpers/results-reporter.ts'],

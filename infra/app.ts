@@ -11,6 +11,10 @@
  * declares a parameter without a default whose only allowed value matches nothing, so
  * CloudFormation refuses any change set before a resource is touched. A configuration whose
  * stage is `example` gets the same treatment, wherever it comes from.
+ *
+ * Run by the CDK CLI with an account (credentials), the app refuses a stack whose reserved
+ * concurrency the account's Lambda quota cannot hold, as `npm run deploy`'s preflight does
+ * (infra/synth-preflight.ts; `-c skipPreflight=true` skips it).
  */
 import { resolve } from 'node:path';
 import { App, type AppProps, CfnParameter, CfnRule, Fn, Validations } from 'aws-cdk-lib';
@@ -26,6 +30,7 @@ import {
   loadDeployConfig,
 } from './config.ts';
 import { LeadsStack } from './leads-stack.ts';
+import { synthPreflight } from './synth-preflight.ts';
 
 export interface BuildAppOptions extends AppProps {
   /** Use this configuration instead of reading the file named by context or environment. */
@@ -124,13 +129,24 @@ export function buildApp(options: BuildAppOptions = {}): LeadsApp {
 
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename;
 if (isMain) {
+  // The pages' scripts, bundled into the modules the functions import (scripts/build-browser.ts):
+  // a fresh clone's `cdk synth` bundles the functions with them.
+  (await import('../scripts/build-browser.ts')).buildBrowser();
+  let built: LeadsApp;
   try {
-    const { notice } = buildApp();
-    if (notice) process.stderr.write(`\n${notice}\n\n`);
+    built = buildApp();
+    if (built.notice) process.stderr.write(`\n${built.notice}\n\n`);
   } catch (error) {
     if (!(error instanceof DeployConfigError)) throw error;
     // A configuration problem is the user's to fix: the message, not a stack trace.
     process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  // The account's Lambda concurrency, when the CDK CLI gave an account (infra/synth-preflight.ts).
+  const { refusal, warning } = await synthPreflight(built);
+  if (warning) process.stderr.write(`${warning}\n`);
+  if (refusal) {
+    process.stderr.write(`\n${refusal}\n\n`);
     process.exit(1);
   }
 }

@@ -31,6 +31,7 @@ import { PROFILE_NAME, profileEntrySchema } from '../functions/config/config-par
 import { PROFILE_RULES } from '../functions/config/profile-rules.ts';
 import { parseJson } from '../functions/domain/json.ts';
 import { SOURCE_NAMES, type SourceName, secretKeysOf } from '../functions/sources/registry.ts';
+import type { CustomDomainConfig } from './constructs/api-domain.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..');
 export const DEFAULT_DEPLOY_CONFIG = join(REPO_ROOT, 'config', 'deploy.example.json');
@@ -73,6 +74,46 @@ const apiSchema = z.strictObject({
   cloudWatchRole: z._default(z.boolean(), true),
 });
 
+/**
+ * The API under a domain of your own (infra/constructs/api-domain.ts): URLs given to the ad
+ * platforms that survive the stack's recreation. A certificate ARN, a hosted zone, or both.
+ */
+const customDomainSchema = z
+  .strictObject({
+    /** The host name: `leads.academia.com.br`. */
+    name: z
+      .string()
+      .check(
+        z.regex(
+          /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+          'um nome de host em minúsculas, como leads.academia.com.br',
+        ),
+      ),
+    /** An ACM certificate in the stack's Region that covers `name`. */
+    certificateArn: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(
+            /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/,
+            'deve ser o ARN de um certificado do ACM (arn:aws:acm:<região>:<conta>:certificate/...)',
+          ),
+        ),
+    ),
+    /** The Route 53 hosted zone of `name`: the alias record, and the certificate when none is given. */
+    hostedZoneId: z.optional(
+      z
+        .string()
+        .check(z.regex(/^Z[A-Z0-9]{1,31}$/, 'deve ser o id de uma zona do Route 53 (Z...)')),
+    ),
+  })
+  .check(
+    z.refine((domain) => domain.certificateArn !== undefined || domain.hostedZoneId !== undefined, {
+      message:
+        'dê certificateArn (um certificado do ACM na região da pilha) ou hostedZoneId (a pilha pede um certificado validado por DNS nessa zona)',
+    }),
+  );
+
 export const deployConfigSchema = z.strictObject({
   /** JSON editors' schema hint; ignored. */
   $schema: z.optional(z.string()),
@@ -93,6 +134,17 @@ export const deployConfigSchema = z.strictObject({
   account: z.optional(z.string().check(z.regex(/^\d{12}$/, 'must be a 12-digit account id'))),
   region: z.optional(z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be a Region'))),
   api: z.prefault(apiSchema, {}),
+  /**
+   * Reserve the forwarder's and the report refresher's concurrency (ReservedConcurrentExecutions,
+   * as many as each event source's MaximumConcurrency). Off by default, so that a new account
+   * (a quota of 10 concurrent executions) can create the stack: Lambda refuses any reservation
+   * that leaves fewer than 100 unreserved. Off, the event sources' MaximumConcurrency alone caps
+   * both functions, and the shared pacer keeps the upstream's rate either way (docs/deploy.md,
+   * "Reserved concurrency").
+   */
+  reserveConcurrency: z._default(z.boolean(), false),
+  /** The webhooks' own domain (customDomainSchema); omitted, the URLs are API Gateway's. */
+  customDomain: z.optional(customDomainSchema),
   /** Subscribed to the alarm topic (SNS asks the address to confirm once). */
   alarmEmail: z.optional(z.email('must be an email address')),
   /**
@@ -123,6 +175,10 @@ export interface DeployConfig {
   account?: string;
   region?: string;
   api: ApiConfig;
+  /** Reserve the forwarder's and the refresher's concurrency (see the schema); default false. */
+  reserveConcurrency: boolean;
+  /** The API under a domain of your own (docs/deploy.md, "A domain of your own"). */
+  customDomain?: CustomDomainConfig;
   /** Where alarm notifications are emailed; none: subscribe to the AlarmTopicArn output. */
   alarmEmail?: string;
   /** Why no address gets the alarms (instead of alarmEmail). */
@@ -226,6 +282,24 @@ function alarmRecipientProblems(raw: Record<string, unknown>): ConfigProblem[] {
 }
 
 /**
+ * A REGIONAL custom domain takes a certificate of the stack's own Region: a `certificateArn` of
+ * another Region (us-east-1's, as CloudFront's) would fail only at deploy time. Checked when the
+ * file pins the Region.
+ */
+function customDomainProblems(raw: Record<string, unknown>): ConfigProblem[] {
+  const domain = isObject(raw.customDomain) ? raw.customDomain : undefined;
+  const arn = typeof domain?.certificateArn === 'string' ? domain.certificateArn : undefined;
+  const certRegion = arn?.split(':')[3];
+  if (typeof raw.region !== 'string' || !certRegion || certRegion === raw.region) return [];
+  return [
+    {
+      field: 'customDomain.certificateArn',
+      message: `o certificado é da região ${certRegion}, e um domínio regional do API Gateway precisa de um certificado do ACM na região da pilha (${raw.region}); peça ou importe um lá, ou dê só hostedZoneId`,
+    },
+  ];
+}
+
+/**
  * Validates an already-parsed deploy configuration: no secret value, then every check of the
  * configuration (the same as the functions' and `npm start`'s) and who hears the alarms.
  * `file` names it in errors.
@@ -245,7 +319,7 @@ export function parseDeployConfig(raw: unknown, file = 'configuração de deploy
     rules: PROFILE_RULES,
     secrets: 'elsewhere',
   });
-  const alarms = alarmRecipientProblems(raw);
+  const alarms = [...alarmRecipientProblems(raw), ...customDomainProblems(raw)];
   if (!checked.ok || alarms.length > 0) {
     const problems = [...(checked.ok ? [] : checked.problems), ...alarms];
     throw DeployConfigError.of(file, problems, heading);
@@ -257,6 +331,8 @@ export function parseDeployConfig(raw: unknown, file = 'configuração de deploy
     ...(config.account !== undefined && { account: config.account }),
     ...(config.region !== undefined && { region: config.region }),
     api: config.api,
+    reserveConcurrency: config.reserveConcurrency,
+    ...(config.customDomain !== undefined && { customDomain: config.customDomain }),
     ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
     ...(config.noAlarmEmail !== undefined && { noAlarmEmail: config.noAlarmEmail }),
     settings: {

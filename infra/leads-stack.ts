@@ -12,6 +12,7 @@ import { CfnOutput, type CfnResource, Duration, Stack, type StackProps } from 'a
 import { RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { accountRates, forwarderConcurrency } from '../functions/delivery/concurrency.ts';
+import { ENV } from '../functions/kernel/env.ts';
 import {
   BASIC_AUTH,
   FUNCTIONS,
@@ -20,6 +21,7 @@ import {
   ROUTES,
 } from '../functions/kernel/routes.ts';
 import type { DeployConfig } from './config.ts';
+import { ApiDomain } from './constructs/api-domain.ts';
 import { ConfigStore } from './constructs/config-store.ts';
 import { DebtorsReport } from './constructs/debtors-report.ts';
 import { DeliveryObservability } from './constructs/delivery-observability.ts';
@@ -57,6 +59,13 @@ function pascalCase(name: string): string {
 
 export class LeadsStack extends Stack {
   readonly api: LeadsApi;
+  /** The API under the deploy config's `customDomain`, when it names one. */
+  readonly domain?: ApiDomain;
+  /**
+   * Where platforms and people reach the API, with a trailing slash: the custom domain's root
+   * when there is one, else the stage's invoke URL.
+   */
+  readonly publicUrl: string;
   readonly secrets: LeadsSecrets;
   readonly configStore: ConfigStore;
   readonly store: LeadStore;
@@ -64,8 +73,8 @@ export class LeadsStack extends Stack {
   readonly report: DebtorsReport;
   readonly forwarder: LeadForwarder;
   /**
-   * The forwarder's batches at once (reserved concurrency = the event source's
-   * MaximumConcurrency), derived from the configured accounts' total rate, and why.
+   * The forwarder's batches at once (the event source's MaximumConcurrency, and its reserved
+   * concurrency with reserveConcurrency), derived from the configured accounts' total rate, and why.
    */
   readonly forwarderConcurrency: { concurrency: number; reason: string };
   readonly observability: DeliveryObservability;
@@ -81,6 +90,10 @@ export class LeadsStack extends Stack {
     // A fixed handful of secrets, whatever the number of profiles and accounts.
     this.secrets = new LeadsSecrets(this, 'Secrets', { prefix: config.secretsPrefix });
     this.api = new LeadsApi(this, 'Gateway', { stage: config.stage, ...config.api });
+    if (config.customDomain) {
+      this.domain = new ApiDomain(this, 'Domain', { ...config.customDomain, api: this.api.api });
+    }
+    this.publicUrl = this.domain ? `${this.domain.url}/` : this.api.url;
     this.store = new LeadStore(this, 'Ledger');
     // Visibility timeout = 6 × the forwarder's timeout (LeadForwarder checks they agree).
     this.queue = new LeadQueue(this, 'LeadQueue', {
@@ -93,6 +106,7 @@ export class LeadsStack extends Stack {
       secrets: this.secrets,
       // One pacing budget for the account: the refresher paces on delivery's pacer item.
       ledger: this.store,
+      reserveConcurrency: config.reserveConcurrency,
     });
 
     // Granted once their resources exist: the configuration store needs its validator
@@ -107,6 +121,8 @@ export class LeadsStack extends Stack {
     });
     for (const fn of [...readers, this.report.refresher]) this.configStore.grantRead(fn);
     this.addRoutes();
+    // The set-up kit's URLs: the custom domain's, whichever host the console was opened on.
+    if (this.domain) this.fn('admin').addEnvironment(ENV.publicUrl, this.domain.url);
 
     // Delivery: the forwarder consumes the lead queue; alarms and a dashboard watch it.
     this.forwarder = new LeadForwarder(this, 'Delivery', {
@@ -114,6 +130,7 @@ export class LeadsStack extends Stack {
       queue: this.queue,
       reconciler: this.fn('reconciler'),
       maxConcurrency: this.forwarderConcurrency.concurrency,
+      reserved: config.reserveConcurrency,
     });
     // Why this many, beside it in the template.
     (this.fn('forwarder').node.defaultChild as CfnResource).addMetadata(
@@ -191,12 +208,16 @@ export class LeadsStack extends Stack {
     grants: Record<FunctionNeed, (fn: NodeFunction) => void>,
   ): ReadonlyMap<string, NodeFunction> {
     const functions = new Map<string, NodeFunction>();
+    const { reservedConcurrency: _tableDefault, ...forwarder } = FUNCTIONS.forwarder;
     const specs: Record<string, FunctionSpec> = {
       ...FUNCTIONS,
-      // Derived from the configured accounts' total rate (functions/delivery/concurrency.ts).
+      // Derived from the configured accounts' total rate (functions/delivery/concurrency.ts);
+      // reserved only with reserveConcurrency, else the event source's MaximumConcurrency caps it.
       forwarder: {
-        ...FUNCTIONS.forwarder,
-        reservedConcurrency: this.forwarderConcurrency.concurrency,
+        ...forwarder,
+        ...(config.reserveConcurrency && {
+          reservedConcurrency: this.forwarderConcurrency.concurrency,
+        }),
       },
     };
     for (const [name, spec] of Object.entries(specs)) {
@@ -254,7 +275,7 @@ export class LeadsStack extends Stack {
       intake: this.fn('intake'),
       watch: this.fn('watch'),
       publishers,
-      consoleUrl: `${this.api.url}admin/`,
+      consoleUrl: `${this.publicUrl}admin/`,
       api: this.api.api,
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
     });
@@ -265,20 +286,36 @@ export class LeadsStack extends Stack {
     return observability;
   }
 
+  /** The custom domain's URL and, without a hosted zone, the CNAME to add by hand. */
+  private addDomainOutputs(domain: ApiDomain): void {
+    new CfnOutput(this, 'CustomDomainUrl', {
+      value: `${domain.url}/`,
+      description:
+        'The API under the custom domain: the webhook URLs given to the platforms (they survive a recreation of the stack)',
+    });
+    new CfnOutput(this, 'CustomDomainTarget', {
+      value: domain.regionalDomainName,
+      description: domain.record
+        ? 'API Gateway host behind the custom domain (the stack keeps its Route 53 alias record)'
+        : 'Create a CNAME record of the custom domain pointing to this host, at your DNS provider (docs/deploy.md, "A domain of your own")',
+    });
+  }
+
   /** What an operator needs after a deploy: URLs, names, the secrets to fill in. */
   private addOutputs(config: DeployConfig): void {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     // One pattern, not an output per profile: profiles change without a deploy (and a stack
     // has at most 200 outputs). GET /admin/setup gives each profile's exact URL and kit.
     new CfnOutput(this, 'LeadUrlPattern', {
-      value: `${this.api.url}leads/{profile}`,
+      value: `${this.publicUrl}leads/{profile}`,
       description:
         'Where each profile receives leads (replace {profile}); GET /admin/setup lists every profile with its set-up kit',
     });
     new CfnOutput(this, 'ConsoleUrl', {
-      value: `${this.api.url}admin/`,
+      value: `${this.publicUrl}admin/`,
       description: 'The operator console (Basic credentials of a client with the admin role)',
     });
+    if (this.domain) this.addDomainOutputs(this.domain);
     new CfnOutput(this, 'SecretsPrefix', {
       value: config.secretsPrefix,
       description: 'Secrets Manager names start with this (docs/deploy.md)',

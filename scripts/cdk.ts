@@ -7,7 +7,9 @@
  * A deploy first runs the preflight (scripts/preflight.ts): the region and account, the CDK
  * bootstrap, and the account's Lambda concurrency against what the stack reserves; when one
  * falls short it says what to do (what to ask AWS for) and nothing is deployed.
- * `--skip-preflight` (taken off the command line before the CDK CLI sees it) skips it.
+ * `--skip-preflight` (taken off the command line before the CDK CLI sees it) skips it. The CDK
+ * CLI always gets `-c skipPreflight=true`: the app's own concurrency check
+ * (infra/synth-preflight.ts, for a plain `npx cdk deploy`) would only repeat this one.
  *
  * Once CloudFormation is done, a deploy stores the deploy file's settings in the configuration
  * store as a new version (`npm run config -- push`'s path: both validators, the history that
@@ -29,6 +31,7 @@ import {
   HOW_TO_CHOOSE_A_CONFIG,
   REPO_ROOT,
 } from '../infra/config.ts';
+import { SKIP_PREFLIGHT_CONTEXT } from '../infra/synth-preflight.ts';
 
 /** The CDK commands that act on a deployed stack, so need a real configuration. */
 export const STACK_COMMANDS = ['deploy', 'diff', 'destroy'] as const;
@@ -59,6 +62,15 @@ export function contextArguments(args: readonly string[]): Record<string, string
     if (match) context[match[1] as string] = match[2] as string;
   }
   return context;
+}
+
+/**
+ * What the CDK CLI is given: the command line, and `-c skipPreflight=true`, since the app's own
+ * concurrency check (infra/synth-preflight.ts) is this script's preflight again: run before the
+ * deploy (or skipped on purpose with --skip-preflight), and of no use to a diff or a destroy.
+ */
+export function cdkArguments(args: readonly string[]): string[] {
+  return [...args, '-c', `${SKIP_PREFLIGHT_CONTEXT}=true`];
 }
 
 /** Why this CDK command line must not run, or undefined when it may. */
@@ -216,7 +228,7 @@ if (isMain) {
   if (args[0] === 'destroy') process.exitCode = await beforeDestroy(args);
   if (process.exitCode) process.exit(process.exitCode);
   const cdk = join(REPO_ROOT, 'node_modules', '.bin', 'cdk');
-  const run = spawnSync(cdk, args, { stdio: 'inherit' });
+  const run = spawnSync(cdk, cdkArguments(args), { stdio: 'inherit' });
   if (run.status === 0 && args[0] === 'deploy') {
     const stored = await storeSettings(args);
     const after = await afterDeploy(args);

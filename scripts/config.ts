@@ -9,6 +9,8 @@
  * (diff and push first warn about profiles leaving that received leads in the last 30 days,
  * read from the stack's ledger, table named by its `LedgerTableName` output; read only)
  *   rollback FILE [--to N]   deploy an earlier version again (default: the one before)
+ *   secrets FILE [--from V]  fill in the stage's secrets: prompts with echo off on a terminal,
+ *                            or the values file V (scripts/secret-fill.ts); prints no value
  *   schema                   write config/schema.json and config/deploy.schema.json
  *   help, --help, --version  this list, the version (exit code 0)
  *
@@ -36,6 +38,7 @@ import { storedLines } from './secret-store.ts';
 const USAGE = `usage: npm run config -- validate|diff|push FILE
        npm run config -- validate --local FILE
        npm run config -- rollback FILE [--to VERSION]
+       npm run config -- secrets FILE [--from VALUES]
        npm run config -- schema`;
 
 const HELP = `${USAGE}
@@ -45,6 +48,8 @@ const HELP = `${USAGE}
   diff FILE                what push would change against the deployed settings
   push FILE                write the secret entries new profiles/accounts need, store and deploy the settings
   rollback FILE [--to N]   deploy an earlier version again (default: the one before)
+  secrets FILE             fill in the stage's secrets, asked on the terminal with echo off
+  secrets FILE --from V    the same from a values file (JSON or path=value lines, docs/deploy.md)
   schema                   write config/schema.json and config/deploy.schema.json
 
 FILE is the deploy configuration (config/deploy.<stage>.json). AWS credentials and Region come
@@ -61,11 +66,13 @@ const FILES: Record<string, readonly [number, number]> = {
   diff: [1, 1],
   push: [1, 1],
   rollback: [1, 1],
+  secrets: [1, 1],
   schema: [0, 0],
 };
 
 const OPTIONS = {
   to: { type: 'string' },
+  from: { type: 'string' },
   local: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -82,7 +89,9 @@ function parseLine(args: string[]) {
 /** The command line, checked: the command, its file, `--to`; or what to print and stop. */
 function parse(
   args: string[],
-): { command: string; file?: string; to?: string; local?: boolean } | { print: string } {
+):
+  | { command: string; file?: string; to?: string; from?: string; local?: boolean }
+  | { print: string } {
   const { values, positionals } = parseLine(args);
   const [command, ...files] = positionals;
   if (values.help || command === 'help') return { print: HELP };
@@ -97,7 +106,21 @@ function parse(
   if (values.local && command !== 'validate') {
     throw new UsageError(`--local applies to validate only\n${USAGE}`);
   }
-  return { command, file: files[0], to: values.to, local: values.local === true };
+  if (values.from !== undefined && command !== 'secrets') {
+    throw new UsageError(`--from applies to secrets only\n${USAGE}`);
+  }
+  if (command === 'secrets' && values.from === undefined && !process.stdin.isTTY) {
+    throw new UsageError(
+      `secrets: sem um terminal para perguntar, dê os valores num arquivo: --from VALUES\n${USAGE}`,
+    );
+  }
+  return {
+    command,
+    file: files[0],
+    to: values.to,
+    from: values.from,
+    local: values.local === true,
+  };
 }
 
 async function clients() {
@@ -151,7 +174,7 @@ async function main(args: string[]): Promise<void> {
     print([line.print]);
     return;
   }
-  const { command, file = '', to, local } = line;
+  const { command, file = '', to, from, local } = line;
   if (command === 'schema') {
     for (const [name, schema] of Object.entries(schemaFiles())) {
       writeFileSync(join(REPO_ROOT, name), `${JSON.stringify(schema, null, 2)}\n`);
@@ -183,6 +206,11 @@ async function main(args: string[]): Promise<void> {
       ]);
       return;
     }
+    case 'secrets': {
+      const { secretsCommand } = await import('./secret-command.ts');
+      print(await secretsCommand(file, from, (await clients()).secrets));
+      return;
+    }
     case 'rollback': {
       const result = await rollback(file, await clients(), to);
       print([
@@ -195,7 +223,11 @@ async function main(args: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigCommandError || error instanceof DeployConfigError) {
+  if (
+    error instanceof ConfigCommandError ||
+    error instanceof DeployConfigError ||
+    (error instanceof Error && error.name === 'SecretValuesError')
+  ) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);

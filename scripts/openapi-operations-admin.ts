@@ -12,6 +12,7 @@ import {
   LEAD_ID,
   type Operation,
   PROFILE,
+  pageScript,
   problem,
   query,
   RETRY_AFTER,
@@ -142,6 +143,7 @@ export const ADMIN_OPERATIONS: Record<string, Operation> = {
       },
     },
   },
+  'GET /admin/assets/{file}': pageScript('consoleScript', 'the operator console', 'admin'),
   'POST /admin/preview/{profile}': {
     operationId: 'previewLead',
     summary: 'Map a body as the profile’s platform would send it; store and deliver nothing',

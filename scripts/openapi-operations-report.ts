@@ -13,6 +13,7 @@ import {
   answer,
   type Json,
   type Operation,
+  pageScript,
   problem,
   query,
   RETRY_AFTER,
@@ -141,6 +142,7 @@ export const REPORT_OPERATIONS: Record<string, Operation> = {
       '503': answer('No snapshot yet, or the store failed.', ref(errorSchema), RETRY_AFTER),
     },
   },
+  'GET /reports/assets/{file}': pageScript('dashboardScript', 'the debtors dashboard', 'report'),
   'POST /admin/reports/debtors/refresh': {
     operationId: 'refreshDebtors',
     summary: 'Ask for a refresh of the debtors snapshot now',

@@ -59,6 +59,28 @@ export const PROFILE = pathParameter(
   'The profile name of the configuration (`profiles.<name>`): which source, which keys, which defaults.',
 );
 export const LEAD_ID = pathParameter('leadId', 'A lead id: `ld_` followed by 22 characters.');
+const SCRIPT_FILE = pathParameter(
+  'file',
+  'The script’s name with its content hash (`console.<16 hex>.js`), as the page links it.',
+);
+/** A page's script (kernel/script-asset.ts): the hashed name the page links, cached a year. */
+export function pageScript(operationId: string, page: string, tag: string): Operation {
+  return {
+    operationId,
+    summary: `The script of ${page} (no data: code, by its hashed name)`,
+    description:
+      'Cached for a year (`Cache-Control: public, max-age=31536000, immutable`): the name changes with the text. Any other name is a 404.',
+    tags: [tag],
+    parameters: [SCRIPT_FILE],
+    responses: {
+      '200': {
+        description: 'The script.',
+        content: { 'text/javascript': { schema: { type: 'string' } } },
+      },
+      '404': problem('No script of that name in this release (`not_found`).'),
+    },
+  };
+}
 
 export interface Operation {
   operationId: string;

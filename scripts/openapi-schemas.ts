@@ -165,7 +165,7 @@ const answerSchema = z.object({
 
 export const adminLeadDetailSchema = named(
   'AdminLeadDetail',
-  'A lead in full, for the operator console (`admin` role only: personal data): its status and why, `contact` (the person), `submitted` (the fields as received), `prospect` (as mapped, the correction laid over it) and the operator’s `correction`.',
+  'A lead in full, for the operator console (`admin` role only: personal data): its status and why, `contact` (the person), `submitted` (the fields as received), `prospect` (as mapped, the correction laid over it) and the operator’s `correction`; `triesText`, once it was sent, says `tries` and `attempts` as one count for a person ("Tentativas de entrega: 3 (2 falhas deste lead)").',
   z.looseObject({
     ...adminLeadSchema.shape,
     contact: contactSchema,
@@ -184,6 +184,7 @@ export const adminLeadDetailSchema = named(
     correctedBy: z.optional(z.string()),
     correctable: z.boolean(),
     missing: z.optional(z.array(z.string())),
+    triesText: z.optional(z.string()),
   }),
 );
 

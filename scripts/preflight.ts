@@ -8,13 +8,9 @@
  * - the CDK bootstrap: the version parameter the template names (`/cdk-bootstrap/<qualifier>/
  *   version`) exists and is at least the version the template's CheckBootstrapVersion rule
  *   needs, and the CDKToolkit stack is not in a failed state;
- * - Lambda concurrency: a function's reserved concurrency is taken from the account's
- *   unreserved pool, and Lambda refuses a reservation that leaves fewer than 100 unreserved (new
- *   accounts have a quota of 10 or 50, so the first create fails). What the stack reserves is
- *   read from the synthesized template (the sum of ReservedConcurrentExecutions: it grows with
- *   the configuration), what this stack's functions reserve already (an update) is given back
- *   first, and when the rest does not fit the refusal says what to ask AWS for: a Service
- *   Quotas increase of "Concurrent executions" (quota code L-B99A9384) to at least a number.
+ * - Lambda concurrency (infra/concurrency-quota.ts, which the CDK app runs too): what the
+ *   template reserves must leave Lambda's 100 unreserved executions; when it does not, the
+ *   refusal says what to ask AWS for.
  *
  * The checks are functions of the template and of clients (tested with aws-sdk-client-mock:
  * test/scripts/preflight.test.ts); `synthesizeForPreflight` builds the template in process
@@ -24,49 +20,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import {
-  GetAccountSettingsCommand,
-  GetFunctionConcurrencyCommand,
-  LambdaClient,
-} from '@aws-sdk/client-lambda';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-
-/** Lambda keeps at least this many executions unreserved in every account and region. */
-export const MIN_UNRESERVED = 100;
-/** The Service Quotas code of Lambda's "Concurrent executions". */
-export const CONCURRENCY_QUOTA_CODE = 'L-B99A9384';
-/** AWS's usual quota for an account that is not new: what to ask for at least. */
-export const USUAL_CONCURRENCY = 1000;
-
-interface TemplateResource {
-  Type: string;
-  Properties?: Record<string, unknown>;
-}
-
-export interface StackTemplate {
-  Resources?: Record<string, TemplateResource>;
-  Parameters?: Record<string, { Default?: unknown }>;
-  Rules?: Record<string, unknown>;
-}
-
-/** A function of the template that reserves concurrency: its name and how many. */
-export interface Reservation {
-  functionName: string;
-  reserved: number;
-}
-
-/** Every function of the template with ReservedConcurrentExecutions, by FunctionName. */
-export function reservationsOf(template: StackTemplate): Reservation[] {
-  return Object.entries(template.Resources ?? {})
-    .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
-    .flatMap(([id, resource]) => {
-      const reserved = resource.Properties?.ReservedConcurrentExecutions;
-      if (typeof reserved !== 'number') return [];
-      const name = resource.Properties?.FunctionName;
-      return [{ functionName: typeof name === 'string' ? name : id, reserved }];
-    });
-}
+import { checkConcurrency, type StackTemplate } from '../infra/concurrency-quota.ts';
 
 /** The bootstrap version parameter the template reads, and the least version its rule accepts. */
 export function bootstrapRequirement(template: StackTemplate): {
@@ -79,34 +36,6 @@ export function bootstrapRequirement(template: StackTemplate): {
   const refused = JSON.stringify(template.Rules?.CheckBootstrapVersion ?? {}).match(/"\d+"/g);
   const versions = (refused ?? []).map((v) => Number(v.replaceAll('"', '')));
   return { parameter, minVersion: versions.length > 0 ? Math.max(...versions) + 1 : 6 };
-}
-
-export interface ConcurrencyFacts {
-  region: string;
-  /** ConcurrentExecutions: the account's quota in the region. */
-  limit: number;
-  /** UnreservedConcurrentExecutions now. */
-  unreserved: number;
-  /** What this stack's functions reserve now (0 on a first deploy). */
-  reservedNow: number;
-  /** What the template reserves. */
-  reservations: Reservation[];
-}
-
-/** Why the reservations do not fit, with what to ask AWS for; undefined when they fit. */
-export function concurrencyProblem(facts: ConcurrencyFacts): string | undefined {
-  const wanted = facts.reservations.reduce((sum, r) => sum + r.reserved, 0);
-  const left = facts.unreserved + facts.reservedNow - wanted;
-  if (left >= MIN_UNRESERVED) return undefined;
-  const needed = facts.limit + (MIN_UNRESERVED - left);
-  const ask = Math.max(needed, USUAL_CONCURRENCY);
-  const which = facts.reservations.map((r) => `${r.functionName} ${r.reserved}`).join(', ');
-  return [
-    `Lambda concurrency in ${facts.region}: the account may run ${facts.limit} executions at once (${facts.unreserved} unreserved), this stack reserves ${wanted} (${which}), and Lambda keeps at least ${MIN_UNRESERVED} unreserved: it needs a quota of at least ${needed}, so the create would fail.`,
-    `Ask AWS for more: Service Quotas console → AWS services → AWS Lambda → "Concurrent executions" (quota code ${CONCURRENCY_QUOTA_CODE}) → Request increase at account level, to ${ask} (at least ${needed}; ${USUAL_CONCURRENCY} is AWS's usual quota), in ${facts.region}.`,
-    `Or from a shell: aws service-quotas request-service-quota-increase --service-code lambda --quota-code ${CONCURRENCY_QUOTA_CODE} --desired-value ${ask} --region ${facts.region}`,
-    'New accounts start at 10 or 50; AWS usually answers within a day. Deploy again once the quota shows the new value.',
-  ].join('\n  ');
 }
 
 export interface PreflightClients {
@@ -136,41 +65,15 @@ function errorName(error: unknown): string {
   return (error as { name?: string }).name ?? String(error);
 }
 
-/** What the functions of this stack reserve now (a function not created yet reserves 0). */
-async function reservedNow(lambda: LambdaClient, reservations: Reservation[]): Promise<number> {
-  let total = 0;
-  for (const { functionName } of reservations) {
-    try {
-      const answer = await lambda.send(
-        new GetFunctionConcurrencyCommand({ FunctionName: functionName }),
-      );
-      total += answer.ReservedConcurrentExecutions ?? 0;
-    } catch (error) {
-      if (errorName(error) !== 'ResourceNotFoundException') throw error;
-    }
-  }
-  return total;
-}
-
-async function checkConcurrency(input: PreflightInput, region: string, result: PreflightResult) {
+async function checkLambdaConcurrency(
+  input: PreflightInput,
+  region: string,
+  result: PreflightResult,
+) {
   const { lambda } = input.clients as PreflightClients;
-  const reservations = reservationsOf(input.template);
-  const settings = await lambda.send(new GetAccountSettingsCommand({}));
-  const limit = settings.AccountLimit?.ConcurrentExecutions ?? 0;
-  const unreserved = settings.AccountLimit?.UnreservedConcurrentExecutions ?? 0;
-  const now = await reservedNow(lambda, reservations);
-  const problem = concurrencyProblem({
-    region,
-    limit,
-    unreserved,
-    reservedNow: now,
-    reservations,
-  });
+  const { problem, fact } = await checkConcurrency(lambda, input.template, region);
   if (problem) result.problems.push(problem);
-  const wanted = reservations.reduce((sum, r) => sum + r.reserved, 0);
-  result.facts.push(
-    `Lambda concurrency: quota ${limit}, ${unreserved + now - wanted} unreserved after this stack's ${wanted} reserved (at least ${MIN_UNRESERVED} must stay)`,
-  );
+  result.facts.push(fact);
 }
 
 /** A toolkit stack CloudFormation cannot update: a failed operation, or a create rolled back. */
@@ -243,7 +146,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightResult>
   }
   const account = identity.Account ?? '<account>';
   result.facts.push(`Account: ${account}`);
-  await checkConcurrency(checked, region, result);
+  await checkLambdaConcurrency(checked, region, result);
   await checkBootstrap(checked, { region, account }, result);
   return result;
 }

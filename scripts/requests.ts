@@ -228,6 +228,9 @@ function variables(config: DemoConfig, sources: readonly DocumentedSource[]): Va
     `@metaVerifyToken = ${settingOf('meta', demoProfile(config, 'meta')[1], 'verifyToken')}`,
     '# A lead id from an answer above (the admin requests below use it).',
     '@leadId = ld_0000000000000000000000',
+    "# The pages' scripts, as the console and the dashboard link them (their <script src>).",
+    '@consoleScript = console.0000000000000000.js',
+    '@dashboardScript = dashboard.0000000000000000.js',
   ];
   return { lines, profileOf };
 }
@@ -311,6 +314,14 @@ function reportRequests(): Record<string, HttpRequestSpec[]> {
         headers: BASIC,
       },
     ],
+    'GET /reports/assets/{file}': [
+      {
+        title: 'the dashboard’s script (its name from the page)',
+        method: 'GET',
+        target: '/reports/assets/{{dashboardScript}}',
+        headers: BASIC,
+      },
+    ],
     'POST /admin/reports/debtors/refresh': [
       {
         title: 'refresh the debtors report now',
@@ -364,6 +375,14 @@ function adminRequests(v: Variables): Record<string, HttpRequestSpec[]> {
         title: 'the operator console (open it in a browser)',
         method: 'GET',
         target: '/admin/',
+        headers: BASIC,
+      },
+    ],
+    'GET /admin/assets/{file}': [
+      {
+        title: 'the console’s script (its name from the page)',
+        method: 'GET',
+        target: '/admin/assets/{{consoleScript}}',
         headers: BASIC,
       },
     ],

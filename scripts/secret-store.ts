@@ -99,7 +99,7 @@ export class MissingShardError extends Error {
   override readonly name = 'MissingShardError';
 }
 
-async function readShard(client: SecretsManagerClient, id: string) {
+export async function readShard(client: SecretsManagerClient, id: string) {
   try {
     const answer = await client.send(new GetSecretValueCommand({ SecretId: id }));
     const value = JSON.parse(answer.SecretString ?? '{}') as unknown;
@@ -175,7 +175,7 @@ export function storedLines(stored: readonly StoredEntry[]): string[] {
     const parts = [
       ...(fill.length > 0
         ? [
-            `preencha ${fill.map((k) => `"${k}"`).join(', ')} (hoje ${SECRET_PLACEHOLDER}) no Secrets Manager, ${describeEntry(where)}`,
+            `preencha ${fill.map((k) => `"${k}"`).join(', ')} (hoje ${SECRET_PLACEHOLDER}) com npm run config -- secrets ARQUIVO, ${describeEntry(where)}`,
           ]
         : []),
       ...(generated.length > 0

@@ -18,7 +18,8 @@
  *   `POST /admin/erasure`: erasure.ts; `GET /admin/upstream`: upstream-health.ts.
  * - `POST /admin/preview/{profile}`: preview.ts; `POST /admin/test-lead/{profile}`: test-lead.ts;
  *   `GET /admin/setup`: setup.ts; `POST /admin/setup/{profile}/reveal` and `.../rotate`:
- *   secret-routes.ts; `GET /admin` (and `/admin/`): console.ts.
+ *   secret-routes.ts; `GET /admin` (and `/admin/`): console.ts, and its script
+ *   `GET /admin/assets/{file}`: console-asset.ts.
  */
 import type { ConfigSource } from '../config/config-source.ts';
 import type { LeadStatus } from '../domain/lead-lifecycle.ts';
@@ -34,6 +35,7 @@ import type { CompletionContext } from '../sources/source.ts';
 import type { BranchDirectory } from '../upstream/branch-directory.ts';
 import { backfill } from './backfill.ts';
 import { consoleRoute } from './console.ts';
+import { consoleScript } from './console-asset.ts';
 import type { DlqRedrive, RedriveResult } from './dlq-redrive.ts';
 import { erasure } from './erasure.ts';
 import { correctLead } from './leads/correct.ts';
@@ -143,6 +145,11 @@ export interface AdminRequest {
    * where the set-up kit's URLs point and the test lead is sent. Absent: `http://<host>`.
    */
   baseUrl?: string;
+  /**
+   * The API's public base URL under a custom domain (the stack's LEADS_PUBLIC_URL), when there
+   * is one: where the set-up kit's URLs point whichever host this request came by.
+   */
+  publicUrl?: string;
 }
 
 const SILENT: AdminEvents = { refused() {}, retried() {}, replayed() {}, failed() {} };
@@ -157,6 +164,7 @@ const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
   backfill,
   erasure,
   console: consoleRoute,
+  'console-script': consoleScript,
   'correct-lead': correctLead,
   'export-leads': exportLeads,
   preview,
@@ -168,7 +176,7 @@ const ROUTE_HANDLERS: Record<AdminRoute, RouteHandler> = {
 
 /** Answers one admin request. */
 export async function handleAdmin(
-  { resource, pathParameters, request, baseUrl }: AdminRequest,
+  { resource, pathParameters, request, baseUrl, publicUrl }: AdminRequest,
   deps: AdminDeps,
   invocation?: Invocation,
 ): Promise<HttpResponse> {
@@ -193,7 +201,9 @@ export async function handleAdmin(
     request,
     leadId: pathParameters?.leadId ?? '',
     profile: pathParameters?.profile ?? '',
+    file: pathParameters?.file ?? '',
     baseUrl: base,
+    kitUrl: publicUrl?.trim() ? publicUrl.trim().replace(/\/+$/, '') : base,
     csrf: csrfToken(client),
     roles: client.roles,
     authorization: request.headers.authorization,

@@ -2,26 +2,27 @@
  * `GET /admin/` (and `/admin`): the operator console, a small client over the admin routes, in
  * Portuguese, for a desk and a phone (nothing scrolls sideways at 390 px).
  *
- * One self-contained document: no external scripts, styles, fonts or images. Its Content
- * Security Policy forbids everything but its own style and script (allowed by their SHA-256
- * hashes) and requests to this site (`connect-src 'self'`). Everything the leads hold (what a
- * person typed) is put into the page with `textContent`, never as HTML.
+ * One document and its one script (`/admin/assets/console.<hash>.js`, console-asset.ts: the
+ * typed modules of browser/, bundled by scripts/build-browser.ts): no other scripts, styles,
+ * fonts or images. Its Content Security Policy forbids everything but its own style (by its
+ * SHA-256 hash), scripts from this site (`script-src 'self'`: no inline script) and requests to
+ * this site (`connect-src 'self'`). Everything the leads hold (what a person typed) is put into
+ * the page with `textContent`, never as HTML.
  *
  * The page is built per operator only for its CSRF token (csrf.ts), given in a `<meta>` and sent
  * as `X-CSRF-Token` with every request that changes something; it is `no-store`.
  *
  * Views (the address's `#` part, so that the back button works and a lead can be linked):
- * `#/` the leads and `#/lead/<id>` one lead (console-script-leads.ts), `#/preview` a body mapped
- * as a platform would send it and a test lead, `#/setup` the set-up kit's index and
- * `#/setup/<profile>` one profile's kit (console-script-tools.ts); the helpers and the health of
- * the gym's system that heads every view: console-script-base.ts. The page's data (profiles,
- * statuses, the account's time zone) is one JSON block, `#page-data`.
+ * `#/` the leads and `#/lead/<id>` one lead, `#/preview` a body mapped as a platform would send
+ * it and a test lead, `#/setup` the set-up kit's index and `#/setup/<profile>` one profile's kit
+ * (browser/main.ts names the modules). The page's data (profiles, statuses, the account's time
+ * zone, the fields the upstream requires) is one JSON block, `#page-data`: a
+ * `<script type="application/json">` is data, which the CSP does not run or block.
  */
 import { createHash } from 'node:crypto';
+import { EMAIL_PLACEHOLDER_HINT, REQUIRED_PROSPECT_FIELDS } from '../domain/prospect.ts';
+import { escapeHtml } from '../kernel/html.ts';
 import type { HttpResponse } from '../kernel/http.ts';
-import { CONSOLE_SCRIPT_BASE } from './console-script-base.ts';
-import { CONSOLE_SCRIPT_LEADS } from './console-script-leads.ts';
-import { CONSOLE_SCRIPT_TOOLS } from './console-script-tools.ts';
 
 const STYLE = `
 :root { color-scheme: light; --ink: #1d2733; --muted: #5f6b7a; --line: #e3e8ef; --bg: #f4f6f9;
@@ -91,33 +92,19 @@ ul.kit-index a { display: block; padding: 8px 10px; border-radius: 6px; text-dec
 }
 `;
 
-/** The script: the parts, in one closure (helpers and health, the leads, the tools and router). */
-const SCRIPT = `
-(function () {
-  'use strict';
-${CONSOLE_SCRIPT_BASE}${CONSOLE_SCRIPT_LEADS}${CONSOLE_SCRIPT_TOOLS}})();
-`;
-
 const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64');
 
-/** The console's Content-Security-Policy: its own style and script, requests to this site. */
+/** The console's Content-Security-Policy: its own style, scripts and requests to this site. */
 export const CONSOLE_CSP = [
   "default-src 'none'",
   `style-src 'sha256-${hash(STYLE)}'`,
-  `script-src 'sha256-${hash(SCRIPT)}'`,
+  "script-src 'self'",
   "connect-src 'self'",
   'img-src data:',
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-const escapeHtml = (text: string) =>
-  text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;');
 
 /** JSON inside a `<script type="application/json">`: `<` escaped so it cannot close the tag. */
 const jsonData = (value: unknown) => JSON.stringify(value).replaceAll('<', '\\u003c');
@@ -129,7 +116,12 @@ export interface ConsoleView {
   statuses: readonly string[];
   /** The account's time zone: every time the console shows is on the gym's clock. */
   timeZone: string;
+  /** The script's address (console-asset.ts `consoleScriptSrc`). */
+  scriptSrc: string;
 }
+
+/** The hint for a lead with a phone and no e-mail (domain/prospect.ts). */
+const PLACEHOLDER_HINT = `Sem e-mail? ${EMAIL_PLACEHOLDER_HINT[0]?.toUpperCase()}${EMAIL_PLACEHOLDER_HINT.slice(1)}.`;
 
 /** The console page (see the module comment). */
 export function consolePage(view: ConsoleView): HttpResponse {
@@ -154,8 +146,10 @@ export function consolePage(view: ConsoleView): HttpResponse {
     profiles: view.profiles,
     statuses: view.statuses,
     timeZone: view.timeZone,
+    required: REQUIRED_PROSPECT_FIELDS,
+    placeholderHint: PLACEHOLDER_HINT,
   })}</script>
-<script>${SCRIPT}</script>
+<script src="${escapeHtml(view.scriptSrc)}"></script>
 </body>
 </html>
 `;

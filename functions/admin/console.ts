@@ -6,6 +6,7 @@
  */
 import { DEFAULT_ACCOUNT } from '../kernel/accounts.ts';
 import type { HttpResponse } from '../kernel/http.ts';
+import { consoleScriptSrc } from './console-asset.ts';
 import { consolePage } from './console-page.ts';
 import { PUBLIC_STATUSES } from './leads/lead.ts';
 import type { RouteContext } from './route-context.ts';
@@ -13,7 +14,12 @@ import type { RouteContext } from './route-context.ts';
 /** The console's clock when the account names no time zone (config-parts.ts's default). */
 const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
 
-export async function consoleRoute({ deps, csrf, client }: RouteContext): Promise<HttpResponse> {
+export async function consoleRoute({
+  deps,
+  csrf,
+  client,
+  baseUrl,
+}: RouteContext): Promise<HttpResponse> {
   const profiles = Object.keys(await deps.config.profileSettings());
   const accounts = (await deps.config.accounts?.()) ?? [DEFAULT_ACCOUNT];
   const report = await deps.config.report?.(accounts[0] ?? DEFAULT_ACCOUNT);
@@ -23,5 +29,6 @@ export async function consoleRoute({ deps, csrf, client }: RouteContext): Promis
     profiles,
     statuses: PUBLIC_STATUSES,
     timeZone: report?.timeZone ?? DEFAULT_TIME_ZONE,
+    scriptSrc: consoleScriptSrc(baseUrl),
   });
 }

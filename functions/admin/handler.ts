@@ -5,6 +5,7 @@
  * container.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { ENV } from '../kernel/env.ts';
 import { proxyHandler } from '../kernel/proxy-handler.ts';
 import { currentRuntime, handlerWiring } from '../kernel/ready.ts';
 import { type AdminDeps, handleAdmin } from './admin.ts';
@@ -37,6 +38,8 @@ export const handler = proxyHandler(wiring, ({ event, request, deps, invocation 
       pathParameters: event.pathParameters,
       request,
       baseUrl: baseUrlOf(event, currentRuntime() === 'local'),
+      // The custom domain's, set by the stack when the deploy config names one.
+      publicUrl: process.env[ENV.publicUrl],
     },
     { ...deps, events: adminEvents },
     invocation,

@@ -23,8 +23,16 @@ export interface RouteContext {
   leadId: string;
   /** The `{profile}` path parameter, `''` when the route has none. */
   profile: string;
+  /** The `{file}` path parameter (a script's name), `''` when the route has none. */
+  file: string;
   /** The API's base URL as the caller reached it. */
+  /** The API's base URL as the caller reached it (where the test lead is sent). */
   baseUrl: string;
+  /**
+   * Where the set-up kit's URLs point: the custom domain's base URL when the stack has one,
+   * else `baseUrl`.
+   */
+  kitUrl: string;
   /** The operator's console token (csrf.ts). */
   csrf: string;
   roles: readonly string[];

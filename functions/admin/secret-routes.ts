@@ -55,7 +55,7 @@ async function revealing(context: RouteContext): Promise<Revealing> {
 function urlToPaste(context: RouteContext, kit: Revealing, values: Record<string, unknown>) {
   const profile = { ...kit.profile, ...values };
   return profileKit(kit.name, profile, kit.source, {
-    baseUrl: context.baseUrl,
+    baseUrl: context.kitUrl,
     secretsWhere: () => '',
     secretValues: 'inline',
   }).url;

@@ -1,6 +1,7 @@
 /**
  * `GET /admin/setup`: how to connect each profile's platform (sources/setup.ts): every profile's
- * set-up kit, its URLs pointing at the API as this request reached it. Where the kit says the
+ * set-up kit, its URLs pointing at the API's custom domain when the stack has one, else at the
+ * API as this request reached it. Where the kit says the
  * secrets live, and whether it prints them, is the wiring's (`AdminDeps.kit`): local files print
  * them, deployed stacks never (profiles are read with their secrets only where the kit prints
  * them). Only the profiles the operator may see (scoped-deps.ts).
@@ -41,10 +42,10 @@ async function kits(deps: AdminDeps, baseUrl: string): Promise<ProfileKit[]> {
   return result;
 }
 
-export async function setup({ deps, baseUrl }: RouteContext): Promise<HttpResponse> {
+export async function setup({ deps, kitUrl }: RouteContext): Promise<HttpResponse> {
   return json(
     200,
-    { urlPattern: `${baseUrl}/leads/{profile}`, profiles: await kits(deps, baseUrl) },
+    { urlPattern: `${kitUrl}/leads/{profile}`, profiles: await kits(deps, kitUrl) },
     NO_STORE,
   );
 }

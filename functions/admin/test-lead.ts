@@ -2,8 +2,10 @@
  * `POST /admin/test-lead/{profile}`: the profile's sample (sources/setup.ts), signed with its
  * secrets, sent to the intake over HTTP at the URL this request reached (the real path: the
  * intake, the ledger, delivery). Answers the intake's status and answer and the lead ids it gave:
- * `{profile, url, status, answer, leadIds, search}` (`search`: the sample's e-mail, which finds
- * the lead in the listing when the platform's answer names none, as Google's `{}`). A Prospect API sample is sent with the operator's own
+ * `{profile, url, status, answer, leadIds, search}` (`search`: the e-mail, or for WhatsApp the
+ * number, that the sample's lead arrives with, which finds it in the listing when the platform's
+ * answer names none, as Google's `{}`; Meta's, TikTok's and Kommo's fixed Graph/API lead has a
+ * fixed e-mail, whatever the stamp). A Prospect API sample is sent with the operator's own
  * Basic credentials, only when the operator has the `prospects:write` role. 404 for an unknown
  * profile, 409 `no_sample` when the source has no set-up recipe (or its sample needs that role),
  * 502 when the intake is not reached.
@@ -12,7 +14,7 @@ import { type HttpResponse, json } from '../kernel/http.ts';
 import { t } from '../kernel/language.ts';
 import { NO_STORE } from '../kernel/route-guard.ts';
 import { sourceNamed } from '../sources/registry.ts';
-import { SAMPLE_PERSON, signedSample } from '../sources/setup.ts';
+import { signedSample } from '../sources/setup.ts';
 import { type RouteContext, refusal, requireProfile, tryJson } from './route-context.ts';
 
 /** The lead ids an intake's answer names (`leadId`, `leadIds`). */
@@ -85,8 +87,9 @@ export async function testLead(context: RouteContext): Promise<HttpResponse> {
       status,
       answer: answered,
       leadIds: leadIdsOf(answer),
-      // Where the platform's answer names no lead (Google's `{}`): its e-mail finds it.
-      search: SAMPLE_PERSON.email(stamp),
+      // Where the platform's answer names no lead (Google's `{}`): the e-mail (or number) the
+      // lead arrives with finds it, a fixed one for a sample the platform's API completes (Meta).
+      search: signed.search,
     },
     NO_STORE,
   );

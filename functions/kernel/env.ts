@@ -19,6 +19,11 @@ export const ENV = {
   appConfigApplication: 'LEADS_APPCONFIG_APPLICATION',
   appConfigEnvironment: 'LEADS_APPCONFIG_ENVIRONMENT',
   appConfigProfile: 'LEADS_APPCONFIG_PROFILE',
+  /**
+   * The API's public base URL under the deploy config's custom domain (`https://leads.academia.com.br`),
+   * set on the admin function only when there is one: where the set-up kit's URLs point.
+   */
+  publicUrl: 'LEADS_PUBLIC_URL',
   /** Secrets Manager names start with this. */
   secretsPrefix: 'LEADS_SECRETS_PREFIX',
   /**

@@ -18,6 +18,7 @@
  * a CSP needs), and no `$` anywhere (API Gateway would read `$name` in a gateway response's
  * template as a variable). Pure.
  */
+import { escapeHtml } from './html.ts';
 import type { HttpResponse } from './http.ts';
 import { BASIC_AUTH } from './routes.ts';
 
@@ -46,14 +47,6 @@ export function waitText(seconds: number): string {
   if (minutes < 120) return `${minutes} ${minutes === 1 ? 'minuto' : 'minutos'}`;
   return `${Math.ceil(minutes / 60)} horas`;
 }
-
-const escapeText = (text: string) =>
-  text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 
 const ASK = 'peça à pessoa responsável pelo sistema na sua academia';
 
@@ -122,11 +115,11 @@ export function refusalPage(status: RefusalStatus, options: RefusalOptions = {})
   const text = options.detail ? [options.detail, ...paragraphs] : paragraphs;
   const links = [
     ...(action
-      ? [`<a class="button" href="${escapeText(action.href)}">${escapeText(action.label)}</a>`]
+      ? [`<a class="button" href="${escapeHtml(action.href)}">${escapeHtml(action.label)}</a>`]
       : []),
     ...(options.back
       ? [
-          `<a class="button${action ? ' secondary' : ''}" href="${escapeText(options.back.href)}">${escapeText(options.back.label)}</a>`,
+          `<a class="button${action ? ' secondary' : ''}" href="${escapeHtml(options.back.href)}">${escapeHtml(options.back.label)}</a>`,
         ]
       : []),
   ];
@@ -137,15 +130,15 @@ export function refusalPage(status: RefusalStatus, options: RefusalOptions = {})
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${PAGE_CSP}">
 <meta name="referrer" content="no-referrer">
-<title>${escapeText(title)}</title>
+<title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <main>
 <section class="card" id="refusal" data-status="${status}" role="alert">
 <p class="status">${STATUS_LINE[status]}</p>
-<h1>${escapeText(title)}</h1>
-${text.map((p) => `<p>${escapeText(p)}</p>`).join('\n')}
+<h1>${escapeHtml(title)}</h1>
+${text.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
 ${links.length > 0 ? `<p class="actions">${links.join('')}</p>` : ''}
 </section>
 </main>

@@ -356,6 +356,16 @@ const ROUTE_TABLE = [
     role: 'report:read',
     name: 'report-html',
   },
+  // The dashboard's script (kernel/script-asset.ts): a hashed name, cached for a year.
+  {
+    method: 'GET',
+    path: '/reports/assets/{file}',
+    fn: 'report',
+    throttle: REPORT_THROTTLE,
+    auth: 'basic',
+    role: 'report:read',
+    name: 'report-script',
+  },
   // A refresh pages the upstream: an admin asks for one now and then, not in a loop.
   {
     method: 'POST',
@@ -413,6 +423,16 @@ const ROUTE_TABLE = [
     auth: 'basic',
     role: 'admin',
     name: 'console',
+  },
+  // The console's script (kernel/script-asset.ts): a hashed name, cached for a year.
+  {
+    method: 'GET',
+    path: '/admin/assets/{file}',
+    fn: 'admin',
+    throttle: ADMIN_READ_THROTTLE,
+    auth: 'basic',
+    role: 'admin',
+    name: 'console-script',
   },
   {
     method: 'PATCH',

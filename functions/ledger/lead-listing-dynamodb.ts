@@ -74,7 +74,7 @@ export async function listByStatus(
 ): Promise<LeadPage> {
   if (!isLeadStatus(status)) throw new RangeError(`unknown status '${String(status)}'`);
   const before = page.receivedBefore;
-  return query(
+  return await query(
     ctx,
     LEDGER_STATUS_INDEX,
     { pk: 'gsi1pk', sk: 'gsi1sk' },
@@ -143,7 +143,7 @@ export async function listDue(
   now: Date,
   page: { limit?: number; cursor?: string } = {},
 ): Promise<LeadPage> {
-  return query(ctx, LEDGER_DUE_INDEX, { pk: 'duepk', sk: 'dueAt' }, DUE, page, {
+  return await query(ctx, LEDGER_DUE_INDEX, { pk: 'duepk', sk: 'dueAt' }, DUE, page, {
     condition: 'dueAt <= :now',
     values: { ':now': now.toISOString() },
   });

@@ -247,7 +247,7 @@ async function redactItem(
   const stop = reason === 'erasure' && IN_FLIGHT.has(lead.status);
   const values: Record<string, unknown> = {};
   const { redactCapture } = await personalData();
-  return update(
+  return await update(
     ctx,
     lead.leadId,
     {

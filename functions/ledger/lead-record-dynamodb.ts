@@ -100,7 +100,7 @@ export async function record(ctx: LedgerContext, lead: NewLead): Promise<Recorde
       ...(lead.fingerprint !== undefined && { fingerprint: lead.fingerprint }),
     };
     if (await putIf(ctx, dedup, 'attribute_not_exists(pk) OR expiresAt < :now', { ':now': now })) {
-      return writeLead(ctx, lead, leadId, written);
+      return await writeLead(ctx, lead, leadId, written);
     }
     const holder = await getItem(ctx, dedupPk);
     // Gone or replaced between our put and our read (its window ended): try again.
@@ -117,7 +117,7 @@ export async function record(ctx: LedgerContext, lead: NewLead): Promise<Recorde
     if (existing) return { lead: existing, duplicate: true };
     // The dedup item points at a lead that was never written: its writer crashed, or is
     // still on its way. Write it ourselves under that id; the lead put decides who won.
-    return writeLead(ctx, lead, holder.leadId, written);
+    return await writeLead(ctx, lead, holder.leadId, written);
   }
   throw new Error('record: the dedup item kept changing; try again');
 }
@@ -175,5 +175,5 @@ export async function findByDedupKey(
   if (typeof holder.expiresAt === 'number' && holder.expiresAt < epochSeconds(now)) {
     return undefined;
   }
-  return get(ctx, holder.leadId);
+  return await get(ctx, holder.leadId);
 }

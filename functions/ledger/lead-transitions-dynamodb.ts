@@ -42,7 +42,7 @@ export async function claim(
     `${versionIs(version, values)} AND (` +
     '(#status = :queued AND (attribute_not_exists(#c0) OR #c0 <= :now)) ' +
     'OR (#status = :sending AND #c1 < :now))';
-  return update(
+  return await update(
     ctx,
     leadId,
     {
@@ -119,7 +119,7 @@ export async function release(
   now: Date,
 ): Promise<LeadRecord> {
   const nextAttemptAt = release.nextAttemptAt.toISOString();
-  return fenced(ctx, leadId, 'release', version, now, {
+  return await fenced(ctx, leadId, 'release', version, now, {
     set: {
       leaseUntil: undefined,
       nextAttemptAt,
@@ -191,7 +191,7 @@ export async function requeue(
 ): Promise<LeadRecord | undefined> {
   const values: Record<string, unknown> = {};
   const at = now.toISOString();
-  return update(
+  return await update(
     ctx,
     leadId,
     {
@@ -227,7 +227,7 @@ export async function wake(
     values[':now'] = wakeOptions.now.toISOString();
     condition += ' AND #c0 <= :now';
   }
-  return update(
+  return await update(
     ctx,
     leadId,
     {
@@ -254,7 +254,7 @@ export async function waitFor(
 ): Promise<LeadRecord | undefined> {
   const values: Record<string, unknown> = { ':queued': 'queued', ':sending': 'sending' };
   const condition = `(#status = :queued OR #status = :sending) AND ${versionIs(version, values)}`;
-  return update(
+  return await update(
     ctx,
     leadId,
     {

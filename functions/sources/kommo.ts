@@ -321,6 +321,9 @@ export function completeKommoCapture(capture: LeadCapture, records: KommoRecords
  * start` registers it in the sandbox, so that the sample webhook (ids only) is completed and
  * delivered locally.
  */
+/** The e-mail of the sample's API contact: what the kit's test lead arrives with. */
+const KOMMO_SAMPLE_EMAIL = SAMPLE_PERSON.email('kommo');
+
 export const KOMMO_SAMPLE = {
   accountId: '39000001',
   subdomain: 'academia-kit',
@@ -356,7 +359,7 @@ export const KOMMO_SAMPLE = {
           field_code: 'EMAIL',
           field_name: 'E-mail',
           field_type: 'multitext',
-          values: [{ value: SAMPLE_PERSON.email('kommo'), enum_code: 'WORK' }],
+          values: [{ value: KOMMO_SAMPLE_EMAIL, enum_code: 'WORK' }],
         },
       ],
     },
@@ -395,6 +398,8 @@ export const kommoSource = defineSource({
     auth: () => ({ kind: 'token', setting: 'token', in: 'query' }),
     sample: () => ({
       contentType: 'application/x-www-form-urlencoded',
+      // The lead arrives with the API contact's e-mail, whatever the stamp.
+      search: KOMMO_SAMPLE_EMAIL,
       body: new URLSearchParams({
         'leads[add][0][id]': String(KOMMO_SAMPLE.lead.id),
         'leads[add][0][status_id]': String(KOMMO_SAMPLE.lead.status_id),

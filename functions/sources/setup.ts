@@ -14,8 +14,10 @@
  *
  * Pure: node:crypto for the test lead's signature, nothing else.
  */
+
 import { createHmac } from 'node:crypto';
 import { sampleEmail } from '../domain/test-lead.ts';
+import { escapeHtml } from '../kernel/html.ts';
 
 /** How the sample request proves who sent it. */
 export type SampleAuth =
@@ -48,6 +50,12 @@ export interface SampleRequest {
   contentType: string;
   /** The exact body (one line: signatures cover these bytes). */
   body: string;
+  /**
+   * What finds the sample's lead in the console's search when it is not the stamp's e-mail
+   * (`SAMPLE_PERSON.email(stamp)`): the e-mail of a lead the platform's API holds under fixed
+   * ids (Meta's Graph lead, TikTok's, Kommo's), the number of a lead without an e-mail (WhatsApp).
+   */
+  search?: string;
 }
 
 /** A source's set-up recipe (its `setup` in `defineSource`). */
@@ -303,13 +311,6 @@ function curlScript<P>(
 // ---------------------------------------------------------------------------------------------
 // The HTML form
 
-const escapeHtml = (text: string) =>
-  text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;');
-
 function htmlFormSnippet(profile: unknown, url: string, inline: boolean, tokenKey: string): string {
   const token = inline ? encodeURIComponent(setting(profile, tokenKey)) : 'SEU_TOKEN';
   const honeypot = setting(profile, 'honeypotField') || '_hp';
@@ -377,6 +378,8 @@ export interface SignedRequest {
   shownUrl: string;
   headers: Record<string, string>;
   body: string;
+  /** What finds its lead in the console's search: the e-mail (or number) it arrives with. */
+  search: string;
 }
 
 /**
@@ -431,5 +434,6 @@ export function signedSample<P>(
       headers.authorization = options.basicAuthorization;
       break;
   }
-  return { url, shownUrl: base, headers, body };
+  const search = sample.search ?? SAMPLE_PERSON.email(options.stamp);
+  return { url, shownUrl: base, headers, body, search };
 }

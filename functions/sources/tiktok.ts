@@ -230,6 +230,9 @@ const tiktokBackfill: Backfill<TikTokProfile> = {
  * the sandbox, so that the sample webhook (ids only) is completed and delivered locally. Its
  * instant form is none of the demo's, so backfills of the demo forms never list it.
  */
+/** The e-mail of the sample's downloaded lead: what the kit's test lead arrives with. */
+const TIKTOK_SAMPLE_EMAIL = SAMPLE_PERSON.email('tiktok');
+
 export const TIKTOK_SAMPLE_LEAD = {
   lead_id: '7490000000000000001',
   page_id: '7490000000000000002',
@@ -239,7 +242,7 @@ export const TIKTOK_SAMPLE_LEAD = {
   page_name: 'Aula experimental (kit)',
   answers: {
     name: SAMPLE_PERSON.fullName,
-    email: SAMPLE_PERSON.email('tiktok'),
+    email: TIKTOK_SAMPLE_EMAIL,
     phone_number: SAMPLE_PERSON.phone,
   },
 } as const;
@@ -310,6 +313,8 @@ export const tiktokSource = defineSource({
     // Ids only, as TikTok often sends them: the answers come from the (sandbox's) download.
     sample: () => ({
       contentType: 'application/json',
+      // The lead arrives with the download's e-mail, whatever the stamp.
+      search: TIKTOK_SAMPLE_EMAIL,
       body: JSON.stringify({
         object: 1,
         entry: [

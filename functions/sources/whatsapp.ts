@@ -349,6 +349,9 @@ export const whatsappSource = defineSource({
       const waId = `551197${stampDigits(stamp, 7)}`;
       return {
         contentType: 'application/json',
+        // No e-mail in a conversation: its number finds the lead (the last 9 digits, within any
+        // way the console writes it).
+        search: waId.slice(-9),
         body: JSON.stringify({
           object: 'whatsapp_business_account',
           entry: [

@@ -11,9 +11,10 @@
  *   stack (it is cheap to keep and the only copy of the last good snapshot).
  * - Refresh queue: a standard SQS queue of refresh requests (schedule, admin route,
  *   continuations) with a dead-letter queue after 5 receives. The refresher's `live` alias
- *   consumes it with batch size 1 and MaximumConcurrency 2 (the least Lambda allows), and the
- *   function reserves the same 2, so the event source never meets a throttle: a throttled
- *   message would cost a receive for nothing and, during a long refresh, reach the DLQ. Its
+ *   consumes it with batch size 1 and MaximumConcurrency 2 (the least Lambda allows); with
+ *   `reserveConcurrency` the function reserves the same 2, so the event source never meets a
+ *   throttle (a throttled message would cost a receive for nothing and, during a long refresh,
+ *   reach the DLQ); without it (the default) MaximumConcurrency alone caps it. Its
  *   visibility timeout is 6 × the refresher's timeout (AWS advice for Lambda event sources).
  * - One refresh at a time, by a lease rather than by concurrency: a refresh (or continuation)
  *   holds a lease item in the ledger table (functions/report/refresh/lease.ts); a tick arriving
@@ -113,6 +114,12 @@ export interface DebtorsReportProps {
    * records each account's learned branch names there (LeadStore.grantBranchNames).
    */
   ledger: LeadStore;
+  /**
+   * Reserve REFRESHER_CONCURRENCY executions for the refresher (the deploy configuration's
+   * `reserveConcurrency`); false: none, its event source's MaximumConcurrency caps it.
+   * @default true
+   */
+  reserveConcurrency?: boolean;
   /** @default REFRESHER_TIMEOUT_SECONDS (functions/report/refresh/refresh.ts) */
   refresherTimeout?: Duration;
   /** Where the functions' Powertools metrics go. @default 'Leads' */
@@ -226,7 +233,9 @@ export class DebtorsReport extends Construct {
       timeout,
       // As many as the event source may run at once (never throttled); the lease keeps one
       // refresh at a time.
-      reservedConcurrentExecutions: REFRESHER_CONCURRENCY,
+      ...((props.reserveConcurrency ?? true) && {
+        reservedConcurrentExecutions: REFRESHER_CONCURRENCY,
+      }),
       recursiveLoop: RecursiveLoop.ALLOW,
       recursiveLoopReason: REFRESHER_LOOP_REASON,
       metricsNamespace: namespace,

@@ -7,11 +7,15 @@
  * - Event source: batches of up to 5 messages, partial batch responses
  *   (`ReportBatchItemFailures`: only the failed records return to the queue, the handler may
  *   delay them with ChangeMessageVisibility), and MaximumConcurrency 2.
- * - Concurrency: the event source runs at most 2 batches at once; the function's reserved
- *   concurrency (FunctionSpec.reservedConcurrency) must be at least that, or the event source
- *   meets Lambda throttles: a throttled batch goes back to the queue and costs a receive
+ * - Concurrency: the event source runs at most `maxConcurrency` batches at once (2 for one
+ *   account: the least Lambda allows). With `reserved` (the deploy configuration's
+ *   `reserveConcurrency`), the function reserves at least that many, or the event source would
+ *   meet Lambda throttles: a throttled batch goes back to the queue and costs a receive
  *   (maxReceiveCount) without a delivery attempt, which is why AWS advises reserved ≥
- *   MaximumConcurrency. Reserving also keeps two instances free whatever else the account runs.
+ *   MaximumConcurrency; reserving also keeps those instances free whatever else the account
+ *   runs. Without it (the default: a new account's quota cannot hold a reservation), the
+ *   function reserves nothing and MaximumConcurrency alone caps it; it throttles only when the
+ *   account's whole pool is busy (ForwarderThrottlesAlarm says so).
  *   These caps only bound how many forwarders exist; the upstream's rate (about 5/s and 40/min
  *   per IP) is kept by the shared pacer, a token slot in the ledger table that every forwarder
  *   instance takes before a call (functions/upstream/pacer-dynamodb.ts), so two instances do not
@@ -64,6 +68,11 @@ export interface LeadForwarderProps {
   batchSize?: number;
   /** @default FORWARDER_MAX_CONCURRENCY (2) */
   maxConcurrency?: number;
+  /**
+   * Whether `fn` reserves concurrency (then at least `maxConcurrency`); false: it must reserve
+   * none, and the event source's MaximumConcurrency is its only cap. @default true
+   */
+  reserved?: boolean;
 }
 
 export class LeadForwarder extends Construct {
@@ -83,12 +92,7 @@ export class LeadForwarder extends Construct {
         `LeadForwarder: the function's timeout (${fnTimeout ?? 'unset'} s) must not exceed the lead queue's consumerTimeout (${queue.consumerTimeout.toSeconds()} s); pass its timeout to LeadQueue`,
       );
     }
-    const reserved = (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions;
-    if (typeof reserved !== 'number' || reserved < maxConcurrency) {
-      throw new RangeError(
-        `LeadForwarder: the function's reserved concurrency (${String(reserved ?? 'unset')}) must be at least the event source's maxConcurrency (${maxConcurrency}), or batches are throttled and burn receives`,
-      );
-    }
+    checkReservation(fn, maxConcurrency, props.reserved ?? true);
     this.fn = fn;
     this.maxConcurrency = maxConcurrency;
 
@@ -139,5 +143,21 @@ export class LeadForwarder extends Construct {
       reason:
         'Invoked every minute by EventBridge Scheduler (asynchronously, on its live alias). Its EventInvokeConfig retries no failed run and drops events older than a minute: the next tick, a minute later, redoes whatever a failed run left (the reconciler reads the ledger afresh), so there is nothing to keep in a dead-letter queue; a failing run raises ReconcilerErrorsAlarm.',
     });
+  }
+}
+
+/** The function's reservation agrees with the event source's cap (module comment). */
+function checkReservation(fn: NodeFunction, maxConcurrency: number, wanted: boolean): void {
+  const reserved = (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions;
+  if (!wanted) {
+    if (reserved === undefined) return;
+    throw new RangeError(
+      `LeadForwarder: reserved is false, but the function reserves concurrency (${String(reserved)}); leave reservedConcurrentExecutions unset`,
+    );
+  }
+  if (typeof reserved !== 'number' || reserved < maxConcurrency) {
+    throw new RangeError(
+      `LeadForwarder: the function's reserved concurrency (${String(reserved ?? 'unset')}) must be at least the event source's maxConcurrency (${maxConcurrency}), or batches are throttled and burn receives`,
+    );
   }
 }

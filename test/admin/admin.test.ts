@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AdminDeps, type AdminEvents, handleAdmin } from '../../functions/admin/admin.ts';
+import { SCRIPT_FILE as CONSOLE_SCRIPT } from '../../functions/admin/browser/dist/console-file.ts';
 import type { DlqRedrive } from '../../functions/admin/dlq-redrive.ts';
 import { createLocalDlqRedrive } from '../../functions/admin/dlq-redrive-local.ts';
 import { PUBLIC_STATUSES } from '../../functions/admin/leads/lead.ts';
@@ -29,6 +30,7 @@ import { UPSTREAM_PACER_KEY } from '../../functions/upstream/pacer-dynamodb.ts';
 import { ensureTable } from '../../local/dynamodb-local.ts';
 import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
 import { mapCapture } from '../helpers/map-capture.ts';
+import { expectNoInlineScript } from '../helpers/page-scripts.ts';
 
 const CLIENTS: Client[] = [
   { username: 'ops', password: 'ops-secret', roles: ['prospects:write', 'admin'] },
@@ -318,6 +320,8 @@ describe('GET /admin/leads/{leadId}', () => {
       idProspect: 4321,
       attempts: 0,
       tries: 1,
+      // The one count the console's timeline shows: one send, no failure.
+      triesText: 'Tentativas de entrega: 1',
       receivedAt: lead.receivedAt,
       deliveredAt: lead.deliveredAt,
       timeZone: 'America/Sao_Paulo',
@@ -326,6 +330,19 @@ describe('GET /admin/leads/{leadId}', () => {
       submitted: expect.objectContaining({ prospect: expect.objectContaining({ name: 'Maria' }) }),
       correctable: false,
     });
+  });
+
+  it('says one delivery count: the sends, and the failures counted against the lead', async () => {
+    const dead = await leadIn('dead');
+    const fresh = await leadIn('queued');
+
+    const failed = (await getLead(dead.leadId)).body as { triesText?: string };
+    const waiting = (await getLead(fresh.leadId)).body as { triesText?: string };
+
+    expect(failed).toMatchObject({ attempts: 1, tries: 1 });
+    expect(failed.triesText).toBe('Tentativas de entrega: 1 (1 falha deste lead)');
+    expect(waiting).toMatchObject({ attempts: 0, tries: 0 });
+    expect(waiting.triesText).toBeUndefined();
   });
 
   it('shows a lead being sent as queued', async () => {
@@ -1258,11 +1275,44 @@ describe('the console page, previews, the set-up kit, test leads and the CSV', (
   it('serves the console with a strict CSP, no caching, and the profiles to filter by', async () => {
     const { status, body, result } = await send({ method: 'GET', resource: '/admin' });
     expect(status).toBe(200);
-    expect(result.headers?.['content-security-policy']).toMatch(
-      /default-src 'none'.*script-src 'sha256-/,
-    );
+    const csp = result.headers?.['content-security-policy'] as string;
+    expect(csp).toMatch(/default-src 'none'.*script-src 'self'/);
+    expect(expectNoInlineScript(csp, body, 'the console')).toEqual([
+      `/prod/admin/assets/${CONSOLE_SCRIPT}`,
+    ]);
     expect(result.headers?.['cache-control']).toBe('no-store');
     expect(body).toContain('["site","native"]');
+  });
+
+  it('serves the console’s script by its hashed name for a year, behind the admin role', async () => {
+    // Act
+    const script = await send({
+      method: 'GET',
+      resource: '/admin/assets/{file}',
+      params: { file: CONSOLE_SCRIPT },
+    });
+    const stale = await send({
+      method: 'GET',
+      resource: '/admin/assets/{file}',
+      params: { file: 'console.0123456789abcdef.js' },
+    });
+    const reader = await send({
+      method: 'GET',
+      resource: '/admin/assets/{file}',
+      params: { file: CONSOLE_SCRIPT },
+      headers: { authorization: basic('reporter', 'reporter-secret') },
+    });
+
+    // Assess
+    expect(script.status).toBe(200);
+    expect(script.result.headers).toMatchObject({
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'public, max-age=31536000, immutable',
+    });
+    expect(script.body).toContain('csrf-token');
+    expect(stale.status).toBe(404);
+    expect(stale.result.headers?.['cache-control']).toBe('no-store');
+    expect(reader.status).toBe(403);
   });
 
   it('previews a body as the platform sends it, and stores nothing', async () => {

@@ -2,8 +2,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGEING_BUCKETS } from '../../functions/domain/debtors-report.ts';
 import { DEFAULT_TIME_ZONE } from '../../functions/domain/local-time.ts';
+import { PHONE_PAGE } from '../../functions/report/serve/dashboard.ts';
 import { launchChromium, openPage, screenshot, type Viewport } from '../helpers/chromium.ts';
 import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
+import { reportResult } from '../helpers/results.ts';
 
 const CREDENTIALS = { username: 'reporter', password: 'reporter-secret' };
 const basic = (user: string, password: string) =>
@@ -492,7 +494,7 @@ describe('the debtors dashboard at 390 px', () => {
     expectOnScreen(shown.amounts, 'member’s total');
     expectOnScreen(shown.links, '"Cobrar"');
     expectOnScreen(shown.statuses, 'status');
-    expect(shown.amounts).toHaveLength(100);
+    expect(shown.amounts).toHaveLength(PHONE_PAGE);
     await screenshot(page, 'dashboard-390.png', false);
     await screenshot(page, 'dashboard-390-full.png');
     await page.$eval('#ageing', (n) => n.scrollIntoView());
@@ -500,13 +502,42 @@ describe('the debtors dashboard at 390 px', () => {
     await page.$eval('html', (n) => n.scrollTo(0, 0));
   });
 
-  it('shows the rest of the list on "Mostrar mais", still within the screen', async () => {
+  it('starts collapsed: the largest debts first, a page of them, a few screens tall', async () => {
     // Act
-    await page.click('#more');
+    const rows = await visibleRows(page);
+    const height = await page.$eval('html', (n) => n.scrollHeight as number);
+    const more = (await page.textContent('#more')) ?? '';
+
+    // Assess: the members who owe the most first (of the whole list, not only those shown)
+    const owing = report.results.filter((r) => r.debtStatus === 'Open');
+    const owedBy = new Map<number, number>();
+    for (const r of owing) {
+      owedBy.set(r.memberId, (owedBy.get(r.memberId) ?? 0) + Math.round(r.debtAmount * 100));
+    }
+    const largest = [...owedBy.values()].sort((a, b) => b - a).slice(0, PHONE_PAGE);
+    expect(rows.map((r) => r.amount)).toEqual(largest.map((cents) => cents / 100));
+    const left = membersOf(report.results) - PHONE_PAGE;
+    expect(more).toBe(`Ver mais ${PHONE_PAGE} (faltam ${left})`);
+    expect(height).toBeLessThan(PHONE.height * 8); // it was some 25,000 px with 100 members
+    reportResult(`dashboard at 390 px, collapsed: ${height} px tall, ${rows.length} members`);
+    await screenshot(page, 'dashboard-390-collapsed-full.png');
+  });
+
+  it('shows the rest of the list on "Ver mais", a page at a time, still within the screen', async () => {
+    // Act
+    const total = membersOf(report.results);
+    let clicks = 0;
+    while (await page.isVisible('#more')) {
+      await page.click('#more');
+      clicks += 1;
+      const shown = await visibleRows(page);
+      expect(shown).toHaveLength(Math.min(total, PHONE_PAGE * (clicks + 1)));
+    }
 
     // Assess
     const shown = await layout();
-    expect(shown.amounts).toHaveLength(membersOf(report.results));
+    expect(clicks).toBe(Math.ceil(total / PHONE_PAGE) - 1);
+    expect(shown.amounts).toHaveLength(total);
     expect(await page.isHidden('#more')).toBe(true);
     expect(shown.scrollWidth).toBeLessThanOrEqual(PHONE.width);
     expectOnScreen(shown.amounts, 'member’s total');

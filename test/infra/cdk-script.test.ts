@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { configArgument, contextArguments, refusal, SKIP_PREFLIGHT } from '../../scripts/cdk.ts';
+import { SKIP_PREFLIGHT_CONTEXT } from '../../infra/synth-preflight.ts';
+import {
+  cdkArguments,
+  configArgument,
+  contextArguments,
+  refusal,
+  SKIP_PREFLIGHT,
+} from '../../scripts/cdk.ts';
 
 describe('npm run deploy|diff|destroy (scripts/cdk.ts)', () => {
   it('refuses a deploy, diff or destroy that names no deploy configuration, saying what to pass', () => {
@@ -55,5 +62,20 @@ describe('npm run deploy: its context and its preflight switch', () => {
       other: 'a=b',
     });
     expect(SKIP_PREFLIGHT).toBe('--skip-preflight');
+  });
+
+  it("tells the CDK CLI to skip the app's own concurrency check, which its preflight already was", () => {
+    // Act
+    const args = cdkArguments(['deploy', '-c', 'config=config/deploy.prod.json']);
+
+    // Assess: the app reads it as its context (infra/synth-preflight.ts).
+    expect(args).toEqual([
+      'deploy',
+      '-c',
+      'config=config/deploy.prod.json',
+      '-c',
+      'skipPreflight=true',
+    ]);
+    expect(contextArguments(args)[SKIP_PREFLIGHT_CONTEXT]).toBe('true');
   });
 });

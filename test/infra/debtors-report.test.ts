@@ -173,10 +173,10 @@ describe('DebtorsReport in the stack', () => {
   });
 
   describe('the refresher', () => {
-    it('reserves as much concurrency as its event source may use (2), 1 GB, a 300 s timeout', () => {
+    it('reserves nothing by default (reserveConcurrency: test/infra/reserve-concurrency.test.ts), 1 GB, a 300 s timeout', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
         FunctionName: 'leads-prod-report-refresher',
-        ReservedConcurrentExecutions: 2,
+        ReservedConcurrentExecutions: Match.absent(),
         MemorySize: 1024,
         Timeout: 300,
         // It sends continuations and deferred requests to its own queue on purpose.
@@ -192,7 +192,7 @@ describe('DebtorsReport in the stack', () => {
         }),
       ) as Array<{ Properties: Record<string, unknown> }>;
 
-      // Assess: reserved concurrency = MaximumConcurrency, so no poll meets a throttle.
+      // Assess: MaximumConcurrency 2 (the reservation, when on, is the same: no throttle).
       expect(mappings).toHaveLength(1);
       expect(mappings[0]?.Properties).toMatchObject({
         BatchSize: 1,
@@ -423,6 +423,7 @@ describe('DebtorsReport in the stack', () => {
     it('serves the seed list, the reports and the admin refresh', () => {
       expect(routesOf(template, ids.report)).toEqual([
         'GET /api/v1/receivables/debtors',
+        'GET /reports/assets/{file}',
         'GET /reports/debtors',
         'GET /reports/debtors.csv',
         'GET /reports/debtors.html',

@@ -1,7 +1,8 @@
 /**
  * The forwarder's concurrency follows the configured accounts (functions/delivery/concurrency.ts):
- * the template's reserved concurrency and the event source's MaximumConcurrency are derived from
- * the deploy configuration's accounts, equal (the consistency LeadForwarder checks), with the
+ * the event source's MaximumConcurrency (and, with reserveConcurrency, the template's reserved
+ * concurrency) is derived from the deploy configuration's accounts, the two equal (the
+ * consistency LeadForwarder checks), with the
  * reason beside them; and the lead queue is a fair queue by its senders (MessageGroupId at send
  * time, test/ledger/lead-queue-sqs.test.ts), consumed per account side by side
  * (test/delivery/forward/handler.test.ts).
@@ -25,11 +26,12 @@ function accounts(count: number, rate: { maxPerSecond: number; maxPerMinute: num
   );
 }
 
-function forwarderOf(upstreams: Record<string, unknown>) {
+function forwarderOf(upstreams: Record<string, unknown>, reserveConcurrency = true) {
   const stack = new LeadsStack(testApp(), 'leads-test', {
     config: deployConfig({
       upstream: { baseUrl: 'https://upstream.example.com', maxPerSecond: 5, maxPerMinute: 300 },
       upstreams,
+      reserveConcurrency,
     }),
   });
   const template = Template.fromStack(stack);
@@ -68,6 +70,15 @@ describe("the forwarder's concurrency, derived from the configured accounts", ()
     expect(six.reason).toMatch(/capped at 50/);
     // 5/s + 11 × 40/min = 12.33 requests/s × 2 s per attempt.
     expect(slow).toMatchObject({ reserved: 25, maximum: 25 });
+    expect(slow.reason).toMatch(/12 accounts/);
+  });
+
+  it('without reservations (the default), MaximumConcurrency alone carries the derived number', () => {
+    // Act
+    const slow = forwarderOf(accounts(11, { maxPerSecond: 5, maxPerMinute: 40 }), false);
+
+    // Assess: the same cap per queue, nothing reserved.
+    expect(slow).toMatchObject({ reserved: undefined, maximum: 25 });
     expect(slow.reason).toMatch(/12 accounts/);
   });
 

@@ -111,6 +111,26 @@ describe('LeadForwarder', () => {
     );
   });
 
+  it('without reservations (reserved: false), MaximumConcurrency alone caps the function; a stray reservation is refused', () => {
+    // Prepare
+    const { ids, template } = forwarderStack({ reserved: 0, props: { reserved: false } });
+
+    // Act
+    const t = template();
+    const fn = t.findResources('AWS::Lambda::Function')[ids.fn] as {
+      Properties: { ReservedConcurrentExecutions?: number };
+    };
+
+    // Assess
+    expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+    expect(() => forwarderStack({ reserved: 2, props: { reserved: false } })).toThrow(
+      /reserved is false, but the function reserves concurrency \(2\)/,
+    );
+  });
+
   it('refuses a function that could outlive the queue visibility timeout', () => {
     // Act / Assess
     expect(() =>

@@ -283,12 +283,12 @@ describe('LeadsStack: delivery and admin', () => {
       });
     });
 
-    it('runs 60 s with reserved concurrency 2; the queue hides a message 6 × 60 s', () => {
+    it('runs 60 s, reserving nothing by default (test/infra/reserve-concurrency.test.ts); the queue hides a message 6 × 60 s', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
         FunctionName: 'leads-prod-forwarder',
         Timeout: 60,
         MemorySize: 512,
-        ReservedConcurrentExecutions: 2,
+        ReservedConcurrentExecutions: Match.absent(),
       });
       const queue = template.findResources('AWS::SQS::Queue')[ids.queue] as {
         Properties: { VisibilityTimeout: number; RedrivePolicy: unknown };
@@ -419,6 +419,7 @@ describe('LeadsStack: delivery and admin', () => {
     it('serves the admin routes and the operator console', () => {
       expect(routesOf(template, ids.admin)).toEqual([
         'GET /admin',
+        'GET /admin/assets/{file}',
         'GET /admin/leads',
         'GET /admin/leads.csv',
         'GET /admin/leads/{leadId}',
@@ -556,12 +557,14 @@ describe('LeadsStack: delivery and admin', () => {
     it('guards exactly the Basic-auth routes: prospects, debtors, reports and admin', () => {
       expect(methodsWith('CUSTOM')).toEqual([
         'GET /admin',
+        'GET /admin/assets/{file}',
         'GET /admin/leads',
         'GET /admin/leads.csv',
         'GET /admin/leads/{leadId}',
         'GET /admin/setup',
         'GET /admin/upstream',
         'GET /api/v1/receivables/debtors',
+        'GET /reports/assets/{file}',
         'GET /reports/debtors',
         'GET /reports/debtors.csv',
         'GET /reports/debtors.html',
@@ -586,7 +589,7 @@ describe('LeadsStack: delivery and admin', () => {
         'OPTIONS /leads/{profile}',
         'POST /leads/{profile}',
       ]);
-      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(21);
+      expect(ROUTES.filter((r) => r.auth === 'basic').length).toBe(23);
     });
 
     it("is the authorizer function's live alias, on the Authorization header, its decisions never cached", () => {

@@ -12,7 +12,6 @@ import { REFRESHER_LOOP_REASON } from '../../infra/constructs/debtors-report.ts'
 import { INTAKE_KEYED_ACTIONS } from '../../infra/constructs/lead-store.ts';
 import { intakeServerErrorPattern } from '../../infra/constructs/platform-alarms.ts';
 import { CANARY_FUNCTIONS, LeadsStack, RECURSIVE_LOOPS } from '../../infra/leads-stack.ts';
-import { reservationsOf, type StackTemplate } from '../../scripts/preflight.ts';
 import { deployConfig, liveAliasOf, removeTempOutdirs, testApp } from './helpers.ts';
 
 interface Resource {
@@ -90,17 +89,6 @@ describe('a first deploy that works', () => {
     expect(secrets.every((s) => String(s.Properties.Name).startsWith('leads/prod/'))).toBe(true);
     // Eleven log groups: one per function and the API's access log.
     expect(kept('AWS::Logs::LogGroup')).toHaveLength(Object.keys(FUNCTIONS).length + 2);
-  });
-
-  it('reserves concurrency in the template for the forwarder and the refresher: what the preflight sums', () => {
-    // Act
-    const reservations = reservationsOf(template.toJSON() as StackTemplate);
-
-    // Assess: as many as each event source may run at once (never throttled).
-    expect(reservations.sort((a, b) => a.functionName.localeCompare(b.functionName))).toEqual([
-      { functionName: 'leads-prod-forwarder', reserved: 2 },
-      { functionName: 'leads-prod-report-refresher', reserved: 2 },
-    ]);
   });
 
   it("keeps the intake's ledger writes off the circuit, pacer, sign-in and lease items (dynamodb:LeadingKeys)", () => {

@@ -8,11 +8,9 @@
  * key and Region, and the real removal warning must be printed (the ledger read, not
  * "a consulta ao ledger falhou").
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import {
   createServer,
-  type IncomingHttpHeaders,
   type IncomingMessage,
   request,
   type Server,
@@ -24,12 +22,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoLedger } from '../../functions/ledger/lead-ledger-dynamodb.ts';
 import { validateFile } from '../../scripts/config-store.ts';
+import {
+  KEY_ID,
+  profileEnv,
+  REGION,
+  type Recorded,
+  runWithProfile,
+  signingScopes,
+  writeProfileHome,
+} from '../helpers/aws-profile-cli.ts';
 import { startTestDynamo, TEST_ERASURE_SALT, type TestDynamo } from '../helpers/dynalite.ts';
-import { REPO_ROOT } from '../helpers/gateway-process.ts';
-
-const KEY_ID = 'AKIDPROFILEONLY';
-const REGION = 'sa-east-1';
-const PROFILE = 'leads-ops';
 
 const DEPLOY = {
   stage: 'prod',
@@ -41,12 +43,6 @@ const DEPLOY = {
   },
   report: { branches: [1], refreshSeconds: 900 },
 };
-
-interface Recorded {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-}
 
 const json = (res: ServerResponse, body: unknown, status = 200, type = 'application/json') => {
   res.writeHead(status, { 'content-type': type, 'x-amzn-requestid': 'req-1' });
@@ -179,12 +175,7 @@ beforeAll(async () => {
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   home = join(dir, 'home');
-  mkdirSync(join(home, '.aws'), { recursive: true });
-  writeFileSync(
-    join(home, '.aws', 'credentials'),
-    `[${PROFILE}]\naws_access_key_id = ${KEY_ID}\naws_secret_access_key = profile-secret\n`,
-  );
-  writeFileSync(join(home, '.aws', 'config'), `[profile ${PROFILE}]\nregion = ${REGION}\n`);
+  writeProfileHome(home);
 });
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
@@ -198,39 +189,11 @@ function writeDeploy(name: string, content: unknown): string {
   return path;
 }
 
-/** The environment of a laptop with only the profile: no AWS_* variable but these. */
-function profileEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')),
-  );
-  return {
-    ...env,
-    HOME: home,
-    AWS_PROFILE: PROFILE,
-    AWS_ENDPOINT_URL: endpoint,
-    AWS_EC2_METADATA_DISABLED: 'true',
-  };
+function run(file: string, args: string[]) {
+  return runWithProfile(profileEnv(home, endpoint), file, args);
 }
 
-function run(
-  file: string,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd: REPO_ROOT, env: profileEnv() }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-/** Each request's signing key id, Region and service (SigV4's credential scope). */
-const scopes = () =>
-  received.map((r) => {
-    const match = /Credential=([^/]+)\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request/.exec(
-      String(r.headers.authorization ?? ''),
-    );
-    return match ? { keyId: match[1], region: match[2], service: match[3] } : { unsigned: r.url };
-  });
+const scopes = () => signingScopes(received);
 
 const WARNING =
   /^aviso: o perfil 'site' sai da configuração e recebeu 1 lead\(s\) nos últimos 30 dias; 1 aguardando entrega\./m;

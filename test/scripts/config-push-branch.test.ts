@@ -96,7 +96,7 @@ describe('npm run config -- push with a new account and a new profile', () => {
     const lines = storedLines(result.entries);
     const norte = secretNames('leads/prod').upstream('norte').secret;
     expect(lines).toContain(
-      `conta "norte": preencha "username", "password" (hoje REPLACE_ME) no Secrets Manager, segredo ${norte}, entrada "norte"`,
+      `conta "norte": preencha "username", "password" (hoje REPLACE_ME) com npm run config -- secrets ARQUIVO, segredo ${norte}, entrada "norte"`,
     );
     expect(lines.find((l) => l.startsWith('perfil "lp-norte"'))).toMatch(/"token" gerado/);
     const token = storedEntry(stored, 'leads/prod', 'profile', 'lp-norte')?.token as string;

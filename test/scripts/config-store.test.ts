@@ -178,7 +178,7 @@ describe('npm run config -- push', () => {
     ]);
     const lines = storedLines(result.entries);
     expect(lines[0]).toBe(
-      `conta "south": preencha "username", "password" (hoje REPLACE_ME) no Secrets Manager, segredo ${secretNames('leads/prod').upstream('south').secret}, entrada "south"`,
+      `conta "south": preencha "username", "password" (hoje REPLACE_ME) com npm run config -- secrets ARQUIVO, segredo ${secretNames('leads/prod').upstream('south').secret}, entrada "south"`,
     );
     expect(lines[1]).toMatch(
       /^perfil "southsite": "token" gerado\(s\) pelo gateway: cole .*kit do console/,

@@ -15,14 +15,12 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  bootstrapRequirement,
   CONCURRENCY_QUOTA_CODE,
   concurrencyProblem,
-  type PreflightClients,
-  preflight,
   reservationsOf,
   type StackTemplate,
-} from '../../scripts/preflight.ts';
+} from '../../infra/concurrency-quota.ts';
+import { bootstrapRequirement, type PreflightClients, preflight } from '../../scripts/preflight.ts';
 
 /** A template as the stack synthesizes it: two reserving functions and the bootstrap rule. */
 function template(forwarderReserved = 2): StackTemplate {
@@ -109,6 +107,25 @@ describe('the preflight of npm run deploy', () => {
     ]);
   });
 
+  it("passes a new account's quota of 10 when the stack reserves nothing (reserveConcurrency off)", async () => {
+    // Prepare
+    account(10);
+    const unreserved = template();
+    for (const resource of Object.values(unreserved.Resources ?? {})) {
+      delete resource.Properties?.ReservedConcurrentExecutions;
+    }
+
+    // Act
+    const result = await preflight({ template: unreserved, region: 'sa-east-1', clients });
+
+    // Assess: nothing to take from the pool, so nothing Lambda could refuse.
+    expect(result.problems).toEqual([]);
+    expect(result.facts).toContain(
+      "Lambda concurrency: quota 10, 10 unreserved; this stack reserves nothing (reserveConcurrency off): its event sources' MaximumConcurrency caps the forwarder and the refresher (every function shares those 10: ask for 1000, quota code L-B99A9384, docs/deploy.md)",
+    );
+    expect(lambda.commandCalls(GetFunctionConcurrencyCommand)).toHaveLength(0);
+  });
+
   it("refuses a new account's quota of 10 before anything is created, and says what to ask AWS for", async () => {
     // Prepare
     account(10);
@@ -126,6 +143,7 @@ describe('the preflight of npm run deploy', () => {
     expect(problems[0]).toContain(
       'aws service-quotas request-service-quota-increase --service-code lambda --quota-code L-B99A9384 --desired-value 1000 --region sa-east-1',
     );
+    expect(problems[0]).toContain('"reserveConcurrency": false');
   });
 
   it('reads what the stack reserves from the template: a larger reservation needs a larger quota', async () => {

@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCRIPT_FILE as CONSOLE_SCRIPT } from '../../functions/admin/browser/dist/console-file.ts';
 import { ROUTES, type RouteSpec } from '../../functions/kernel/routes.ts';
+import { SCRIPT_FILE as DASHBOARD_SCRIPT } from '../../functions/report/serve/browser/dist/dashboard-file.ts';
 import { SOURCES } from '../../functions/sources/registry.ts';
 import { collection, REQUESTS_FILE, requestsText } from '../../scripts/requests.ts';
 import { REPO_ROOT } from '../helpers/gateway-process.ts';
@@ -151,6 +153,8 @@ describe('docs/requests.http against npm start', () => {
     const requests = parseHttpFile(readFileSync(REQUESTS_FILE, 'utf8'), {
       baseUrl: rt.url,
       leadId,
+      consoleScript: CONSOLE_SCRIPT,
+      dashboardScript: DASHBOARD_SCRIPT,
     }).filter((r) => !r.title.includes('(source '));
 
     // Act

@@ -13,7 +13,7 @@ import {
 } from '../../domain/lead-lifecycle.ts';
 import { leadReasonPt } from '../../domain/lead-reasons.ts';
 import { DEFAULT_TIME_ZONE, localDateTime } from '../../domain/local-time.ts';
-import { type Text, t } from '../../kernel/language.ts';
+import { say, type Text, t } from '../../kernel/language.ts';
 import {
   type LeadLedger,
   type LeadRecord,
@@ -77,10 +77,31 @@ export function toAdminLeadView(lead: LeadRecord, timeZone?: string): AdminLeadV
   };
 }
 
+/**
+ * The one delivery count a person reads (the console's timeline, `triesText`): every send since
+ * the lead was last queued (`tries`), and how many of them failed on the lead's own account
+ * (`attempts`, the count `delivery.maxAttempts` is against), so that `"attempts": 0, "tries": 1`
+ * reads "Tentativas de entrega: 1". Undefined before the first send.
+ */
+export function deliveryTriesText(tries: number, attempts: number): string | undefined {
+  const count = Math.max(tries, attempts);
+  if (count === 0) return undefined;
+  if (attempts === 0) return say(t(`Tentativas de entrega: ${count}`, `Delivery tries: ${count}`));
+  const failures = attempts === 1 ? '1 falha deste lead' : `${attempts} falhas deste lead`;
+  return say(
+    t(
+      `Tentativas de entrega: ${count} (${failures})`,
+      `Delivery tries: ${count} (${attempts} counted as this lead's own failures)`,
+    ),
+  );
+}
+
 /** A lead in full: the admin view plus what the person sent, the Prospect and the correction. */
 export function toDetailedView(lead: LeadRecord, timeZone?: string) {
+  const triesText = deliveryTriesText(lead.tries, lead.attempts);
   return {
     ...toAdminLeadView(lead, timeZone),
+    ...(triesText !== undefined && { triesText }),
     contact: contactOf(lead),
     submitted: {
       answers: lead.capture.answers,

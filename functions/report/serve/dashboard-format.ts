@@ -39,15 +39,8 @@ export function formatDay(value: string | null | undefined): string {
   return day ? `${day.slice(8, 10)}/${day.slice(5, 7)}/${day.slice(0, 4)}` : '—';
 }
 
-/** `há 5 minutos`, `há 2 horas`, `há 3 dias`: the same wording the page's script keeps current. */
-export function describeAge(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const plural = (n: number, one: string, many: string) => `há ${n} ${n === 1 ? one : many}`;
-  if (s < 60) return 'agora há pouco';
-  if (s < 3600) return plural(Math.floor(s / 60), 'minuto', 'minutos');
-  if (s < 86_400) return plural(Math.floor(s / 3600), 'hora', 'horas');
-  return plural(Math.floor(s / 86_400), 'dia', 'dias');
-}
+/** `há 5 minutos`: the same words the page's script keeps current (browser/age.ts). */
+export { describeAge } from './browser/age.ts';
 
 /**
  * The time zone as people read it (`Horário Padrão de Brasília` for America/Sao_Paulo), else
@@ -65,14 +58,8 @@ export function zoneName(timeZone: string): string {
   }
 }
 
-export function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
+/** The one HTML escaper (kernel/html.ts). */
+export { escapeHtml } from '../../kernel/html.ts';
 
 export const integer = (n: number) => fmt().integer.format(n);
 /** `1 débito`, `1.234 débitos`. */

@@ -17,7 +17,7 @@
  *   debts count: a member who owes nothing has no value and goes last, either way), or the
  *   amount (what the member owes; members who owe nothing after them, by what they paid).
  *   Missing values last, ties in the list's own order. The page's script sorts the same way
- *   (dashboard-script.ts) over the figures each entry carries in `data-` attributes.
+ *   (browser/list-order.ts) over the figures each entry carries in `data-` attributes.
  */
 import { type Debtor, isStatus } from '../../domain/debtors.ts';
 import { type MemberCharge, memberCharge } from './dashboard-charge.ts';
@@ -176,7 +176,7 @@ function sortValue(entry: MemberEntry, field: DashboardSortField): string | numb
   }
 }
 
-/** The page's script sorts the same way (dashboard-script.ts): see the module comment. */
+/** The page's script sorts the same way (browser/list-order.ts): see the module comment. */
 export function compareMembers(sort: NonNullable<DashboardQuery['sort']>) {
   return (a: MemberEntry, b: MemberEntry): number => {
     // By amount, members who owe come first, whichever the direction.

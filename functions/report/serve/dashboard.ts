@@ -2,10 +2,11 @@
  * `GET /reports/debtors.html`: the page a gym manager reads, on a phone as often as on a desk,
  * in Portuguese. Pure: it renders what dashboard-scope.ts chose.
  *
- * One self-contained document: no external scripts, styles, fonts or images, so the Content
- * Security Policy can forbid everything else (`default-src 'none'`). The one inline script is
- * allowed by its SHA-256 hash (not a nonce): the page is the same for the same data, so its
- * ETag and 304s stay valid, and a cached page still matches the policy it was served with.
+ * One document and its one script from this site (`assets/dashboard.<hash>.js`,
+ * dashboard-asset.ts): no other scripts, styles, fonts or images, so the Content Security
+ * Policy can forbid everything else (`default-src 'none'`, `script-src 'self'`, no inline
+ * script). The script's name carries its content hash, so the page is the same for the same
+ * data and release: its ETag and 304s stay valid.
  *
  * Mobile first: at 390 px nothing scrolls sideways; the summary figures stack, the ageing is a
  * list of horizontal bars, and the tables turn into cards: a card per member in the list of
@@ -15,8 +16,8 @@
  * It works without JavaScript: the branch filter, the search, the status filter and the sort
  * are a GET form and links that the server answers (`?branch=2&q=joao&sort=-debtAmount`), and
  * "Cobrar" opens without a script (the WhatsApp link included). The script makes the list
- * instant: it searches and sorts the members already in the page, shows them a hundred at a
- * time, copies a pay-now link or message, and reloads the page when the branch or the status
+ * instant: it searches and sorts the members already in the page, shows them a page at a
+ * time (20 on a phone, largest debt first; 100 at a desk, with "Ver mais"), copies a pay-now link or message, and reloads the page when the branch or the status
  * changes (they change every figure, which the server computes).
  *
  * Also here: the Portuguese pages for "no report yet" and "the report cannot be read" (503),
@@ -26,7 +27,8 @@
  * This file puts the page together and is what the report use case (serve.ts) imports; the
  * parts are rooms of their own:
  * - dashboard-page.ts: the document shell, the stylesheet, the CSP and the headers;
- * - dashboard-script.ts: the inline script and its hash;
+ * - browser/: the page's script, typed modules bundled by scripts/build-browser.ts, and
+ *   dashboard-asset.ts, the route that serves it;
  * - dashboard-summary.ts: the header, the branch filter, the banners, the summary cards;
  * - dashboard-charts.ts: the ageing bars and the totals by branch;
  * - dashboard-list.ts: the list of debtors and its controls; dashboard-members.ts, the list as
@@ -37,13 +39,13 @@
  */
 import type { BranchTotals, DebtorsSnapshot } from '../../domain/debtors-report.ts';
 import type { RefreshStatus } from '../store/report-store.ts';
+import { DASHBOARD_SCRIPT_SRC } from './dashboard-asset.ts';
 import { chartsSection } from './dashboard-charts.ts';
 import { escapeHtml, zoneName } from './dashboard-format.ts';
 import { listSection } from './dashboard-list.ts';
 import type { MemberList } from './dashboard-members.ts';
 import { page } from './dashboard-page.ts';
 import type { DashboardQuery, DashboardScope } from './dashboard-scope.ts';
-import { SCRIPT } from './dashboard-script.ts';
 import {
   branchFilter,
   pageHeader,
@@ -52,6 +54,7 @@ import {
   summaryCards,
 } from './dashboard-summary.ts';
 
+export { DESK_PAGE as DASHBOARD_PAGE_ROWS, PHONE_PAGE } from './browser/list-paging.ts';
 export { ageingBars } from './dashboard-charts.ts';
 export {
   renderQueryProblems,
@@ -60,7 +63,6 @@ export {
 } from './dashboard-fallback.ts';
 export { describeAge, escapeHtml, formatMoney } from './dashboard-format.ts';
 export { DASHBOARD_CSP, DASHBOARD_HEADERS } from './dashboard-page.ts';
-export { DASHBOARD_PAGE_ROWS } from './dashboard-script.ts';
 
 /** Members listed in the page at most; beyond that the page says so and links the CSV. */
 export const MAX_DASHBOARD_MEMBERS = 1000;
@@ -95,6 +97,6 @@ ${summaryCards(view.scope)}
 ${chartsSection(view)}
 ${listSection(view)}
 <footer>Resumo: ${SUMMARY_SOURCES[view.scope.summarySource]} · dias em atraso contados do vencimento até hoje (nos débitos recuperados, até o pagamento) · datas e horas em ${escapeHtml(zoneName(view.timeZone))}.</footer>
-<script>${SCRIPT}</script>`;
+<script src="${DASHBOARD_SCRIPT_SRC}"></script>`;
   return page('Devedores — relatório de recebíveis', content);
 }

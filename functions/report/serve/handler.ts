@@ -1,6 +1,7 @@
 /**
  * The report Lambda: `GET /api/v1/receivables/debtors`, `GET /reports/debtors` (`.csv`,
- * `.html`) and `POST /admin/reports/debtors/refresh`, all served from the stored snapshot by
+ * `.html`), the dashboard's script (`/reports/assets/{file}`) and
+ * `POST /admin/reports/debtors/refresh`, all served from the stored snapshot by
  * serve.ts. Wiring (AWS or local) is chosen once per container.
  */
 import { proxyHandler } from '../../kernel/proxy-handler.ts';
@@ -17,5 +18,5 @@ const wiring = handlerWiring<Omit<ReportDeps, 'events'>>({
 export const ready = wiring.ready;
 
 export const handler = proxyHandler(wiring, ({ event, request, deps }) =>
-  serveReport(event.resource, request, { ...deps, events: reportEvents }),
+  serveReport(event.resource, request, { ...deps, events: reportEvents }, event.pathParameters),
 );

@@ -17,6 +17,7 @@ import {
   renderDashboard,
   renderQueryProblems,
 } from './dashboard.ts';
+import { dashboardScript } from './dashboard-asset.ts';
 import { memberList } from './dashboard-members.ts';
 import {
   dashboardScope,
@@ -82,6 +83,7 @@ export async function serveReport(
   resource: string,
   received: HttpRequest,
   deps: ReportDeps,
+  pathParameters: Readonly<Record<string, string | undefined>> | null = null,
 ): Promise<HttpResponse> {
   // A link shared through WhatsApp, Instagram or a campaign carries tracking parameters
   // (`fbclid`, `utm_source`...): no route reads them, none refuses them (tracking-params.ts).
@@ -99,6 +101,8 @@ export async function serveReport(
   const admitted = admission.route.name;
   route = admitted;
   const page = admitted === 'report-html';
+  // The dashboard's script: code, no data; the same for every account (dashboard-asset.ts).
+  if (admitted === 'report-script') return dashboardScript(pathParameters?.file ?? '');
 
   // Which account's report, and which of its branches, this client may see.
   const chosen = chooseAccount(request, client, await deps.config.accounts());
@@ -188,7 +192,7 @@ interface ServeContext {
 
 type RouteHandler = (context: ServeContext) => HttpResponse | Promise<HttpResponse>;
 
-const ROUTE_HANDLERS: Record<Exclude<ReportRoute, 'refresh'>, RouteHandler> = {
+const ROUTE_HANDLERS: Record<Exclude<ReportRoute, 'refresh' | 'report-script'>, RouteHandler> = {
   'debtors-list': serveDebtorsList,
   'report-json': serveReportJson,
   'report-csv': serveCsv,

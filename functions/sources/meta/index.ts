@@ -174,6 +174,9 @@ function handshake(request: IntakeRequest, profile: { verifyToken: string }): Pl
  * sandbox's Graph, so that the sample webhook completes and is delivered locally. A deployed
  * Graph does not know it (see the kit's notes).
  */
+/** The e-mail of the sample's Graph lead: what the kit's test lead arrives with. */
+const META_SAMPLE_EMAIL = SAMPLE_PERSON.email('meta');
+
 export const META_SAMPLE_LEAD = {
   id: '900000000000001',
   form_id: '900000000000002',
@@ -183,7 +186,7 @@ export const META_SAMPLE_LEAD = {
   is_organic: false,
   field_data: [
     { name: 'full_name', values: [SAMPLE_PERSON.fullName] },
-    { name: 'email', values: [SAMPLE_PERSON.email('meta')] },
+    { name: 'email', values: [META_SAMPLE_EMAIL] },
     { name: 'phone_number', values: [SAMPLE_PERSON.phone] },
   ],
 } as const;
@@ -268,6 +271,8 @@ export const metaSource = defineSource({
     // The webhook carries ids only: the sample's lead is the one the sandbox's Graph knows.
     sample: () => ({
       contentType: 'application/json',
+      // The lead arrives with the Graph lead's e-mail, whatever the stamp.
+      search: META_SAMPLE_EMAIL,
       body: JSON.stringify({
         object: 'page',
         entry: [

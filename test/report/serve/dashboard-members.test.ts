@@ -6,7 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { computeSummary, type Debtor } from '../../../functions/domain/debtors.ts';
 import { buildSnapshot } from '../../../functions/domain/debtors-report.ts';
+import {
+  compareMembers as browserOrder,
+  type MemberFigures,
+  parseSort,
+} from '../../../functions/report/serve/browser/list-order.ts';
 import { type MemberEntry, memberList } from '../../../functions/report/serve/dashboard-members.ts';
+import type { DashboardSortField } from '../../../functions/report/serve/dashboard-scope.ts';
 import { type ReportRow, reportRows } from '../../../functions/report/serve/report-json.ts';
 import { generateDebtors } from '../../../sandbox/debtors-data.ts';
 
@@ -185,5 +191,44 @@ describe('memberList: status, sort, search and cap', () => {
     expect(roomy.members).toHaveLength(50);
     expect(roomy.members.filter((m) => !m.hidden)).toHaveLength(matching.size);
     expect(roomy.members.filter((m) => !m.hidden).every((m) => /SILVA/.test(m.name))).toBe(true);
+  });
+});
+
+describe('the page’s script orders the list as the server does', () => {
+  /** An entry's figures as its `data-` attributes carry them (dashboard-list.ts). */
+  const figures = (entry: MemberEntry): MemberFigures => ({
+    name: entry.name || null,
+    branch: entry.branch || null,
+    dueDate: entry.oldestDue ?? null,
+    daysOverdue: entry.daysOverdue,
+    debtAmount: entry.amount,
+    owes: entry.open.count > 0,
+    rank: entry.rank,
+  });
+  const collator = new Intl.Collator('pt-BR', { sensitivity: 'base', numeric: true });
+
+  it.each([
+    'name',
+    '-name',
+    'branch',
+    '-branch',
+    'dueDate',
+    '-dueDate',
+    'daysOverdue',
+    '-daysOverdue',
+    'debtAmount',
+    '-debtAmount',
+  ])('sort=%s: the same members in the same order', (sort) => {
+    // Prepare: the server's order for the sort, and the list's own order to start from
+    const parsed = parseSort(sort);
+    const field = parsed.field as DashboardSortField;
+    const server = memberList(demoRows(), { sort: { ...parsed, field } }, 1000).members;
+    const own = [...server].sort((a, b) => a.rank - b.rank).map(figures);
+
+    // Act
+    const browser = own.sort(browserOrder(parsed, (a, b) => collator.compare(a, b)));
+
+    // Assess
+    expect(browser.map((m) => m.rank)).toEqual(server.map((m) => m.rank));
   });
 });
