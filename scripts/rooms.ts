@@ -75,12 +75,7 @@ export function oversizeIn(file: string, text: string): Oversize[] {
 }
 
 /** Files allowed to re-export, each with why (a path relative to the repository). */
-export const REEXPORT_EXCEPTIONS: Record<string, string> = {
-  'functions/report/serve/dashboard.ts':
-    'the dashboard page is being split into browser modules (issue 38, browser part); its imports move then',
-  'functions/report/serve/dashboard-format.ts':
-    'escapeHtml is being unified into one module (issue 38, browser part); its importers move then',
-};
+export const REEXPORT_EXCEPTIONS: Record<string, string> = {};
 
 /** The re-exports in one file's text: `export … from`, and `export { x }` of an imported `x`. */
 export function reexportsIn(file: string, text: string): string[] {

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGEING_BUCKETS } from '../../functions/domain/debtors-report.ts';
 import { DEFAULT_TIME_ZONE } from '../../functions/domain/local-time.ts';
-import { PHONE_PAGE } from '../../functions/report/serve/dashboard.ts';
+import { PHONE_PAGE } from '../../functions/report/serve/browser/list-paging.ts';
 import { launchChromium, openPage, screenshot, type Viewport } from '../helpers/chromium.ts';
 import { startTestRuntime, TEST_UPSTREAM, type TestRuntime } from '../helpers/local-runtime.ts';
 import { reportResult } from '../helpers/results.ts';

@@ -10,8 +10,9 @@ import {
   type BranchTotals,
   type BucketTotal,
 } from '../../domain/debtors-report.ts';
+import { escapeHtml } from '../../kernel/html.ts';
 import type { DashboardView } from './dashboard.ts';
-import { branchTitle, debts, escapeHtml, formatMoney, integer } from './dashboard-format.ts';
+import { branchTitle, debts, formatMoney, integer } from './dashboard-format.ts';
 import { type DashboardQuery, dashboardSearch } from './dashboard-scope.ts';
 
 const BUCKET_LABELS: Record<AgeingBucket, string> = {

@@ -5,8 +5,8 @@
  * underlying error.
  */
 import type { IssueDetail } from '../../domain/json.ts';
+import { escapeHtml } from '../../kernel/html.ts';
 import type { RefreshStatus } from '../store/report-store.ts';
-import { escapeHtml } from './dashboard-format.ts';
 import { page } from './dashboard-page.ts';
 
 /** Why there is no dashboard to show: no report yet, or the report cannot be read right now. */

@@ -39,9 +39,6 @@ export function formatDay(value: string | null | undefined): string {
   return day ? `${day.slice(8, 10)}/${day.slice(5, 7)}/${day.slice(0, 4)}` : '—';
 }
 
-/** `há 5 minutos`: the same words the page's script keeps current (browser/age.ts). */
-export { describeAge } from './browser/age.ts';
-
 /**
  * The time zone as people read it (`Horário Padrão de Brasília` for America/Sao_Paulo), else
  * its id.
@@ -57,9 +54,6 @@ export function zoneName(timeZone: string): string {
     return timeZone;
   }
 }
-
-/** The one HTML escaper (kernel/html.ts). */
-export { escapeHtml } from '../../kernel/html.ts';
 
 export const integer = (n: number) => fmt().integer.format(n);
 /** `1 débito`, `1.234 débitos`. */

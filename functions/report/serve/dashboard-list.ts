@@ -8,9 +8,11 @@
  * dashboard-charge.ts), then, for a member with several debts, a row per debt. Each entry
  * carries in `data-` attributes what the script searches and sorts by. Pure; values are escaped.
  */
+
+import { escapeHtml } from '../../kernel/html.ts';
 import type { DashboardView } from './dashboard.ts';
 import type { MemberCharge } from './dashboard-charge.ts';
-import { escapeHtml, formatDay, formatMoney, integer } from './dashboard-format.ts';
+import { formatDay, formatMoney, integer } from './dashboard-format.ts';
 import {
   type MemberEntry,
   type MemberList,

@@ -6,7 +6,7 @@
  * dashboard-asset.ts): no inline script at all.
  */
 
-import { escapeHtml } from './dashboard-format.ts';
+import { escapeHtml } from '../../kernel/html.ts';
 
 /**
  * The pages' Content-Security-Policy: nothing but the page itself, its inline styles and

@@ -6,15 +6,10 @@
  */
 import type { DebtorsSummary } from '../../domain/debtors.ts';
 import type { BucketTotal } from '../../domain/debtors-report.ts';
+import { escapeHtml } from '../../kernel/html.ts';
+import { describeAge } from './browser/age.ts';
 import type { DashboardView } from './dashboard.ts';
-import {
-  branchTitle,
-  debts,
-  describeAge,
-  escapeHtml,
-  formatDateTime,
-  formatMoney,
-} from './dashboard-format.ts';
+import { branchTitle, debts, formatDateTime, formatMoney } from './dashboard-format.ts';
 import type { DashboardScope } from './dashboard-scope.ts';
 
 /** The page's title, when its data is from, its scope and the CSV and JSON links. */

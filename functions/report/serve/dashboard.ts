@@ -38,10 +38,11 @@
  * - dashboard-format.ts: pt-BR figures, dates and ages, and HTML escaping.
  */
 import type { BranchTotals, DebtorsSnapshot } from '../../domain/debtors-report.ts';
+import { escapeHtml } from '../../kernel/html.ts';
 import type { RefreshStatus } from '../store/report-store.ts';
 import { DASHBOARD_SCRIPT_SRC } from './dashboard-asset.ts';
 import { chartsSection } from './dashboard-charts.ts';
-import { escapeHtml, zoneName } from './dashboard-format.ts';
+import { zoneName } from './dashboard-format.ts';
 import { listSection } from './dashboard-list.ts';
 import type { MemberList } from './dashboard-members.ts';
 import { page } from './dashboard-page.ts';
@@ -53,16 +54,6 @@ import {
   staleBanner,
   summaryCards,
 } from './dashboard-summary.ts';
-
-export { DESK_PAGE as DASHBOARD_PAGE_ROWS, PHONE_PAGE } from './browser/list-paging.ts';
-export { ageingBars } from './dashboard-charts.ts';
-export {
-  renderQueryProblems,
-  renderUnavailable,
-  type UnavailableReason,
-} from './dashboard-fallback.ts';
-export { describeAge, escapeHtml, formatMoney } from './dashboard-format.ts';
-export { DASHBOARD_CSP, DASHBOARD_HEADERS } from './dashboard-page.ts';
 
 /** Members listed in the page at most; beyond that the page says so and links the CSV. */
 export const MAX_DASHBOARD_MEMBERS = 1000;

@@ -15,11 +15,11 @@ import { prefersHtml, refusalResponse } from '../../kernel/refusal-page.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import type { RefreshStatus } from '../store/report-store.ts';
 import {
-  DASHBOARD_HEADERS,
   renderQueryProblems,
   renderUnavailable,
   type UnavailableReason,
-} from './dashboard.ts';
+} from './dashboard-fallback.ts';
+import { DASHBOARD_HEADERS } from './dashboard-page.ts';
 
 /** Retry-After of the 503 before the first snapshot exists. */
 export const NOT_READY_RETRY_SECONDS = 30;

@@ -10,15 +10,11 @@ import { coversAccount } from '../../kernel/scope.ts';
 import type { RefreshStatus, ReportStore, StoredSnapshot } from '../store/report-store.ts';
 import type { ReportTrigger } from '../trigger/report-trigger.ts';
 import { CSV_CONTENT_TYPE, CSV_DIALECTS, csvFileName, localDate, toCsv } from './csv.ts';
-import {
-  DASHBOARD_HEADERS,
-  type DashboardView,
-  MAX_DASHBOARD_MEMBERS,
-  renderDashboard,
-  renderQueryProblems,
-} from './dashboard.ts';
+import { type DashboardView, MAX_DASHBOARD_MEMBERS, renderDashboard } from './dashboard.ts';
 import { dashboardScript } from './dashboard-asset.ts';
+import { renderQueryProblems } from './dashboard-fallback.ts';
 import { memberList } from './dashboard-members.ts';
+import { DASHBOARD_HEADERS } from './dashboard-page.ts';
 import {
   dashboardScope,
   dashboardSearch,
