@@ -1,6 +1,6 @@
 /**
  * What the dashboard's list shows of the members matching the search: a page at first, another
- * on each "Ver mais". On a phone a page is 20 members, largest debt first unless the address
+ * on each "Ver mais". On a phone a page is 10 members, largest debt first unless the address
  * asks for another order (each member is a card there; a hundred of them were some 25,000 px);
  * at a desk 100. Pure and DOM-free (test/report/serve/browser/list-paging.test.ts).
  */
@@ -51,7 +51,7 @@ export function countText(matching: number, total: number, format: (n: number) =
   return `${format(matching)} de ${format(total)} ${total === 1 ? 'devedor' : 'devedores'}`;
 }
 
-/** The button's words: `Ver mais 20 (faltam 134)`. */
+/** The button's words: `Ver mais 10 (faltam 134)`. */
 export function moreText(left: number, page: number, format: (n: number) => string): string {
   return `Ver mais ${format(Math.min(page, left))} (faltam ${format(left)})`;
 }
