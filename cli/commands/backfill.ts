@@ -1,6 +1,7 @@
 /** `backfill`: recover a platform's leads of a period (POST /admin/backfill/{profile}). */
 import type { BackfillResult } from '../../functions/admin/backfill.ts';
-import { type PublicLeadStatus, STATUS_LABELS } from '../../functions/domain/lead-lifecycle.ts';
+import type { PublicLeadStatus } from '../../functions/domain/lead-lifecycle.ts';
+import { STATUS_LABELS } from '../../functions/domain/status-labels.ts';
 import type { Command } from '../command.ts';
 import { fields, usageError } from '../output.ts';
 

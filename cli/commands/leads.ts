@@ -8,8 +8,8 @@ import type { LeadListing } from '../../functions/admin/leads/list.ts';
 import type { RetryResult } from '../../functions/admin/leads/retry.ts';
 import type { LeadDetail } from '../../functions/admin/leads/view.ts';
 import type { ReplayResult } from '../../functions/admin/replay.ts';
-import { STATUS_LABELS } from '../../functions/domain/lead-lifecycle.ts';
 import { localDateTime } from '../../functions/domain/local-time.ts';
+import { STATUS_LABELS } from '../../functions/domain/status-labels.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { clip, fields, table, usageError } from '../output.ts';
 

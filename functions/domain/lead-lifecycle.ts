@@ -155,13 +155,3 @@ export type PublicLeadStatus = Exclude<LeadStatus, 'sending'>;
 export function publicStatus(status: LeadStatus): PublicLeadStatus {
   return status === 'sending' ? 'queued' : status;
 }
-
-/** Each public status as the console and the exports name it to a person. */
-export const STATUS_LABELS: Readonly<Record<PublicLeadStatus, string>> = {
-  queued: 'Na fila',
-  delivered: 'Entregue',
-  rejected: 'Recusado',
-  dead: 'Esgotado',
-  test: 'Teste',
-  parked: 'Parado',
-};

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { STATUS_LABELS } from '../../functions/domain/lead-lifecycle.ts';
 import { circuitReasonPt, leadReasonPt } from '../../functions/domain/lead-reasons.ts';
 import { listPt } from '../../functions/domain/portuguese-list.ts';
 import { missingFieldsReason } from '../../functions/domain/prospect.ts';
+import { STATUS_LABELS } from '../../functions/domain/status-labels.ts';
 
 describe('a parked lead’s reason', () => {
   it('names the missing fields as the people who fix the lead know them', () => {

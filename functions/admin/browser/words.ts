@@ -3,16 +3,11 @@
  * operator calls them, a time on the account's clock, a refusal's message, a lead's timeline, a
  * Prospect's values. DOM-free (test/admin/browser/words.test.ts).
  */
+import { STATUS_LABELS } from '../../domain/status-labels.ts';
 import type { BranchChoice, LeadDetail } from './page-data.ts';
 
-export const LABELS: Readonly<Record<string, string>> = {
-  queued: 'Na fila',
-  delivered: 'Entregue',
-  rejected: 'Recusado',
-  dead: 'Esgotado',
-  test: 'Teste',
-  parked: 'Parado',
-};
+/** The statuses' words (one list with the server's). */
+export const LABELS: Readonly<Record<string, string>> = STATUS_LABELS;
 
 export const HEALTH_REASONS: Readonly<Record<string, string>> = {
   unavailable: 'não responde',

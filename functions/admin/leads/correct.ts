@@ -19,8 +19,9 @@
 import { accountOfProfile } from '../../config/config-accounts.ts';
 import type { Profile } from '../../config/config-schema.ts';
 import { applyCorrection, mergeCorrections, readCorrection } from '../../domain/lead-correction.ts';
-import { CORRECTABLE, IN_FLIGHT, STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
+import { CORRECTABLE, IN_FLIGHT } from '../../domain/lead-lifecycle.ts';
 import { mapCapture } from '../../domain/map-capture.ts';
+import { STATUS_LABELS } from '../../domain/status-labels.ts';
 import { type HttpResponse, json } from '../../kernel/http.ts';
 import { t } from '../../kernel/language.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';

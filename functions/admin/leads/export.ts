@@ -4,8 +4,8 @@
  * `order`: scan.ts); at most MAX_EXPORT leads. Personal data, for the `admin` role only.
  */
 
-import { STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
 import { DEFAULT_TIME_ZONE, localDay } from '../../domain/local-time.ts';
+import { STATUS_LABELS } from '../../domain/status-labels.ts';
 import type { HttpResponse } from '../../kernel/http.ts';
 import { NO_STORE } from '../../kernel/route-guard.ts';
 import { type RouteContext, single } from '../route-context.ts';

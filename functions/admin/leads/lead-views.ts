@@ -3,9 +3,10 @@
  * became (or, before any mapping, from the answers as sent), the search over them, and the CSV
  * of leads for a sales team. Personal data: only the admin routes use this, never a log line.
  */
-import { type PublicLeadStatus, STATUS_LABELS } from '../../domain/lead-lifecycle.ts';
+import type { PublicLeadStatus } from '../../domain/lead-lifecycle.ts';
 import { leadReasonPt } from '../../domain/lead-reasons.ts';
 import { localDateTime } from '../../domain/local-time.ts';
+import { STATUS_LABELS } from '../../domain/status-labels.ts';
 import { guardFormula } from '../../kernel/csv-cell.ts';
 import type { LeadRecord } from '../../ledger/lead-ledger.ts';
 
