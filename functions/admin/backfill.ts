@@ -296,9 +296,11 @@ async function recordCaptures(
   const recordDeps = {
     ledger: deps.ledger,
     queue: deps.queue,
-    // Not a failure: the lead is recorded and the reconciler wakes it within minutes.
-    wakeUpDeferred: () => {
-      counts.wakeUpsDeferred += 1;
+    events: {
+      // Not a failure: the lead is recorded and the reconciler wakes it within minutes.
+      wakeUpDeferred: () => {
+        counts.wakeUpsDeferred += 1;
+      },
     },
   };
   const receivedAt = context.now();

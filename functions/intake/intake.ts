@@ -1,7 +1,7 @@
 /**
  * The intake use case: `POST /leads/{profile}` (and its GET handshake and CORS preflight).
  * Authenticates the request with the profile's source, captures its leads, records each durably
- * in the ledger before answering (accept-leads.ts), enqueues what can be delivered, and answers the
+ * in the ledger before answering (ledger/record-capture.ts), enqueues what can be delivered, and answers the
  * way the platform expects. A profile whose source is `prospect` (the seed's
  * `POST /api/v1/prospects` comes here too) gets the checks every profile's request gets (the
  * profile exists, the method, the body's size) and is then handed to its own use case,
@@ -35,12 +35,16 @@ import { newLeadId } from '../domain/lead-lifecycle.ts';
 import { withConsent } from '../domain/personal-data.ts';
 import { type HttpResponse, problem } from '../kernel/http.ts';
 import { t } from '../kernel/language.ts';
-import { initialState, type LeadState } from '../ledger/record-capture.ts';
+import {
+  initialState,
+  type LeadState,
+  outcomeWithDrops,
+  recordLeads,
+} from '../ledger/record-capture.ts';
 import { adapterFor, secretKeysOf } from '../sources/registry.ts';
 import { authenticateRotated, handshakeRotated } from '../sources/rotation.ts';
 import type { AcceptedOutcome, IntakeRequest } from '../sources/source.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
-import { acceptAll, outcomeWithDrops } from './accept-leads.ts';
 import { type IntakeCall, preflight, refuse, withCors } from './cors-and-refusals.ts';
 import type { IntakeDeps, IntakeInvocation } from './intake-deps.ts';
 import {
@@ -157,7 +161,7 @@ async function recordAndAnswer(
   deps: IntakeDeps,
   leads: readonly LeadState[],
 ): Promise<HttpResponse> {
-  const { records, erased } = await acceptAll(
+  const { records, erased } = await recordLeads(
     deps,
     call.profileName,
     leads,

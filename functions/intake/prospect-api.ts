@@ -18,11 +18,17 @@ import { type Admission, admitCaller } from '../kernel/route-guard.ts';
 import { basicRoutesOf } from '../kernel/routes.ts';
 import { coversPlace, type Scope, seesAccount, visibleAccounts } from '../kernel/scope.ts';
 import { DedupConflictError, type LeadRecord } from '../ledger/lead-ledger.ts';
-import { type Dropped, initialState, isDropped } from '../ledger/record-capture.ts';
+import {
+  type Dropped,
+  initialState,
+  isDropped,
+  noteDropped,
+  type Recorded,
+  recordLead,
+} from '../ledger/record-capture.ts';
 import { scopeToClient } from '../sources/prospect.ts';
 import type { IntakeRequest } from '../sources/source.ts';
 import { branchesOf } from '../upstream/branch-directory.ts';
-import { type Accepted, accept, noteDropped } from './accept-leads.ts';
 import { type IntakeCall, refuse, withCors } from './cors-and-refusals.ts';
 import type { IntakeDeps, IntakeInvocation, ProspectWait } from './intake-deps.ts';
 
@@ -145,14 +151,14 @@ export async function handleProspect(
 
   // The Idempotency-Key (or content hash) is the client's own, bound to the body it came with.
   const scoped = scopeToClient(lead, client.username);
-  let accepted: Accepted | Dropped;
+  let accepted: Recorded | Dropped;
   try {
     const branches = await branchesOf(deps.branches, account);
     const state = {
       ...initialState(scoped.capture, profile, branches),
       fingerprint: scoped.fingerprint,
     };
-    accepted = await accept(deps, call.profileName, state, request.receivedAt);
+    accepted = await recordLead(deps, call.profileName, state, request.receivedAt);
   } catch (error) {
     if (!(error instanceof DedupConflictError)) throw error;
     const reused = problem(422, 'idempotency_key_reused', IDEMPOTENCY_KEY_REUSED);
