@@ -23,15 +23,10 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import type { Settings } from '../functions/config/config-aws.ts';
 import { newSecretValue } from '../functions/config/secret-rotation.ts';
-import {
-  describeEntry,
-  SHARD_MAX_BYTES,
-  type ShardEntry,
-  shardBytes,
-} from '../functions/config/secret-shards.ts';
+import { describeEntry, type ShardEntry } from '../functions/config/secret-shards.ts';
 import { SECRET_PLACEHOLDER, secretNames } from '../functions/config/secrets-aws.ts';
 import { ROLES } from '../functions/kernel/client-schema.ts';
-import { type NeededEntry, neededEntries, readShard } from './secret-store.ts';
+import { type NeededEntry, neededEntries, readShard, writeShards } from './secret-store.ts';
 
 /** One API client to store: a password (hashed before it is stored) or its hash, and roles. */
 export interface ClientValue {
@@ -238,25 +233,6 @@ function nextEntry(target: Target, current: Record<string, unknown>): Record<str
   return next;
 }
 
-async function putShards(
-  client: SecretsManagerClient,
-  shards: Map<string, Record<string, unknown>>,
-  changed: ReadonlySet<string>,
-): Promise<void> {
-  for (const id of changed) {
-    const bytes = shardBytes(shards.get(id) as Record<string, unknown>);
-    if (bytes > SHARD_MAX_BYTES) {
-      throw new SecretValuesError(
-        `o segredo ${id} passaria de ${SHARD_MAX_BYTES} bytes (${bytes}): nada foi gravado`,
-      );
-    }
-  }
-  for (const id of changed) {
-    const SecretString = JSON.stringify(shards.get(id));
-    await client.send(new PutSecretValueCommand({ SecretId: id, SecretString }));
-  }
-}
-
 /** Fills the given values into their entries and clients; see the module comment. */
 export async function fillSecrets(
   client: SecretsManagerClient,
@@ -292,7 +268,7 @@ export async function fillSecrets(
       result.placeholders.push({ where: target.where, kind: target.kind, keys: left });
   }
   const clients = await nextClients(client, result.clients.secret, values.clients, hash);
-  await putShards(client, shards, changed);
+  await writeShards(client, shards, changed);
   if (clients.changed) {
     await client.send(
       new PutSecretValueCommand({

@@ -150,6 +150,20 @@ export async function storeEntries(
     }
     stored.push({ where, kind, fill, generated, written: missing.length > 0 });
   }
+  await writeShards(client, shards, changed, dryRun);
+  return stored;
+}
+
+/**
+ * Writes the changed shards, after checking every one fits Secrets Manager's 64 KB: nothing is
+ * written when one would not (`config push` and `config secrets`).
+ */
+export async function writeShards(
+  client: SecretsManagerClient,
+  shards: ReadonlyMap<string, Record<string, unknown>>,
+  changed: ReadonlySet<string>,
+  dryRun = false,
+): Promise<void> {
   for (const id of changed) {
     const bytes = shardBytes(shards.get(id) as Record<string, unknown>);
     if (bytes > SHARD_MAX_BYTES) {
@@ -158,14 +172,12 @@ export async function storeEntries(
       );
     }
   }
-  if (!dryRun) {
-    for (const id of changed) {
-      await client.send(
-        new PutSecretValueCommand({ SecretId: id, SecretString: JSON.stringify(shards.get(id)) }),
-      );
-    }
+  if (dryRun) return;
+  for (const id of changed) {
+    await client.send(
+      new PutSecretValueCommand({ SecretId: id, SecretString: JSON.stringify(shards.get(id)) }),
+    );
   }
-  return stored;
 }
 
 /** What an operator reads after a push: each entry to fill in, or generated (pt-BR). */
