@@ -90,7 +90,8 @@ export const list: Command = {
       return;
     }
     if (leads.length === 0) {
-      io.out(`nenhum lead com status ${orList(statuses)}`);
+      const words = statuses.map((s) => STATUS_LABELS[s as keyof typeof STATUS_LABELS] ?? s);
+      io.out(`nenhum lead na situação ${orList(words)}`);
       return;
     }
     io.out(table(LEAD_COLUMNS, leadRows(leads)));

@@ -113,6 +113,7 @@ describe('npm run leads', () => {
     // Act
     const human = await leads(['list']);
     const json = await leads(['list', '--status', 'parked', '--json']);
+    const none = await leads(['list', '--status', 'test']);
 
     // Assess
     expect(human.code).toBe(0);
@@ -124,6 +125,7 @@ describe('npm run leads', () => {
     );
     expect(human.out).not.toMatch(/\d{4}-\d\d-\d\dT/);
     expect(human.out).toContain('falta o campo obrigatório celular');
+    expect(none.out.trim()).toBe('nenhum lead na situação Teste');
     expect(json.code).toBe(0);
     const body = JSON.parse(json.out) as { leads: { leadId: string; status: string }[] };
     expect(body.leads).toContainEqual(
